@@ -1,0 +1,109 @@
+//! The pure core: text in, diagnostics out. No file system, threads or protocol here.
+
+use crate::config::Options;
+use crate::diagnostic::Diagnostic;
+use crate::k8s::objects::extract;
+use crate::rules::{self, check_lists, RuleMeta};
+use crate::syntax::{self, Document, NodeKind, SyntaxError};
+
+/// Lints one file's text. Ranges in the result are byte ranges into `text`, sorted by position.
+pub fn analyse(text: &str, options: &Options) -> Vec<Diagnostic> {
+    let stream = syntax::parse(text);
+    let mut out = Vec::new();
+
+    if let Some(at) = rules::looks_like_helm_template(text, &stream) {
+        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let end = text[at..end].find("}}").map_or(end, |i| at + i + 2);
+        out.push(file_diagnostic(
+            &rules::HELM_TEMPLATE,
+            at..end,
+            None,
+            "this is a Helm chart template (Go template syntax), not YAML; lint the rendered \
+             output instead: helm template RELEASE CHART | taintlint lint -"
+                .to_string(),
+        ));
+        return out;
+    }
+
+    if let Some(error) = &stream.error {
+        out.push(syntax_diagnostic(text, error, stream.documents.len()));
+    }
+    for doc in &stream.documents {
+        if let Some(error) = &doc.error {
+            out.push(syntax_diagnostic(text, error, doc.index));
+            continue;
+        }
+        if unknown_aliases(doc, &mut out) {
+            continue;
+        }
+        let extracted = extract(doc);
+        check_lists(
+            text,
+            doc,
+            options,
+            &extracted.objects,
+            &extracted.tolerations,
+            &extracted.taints,
+            &mut out,
+        );
+    }
+
+    out.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
+    });
+    // A list reached twice (through an alias) is reported once.
+    out.dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
+    out
+}
+
+fn file_diagnostic(
+    rule: &'static RuleMeta,
+    range: std::ops::Range<usize>,
+    document: Option<usize>,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        rule: rule.name,
+        severity: rule.severity,
+        message,
+        range,
+        document,
+        path: None,
+        object: None,
+        related: Vec::new(),
+        fixes: Vec::new(),
+    }
+}
+
+fn syntax_diagnostic(text: &str, error: &SyntaxError, document: usize) -> Diagnostic {
+    let start = crate::position::floor_char_boundary(text, error.offset);
+    let end = text[start..]
+        .chars()
+        .next()
+        .filter(|c| *c != '\n' && *c != '\r')
+        .map_or(start, |c| start + c.len_utf8());
+    file_diagnostic(
+        &rules::YAML_SYNTAX,
+        start..end,
+        Some(document),
+        error.message.clone(),
+    )
+}
+
+/// Reports aliases to undefined anchors; returns whether there were any.
+fn unknown_aliases(doc: &Document<'_>, out: &mut Vec<Diagnostic>) -> bool {
+    let mut found = false;
+    for id in 0..doc.nodes_len() as u32 {
+        let node = doc.node(id);
+        if let NodeKind::UnknownAlias { name } = &node.kind {
+            found = true;
+            out.push(file_diagnostic(
+                &rules::YAML_SYNTAX,
+                node.span.clone(),
+                Some(doc.index),
+                format!("unknown anchor '{name}' referenced"),
+            ));
+        }
+    }
+    found
+}

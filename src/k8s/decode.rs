@@ -1,0 +1,321 @@
+//! What the API server receives for a YAML node.
+//!
+//! kubectl turns YAML into JSON with sigs.k8s.io/yaml, which resolves plain scalars with go-yaml
+//! v2's YAML 1.1 rules: `yes`, `on`, `y`, `~`, `1234`, `0x1F`, `1e3` are not strings there,
+//! whatever a YAML 1.2 parser says. The API server then decodes that JSON into typed fields;
+//! [`Decoded`] is the JSON value, and the `as_*` helpers say whether a typed field accepts it.
+
+use crate::syntax::{Document, NodeId, NodeKind, Style};
+
+/// A value that does not decode into a Go int64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotAnInt64;
+
+/// The JSON value a YAML node becomes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded<'d> {
+    Null,
+    Bool(bool),
+    /// An integer that fits int64 (or uint64 beyond that).
+    Int(i128),
+    Float(f64),
+    Str(&'d str),
+    Mapping,
+    Sequence,
+}
+
+impl Decoded<'_> {
+    /// The JSON type name Go's decoder uses in "cannot unmarshal X into ..." messages.
+    pub fn json_type(&self) -> &'static str {
+        match self {
+            Decoded::Null => "null",
+            Decoded::Bool(_) => "bool",
+            Decoded::Int(_) | Decoded::Float(_) => "number",
+            Decoded::Str(_) => "string",
+            Decoded::Mapping => "object",
+            Decoded::Sequence => "array",
+        }
+    }
+
+    /// The YAML 1.1 type name, for explanations.
+    pub fn yaml_type(&self) -> &'static str {
+        match self {
+            Decoded::Null => "null",
+            Decoded::Bool(_) => "boolean",
+            Decoded::Int(_) => "integer",
+            Decoded::Float(_) => "float",
+            Decoded::Str(_) => "string",
+            Decoded::Mapping => "mapping",
+            Decoded::Sequence => "sequence",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Decoded::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The value of a Go `*int64` field (`Ok(None)` for null), or `Err` when it will not decode.
+    pub fn as_int64(&self) -> Result<Option<i64>, NotAnInt64> {
+        match *self {
+            Decoded::Null => Ok(None),
+            Decoded::Int(i) => i64::try_from(i).map(Some).map_err(|_| NotAnInt64),
+            // encoding/json writes an integral float without a fraction (3600.0 -> 3600) as
+            // long as it is below 1e21, so it decodes into an int64.
+            Decoded::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 => {
+                if f >= i64::MIN as f64 && f < i64::MAX as f64 {
+                    Ok(Some(f as i64))
+                } else {
+                    Err(NotAnInt64)
+                }
+            }
+            _ => Err(NotAnInt64),
+        }
+    }
+}
+
+/// Decodes a node (following an alias) the way kubectl and the API server see it.
+pub fn decode<'d>(doc: &'d Document<'_>, id: NodeId) -> Decoded<'d> {
+    let node = doc.node(doc.resolve(id));
+    match &node.kind {
+        NodeKind::Scalar { value, style } => resolve_scalar(value, *style, node.tag.as_deref()),
+        NodeKind::Mapping { .. } => Decoded::Mapping,
+        NodeKind::Sequence { .. } => Decoded::Sequence,
+        NodeKind::Alias { .. } | NodeKind::UnknownAlias { .. } => Decoded::Null,
+    }
+}
+
+/// go-yaml v2's `resolve` for one scalar: quoted and block scalars are strings; plain ones are
+/// looked up by their first character.
+pub fn resolve_scalar<'d>(value: &'d str, style: Style, tag: Option<&str>) -> Decoded<'d> {
+    match tag {
+        Some("!!str") | Some("!!binary") => return Decoded::Str(value),
+        Some(t) if t.starts_with("!!") => return resolve_plain(value),
+        _ => {}
+    }
+    match style {
+        Style::Plain => resolve_plain(value),
+        _ => Decoded::Str(value),
+    }
+}
+
+fn resolve_plain(value: &str) -> Decoded<'_> {
+    match value {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Decoded::Bool(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Decoded::Bool(false)
+        }
+        "" | "~" | "null" | "Null" | "NULL" => return Decoded::Null,
+        ".nan" | ".NaN" | ".NAN" => return Decoded::Float(f64::NAN),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Decoded::Float(f64::INFINITY)
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Decoded::Float(f64::NEG_INFINITY),
+        _ => {}
+    }
+    match value.as_bytes()[0] {
+        b'.' => match go_parse_float(value) {
+            Some(f) => Decoded::Float(f),
+            None => Decoded::Str(value),
+        },
+        b'+' | b'-' | b'0'..=b'9' => {
+            // go-yaml also tries timestamps here, but keeps them as strings when decoding into
+            // interface{}, and no timestamp parses as a number below.
+            let plain: String = value.chars().filter(|&c| c != '_').collect();
+            if let Some(i) = go_parse_int(&plain) {
+                return Decoded::Int(i);
+            }
+            if is_yaml_style_float(&plain) {
+                if let Some(f) = go_parse_float(&plain) {
+                    return Decoded::Float(f);
+                }
+            }
+            Decoded::Str(value)
+        }
+        _ => Decoded::Str(value),
+    }
+}
+
+/// Go's `strconv.ParseInt(s, 0, 64)`, then `ParseUint(s, 0, 64)`: an optional sign, a base
+/// prefix (`0x`, `0o`, `0b`, or a leading `0` for octal), digits.
+fn go_parse_int(s: &str) -> Option<i128> {
+    let (negative, rest) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = rest.to_ascii_lowercase();
+    let (radix, digits) = if let Some(d) = lower.strip_prefix("0x") {
+        (16, d)
+    } else if let Some(d) = lower.strip_prefix("0o") {
+        (8, d)
+    } else if let Some(d) = lower.strip_prefix("0b") {
+        (2, d)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..])
+    } else {
+        (10, lower.as_str())
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u128::from_str_radix(digits, radix).ok()?;
+    if negative {
+        (magnitude <= 1u128 << 63).then(|| -(magnitude as i128))
+    } else if magnitude <= u64::MAX as u128 {
+        Some(magnitude as i128)
+    } else {
+        None
+    }
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for the decimal forms YAML can reach here.
+fn go_parse_float(s: &str) -> Option<f64> {
+    let valid = s
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'));
+    if !valid {
+        return None;
+    }
+    s.parse::<f64>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(s: &str) -> Decoded<'_> {
+        resolve_scalar(s, Style::Plain, None)
+    }
+
+    #[test]
+    fn yaml11_booleans_and_nulls() {
+        for s in [
+            "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE",
+        ] {
+            assert_eq!(plain(s), Decoded::Bool(true), "{s}");
+        }
+        for s in [
+            "n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE",
+        ] {
+            assert_eq!(plain(s), Decoded::Bool(false), "{s}");
+        }
+        for s in ["", "~", "null", "Null", "NULL"] {
+            assert_eq!(plain(s), Decoded::Null, "{s}");
+        }
+        // Mixed case is not in the table.
+        assert_eq!(plain("yEs"), Decoded::Str("yEs"));
+        assert_eq!(plain("nO"), Decoded::Str("nO"));
+    }
+
+    #[test]
+    fn yaml11_numbers() {
+        assert_eq!(plain("1234"), Decoded::Int(1234));
+        assert_eq!(plain("0x1F"), Decoded::Int(31));
+        assert_eq!(plain("0777"), Decoded::Int(511));
+        assert_eq!(plain("0o17"), Decoded::Int(15));
+        assert_eq!(plain("0b101"), Decoded::Int(5));
+        assert_eq!(plain("-42"), Decoded::Int(-42));
+        assert_eq!(plain("+42"), Decoded::Int(42));
+        assert_eq!(plain("1_000"), Decoded::Int(1000));
+        assert_eq!(plain("1e3"), Decoded::Float(1000.0));
+        assert_eq!(plain("3600.0"), Decoded::Float(3600.0));
+        assert_eq!(plain(".5"), Decoded::Float(0.5));
+        assert_eq!(plain("0778"), Decoded::Float(778.0));
+        assert!(matches!(plain(".inf"), Decoded::Float(f) if f.is_infinite()));
+        assert!(matches!(plain(".nan"), Decoded::Float(f) if f.is_nan()));
+        assert_eq!(
+            plain("18446744073709551615"),
+            Decoded::Int(u64::MAX as i128)
+        );
+        assert_eq!(plain("99999999999999999999"), Decoded::Float(1e20));
+    }
+
+    #[test]
+    fn strings_stay_strings() {
+        for s in [
+            "NoSchedule",
+            "example.com/gpu",
+            "1.2.3",
+            "1-2",
+            "0x",
+            "+",
+            "-",
+            ".",
+            "2001-12-14",
+            "12:30",
+            "v1",
+        ] {
+            assert_eq!(plain(s), Decoded::Str(s), "{s}");
+        }
+        assert_eq!(
+            resolve_scalar("1234", Style::DoubleQuoted, None),
+            Decoded::Str("1234")
+        );
+        assert_eq!(
+            resolve_scalar("yes", Style::Plain, Some("!!str")),
+            Decoded::Str("yes")
+        );
+        assert_eq!(resolve_scalar("7", Style::Literal, None), Decoded::Str("7"));
+    }
+
+    #[test]
+    fn int64_fields() {
+        assert_eq!(plain("3600").as_int64(), Ok(Some(3600)));
+        assert_eq!(plain("3600.0").as_int64(), Ok(Some(3600)));
+        assert_eq!(plain("1e3").as_int64(), Ok(Some(1000)));
+        assert_eq!(plain("~").as_int64(), Ok(None));
+        assert_eq!(plain("1.5").as_int64(), Err(NotAnInt64));
+        assert_eq!(plain("1e21").as_int64(), Err(NotAnInt64));
+        assert_eq!(plain("18446744073709551615").as_int64(), Err(NotAnInt64));
+        assert_eq!(
+            resolve_scalar("3600", Style::DoubleQuoted, None).as_int64(),
+            Err(NotAnInt64)
+        );
+        assert_eq!(plain("true").as_int64(), Err(NotAnInt64));
+    }
+}

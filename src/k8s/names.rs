@@ -1,0 +1,446 @@
+//! Name and value syntax, as k8s.io/apimachinery/pkg/util/validation checks it.
+//!
+//! Each function returns the same list of messages as its upstream namesake, in the same order,
+//! so that diagnostics can say exactly what the API server says.
+
+const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const QUALIFIED_NAME_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
+                                      and must start and end with an alphanumeric character";
+const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
+
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of \
+                                   alphanumeric characters, '-', '_' or '.', and must start and \
+                                   end with an alphanumeric character";
+pub const LABEL_VALUE_MAX_LENGTH: usize = 63;
+
+const DNS1123_SUBDOMAIN_FMT: &str =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower \
+                                         case alphanumeric characters, '-' or '.', and must \
+                                         start and end with an alphanumeric character";
+pub const DNS1123_SUBDOMAIN_MAX_LENGTH: usize = 253;
+
+pub fn empty_error() -> String {
+    "must be non-empty".to_string()
+}
+
+pub fn max_len_error(length: usize) -> String {
+    format!("must be no more than {length} characters")
+}
+
+pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
+    if examples.is_empty() {
+        return format!("{msg} (regex used for validation is '{fmt}')");
+    }
+    let mut out = format!("{msg} (e.g. ");
+    for (i, example) in examples.iter().enumerate() {
+        if i > 0 {
+            out.push_str(" or ");
+        }
+        out.push('\'');
+        out.push_str(example);
+        out.push_str("', ");
+    }
+    out.push_str("regex used for validation is '");
+    out.push_str(fmt);
+    out.push_str("')");
+    out
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, anchored.
+fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some((&first, &last)) = b.first().zip(b.last()) else {
+        return false;
+    };
+    first.is_ascii_alphanumeric()
+        && last.is_ascii_alphanumeric()
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`, anchored.
+fn is_dns1123_subdomain_syntax(s: &str) -> bool {
+    !s.is_empty() && s.split('.').all(is_dns1123_label_syntax)
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, anchored.
+fn is_dns1123_label_syntax(s: &str) -> bool {
+    let b = s.as_bytes();
+    let Some((&first, &last)) = b.first().zip(b.last()) else {
+        return false;
+    };
+    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    alnum(first) && alnum(last) && b.iter().all(|&c| alnum(c) || c == b'-')
+}
+
+/// Upstream `IsDNS1123Subdomain`.
+pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
+    }
+    if !is_dns1123_subdomain_syntax(value) {
+        errs.push(regex_error(
+            DNS1123_SUBDOMAIN_ERR_MSG,
+            DNS1123_SUBDOMAIN_FMT,
+            &["example.com"],
+        ));
+    }
+    errs
+}
+
+/// Upstream `IsQualifiedName`: an optional DNS-1123 subdomain prefix and `/`, then a name of at
+/// most 63 characters.
+pub fn is_qualified_name(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = value.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push(format!("prefix part {}", empty_error()));
+            } else {
+                errs.extend(
+                    is_dns1123_subdomain(prefix)
+                        .into_iter()
+                        .map(|msg| format!("prefix part {msg}")),
+                );
+            }
+            *name
+        }
+        _ => {
+            errs.push(format!(
+                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. \
+                 'example.com/MyName')",
+                regex_error(
+                    QUALIFIED_NAME_ERR_MSG,
+                    QUALIFIED_NAME_FMT,
+                    &["MyName", "my.name", "123-abc"]
+                )
+            ));
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push(format!("name part {}", empty_error()));
+    } else if name.len() > QUALIFIED_NAME_MAX_LENGTH {
+        errs.push(format!(
+            "name part {}",
+            max_len_error(QUALIFIED_NAME_MAX_LENGTH)
+        ));
+    }
+    if !is_qualified_name_part(name) {
+        errs.push(format!(
+            "name part {}",
+            regex_error(
+                QUALIFIED_NAME_ERR_MSG,
+                QUALIFIED_NAME_FMT,
+                &["MyName", "my.name", "123-abc"]
+            )
+        ));
+    }
+    errs
+}
+
+/// Upstream `IsValidLabelValue`: empty, or a qualified-name part of at most 63 characters.
+pub fn is_valid_label_value(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > LABEL_VALUE_MAX_LENGTH {
+        errs.push(max_len_error(LABEL_VALUE_MAX_LENGTH));
+    }
+    if !value.is_empty() && !is_qualified_name_part(value) {
+        errs.push(regex_error(
+            LABEL_VALUE_ERR_MSG,
+            LABEL_VALUE_FMT,
+            &["MyValue", "my_value", "12345"],
+        ));
+    }
+    errs
+}
+
+/// Upstream `content.IsDecimalInteger`: an integer written the canonical way (`0`, `42`, `-7`;
+/// not `+7`, `007`, `-0`, or with spaces).
+pub fn is_decimal_integer(value: &str) -> bool {
+    let digits = value.strip_prefix('-').unwrap_or(value);
+    match digits.as_bytes() {
+        [] => false,
+        [b'0'] => digits.len() == value.len(),
+        [first, rest @ ..] => (b'1'..=b'9').contains(first) && rest.iter().all(u8::is_ascii_digit),
+    }
+}
+
+/// The int64 a canonical decimal integer denotes (`None` when not canonical or out of range),
+/// as Lt and Gt toleration matching reads taint and toleration values.
+pub fn decimal_int64(value: &str) -> Option<i64> {
+    if !is_decimal_integer(value) {
+        return None;
+    }
+    value.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Ported from apimachinery pkg/util/validation/validation_test.go.
+    #[test]
+    fn qualified_names() {
+        let good = [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "1234",
+            "simple/simple",
+            "now-with-dashes/simple",
+            "now-with-dashes/now-with-dashes",
+            "now.with.dots/simple",
+            "now-with.dashes-and.dots/simple",
+            "1-num.2-num/3-num",
+            "1234/5678",
+            "1.2.3.4/5678",
+            "Uppercase_Is_OK_123",
+            "example.com/Uppercase_Is_OK_123",
+            "requests.storage-foo",
+        ];
+        let long_name = "a".repeat(63);
+        let long_prefix = format!("{}/b", "a".repeat(253));
+        for name in good
+            .iter()
+            .copied()
+            .chain([long_name.as_str(), long_prefix.as_str()])
+        {
+            assert!(
+                is_qualified_name(name).is_empty(),
+                "{name:?} should be valid"
+            );
+        }
+        let bad = [
+            "nospecialchars%^=@",
+            "cantendwithadash-",
+            "-cantstartwithadash-",
+            "only/one/slash",
+            "Example.com/abc",
+            "example_com/abc",
+            "example.com/",
+            "/simple",
+            "",
+        ];
+        let too_long_name = "a".repeat(64);
+        let too_long_prefix = format!("{}/b", "a".repeat(254));
+        for name in bad
+            .iter()
+            .copied()
+            .chain([too_long_name.as_str(), too_long_prefix.as_str()])
+        {
+            assert!(
+                !is_qualified_name(name).is_empty(),
+                "{name:?} should be invalid"
+            );
+        }
+    }
+
+    #[test]
+    fn label_values() {
+        let good = [
+            "simple",
+            "now-with-dashes",
+            "1-starts-with-num",
+            "end-with-num-1",
+            "1234",
+            "",
+            "A",
+            "AB",
+            "AbC",
+            "A_B_C",
+            "A-B-C",
+            "A.B.C",
+            "upper-and.DOTS_MIXED",
+        ];
+        let max = "a".repeat(63);
+        for value in good.iter().copied().chain([max.as_str()]) {
+            assert!(
+                is_valid_label_value(value).is_empty(),
+                "{value:?} should be valid"
+            );
+        }
+        let bad = [
+            "nospecialchars%^=@",
+            "Tama-nui-te-rā.is.Māori.sun",
+            "\\backslashes\\are\\bad",
+            "-starts-with-dash",
+            "ends-with-dash-",
+            ".starts.with.dot",
+            "ends.with.dot.",
+        ];
+        let too_long = "a".repeat(64);
+        for value in bad.iter().copied().chain([too_long.as_str()]) {
+            assert!(
+                !is_valid_label_value(value).is_empty(),
+                "{value:?} should be invalid"
+            );
+        }
+    }
+
+    #[test]
+    fn dns1123_subdomains() {
+        let good = [
+            "a",
+            "ab",
+            "abc",
+            "a1",
+            "a-1",
+            "a--1--2--b",
+            "0",
+            "01",
+            "012",
+            "1a",
+            "1-a",
+            "1--a--b--2",
+            "a.a",
+            "ab.a",
+            "abc.a",
+            "a1.a",
+            "a-1.a",
+            "a--1--2--b.a",
+            "a.1",
+            "ab.1",
+            "abc.1",
+            "a1.1",
+            "a-1.1",
+            "a--1--2--b.1",
+            "0.a",
+            "01.a",
+            "012.a",
+            "1a.a",
+            "1-a.a",
+            "1--a--b--2",
+            "0.1",
+            "01.1",
+            "012.1",
+            "1a.1",
+            "1-a.1",
+            "1--a--b--2.1",
+            "a.b.c.d.e",
+            "aa.bb.cc.dd.ee",
+            "1.2.3.4.5",
+            "11.22.33.44.55",
+        ];
+        let max = "a".repeat(253);
+        for value in good.iter().copied().chain([max.as_str()]) {
+            assert!(
+                is_dns1123_subdomain(value).is_empty(),
+                "{value:?} should be valid"
+            );
+        }
+        let bad = [
+            "",
+            "A",
+            "ABC",
+            "aBc",
+            "A1",
+            "A-1",
+            "1-A",
+            "-",
+            "a-",
+            "-a",
+            "1-",
+            "-1",
+            "_",
+            "a_",
+            "_a",
+            "a_b",
+            "1_",
+            "_1",
+            "1_2",
+            ".",
+            "a.",
+            ".a",
+            "a..b",
+            "1.",
+            ".1",
+            "1..2",
+            " ",
+            "a ",
+            " a",
+            "a b",
+            "1 ",
+            " 1",
+            "1 2",
+            "A.a",
+            "aB.a",
+            "ab.A",
+            "A1.a",
+            "a1.A",
+            "A.1",
+            "aB.1",
+            "A1.1",
+            "1A.1",
+            "0.A",
+            "01.A",
+            "012.A",
+            "1A.a",
+            "1a.A",
+            "A.B.C.D.E",
+            "AA.BB.CC.DD.EE",
+            "a.B.c.d.e",
+            "aa.bB.cc.dd.ee",
+            "a@b",
+            "a,b",
+            "a_b",
+            "a;b",
+            "a:b",
+            "a%b",
+            "a?b",
+            "a$b",
+        ];
+        let too_long = "a".repeat(254);
+        for value in bad.iter().copied().chain([too_long.as_str()]) {
+            assert!(
+                !is_dns1123_subdomain(value).is_empty(),
+                "{value:?} should be invalid"
+            );
+        }
+    }
+
+    // Ported from apimachinery api/validate/content TestIsDecimalInteger.
+    #[test]
+    fn decimal_integers() {
+        for good in ["0", "1", "-1", "42", "-456", "9223372036854775807"] {
+            assert!(is_decimal_integer(good), "{good:?}");
+        }
+        for bad in [
+            "", "-", "-0", "00", "007", "+1", "1.0", " 1", "1 ", "0x1F", "1e3", "a",
+        ] {
+            assert!(!is_decimal_integer(bad), "{bad:?}");
+        }
+        assert_eq!(decimal_int64("9223372036854775808"), None);
+        assert_eq!(decimal_int64("-9223372036854775808"), Some(i64::MIN));
+    }
+
+    #[test]
+    fn messages_match_upstream() {
+        // Upstream's RegexError joins examples with "', " and " or ": the double space is real.
+        let name_part = "name part must consist of alphanumeric characters, '-', '_' or '.', and \
+                         must start and end with an alphanumeric character (e.g. 'MyName',  or \
+                         'my.name',  or '123-abc', regex used for validation is \
+                         '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+        assert_eq!(is_qualified_name("a b"), vec![name_part.to_string()]);
+        assert_eq!(
+            is_qualified_name(""),
+            vec![
+                "name part must be non-empty".to_string(),
+                name_part.to_string()
+            ]
+        );
+        assert_eq!(
+            is_qualified_name("/x"),
+            vec!["prefix part must be non-empty".to_string()]
+        );
+        assert_eq!(
+            is_valid_label_value(&"a".repeat(64)),
+            vec!["must be no more than 63 characters".to_string()]
+        );
+    }
+}

@@ -1,0 +1,489 @@
+//! Where tolerations and taints live in a document.
+//!
+//! Objects are found at the document root, or as the items of a `kind: List` (or `NodeList`,
+//! `PodList`, ...). Each workload kind has its pod spec at a known path; RuntimeClass keeps
+//! tolerations under `scheduling`, Node its taints under `spec`. Any other `tolerations:`
+//! sequence of mappings (a CRD, a Helm values file) is found by walking the tree.
+
+use crate::k8s::decode::{decode, Decoded};
+use crate::k8s::model::{Effect, Operator, Taint, Toleration};
+use crate::syntax::{Document, NodeId, NodeKind};
+
+/// A Kubernetes object in a document.
+#[derive(Debug, Clone)]
+pub struct Object<'d> {
+    pub kind: Option<&'d str>,
+    pub name: Option<&'d str>,
+    pub namespace: Option<&'d str>,
+    pub node: NodeId,
+    /// Path of the object from the document root: empty, or `items[3]`.
+    pub path: String,
+    /// Index inside a `kind: List`.
+    pub item: Option<usize>,
+}
+
+/// A pod spec inside a workload object.
+#[derive(Debug, Clone)]
+pub struct PodSpec {
+    pub object: usize,
+    pub node: NodeId,
+    /// Path of the pod spec from the document root.
+    pub path: String,
+}
+
+/// What a toleration list belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// The pod spec with this index in [`Extracted::pod_specs`].
+    PodSpec(usize),
+    RuntimeClass,
+    /// A `tolerations:` sequence found elsewhere (a CRD, a values file).
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct List {
+    /// The sequence node (or whatever node the field holds, when it is not a sequence).
+    pub node: NodeId,
+    /// The field's key node.
+    pub key: NodeId,
+    pub path: String,
+    pub object: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TolerationList {
+    pub list: List,
+    pub owner: Owner,
+}
+
+#[derive(Debug, Default)]
+pub struct Extracted<'d> {
+    pub objects: Vec<Object<'d>>,
+    pub pod_specs: Vec<PodSpec>,
+    pub tolerations: Vec<TolerationList>,
+    pub taints: Vec<List>,
+}
+
+/// The path from an object to its pod spec, by kind.
+pub fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "Pod" => &["spec"],
+        "PodTemplate" => &["template", "spec"],
+        "Deployment"
+        | "StatefulSet"
+        | "DaemonSet"
+        | "ReplicaSet"
+        | "ReplicationController"
+        | "Job" => &["spec", "template", "spec"],
+        "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
+        _ => return None,
+    })
+}
+
+fn join(base: &str, segment: &str) -> String {
+    if base.is_empty() {
+        segment.to_string()
+    } else if segment.starts_with('[') {
+        format!("{base}{segment}")
+    } else {
+        format!("{base}.{segment}")
+    }
+}
+
+/// A mapping key as a path segment: `.name`, or `[key]` when it is not a plain field name.
+fn key_segment(key: &str) -> String {
+    let plain = !key.is_empty()
+        && key
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'$');
+    if plain {
+        key.to_string()
+    } else {
+        format!("[{key}]")
+    }
+}
+
+pub fn extract<'d>(doc: &'d Document<'_>) -> Extracted<'d> {
+    let mut out = Extracted::default();
+    let Some(root) = doc.root else { return out };
+    let root_kind = doc.get_str(root, "kind");
+    let is_list = root_kind.is_some_and(|k| k.ends_with("List"))
+        && doc
+            .get(root, "items")
+            .is_some_and(|(_, v)| doc.sequence(v).is_some());
+    if is_list {
+        let (_, items) = doc.get(root, "items").expect("checked above");
+        let items = doc.sequence(items).unwrap_or_default().to_vec();
+        for (i, item) in items.into_iter().enumerate() {
+            if doc.mapping(item).is_some() {
+                add_object(doc, &mut out, item, format!("items[{i}]"), Some(i));
+            }
+        }
+    } else if doc.mapping(root).is_some() {
+        if root_kind.is_some() {
+            add_object(doc, &mut out, root, String::new(), None);
+        } else {
+            walk_tolerations(doc, &mut out, root, String::new(), None);
+        }
+    }
+    out
+}
+
+fn add_object<'d>(
+    doc: &'d Document<'_>,
+    out: &mut Extracted<'d>,
+    node: NodeId,
+    path: String,
+    item: Option<usize>,
+) {
+    let metadata = doc.get(node, "metadata").map(|(_, v)| v);
+    let object = Object {
+        kind: doc.get_str(node, "kind"),
+        name: metadata.and_then(|m| doc.get_str(m, "name")),
+        namespace: metadata.and_then(|m| doc.get_str(m, "namespace")),
+        node,
+        path: path.clone(),
+        item,
+    };
+    let index = out.objects.len();
+    let kind = object.kind;
+    out.objects.push(object);
+
+    match kind {
+        Some("RuntimeClass") => {
+            if let Some((scheduling_key, scheduling)) = doc.get(node, "scheduling") {
+                let _ = scheduling_key;
+                if let Some((key, value)) = doc.get(scheduling, "tolerations") {
+                    let list = List {
+                        node: value,
+                        key,
+                        path: join(&join(&path, "scheduling"), "tolerations"),
+                        object: Some(index),
+                    };
+                    push_tolerations(out, list, Owner::RuntimeClass);
+                }
+            }
+        }
+        Some("Node") => {
+            if let Some((_, spec)) = doc.get(node, "spec") {
+                if let Some((key, value)) = doc.get(spec, "taints") {
+                    out.taints.push(List {
+                        node: value,
+                        key,
+                        path: join(&join(&path, "spec"), "taints"),
+                        object: Some(index),
+                    });
+                }
+            }
+        }
+        Some(kind) => {
+            if let Some(segments) = pod_spec_path(kind) {
+                let mut at = node;
+                let mut spec_path = path.clone();
+                let mut found = true;
+                for segment in segments {
+                    match doc.get(at, segment) {
+                        Some((_, v)) if doc.mapping(v).is_some() => {
+                            at = v;
+                            spec_path = join(&spec_path, segment);
+                        }
+                        _ => {
+                            found = false;
+                            break;
+                        }
+                    }
+                }
+                if found {
+                    let spec_index = out.pod_specs.len();
+                    out.pod_specs.push(PodSpec {
+                        object: index,
+                        node: at,
+                        path: spec_path.clone(),
+                    });
+                    if let Some((key, value)) = doc.get(at, "tolerations") {
+                        let list = List {
+                            node: value,
+                            key,
+                            path: join(&spec_path, "tolerations"),
+                            object: Some(index),
+                        };
+                        push_tolerations(out, list, Owner::PodSpec(spec_index));
+                    }
+                }
+            }
+        }
+        None => {}
+    }
+    walk_tolerations(doc, out, node, path, Some(index));
+}
+
+fn push_tolerations(out: &mut Extracted<'_>, list: List, owner: Owner) {
+    if !out.tolerations.iter().any(|t| t.list.node == list.node) {
+        out.tolerations.push(TolerationList { list, owner });
+    }
+}
+
+/// Finds every other `tolerations:` sequence of mappings under `node` (aliases are not
+/// followed: their targets are walked where they are defined).
+fn walk_tolerations(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    node: NodeId,
+    path: String,
+    object: Option<usize>,
+) {
+    // Iterative, so deep nesting cannot overflow the stack.
+    let mut stack = vec![(node, path)];
+    while let Some((node, path)) = stack.pop() {
+        match &doc.node(node).kind {
+            NodeKind::Mapping { entries, .. } => {
+                for &(k, v) in entries.iter().rev() {
+                    let Some((key, _)) = doc.scalar(k) else {
+                        continue;
+                    };
+                    if matches!(doc.node(v).kind, NodeKind::Alias { .. }) {
+                        continue;
+                    }
+                    let child = join(&path, &key_segment(key));
+                    if key == "tolerations" {
+                        if let Some(items) = doc.sequence(v) {
+                            if items.iter().all(|&i| doc.mapping(i).is_some()) {
+                                let list = List {
+                                    node: v,
+                                    key: k,
+                                    path: child,
+                                    object,
+                                };
+                                push_tolerations(out, list, Owner::Other);
+                                continue;
+                            }
+                        }
+                    }
+                    if is_collection(doc, v) {
+                        stack.push((v, child));
+                    }
+                }
+            }
+            NodeKind::Sequence { items, .. } => {
+                for (i, &item) in items.iter().enumerate().rev() {
+                    if is_collection(doc, item) {
+                        stack.push((item, format!("{path}[{i}]")));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn is_collection(doc: &Document<'_>, id: NodeId) -> bool {
+    matches!(
+        doc.node(id).kind,
+        NodeKind::Mapping { .. } | NodeKind::Sequence { .. }
+    )
+}
+
+/// One field of a toleration or taint.
+#[derive(Debug, Clone)]
+pub struct Field<'d> {
+    pub name: &'d str,
+    pub key: NodeId,
+    pub value: NodeId,
+    pub decoded: Decoded<'d>,
+}
+
+/// One toleration or taint: a mapping item of a list, with its fields as the decoder sees them.
+#[derive(Debug, Clone)]
+pub struct Item<'d> {
+    pub node: NodeId,
+    pub index: usize,
+    pub path: String,
+    /// `None` when the item is not a mapping.
+    pub fields: Option<Vec<Field<'d>>>,
+}
+
+impl<'d> Item<'d> {
+    pub fn field(&self, name: &str) -> Option<&Field<'d>> {
+        self.fields.as_ref()?.iter().find(|f| f.name == name)
+    }
+
+    /// The field's value as the API server reads a string field: `Some("")` when absent or
+    /// null, `None` when it does not decode into a string at all.
+    pub fn text(&self, name: &str) -> Option<&'d str> {
+        match self.field(name).map(|f| &f.decoded) {
+            None | Some(Decoded::Null) => Some(""),
+            Some(Decoded::Str(s)) => Some(s),
+            Some(_) => None,
+        }
+    }
+
+    /// The field's string value; empty when absent, null or not a string.
+    pub fn str(&self, name: &str) -> &'d str {
+        match self.field(name).map(|f| &f.decoded) {
+            Some(Decoded::Str(s)) => s,
+            _ => "",
+        }
+    }
+
+    /// The path of one of its fields.
+    pub fn field_path(&self, name: &str) -> String {
+        format!("{}.{name}", self.path)
+    }
+
+    /// The toleration as the API server would store it, if every field decodes and names a
+    /// known operator and effect.
+    pub fn toleration(&self) -> Option<Toleration> {
+        if !self.decodes() {
+            return None;
+        }
+        let effect = match self.str("effect") {
+            "" => None,
+            e => Some(Effect::parse(e)?),
+        };
+        Some(Toleration {
+            key: self.str("key").to_string(),
+            operator: Operator::parse(self.str("operator"))?,
+            value: self.str("value").to_string(),
+            effect,
+            toleration_seconds: self
+                .field("tolerationSeconds")
+                .and_then(|f| f.decoded.as_int64().ok().flatten()),
+        })
+    }
+
+    /// Whether every known field decodes into its Go type (strings, and an int64 for
+    /// tolerationSeconds). Validation only runs on items that decode, as on the API server.
+    pub fn decodes(&self) -> bool {
+        let Some(fields) = &self.fields else {
+            return false;
+        };
+        fields.iter().all(|f| match f.name {
+            "key" | "operator" | "value" | "effect" | "timeAdded" => {
+                matches!(f.decoded, Decoded::Str(_) | Decoded::Null)
+            }
+            "tolerationSeconds" => f.decoded.as_int64().is_ok(),
+            _ => true,
+        })
+    }
+
+    /// The taint as the API server would store it, if it is valid enough to match against.
+    pub fn taint(&self) -> Option<Taint> {
+        if !self.decodes() || self.str("key").is_empty() {
+            return None;
+        }
+        Some(Taint {
+            key: self.str("key").to_string(),
+            value: self.str("value").to_string(),
+            effect: Effect::parse(self.str("effect"))?,
+        })
+    }
+}
+
+/// The items of a list (nothing when the list's node is not a sequence).
+pub fn items<'d>(doc: &'d Document<'_>, list: &List) -> Vec<Item<'d>> {
+    let Some(seq) = doc.sequence(list.node) else {
+        return Vec::new();
+    };
+    seq.iter()
+        .enumerate()
+        .map(|(index, &node)| Item {
+            node,
+            index,
+            path: format!("{}[{index}]", list.path),
+            fields: doc.mapping(node).map(|_| {
+                doc.merged_entries(node)
+                    .into_iter()
+                    .filter_map(|(k, v)| {
+                        Some(Field {
+                            name: doc.scalar(k)?.0,
+                            key: k,
+                            value: v,
+                            decoded: decode(doc, v),
+                        })
+                    })
+                    .collect()
+            }),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse;
+
+    fn paths(text: &str) -> Vec<String> {
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let mut out: Vec<String> = ex.tolerations.iter().map(|t| t.list.path.clone()).collect();
+        out.extend(ex.taints.iter().map(|t| t.path.clone()));
+        out
+    }
+
+    #[test]
+    fn every_kind_has_its_place() {
+        let tol = "tolerations: [{key: a, operator: Exists}]";
+        let cases = [
+            ("Pod", format!("spec: {{{tol}}}"), "spec.tolerations"),
+            (
+                "PodTemplate",
+                format!("template: {{spec: {{{tol}}}}}"),
+                "template.spec.tolerations",
+            ),
+            (
+                "Deployment",
+                format!("spec: {{template: {{spec: {{{tol}}}}}}}"),
+                "spec.template.spec.tolerations",
+            ),
+            (
+                "CronJob",
+                format!("spec: {{jobTemplate: {{spec: {{template: {{spec: {{{tol}}}}}}}}}}}"),
+                "spec.jobTemplate.spec.template.spec.tolerations",
+            ),
+            (
+                "RuntimeClass",
+                format!("scheduling: {{{tol}}}"),
+                "scheduling.tolerations",
+            ),
+            (
+                "Node",
+                "spec: {taints: [{key: a, effect: NoSchedule}]}".into(),
+                "spec.taints",
+            ),
+            (
+                "MyCustomThing",
+                format!("spec: {{workers: [{{{tol}}}]}}"),
+                "spec.workers[0].tolerations",
+            ),
+        ];
+        for (kind, body, want) in cases {
+            let text = format!("kind: {kind}\n{body}\n");
+            assert_eq!(paths(&text), vec![want.to_string()], "{kind}");
+        }
+    }
+
+    #[test]
+    fn list_items_and_values_files() {
+        let text = "kind: List\nitems:\n- kind: Pod\n  spec: {tolerations: []}\n- kind: Pod\n  spec:\n    tolerations: []\n";
+        assert_eq!(
+            paths(text),
+            vec!["items[0].spec.tolerations", "items[1].spec.tolerations"]
+        );
+        let values = "gpu:\n  tolerations:\n  - key: nvidia.com/gpu\n    operator: Exists\n";
+        assert_eq!(paths(values), vec!["gpu.tolerations"]);
+    }
+
+    #[test]
+    fn merge_keys_supply_fields() {
+        let text = "kind: Pod\nbase: &b {key: k, operator: Equal}\nspec:\n  tolerations:\n  - <<: *b\n    value: v\n";
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let list = &ex.tolerations[0].list;
+        let item = &items(doc, list)[0];
+        let t = item.toleration().unwrap();
+        assert_eq!((t.key.as_str(), t.value.as_str()), ("k", "v"));
+    }
+}

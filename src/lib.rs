@@ -1,0 +1,17 @@
+//! taintlint: a policy linter for Kubernetes taints and tolerations.
+//!
+//! [`analysis::analyse`] is the pure core (text in, diagnostics with byte ranges out); the CLI
+//! and the reports convert at the edges.
+
+pub mod analysis;
+pub mod config;
+pub mod diagnostic;
+pub mod k8s;
+pub mod position;
+pub mod report;
+pub mod rules;
+pub mod syntax;
+
+pub use analysis::analyse;
+pub use config::Options;
+pub use diagnostic::{Diagnostic, Severity};

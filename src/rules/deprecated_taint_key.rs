@@ -1,0 +1,73 @@
+//! `deprecated-taint-key`: a taint key Kubernetes no longer sets.
+
+use super::{edits, Cx, Rule, RuleMeta};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::k8s::objects::Item;
+use crate::k8s::well_known::deprecated;
+
+pub struct DeprecatedTaintKey;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "deprecated-taint-key",
+    severity: Severity::Warning,
+    needs_inventory: false,
+    fixable: true,
+    summary: "A retired well-known taint key, such as node-role.kubernetes.io/master",
+    explanation: r#"## What it catches
+A toleration or taint using a well-known key that Kubernetes renamed or stopped setting:
+`node.alpha.kubernetes.io/notReady` and `node.alpha.kubernetes.io/unreachable` (now
+`node.kubernetes.io/not-ready` and `node.kubernetes.io/unreachable`), any other
+`node.alpha.kubernetes.io/` key, `node-role.kubernetes.io/master` (now
+`node-role.kubernetes.io/control-plane`), `node.kubernetes.io/out-of-disk`.
+
+## Why it matters
+The API server accepts it, but no current node carries that taint: the toleration matches
+nothing, and a pod meant for control-plane nodes or meant to survive an outage does not.
+
+## Example
+```yaml
+tolerations:
+- key: node-role.kubernetes.io/master
+  operator: Exists
+  effect: NoSchedule
+```
+
+## Fix
+Use the current key. While old nodes still carry the retired taint, tolerate both.
+"#,
+};
+
+impl Rule for DeprecatedTaintKey {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        check(cx, item);
+    }
+
+    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        check(cx, item);
+    }
+}
+
+fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+    let key = item.str("key");
+    let Some(d) = deprecated(key) else { return };
+    let Some(f) = item.field("key") else { return };
+    let message = match d.replacement {
+        Some(new) => format!("`{key}` is retired ({}); use `{new}`", d.note),
+        None => format!(
+            "`{key}` is retired ({}); no current node carries it",
+            d.note
+        ),
+    };
+    let fix = d.replacement.map(|new| Fix {
+        title: format!("Use `{new}`"),
+        applicability: Applicability::NeedsReview,
+        edits: vec![edits::replace_scalar(cx.doc, f.value, new)],
+    });
+    let range = cx.span(f.value);
+    cx.report(range, item.field_path("key"), message)
+        .with_fix(fix);
+}

@@ -1,0 +1,258 @@
+//! Text edits that fixes are made of: replace a scalar, rename a key, remove or add a mapping
+//! entry. Each touches only the bytes it must, in the file's own style (quoting, indentation,
+//! flow or block, line endings).
+
+use crate::diagnostic::Edit;
+use crate::syntax::{Document, NodeId, NodeKind, Style};
+
+/// Replaces a scalar's value, keeping its quoting style.
+pub fn replace_scalar(doc: &Document<'_>, node: NodeId, value: &str) -> Edit {
+    let n = doc.node(node);
+    let replacement = match &n.kind {
+        NodeKind::Scalar {
+            style: Style::DoubleQuoted,
+            ..
+        } => format!("\"{value}\""),
+        NodeKind::Scalar {
+            style: Style::SingleQuoted,
+            ..
+        } => format!("'{value}'"),
+        _ => value.to_string(),
+    };
+    Edit {
+        range: n.span.clone(),
+        replacement,
+    }
+}
+
+/// Puts a plain scalar in double quotes, so it decodes as a string.
+pub fn quote_scalar(text: &str, doc: &Document<'_>, node: NodeId) -> Option<Edit> {
+    let n = doc.node(node);
+    let raw = text.get(n.span.clone())?;
+    if raw.contains(['"', '\\', '\n', '\r']) {
+        return None;
+    }
+    Some(Edit {
+        range: n.span.clone(),
+        replacement: format!("\"{raw}\""),
+    })
+}
+
+/// Replaces the text of a mapping key.
+pub fn rename_key(doc: &Document<'_>, key: NodeId, name: &str) -> Edit {
+    replace_scalar(doc, key, name)
+}
+
+fn entry_index(doc: &Document<'_>, mapping: NodeId, key: NodeId) -> Option<usize> {
+    let NodeKind::Mapping { entries, .. } = &doc.node(mapping).kind else {
+        return None;
+    };
+    entries.iter().position(|&(k, _)| k == key)
+}
+
+fn is_flow(doc: &Document<'_>, mapping: NodeId) -> bool {
+    matches!(doc.node(mapping).kind, NodeKind::Mapping { flow: true, .. })
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
+/// The offset just past the line break ending the line that contains `offset` (or the text's
+/// end). An offset already at a line's start counts as the end of the previous line.
+fn after_line_break(text: &str, offset: usize) -> usize {
+    if offset > 0 && text.as_bytes()[offset - 1] == b'\n' {
+        return offset;
+    }
+    match text[offset..].find('\n') {
+        Some(i) => offset + i + 1,
+        None => text.len(),
+    }
+}
+
+fn newline(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// Removes one entry (`key: value`) from a mapping. `None` when the key is not the mapping's
+/// own (it came through a merge key).
+pub fn remove_entry(text: &str, doc: &Document<'_>, mapping: NodeId, key: NodeId) -> Option<Edit> {
+    let i = entry_index(doc, mapping, key)?;
+    let NodeKind::Mapping { entries, .. } = &doc.node(mapping).kind else {
+        return None;
+    };
+    let (k, v) = entries[i];
+    let key_span = doc.node(k).span.clone();
+    let value_end = doc.node(v).span.end.max(key_span.end);
+    let next = entries.get(i + 1).map(|&(nk, _)| doc.node(nk).span.start);
+    if is_flow(doc, mapping) {
+        let range = if i > 0 {
+            doc.node(entries[i - 1].1).span.end..value_end
+        } else if let Some(next) = next {
+            key_span.start..next
+        } else {
+            key_span.start..value_end
+        };
+        return Some(Edit {
+            range,
+            replacement: String::new(),
+        });
+    }
+    let start = line_start(text, key_span.start);
+    let only_indent = text[start..key_span.start].bytes().all(|c| c == b' ');
+    if only_indent {
+        return Some(Edit {
+            range: start..after_line_break(text, value_end),
+            replacement: String::new(),
+        });
+    }
+    // The first entry after a sequence dash (`- key: x`): the next entry moves up in its place.
+    match next {
+        Some(next) => Some(Edit {
+            range: key_span.start..next,
+            replacement: String::new(),
+        }),
+        None => Some(Edit {
+            range: key_span.start..value_end,
+            replacement: "{}".to_string(),
+        }),
+    }
+}
+
+/// Adds `name: value` as the mapping's last entry.
+pub fn add_entry(
+    text: &str,
+    doc: &Document<'_>,
+    mapping: NodeId,
+    name: &str,
+    value: &str,
+) -> Option<Edit> {
+    let NodeKind::Mapping { entries, flow } = &doc.node(mapping).kind else {
+        return None;
+    };
+    let &(first_key, _) = entries.first()?;
+    let &(_, last_value) = entries.last()?;
+    let last_end = doc.node(last_value).span.end;
+    if *flow {
+        return Some(Edit {
+            range: last_end..last_end,
+            replacement: format!(", {name}: {value}"),
+        });
+    }
+    let key_start = doc.node(first_key).span.start;
+    let ls = line_start(text, key_start);
+    let indent = text[ls..key_start].chars().count();
+    let at = after_line_break(text, last_end);
+    let nl = newline(text);
+    let lead = if at == text.len() && !text.ends_with('\n') {
+        nl
+    } else {
+        ""
+    };
+    Some(Edit {
+        range: at..at,
+        replacement: format!("{lead}{}{name}: {value}{nl}", " ".repeat(indent)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{Applicability, Fix};
+    use crate::syntax::parse;
+
+    fn apply(text: &str, edit: Edit) -> String {
+        Fix {
+            title: String::new(),
+            applicability: Applicability::Safe,
+            edits: vec![edit],
+        }
+        .apply(text)
+    }
+
+    /// The first toleration mapping of a `tolerations:` list at the root.
+    fn with_item(text: &str, f: impl Fn(&Document<'_>, NodeId) -> Edit) -> String {
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
+        let item = doc.sequence(list).unwrap()[0];
+        apply(text, f(doc, item))
+    }
+
+    fn key_of(doc: &Document<'_>, item: NodeId, name: &str) -> NodeId {
+        doc.get(item, name).unwrap().0
+    }
+
+    #[test]
+    fn remove_block_entries() {
+        let text = "t:\n- key: a\n  value: \"\"\n  effect: NoSchedule\n";
+        let out = with_item(text, |d, i| {
+            remove_entry(text, d, i, key_of(d, i, "value")).unwrap()
+        });
+        assert_eq!(out, "t:\n- key: a\n  effect: NoSchedule\n");
+        let out = with_item(text, |d, i| {
+            remove_entry(text, d, i, key_of(d, i, "key")).unwrap()
+        });
+        assert_eq!(out, "t:\n- value: \"\"\n  effect: NoSchedule\n");
+        let crlf = "t:\r\n- key: a\r\n  value: x # note\r\n  effect: E\r\n";
+        let out = with_item(crlf, |d, i| {
+            remove_entry(crlf, d, i, key_of(d, i, "value")).unwrap()
+        });
+        assert_eq!(out, "t:\r\n- key: a\r\n  effect: E\r\n");
+    }
+
+    #[test]
+    fn remove_flow_entries() {
+        let text = "t: [{key: a, value: \"\", effect: NoSchedule}]\n";
+        let out = with_item(text, |d, i| {
+            remove_entry(text, d, i, key_of(d, i, "value")).unwrap()
+        });
+        assert_eq!(out, "t: [{key: a, effect: NoSchedule}]\n");
+        let out = with_item(text, |d, i| {
+            remove_entry(text, d, i, key_of(d, i, "key")).unwrap()
+        });
+        assert_eq!(out, "t: [{value: \"\", effect: NoSchedule}]\n");
+    }
+
+    #[test]
+    fn add_entries() {
+        let text = "t:\n- key: a\n  tolerationSeconds: 5\n";
+        let out = with_item(text, |d, i| {
+            add_entry(text, d, i, "effect", "NoExecute").unwrap()
+        });
+        assert_eq!(
+            out,
+            "t:\n- key: a\n  tolerationSeconds: 5\n  effect: NoExecute\n"
+        );
+        let eof = "t:\n  - key: a";
+        let out = with_item(eof, |d, i| {
+            add_entry(eof, d, i, "effect", "NoExecute").unwrap()
+        });
+        assert_eq!(out, "t:\n  - key: a\n    effect: NoExecute\n");
+        let flow = "t: [{key: a}]\n";
+        let out = with_item(flow, |d, i| {
+            add_entry(flow, d, i, "effect", "NoExecute").unwrap()
+        });
+        assert_eq!(out, "t: [{key: a, effect: NoExecute}]\n");
+    }
+
+    #[test]
+    fn replace_keeps_quotes() {
+        let text = "t:\n- operator: 'exists'\n";
+        let out = with_item(text, |d, i| {
+            let (_, v) = d.get(i, "operator").unwrap();
+            replace_scalar(d, v, "Exists")
+        });
+        assert_eq!(out, "t:\n- operator: 'Exists'\n");
+        let text = "t:\n- value: 1234\n";
+        let out = with_item(text, |d, i| {
+            let (_, v) = d.get(i, "value").unwrap();
+            quote_scalar(text, d, v).unwrap()
+        });
+        assert_eq!(out, "t:\n- value: \"1234\"\n");
+    }
+}

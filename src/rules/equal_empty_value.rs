@@ -1,0 +1,94 @@
+//! `equal-empty-value`: Equal with an empty value matches only taints without a value.
+
+use super::{edits, Cx, Rule, RuleMeta};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::k8s::objects::Item;
+use crate::k8s::well_known::WELL_KNOWN_TAINT_KEYS;
+
+pub struct EqualEmptyValue;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "equal-empty-value",
+    severity: Severity::Warning,
+    needs_inventory: false,
+    fixable: true,
+    summary: "operator Equal (or none) with an empty value: did you mean Exists?",
+    explanation: r#"## What it catches
+A toleration with a key, an `Equal` operator (written, or omitted, which means Equal) and an
+empty or missing value. It matches only taints of that key that have no value. Keys of the
+well-known taints, which never have a value, are not reported.
+
+## Why it matters
+Most custom taints carry a value (`dedicated=gpu:NoSchedule`), and such a toleration does not
+match them; the intent is usually "any value of this key", which is `operator: Exists`.
+
+## Example
+```yaml
+tolerations:
+- key: dedicated
+  effect: NoSchedule
+```
+
+## Fix
+Set `operator: Exists` to match any value, or write the value the taint has. The fix changes
+what the toleration matches and needs review.
+"#,
+};
+
+impl Rule for EqualEmptyValue {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        let Some(key) = item.text("key") else { return };
+        if key.is_empty()
+            || WELL_KNOWN_TAINT_KEYS.contains(&key)
+            || !matches!(item.text("operator"), Some("" | "Equal"))
+            || item.text("value") != Some("")
+        {
+            return;
+        }
+        let written = item.field("operator").is_some();
+        let message =
+            format!(
+            "{} with an empty value matches only `{key}` taints that have no value; did you mean \
+             `operator: Exists` (any value)?",
+            if written { "`operator: Equal`" } else { "an omitted operator (Equal)" }
+        );
+        let mapping = cx.item_mapping(item);
+        let mut fix_edits = Vec::new();
+        match item.field("operator") {
+            Some(f) => fix_edits.push(edits::replace_scalar(cx.doc, f.value, "Exists")),
+            None => fix_edits.extend(edits::add_entry(
+                cx.text, cx.doc, mapping, "operator", "Exists",
+            )),
+        }
+        if let Some(v) = item.field("value") {
+            match edits::remove_entry(cx.text, cx.doc, mapping, v.key) {
+                Some(edit) => fix_edits.push(edit),
+                None => fix_edits.clear(),
+            }
+        }
+        let fix = (!fix_edits.is_empty() && !overlapping(&fix_edits)).then(|| Fix {
+            title: "Use `operator: Exists` (any value)".to_string(),
+            applicability: Applicability::NeedsReview,
+            edits: fix_edits,
+        });
+        let range = match item.field("operator") {
+            Some(f) => cx.span(f.value),
+            None => cx.field_range(item, "key"),
+        };
+        cx.report(range, item.field_path("operator"), message)
+            .with_fix(fix);
+    }
+}
+
+fn overlapping(edits: &[crate::diagnostic::Edit]) -> bool {
+    edits.iter().enumerate().any(|(i, a)| {
+        edits[i + 1..].iter().any(|b| {
+            a.range.start < b.range.end.max(b.range.start + 1)
+                && b.range.start < a.range.end.max(a.range.start + 1)
+        })
+    })
+}

@@ -1,0 +1,73 @@
+//! `exists-with-value`: `operator: Exists` with a value.
+
+use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::k8s::objects::Item;
+
+pub struct ExistsWithValue;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "exists-with-value",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: true,
+    summary: "operator Exists must not have a value",
+    explanation: r#"## What it catches
+A toleration with `operator: Exists` and a non-empty `value`.
+
+## Why it matters
+The API server rejects the object: `spec.tolerations[0].operator: Invalid value: "present": value
+must be empty when `operator` is 'Exists'`. `Exists` matches any value of the key, so a value there
+is a contradiction: either the value or the operator is wrong.
+
+## Example
+```yaml
+tolerations:
+- key: nvidia.com/gpu
+  operator: Exists
+  value: "present"
+```
+
+## Fix
+Drop the value to match any value of the key, or use `operator: Equal` to match only that value.
+Both fixes change what the toleration matches and need review.
+"#,
+};
+
+impl Rule for ExistsWithValue {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        if item.text("operator") != Some("Exists") || item.text("value").is_none_or(str::is_empty) {
+            return;
+        }
+        let (Some(value), Some(operator)) = (item.field("value"), item.field("operator")) else {
+            return;
+        };
+        let path = cx.api_path(&item.field_path("operator"));
+        let message = format!(
+            "{path}: Invalid value: {}: value must be empty when `operator` is 'Exists'",
+            go_quote(item.str("value"))
+        );
+        let mapping = cx.item_mapping(item);
+        let drop = edits::remove_entry(cx.text, cx.doc, mapping, value.key).map(|edit| Fix {
+            title: "Remove the value (match any value of the key)".to_string(),
+            applicability: Applicability::NeedsReview,
+            edits: vec![edit],
+        });
+        let equal = Fix {
+            title: format!(
+                "Use `operator: Equal` (match only the value {:?})",
+                item.str("value")
+            ),
+            applicability: Applicability::NeedsReview,
+            edits: vec![edits::replace_scalar(cx.doc, operator.value, "Equal")],
+        };
+        let range = cx.span(value.value);
+        cx.report(range, item.field_path("value"), message)
+            .with_fix(drop)
+            .with_fix(Some(equal));
+    }
+}

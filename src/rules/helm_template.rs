@@ -1,0 +1,92 @@
+//! `helm-template`: a Helm chart template (Go template syntax) is not YAML until rendered.
+
+use super::{Rule, RuleMeta};
+use crate::diagnostic::Severity;
+use crate::syntax::{Stream, Style};
+
+pub struct HelmTemplate;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "helm-template",
+    severity: Severity::Hint,
+    needs_inventory: false,
+    fixable: false,
+    summary: "A Helm template file: lint its rendered output instead",
+    explanation: r#"## What it catches
+A file with Go template actions (`{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`) outside
+of quoted or block strings: a Helm chart template, which is not YAML until Helm renders it.
+
+## Why it matters
+Linting the template text itself would only produce parse errors. taintlint says so once and
+skips the file.
+
+## Example
+```yaml
+tolerations:
+  {{- toYaml .Values.tolerations | nindent 8 }}
+```
+
+## Fix
+Lint the rendered chart: `helm template my-release ./chart | taintlint lint -`.
+"#,
+};
+
+impl Rule for HelmTemplate {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+}
+
+/// Markers of Go template actions that Helm charts use (and that other `{{ }}` users, such as
+/// Prometheus alert texts, do not).
+const MARKERS: &[&str] = &[
+    ".Values",
+    ".Release",
+    ".Chart",
+    ".Capabilities",
+    ".Files",
+    "include ",
+    "toYaml",
+    "nindent",
+    "{{-",
+    "-}}",
+    "{{ end",
+    "{{ if",
+    "{{ range",
+    "{{ with",
+    "{{ define",
+    "{{ template",
+    "{{ else",
+];
+
+/// The offset of the first template action if `text` is a Helm template: a marker that is not
+/// inside a quoted or block scalar (or the YAML does not even parse).
+pub fn looks_like_helm_template(text: &str, stream: &Stream<'_>) -> Option<usize> {
+    text.find("{{")?;
+    let broken = stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some());
+    let mut protected: Vec<std::ops::Range<usize>> = Vec::new();
+    if !broken {
+        for doc in &stream.documents {
+            for id in 0..doc.nodes_len() as u32 {
+                let node = doc.node(id);
+                if let crate::syntax::NodeKind::Scalar { style, .. } = node.kind {
+                    if style != Style::Plain {
+                        protected.push(node.span.clone());
+                    }
+                }
+            }
+        }
+    }
+    let comments: Vec<_> = stream.comments.iter().map(|c| c.span.clone()).collect();
+    let inside = |at: usize| {
+        protected
+            .iter()
+            .chain(comments.iter())
+            .any(|r| r.contains(&at))
+    };
+    MARKERS
+        .iter()
+        .flat_map(|m| text.match_indices(m).map(|(i, _)| i))
+        .filter(|&i| !inside(i))
+        .min()
+}

@@ -1,0 +1,102 @@
+//! `invalid-value`: a toleration or taint value that is not a label value (or, for the Lt and
+//! Gt operators, not an integer).
+
+use super::{go_quote, Cx, Rule, RuleMeta};
+use crate::diagnostic::Severity;
+use crate::k8s::names::{decimal_int64, is_valid_label_value};
+use crate::k8s::objects::Item;
+
+pub struct InvalidValue;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "invalid-value",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: false,
+    summary: "A toleration or taint value that is not a valid label value",
+    explanation: r#"## What it catches
+A value that is not a label value (apimachinery `IsValidLabelValue`): empty, or at most 63
+characters matching `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`. With the `Lt` and `Gt` operators
+(feature gate TaintTolerationComparisonOperators) the value must be an integer written the
+canonical way (`42`, `-3`; not `+42`, `042` or `4.2`).
+
+Upstream reports a bad toleration value under the field path `...operator`, not `...value`
+(`ValidateTolerations` passes `idxPath.Child("operator")`), and node taints under
+`metadata.taints[i]` (`ValidateNode` starts its path at `metadata`); taintlint repeats the API
+server's message, paths included, but points at the value itself.
+
+## Why it matters
+The API server rejects the object: `spec.tolerations[0].operator: Invalid value: "nvidia gpu":
+a valid label must be an empty string or consist of alphanumeric characters, ...`.
+
+## Example
+```yaml
+tolerations:
+- key: example.com/accelerator
+  operator: Equal
+  value: "nvidia tesla"
+```
+
+## Fix
+Use the exact value of the node's taint: no spaces, at most 63 characters.
+"#,
+};
+
+const COMPARISON_GATE: &str = "TaintTolerationComparisonOperators";
+
+impl Rule for InvalidValue {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        let (Some(value), Some(operator)) = (item.text("value"), item.text("operator")) else {
+            return;
+        };
+        let path = cx.api_path(&item.field_path("operator"));
+        let message = match operator {
+            "" | "Equal" => {
+                let errors = is_valid_label_value(value);
+                if errors.is_empty() {
+                    return;
+                }
+                format!(
+                    "{path}: Invalid value: {}: {}",
+                    go_quote(value),
+                    errors.join(";")
+                )
+            }
+            "Lt" | "Gt" if cx.options.feature(COMPARISON_GATE) => {
+                if decimal_int64(value).is_some() {
+                    return;
+                }
+                let path = cx.api_path(&item.field_path("value"));
+                format!(
+                    "{path}: Invalid value: {}: value must be a valid integer for numeric operators",
+                    go_quote(value)
+                )
+            }
+            _ => return,
+        };
+        let range = cx.field_range(item, "value");
+        cx.report(range, item.field_path("value"), message);
+    }
+
+    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        let Some(value) = item.text("value") else {
+            return;
+        };
+        let errors = is_valid_label_value(value);
+        if errors.is_empty() {
+            return;
+        }
+        let message = format!(
+            "{}: Invalid value: {}: {}",
+            cx.api_path(&item.field_path("value")),
+            go_quote(value),
+            errors.join(";")
+        );
+        let range = cx.field_range(item, "value");
+        cx.report(range, item.field_path("value"), message);
+    }
+}

@@ -1,0 +1,361 @@
+//! The rules: one file each, each declaring its metadata once. The registry below is the only
+//! list of them; CLI output, `taintlint explain`, hover text and the README's table read it.
+
+use std::ops::Range;
+
+use crate::config::Options;
+use crate::diagnostic::{Diagnostic, Fix, ObjectRef, Related, Severity};
+use crate::k8s::objects::{Item, List, Object, Owner, TolerationList};
+use crate::syntax::Document;
+
+pub mod edits;
+
+mod deprecated_taint_key;
+mod duplicate_taint;
+mod duplicate_toleration;
+mod empty_key_requires_exists;
+mod equal_empty_value;
+mod exists_with_value;
+mod helm_template;
+mod invalid_key;
+mod invalid_value;
+mod misspelled_taint_key;
+mod nonpositive_toleration_seconds;
+mod null_value;
+mod taint_missing_field;
+mod tolerates_everything;
+mod toleration_seconds_requires_no_execute;
+mod undecodable_value;
+mod unknown_effect;
+mod unknown_field;
+mod unknown_operator;
+mod yaml_syntax;
+
+pub use helm_template::looks_like_helm_template;
+
+/// Everything said about a rule, written once.
+#[derive(Debug)]
+pub struct RuleMeta {
+    /// Kebab-case, stable forever.
+    pub name: &'static str,
+    pub severity: Severity,
+    /// Whether the rule needs a cluster inventory to say anything.
+    pub needs_inventory: bool,
+    /// Whether its findings carry a fix.
+    pub fixable: bool,
+    /// One line.
+    pub summary: &'static str,
+    /// Markdown with the sections "What it catches", "Why it matters", "Example", "Fix".
+    pub explanation: &'static str,
+}
+
+/// A rule's checks. Each hook is called for every toleration / taint / list in a document.
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+    fn check_toleration(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
+    fn check_toleration_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
+    fn check_taint(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
+    fn check_taint_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
+}
+
+/// Every rule, in the order they are documented.
+pub static RULES: &[&dyn Rule] = &[
+    &yaml_syntax::YamlSyntax,
+    &undecodable_value::UndecodableValue,
+    &unknown_field::UnknownField,
+    &invalid_key::InvalidKey,
+    &invalid_value::InvalidValue,
+    &empty_key_requires_exists::EmptyKeyRequiresExists,
+    &exists_with_value::ExistsWithValue,
+    &unknown_operator::UnknownOperator,
+    &unknown_effect::UnknownEffect,
+    &toleration_seconds_requires_no_execute::TolerationSecondsRequiresNoExecute,
+    &taint_missing_field::TaintMissingField,
+    &duplicate_taint::DuplicateTaint,
+    &deprecated_taint_key::DeprecatedTaintKey,
+    &misspelled_taint_key::MisspelledTaintKey,
+    &tolerates_everything::ToleratesEverything,
+    &equal_empty_value::EqualEmptyValue,
+    &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
+    &null_value::NullValue,
+    &duplicate_toleration::DuplicateToleration,
+    &helm_template::HelmTemplate,
+];
+
+/// Every rule's metadata.
+pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
+    RULES.iter().map(|r| r.meta())
+}
+
+pub fn find(name: &str) -> Option<&'static RuleMeta> {
+    all().find(|m| m.name == name)
+}
+
+/// The Markdown table of every rule, as the README shows it.
+pub fn markdown_table() -> String {
+    let mut out = String::from(
+        "| rule | severity | inventory | fix | what it catches |\n|---|---|---|---|---|\n",
+    );
+    for m in all() {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            m.name,
+            m.severity,
+            if m.needs_inventory { "needed" } else { "" },
+            if m.fixable { "yes" } else { "" },
+            m.summary.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
+pub(crate) use helm_template::META as HELM_TEMPLATE;
+pub(crate) use yaml_syntax::META as YAML_SYNTAX;
+
+/// What a rule sees while it checks one list, and where its findings go.
+pub struct Cx<'a, 'd> {
+    pub text: &'a str,
+    pub doc: &'d Document<'a>,
+    pub options: &'a Options,
+    pub object: Option<&'d Object<'d>>,
+    /// For toleration lists: what they belong to.
+    pub owner: Option<Owner>,
+    pub list: &'d List,
+    pub(crate) out: &'a mut Vec<Diagnostic>,
+    pub(crate) rule: &'static RuleMeta,
+}
+
+impl<'a, 'd> Cx<'a, 'd> {
+    /// The object's kind, when the list is inside a Kubernetes object.
+    pub fn kind(&self) -> Option<&'d str> {
+        self.object.and_then(|o| o.kind)
+    }
+
+    /// Records a finding of the current rule at `range`, for the field at `path`.
+    pub fn report(
+        &mut self,
+        range: Range<usize>,
+        path: String,
+        message: String,
+    ) -> &mut Diagnostic {
+        let object = self.object.map(|o| ObjectRef {
+            kind: o.kind.map(str::to_string),
+            name: o.name.map(str::to_string),
+            namespace: o.namespace.map(str::to_string),
+        });
+        self.out.push(Diagnostic {
+            rule: self.rule.name,
+            severity: self.rule.severity,
+            message,
+            range,
+            document: Some(self.doc.index),
+            path: Some(path),
+            object,
+            related: Vec::new(),
+            fixes: Vec::new(),
+        });
+        self.out.last_mut().expect("just pushed")
+    }
+
+    /// The byte range of a node.
+    pub fn span(&self, node: crate::syntax::NodeId) -> Range<usize> {
+        self.doc.node(node).span.clone()
+    }
+
+    /// Where to point at an item as a whole: its first key (a mapping's span can cover many
+    /// lines), or the item itself when it has no key.
+    pub fn item_range(&self, item: &Item<'_>) -> Range<usize> {
+        match self.doc.mapping(item.node).and_then(|e| e.first()) {
+            Some(&(k, _)) => self.span(k),
+            None => self.span(item.node),
+        }
+    }
+
+    /// Where to point at a field: its value, or the item when the field is absent.
+    pub fn field_range(&self, item: &Item<'_>, name: &str) -> Range<usize> {
+        match item.field(name) {
+            Some(f) => self.value_range(f.value, f.key),
+            None => self.item_range(item),
+        }
+    }
+
+    /// A value's range; an empty value (`key:` with nothing after it) points at its key.
+    pub fn value_range(
+        &self,
+        value: crate::syntax::NodeId,
+        key: crate::syntax::NodeId,
+    ) -> Range<usize> {
+        let span = self.span(value);
+        if span.is_empty() {
+            self.span(key)
+        } else {
+            span
+        }
+    }
+
+    /// A path as the object's own decoder names it: from the object's root, so without the
+    /// `items[N].` of a `kind: List`.
+    pub fn object_path(&self, path: &str) -> String {
+        match self.object.map(|o| o.path.as_str()) {
+            Some(prefix) if !prefix.is_empty() => path
+                .strip_prefix(prefix)
+                .map_or(path, |rest| rest.trim_start_matches('.'))
+                .to_string(),
+            _ => path.to_string(),
+        }
+    }
+
+    /// A path as the API server's validation names it in its messages: from the object's root,
+    /// and, for a Node's taints, under `metadata.taints` (upstream `ValidateNode` starts its
+    /// field path at `metadata`).
+    pub fn api_path(&self, path: &str) -> String {
+        let path = self.object_path(path);
+        if self.owner.is_none() && self.kind() == Some("Node") {
+            if let Some(rest) = path.strip_prefix("spec.taints") {
+                return format!("metadata.taints{rest}");
+            }
+        }
+        path
+    }
+
+    /// The mapping a fix edits: the item's own node (an alias's target is edited where it is
+    /// defined).
+    pub fn item_mapping(&self, item: &Item<'_>) -> crate::syntax::NodeId {
+        self.doc.resolve(item.node)
+    }
+}
+
+impl Diagnostic {
+    pub fn with_fix(&mut self, fix: Option<Fix>) -> &mut Self {
+        self.fixes.extend(fix);
+        self
+    }
+
+    pub fn with_related(&mut self, range: Range<usize>, message: String) -> &mut Self {
+        self.related.push(Related {
+            file: None,
+            range,
+            message,
+        });
+        self
+    }
+}
+
+/// Runs every rule over the toleration lists and taint lists of one document.
+pub(crate) fn check_lists<'a, 'd>(
+    text: &'a str,
+    doc: &'d Document<'a>,
+    options: &'a Options,
+    objects: &'d [Object<'d>],
+    tolerations: &'d [TolerationList],
+    taints: &'d [List],
+    out: &'a mut Vec<Diagnostic>,
+) {
+    for list in tolerations {
+        let items = crate::k8s::objects::items(doc, &list.list);
+        for rule in RULES {
+            let mut cx = Cx {
+                text,
+                doc,
+                options,
+                object: list.list.object.map(|i| &objects[i]),
+                owner: Some(list.owner),
+                list: &list.list,
+                out,
+                rule: rule.meta(),
+            };
+            for item in &items {
+                rule.check_toleration(&mut cx, item);
+            }
+            rule.check_toleration_list(&mut cx, &items);
+        }
+    }
+    for list in taints {
+        let items = crate::k8s::objects::items(doc, list);
+        for rule in RULES {
+            let mut cx = Cx {
+                text,
+                doc,
+                options,
+                object: list.object.map(|i| &objects[i]),
+                owner: None,
+                list,
+                out,
+                rule: rule.meta(),
+            };
+            for item in &items {
+                rule.check_taint(&mut cx, item);
+            }
+            rule.check_taint_list(&mut cx, &items);
+        }
+    }
+}
+
+/// A Go `%q`-style quoted string, as the API server prints values in its messages.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn registry_is_complete_and_documented() {
+        let mut names = HashSet::new();
+        for meta in all() {
+            assert!(names.insert(meta.name), "duplicate rule name {}", meta.name);
+            assert!(
+                meta.name
+                    .bytes()
+                    .all(|c| c.is_ascii_lowercase() || c == b'-'),
+                "{} is not kebab-case",
+                meta.name
+            );
+            assert!(!meta.summary.is_empty(), "{} has no summary", meta.name);
+            for section in [
+                "## What it catches",
+                "## Why it matters",
+                "## Example",
+                "## Fix",
+            ] {
+                assert!(
+                    meta.explanation.contains(section),
+                    "{} lacks {section:?}",
+                    meta.name
+                );
+            }
+        }
+        // Every rule file in src/rules is registered.
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/rules");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let file = entry.unwrap().file_name().into_string().unwrap();
+            let Some(stem) = file.strip_suffix(".rs") else {
+                continue;
+            };
+            if matches!(stem, "mod" | "edits") {
+                continue;
+            }
+            let name = stem.replace('_', "-");
+            assert!(
+                names.contains(name.as_str()),
+                "{file} is not registered in RULES"
+            );
+        }
+    }
+}

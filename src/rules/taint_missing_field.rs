@@ -1,0 +1,60 @@
+//! `taint-missing-field`: a node taint needs a key and an effect.
+
+use super::{Cx, Rule, RuleMeta};
+use crate::diagnostic::Severity;
+use crate::k8s::names::is_qualified_name;
+use crate::k8s::objects::Item;
+
+pub struct TaintMissingField;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "taint-missing-field",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: false,
+    summary: "A node taint without a key or without an effect",
+    explanation: r#"## What it catches
+A taint in a Node's `spec.taints` (or in an inventory) with an empty or missing `key` or
+`effect`. Unlike a toleration, a taint has no "any key" or "every effect".
+
+## Why it matters
+The API server rejects the Node: `spec.taints[0].effect: Required value`, or for the key
+`spec.taints[0].key: Invalid value: "": name part must be non-empty`.
+
+## Example
+```yaml
+spec:
+  taints:
+  - key: dedicated
+    value: gpu
+```
+
+## Fix
+Give every taint a key and one of NoSchedule, PreferNoSchedule, NoExecute.
+"#,
+};
+
+impl Rule for TaintMissingField {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        if item.text("key") == Some("") {
+            let path = item.field_path("key");
+            let message = format!(
+                "{}: Invalid value: \"\": {}",
+                cx.api_path(&path),
+                is_qualified_name("").join("; ")
+            );
+            let range = cx.field_range(item, "key");
+            cx.report(range, path, message);
+        }
+        if item.text("effect") == Some("") {
+            let path = item.field_path("effect");
+            let message = format!("{}: Required value", cx.api_path(&path));
+            let range = cx.field_range(item, "effect");
+            cx.report(range, path, message);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! `tolerates-everything`: an empty key with Exists and no effect tolerates every taint.
+
+use super::{Cx, Rule, RuleMeta};
+use crate::diagnostic::Severity;
+use crate::k8s::objects::Item;
+
+pub struct ToleratesEverything;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "tolerates-everything",
+    severity: Severity::Warning,
+    needs_inventory: false,
+    fixable: false,
+    summary: "A toleration that tolerates every taint, outside a DaemonSet",
+    explanation: r#"## What it catches
+A toleration with no key, `operator: Exists` and no effect (`- operator: Exists`), in anything
+but a DaemonSet. It matches every taint there is.
+
+## Why it matters
+The pod may be scheduled onto cordoned, control-plane, GPU and NotReady nodes, and no NoExecute
+taint ever evicts it. That is right for node agents (DaemonSets, where it is not reported) and
+almost never for an application.
+
+## Example
+```yaml
+kind: Deployment
+spec:
+  template:
+    spec:
+      tolerations:
+      - operator: Exists
+```
+
+## Fix
+Tolerate the taints the workload needs, by key (and effect).
+"#,
+};
+
+impl Rule for ToleratesEverything {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        if cx.kind() == Some("DaemonSet") {
+            return;
+        }
+        if item.text("key") != Some("")
+            || item.text("operator") != Some("Exists")
+            || item.text("effect") != Some("")
+        {
+            return;
+        }
+        let message = "this toleration tolerates every taint: the pod can land on cordoned, \
+                       control-plane and NotReady nodes, and no NoExecute taint evicts it"
+            .to_string();
+        let range = cx.field_range(item, "operator");
+        cx.report(range, item.path.clone(), message);
+    }
+}

@@ -1,0 +1,83 @@
+//! `toleration-seconds-requires-no-execute`: tolerationSeconds only means something for
+//! NoExecute.
+
+use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::k8s::decode::Decoded;
+use crate::k8s::objects::Item;
+
+pub struct TolerationSecondsRequiresNoExecute;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "toleration-seconds-requires-no-execute",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: true,
+    summary: "tolerationSeconds is set but the effect is not NoExecute",
+    explanation: r#"## What it catches
+A toleration with `tolerationSeconds` whose `effect` is not `NoExecute`, an empty or omitted
+effect included (even though an empty effect matches NoExecute taints too).
+
+## Why it matters
+The API server rejects the object: `spec.tolerations[0].effect: Invalid value: "NoSchedule":
+effect must be 'NoExecute' when `tolerationSeconds` is set`. tolerationSeconds is how long a pod
+stays bound after a NoExecute taint appears; the other effects never evict.
+
+## Example
+```yaml
+tolerations:
+- key: node.kubernetes.io/unreachable
+  operator: Exists
+  tolerationSeconds: 60
+```
+
+## Fix
+Set `effect: NoExecute`, or remove `tolerationSeconds` if the pod should never be evicted. The
+fix sets the effect and needs review.
+"#,
+};
+
+impl Rule for TolerationSecondsRequiresNoExecute {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        let Some(seconds) = item.field("tolerationSeconds") else {
+            return;
+        };
+        if seconds.decoded == Decoded::Null {
+            return;
+        }
+        let Some(effect) = item.text("effect") else {
+            return;
+        };
+        if effect == "NoExecute" {
+            return;
+        }
+        let path = item.field_path("effect");
+        let api = cx.api_path(&path);
+        let message = format!(
+            "{api}: Invalid value: {}: effect must be 'NoExecute' when `tolerationSeconds` is set",
+            go_quote(effect)
+        );
+        let mapping = cx.item_mapping(item);
+        let edit = match item.field("effect") {
+            Some(f) if !cx.span(f.value).is_empty() => {
+                Some(edits::replace_scalar(cx.doc, f.value, "NoExecute"))
+            }
+            Some(_) => None,
+            None => edits::add_entry(cx.text, cx.doc, mapping, "effect", "NoExecute"),
+        };
+        let fix = edit.map(|edit| Fix {
+            title: "Set `effect: NoExecute`".to_string(),
+            applicability: Applicability::NeedsReview,
+            edits: vec![edit],
+        });
+        let range = match item.field("effect") {
+            Some(f) => cx.value_range(f.value, f.key),
+            None => cx.span(seconds.key),
+        };
+        cx.report(range, path, message).with_fix(fix);
+    }
+}

@@ -1,0 +1,121 @@
+//! `unknown-field`: a field a Toleration or Taint does not have (`efect:`), which strict field
+//! validation rejects.
+
+use super::{edits, Cx, Rule, RuleMeta};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::k8s::objects::Item;
+use crate::k8s::well_known::edit_distance;
+
+pub struct UnknownField;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "unknown-field",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: true,
+    summary: "A toleration or taint field that does not exist (a typo such as `efect`)",
+    explanation: r#"## What it catches
+A key inside a toleration other than `key`, `operator`, `value`, `effect` and
+`tolerationSeconds`, or inside a node taint other than `key`, `value`, `effect` and `timeAdded`.
+Field names are case-sensitive: `Effect:` is unknown too.
+
+## Why it matters
+kubectl validates strictly by default (`--validate=strict`), and the API server then rejects the
+object: `strict decoding error: unknown field "spec.tolerations[0].efect"`. With validation off
+the field is silently dropped, which is worse: `efect: NoSchedule` becomes "every effect".
+
+## Example
+```yaml
+tolerations:
+- key: dedicated
+  operator: Exists
+  efect: NoSchedule
+```
+
+## Fix
+Correct the name (taintlint suggests the field it is closest to) or remove the field.
+"#,
+};
+
+pub const TOLERATION_FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+pub const TAINT_FIELDS: &[&str] = &["key", "value", "effect", "timeAdded"];
+
+impl Rule for UnknownField {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        check(cx, item, TOLERATION_FIELDS);
+    }
+
+    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        check(cx, item, TAINT_FIELDS);
+    }
+}
+
+/// The known field a misspelt name most likely meant.
+fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .copied()
+        .map(|k| {
+            let d = if k.eq_ignore_ascii_case(name) {
+                0
+            } else {
+                edit_distance(&name.to_ascii_lowercase(), &k.to_ascii_lowercase(), 3)
+            };
+            (d, k)
+        })
+        .filter(|&(d, k)| d <= 2 || (d <= 3 && k.len() > 8))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>, known: &[&str]) {
+    let Some(fields) = &item.fields else { return };
+    for f in fields {
+        if known.contains(&f.name) {
+            continue;
+        }
+        let path = item.field_path(f.name);
+        let mut message = format!(
+            "strict decoding error: unknown field \"{}\"",
+            cx.object_path(&path)
+        );
+        let suggestion = closest(f.name, known);
+        let mut fix = None;
+        if let Some(s) = suggestion {
+            message.push_str(&format!("; did you mean `{s}`?"));
+            if item.field(s).is_none() {
+                fix = Some(Fix {
+                    title: format!("Rename `{}` to `{s}`", f.name),
+                    applicability: Applicability::NeedsReview,
+                    edits: vec![edits::rename_key(cx.doc, f.key, s)],
+                });
+            }
+        }
+        let range = cx.span(f.key);
+        cx.report(range, path, message).with_fix(fix);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(closest("efect", TOLERATION_FIELDS), Some("effect"));
+        assert_eq!(closest("Effect", TOLERATION_FIELDS), Some("effect"));
+        assert_eq!(
+            closest("tolerationSecond", TOLERATION_FIELDS),
+            Some("tolerationSeconds")
+        );
+        assert_eq!(
+            closest("toleration_seconds", TOLERATION_FIELDS),
+            Some("tolerationSeconds")
+        );
+        assert_eq!(closest("nodeSelector", TOLERATION_FIELDS), None);
+    }
+}

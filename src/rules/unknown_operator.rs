@@ -1,0 +1,87 @@
+//! `unknown-operator`: an operator other than Equal and Exists (case-sensitive).
+
+use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::k8s::objects::Item;
+
+pub struct UnknownOperator;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "unknown-operator",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: true,
+    summary: "An operator other than Equal or Exists (operators are case-sensitive)",
+    explanation: r#"## What it catches
+A toleration `operator` that is not exactly `Equal` or `Exists`: `exists`, `EQUAL`, `In`,
+`NotEqual`. `Lt` and `Gt` are accepted only when the feature gate
+TaintTolerationComparisonOperators is on (`--feature-gates
+TaintTolerationComparisonOperators=true`).
+
+## Why it matters
+The API server rejects the object: `spec.tolerations[0].operator: Unsupported value: "exists":
+supported values: "Equal", "Exists"`.
+
+## Example
+```yaml
+tolerations:
+- key: dedicated
+  operator: exists
+```
+
+## Fix
+Write the operator with its exact spelling. A case-only correction is a safe fix.
+"#,
+};
+
+const COMPARISON_GATE: &str = "TaintTolerationComparisonOperators";
+
+impl Rule for UnknownOperator {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        let Some(operator) = item.text("operator") else {
+            return;
+        };
+        let comparison = matches!(operator, "Lt" | "Gt");
+        if matches!(operator, "" | "Equal" | "Exists")
+            || (comparison && cx.options.feature(COMPARISON_GATE))
+        {
+            return;
+        }
+        // Upstream lists all four operators when Lt or Gt is refused for the gate, two otherwise.
+        let supported: &[&str] = if comparison {
+            &["Equal", "Exists", "Lt", "Gt"]
+        } else {
+            &["Equal", "Exists"]
+        };
+        let Some(f) = item.field("operator") else {
+            return;
+        };
+        let path = cx.api_path(&item.field_path("operator"));
+        let list: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
+        let mut message = format!(
+            "{path}: Unsupported value: {}: supported values: {}",
+            go_quote(operator),
+            list.join(", ")
+        );
+        if comparison {
+            message.push_str(&format!(
+                " ({operator} needs the feature gate {COMPARISON_GATE}=true)"
+            ));
+        }
+        let fix = ["Equal", "Exists"]
+            .iter()
+            .find(|s| s.eq_ignore_ascii_case(operator))
+            .map(|s| Fix {
+                title: format!("Write `{s}`"),
+                applicability: Applicability::Safe,
+                edits: vec![edits::replace_scalar(cx.doc, f.value, s)],
+            });
+        let range = cx.span(f.value);
+        cx.report(range, item.field_path("operator"), message)
+            .with_fix(fix);
+    }
+}

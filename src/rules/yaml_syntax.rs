@@ -1,0 +1,37 @@
+//! `yaml-syntax`: text that is not YAML, or that would expand past the alias limit.
+
+use super::{Rule, RuleMeta};
+use crate::diagnostic::Severity;
+
+pub struct YamlSyntax;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "yaml-syntax",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: false,
+    summary: "The document is not valid YAML, or its aliases expand too far",
+    explanation: r#"## What it catches
+A document that does not parse as YAML (an unclosed bracket, a tab in the indentation, a stray
+`key: value: value`), an alias whose anchor is not defined, or a document whose aliases would
+expand to more than a million nodes (an "alias bomb").
+
+## Why it matters
+kubectl cannot read the document at all, so nothing in it is applied; the API server's decoder
+rejects excessive aliasing the same way. Other documents of the same file are still linted.
+
+## Example
+```yaml
+tolerations: [{key: dedicated, operator: Exists}
+```
+
+## Fix
+Correct the syntax at the position shown; close brackets and quotes, indent with spaces.
+"#,
+};
+
+impl Rule for YamlSyntax {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+}

@@ -1,0 +1,522 @@
+//! YAML text to documents of positioned nodes.
+//!
+//! This is the only module that knows the YAML parser. Every node carries the exact byte range of
+//! its source text; aliases stay references (never copied), and a document whose aliases would
+//! expand past [`MAX_EXPANDED_NODES`] is rejected, as the API server's decoder rejects "excessive
+//! aliasing", so nothing downstream can be made to walk an alias bomb.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+
+/// Index of a node inside its [`Document`].
+pub type NodeId = u32;
+
+/// The number of nodes a document may expand to once every alias is followed.
+pub const MAX_EXPANDED_NODES: u64 = 1_000_000;
+
+/// A parsed YAML stream: every document, in order, and every comment.
+#[derive(Debug)]
+pub struct Stream<'a> {
+    pub documents: Vec<Document<'a>>,
+    /// Comments of the whole stream, in source order (byte range includes the `#`).
+    pub comments: Vec<Comment<'a>>,
+    /// A syntax error outside any document (for example before the first one starts).
+    pub error: Option<SyntaxError>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Comment<'a> {
+    pub span: Range<usize>,
+    /// The text after `#`.
+    pub text: Cow<'a, str>,
+}
+
+/// A syntax error: what the parser said and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// One document of the stream.
+#[derive(Debug)]
+pub struct Document<'a> {
+    /// 0-based index in the stream; every document counts, empty ones included.
+    pub index: usize,
+    /// Byte range from the document's first token to its end.
+    pub span: Range<usize>,
+    pub root: Option<NodeId>,
+    nodes: Vec<Node<'a>>,
+    /// Set when the document could not be parsed (or expands too far); its tree is then partial.
+    pub error: Option<SyntaxError>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Node<'a> {
+    pub span: Range<usize>,
+    /// Explicit tag, if any: `!!str` for the core schema's `str`, else the tag as written.
+    pub tag: Option<Box<str>>,
+    pub kind: NodeKind<'a>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+#[derive(Debug, Clone)]
+pub enum NodeKind<'a> {
+    Scalar {
+        value: Cow<'a, str>,
+        style: Style,
+    },
+    Sequence {
+        items: Vec<NodeId>,
+        flow: bool,
+    },
+    Mapping {
+        entries: Vec<(NodeId, NodeId)>,
+        flow: bool,
+    },
+    /// A resolved alias: the anchored node it refers to.
+    Alias {
+        target: NodeId,
+    },
+    /// An alias whose anchor is not defined in this document.
+    UnknownAlias {
+        name: Cow<'a, str>,
+    },
+}
+
+impl<'a> Document<'a> {
+    pub fn node(&self, id: NodeId) -> &Node<'a> {
+        &self.nodes[id as usize]
+    }
+
+    /// Follows an alias to the node it names (one step: an alias never targets an alias).
+    pub fn resolve(&self, id: NodeId) -> NodeId {
+        match self.node(id).kind {
+            NodeKind::Alias { target } => target,
+            _ => id,
+        }
+    }
+
+    /// The scalar's value and style, following an alias.
+    pub fn scalar(&self, id: NodeId) -> Option<(&str, Style)> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Scalar { value, style } => Some((value, *style)),
+            _ => None,
+        }
+    }
+
+    /// The entries of a mapping, following an alias.
+    pub fn mapping(&self, id: NodeId) -> Option<&[(NodeId, NodeId)]> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Mapping { entries, .. } => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The items of a sequence, following an alias.
+    pub fn sequence(&self, id: NodeId) -> Option<&[NodeId]> {
+        match &self.node(self.resolve(id)).kind {
+            NodeKind::Sequence { items, .. } => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The entries of a mapping as the decoder sees them: its own keys, then keys merged in with
+    /// `<<` (an alias or a sequence of aliases) that the mapping does not set itself. Duplicate
+    /// keys keep their first occurrence, as the decoder's last-wins merge is only about values.
+    pub fn merged_entries(&self, id: NodeId) -> Vec<(NodeId, NodeId)> {
+        let mut out = Vec::new();
+        self.collect_merged(id, &mut out, 0);
+        out
+    }
+
+    fn collect_merged(&self, id: NodeId, out: &mut Vec<(NodeId, NodeId)>, depth: usize) {
+        let Some(entries) = self.mapping(id) else {
+            return;
+        };
+        let mut merges = Vec::new();
+        for &(k, v) in entries {
+            match self.scalar(k) {
+                Some(("<<", Style::Plain)) => merges.push(v),
+                _ => out.push((k, v)),
+            }
+        }
+        // Depth is bounded by the document's expansion limit; this guard only keeps a cycle
+        // (impossible in YAML, whose aliases point backwards) from recursing forever.
+        if depth > 64 {
+            return;
+        }
+        for merge in merges {
+            let sources: Vec<NodeId> = match self.sequence(merge) {
+                Some(items) => items.to_vec(),
+                None => vec![merge],
+            };
+            for source in sources {
+                let mut inherited = Vec::new();
+                self.collect_merged(source, &mut inherited, depth + 1);
+                for (k, v) in inherited {
+                    let name = self.scalar(k).map(|(s, _)| s);
+                    if !out
+                        .iter()
+                        .any(|&(ok, _)| self.scalar(ok).map(|(s, _)| s) == name)
+                    {
+                        out.push((k, v));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Looks a key up in a mapping (merge keys included) and returns (key node, value node).
+    pub fn get(&self, mapping: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        let entries = self.mapping(mapping)?;
+        if let Some(&found) = entries
+            .iter()
+            .find(|&&(k, _)| self.scalar(k).is_some_and(|(s, _)| s == key))
+        {
+            return Some(found);
+        }
+        if entries
+            .iter()
+            .any(|&(k, _)| matches!(self.scalar(k), Some(("<<", Style::Plain))))
+        {
+            return self
+                .merged_entries(mapping)
+                .into_iter()
+                .find(|&(k, _)| self.scalar(k).is_some_and(|(s, _)| s == key));
+        }
+        None
+    }
+
+    /// The value of `key` in a mapping, as a scalar string.
+    pub fn get_str(&self, mapping: NodeId, key: &str) -> Option<&str> {
+        self.get(mapping, key)
+            .and_then(|(_, v)| self.scalar(v))
+            .map(|(s, _)| s)
+    }
+
+    pub fn nodes_len(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+/// Parses a whole stream. Never fails: syntax errors are recorded on the document they occur in
+/// (and parsing resumes at the next document), or on the stream when no document is open.
+pub fn parse(text: &str) -> Stream<'_> {
+    let options = granit_parser::options! { emit_unresolved_aliases: true };
+    let mut parser = Parser::new_from_str_with_options(text, options);
+    let mut builder = Builder::default();
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Ok((event, span))) => {
+                if builder.event(event, span) {
+                    break;
+                }
+            }
+            Some(Err(error)) => {
+                let offset = error
+                    .marker()
+                    .byte_offset()
+                    .unwrap_or(text.len())
+                    .min(text.len());
+                builder.error(SyntaxError {
+                    offset,
+                    message: error.kind().to_string(),
+                });
+                match parser.proceed_next_document() {
+                    Ok(true) => continue,
+                    Ok(false) => break,
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    builder.finish(text.len())
+}
+
+#[derive(Default)]
+struct Builder<'a> {
+    documents: Vec<Document<'a>>,
+    comments: Vec<Comment<'a>>,
+    stream_error: Option<SyntaxError>,
+    current: Option<DocBuilder<'a>>,
+}
+
+struct DocBuilder<'a> {
+    doc: Document<'a>,
+    /// Open collections: node id and the children collected so far.
+    stack: Vec<(NodeId, Vec<NodeId>)>,
+    /// Node id for each anchor id of the parser.
+    anchors: Vec<(usize, NodeId)>,
+    /// Expanded size (aliases followed) of every node, parallel to `doc.nodes`; a collection's
+    /// is known once it closes.
+    sizes: Vec<u64>,
+    /// Expanded size of the whole document so far.
+    expanded: u64,
+}
+
+fn byte_range(span: &Span) -> Range<usize> {
+    span.byte_range().unwrap_or(0..0)
+}
+
+fn style_of(style: ScalarStyle) -> Style {
+    match style {
+        ScalarStyle::Plain => Style::Plain,
+        ScalarStyle::SingleQuoted => Style::SingleQuoted,
+        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+        ScalarStyle::Literal => Style::Literal,
+        ScalarStyle::Folded => Style::Folded,
+    }
+}
+
+fn tag_text(tag: Option<&granit_parser::Tag>) -> Option<Box<str>> {
+    let tag = tag?;
+    Some(match tag.core_suffix() {
+        Some(suffix) => format!("!!{suffix}").into_boxed_str(),
+        None => tag.original().into_boxed_str(),
+    })
+}
+
+impl<'a> Builder<'a> {
+    /// Feeds one event; returns true at the end of the stream.
+    fn event(&mut self, event: Event<'a>, span: Span) -> bool {
+        let range = byte_range(&span);
+        match event {
+            Event::StreamStart | Event::Anchor(..) => {}
+            Event::StreamEnd => return true,
+            Event::Comment(text, _) => self.comments.push(Comment { span: range, text }),
+            Event::DocumentStart(..) => {
+                self.close_document(range.start);
+                self.current = Some(DocBuilder {
+                    doc: Document {
+                        index: self.documents.len(),
+                        span: range,
+                        root: None,
+                        nodes: Vec::new(),
+                        error: None,
+                    },
+                    stack: Vec::new(),
+                    anchors: Vec::new(),
+                    sizes: Vec::new(),
+                    expanded: 0,
+                });
+            }
+            Event::DocumentEnd => {
+                if let Some(current) = &mut self.current {
+                    current.doc.span.end = range.end.max(current.doc.span.start);
+                }
+                self.close_document(range.end);
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let node = Node {
+                    span: range,
+                    tag: tag_text(tag.as_deref()),
+                    kind: NodeKind::Scalar {
+                        value,
+                        style: style_of(style),
+                    },
+                };
+                self.push_leaf(node, anchor, 1);
+            }
+            Event::Alias(anchor) => {
+                let Some(current) = &mut self.current else {
+                    return false;
+                };
+                match current.anchors.iter().rev().find(|(a, _)| *a == anchor) {
+                    Some(&(_, target)) => {
+                        let size = current.sizes[target as usize];
+                        let node = Node {
+                            span: range,
+                            tag: None,
+                            kind: NodeKind::Alias { target },
+                        };
+                        self.push_leaf(node, 0, size);
+                    }
+                    None => {
+                        let node = Node {
+                            span: range.clone(),
+                            tag: None,
+                            kind: NodeKind::UnknownAlias {
+                                name: Cow::Borrowed(""),
+                            },
+                        };
+                        self.push_leaf(node, 0, 1);
+                    }
+                }
+            }
+            Event::UnresolvedAlias(name) => {
+                let node = Node {
+                    span: range,
+                    tag: None,
+                    kind: NodeKind::UnknownAlias { name },
+                };
+                self.push_leaf(node, 0, 1);
+            }
+            Event::SequenceStart(style, anchor, tag) => {
+                let flow = style == StructureStyle::Flow;
+                self.open_collection(false, flow, anchor, tag_text(tag.as_deref()), range);
+            }
+            Event::MappingStart(style, anchor, tag) => {
+                let flow = style == StructureStyle::Flow;
+                self.open_collection(true, flow, anchor, tag_text(tag.as_deref()), range);
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                self.close_collection(range.end);
+            }
+            // Events a later parser version may add carry no node.
+            _ => {}
+        }
+        false
+    }
+
+    fn push_leaf(&mut self, node: Node<'a>, anchor: usize, size: u64) {
+        let Some(current) = &mut self.current else {
+            return;
+        };
+        let id = current.add(node, size);
+        if anchor != 0 {
+            current.anchors.push((anchor, id));
+        }
+        self.attach(id);
+    }
+
+    fn attach(&mut self, id: NodeId) {
+        let Some(current) = &mut self.current else {
+            return;
+        };
+        match current.stack.last_mut() {
+            Some((_, children)) => children.push(id),
+            None => current.doc.root = Some(id),
+        }
+    }
+
+    fn open_collection(
+        &mut self,
+        mapping: bool,
+        flow: bool,
+        anchor: usize,
+        tag: Option<Box<str>>,
+        range: Range<usize>,
+    ) {
+        let Some(current) = &mut self.current else {
+            return;
+        };
+        let kind = if mapping {
+            NodeKind::Mapping {
+                entries: Vec::new(),
+                flow,
+            }
+        } else {
+            NodeKind::Sequence {
+                items: Vec::new(),
+                flow,
+            }
+        };
+        let id = current.add(
+            Node {
+                span: range,
+                tag,
+                kind,
+            },
+            1,
+        );
+        if anchor != 0 {
+            current.anchors.push((anchor, id));
+        }
+        current.stack.push((id, Vec::new()));
+    }
+
+    fn close_collection(&mut self, end: usize) {
+        let Some(current) = &mut self.current else {
+            return;
+        };
+        let Some((id, children)) = current.stack.pop() else {
+            return;
+        };
+        let size = children.iter().fold(1u64, |acc, &c| {
+            acc.saturating_add(current.sizes[c as usize])
+        });
+        current.sizes[id as usize] = size;
+        let node = &mut current.doc.nodes[id as usize];
+        node.span.end = end.max(node.span.start);
+        match &mut node.kind {
+            NodeKind::Mapping { entries, .. } => {
+                *entries = children
+                    .chunks(2)
+                    .filter(|pair| pair.len() == 2)
+                    .map(|pair| (pair[0], pair[1]))
+                    .collect();
+            }
+            NodeKind::Sequence { items, .. } => *items = children,
+            _ => {}
+        }
+        self.attach(id);
+    }
+
+    fn error(&mut self, error: SyntaxError) {
+        match &mut self.current {
+            Some(current) => {
+                if current.doc.error.is_none() {
+                    current.doc.error = Some(error);
+                }
+                current.doc.span.end = current.doc.span.end.max(current.doc.span.start);
+                self.close_document(usize::MAX);
+            }
+            None => {
+                if self.stream_error.is_none() {
+                    self.stream_error = Some(error);
+                }
+            }
+        }
+    }
+
+    fn close_document(&mut self, end: usize) {
+        if let Some(mut current) = self.current.take() {
+            if end != usize::MAX {
+                current.doc.span.end = end.max(current.doc.span.start);
+            }
+            // A broken document may leave collections open: keep what was built, unattached.
+            self.documents.push(current.doc);
+        }
+    }
+
+    fn finish(mut self, len: usize) -> Stream<'a> {
+        self.close_document(len);
+        Stream {
+            documents: self.documents,
+            comments: self.comments,
+            error: self.stream_error,
+        }
+    }
+}
+
+impl<'a> DocBuilder<'a> {
+    /// Adds a node that contributes `size` nodes to the document once aliases are expanded.
+    fn add(&mut self, node: Node<'a>, size: u64) -> NodeId {
+        let id = self.doc.nodes.len() as NodeId;
+        self.expanded = self.expanded.saturating_add(size);
+        if self.expanded > MAX_EXPANDED_NODES && self.doc.error.is_none() {
+            self.doc.error = Some(SyntaxError {
+                offset: node.span.start,
+                message: format!(
+                    "document contains excessive aliasing: expanding its aliases would make more \
+                     than {MAX_EXPANDED_NODES} nodes"
+                ),
+            });
+        }
+        self.doc.nodes.push(node);
+        self.sizes.push(size);
+        id
+    }
+}

@@ -1,0 +1,20 @@
+//! README.md stays true: its rule table is the registry's.
+
+#[test]
+fn readme_rule_table_matches_the_registry() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("<!-- rules:start -->\n")
+        .expect("README has a rules:start marker")
+        + "<!-- rules:start -->\n".len();
+    let end = readme
+        .find("<!-- rules:end -->")
+        .expect("README has a rules:end marker");
+    let table = taintlint::rules::markdown_table();
+    assert_eq!(
+        &readme[start..end],
+        table,
+        "README's rule table is stale; replace it with the output of rules::markdown_table()"
+    );
+}
