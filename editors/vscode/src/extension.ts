@@ -1,0 +1,178 @@
+// The taintlint extension: starts `taintlint server` (a language server over stdio) for YAML
+// files and keeps its settings in step with VS Code's.
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  TransportKind,
+} from "vscode-languageclient/node";
+
+const SECTION = "taintlint";
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+let traceOutput: vscode.LogOutputChannel;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("taintlint", { log: true });
+  traceOutput = vscode.window.createOutputChannel("taintlint Trace", { log: true });
+  context.subscriptions.push(
+    output,
+    traceOutput,
+    vscode.commands.registerCommand("taintlint.restartServer", () => restart()),
+    vscode.commands.registerCommand("taintlint.showOutput", () => output.show(true)),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      // Every other setting reaches the running server as workspace/didChangeConfiguration;
+      // only a different executable needs a new process.
+      if (event.affectsConfiguration(`${SECTION}.path`)) {
+        void restart();
+      }
+    }),
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
+
+async function restart(): Promise<void> {
+  await stop();
+  await start();
+}
+
+async function stop(): Promise<void> {
+  const running = client;
+  client = undefined;
+  if (running) {
+    try {
+      await running.stop();
+    } catch (error) {
+      output.warn(`stopping the server: ${String(error)}`);
+    }
+  }
+}
+
+async function start(): Promise<void> {
+  const command = findServer();
+  if (!command) {
+    return;
+  }
+  output.info(`starting ${command} server`);
+  const serverOptions: ServerOptions = {
+    command,
+    args: ["server"],
+    transport: TransportKind.stdio,
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: "file", language: "yaml" },
+      { scheme: "untitled", language: "yaml" },
+    ],
+    outputChannel: output,
+    traceOutputChannel: traceOutput,
+    initializationOptions: () => serverSettings(),
+    synchronize: {
+      // Sends workspace/didChangeConfiguration with { taintlint: {...} } whenever a
+      // taintlint.* setting changes, so the server re-lints without a reload. The server can
+      // also pull the same section with workspace/configuration.
+      configurationSection: SECTION,
+    },
+  };
+  // The client's id `taintlint` makes it read the `taintlint.trace.server` setting.
+  const candidate = new LanguageClient(SECTION, "taintlint", serverOptions, clientOptions);
+  try {
+    await candidate.start();
+    client = candidate;
+  } catch (error) {
+    output.error(`the server did not start: ${String(error)}`);
+    void vscode.window
+      .showErrorMessage(
+        `taintlint: \`${command} server\` did not start (${String(error)}). ` +
+          "Is it taintlint 0.1 or newer? See the taintlint output for the server's log.",
+        "Show Log",
+      )
+      .then((choice) => {
+        if (choice === "Show Log") {
+          output.show(true);
+        }
+      });
+  }
+}
+
+/** The settings the server reads: everything in the section except what only the extension uses. */
+function serverSettings(): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return {
+    inventory: config.get<string[]>("inventory", []),
+    featureGates: config.get<Record<string, boolean>>("featureGates", {}),
+    enableAdmissionPlugins: config.get<string[]>("enableAdmissionPlugins", []),
+    disableAdmissionPlugins: config.get<string[]>("disableAdmissionPlugins", []),
+    rules: config.get<Record<string, string>>("rules", {}),
+  };
+}
+
+/**
+ * The executable to run: `taintlint.path` when set (`~` and paths relative to the first
+ * workspace folder are resolved), else `taintlint` on PATH. Says clearly what is missing.
+ */
+function findServer(): string | undefined {
+  const configured = vscode.workspace.getConfiguration(SECTION).get<string>("path", "").trim();
+  if (configured) {
+    const resolved = resolveConfiguredPath(configured);
+    if (isExecutable(resolved)) {
+      return resolved;
+    }
+    missing(
+      `taintlint: the \`taintlint.path\` setting points to \`${resolved}\`, which is not an executable file.`,
+    );
+    return undefined;
+  }
+  const exe = process.platform === "win32" ? "taintlint.exe" : "taintlint";
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir && isExecutable(path.join(dir, exe))) {
+      return path.join(dir, exe);
+    }
+  }
+  missing(
+    "taintlint: the `taintlint` executable was not found on PATH. Install it " +
+      "(`cargo install --path .` in a taintlint checkout) or set `taintlint.path` to where it is.",
+  );
+  return undefined;
+}
+
+function resolveConfiguredPath(configured: string): string {
+  let p = configured;
+  if (p === "~" || p.startsWith("~/")) {
+    p = path.join(os.homedir(), p.slice(1));
+  }
+  if (!path.isAbsolute(p)) {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (folder && folder.uri.scheme === "file") {
+      p = path.join(folder.uri.fsPath, p);
+    }
+  }
+  return p;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function missing(message: string): void {
+  output.error(message);
+  void vscode.window.showErrorMessage(message, "Open Settings").then((choice) => {
+    if (choice === "Open Settings") {
+      void vscode.commands.executeCommand("workbench.action.openSettings", `${SECTION}.path`);
+    }
+  });
+}
