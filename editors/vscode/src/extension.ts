@@ -5,10 +5,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import {
+  DidChangeConfigurationNotification,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
-  TransportKind,
 } from "vscode-languageclient/node";
 
 const SECTION = "taintlint";
@@ -19,7 +19,10 @@ let traceOutput: vscode.LogOutputChannel;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("taintlint", { log: true });
-  traceOutput = vscode.window.createOutputChannel("taintlint Trace", { log: true });
+  traceOutput = traceChannel(
+    vscode.window.createOutputChannel("taintlint Trace"),
+    context.subscriptions,
+  );
   context.subscriptions.push(
     output,
     traceOutput,
@@ -30,6 +33,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       // only a different executable needs a new process.
       if (event.affectsConfiguration(`${SECTION}.path`)) {
         void restart();
+      } else if (event.affectsConfiguration(SECTION)) {
+        output.info(`settings changed: ${JSON.stringify(serverSettings())}`);
       }
     }),
   );
@@ -63,11 +68,9 @@ async function start(): Promise<void> {
     return;
   }
   output.info(`starting ${command} server`);
-  const serverOptions: ServerOptions = {
-    command,
-    args: ["server"],
-    transport: TransportKind.stdio,
-  };
+  // No `transport`: with TransportKind.stdio the client would append `--stdio` to the
+  // arguments; an executable without one already talks over stdin and stdout.
+  const serverOptions: ServerOptions = { command, args: ["server"] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: "file", language: "yaml" },
@@ -77,10 +80,30 @@ async function start(): Promise<void> {
     traceOutputChannel: traceOutput,
     initializationOptions: () => serverSettings(),
     synchronize: {
-      // Sends workspace/didChangeConfiguration with { taintlint: {...} } whenever a
-      // taintlint.* setting changes, so the server re-lints without a reload. The server can
-      // also pull the same section with workspace/configuration.
+      // Sends workspace/didChangeConfiguration whenever a taintlint.* setting changes, so the
+      // server re-lints without a reload. The server can also pull the same section with
+      // workspace/configuration.
       configurationSection: SECTION,
+    },
+    middleware: {
+      workspace: {
+        // Both carry only the settings the server reads: not `path` or `trace`, which are the
+        // extension's own.
+        didChangeConfiguration: async () => {
+          await candidate.sendNotification(DidChangeConfigurationNotification.type, {
+            settings: { [SECTION]: serverSettings() },
+          });
+        },
+        configuration: async (params, token, next) => {
+          const answers = await next(params, token);
+          if (!Array.isArray(answers)) {
+            return answers;
+          }
+          return answers.map((answer, i) =>
+            params.items[i]?.section === SECTION ? serverSettings() : answer,
+          );
+        },
+      },
     },
   };
   // The client's id `taintlint` makes it read the `taintlint.trace.server` setting.
@@ -102,6 +125,57 @@ async function start(): Promise<void> {
         }
       });
   }
+}
+
+/**
+ * The trace channel. vscode-languageclient 11 traces only while its trace channel's log level is
+ * Trace; this channel's level follows `taintlint.trace.server` (Trace unless it is `off`), so
+ * that setting alone turns tracing on and off, as users expect.
+ */
+function traceChannel(
+  channel: vscode.OutputChannel,
+  subscriptions: vscode.Disposable[],
+): vscode.LogOutputChannel {
+  const levelChanged = new vscode.EventEmitter<vscode.LogLevel>();
+  const level = () =>
+    vscode.workspace.getConfiguration(SECTION).get<string>("trace.server", "off") === "off"
+      ? vscode.LogLevel.Info
+      : vscode.LogLevel.Trace;
+  subscriptions.push(
+    levelChanged,
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration(`${SECTION}.trace.server`)) {
+        levelChanged.fire(level());
+      }
+    }),
+  );
+  const line =
+    (name: string) =>
+    (message: string | Error, ...args: unknown[]) =>
+      channel.appendLine(
+        `[${new Date().toISOString()}] [${name}] ${String(message)}` +
+          args.map((a) => ` ${String(a)}`).join(""),
+      );
+  return {
+    name: channel.name,
+    get logLevel() {
+      return level();
+    },
+    onDidChangeLogLevel: levelChanged.event,
+    trace: line("trace"),
+    debug: line("debug"),
+    info: line("info"),
+    warn: line("warning"),
+    error: line("error"),
+    append: (value: string) => channel.append(value),
+    appendLine: (value: string) => channel.appendLine(value),
+    replace: (value: string) => channel.replace(value),
+    clear: () => channel.clear(),
+    show: (column?: boolean | vscode.ViewColumn, preserveFocus?: boolean) =>
+      typeof column === "boolean" ? channel.show(column) : channel.show(preserveFocus),
+    hide: () => channel.hide(),
+    dispose: () => channel.dispose(),
+  } as vscode.LogOutputChannel;
 }
 
 /** The settings the server reads: everything in the section except what only the extension uses. */

@@ -168,6 +168,24 @@ local function steps()
     return false
   end)
   snapshot('edit')
+
+  -- 6. Settings changed by calling setup() again reach the running server: a rule's severity.
+  local severity_rule = assert(os.getenv('TAINTLINT_E2E_SEVERITY_RULE'), 'TAINTLINT_E2E_SEVERITY_RULE is not set')
+  local client_id = client().id
+  require('taintlint').setup({
+    cmd = { os.getenv('TAINTLINT_BIN'), 'server' },
+    rules = { [severity_rule] = 'error' },
+  })
+  wait_for(severity_rule .. ' to become an error', function()
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == severity_rule and d.severity == vim.diagnostic.severity.ERROR then
+        return true
+      end
+    end
+    return false
+  end)
+  report.same_client_after_settings = client().id == client_id
+  snapshot('settings')
 end
 
 local ok, err = xpcall(steps, debug.traceback)

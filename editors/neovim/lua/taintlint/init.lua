@@ -1,9 +1,9 @@
--- require('taintlint').setup({...}): taintlint's settings for the language server, applied to
--- the configuration `vim.lsp.enable('taintlint')` uses and pushed to running servers at once
--- (workspace/didChangeConfiguration), so calling setup() again needs no restart.
+-- require('taintlint').setup({...}): taintlint's settings for the language server. They are sent
+-- when the server starts (initializationOptions, workspace/didChangeConfiguration) and pushed to
+-- servers already running, so calling setup() again takes effect without a restart.
 local M = {}
 
---- Settings the server reads (nil leaves the server's default).
+--- Settings the server reads (absent: the server's default).
 ---@class taintlint.Settings
 ---@field inventory? string[] cluster inventory files (relative to the workspace root)
 ---@field featureGates? table<string, boolean> feature gates, as kube-apiserver names them
@@ -16,30 +16,59 @@ local M = {}
 ---@field cmd? string[] how to start the server (default { 'taintlint', 'server' })
 ---@field enable? boolean call vim.lsp.enable('taintlint') (default true)
 
-local SETTING_KEYS = { 'inventory', 'featureGates', 'enableAdmissionPlugins', 'disableAdmissionPlugins', 'rules' }
+local LISTS = { 'inventory', 'enableAdmissionPlugins', 'disableAdmissionPlugins' }
+local MAPS = { 'featureGates', 'rules' }
 
----@type taintlint.Settings
-M.settings = {}
+--- The settings given to the last setup(), or nil when setup() was not called (then the
+--- `settings` of vim.lsp.config('taintlint') are sent as they are).
+---@type taintlint.Settings?
+M.settings = nil
 
---- The settings part of `opts`: only the keys the server reads; an unknown key is an error,
---- so a misspelt setting is not silently ignored.
+--- `opts` as the server reads them: every key present, maps that stay JSON objects when empty.
 ---@param opts table
----@return taintlint.Settings
-local function settings_of(opts)
+---@return table
+local function server_settings(opts)
   local known = { cmd = true, enable = true }
-  for _, k in ipairs(SETTING_KEYS) do
+  for _, k in ipairs(vim.list_extend(vim.list_extend({}, LISTS), MAPS)) do
     known[k] = true
   end
   for k in pairs(opts) do
     if not known[k] then
-      error(('taintlint.setup: unknown option %q (known: cmd, enable, %s)'):format(k, table.concat(SETTING_KEYS, ', ')), 3)
+      error(
+        ('taintlint.setup: unknown option %q (known: cmd, enable, %s, %s)'):format(
+          k,
+          table.concat(LISTS, ', '),
+          table.concat(MAPS, ', ')
+        ),
+        3
+      )
     end
   end
   local settings = {}
-  for _, k in ipairs(SETTING_KEYS) do
-    settings[k] = opts[k]
+  for _, k in ipairs(LISTS) do
+    vim.validate('opts.' .. k, opts[k], 'table', true)
+    settings[k] = opts[k] or {}
+  end
+  for _, k in ipairs(MAPS) do
+    vim.validate('opts.' .. k, opts[k], 'table', true)
+    local map = vim.empty_dict()
+    for name, value in pairs(opts[k] or {}) do
+      map[name] = value
+    end
+    settings[k] = map
   end
   return settings
+end
+
+--- Called by lsp/taintlint.lua when a server starts.
+function M._before_init(params, config)
+  if M.settings then
+    params.initializationOptions = M.settings
+    -- The client answers workspace/configuration from this very table: fill it in place.
+    config.settings.taintlint = M.settings
+  elseif config.settings and config.settings.taintlint then
+    params.initializationOptions = config.settings.taintlint
+  end
 end
 
 ---@param opts? taintlint.Options
@@ -47,16 +76,13 @@ function M.setup(opts)
   opts = opts or {}
   vim.validate('opts', opts, 'table')
   vim.validate('opts.cmd', opts.cmd, 'table', true)
-  M.settings = settings_of(opts)
-
-  local config = { settings = { taintlint = M.settings }, init_options = M.settings }
+  M.settings = server_settings(opts)
   if opts.cmd then
-    config.cmd = opts.cmd
+    vim.lsp.config('taintlint', { cmd = opts.cmd })
   end
-  vim.lsp.config('taintlint', config)
 
   for _, client in ipairs(vim.lsp.get_clients({ name = 'taintlint' })) do
-    client.settings = vim.tbl_deep_extend('force', client.settings or {}, { taintlint = M.settings })
+    client.settings.taintlint = M.settings
     client:notify('workspace/didChangeConfiguration', { settings = client.settings })
   end
 

@@ -1,0 +1,389 @@
+// Run by the VS Code end-to-end test (tests/editors_vscode.rs): packages the extension in
+// editors/vscode into a .vsix, installs it into a fresh code-server (VS Code in the browser) on
+// 127.0.0.1, opens the fixture in headless Chromium through playwright-core, and records what a
+// person would see: the squiggles, the Problems panel, the hovers, the error shown for a missing
+// server binary. Screenshots and logs go to $TAINTLINT_E2E_ARTIFACTS; what was seen goes to
+// result.json there, for the Rust side to check against `taintlint lint`.
+"use strict";
+
+const { spawn, spawnSync } = require("node:child_process");
+const fs = require("node:fs");
+const http = require("node:http");
+const net = require("node:net");
+const os = require("node:os");
+const path = require("node:path");
+
+function env(name) {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(`${name} is not set`);
+  }
+  return value;
+}
+
+const BIN = env("TAINTLINT_BIN");
+const E2E_HOME = env("TAINTLINT_E2E_HOME");
+const ARTIFACTS = env("TAINTLINT_E2E_ARTIFACTS");
+const FIXTURE = env("TAINTLINT_E2E_FIXTURE");
+const EXTENSION = env("TAINTLINT_VSCODE_EXTENSION");
+const CHROMIUM = process.env.TAINTLINT_CHROMIUM || "/usr/bin/chromium";
+const CODE_SERVER = path.join(E2E_HOME, "code-server/node_modules/.bin/code-server");
+const { chromium } = require(path.join(E2E_HOME, "playwright/node_modules/playwright-core"));
+
+// Chromium, code-server and the language server share two cores: be patient.
+const TIMEOUT = 60_000;
+
+function log(message) {
+  process.stderr.write(`[vscode-e2e ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function run(command, args, options) {
+  log(`$ ${command} ${args.join(" ")}`);
+  const result = spawnSync(command, args, { stdio: ["ignore", "inherit", "inherit"], ...options });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function get(url) {
+  return new Promise((resolve) => {
+    const request = http.get(url, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    });
+    request.on("error", () => resolve(undefined));
+    request.setTimeout(2000, () => {
+      request.destroy();
+      resolve(undefined);
+    });
+  });
+}
+
+async function until(what, predicate, timeout = TIMEOUT) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await predicate();
+    if (value) {
+      return value;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+}
+
+/** "Ln 20, Col 51" and the rest of a Problems panel row. */
+function parseProblemRow(row) {
+  const at = /\[Ln (\d+), Col (\d+)\]/.exec(row.text);
+  // VS Code shows the source and the code as "taintlint(rule)" (the parentheses may be drawn
+  // by CSS, so innerText can read "taintlint rule").
+  const code = /taintlint\(?\s*([a-z0-9-]+)\)?\s*\[Ln/.exec(row.text);
+  return {
+    ...row,
+    line: at ? Number(at[1]) : null,
+    column: at ? Number(at[2]) : null,
+    code: code ? code[1] : null,
+  };
+}
+
+async function problemRows(page) {
+  return page.$$eval(".markers-panel .monaco-list-row", (rows) =>
+    rows.map((row) => ({
+      text: row.innerText.replace(/\s+/g, " ").trim(),
+      aria: row.getAttribute("aria-label") || "",
+      severity: (() => {
+        const icon = row.querySelector(".marker-icon");
+        if (!icon) return null;
+        for (const s of ["error", "warning", "info"]) {
+          if (icon.classList.contains(s) || icon.classList.contains(`codicon-${s}`)) return s;
+        }
+        return icon.className;
+      })(),
+    })),
+  );
+}
+
+async function markerRows(page) {
+  // The first row of each file is the file itself; the others are its problems.
+  const rows = await problemRows(page);
+  return rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r.text)).map(parseProblemRow);
+}
+
+async function showHover(page, line, column) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+G");
+  await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
+  await page.keyboard.type(`${line}:${column}`);
+  await page.keyboard.press("Enter");
+  await page.waitForSelector(".quick-input-widget", { state: "hidden", timeout: TIMEOUT });
+  // editor.action.showHover
+  await page.keyboard.press("Control+K");
+  await page.keyboard.press("Control+I");
+  const hover = await page.waitForSelector(".monaco-hover-content", { state: "visible", timeout: TIMEOUT });
+  // The diagnostic part shows at once, the server's hover when it answers.
+  await page.waitForTimeout(1500);
+  return (await hover.innerText()).trim();
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
+  await page.keyboard.type(title);
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`, { timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+}
+
+async function openFile(page, name) {
+  const tab = await page.$(`.tabs-container .tab[aria-label^="${name}"]`);
+  if (tab) {
+    await tab.click();
+    await activeTab(page, name);
+    return;
+  }
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
+  await page.keyboard.type(name);
+  await page.waitForSelector(".quick-input-list .monaco-list-row", { timeout: TIMEOUT });
+  await page.keyboard.press("Enter");
+  await activeTab(page, name);
+}
+
+async function activeTab(page, name, extra = "") {
+  await page.waitForSelector(`.tabs-container .tab.active${extra}[aria-label^="${name}"]`, { timeout: TIMEOUT });
+}
+
+/** Changes settings the way a person does: in a settings.json, in the editor, saved. */
+async function editSettings(page, command, settings) {
+  await runCommand(page, command);
+  await activeTab(page, "settings.json");
+  await page.waitForTimeout(500);
+  // Pasted, not typed, so that no bracket or quote is closed or indented automatically.
+  await page.evaluate((text) => navigator.clipboard.writeText(text), JSON.stringify(settings, null, 2) + "\n");
+  await page.keyboard.press("Control+A");
+  await page.keyboard.press("Control+V");
+  await page.keyboard.press("Control+S");
+  await activeTab(page, "settings.json", ":not(.dirty)");
+}
+
+async function main() {
+  fs.rmSync(ARTIFACTS, { recursive: true, force: true });
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const result = { steps: [] };
+  const step = (name) => {
+    log(name);
+    result.steps.push(name);
+  };
+
+  // The extension, packaged the way a release is.
+  step("package the extension");
+  const vsix = path.join(ARTIFACTS, "taintlint.vsix");
+  run("npm", ["run", "--silent", "package", "--", "--out", vsix], { cwd: EXTENSION });
+
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "taintlint-vscode-e2e-"));
+  const dirs = {};
+  for (const name of ["workspace", "user-data", "extensions", "xdg-config", "xdg-data", "chromium", "tmp"]) {
+    dirs[name] = path.join(root, name);
+    fs.mkdirSync(dirs[name], { recursive: true });
+  }
+  const fileName = path.basename(FIXTURE);
+  fs.copyFileSync(FIXTURE, path.join(dirs.workspace, fileName));
+  const closedPort = await freePort();
+  const csEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: dirs["xdg-config"],
+    XDG_DATA_HOME: dirs["xdg-data"],
+    TMPDIR: dirs.tmp,
+    // No marketplace: the gallery is a closed port on loopback.
+    EXTENSIONS_GALLERY: JSON.stringify({
+      serviceUrl: `http://127.0.0.1:${closedPort}/gallery`,
+      itemUrl: `http://127.0.0.1:${closedPort}/item`,
+    }),
+  };
+  const common = [
+    "--config", path.join(root, "code-server.yaml"),
+    "--user-data-dir", dirs["user-data"],
+    "--extensions-dir", dirs.extensions,
+  ];
+
+  step("install the .vsix into code-server");
+  run(CODE_SERVER, [...common, "--install-extension", vsix], { env: csEnv });
+  result.installed = fs.readdirSync(dirs.extensions).filter((n) => !n.startsWith("."));
+
+  const settingsFile = path.join(dirs["user-data"], "User", "settings.json");
+  const settings = {
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "extensions.ignoreRecommendations": true,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "workbench.colorTheme": "Default Dark Modern",
+    "security.workspace.trust.enabled": false,
+    "chat.disableAIFeatures": true,
+    "git.enabled": false,
+    "editor.minimap.enabled": false,
+    "editor.stickyScroll.enabled": false,
+    "editor.hover.delay": 200,
+    "window.zoomLevel": 0,
+    "taintlint.trace.server": "messages",
+  };
+  writeJson(settingsFile, settings);
+  // taintlint.path is a machine setting (a workspace must not choose what runs): in code-server,
+  // as in any remote window, it is read from the remote machine's settings, not the user's.
+  writeJson(path.join(dirs["user-data"], "Machine", "settings.json"), { "taintlint.path": BIN });
+
+  const port = await freePort();
+  step(`start code-server on 127.0.0.1:${port}`);
+  const serverLog = fs.openSync(path.join(ARTIFACTS, "code-server.log"), "w");
+  const codeServer = spawn(
+    CODE_SERVER,
+    [
+      ...common,
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--auth", "none",
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--disable-proxy",
+      dirs.workspace,
+    ],
+    { env: csEnv, detached: true, stdio: ["ignore", serverLog, serverLog] },
+  );
+  let browser;
+  let page;
+  try {
+    await until("code-server to answer", async () => (await get(`http://127.0.0.1:${port}/healthz`)) === 200);
+
+    step("open VS Code in Chromium");
+    browser = await chromium.launchPersistentContext(dirs.chromium, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 860 },
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    await browser.grantPermissions(["clipboard-read", "clipboard-write"], { origin: `http://127.0.0.1:${port}` });
+    page = browser.pages()[0] || (await browser.newPage());
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
+    await page.waitForSelector(".explorer-folders-view, .monaco-workbench .part.editor", { timeout: TIMEOUT });
+    await page.waitForTimeout(1000);
+
+    step(`open ${fileName}`);
+    await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } }).catch(() => {});
+    await openFile(page, fileName);
+    await page.waitForSelector(".monaco-editor .view-lines", { timeout: TIMEOUT });
+
+    step("wait for taintlint's squiggles");
+    await page.waitForSelector(".squiggly-error", { timeout: TIMEOUT });
+    await page.screenshot({ path: path.join(ARTIFACTS, "squiggles.png") });
+
+    step("read the Problems panel");
+    await page.keyboard.press("Control+Shift+M");
+    await page.waitForSelector(".markers-panel .monaco-list-row", { timeout: TIMEOUT });
+    result.problems = await until("the problems to settle", async () => {
+      const first = await markerRows(page);
+      await page.waitForTimeout(1000);
+      const second = await markerRows(page);
+      return first.length > 0 && JSON.stringify(first) === JSON.stringify(second) ? second : undefined;
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, "problems.png") });
+
+    const flagged = result.problems.find((p) => p.code === process.env.TAINTLINT_E2E_HOVER_RULE);
+    if (!flagged) {
+      throw new Error(`no problem of rule ${process.env.TAINTLINT_E2E_HOVER_RULE} to hover`);
+    }
+    step(`hover the ${flagged.code} problem at ${flagged.line}:${flagged.column}`);
+    result.hover_diagnostic = await showHover(page, flagged.line, flagged.column);
+    await page.screenshot({ path: path.join(ARTIFACTS, "hover-diagnostic.png") });
+
+    const line = fs.readFileSync(FIXTURE, "utf8").split("\n").findIndex((l) => l.includes(process.env.TAINTLINT_E2E_HOVER_TOLERATION));
+    if (line < 0) {
+      throw new Error(`no line contains ${process.env.TAINTLINT_E2E_HOVER_TOLERATION}`);
+    }
+    step(`hover the toleration on line ${line + 1}`);
+    result.hover_toleration = await showHover(page, line + 1, 10);
+    await page.screenshot({ path: path.join(ARTIFACTS, "hover-toleration.png") });
+    await page.keyboard.press("Escape");
+
+    const severityRule = env("TAINTLINT_E2E_SEVERITY_RULE");
+    step(`make ${severityRule} an error in the user settings`);
+    await editSettings(page, "Preferences: Open User Settings (JSON)", {
+      ...settings,
+      "taintlint.rules": { [severityRule]: "error" },
+    });
+    await openFile(page, fileName);
+    result.problems_after_settings = await until(`${severityRule} to show as an error`, async () => {
+      const rows = await markerRows(page);
+      const row = rows.find((r) => r.code === severityRule);
+      return row && row.severity === "error" ? rows : undefined;
+    });
+    await page.screenshot({ path: path.join(ARTIFACTS, "settings.png") });
+
+    step("point taintlint.path at a missing file");
+    const missing = path.join(root, "no-such-taintlint");
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", { "taintlint.path": missing });
+    const toast = await until("the missing-binary notification", async () => {
+      const texts = await page.$$eval(".notifications-toasts .notification-list-item-message", (els) =>
+        els.map((e) => e.innerText.trim()),
+      );
+      return texts.find((t) => t.includes("taintlint")) || undefined;
+    });
+    result.missing_binary_message = toast;
+    await page.screenshot({ path: path.join(ARTIFACTS, "missing-binary.png") });
+  } catch (error) {
+    result.error = String(error && error.stack ? error.stack : error);
+    if (page) {
+      await page.screenshot({ path: path.join(ARTIFACTS, "failure.png") }).catch(() => {});
+    }
+  } finally {
+    if (browser) {
+      await browser.close().catch(() => {});
+    }
+    try {
+      process.kill(-codeServer.pid, "SIGTERM");
+    } catch {}
+    // The extension host's logs, the taintlint output channel among them.
+    fs.cpSync(path.join(dirs["user-data"], "logs"), path.join(ARTIFACTS, "logs"), { recursive: true, force: true });
+    writeJson(path.join(ARTIFACTS, "result.json"), result);
+    fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+  if (result.error) {
+    log(result.error);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  log(String(error && error.stack ? error.stack : error));
+  process.exitCode = 1;
+});

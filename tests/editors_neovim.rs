@@ -1,0 +1,303 @@
+//! Neovim 0.11, headless, with the plugin from editors/neovim and the `taintlint server` built by
+//! this crate: the diagnostics Neovim holds (lines, byte columns, codes, messages) are the ones
+//! `taintlint lint` reports for the same text, with either position encoding; hover explains; a
+//! quick fix applied through `vim.lsp.buf.code_action` changes the text as the CLI's fix does;
+//! an edit updates the diagnostics. Needs the tools of scripts/install-editor-test-deps.sh.
+
+mod editor_support;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use editor_support::*;
+use serde_json::Value;
+
+const FIXTURE: &str = "tests/e2e/fixtures/workload.yaml";
+const FIX_RULE: &str = "toleration-seconds-requires-no-execute";
+/// A warning in the fixture that the test makes an error through the plugin's settings.
+const SEVERITY_RULE: &str = "tolerates-everything";
+
+fn neovim() -> Result<PathBuf, String> {
+    let nvim = executable(&e2e_home().join("nvim/bin/nvim"))
+        .map_err(|e| format!("Neovim 0.11 is not installed ({e})"))?;
+    let out = std::process::Command::new(&nvim)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{} does not run: {e}", nvim.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout);
+    let first = version.lines().next().unwrap_or("");
+    let minor: Option<u32> = first
+        .strip_prefix("NVIM v0.")
+        .and_then(|r| r.split('.').next())
+        .and_then(|m| m.parse().ok());
+    match minor {
+        Some(m) if m >= 11 => Ok(nvim),
+        _ => Err(format!("{} is `{first}`, not Neovim 0.11+", nvim.display())),
+    }
+}
+
+/// Runs the editor session of tests/e2e/neovim/check.lua; `encoding` limits what Neovim offers.
+fn session(nvim: &PathBuf, encoding: Option<&str>) -> Value {
+    let name = encoding.unwrap_or("default");
+    let dir = artifacts("neovim").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().join("workspace");
+    std::fs::create_dir_all(workspace.join(".git")).unwrap();
+    let file = workspace.join("workload.yaml");
+    std::fs::copy(repo().join(FIXTURE), &file).unwrap();
+    let out = dir.join("result.json");
+    let e2e = repo().join("tests/e2e/neovim");
+    let init = e2e.join("init.lua");
+    let check = e2e.join("check.lua");
+
+    let started = Instant::now();
+    let output = loopback_only(
+        nvim,
+        &[
+            "--headless",
+            "--clean",
+            "-u",
+            init.to_str().unwrap(),
+            file.to_str().unwrap(),
+            "-c",
+            &format!("luafile {}", check.display()),
+        ],
+    )
+    .current_dir(&workspace)
+    .env("TAINTLINT_BIN", server_bin())
+    .env("TAINTLINT_NVIM_PLUGIN", repo().join("editors/neovim"))
+    .env("TAINTLINT_E2E_OUT", &out)
+    .env("TAINTLINT_E2E_FIX_RULE", FIX_RULE)
+    .env("TAINTLINT_E2E_SEVERITY_RULE", SEVERITY_RULE)
+    .env("TAINTLINT_E2E_ENCODING", encoding.unwrap_or(""))
+    .env("XDG_CONFIG_HOME", home.path().join("config"))
+    .env("XDG_DATA_HOME", home.path().join("data"))
+    .env("XDG_STATE_HOME", home.path().join("state"))
+    .env("XDG_CACHE_HOME", home.path().join("cache"))
+    .output()
+    .expect("run nvim");
+    let elapsed = started.elapsed();
+    let log = home.path().join("state/nvim/lsp.log");
+    let _ = std::fs::copy(&log, dir.join("lsp.log"));
+    eprintln!("neovim session ({name}): {:.1} s", elapsed.as_secs_f64());
+    let report = if out.exists() {
+        read_json(&out)
+    } else {
+        Value::Null
+    };
+    assert!(
+        output.status.success() && report.get("error").is_none(),
+        "the Neovim session ({name}) failed: {}\nstatus: {}\nstderr: {}\nNeovim's LSP log: {}\n{}",
+        report
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("(no result)"),
+        output.status,
+        String::from_utf8_lossy(&output.stderr),
+        dir.join("lsp.log").display(),
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    report
+}
+
+fn step<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name} in {report:#}"))
+}
+
+/// (line, byte col, end line, byte end col, code, severity, message), all 0-based as Neovim has them.
+type Shown = (u64, u64, u64, u64, String, String, String);
+
+fn shown(step: &Value) -> Vec<Shown> {
+    let mut list: Vec<Shown> = step["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["source"], "taintlint", "{d}");
+            (
+                d["lnum"].as_u64().unwrap(),
+                d["col"].as_u64().unwrap(),
+                d["end_lnum"].as_u64().unwrap(),
+                d["end_col"].as_u64().unwrap(),
+                d["code"].as_str().unwrap_or("").to_string(),
+                d["severity"].as_str().unwrap_or("").to_string(),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    list.sort();
+    list
+}
+
+fn expected(text: &str) -> Vec<Shown> {
+    let mut list: Vec<Shown> = lint(text, &[])
+        .into_iter()
+        .map(|e| {
+            (
+                e.line as u64 - 1,
+                offset(line_of(text, e.line), e.column, "utf-8") as u64,
+                e.end_line as u64 - 1,
+                offset(line_of(text, e.end_line), e.end_column, "utf-8") as u64,
+                e.rule,
+                e.severity,
+                e.message,
+            )
+        })
+        .collect();
+    list.sort();
+    list
+}
+
+/// The positions the server sent (in the negotiated encoding) are the CLI's, converted.
+fn check_raw(step: &Value, encoding: &str) {
+    let text = step["text"].as_str().unwrap();
+    let mut sent: Vec<(u64, u64, String)> = step["raw"]["diagnostics"]
+        .as_array()
+        .expect("the server's last diagnostics were recorded")
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["range"]["start"]["character"].as_u64().unwrap(),
+                d["code"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    sent.sort();
+    let mut want: Vec<(u64, u64, String)> = lint(text, &[])
+        .into_iter()
+        .map(|e| {
+            (
+                e.line as u64 - 1,
+                offset(line_of(text, e.line), e.column, encoding) as u64,
+                e.rule,
+            )
+        })
+        .collect();
+    want.sort();
+    assert_eq!(sent, want, "positions sent in {encoding}");
+}
+
+fn check_session(report: &Value, encoding: &str) {
+    assert_eq!(report["offset_encoding"], encoding, "negotiated encoding");
+    let fixture = std::fs::read_to_string(repo().join(FIXTURE)).unwrap();
+
+    // Opening the file: every diagnostic at the CLI's line and column.
+    let open = step(report, "open");
+    assert_eq!(open["text"], fixture.as_str());
+    assert_eq!(shown(open), expected(&fixture));
+    check_raw(open, encoding);
+    // The line with Japanese text and an emoji before the flagged value:
+    // `      - {key: "専用🚀ノード", operator: Exists, value: "x", effect: NoExecute}`.
+    // `"x"` is code point 49 (0-based), UTF-16 unit 50 (🚀 is a surrogate pair), byte 62.
+    let jp = open["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "exists-with-value")
+        .expect("exists-with-value on the Japanese line");
+    assert_eq!(jp["lnum"], 19);
+    assert_eq!(jp["col"], 62, "Neovim's byte column");
+    assert_eq!(jp["text"], "\"x\"", "the flagged text in the buffer");
+    let raw_jp = open["raw"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "exists-with-value")
+        .unwrap();
+    let sent_character = if encoding == "utf-8" { 62 } else { 50 };
+    assert_eq!(raw_jp["range"]["start"]["character"], sent_character);
+
+    // Hover on a toleration says what it matches.
+    let hover = report["hover_toleration"]
+        .as_str()
+        .expect("a hover on the toleration");
+    assert!(
+        hover.contains("node.kubernetes.io/unreachable") && hover.contains("NoExecute"),
+        "hover on the toleration: {hover}"
+    );
+    // Hover on a diagnostic shows the rule's explanation.
+    let hover = report["hover_diagnostic"]
+        .as_str()
+        .expect("a hover on the diagnostic");
+    let explain = explanation(FIX_RULE);
+    let what = explain
+        .lines()
+        .skip_while(|l| !l.starts_with("## What it catches"))
+        .nth(1)
+        .filter(|l| !l.trim().is_empty())
+        .or_else(|| explain.lines().find(|l| l.len() > 30))
+        .unwrap();
+    assert!(
+        hover.contains(what.trim()),
+        "hover on the {FIX_RULE} diagnostic lacks its explanation ({what:?}): {hover}"
+    );
+
+    // The quick fix, applied by code_action: the text is the CLI's fix applied, and the
+    // diagnostics are those of the new text.
+    let titles: Vec<&str> = report["code_actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    let cli_fix = lint(&fixture, &[])
+        .into_iter()
+        .find(|e| e.rule == FIX_RULE)
+        .unwrap()
+        .fixes
+        .remove(0);
+    assert!(
+        titles.contains(&cli_fix["title"].as_str().unwrap()),
+        "quick fixes offered: {titles:?}"
+    );
+    let fixed = step(report, "quick-fix");
+    assert_eq!(fixed["text"], apply_fix(&fixture, &cli_fix).as_str());
+    let fixed_text = fixed["text"].as_str().unwrap();
+    assert_eq!(shown(fixed), expected(fixed_text));
+    assert!(!shown(fixed).iter().any(|d| d.4 == FIX_RULE));
+
+    // An edit (a misspelt effect) brings the new diagnostic.
+    let edited = step(report, "edit");
+    let text = edited["text"].as_str().unwrap();
+    assert!(text.contains("effect: NoSchedul\n"));
+    assert_eq!(shown(edited), expected(text));
+    assert!(shown(edited).iter().any(|d| d.4 == "unknown-effect"));
+    check_raw(edited, encoding);
+
+    // setup() again with a rule's severity: the running server (no restart) re-lints.
+    assert_eq!(report["same_client_after_settings"], true);
+    let after = step(report, "settings");
+    let want: Vec<Shown> = expected(after["text"].as_str().unwrap())
+        .into_iter()
+        .map(|mut d| {
+            if d.4 == SEVERITY_RULE {
+                assert_eq!(d.5, "warning", "{SEVERITY_RULE} is a warning by default");
+                d.5 = "error".into();
+            }
+            d
+        })
+        .collect();
+    assert!(want.iter().any(|d| d.4 == SEVERITY_RULE));
+    assert_eq!(shown(after), want);
+}
+
+#[test]
+fn neovim_shows_taintlint_diagnostics_hover_and_quick_fixes() {
+    let Some(nvim) = require("editors_neovim", neovim()) else {
+        return;
+    };
+    // Neovim offers utf-8 first: the server must use byte columns.
+    let report = session(&nvim, None);
+    check_session(&report, "utf-8");
+    // A client that offers only UTF-16 (like VS Code) gets UTF-16 columns.
+    let report = session(&nvim, Some("utf-16"));
+    check_session(&report, "utf-16");
+}

@@ -1,0 +1,209 @@
+//! VS Code (code-server on 127.0.0.1, in headless Chromium driven by playwright-core) with the
+//! extension from editors/vscode packaged into a .vsix and installed, and the `taintlint server`
+//! built by this crate: the Problems panel lists what `taintlint lint` reports, at the same
+//! `[Ln, Col]` (VS Code counts UTF-16 units), the hovers explain, and a wrong `taintlint.path`
+//! gives a clear message. Screenshots land in target/e2e/vscode/. Needs the tools of
+//! scripts/install-editor-test-deps.sh.
+
+mod editor_support;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use editor_support::*;
+use serde_json::Value;
+
+const FIXTURE: &str = "tests/e2e/fixtures/workload.yaml";
+const HOVER_RULE: &str = "toleration-seconds-requires-no-execute";
+const HOVER_TOLERATION: &str = "key: node.kubernetes.io/unreachable";
+/// A warning in the fixture that the test makes an error through the user settings.
+const SEVERITY_RULE: &str = "tolerates-everything";
+
+struct Tools {
+    node: PathBuf,
+}
+
+fn tools() -> Result<Tools, String> {
+    let home = e2e_home();
+    executable(&home.join("code-server/node_modules/.bin/code-server"))
+        .map_err(|e| format!("code-server is not installed ({e})"))?;
+    let playwright = home.join("playwright/node_modules/playwright-core/package.json");
+    if !playwright.exists() {
+        return Err(format!(
+            "playwright-core is not installed ({} is missing)",
+            playwright.display()
+        ));
+    }
+    executable(Path::new("/usr/bin/chromium"))
+        .map_err(|e| format!("Chromium is not installed ({e})"))?;
+    let ext = repo().join("editors/vscode/node_modules/.bin/vsce");
+    executable(&ext).map_err(|e| {
+        format!("the VS Code extension's npm dependencies are not installed ({e})")
+    })?;
+    let node = which("node").ok_or("node is not on PATH")?;
+    Ok(Tools { node })
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| executable(p).is_ok())
+}
+
+fn problems(result: &Value) -> Vec<(u64, u64, String)> {
+    let mut list: Vec<(u64, u64, String)> = result["problems"]
+        .as_array()
+        .expect("the Problems panel was read")
+        .iter()
+        .map(|p| {
+            (
+                p["line"].as_u64().unwrap(),
+                p["column"].as_u64().unwrap(),
+                p["code"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    list.sort();
+    list
+}
+
+#[test]
+fn vscode_shows_taintlint_problems_and_hovers() {
+    let Some(tools) = require("editors_vscode", tools()) else {
+        return;
+    };
+    let dir = artifacts("vscode");
+    let driver = repo().join("tests/e2e/vscode/drive.js");
+    let started = Instant::now();
+    let output = loopback_only(&tools.node, &[driver.to_str().unwrap()])
+        .current_dir(repo())
+        .env("TAINTLINT_BIN", server_bin())
+        .env("TAINTLINT_E2E_HOME", e2e_home())
+        .env("TAINTLINT_E2E_ARTIFACTS", &dir)
+        .env("TAINTLINT_E2E_FIXTURE", repo().join(FIXTURE))
+        .env("TAINTLINT_VSCODE_EXTENSION", repo().join("editors/vscode"))
+        .env("TAINTLINT_E2E_HOVER_RULE", HOVER_RULE)
+        .env("TAINTLINT_E2E_HOVER_TOLERATION", HOVER_TOLERATION)
+        .env("TAINTLINT_E2E_SEVERITY_RULE", SEVERITY_RULE)
+        .output()
+        .expect("run the VS Code driver");
+    eprintln!(
+        "vscode session: {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let result_file = dir.join("result.json");
+    let result = if result_file.exists() {
+        read_json(&result_file)
+    } else {
+        Value::Null
+    };
+    assert!(
+        output.status.success() && result.get("error").is_none(),
+        "the VS Code session failed: {}\nstatus: {}\ndriver log:\n{}\nScreenshots and the extension host's logs are in {}",
+        result.get("error").and_then(Value::as_str).unwrap_or("(no result)"),
+        output.status,
+        String::from_utf8_lossy(&output.stderr),
+        dir.display()
+    );
+
+    // The packaged extension is what got installed.
+    assert!(
+        result["installed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("taintlint.taintlint-")),
+        "installed extensions: {}",
+        result["installed"]
+    );
+
+    // The Problems panel: every diagnostic of the CLI, at [Ln, Col] in UTF-16 units, 1-based.
+    let fixture = std::fs::read_to_string(repo().join(FIXTURE)).unwrap();
+    let cli = lint(&fixture, &[]);
+    let mut want: Vec<(u64, u64, String)> = cli
+        .iter()
+        .map(|e| {
+            (
+                e.line as u64,
+                offset(line_of(&fixture, e.line), e.column, "utf-16") as u64 + 1,
+                e.rule.clone(),
+            )
+        })
+        .collect();
+    want.sort();
+    assert_eq!(problems(&result), want, "Problems panel");
+    // Each row shows the CLI's message and the source.
+    for e in &cli {
+        let row = result["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["code"] == e.rule.as_str())
+            .unwrap();
+        let text = row["text"].as_str().unwrap();
+        // The row's accessible label has the message with its spacing intact.
+        let aria = row["aria"].as_str().unwrap();
+        assert!(
+            aria.contains(&e.message) && aria.contains("taintlint"),
+            "row {aria:?} lacks {:?}",
+            e.message
+        );
+        assert_eq!(row["severity"], e.severity.as_str(), "{text}");
+    }
+    // The line with Japanese text and an emoji: `"x"` is code point 50 but VS Code's Col 51,
+    // as 🚀 counts two UTF-16 units.
+    assert!(problems(&result).contains(&(20, 51, "exists-with-value".into())));
+
+    // Hovers: the rule's explanation on a problem, plain words on a toleration.
+    let hover = result["hover_diagnostic"].as_str().unwrap();
+    let explain = explanation(HOVER_RULE);
+    let what = explain
+        .lines()
+        .skip_while(|l| !l.starts_with("## What it catches"))
+        .nth(1)
+        .filter(|l| !l.trim().is_empty())
+        .or_else(|| explain.lines().find(|l| l.len() > 30))
+        .unwrap();
+    assert!(
+        hover.contains(what.trim()),
+        "the hover lacks the explanation ({what:?}): {hover}"
+    );
+    let hover = result["hover_toleration"].as_str().unwrap();
+    assert!(
+        hover.contains("node.kubernetes.io/unreachable") && hover.contains("NoExecute"),
+        "hover on the toleration: {hover}"
+    );
+
+    // A changed setting reaches the running server: the rule is now an error, nothing else moved.
+    let after = result["problems_after_settings"].as_array().unwrap();
+    assert_eq!(after.len(), cli.len());
+    for e in &cli {
+        let row = after.iter().find(|p| p["code"] == e.rule.as_str()).unwrap();
+        let severity = if e.rule == SEVERITY_RULE {
+            assert_eq!(e.severity, "warning");
+            "error"
+        } else {
+            e.severity.as_str()
+        };
+        assert_eq!(row["severity"], severity, "{row}");
+    }
+
+    // A wrong taintlint.path is reported, with the path.
+    let message = result["missing_binary_message"].as_str().unwrap();
+    assert!(
+        message.contains("taintlint.path") && message.contains("no-such-taintlint"),
+        "{message}"
+    );
+
+    for shot in [
+        "squiggles.png",
+        "problems.png",
+        "hover-diagnostic.png",
+        "hover-toleration.png",
+        "settings.png",
+        "missing-binary.png",
+    ] {
+        let len = std::fs::metadata(dir.join(shot)).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 10_000, "screenshot {shot} is missing or empty");
+    }
+}
