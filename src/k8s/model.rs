@@ -202,7 +202,7 @@ impl Toleration {
                  means nothing",
                 self.effect.map_or("", Effect::as_str)
             ),
-            (None, true) => "no tolerationSeconds: a matching NoExecute taint never evicts \
+            (None, true) => "No tolerationSeconds: a matching NoExecute taint never evicts \
                              the pod"
                 .to_string(),
             (None, false) => return None,
@@ -341,7 +341,7 @@ mod tests {
         let mut t = tol("k", Operator::Exists, "", Some(Effect::NoExecute));
         assert_eq!(
             t.describe_seconds().unwrap(),
-            "no tolerationSeconds: a matching NoExecute taint never evicts the pod"
+            "No tolerationSeconds: a matching NoExecute taint never evicts the pod"
         );
         t.toleration_seconds = Some(300);
         assert!(t.describe_seconds().unwrap().contains("stays 5 minutes"));
