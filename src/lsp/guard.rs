@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tower_lsp_server::jsonrpc::{ErrorCode, Request, Response};
+use tower_lsp_server::jsonrpc::{ErrorCode, Response};
 use tower_lsp_server::ls_types::{
     CancelParams, DidChangeConfigurationParams, DidChangeTextDocumentParams,
     DidChangeWatchedFilesParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
@@ -306,9 +306,7 @@ fn check(body: &[u8]) -> Verdict {
     };
     let id = value.get("id").filter(|id| id.is_i64() || id.is_string());
     let is_response = value.get("result").is_some() || value.get("error").is_some();
-    // (The protocol layer would read a missing method as "".)
-    let has_method = value.get("method").is_some_and(Value::is_string);
-    if has_method && Request::deserialize(&value).is_ok() {
+    if is_request(&value) {
         if id.is_none() {
             if let Err(e) = check_notification(&value) {
                 return Verdict::Replace(replacement(None, false, e));
@@ -326,6 +324,20 @@ fn check(body: &[u8]) -> Verdict {
     // A request we can name gets its error; anything else is logged.
     let respond = id.is_some() && !is_response;
     Verdict::Replace(replacement(id.cloned(), respond, invalid))
+}
+
+/// Whether the protocol layer will read this as a request or notification: what its `Request`
+/// type requires, checked in place (deserialising it would copy the parameters, which hold
+/// whole documents), except that a missing `method` is refused (it would read as "").
+fn is_request(value: &Value) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    object.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+        && object.get("method").is_some_and(Value::is_string)
+        && object
+            .get("id")
+            .is_none_or(|id| id.is_i64() || id.is_string() || id.is_null())
 }
 
 fn invalid_request_message(value: &Value) -> String {
@@ -401,6 +413,7 @@ fn replacement(id: Option<Value>, respond: bool, invalid: Invalid) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tower_lsp_server::jsonrpc::Request;
 
     async fn pass(input: &[u8], max_message: usize) -> Vec<Value> {
         let (mut w, r) = tokio::io::duplex(4096);
@@ -484,6 +497,30 @@ mod tests {
         assert_eq!(out.len(), 2);
         assert_eq!(out[0]["params"]["code"], -32600);
         assert_eq!(out[1]["method"], "exit");
+    }
+
+    #[test]
+    fn requests_as_the_protocol_layer_reads_them() {
+        for ok in [
+            json!({"jsonrpc": "2.0", "method": "m"}),
+            json!({"jsonrpc": "2.0", "method": "m", "id": 1, "params": [1]}),
+            json!({"jsonrpc": "2.0", "method": "m", "id": "a", "extra": true}),
+            json!({"jsonrpc": "2.0", "method": "m", "id": null}),
+        ] {
+            assert!(is_request(&ok), "{ok}");
+            assert!(Request::deserialize(&ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            json!({"jsonrpc": "2.0", "method": "m", "id": 1.5}),
+            json!({"jsonrpc": "2.0", "method": "m", "id": u64::MAX}),
+            json!({"jsonrpc": "1.0", "method": "m"}),
+            json!({"jsonrpc": "2.0", "method": 3}),
+            json!({"method": "m"}),
+            json!(["batch"]),
+        ] {
+            assert!(!is_request(&bad), "{bad}");
+            assert!(Request::deserialize(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
