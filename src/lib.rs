@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod config;
 pub mod diagnostic;
 pub mod k8s;
+pub mod lsp;
 pub mod position;
 pub mod report;
 pub mod rules;

@@ -35,6 +35,11 @@ enum Command {
     /// List every rule: name, default severity, whether it needs an inventory, whether it has a
     /// fix.
     Rules,
+    /// Run the language server on standard input and output (editors start it; see README).
+    ///
+    /// Exit status: 0 after the client's `shutdown` and `exit`, 1 when the client exits or
+    /// closes the connection without `shutdown`.
+    Server,
     /// Explain one rule: what it catches, why it matters, an example, the fix.
     Explain {
         /// The rule's name, as shown in brackets in lint output (e.g. `unknown-effect`).
@@ -114,6 +119,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Lint(args) => lint(args),
+        Command::Server => taintlint::lsp::run_stdio(),
         Command::Rules => {
             print_rules();
             ExitCode::SUCCESS
