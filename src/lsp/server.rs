@@ -83,7 +83,14 @@ impl Caps {
         let ws = c.workspace.as_ref();
         let td = c.text_document.as_ref();
         Caps {
-            pull: td.is_some_and(|t| t.diagnostic.is_some()),
+            // Pull only from a client that can be told to pull again: without
+            // workspace/diagnostic/refresh (Neovim 0.11), a settings or inventory change would
+            // never reach it, so it gets pushed diagnostics.
+            pull: td.is_some_and(|t| t.diagnostic.is_some())
+                && ws
+                    .and_then(|w| w.diagnostics.as_ref())
+                    .and_then(|d| d.refresh_support)
+                    .unwrap_or(false),
             refresh: ws
                 .and_then(|w| w.diagnostics.as_ref())
                 .and_then(|d| d.refresh_support)
