@@ -20,8 +20,9 @@ PLAYWRIGHT_VERSION=1.64.1
 # unless it finds this version's cache; Debian's ripgrep 13.0.0 is the same release line.
 VSCODE_RIPGREP_VERSION=1.15.11
 RIPGREP_ASSET=ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz
+# iproute2: `ip`, to bring up loopback in the tests' own network namespace (unshare -n).
 APT_PACKAGES=(chromium libkrb5-dev pkg-config ripgrep fonts-ipafont-gothic fonts-noto-color-emoji tmux
-  g++ make python3)
+  g++ make python3 iproute2)
 
 step_start=0
 step() { step_start=$SECONDS; echo "==> $*"; }
@@ -76,7 +77,7 @@ else
     # node-gyp builds against the headers of Debian's nodejs package (no header download);
     # npx may fetch node-gyp from the npm registry; the ripgrep cache above is found via TMPDIR.
     export npm_config_nodedir=/usr npm_config_yes=true TMPDIR="$E2E/tmp"
-    npm install --no-audit --no-fund --unsafe-perm "code-server@$CODE_SERVER_VERSION"
+    npm install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION"
   )
   touch "$cs_marker"
 fi
