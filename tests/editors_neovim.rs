@@ -6,7 +6,7 @@
 
 mod editor_support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use editor_support::*;
@@ -37,7 +37,7 @@ fn neovim() -> Result<PathBuf, String> {
 }
 
 /// Runs the editor session of tests/e2e/neovim/check.lua; `encoding` limits what Neovim offers.
-fn session(nvim: &PathBuf, encoding: Option<&str>) -> Value {
+fn session(nvim: &Path, encoding: Option<&str>) -> Value {
     let name = encoding.unwrap_or("default");
     let dir = artifacts("neovim").join(name);
     let _ = std::fs::remove_dir_all(&dir);
@@ -47,6 +47,8 @@ fn session(nvim: &PathBuf, encoding: Option<&str>) -> Value {
     std::fs::create_dir_all(workspace.join(".git")).unwrap();
     let file = workspace.join("workload.yaml");
     std::fs::copy(repo().join(FIXTURE), &file).unwrap();
+    let inventory = workspace.join("nodes.yaml");
+    std::fs::copy(repo().join("tests/e2e/fixtures/nodes.yaml"), &inventory).unwrap();
     let out = dir.join("result.json");
     let e2e = repo().join("tests/e2e/neovim");
     let init = e2e.join("init.lua");
@@ -71,6 +73,7 @@ fn session(nvim: &PathBuf, encoding: Option<&str>) -> Value {
     .env("TAINTLINT_E2E_OUT", &out)
     .env("TAINTLINT_E2E_FIX_RULE", FIX_RULE)
     .env("TAINTLINT_E2E_SEVERITY_RULE", SEVERITY_RULE)
+    .env("TAINTLINT_E2E_INVENTORY", &inventory)
     .env("TAINTLINT_E2E_ENCODING", encoding.unwrap_or(""))
     .env("XDG_CONFIG_HOME", home.path().join("config"))
     .env("XDG_DATA_HOME", home.path().join("data"))
@@ -287,6 +290,20 @@ fn check_session(report: &Value, encoding: &str) {
         .collect();
     assert!(want.iter().any(|d| d.4 == SEVERITY_RULE));
     assert_eq!(shown(after), want);
+
+    // The inventory file changed on disk: the server said so and published again. (The
+    // diagnostics do not depend on the inventory yet, so they are the same.)
+    let log: Vec<&str> = report["inventory_log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        log.iter().any(|m| m.contains("inventory changed")),
+        "the server's inventory messages: {log:?}"
+    );
+    assert_eq!(shown(step(report, "inventory")), want);
 }
 
 #[test]

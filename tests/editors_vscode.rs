@@ -37,9 +37,8 @@ fn tools() -> Result<Tools, String> {
     executable(Path::new("/usr/bin/chromium"))
         .map_err(|e| format!("Chromium is not installed ({e})"))?;
     let ext = repo().join("editors/vscode/node_modules/.bin/vsce");
-    executable(&ext).map_err(|e| {
-        format!("the VS Code extension's npm dependencies are not installed ({e})")
-    })?;
+    executable(&ext)
+        .map_err(|e| format!("the VS Code extension's npm dependencies are not installed ({e})"))?;
     let node = which("node").ok_or("node is not on PATH")?;
     Ok(Tools { node })
 }
@@ -87,10 +86,7 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         .env("TAINTLINT_E2E_SEVERITY_RULE", SEVERITY_RULE)
         .output()
         .expect("run the VS Code driver");
-    eprintln!(
-        "vscode session: {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    eprintln!("vscode session: {:.1} s", started.elapsed().as_secs_f64());
     let result_file = dir.join("result.json");
     let result = if result_file.exists() {
         read_json(&result_file)
@@ -205,7 +201,9 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         "settings.png",
         "missing-binary.png",
     ] {
-        let len = std::fs::metadata(dir.join(shot)).map(|m| m.len()).unwrap_or(0);
+        let len = std::fs::metadata(dir.join(shot))
+            .map(|m| m.len())
+            .unwrap_or(0);
         assert!(len > 10_000, "screenshot {shot} is missing or empty");
     }
 }

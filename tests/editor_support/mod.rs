@@ -56,7 +56,9 @@ pub fn require<T>(suite: &str, found: Result<T, String>) -> Option<T> {
                  playwright-core into .e2e/) with:\n      sudo {INSTALL_SCRIPT}\n  then run `cargo test` again."
             );
             if in_ci() {
-                panic!("{message}\n  CI=true: the editor end-to-end tests must run, not be skipped.");
+                panic!(
+                    "{message}\n  CI=true: the editor end-to-end tests must run, not be skipped."
+                );
             }
             // Straight to the process's stderr: the test harness captures only print macros.
             let _ = writeln!(
@@ -106,7 +108,9 @@ pub fn loopback_only(program: &Path, args: &[&str]) -> Command {
         }
         None => {
             if in_ci() {
-                panic!("cannot make a loopback-only network namespace (`unshare -n`): run CI as root");
+                panic!(
+                    "cannot make a loopback-only network namespace (`unshare -n`): run CI as root"
+                );
             }
             let _ = writeln!(
                 std::io::stderr(),
@@ -175,9 +179,7 @@ pub fn lint(text: &str, args: &[&str]) -> Vec<Expected> {
             fixes: d["fixes"].as_array().cloned().unwrap_or_default(),
         })
         .collect();
-    list.sort_by(|a, b| {
-        (a.line, a.column, &a.rule).cmp(&(b.line, b.column, &b.rule))
-    });
+    list.sort_by(|a, b| (a.line, a.column, &a.rule).cmp(&(b.line, b.column, &b.rule)));
     list
 }
 
@@ -205,7 +207,11 @@ pub fn apply_fix(text: &str, fix: &Value) -> String {
     let byte = |p: &Value| -> usize {
         let line = p["line"].as_u64().unwrap() as usize;
         let column = p["column"].as_u64().unwrap() as usize;
-        let start: usize = text.split_inclusive('\n').take(line - 1).map(str::len).sum();
+        let start: usize = text
+            .split_inclusive('\n')
+            .take(line - 1)
+            .map(str::len)
+            .sum();
         start + offset(line_of(text, line), column, "utf-8")
     };
     let mut edits: Vec<(usize, usize, String)> = fix["edits"]
@@ -220,7 +226,7 @@ pub fn apply_fix(text: &str, fix: &Value) -> String {
             )
         })
         .collect();
-    edits.sort_by(|a, b| b.0.cmp(&a.0));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut out = text.to_string();
     for (start, end, replacement) in edits {
         out.replace_range(start..end, &replacement);

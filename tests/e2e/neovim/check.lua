@@ -186,6 +186,39 @@ local function steps()
   end)
   report.same_client_after_settings = client().id == client_id
   snapshot('settings')
+
+  -- 7. An inventory file, named in the settings, changes on disk: the server notices (through
+  -- Neovim's file watcher, or by polling) and analyses the open buffer again.
+  local inventory = assert(os.getenv('TAINTLINT_E2E_INVENTORY'), 'TAINTLINT_E2E_INVENTORY is not set')
+  require('taintlint').setup({
+    cmd = { os.getenv('TAINTLINT_BIN'), 'server' },
+    rules = { [severity_rule] = 'error' },
+    inventory = { vim.fs.basename(inventory) },
+  })
+  local function logged(needle)
+    for _, message in ipairs(_G.taintlint_log) do
+      if message:find(needle, 1, true) then
+        return true
+      end
+    end
+    return false
+  end
+  -- Give the new settings (and a file watcher, where the client has one) time to be in place.
+  vim.wait(1000)
+  local published = #_G.taintlint_raw
+  local file = assert(io.open(inventory, 'a'))
+  file:write('  - key: example.com/spot\n    value: "true"\n    effect: NoSchedule\n')
+  file:close()
+  wait_for('the server to notice the inventory change', function()
+    return logged('inventory changed')
+  end)
+  wait_for('diagnostics after the inventory change', function()
+    return #_G.taintlint_raw > published
+  end)
+  report.inventory_log = vim.tbl_filter(function(m)
+    return m:find('inventory', 1, true) ~= nil
+  end, _G.taintlint_log)
+  snapshot('inventory')
 end
 
 local ok, err = xpcall(steps, debug.traceback)

@@ -19,6 +19,14 @@ for _, method in ipairs({ 'textDocument/publishDiagnostics', 'textDocument/diagn
   end
 end
 
+-- And the server's log messages (the inventory step waits for one).
+_G.taintlint_log = {}
+local default_log = vim.lsp.handlers['window/logMessage']
+vim.lsp.handlers['window/logMessage'] = function(err, result, ctx, config)
+  table.insert(_G.taintlint_log, result and result.message or '')
+  return default_log(err, result, ctx, config)
+end
+
 -- A test can make Neovim offer only one position encoding (it offers utf-8, utf-16 and utf-32).
 local encoding = os.getenv('TAINTLINT_E2E_ENCODING')
 if encoding and encoding ~= '' then
