@@ -75,8 +75,9 @@ else
   (
     cd "$E2E/code-server"
     # node-gyp builds against the headers of Debian's nodejs package (no header download);
-    # npx may fetch node-gyp from the npm registry; the ripgrep cache above is found via TMPDIR.
-    export npm_config_nodedir=/usr npm_config_yes=true TMPDIR="$E2E/tmp"
+    # npx may fetch node-gyp from the npm registry; the ripgrep cache above is found via TMPDIR;
+    # code-server's postinstall refuses to run as root unless npm_config_unsafe_perm is true.
+    export npm_config_nodedir=/usr npm_config_yes=true npm_config_unsafe_perm=true TMPDIR="$E2E/tmp"
     npm install --no-audit --no-fund "code-server@$CODE_SERVER_VERSION"
   )
   touch "$cs_marker"

@@ -53,7 +53,7 @@ pub fn require<T>(suite: &str, found: Result<T, String>) -> Option<T> {
         Err(missing) => {
             let message = format!(
                 "{suite}: {missing}.\n  Install the editor test tools (Debian packages, Neovim, code-server, \
-                 playwright-core into .e2e/) with:\n      sudo {INSTALL_SCRIPT}\n  then run `cargo test` again."
+                 playwright-core into .e2e/) with:\n      {INSTALL_SCRIPT}   (it runs apt-get through sudo when not root)\n  then run `cargo test` again."
             );
             if in_ci() {
                 panic!(

@@ -99,9 +99,13 @@ async function start(): Promise<void> {
           if (!Array.isArray(answers)) {
             return answers;
           }
-          return answers.map((answer, i) =>
-            params.items[i]?.section === SECTION ? serverSettings() : answer,
-          );
+          return answers.map((answer, i) => {
+            const item = params.items[i];
+            if (item?.section !== SECTION) {
+              return answer;
+            }
+            return serverSettings(item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
+          });
         },
       },
     },
@@ -116,7 +120,7 @@ async function start(): Promise<void> {
     void vscode.window
       .showErrorMessage(
         `taintlint: \`${command} server\` did not start (${String(error)}). ` +
-          "Is it taintlint 0.1 or newer? See the taintlint output for the server's log.",
+          "The taintlint output channel has the server's log.",
         "Show Log",
       )
       .then((choice) => {
@@ -178,9 +182,12 @@ function traceChannel(
   } as vscode.LogOutputChannel;
 }
 
-/** The settings the server reads: everything in the section except what only the extension uses. */
-function serverSettings(): Record<string, unknown> {
-  const config = vscode.workspace.getConfiguration(SECTION);
+/**
+ * The settings the server reads (for a file or folder, when `scope` is given): the section
+ * without what only the extension uses.
+ */
+function serverSettings(scope?: vscode.Uri): Record<string, unknown> {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
   return {
     inventory: config.get<string[]>("inventory", []),
     featureGates: config.get<Record<string, boolean>>("featureGates", {}),
