@@ -145,10 +145,15 @@ fn check_item(cx: &mut Cx<'_, '_>, item: &Item<'_>, go_type: &str, strings: &[&s
             Decoded::Mapping | Decoded::Sequence => {
                 format!("it is a {}, not a string", f.decoded.yaml_type())
             }
-            _ => format!(
-                "YAML 1.1 reads the unquoted {raw} as a {}; quote it: \"{raw}\"",
-                f.decoded.yaml_type()
-            ),
+            _ => {
+                let ty = f.decoded.yaml_type();
+                let article = if ty.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                format!("YAML 1.1 reads the unquoted {raw} as {article} {ty}; quote it: \"{raw}\"")
+            }
         };
         let message = format!(
             "json: cannot unmarshal {} into Go struct field {go_type}.{} of type string ({why})",
