@@ -59,6 +59,9 @@ impl Rule for UndecodableValue {
         }
         let why = match &f.decoded {
             Decoded::Str(s) => format!("{s:?} is a string; write it without quotes"),
+            Decoded::Float(x) if x.is_finite() && x.fract() == 0.0 => {
+                "it does not fit a 64-bit integer".to_string()
+            }
             Decoded::Float(x) => format!("{x} is not a whole number of seconds"),
             Decoded::Int(_) => "it does not fit a 64-bit integer".to_string(),
             other => format!("it is a {}", other.yaml_type()),
