@@ -271,3 +271,47 @@ fn safe_fixes_snapshots() {
     });
     assert!(snapshots >= 4, "only {snapshots} fixtures have safe fixes");
 }
+
+/// Every fixture with CRLF line endings and a byte order mark gives the same findings at the
+/// same lines and columns, and its fixes keep CRLF (no bare LF appears).
+#[test]
+fn crlf_and_bom_variants_report_the_same() {
+    use taintlint::position::{Encoding, LineIndex};
+    let places = |text: &str| -> Vec<(String, Option<String>, String, (u32, u32), (u32, u32))> {
+        let index = LineIndex::new(text);
+        let at = |o: usize| {
+            let lc = index.line_col(text, o, Encoding::Utf32);
+            (lc.line, lc.col)
+        };
+        common::lint(text)
+            .into_iter()
+            .map(|d| {
+                (
+                    d.rule.to_string(),
+                    d.path.clone(),
+                    d.message.clone(),
+                    at(d.range.start),
+                    at(d.range.end),
+                )
+            })
+            .collect()
+    };
+    for path in fixture_files() {
+        let name = common::relative(&path);
+        let lf = common::read(&path);
+        let crlf = format!("\u{feff}{}", lf.replace('\n', "\r\n"));
+        assert_eq!(places(&lf), places(&crlf), "{name}");
+        for d in common::lint(&crlf) {
+            for fix in &d.fixes {
+                let fixed = fix.apply(&crlf);
+                assert!(fixed.starts_with('\u{feff}'), "{name}: {}", fix.title);
+                let bare_lf = fixed.replace("\r\n", "").contains('\n');
+                assert!(
+                    !bare_lf,
+                    "{name}: {} leaves a bare LF:\n{fixed:?}",
+                    fix.title
+                );
+            }
+        }
+    }
+}
