@@ -272,12 +272,15 @@ fn safe_fixes_snapshots() {
     assert!(snapshots >= 4, "only {snapshots} fixtures have safe fixes");
 }
 
+/// Rule, path, message, start and end (0-based line, column in characters).
+type Place = (String, Option<String>, String, (u32, u32), (u32, u32));
+
 /// Every fixture with CRLF line endings and a byte order mark gives the same findings at the
 /// same lines and columns, and its fixes keep CRLF (no bare LF appears).
 #[test]
 fn crlf_and_bom_variants_report_the_same() {
     use taintlint::position::{Encoding, LineIndex};
-    let places = |text: &str| -> Vec<(String, Option<String>, String, (u32, u32), (u32, u32))> {
+    let places = |text: &str| -> Vec<Place> {
         let index = LineIndex::new(text);
         let at = |o: usize| {
             let lc = index.line_col(text, o, Encoding::Utf32);
