@@ -163,8 +163,15 @@ impl<'a, 'd> Cx<'a, 'd> {
     }
 
     /// Where to point at an item as a whole: its first key (a mapping's span can cover many
-    /// lines), or the item itself when it has no key.
+    /// lines), or the item itself when it has no key or is an alias (`- *toleration`), whose
+    /// keys are written elsewhere.
     pub fn item_range(&self, item: &Item<'_>) -> Range<usize> {
+        if matches!(
+            self.doc.node(item.node).kind,
+            crate::syntax::NodeKind::Alias { .. }
+        ) {
+            return self.span(item.node);
+        }
         match self.doc.mapping(item.node).and_then(|e| e.first()) {
             Some(&(k, _)) => self.span(k),
             None => self.span(item.node),
