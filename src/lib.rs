@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod config;
 pub mod diagnostic;
+pub mod inventory;
 pub mod k8s;
 pub mod position;
 pub mod report;
