@@ -11,6 +11,7 @@ pub mod k8s;
 pub mod position;
 pub mod report;
 pub mod rules;
+pub mod schedule;
 pub mod syntax;
 
 pub use analysis::analyse;

@@ -71,7 +71,10 @@ pub(crate) fn parse<'a>(
         if doc.mapping(pool).is_none() && !pool_is_null {
             return Err(ParseError::at(
                 doc.node(pool).span.start,
-                format!("pool `{name}` must be a mapping ({})", POOL_FIELDS.join(", ")),
+                format!(
+                    "pool `{name}` must be a mapping ({})",
+                    POOL_FIELDS.join(", ")
+                ),
             ));
         }
         for &(k, _) in doc.mapping(pool).unwrap_or_default() {
@@ -93,7 +96,9 @@ pub(crate) fn parse<'a>(
                 _ => {
                     return Err(ParseError::at(
                         doc.node(v).span.start,
-                        format!("pool `{name}`: count must be a whole number from 1 to {MAX_COUNT}"),
+                        format!(
+                            "pool `{name}`: count must be a whole number from 1 to {MAX_COUNT}"
+                        ),
                     ))
                 }
             },
@@ -128,10 +133,7 @@ pub(crate) fn parse<'a>(
                 if let Some(c) = count.filter(|&c| c != out.len()) {
                     return Err(ParseError::at(
                         doc.node(v).span.start,
-                        format!(
-                            "pool `{name}`: count is {c} but nodes names {}",
-                            out.len()
-                        ),
+                        format!("pool `{name}`: count is {c} but nodes names {}", out.len()),
                     ));
                 }
                 out
@@ -327,8 +329,12 @@ pools:
 ";
 
     fn load(text: &str) -> Result<Inventory, String> {
-        Inventory::load(&[("pools.yaml", text)], &Options::default())
-            .map_err(|e| e.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
+        Inventory::load(&[("pools.yaml", text)], &Options::default()).map_err(|e| {
+            e.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
     }
 
     #[test]
@@ -340,8 +346,14 @@ pools:
         let names: Vec<&str> = gpu.nodes.iter().map(|m| m.name.as_str()).collect();
         assert_eq!(names, ["gpu-1", "gpu-2", "gpu-3"]);
         assert_eq!(gpu.label(Some(2), "kubernetes.io/hostname"), Some("gpu-3"));
-        assert_eq!(gpu.taints[0].taint.to_string(), "nvidia.com/gpu=present:NoSchedule");
-        assert_eq!(&POOLS[gpu.taints[0].at.range.clone()], "nvidia.com/gpu=present:NoSchedule");
+        assert_eq!(
+            gpu.taints[0].taint.to_string(),
+            "nvidia.com/gpu=present:NoSchedule"
+        );
+        assert_eq!(
+            &POOLS[gpu.taints[0].at.range.clone()],
+            "nvidia.com/gpu=present:NoSchedule"
+        );
         assert_eq!(gpu.taints[1].taint.effect, Effect::NoSchedule);
         let system = &inv.pools[1];
         assert_eq!(system.nodes[0].name, "cp-1");
@@ -350,7 +362,11 @@ pools:
             system.taints[0].taint.to_string(),
             "node-role.kubernetes.io/control-plane:NoSchedule"
         );
-        assert!(inv.files[0].diagnostics.is_empty(), "{:?}", inv.files[0].diagnostics);
+        assert!(
+            inv.files[0].diagnostics.is_empty(),
+            "{:?}",
+            inv.files[0].diagnostics
+        );
     }
 
     #[test]
@@ -372,7 +388,10 @@ pools:
         );
         // The fixes edit inside the string.
         let fixed = inv.files[0].diagnostics[0].fixes[0].apply(text);
-        assert!(fixed.contains("\"node.kubernetes.io/unreachable:NoExecute\""), "{fixed}");
+        assert!(
+            fixed.contains("\"node.kubernetes.io/unreachable:NoExecute\""),
+            "{fixed}"
+        );
         // Invalid taints are not simulated.
         assert_eq!(inv.pools[0].taints.len(), 2);
     }
@@ -387,21 +406,52 @@ pools:
     #[test]
     fn broken_pool_files_are_errors_with_places() {
         let cases = [
-            ("pools:\n  a:\n    taint: [x:NoSchedule]\n", "3:5", "unknown field `taint` in pool `a`"),
-            ("pools:\n  a:\n    count: 0\n", "3:12", "count must be a whole number"),
-            ("pools:\n  a:\n    count: 2\n    nodes: [x]\n", "4:12", "count is 2 but nodes names 1"),
-            ("pools:\n  a:\n    taints: [a:b:NoSchedule]\n", "3:14", "invalid taint spec: a:b:NoSchedule"),
-            ("pools:\n  a:\n    taints: [a=b=c:NoSchedule]\n", "3:14", "invalid taint spec"),
+            (
+                "pools:\n  a:\n    taint: [x:NoSchedule]\n",
+                "3:5",
+                "unknown field `taint` in pool `a`",
+            ),
+            (
+                "pools:\n  a:\n    count: 0\n",
+                "3:12",
+                "count must be a whole number",
+            ),
+            (
+                "pools:\n  a:\n    count: 2\n    nodes: [x]\n",
+                "4:12",
+                "count is 2 but nodes names 1",
+            ),
+            (
+                "pools:\n  a:\n    taints: [a:b:NoSchedule]\n",
+                "3:14",
+                "invalid taint spec: a:b:NoSchedule",
+            ),
+            (
+                "pools:\n  a:\n    taints: [a=b=c:NoSchedule]\n",
+                "3:14",
+                "invalid taint spec",
+            ),
             ("pools: {}\n", "", "holds no nodes"),
-            ("pools:\n  a: {}\nnodes: 3\n", "3:1", "unknown field `nodes` in a pool file"),
+            (
+                "pools:\n  a: {}\nnodes: 3\n",
+                "3:1",
+                "unknown field `nodes` in a pool file",
+            ),
             ("pool:\n  a: {}\n", "1:1", "is not a node inventory"),
-            ("pools:\n  a:\n    unschedulable: maybe\n", "3:20", "unschedulable must be true or false"),
+            (
+                "pools:\n  a:\n    unschedulable: maybe\n",
+                "3:20",
+                "unschedulable must be true or false",
+            ),
         ];
         for (text, at, message) in cases {
             let e = load(text).unwrap_err();
             assert!(e.contains(message), "{text:?}: {e}");
             if !at.is_empty() {
-                assert!(e.starts_with(&format!("pools.yaml:{at}: ")), "{text:?}: {e}");
+                assert!(
+                    e.starts_with(&format!("pools.yaml:{at}: ")),
+                    "{text:?}: {e}"
+                );
             }
         }
     }

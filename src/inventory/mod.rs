@@ -26,6 +26,8 @@ use crate::position::LineIndex;
 pub mod compact;
 mod nodes;
 
+pub(crate) use nodes::scalar_text;
+
 /// The label every kubelet sets to its node's hostname.
 pub const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
 
@@ -181,7 +183,10 @@ impl ParseError {
 impl Inventory {
     /// Reads inventory files, given as (name, text) pairs, into one cluster. Every file must hold
     /// at least one node; each error names its file and place.
-    pub fn load(sources: &[(&str, &str)], options: &Options) -> Result<Inventory, Vec<InventoryError>> {
+    pub fn load(
+        sources: &[(&str, &str)],
+        options: &Options,
+    ) -> Result<Inventory, Vec<InventoryError>> {
         let mut errors = Vec::new();
         let mut raw = Vec::new();
         let mut files = Vec::new();
@@ -414,7 +419,10 @@ mod tests {
         assert_eq!(gpu.label(Some(1), HOSTNAME_LABEL), Some("gpu-2"));
         assert_eq!(gpu.taints.len(), 1);
         let t = &gpu.taints[0];
-        assert_eq!(&text[t.at.range.clone()], "{key: nvidia.com/gpu, value: present, effect: NoSchedule}");
+        assert_eq!(
+            &text[t.at.range.clone()],
+            "{key: nvidia.com/gpu, value: present, effect: NoSchedule}"
+        );
         assert_eq!(inv.pools[1].name, "web-1");
         assert!(inv.is_identity_key(HOSTNAME_LABEL));
     }
@@ -433,15 +441,25 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_place() {
-        let e = Inventory::load(&[("bad.yaml", "kind: Node\nmetadata: [\n")], &Options::default())
-            .unwrap_err();
+        let e = Inventory::load(
+            &[("bad.yaml", "kind: Node\nmetadata: [\n")],
+            &Options::default(),
+        )
+        .unwrap_err();
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].file, "bad.yaml");
         assert!(e[0].position.is_some(), "{e:?}");
         let e = Inventory::load(&[("empty.yaml", "# nothing\n")], &Options::default()).unwrap_err();
-        assert!(e[0].to_string().starts_with("empty.yaml: holds no nodes"), "{}", e[0]);
-        let e = Inventory::load(&[("pod.yaml", "kind: Pod\nmetadata: {name: x}\n")], &Options::default())
-            .unwrap_err();
+        assert!(
+            e[0].to_string().starts_with("empty.yaml: holds no nodes"),
+            "{}",
+            e[0]
+        );
+        let e = Inventory::load(
+            &[("pod.yaml", "kind: Pod\nmetadata: {name: x}\n")],
+            &Options::default(),
+        )
+        .unwrap_err();
         assert_eq!(e[0].position, Some((1, 1)));
         assert!(e[0].message.contains("not a node inventory"), "{}", e[0]);
         assert!(Inventory::load(&[], &Options::default()).is_err());

@@ -16,16 +16,25 @@ pub(crate) fn parse_file(
 ) -> Result<(Vec<RawNode>, Vec<Diagnostic>), ParseError> {
     let mut stream = syntax::parse(text);
     if let Some(e) = &stream.error {
-        return Err(ParseError::at(e.offset, format!("not valid YAML: {}", e.message)));
+        return Err(ParseError::at(
+            e.offset,
+            format!("not valid YAML: {}", e.message),
+        ));
     }
     let mut nodes = Vec::new();
     let mut diagnostics = Vec::new();
     for doc in stream.documents.iter_mut() {
         if let Some(e) = &doc.error {
-            return Err(ParseError::at(e.offset, format!("not valid YAML: {}", e.message)));
+            return Err(ParseError::at(
+                e.offset,
+                format!("not valid YAML: {}", e.message),
+            ));
         }
         if let Some(at) = unknown_alias(doc) {
-            return Err(ParseError::at(at, "not valid YAML: an alias to an undefined anchor"));
+            return Err(ParseError::at(
+                at,
+                "not valid YAML: an alias to an undefined anchor",
+            ));
         }
         let Some(root) = doc.root else { continue };
         if doc.mapping(root).is_none() {
@@ -59,9 +68,7 @@ pub(crate) fn parse_file(
                                 format!(
                                     "items[{i}] is {}, not a Node: list nodes with `kubectl get \
                                      nodes -o yaml`",
-                                    other.map_or("not an object".to_string(), |k| format!(
-                                        "a {k}"
-                                    ))
+                                    other.map_or("not an object".to_string(), |k| format!("a {k}"))
                                 ),
                             ))
                         }
@@ -167,8 +174,14 @@ fn node(file: usize, doc: &Document<'_>, node: NodeId) -> Result<RawNode, ParseE
         range: doc.node(node).span.clone(),
     };
     let metadata = doc.get(node, "metadata").map(|(_, v)| v);
-    let Some(name) = metadata.and_then(|m| doc.get_str(m, "name")).filter(|n| !n.is_empty()) else {
-        return Err(ParseError::at(at.range.start, "a Node without metadata.name"));
+    let Some(name) = metadata
+        .and_then(|m| doc.get_str(m, "name"))
+        .filter(|n| !n.is_empty())
+    else {
+        return Err(ParseError::at(
+            at.range.start,
+            "a Node without metadata.name",
+        ));
     };
     let labels = match metadata.and_then(|m| doc.get(m, "labels")) {
         Some((_, v)) => labels(doc, v, "metadata.labels")?,

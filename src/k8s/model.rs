@@ -234,9 +234,18 @@ fn compare(operator: Operator, toleration: &str, taint: &str) -> bool {
 /// One reason a toleration does not tolerate a taint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Miss {
-    Key { toleration: String, taint: String },
-    Effect { toleration: Effect, taint: Effect },
-    Value { toleration: String, taint: String },
+    Key {
+        toleration: String,
+        taint: String,
+    },
+    Effect {
+        toleration: Effect,
+        taint: Effect,
+    },
+    Value {
+        toleration: String,
+        taint: String,
+    },
     /// Lt or Gt with the feature gate off: never matches.
     GateOff(Operator),
     /// Lt or Gt whose comparison fails (or whose values are not canonical integers).
@@ -538,13 +547,41 @@ mod tests {
         use Operator::*;
         let sla = "node.kubernetes.io/sla";
         let rows = [
-            (tol(sla, Gt, "950", Some(NoSchedule)), taint(sla, "800", NoSchedule), false),
-            (tol(sla, Gt, "750", Some(NoSchedule)), taint(sla, "950", NoSchedule), true),
-            (tol(sla, Lt, "800", Some(NoSchedule)), taint(sla, "950", NoSchedule), false),
-            (tol(sla, Lt, "950", Some(NoSchedule)), taint(sla, "800", NoSchedule), true),
-            (tol(sla, Gt, "950", Some(NoSchedule)), taint(sla, "950", NoSchedule), false),
-            (tol(sla, Gt, "950", Some(NoSchedule)), taint(sla, "high", NoSchedule), false),
-            (tol("test-key", Gt, "-100", Some(NoSchedule)), taint("test-key", "-200", NoSchedule), false),
+            (
+                tol(sla, Gt, "950", Some(NoSchedule)),
+                taint(sla, "800", NoSchedule),
+                false,
+            ),
+            (
+                tol(sla, Gt, "750", Some(NoSchedule)),
+                taint(sla, "950", NoSchedule),
+                true,
+            ),
+            (
+                tol(sla, Lt, "800", Some(NoSchedule)),
+                taint(sla, "950", NoSchedule),
+                false,
+            ),
+            (
+                tol(sla, Lt, "950", Some(NoSchedule)),
+                taint(sla, "800", NoSchedule),
+                true,
+            ),
+            (
+                tol(sla, Gt, "950", Some(NoSchedule)),
+                taint(sla, "950", NoSchedule),
+                false,
+            ),
+            (
+                tol(sla, Gt, "950", Some(NoSchedule)),
+                taint(sla, "high", NoSchedule),
+                false,
+            ),
+            (
+                tol("test-key", Gt, "-100", Some(NoSchedule)),
+                taint("test-key", "-200", NoSchedule),
+                false,
+            ),
             (
                 tol("test-key", Gt, "9223372036854775806", Some(NoSchedule)),
                 taint("test-key", "100", NoSchedule),
@@ -596,7 +633,10 @@ mod tests {
         use Operator::*;
         let t = taint("nvidia.com/gpu", "present", NoSchedule);
         let m = |tol: Toleration| -> Vec<String> {
-            tol.misses(&t, false).iter().map(|m| m.to_string()).collect()
+            tol.misses(&t, false)
+                .iter()
+                .map(|m| m.to_string())
+                .collect()
         };
         assert_eq!(
             m(tol("nvidia.com/gpu", Equal, "true", Some(NoSchedule))),
@@ -611,8 +651,15 @@ mod tests {
             vec!["key `nvidia.com/gpus` is not `nvidia.com/gpu` (a typo?)"]
         );
         assert!(m(tol("nvidia.com/gpu", Exists, "", None)).is_empty());
-        assert_eq!(tol("k", Gt, "1", None).misses(&taint("k", "5", NoSchedule), false).len(), 1);
-        assert!(tol("k", Gt, "1", None).misses(&taint("k", "5", NoSchedule), true).is_empty());
+        assert_eq!(
+            tol("k", Gt, "1", None)
+                .misses(&taint("k", "5", NoSchedule), false)
+                .len(),
+            1
+        );
+        assert!(tol("k", Gt, "1", None)
+            .misses(&taint("k", "5", NoSchedule), true)
+            .is_empty());
         // Whatever misses() says, tolerates() agrees.
         for tol in [
             tol("nvidia.com/gpu", Equal, "present", None),
