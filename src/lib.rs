@@ -14,6 +14,6 @@ pub mod rules;
 pub mod schedule;
 pub mod syntax;
 
-pub use analysis::analyse;
+pub use analysis::{analyse, analyse_with};
 pub use config::Options;
 pub use diagnostic::{Diagnostic, Severity};

@@ -8,8 +8,8 @@
 //! Nodes that look the same to the scheduler (the same labels, taints and `spec.unschedulable`)
 //! are grouped into one [`Pool`], so simulating a workload costs one check per pool, not per
 //! node. Labels that name a node (`kubernetes.io/hostname`, or any label whose value is the
-//! node's name) are kept per node, and only a workload that selects on them is checked node by
-//! node. Every taint keeps its byte range in its file, so findings can point into the inventory.
+//! node's name) and topology labels (`topology.kubernetes.io/zone`, ...: a pool usually spans
+//! zones) are kept per node, and only a workload that selects on them is checked node by node. Every taint keeps its byte range in its file, so findings can point into the inventory.
 //!
 //! The inventory's taints are linted with the same rules as any manifest; those findings are in
 //! [`InventoryFile::diagnostics`].
@@ -247,7 +247,8 @@ impl Inventory {
         &self.files[at.file].name
     }
 
-    /// Whether a label key names nodes (so selecting on it needs a node-by-node check).
+    /// Whether a label key is kept per node (it names nodes, or is a topology label), so
+    /// selecting on it needs a node-by-node check.
     pub fn is_identity_key(&self, key: &str) -> bool {
         self.identity_keys
             .binary_search_by(|k| k.as_str().cmp(key))
@@ -275,7 +276,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     identity.insert(HOSTNAME_LABEL.to_string());
     for node in &raw {
         for (k, v) in &node.labels {
-            if *v == node.name {
+            if *v == node.name || is_topology_key(k) {
                 identity.insert(k.clone());
             }
         }
@@ -333,7 +334,10 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     // Names: the pool file's, a node-pool label, the node role, or the node names' common prefix.
     let mut taken: HashMap<String, usize> = HashMap::new();
     for (pool, given) in pools.iter_mut().zip(named) {
-        let base = given.unwrap_or_else(|| derived_name(pool));
+        let mut base = given.unwrap_or_else(|| derived_name(pool));
+        if taken.contains_key(&base) && pool.unschedulable.is_some() {
+            base.push_str("-cordoned");
+        }
         let n = taken.entry(base.clone()).or_insert(0);
         *n += 1;
         pool.name = if *n == 1 { base } else { format!("{base}#{n}") };
@@ -343,6 +347,11 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
         pools,
         identity_keys: identity.into_iter().collect(),
     }
+}
+
+/// Topology labels: a zone or region, which nodes of one pool usually do not share.
+fn is_topology_key(key: &str) -> bool {
+    key.starts_with("topology.") || key.starts_with("failure-domain.beta.kubernetes.io/")
 }
 
 fn derived_name(pool: &Pool) -> String {
