@@ -271,12 +271,11 @@ fn add_tolerations(
             if !indent.bytes().all(|c| c == b' ') {
                 return None;
             }
+            // A block mapping's span runs to the next token: step back to its last character,
+            // then past the end of that line (and any comment on it).
             let end = doc.node(last).span.end.max(item_start);
-            let at = if text.as_bytes()[..end].last() == Some(&b'\n') {
-                end
-            } else {
-                text[end..].find('\n').map_or(text.len(), |i| end + i + 1)
-            };
+            let end = text[..end].trim_end().len().max(item_start);
+            let at = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
             let nl = newline(text);
             let lead = if at == text.len() && !text.ends_with('\n') {
                 nl
