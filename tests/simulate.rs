@@ -41,14 +41,22 @@ fn settings() -> insta::Settings {
 
 fn load(paths: &[&str]) -> Inventory {
     let texts: Vec<(String, String)> = paths.iter().map(|p| (p.to_string(), read(p))).collect();
-    let pairs: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let pairs: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
     Inventory::load(&pairs, &Options::default()).unwrap()
 }
 
 /// (workload title, sorted node names it fits) for every workload of the examples.
 fn placements(inventory: &Inventory) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
-    for file in ["examples/gpu-training.yaml", "examples/inference.yaml", "examples/web.yaml", "examples/node-agent.yaml"] {
+    for file in [
+        "examples/gpu-training.yaml",
+        "examples/inference.yaml",
+        "examples/web.yaml",
+        "examples/node-agent.yaml",
+    ] {
         for w in simulate_text(&read(file), &Options::default(), inventory) {
             let mut nodes = Vec::new();
             for (pv, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
@@ -71,7 +79,11 @@ fn kubectl_output_and_the_pool_file_describe_the_same_cluster() {
     let pools = load(&["examples/inventory/pools.yaml"]);
     assert_eq!(listed.node_count(), 10);
     assert_eq!(pools.node_count(), 10);
-    assert_eq!(listed.pools.len(), 6, "zones and hostnames do not split pools");
+    assert_eq!(
+        listed.pools.len(),
+        6,
+        "zones and hostnames do not split pools"
+    );
     let a = placements(&listed);
     assert_eq!(a, placements(&pools));
     // A sanity check of the placements themselves.
@@ -79,17 +91,28 @@ fn kubectl_output_and_the_pool_file_describe_the_same_cluster() {
     assert_eq!(find("Job ml/train-resnet"), ["gpu-1", "gpu-2"]);
     assert!(find("Deployment ml/inference").is_empty());
     assert_eq!(find("DaemonSet kube-system/log-shipper").len(), 10);
-    assert_eq!(find("Deployment shop/web"), ["batch-1", "batch-2", "general-1", "general-2"]);
+    assert_eq!(
+        find("Deployment shop/web"),
+        ["batch-1", "batch-2", "general-1", "general-2"]
+    );
 }
 
 #[test]
 fn json_lists_node_documents_and_several_files_make_one_cluster() {
-    let inv = load(&["tests/fixtures/nodes.json", "tests/fixtures/nodelist.json", "examples/nodes.yaml"]);
+    let inv = load(&[
+        "tests/fixtures/nodes.json",
+        "tests/fixtures/nodelist.json",
+        "examples/nodes.yaml",
+    ]);
     assert_eq!(inv.node_count(), 3 + 1 + 2);
     // The two GPU nodes (different zones) are one pool; the cordoned node another.
     let gpu = inv.pools.iter().find(|p| p.nodes.len() == 2).unwrap();
     assert_eq!(gpu.nodes[0].name, "gpu-1");
-    let cordoned = inv.pools.iter().find(|p| p.unschedulable.is_some()).unwrap();
+    let cordoned = inv
+        .pools
+        .iter()
+        .find(|p| p.unschedulable.is_some())
+        .unwrap();
     assert_eq!(cordoned.nodes[0].name, "general-1");
     // examples/nodes.yaml (Node documents) has taint mistakes: linted as any manifest is.
     let rules: Vec<&str> = inv.files[2].diagnostics.iter().map(|d| d.rule).collect();
@@ -127,13 +150,30 @@ fn list_items_are_simulated_with_their_index() {
     let keys: Vec<&String> = w[1].as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["avoid", "document", "file", "item", "kind", "name", "namespace", "rejected", "schedulable"]
+        [
+            "avoid",
+            "document",
+            "file",
+            "item",
+            "kind",
+            "name",
+            "namespace",
+            "rejected",
+            "schedulable"
+        ]
     );
 }
 
 #[test]
 fn simulate_json_marks_avoided_nodes() {
-    let o = run(&["simulate", "--format", "json", "--inventory", "examples/inventory/pools.yaml", "examples/inference.yaml"]);
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        "examples/inference.yaml",
+    ]);
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     let reindex = v["workloads"]
         .as_array()
@@ -141,7 +181,10 @@ fn simulate_json_marks_avoided_nodes() {
         .iter()
         .find(|w| w["name"] == "reindex")
         .unwrap();
-    assert_eq!(reindex["schedulable"], serde_json::json!(["batch-1", "batch-2"]));
+    assert_eq!(
+        reindex["schedulable"],
+        serde_json::json!(["batch-1", "batch-2"])
+    );
     assert_eq!(reindex["avoid"], serde_json::json!(["batch-1", "batch-2"]));
     assert_eq!(reindex["item"], Value::Null);
     assert_eq!(reindex["document"], 1);
@@ -149,11 +192,24 @@ fn simulate_json_marks_avoided_nodes() {
 
 #[test]
 fn simulate_human_matrix() {
-    let o = run(&["simulate", "--inventory", "examples/inventory/nodes.yaml", "examples/"]);
-    assert_eq!(o.status.code(), Some(1), "a workload fits no node: {}", stderr(&o));
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/inventory/nodes.yaml",
+        "examples/",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a workload fits no node: {}",
+        stderr(&o)
+    );
     let out = stdout(&o);
     for line in out.lines() {
-        assert!(line.chars().count() <= 100, "wider than 100 columns: {line}");
+        assert!(
+            line.chars().count() <= 100,
+            "wider than 100 columns: {line}"
+        );
     }
     settings().bind(|| insta::assert_snapshot!("simulate_matrix", out));
 }
@@ -195,12 +251,28 @@ fn lint_with_an_inventory_points_into_it() {
 
 #[test]
 fn inventory_findings_are_reported_for_the_inventory_file() {
-    let o = run(&["lint", "--inventory", "examples/nodes.yaml", "examples/web.yaml"]);
-    assert_eq!(o.status.code(), Some(1), "the inventory has an invalid effect");
+    let o = run(&[
+        "lint",
+        "--inventory",
+        "examples/nodes.yaml",
+        "examples/web.yaml",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the inventory has an invalid effect"
+    );
     let out = stdout(&o);
     assert!(out.contains("--> examples/nodes.yaml:28:13"), "{out}");
     // Linting the inventory as a manifest too does not report it twice.
-    let o = run(&["lint", "--format", "json", "--inventory", "examples/inventory/pools.yaml", "examples/inventory/pools.yaml"]);
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        "examples/inventory/pools.yaml",
+    ]);
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["files"], 1);
 }
@@ -209,24 +281,39 @@ fn inventory_findings_are_reported_for_the_inventory_file() {
 fn broken_or_missing_inventories_exit_2_naming_file_and_place() {
     let dir = tempfile::tempdir().unwrap();
     let broken = dir.path().join("broken.yaml");
-    std::fs::write(&broken, "pools:\n  gpu:\n    taints: [nvidia.com/gpu=present]\n    count: many\n").unwrap();
+    std::fs::write(
+        &broken,
+        "pools:\n  gpu:\n    taints: [nvidia.com/gpu=present]\n    count: many\n",
+    )
+    .unwrap();
     let empty = dir.path().join("empty.yaml");
     std::fs::write(&empty, "# no nodes yet\n").unwrap();
     let pods = dir.path().join("pods.yaml");
     std::fs::write(&pods, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n").unwrap();
     let missing = dir.path().join("missing.yaml");
     let cases = [
-        (&broken, "broken.yaml:4:12: pool `gpu`: count must be a whole number"),
+        (
+            &broken,
+            "broken.yaml:4:12: pool `gpu`: count must be a whole number",
+        ),
         (&empty, "empty.yaml: holds no nodes"),
         (&pods, "pods.yaml:1:1: a Pod is not a node inventory"),
         (&missing, "missing.yaml: no such file or directory"),
     ];
     for (path, message) in cases {
         for command in ["lint", "simulate"] {
-            let o = run(&[command, "--inventory", path.to_str().unwrap(), "examples/web.yaml"]);
+            let o = run(&[
+                command,
+                "--inventory",
+                path.to_str().unwrap(),
+                "examples/web.yaml",
+            ]);
             assert_eq!(o.status.code(), Some(2), "{command} {path:?}");
             assert!(stderr(&o).contains(message), "{command}: {}", stderr(&o));
-            assert!(stdout(&o).is_empty(), "nothing is linted against a broken inventory");
+            assert!(
+                stdout(&o).is_empty(),
+                "nothing is linted against a broken inventory"
+            );
         }
     }
     let o = run(&["simulate", "examples/web.yaml"]);
@@ -243,8 +330,17 @@ fn admission_toggles_on_the_command_line() {
     )
     .unwrap();
     let job = job.to_str().unwrap();
-    let o = run(&["simulate", "--inventory", "examples/inventory/pools.yaml", job]);
-    assert_eq!(o.status.code(), Some(1), "the GPU taint blocks it by default");
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        job,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the GPU taint blocks it by default"
+    );
     let o = run(&[
         "simulate",
         "--enable-admission-plugins",
@@ -253,7 +349,11 @@ fn admission_toggles_on_the_command_line() {
         "examples/inventory/pools.yaml",
         job,
     ]);
-    assert_eq!(o.status.code(), Some(0), "ExtendedResourceToleration adds nvidia.com/gpu:NoSchedule");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "ExtendedResourceToleration adds nvidia.com/gpu:NoSchedule"
+    );
 }
 
 /// Every diagnostic of an inventory rule, rendered as a person sees it (related inventory
@@ -266,7 +366,13 @@ fn inventory_rule_messages() {
     for file in ["examples/inference.yaml", "examples/gpu-training.yaml"] {
         let text = read(file);
         let all = analyse_with(&text, &Options::default(), Some(&inventory));
-        for rule in ["unschedulable", "only-avoided-nodes", "eviction-loop", "toleration-unused", "toleration-does-not-attract"] {
+        for rule in [
+            "unschedulable",
+            "only-avoided-nodes",
+            "eviction-loop",
+            "toleration-unused",
+            "toleration-does-not-attract",
+        ] {
             let found: Vec<_> = all.iter().filter(|d| d.rule == rule).cloned().collect();
             if found.is_empty() {
                 continue;
@@ -293,13 +399,20 @@ fn inventory_rule_messages() {
                     }
                 }
             }
-            let name = format!("{rule}-{}", Path::new(file).file_stem().unwrap().to_str().unwrap());
+            let name = format!(
+                "{rule}-{}",
+                Path::new(file).file_stem().unwrap().to_str().unwrap()
+            );
             settings().bind(|| insta::assert_snapshot!(name, out));
         }
     }
     seen.sort();
     seen.dedup();
-    assert_eq!(seen.len(), 5, "every inventory rule has an example: {seen:?}");
+    assert_eq!(
+        seen.len(),
+        5,
+        "every inventory rule has an example: {seen:?}"
+    );
 }
 
 #[test]
@@ -313,5 +426,8 @@ fn the_unschedulable_fix_makes_it_fit() {
     let fixed = d.fixes[0].apply(&text);
     let after = analyse_with(&fixed, &Options::default(), Some(&inventory));
     assert!(after.iter().all(|d| d.rule != "unschedulable"), "{fixed}");
-    assert!(taintlint::analyse(&fixed, &Options::default()).is_empty(), "the fix is valid YAML and Kubernetes");
+    assert!(
+        taintlint::analyse(&fixed, &Options::default()).is_empty(),
+        "the fix is valid YAML and Kubernetes"
+    );
 }

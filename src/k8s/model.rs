@@ -452,7 +452,8 @@ mod tests {
         let no_execute = |t: &Taint| t.effect == NoExecute;
         type Filter = dyn Fn(&Taint) -> bool;
         let sla = "node.kubernetes.io/sla";
-        let cases: Vec<(&str, Vec<Toleration>, Vec<Taint>, &Filter, bool)> = vec![
+        type Case<'a> = (&'a str, Vec<Toleration>, Vec<Taint>, &'a Filter, bool);
+        let cases: Vec<Case> = vec![
             ("empty tolerations tolerate empty taints", vec![], vec![], &all, true),
             (
                 "non-empty tolerations tolerate empty taints",

@@ -264,7 +264,8 @@ mod tests {
         let r2 = "example.com/device-do";
         let ex = |r: &str| tol(r, Exists, "", Some(NoSchedule), None);
         let foo = tol("foo", Equal, "bar", Some(NoSchedule), None);
-        let cases: Vec<(&str, Vec<&str>, Vec<Toleration>, Vec<Toleration>)> = vec![
+        type Case<'a> = (&'a str, Vec<&'a str>, Vec<Toleration>, Vec<Toleration>);
+        let cases: Vec<Case> = vec![
             ("empty pod without any extended resources, expect no change in tolerations", vec![], vec![], vec![]),
             ("pod with container without any extended resources, expect no change in tolerations", vec!["cpu"], vec![], vec![]),
             ("pod with init container without any extended resources, expect no change in tolerations", vec!["memory"], vec![], vec![]),

@@ -259,9 +259,7 @@ pub fn required(doc: &Document<'_>, spec: NodeId) -> Option<Affinity> {
         node_affinity,
         "requiredDuringSchedulingIgnoredDuringExecution",
     )?;
-    if doc.mapping(required).is_none() {
-        return None;
-    }
+    doc.mapping(required)?;
     let mut terms = Vec::new();
     let list = doc
         .get(required, "nodeSelectorTerms")
@@ -368,7 +366,14 @@ mod tests {
             ("kernel-version", "0206"),
             ("mem-type", "DDR3"),
         ];
-        let cases: Vec<(&str, &str, &[(&str, &str)], Option<&str>, bool)> = vec![
+        type Case<'a> = (
+            &'a str,
+            &'a str,
+            &'a [(&'a str, &'a str)],
+            Option<&'a str>,
+            bool,
+        );
+        let cases: Vec<Case> = vec![
             ("Pod with matchExpressions using In operator that matches the existing node",
              "[{matchExpressions: [{key: foo, operator: In, values: [bar, value2]}]}]", &foo_bar, None, true),
             ("Pod with matchExpressions using Gt operator that matches the existing node",
