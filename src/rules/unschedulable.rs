@@ -22,7 +22,9 @@ Every node is checked the way the scheduler's filters check it: each NoSchedule 
 taint must be tolerated (TaintToleration), a cordoned node (`spec.unschedulable: true`) needs a
 toleration of `node.kubernetes.io/unschedulable:NoSchedule` (NodeUnschedulable), `nodeName`
 must name the node (NodeName), and `nodeSelector` and required node affinity must match its
-labels (NodeAffinity). The tolerations the pod gets without asking are counted: the DaemonSet
+labels (NodeAffinity). A pod with `nodeName` bypasses the scheduler: the kubelet admits it and
+enforces only NoExecute taints and the selectors, so that is what is checked for it. The
+tolerations the pod gets without asking are counted: the DaemonSet
 controller's, and those of the DefaultTolerationSeconds and (when enabled)
 ExtendedResourceToleration admission plugins.
 

@@ -4,7 +4,8 @@
 //! required node affinity), with the tolerations the DaemonSet controller and admission add.
 //!
 //! The work is done once per pool; only a workload that selects on something that names a node
-//! (`nodeName`, `matchFields`, `kubernetes.io/hostname`) is checked node by node.
+//! (`nodeName`, `matchFields`, `kubernetes.io/hostname`) is checked node by node. A pod with
+//! `nodeName` never meets the scheduler: the kubelet admits it, enforcing only NoExecute taints.
 
 use crate::config::Options;
 use crate::inventory::{Inventory, Pool};
@@ -353,18 +354,27 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         effect: Effect::NoSchedule,
     };
     let tolerates_cordon = tolerations_tolerate_taint(&w.tolerations, &unschedulable_taint, gate);
+    // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
+    // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
+    // predicate.go), and not the cordon.
+    let bound = w.node_name.is_some();
     let pools = inventory
         .pools
         .iter()
         .map(|pool| {
             let mut base = Verdict::default();
-            if pool.unschedulable.is_some() && !tolerates_cordon {
+            if pool.unschedulable.is_some() && !tolerates_cordon && !bound {
                 base.reasons.push(Reason::Unschedulable);
             }
             let mut taint_reasons = Vec::new();
             for (i, t) in pool.taints.iter().enumerate() {
                 let tolerated = tolerations_tolerate_taint(&w.tolerations, &t.taint, gate);
-                if do_not_schedule(&t.taint) && !tolerated {
+                let enforced = if bound {
+                    t.taint.effect == Effect::NoExecute
+                } else {
+                    do_not_schedule(&t.taint)
+                };
+                if enforced && !tolerated {
                     taint_reasons.push(Reason::Taint(i));
                 } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated {
                     base.avoid.push(i);

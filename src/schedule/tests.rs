@@ -160,6 +160,13 @@ fn node_name_and_match_fields_are_checked_per_node() {
     let fields = pod("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: NotIn, values: [web-1]}]}]}}}");
     let r = simulate_text(&fields, &Options::default(), &inv);
     assert_eq!(r[0].simulation.fitting(&inv), 4);
+    // nodeName bypasses the scheduler: NoSchedule taints and the cordon do not apply, NoExecute
+    // taints do (the kubelet checks them).
+    let tainted = inventory(&node("n", "", "{key: a, effect: NoSchedule}", true));
+    assert!(fits(&pod("nodeName: n"), &tainted));
+    assert!(!fits(&pod(""), &tainted));
+    let evicting = inventory(&node("n", "", "{key: a, effect: NoExecute}", false));
+    assert!(!fits(&pod("nodeName: n"), &evicting));
     // A pool-wide label is checked once per pool.
     let r = simulate_text(&pod("nodeSelector: {role: db}"), &Options::default(), &inv);
     assert!(matches!(r[0].simulation.pools[1], PoolVerdict::Uniform(_)));
