@@ -207,16 +207,11 @@ pub(crate) fn parse<'a>(
                 taints: pool_taints.clone(),
                 unschedulable: unschedulable.clone(),
                 at: Loc { file, range: span },
-                pool: Some((nodes_pool_id(file, index), name.clone())),
+                pool: Some(((file, index), name.clone())),
             });
         }
     }
     Ok(lists)
-}
-
-/// A pool's identity for grouping: unique per file and pool.
-fn nodes_pool_id(file: usize, index: usize) -> usize {
-    (file << 32) | index
 }
 
 fn segment(name: &str) -> String {

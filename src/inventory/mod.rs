@@ -162,7 +162,7 @@ pub(crate) struct RawNode {
     pub unschedulable: Option<Loc>,
     pub at: Loc,
     /// The pool a pool file puts it in (nodes of named pools are never merged with others).
-    pub pool: Option<(usize, String)>,
+    pub pool: Option<((usize, usize), String)>,
 }
 
 /// An error at a byte offset of a file, turned into a line and column by the caller.
@@ -282,7 +282,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
         }
     }
     type Key = (
-        Option<usize>,
+        Option<(usize, usize)>,
         Vec<(String, String)>,
         Vec<(String, String, crate::k8s::model::Effect)>,
         bool,
