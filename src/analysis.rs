@@ -2,12 +2,24 @@
 
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
+use crate::inventory::Inventory;
 use crate::k8s::objects::extract;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::syntax::{self, Document, NodeKind, SyntaxError};
 
 /// Lints one file's text. Ranges in the result are byte ranges into `text`, sorted by position.
 pub fn analyse(text: &str, options: &Options) -> Vec<Diagnostic> {
+    analyse_with(text, options, None)
+}
+
+/// Lints one file's text against a cluster inventory too: every pod template is simulated on
+/// the inventory's nodes and the inventory rules report what they find (related locations point
+/// into the inventory files). Without an inventory, the same as [`analyse`].
+pub fn analyse_with(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+) -> Vec<Diagnostic> {
     let stream = syntax::parse(text);
     let mut out = Vec::new();
 
@@ -46,6 +58,9 @@ pub fn analyse(text: &str, options: &Options) -> Vec<Diagnostic> {
             &extracted.taints,
             &mut out,
         );
+        if let Some(inventory) = inventory {
+            rules::check_workloads(text, doc, options, &extracted, inventory, &mut out);
+        }
     }
 
     out.sort_by(|a, b| {

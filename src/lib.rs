@@ -6,12 +6,14 @@
 pub mod analysis;
 pub mod config;
 pub mod diagnostic;
+pub mod inventory;
 pub mod k8s;
 pub mod position;
 pub mod report;
 pub mod rules;
+pub mod schedule;
 pub mod syntax;
 
-pub use analysis::analyse;
+pub use analysis::{analyse, analyse_with};
 pub use config::Options;
 pub use diagnostic::{Diagnostic, Severity};

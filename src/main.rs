@@ -7,8 +7,11 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 
+use taintlint::inventory::Inventory;
+use taintlint::report::simulate::SimulatedFile;
 use taintlint::report::{self, FileReport, Summary};
-use taintlint::{analyse, rules, Options};
+use taintlint::schedule::simulate_text;
+use taintlint::{analyse_with, rules, Options, Severity};
 
 #[derive(Parser)]
 #[command(
@@ -32,6 +35,12 @@ enum Command {
     /// Exit status: 0 when nothing error-level was found, 1 when something was, 2 on a usage or
     /// I/O problem (the other files are still linted and reported).
     Lint(LintArgs),
+    /// Simulate where each pod template of the manifests can run on a cluster's nodes.
+    ///
+    /// Prints a matrix of workloads by node pools (a mark per cell and what blocks it), or the
+    /// JSON document of DESIGN.md with `--format json`. Exit status: 0 when every workload fits
+    /// some node, 1 when one fits none, 2 on a usage or I/O problem.
+    Simulate(SimulateArgs),
     /// List every rule: name, default severity, whether it needs an inventory, whether it has a
     /// fix.
     Rules,
@@ -69,6 +78,26 @@ struct LintArgs {
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// A cluster inventory: `kubectl get nodes -o yaml` (or -o json) output, Node documents,
+    /// or a pool file. Repeat it to combine files into one cluster; enables the rules that
+    /// need an inventory.
+    #[arg(long, value_name = "FILE")]
+    inventory: Vec<PathBuf>,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+#[derive(Args)]
+struct SimulateArgs {
+    /// Files or directories of manifests; `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The cluster inventory (repeatable: several files make one cluster).
+    #[arg(long, value_name = "FILE", required = true)]
+    inventory: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -114,6 +143,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Lint(args) => lint(args),
+        Command::Simulate(args) => simulate(args),
         Command::Rules => {
             print_rules();
             ExitCode::SUCCESS
@@ -177,6 +207,15 @@ fn lint(args: LintArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let loaded = if args.inventory.is_empty() {
+        None
+    } else {
+        match load_inventory(&args.inventory, &options) {
+            Ok(l) => Some(l),
+            Err(code) => return code,
+        }
+    };
+    let inventory = loaded.as_ref().map(|l| &l.inventory);
     let mut problems = Vec::new();
     let inputs = collect_inputs(&args.paths, &mut problems);
 
@@ -185,7 +224,15 @@ fn lint(args: LintArgs) -> ExitCode {
         .map(|input| {
             let name = input.name();
             let text = read(&input)?;
-            let diagnostics = analyse(&text, &options);
+            // An inventory file linted as a manifest too gets the inventory's findings, which
+            // cover the pool file format as well.
+            if let (Some(l), Input::File(p)) = (&loaded, &input) {
+                if let Some(i) = l.index_of(p) {
+                    let diagnostics = l.inventory.files[i].diagnostics.clone();
+                    return Ok(FileReport::new(name, text, diagnostics));
+                }
+            }
+            let diagnostics = analyse_with(&text, &options, inventory);
             Ok(FileReport::new(name, text, diagnostics))
         })
         .collect();
@@ -194,6 +241,19 @@ fn lint(args: LintArgs) -> ExitCode {
         match r {
             Ok(f) => files.push(f),
             Err(e) => problems.push(e),
+        }
+    }
+    // The inventory files are reported too: their own findings, and the place related
+    // locations point to.
+    if let Some(l) = &loaded {
+        for (i, (path, text)) in l.sources.iter().enumerate() {
+            let name = l.inventory.files[i].name.clone();
+            let listed = files.iter().any(|f| f.path == name)
+                || files.iter().any(|f| same_file(Path::new(&f.path), path));
+            if !listed {
+                let diagnostics = l.inventory.files[i].diagnostics.clone();
+                files.push(FileReport::new(name, text.clone(), diagnostics));
+            }
         }
     }
 
@@ -222,6 +282,140 @@ fn lint(args: LintArgs) -> ExitCode {
     if !problems.is_empty() {
         ExitCode::from(2)
     } else if Summary::of(&files).error > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// An inventory, the texts it was read from and their canonical paths.
+struct LoadedInventory {
+    inventory: Inventory,
+    sources: Vec<(PathBuf, String)>,
+    canonical: Vec<Option<PathBuf>>,
+}
+
+impl LoadedInventory {
+    fn index_of(&self, path: &Path) -> Option<usize> {
+        let c = std::fs::canonicalize(path).ok()?;
+        self.canonical.iter().position(|p| p.as_ref() == Some(&c))
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Reads and parses the inventory files; on any problem prints every one and returns exit 2.
+fn load_inventory(paths: &[PathBuf], options: &Options) -> Result<LoadedInventory, ExitCode> {
+    let mut sources = Vec::new();
+    let mut failed = false;
+    for p in paths {
+        match read(&Input::File(p.clone())) {
+            Ok(text) => sources.push((p.clone(), text)),
+            Err(e) => {
+                eprintln!("taintlint: inventory {e}");
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return Err(ExitCode::from(2));
+    }
+    let names: Vec<String> = sources
+        .iter()
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    let pairs: Vec<(&str, &str)> = names
+        .iter()
+        .zip(&sources)
+        .map(|(n, (_, t))| (n.as_str(), t.as_str()))
+        .collect();
+    match Inventory::load(&pairs, options) {
+        Ok(inventory) => Ok(LoadedInventory {
+            inventory,
+            canonical: sources
+                .iter()
+                .map(|(p, _)| std::fs::canonicalize(p).ok())
+                .collect(),
+            sources,
+        }),
+        Err(errors) => {
+            for e in errors {
+                eprintln!("taintlint: inventory {e}");
+            }
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+fn simulate(args: SimulateArgs) -> ExitCode {
+    let options = match args.cluster.options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("taintlint: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let loaded = match load_inventory(&args.inventory, &options) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let inventory = &loaded.inventory;
+    for f in &inventory.files {
+        let errors = f
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        if errors > 0 {
+            eprintln!(
+                "taintlint: warning: inventory {} has {errors} invalid taint(s), left out of the \
+                 simulation; `taintlint lint {}` shows them",
+                f.name, f.name
+            );
+        }
+    }
+    let mut problems = Vec::new();
+    let inputs = collect_inputs(&args.paths, &mut problems);
+    let results: Vec<Result<SimulatedFile, String>> = inputs
+        .into_par_iter()
+        .map(|input| {
+            let path = input.name();
+            let text = read(&input)?;
+            Ok(SimulatedFile {
+                path,
+                workloads: simulate_text(&text, &options, inventory),
+            })
+        })
+        .collect();
+    let mut files = Vec::new();
+    for r in results {
+        match r {
+            Ok(f) => files.push(f),
+            Err(e) => problems.push(e),
+        }
+    }
+    let out = match args.format {
+        Format::Json => report::simulate::json(inventory, &files),
+        Format::Human => report::simulate::human(inventory, &files),
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    for p in &problems {
+        eprintln!("taintlint: {p}");
+    }
+    let nowhere = files
+        .iter()
+        .flat_map(|f| &f.workloads)
+        .any(|w| !w.simulation.fits_anywhere());
+    if !problems.is_empty() {
+        ExitCode::from(2)
+    } else if nowhere {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use taintlint::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use taintlint::inventory::Inventory;
 use taintlint::report::{human, json};
 use taintlint::{rules, Severity};
 
@@ -18,8 +19,8 @@ fn rules_dir() -> PathBuf {
 #[test]
 fn rule_fixture_snapshots() {
     common::snapshot_settings().bind(|| {
-        insta::glob!("fixtures/rules", "*/*.yaml", |path| {
-            let files = [common::report(path)];
+        insta::glob!("fixtures/rules", "*/[bg]*.yaml", |path| {
+            let files = common::reports(path);
             insta::assert_snapshot!("human", human::render(&files, false));
             insta::assert_snapshot!("json", json::render(&files));
         });
@@ -36,7 +37,8 @@ fn every_rule_has_a_bad_and_a_good_fixture() {
             missing.push(meta.name);
             continue;
         }
-        let found = common::lint(&common::read(&bad));
+        let inventory = common::inventory_for(&bad);
+        let found = common::lint_with(&common::read(&bad), inventory.as_ref());
         assert!(
             found.iter().any(|d| d.rule == meta.name),
             "{}: bad.yaml does not trigger {}; it gives {:?}",
@@ -47,7 +49,7 @@ fn every_rule_has_a_bad_and_a_good_fixture() {
         for d in found.iter().filter(|d| d.rule == meta.name) {
             assert_eq!(d.severity, meta.severity, "{}: {d:?}", meta.name);
         }
-        let found = common::lint(&common::read(&good));
+        let found = common::lint_with(&common::read(&good), inventory.as_ref());
         assert!(
             !found.iter().any(|d| d.rule == meta.name),
             "{}: good.yaml triggers it: {found:#?}",
@@ -61,12 +63,16 @@ fn every_rule_has_a_bad_and_a_good_fixture() {
     }
     assert!(missing.is_empty(), "rules without fixtures: {missing:?}");
 
-    // And no fixture folder names a rule that does not exist.
+    // And no fixture folder names a rule that does not exist; only rules that need an inventory
+    // have one beside their fixtures.
     for entry in std::fs::read_dir(rules_dir()).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        assert!(
-            rules::find(&name).is_some(),
-            "fixture for unknown rule {name}"
+        let entry = entry.unwrap();
+        let name = entry.file_name().into_string().unwrap();
+        let meta = rules::find(&name).unwrap_or_else(|| panic!("fixture for unknown rule {name}"));
+        assert_eq!(
+            entry.path().join("inventory.yaml").exists(),
+            meta.needs_inventory,
+            "{name}: an inventory.yaml belongs beside exactly the fixtures of rules that need one"
         );
     }
 }
@@ -93,7 +99,13 @@ fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
 
 /// Checks one fix of one diagnostic: its edits lie in the text, the fixed text parses, and the
 /// rule no longer fires at that place.
-fn check_fix(name: &str, text: &str, d: &Diagnostic, fix: &Fix) -> String {
+fn check_fix(
+    name: &str,
+    text: &str,
+    inventory: Option<&Inventory>,
+    d: &Diagnostic,
+    fix: &Fix,
+) -> String {
     for e in &fix.edits {
         assert!(
             e.range.end <= text.len()
@@ -111,8 +123,8 @@ fn check_fix(name: &str, text: &str, d: &Diagnostic, fix: &Fix) -> String {
         fix.title,
         d.rule
     );
-    let before = common::lint(text);
-    let after = common::lint(&fixed);
+    let before = common::lint_with(text, inventory);
+    let after = common::lint_with(&fixed, inventory);
     // The field the finding was about is no longer reported by that rule...
     let again: Vec<&Diagnostic> = after
         .iter()
@@ -159,18 +171,20 @@ fn every_fix_removes_its_finding() {
     for path in fixture_files() {
         let name = common::relative(&path);
         let text = common::read(&path);
-        for d in common::lint(&text) {
+        let inventory = common::inventory_for(&path);
+        for d in common::lint_with(&text, inventory.as_ref()) {
             for fix in &d.fixes {
-                check_fix(&name, &text, &d, fix);
+                check_fix(&name, &text, inventory.as_ref(), &d, fix);
                 fixes += 1;
             }
         }
     }
     // Every fixable rule's bad fixture offers at least one fix.
     for meta in rules::all().filter(|m| m.fixable) {
-        let text = common::read(&rules_dir().join(meta.name).join("bad.yaml"));
+        let bad = rules_dir().join(meta.name).join("bad.yaml");
+        let inventory = common::inventory_for(&bad);
         assert!(
-            common::lint(&text)
+            common::lint_with(&common::read(&bad), inventory.as_ref())
                 .iter()
                 .any(|d| d.rule == meta.name && !d.fixes.is_empty()),
             "{}: fixable, but its bad fixture gets no fix",
@@ -222,9 +236,10 @@ fn apply_safe_fixes(text: &str, found: &[Diagnostic]) -> Option<(String, Vec<Str
 fn safe_fixes_snapshots() {
     let mut snapshots = 0;
     common::snapshot_settings().bind(|| {
-        insta::glob!("fixtures/rules", "*/*.yaml", |path| {
+        insta::glob!("fixtures/rules", "*/[bg]*.yaml", |path| {
             let text = common::read(path);
-            let found = common::lint(&text);
+            let inventory = common::inventory_for(path);
+            let found = common::lint_with(&text, inventory.as_ref());
             let Some((fixed, titles)) = apply_safe_fixes(&text, &found) else {
                 return;
             };
@@ -234,7 +249,7 @@ fn safe_fixes_snapshots() {
                 path.display()
             );
             // A safe fix keeps the meaning: nothing it fixed comes back, and nothing new appears.
-            let after = common::lint(&fixed);
+            let after = common::lint_with(&fixed, inventory.as_ref());
             for a in &after {
                 assert!(
                     found
@@ -280,13 +295,13 @@ type Place = (String, Option<String>, String, (u32, u32), (u32, u32));
 #[test]
 fn crlf_and_bom_variants_report_the_same() {
     use taintlint::position::{Encoding, LineIndex};
-    let places = |text: &str| -> Vec<Place> {
+    let places = |text: &str, inventory: Option<&Inventory>| -> Vec<Place> {
         let index = LineIndex::new(text);
         let at = |o: usize| {
             let lc = index.line_col(text, o, Encoding::Utf32);
             (lc.line, lc.col)
         };
-        common::lint(text)
+        common::lint_with(text, inventory)
             .into_iter()
             .map(|d| {
                 (
@@ -303,8 +318,13 @@ fn crlf_and_bom_variants_report_the_same() {
         let name = common::relative(&path);
         let lf = common::read(&path);
         let crlf = format!("\u{feff}{}", lf.replace('\n', "\r\n"));
-        assert_eq!(places(&lf), places(&crlf), "{name}");
-        for d in common::lint(&crlf) {
+        let inventory = common::inventory_for(&path);
+        assert_eq!(
+            places(&lf, inventory.as_ref()),
+            places(&crlf, inventory.as_ref()),
+            "{name}"
+        );
+        for d in common::lint_with(&crlf, inventory.as_ref()) {
             for fix in &d.fixes {
                 let fixed = fix.apply(&crlf);
                 assert!(fixed.starts_with('\u{feff}'), "{name}: {}", fix.title);

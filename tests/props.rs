@@ -70,7 +70,7 @@ fn check_text(text: &str, gate: bool) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Realistic manifests to mutate: every rule fixture and every example.
+/// Realistic manifests to mutate: every rule fixture and every example (inventories included).
 fn corpus() -> Vec<String> {
     let root = common::root();
     let mut paths: Vec<PathBuf> = Vec::new();
@@ -79,8 +79,16 @@ fn corpus() -> Vec<String> {
         paths.push(dir.join("bad.yaml"));
         paths.push(dir.join("good.yaml"));
     }
-    for entry in std::fs::read_dir(root.join("examples")).unwrap() {
-        paths.push(entry.unwrap().path());
+    let mut dirs = vec![root.join("examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                paths.push(path);
+            }
+        }
     }
     paths.sort();
     paths.iter().map(|p| common::read(p)).collect()

@@ -6,6 +6,7 @@ use crate::position::{Encoding, LineIndex};
 
 pub mod human;
 pub mod json;
+pub mod simulate;
 
 /// One linted file and what was found in it.
 pub struct FileReport {
@@ -29,6 +30,14 @@ impl FileReport {
 pub fn line_column(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
     let lc = index.line_col(text, offset, Encoding::Utf32);
     (lc.line as usize + 1, lc.col as usize + 1)
+}
+
+/// 1-based line and column of an offset in another reported file (an inventory, say), if that
+/// file is among `files`.
+pub fn position_in(files: &[FileReport], path: &str, offset: usize) -> Option<(usize, usize)> {
+    let file = files.iter().find(|f| f.path == path)?;
+    let index = LineIndex::new(&file.text);
+    Some(line_column(&index, &file.text, offset.min(file.text.len())))
 }
 
 /// Counts of findings by severity.

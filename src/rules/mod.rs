@@ -15,6 +15,7 @@ mod duplicate_taint;
 mod duplicate_toleration;
 mod empty_key_requires_exists;
 mod equal_empty_value;
+mod eviction_loop;
 mod exists_with_value;
 mod helm_template;
 mod invalid_key;
@@ -22,14 +23,22 @@ mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod null_value;
+mod only_avoided_nodes;
 mod taint_missing_field;
 mod tolerates_everything;
+mod toleration_does_not_attract;
 mod toleration_seconds_requires_no_execute;
+mod toleration_unused;
 mod undecodable_value;
 mod unknown_effect;
 mod unknown_field;
 mod unknown_operator;
+mod unschedulable;
+pub mod workload;
 mod yaml_syntax;
+
+pub(crate) use workload::check_workloads;
+pub use workload::WorkloadCx;
 
 pub use helm_template::looks_like_helm_template;
 
@@ -56,6 +65,8 @@ pub trait Rule: Sync {
     fn check_toleration_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
     fn check_taint(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
     fn check_taint_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
+    /// Called once per pod template when there is an inventory, with the simulation's result.
+    fn check_workload(&self, _cx: &mut WorkloadCx<'_, '_>) {}
 }
 
 /// Every rule, in the order they are documented.
@@ -79,6 +90,11 @@ pub static RULES: &[&dyn Rule] = &[
     &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
     &null_value::NullValue,
     &duplicate_toleration::DuplicateToleration,
+    &unschedulable::Unschedulable,
+    &only_avoided_nodes::OnlyAvoidedNodes,
+    &eviction_loop::EvictionLoop,
+    &toleration_unused::TolerationUnused,
+    &toleration_does_not_attract::TolerationDoesNotAttract,
     &helm_template::HelmTemplate,
 ];
 
@@ -246,6 +262,21 @@ impl Diagnostic {
         });
         self
     }
+
+    /// A related place in another file (an inventory's taint, say).
+    pub fn with_related_in(
+        &mut self,
+        file: &str,
+        range: Range<usize>,
+        message: String,
+    ) -> &mut Self {
+        self.related.push(Related {
+            file: Some(file.to_string()),
+            range,
+            message,
+        });
+        self
+    }
 }
 
 /// Runs every rule over the toleration lists and taint lists of one document.
@@ -355,7 +386,7 @@ mod tests {
             let Some(stem) = file.strip_suffix(".rs") else {
                 continue;
             };
-            if matches!(stem, "mod" | "edits") {
+            if matches!(stem, "mod" | "edits" | "workload") {
                 continue;
             }
             let name = stem.replace('_', "-");

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use taintlint::analysis::analyse_with;
 use taintlint::diagnostic::Diagnostic;
+use taintlint::inventory::Inventory;
 use taintlint::report::FileReport;
 use taintlint::{analyse, Options};
 
@@ -40,11 +42,38 @@ pub fn lint(text: &str) -> Vec<Diagnostic> {
     analyse(text, &Options::default())
 }
 
-/// Lints a fixture file and names it by its relative path.
-pub fn report(path: &Path) -> FileReport {
+/// The cluster a fixture is linted against: `inventory.yaml` in the fixture's folder, for the
+/// rules that need one.
+pub fn inventory_for(path: &Path) -> Option<Inventory> {
+    let file = path.parent()?.join("inventory.yaml");
+    let text = std::fs::read_to_string(&file).ok()?;
+    let name = relative(&file);
+    let inventory = Inventory::load(&[(name.as_str(), text.as_str())], &Options::default())
+        .unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
+    Some(inventory)
+}
+
+/// Lints with the default options, against an inventory when there is one.
+pub fn lint_with(text: &str, inventory: Option<&Inventory>) -> Vec<Diagnostic> {
+    analyse_with(text, &Options::default(), inventory)
+}
+
+/// Lints a fixture file (against its folder's inventory) and names it by its relative path.
+/// Like the CLI, the inventory file is reported after it, with its own findings.
+pub fn reports(path: &Path) -> Vec<FileReport> {
     let text = read(path);
-    let diagnostics = lint(&text);
-    FileReport::new(relative(path), text, diagnostics)
+    let inventory = inventory_for(path);
+    let diagnostics = lint_with(&text, inventory.as_ref());
+    let mut out = vec![FileReport::new(relative(path), text, diagnostics)];
+    if let Some(inventory) = inventory {
+        let file = path
+            .parent()
+            .expect("a fixture is in a folder")
+            .join("inventory.yaml");
+        let diagnostics = inventory.files[0].diagnostics.clone();
+        out.push(FileReport::new(relative(&file), read(&file), diagnostics));
+    }
+    out
 }
 
 /// How many syntax errors the YAML parser finds (at most one per document).
