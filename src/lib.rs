@@ -6,10 +6,12 @@
 pub mod analysis;
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
 pub mod k8s;
 pub mod position;
 pub mod report;
 pub mod rules;
+pub mod suppress;
 pub mod syntax;
 
 pub use analysis::analyse;

@@ -29,6 +29,7 @@ mod undecodable_value;
 mod unknown_effect;
 mod unknown_field;
 mod unknown_operator;
+pub(crate) mod unused_suppression;
 mod yaml_syntax;
 
 pub use helm_template::looks_like_helm_template;
@@ -80,6 +81,7 @@ pub static RULES: &[&dyn Rule] = &[
     &null_value::NullValue,
     &duplicate_toleration::DuplicateToleration,
     &helm_template::HelmTemplate,
+    &unused_suppression::UnusedSuppression,
 ];
 
 /// Every rule's metadata.
@@ -89,6 +91,20 @@ pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
 
 pub fn find(name: &str) -> Option<&'static RuleMeta> {
     all().find(|m| m.name == name)
+}
+
+/// The rule name closest to a misspelt one (at most three edits away).
+pub fn closest(name: &str) -> Option<&'static str> {
+    all()
+        .map(|m| {
+            (
+                crate::k8s::well_known::edit_distance(name, m.name, 3),
+                m.name,
+            )
+        })
+        .filter(|&(d, _)| d <= 3)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
 }
 
 /// The Markdown table of every rule, as the README shows it.
