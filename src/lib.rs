@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod config;
+pub mod config_file;
 pub mod diagnostic;
 pub mod fix;
 pub mod k8s;

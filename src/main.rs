@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 
+use taintlint::config_file::{self, ConfigFile};
 use taintlint::report::{self, FileReport, Summary};
-use taintlint::{analyse, rules, Options};
+use taintlint::{analyse, config, fix, rules, Options};
 
 #[derive(Parser)]
 #[command(
@@ -29,12 +30,18 @@ enum Command {
     /// Lint manifests: files, directories (*.yaml, *.yml, *.json; .gitignore honoured) or `-`
     /// for standard input.
     ///
-    /// Exit status: 0 when nothing error-level was found, 1 when something was, 2 on a usage or
-    /// I/O problem (the other files are still linted and reported).
+    /// Exit status: 0 when nothing error-level was found, 1 when something was, 2 on a usage,
+    /// configuration or I/O problem (the other files are still linted and reported). With
+    /// `--diff`: 0 when no fix applies, 1 when one does.
     Lint(LintArgs),
     /// List every rule: name, default severity, whether it needs an inventory, whether it has a
     /// fix.
-    Rules,
+    Rules {
+        /// `human` (a table), `json` (an array), or `markdown` (the rule reference,
+        /// docs/rules.md).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Human)]
+        format: RulesFormat,
+    },
     /// Explain one rule: what it catches, why it matters, an example, the fix.
     Explain {
         /// The rule's name, as shown in brackets in lint output (e.g. `unknown-effect`).
@@ -46,8 +53,21 @@ enum Command {
 enum Format {
     /// rustc-style snippets for people.
     Human,
+    /// One line per finding: `file:line:col: severity[rule] message`.
+    Concise,
     /// One JSON object (version 1) for machines.
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// GitHub Actions workflow commands (annotations on the pull request).
+    Github,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RulesFormat {
+    Human,
+    Json,
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -69,6 +89,23 @@ struct LintArgs {
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// The configuration file. Without it, `.taintlint.yaml` is looked for in each linted
+    /// path's directory and the directories above it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Run only these rules (comma-separated), whatever the configuration turns on or off.
+    #[arg(long, value_name = "RULE,...")]
+    select: Vec<String>,
+    /// Do not run these rules (comma-separated).
+    #[arg(long, value_name = "RULE,...")]
+    ignore: Vec<String>,
+    /// Apply every safe fix, writing each changed file in place (atomically), then report what
+    /// is left.
+    #[arg(long, conflicts_with = "diff")]
+    fix: bool,
+    /// Print what `--fix` would change, as a unified diff, and write nothing.
+    #[arg(long)]
+    diff: bool,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -89,8 +126,8 @@ struct ClusterArgs {
 }
 
 impl ClusterArgs {
-    fn options(&self) -> Result<Options, String> {
-        let mut options = Options::default();
+    /// Applies the command line's cluster settings on top of `options` (the configuration's).
+    fn apply(&self, mut options: Options) -> Result<Options, String> {
         for spec in &self.feature_gates {
             options
                 .set_feature_gates(spec)
@@ -114,8 +151,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Lint(args) => lint(args),
-        Command::Rules => {
-            print_rules();
+        Command::Rules { format } => {
+            match format {
+                RulesFormat::Human => print_rules(),
+                RulesFormat::Json => print!("{}", rules::json()),
+                RulesFormat::Markdown => print!("{}", rules::markdown_docs()),
+            }
             ExitCode::SUCCESS
         }
         Command::Explain { rule } => match rules::find(&rule) {
@@ -154,61 +195,130 @@ fn print_rules() {
     }
 }
 
-/// An input to lint.
+/// An input to lint, and the configuration it is linted with (an index into the loaded ones).
 enum Input {
-    Stdin,
-    File(PathBuf),
+    Stdin(usize),
+    File(PathBuf, usize),
 }
 
 impl Input {
     fn name(&self) -> String {
         match self {
-            Input::Stdin => "-".to_string(),
-            Input::File(p) => p.display().to_string(),
+            Input::Stdin(_) => "-".to_string(),
+            Input::File(p, _) => p.display().to_string(),
+        }
+    }
+
+    fn config(&self) -> usize {
+        match self {
+            Input::Stdin(c) | Input::File(_, c) => *c,
         }
     }
 }
 
+/// What linting one input produced.
+struct Linted {
+    reports: Vec<FileReport>,
+    /// Fixes applied (`--fix`) or that would be (`--diff`).
+    fixed: usize,
+    diff: String,
+}
+
 fn lint(args: LintArgs) -> ExitCode {
-    let options = match args.cluster.options() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("taintlint: {e}");
+    let mut problems = Vec::new();
+    let configs = match load_configs(&args) {
+        Ok(c) => c,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("taintlint: {e}");
+            }
             return ExitCode::from(2);
         }
     };
-    let mut problems = Vec::new();
-    let inputs = collect_inputs(&args.paths, &mut problems);
+    if args.fix && args.paths.iter().any(|p| p.as_os_str() == "-") {
+        eprintln!(
+            "taintlint: --fix cannot write back to standard input; use --diff to see the fixes"
+        );
+        return ExitCode::from(2);
+    }
+    let inputs = collect_inputs(&args.paths, &configs, &mut problems);
 
-    let results: Vec<Result<FileReport, String>> = inputs
+    let results: Vec<Result<Linted, String>> = inputs
         .into_par_iter()
         .map(|input| {
             let name = input.name();
-            let text = read(&input)?;
+            let (config, options) = &configs[input.config()];
+            let path = match &input {
+                Input::File(p, _) => Some(p.as_path()),
+                Input::Stdin(_) => None,
+            };
+            let options = config.options_for(options, path);
+            let mut text = read(&input)?;
+            let mut linted = Linted {
+                reports: Vec::new(),
+                fixed: 0,
+                diff: String::new(),
+            };
+            if args.fix || args.diff {
+                let fixed = fix::fix_safe(&text, &options);
+                linted.fixed = fixed.applied;
+                if args.diff {
+                    linted.diff = fix::unified_diff(&name, &text, &fixed.text);
+                    return Ok(linted);
+                }
+                if fixed.text != text {
+                    if let Some(path) = path {
+                        write_atomically(path, &fixed.text)
+                            .map_err(|e| format!("{name}: could not write the fixes: {e}"))?;
+                    }
+                    text = fixed.text;
+                }
+            }
             let diagnostics = analyse(&text, &options);
-            Ok(FileReport::new(name, text, diagnostics))
+            let report = FileReport::new(name, text, diagnostics);
+            linted.reports = match input {
+                // `helm template ... | taintlint lint -`: report against the templates.
+                Input::Stdin(_) => report::helm::split(report),
+                Input::File(..) => vec![report],
+            };
+            Ok(linted)
         })
         .collect();
     let mut files = Vec::new();
+    let mut fixed = 0;
+    let mut fixed_files = 0;
+    let mut diff = String::new();
     for r in results {
         match r {
-            Ok(f) => files.push(f),
+            Ok(l) => {
+                files.extend(l.reports);
+                fixed += l.fixed;
+                fixed_files += usize::from(l.fixed > 0);
+                diff.push_str(&l.diff);
+            }
             Err(e) => problems.push(e),
         }
     }
 
-    let out = match args.format {
-        Format::Json => report::json::render(&files),
-        Format::Human => {
-            let color = match args.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                }
-            };
-            report::human::render(&files, color)
+    let out = if args.diff {
+        diff.clone()
+    } else {
+        match args.format {
+            Format::Json => report::json::render(&files),
+            Format::Concise => report::concise::render(&files),
+            Format::Sarif => report::sarif::render(&files),
+            Format::Github => report::github::render(&files),
+            Format::Human => {
+                let color = match args.color {
+                    Color::Always => true,
+                    Color::Never => false,
+                    Color::Auto => {
+                        std::io::stdout().is_terminal()
+                            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    }
+                };
+                report::human::render(&files, color)
+            }
         }
     };
     let mut stdout = std::io::stdout().lock();
@@ -216,11 +326,22 @@ fn lint(args: LintArgs) -> ExitCode {
     let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
 
+    if args.fix && fixed > 0 {
+        let noun =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        eprintln!(
+            "Fixed {} in {}.",
+            noun(fixed, "problem", "problems"),
+            noun(fixed_files, "file", "files")
+        );
+    }
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
     if !problems.is_empty() {
         ExitCode::from(2)
+    } else if args.diff {
+        ExitCode::from(u8::from(!diff.is_empty()))
     } else if Summary::of(&files).error > 0 {
         ExitCode::from(1)
     } else {
@@ -228,36 +349,129 @@ fn lint(args: LintArgs) -> ExitCode {
     }
 }
 
-fn is_manifest(path: &Path) -> bool {
-    matches!(
-        path.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml" | "json")
-    )
+/// Loads the configuration of every command-line path (`--config`, or the nearest
+/// `.taintlint.yaml`), each with the command line's settings applied on top. Index 0 is the
+/// one for standard input (found from the current directory).
+fn load_configs(args: &LintArgs) -> Result<Vec<(ConfigFile, Options)>, Vec<String>> {
+    let mut select = Vec::new();
+    let mut ignore = Vec::new();
+    let mut errors = Vec::new();
+    for (flag, specs, out) in [
+        ("--select", &args.select, &mut select),
+        ("--ignore", &args.ignore, &mut ignore),
+    ] {
+        for name in specs.iter().flat_map(|s| s.split(',')).map(str::trim) {
+            if name.is_empty() {
+                continue;
+            }
+            match rules::find(name) {
+                Some(meta) => out.push(meta),
+                None => errors.push(format!("{flag}: {}", config::unknown_rule(name))),
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let resolve = |config: ConfigFile| -> Result<(ConfigFile, Options), Vec<String>> {
+        let mut options = args
+            .cluster
+            .apply(config.options.clone())
+            .map_err(|e| vec![e])?;
+        if !select.is_empty() {
+            for meta in rules::all() {
+                let level = select
+                    .iter()
+                    .any(|s| s.name == meta.name)
+                    .then(|| options.rule_level(meta).unwrap_or(meta.severity));
+                options
+                    .set_rule_level(meta.name, level)
+                    .expect("a registered rule");
+            }
+        }
+        for meta in &ignore {
+            options
+                .set_rule_level(meta.name, None)
+                .expect("a registered rule");
+        }
+        Ok((config, options))
+    };
+    let load = |path: Option<PathBuf>| -> Result<ConfigFile, Vec<String>> {
+        match path {
+            None => Ok(ConfigFile::default()),
+            Some(p) => config_file::load(&p)
+                .map_err(|errors| errors.iter().map(|e| e.to_string()).collect()),
+        }
+    };
+    if let Some(path) = &args.config {
+        return Ok(vec![resolve(load(Some(path.clone()))?)?]);
+    }
+    let mut found: Vec<Option<PathBuf>> = vec![config_file::discover(Path::new("."))];
+    for path in &args.paths {
+        if path.as_os_str() != "-" {
+            let f = config_file::discover(path);
+            if !found.contains(&f) {
+                found.push(f);
+            }
+        }
+    }
+    found.into_iter().map(|p| resolve(load(p)?)).collect()
+}
+
+/// The index of the configuration for a command-line path.
+fn config_index(path: &Path, configs: &[(ConfigFile, Options)]) -> usize {
+    if configs.len() == 1 {
+        return 0;
+    }
+    let found = config_file::discover(path);
+    configs
+        .iter()
+        .position(|(c, _)| c.path == found)
+        .unwrap_or(0)
 }
 
 /// Expands the command line's paths into files, in a stable order: each argument in turn, and
-/// a directory's files sorted by path.
-fn collect_inputs(paths: &[PathBuf], problems: &mut Vec<String>) -> Vec<Input> {
+/// a directory's files sorted by path. A directory walk lints the files the configuration
+/// includes and does not exclude, skips dot-directories, honours .gitignore, and skips the
+/// `templates/` directory of a Helm chart (Go templates are not YAML until rendered).
+fn collect_inputs(
+    paths: &[PathBuf],
+    configs: &[(ConfigFile, Options)],
+    problems: &mut Vec<String>,
+) -> Vec<Input> {
     let mut inputs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
-            inputs.push(Input::Stdin);
+            inputs.push(Input::Stdin(0));
             continue;
         }
+        let c = config_index(path, configs);
+        let config = &configs[c].0;
         match std::fs::metadata(path) {
             Err(e) => problems.push(format!("{}: {}", path.display(), io_message(&e))),
             Ok(meta) if meta.is_dir() => {
                 let mut found = Vec::new();
+                let root = path.clone();
+                let skip_config = config.clone();
                 let walker = ignore::WalkBuilder::new(path)
                     .hidden(false)
                     .git_ignore(true)
                     .require_git(false)
                     .sort_by_file_path(|a, b| a.cmp(b))
+                    .filter_entry(move |e| {
+                        let p = e.path();
+                        if p == root {
+                            return true;
+                        }
+                        let dir = e.file_type().is_some_and(|t| t.is_dir());
+                        !(dir && (is_dot_dir(p) || is_chart_templates(p)))
+                            && !skip_config.is_excluded(p)
+                    })
                     .build();
                 for entry in walker {
                     match entry {
                         Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                            if is_manifest(e.path()) && !in_dot_dir(e.path(), path) {
+                            if config.is_included(e.path()) {
                                 found.push(e.into_path());
                             }
                         }
@@ -265,24 +479,45 @@ fn collect_inputs(paths: &[PathBuf], problems: &mut Vec<String>) -> Vec<Input> {
                         Err(e) => problems.push(e.to_string()),
                     }
                 }
-                inputs.extend(found.into_iter().map(Input::File));
+                inputs.extend(found.into_iter().map(|p| Input::File(p, c)));
             }
-            Ok(_) => inputs.push(Input::File(path.clone())),
+            Ok(_) => inputs.push(Input::File(path.clone(), c)),
         }
     }
     inputs
 }
 
-/// Skips `.git` and other dot-directories below the given root (dot-files are linted).
-fn in_dot_dir(path: &Path, root: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(root) else {
-        return false;
-    };
-    let mut components: Vec<_> = rel.components().collect();
-    components.pop();
-    components
-        .iter()
-        .any(|c| c.as_os_str().to_str().is_some_and(|s| s.starts_with('.')))
+/// `.git` and other dot-directories (dot-files are linted).
+fn is_dot_dir(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
+}
+
+/// The `templates` directory of a Helm chart (next to its Chart.yaml).
+fn is_chart_templates(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "templates")
+        && path
+            .parent()
+            .is_some_and(|chart| chart.join("Chart.yaml").is_file())
+}
+
+/// Replaces a file's contents so that a crash leaves either the old file or the new one: the
+/// new text goes to a temporary file in the same directory (with the old file's permissions),
+/// which is then renamed over it. A symbolic link is followed, and its target rewritten.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path)?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let permissions = std::fs::metadata(&target)?.permissions();
+    let mut temp = tempfile::Builder::new()
+        .prefix(".taintlint-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    temp.write_all(text.as_bytes())?;
+    temp.as_file().sync_all()?;
+    std::fs::set_permissions(temp.path(), permissions)?;
+    temp.persist(&target).map_err(|e| e.error)?;
+    Ok(())
 }
 
 fn io_message(e: &std::io::Error) -> String {
@@ -296,14 +531,14 @@ fn io_message(e: &std::io::Error) -> String {
 fn read(input: &Input) -> Result<String, String> {
     let name = input.name();
     let bytes = match input {
-        Input::Stdin => {
+        Input::Stdin(_) => {
             let mut buf = Vec::new();
             std::io::stdin()
                 .read_to_end(&mut buf)
                 .map_err(|e| format!("standard input: {}", io_message(&e)))?;
             buf
         }
-        Input::File(p) => std::fs::read(p).map_err(|e| format!("{name}: {}", io_message(&e)))?,
+        Input::File(p, _) => std::fs::read(p).map_err(|e| format!("{name}: {}", io_message(&e)))?,
     };
     String::from_utf8(bytes).map_err(|e| {
         format!(

@@ -125,6 +125,60 @@ pub fn markdown_table() -> String {
     out
 }
 
+/// Every rule as a JSON array (`taintlint rules --format json`).
+pub fn json() -> String {
+    let rules: Vec<serde_json::Value> = all()
+        .map(|m| {
+            serde_json::json!({
+                "name": m.name,
+                "severity": m.severity,
+                "needsInventory": m.needs_inventory,
+                "fixable": m.fixable,
+                "summary": m.summary,
+                "explanation": m.explanation,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&rules).expect("JSON values always serialize");
+    text.push('\n');
+    text
+}
+
+/// The rule reference, docs/rules.md: the table, then every rule's explanation.
+pub fn markdown_docs() -> String {
+    let mut out = String::from(
+        "# taintlint rules\n\n\
+         <!-- Generated from the rule registry (src/rules/) by `taintlint rules --format \
+         markdown`; tests/docs.rs keeps it in sync. -->\n\n\
+         Severity: `error` means the API server rejects it (or the workload can run on no \
+         node); `warning` means it is accepted but almost certainly wrong; `info` and `hint` \
+         are worth knowing. Every rule's severity can be changed, or the rule turned off, in \
+         `.taintlint.yaml`; a single finding can be silenced with a \
+         `# taintlint: disable=RULE -- reason` comment above its node.\n\n",
+    );
+    out.push_str(&markdown_table());
+    for m in all() {
+        out.push_str(&format!("\n## `{}`\n\n", m.name));
+        out.push_str(&format!(
+            "{}. Default severity: **{}**. Needs an inventory: {}. Fix: {}.\n\n",
+            m.summary.trim_end_matches('.'),
+            m.severity,
+            if m.needs_inventory { "yes" } else { "no" },
+            if m.fixable { "yes" } else { "none" },
+        ));
+        for line in m.explanation.trim_end().lines() {
+            match line.strip_prefix("## ") {
+                Some(heading) => out.push_str(&format!("### {heading}\n")),
+                None => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
 pub(crate) use helm_template::META as HELM_TEMPLATE;
 pub(crate) use yaml_syntax::META as YAML_SYNTAX;
 
