@@ -578,9 +578,8 @@ impl Parser<'_> {
             return Vec::new();
         };
         items
-            .to_vec()
-            .into_iter()
-            .filter_map(|item| self.string(doc, item, key))
+            .iter()
+            .filter_map(|&item| self.string(doc, item, key))
             .collect()
     }
 
@@ -696,8 +695,7 @@ mod tests {
 
     fn errors(text: &str) -> Vec<String> {
         parse(text, Path::new(".taintlint.yaml"))
-            .err()
-            .expect("an error")
+            .expect_err("an error")
             .iter()
             .map(|e| e.to_string())
             .collect()

@@ -106,6 +106,10 @@ struct LintArgs {
     /// Print what `--fix` would change, as a unified diff, and write nothing.
     #[arg(long)]
     diff: bool,
+    /// Skip files the configuration excludes, and Helm chart templates, even when they are
+    /// named on the command line (as pre-commit names every changed file).
+    #[arg(long)]
+    force_exclude: bool,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -241,7 +245,7 @@ fn lint(args: LintArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let inputs = collect_inputs(&args.paths, &configs, &mut problems);
+    let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
 
     let results: Vec<Result<Linted, String>> = inputs
         .into_par_iter()
@@ -437,6 +441,7 @@ fn config_index(path: &Path, configs: &[(ConfigFile, Options)]) -> usize {
 fn collect_inputs(
     paths: &[PathBuf],
     configs: &[(ConfigFile, Options)],
+    force_exclude: bool,
     problems: &mut Vec<String>,
 ) -> Vec<Input> {
     let mut inputs = Vec::new();
@@ -481,7 +486,14 @@ fn collect_inputs(
                 }
                 inputs.extend(found.into_iter().map(|p| Input::File(p, c)));
             }
-            Ok(_) => inputs.push(Input::File(path.clone(), c)),
+            Ok(_) => {
+                let skip = force_exclude
+                    && (config.is_excluded(path)
+                        || path.ancestors().skip(1).any(is_chart_templates));
+                if !skip {
+                    inputs.push(Input::File(path.clone(), c));
+                }
+            }
         }
     }
     inputs

@@ -191,20 +191,15 @@ fn next_node(text: &str, stream: &Stream<'_>, after: usize) -> Option<Range<usiz
         }
     }
     let (doc, mut id) = best?;
-    loop {
-        match &doc.node(id).kind {
-            NodeKind::Sequence { items, flow: false } => {
-                let Some(&first) = items.first() else { break };
-                let start = doc.node(id).span.start;
-                let first_start = doc.node(first).span.start;
-                let between = text.get(start..first_start).unwrap_or("\n");
-                if between.contains(['\n', '\r']) {
-                    break;
-                }
-                id = first;
-            }
-            _ => break,
+    while let NodeKind::Sequence { items, flow: false } = &doc.node(id).kind {
+        let Some(&first) = items.first() else { break };
+        let start = doc.node(id).span.start;
+        let first_start = doc.node(first).span.start;
+        let between = text.get(start..first_start).unwrap_or("\n");
+        if between.contains(['\n', '\r']) {
+            break;
         }
+        id = first;
     }
     let span = doc.node(id).span.clone();
     // A mapping key: the whole entry.

@@ -14,6 +14,9 @@ pub mod human;
 pub mod json;
 pub mod sarif;
 
+/// A start and an end, each a 1-based (line, column).
+pub type Span = ((usize, usize), (usize, usize));
+
 /// One linted file and what was found in it.
 pub struct FileReport {
     /// The name to show (as given on the command line, or `-` for standard input).
@@ -43,10 +46,7 @@ impl FileReport {
 
     /// The file a related location is in, and its 1-based start and end (line, column), when
     /// that file's text is known.
-    pub fn related_position<'s>(
-        &'s self,
-        related: &'s Related,
-    ) -> (&'s str, Option<((usize, usize), (usize, usize))>) {
+    pub fn related_position<'s>(&'s self, related: &'s Related) -> (&'s str, Option<Span>) {
         let (name, text): (&str, Option<&str>) = match &related.file {
             None => (&self.path, Some(&self.text)),
             Some(f) => (f, self.related_texts.get(f).map(|t| &**t)),
