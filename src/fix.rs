@@ -288,4 +288,62 @@ mod tests {
             "--- a/f.yaml\n+++ b/f.yaml\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
         );
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Lines of toleration lists, suppression comments (good, stale and broken), Japanese
+        /// comments and odd values, joined with LF or CRLF.
+        fn manifest() -> impl Strategy<Value = String> {
+            let line = prop::sample::select(vec![
+                "tolerations:",
+                "- key: dedicated",
+                "- operator: Exists",
+                "  operator: exists",
+                "  operator: EQUAL",
+                "  effect: noschedule",
+                "  effect: ~",
+                "  effect:",
+                "  value: yes",
+                "  tolerationSeconds: ~",
+                "- {key: a, operator: exists, effect: ~}",
+                "# taintlint: disable=tolerates-everything,null-value,unknown-effect -- why",
+                "# taintlint: disable-file=unknown-operator",
+                "# taintlint: disable=nul-value",
+                "# taintlint: disable=",
+                "# taintlint: bogus",
+                "  # 日本語のコメント",
+                "---",
+                "kind: Pod",
+                "spec:",
+                "  tolerations:",
+                "  - operator: Exists",
+            ]);
+            (prop::collection::vec(line, 0..24), any::<bool>()).prop_map(|(lines, crlf)| {
+                let nl = if crlf { "\r\n" } else { "\n" };
+                lines.iter().map(|l| format!("{l}{nl}")).collect()
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+
+            #[test]
+            fn fixing_never_panics_breaks_or_flip_flops(text in manifest()) {
+                let options = Options::default();
+                let fixed = fix_safe(&text, &options);
+                let before = syntax_errors(&crate::analyse(&text, &options));
+                let after = crate::analyse(&fixed.text, &options);
+                prop_assert!(syntax_errors(&after) <= before);
+                if fixed.passes < MAX_PASSES {
+                    prop_assert_eq!(&fix_safe(&fixed.text, &options).text, &fixed.text);
+                }
+                // Line endings are the file's own.
+                if !text.contains("\r\n") {
+                    prop_assert!(!fixed.text.contains('\r'));
+                }
+            }
+        }
+    }
 }

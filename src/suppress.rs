@@ -64,6 +64,8 @@ const PREFIX: &str = "taintlint:";
 /// Reads the directives of a parsed file.
 pub fn directives<'a>(text: &'a str, stream: &Stream<'_>) -> Directives<'a> {
     let mut out = Directives::default();
+    // Built on the first `disable=` directive: most files have none.
+    let mut index: Option<NodeIndex> = None;
     for comment in &stream.comments {
         let Some(raw) = text.get(comment.span.clone()) else {
             continue;
@@ -80,7 +82,9 @@ pub fn directives<'a>(text: &'a str, stream: &Stream<'_>) -> Directives<'a> {
                 let scope = if file {
                     Scope::File
                 } else {
-                    next_node(text, stream, comment.span.end).map_or(Scope::Nothing, Scope::Next)
+                    let index = index.get_or_insert_with(|| NodeIndex::new(stream));
+                    next_node(text, stream, index, comment.span.end)
+                        .map_or(Scope::Nothing, Scope::Next)
                 };
                 out.directives.push(Directive {
                     comment: comment.span.clone(),
@@ -166,31 +170,47 @@ fn find_reason(s: &str) -> Option<usize> {
     })
 }
 
+/// Every node of a stream by start (outermost first), and the value of every mapping key.
+struct NodeIndex {
+    /// (start, end reversed, document, node), sorted.
+    by_start: Vec<(usize, std::cmp::Reverse<usize>, usize, NodeId)>,
+    /// (document, key) -> value.
+    value_of: std::collections::HashMap<(usize, NodeId), NodeId>,
+}
+
+impl NodeIndex {
+    fn new(stream: &Stream<'_>) -> NodeIndex {
+        let mut by_start = Vec::new();
+        let mut value_of = std::collections::HashMap::new();
+        for (d, doc) in stream.documents.iter().enumerate() {
+            for id in 0..doc.nodes_len() as NodeId {
+                let node = doc.node(id);
+                by_start.push((node.span.start, std::cmp::Reverse(node.span.end), d, id));
+                if let NodeKind::Mapping { entries, .. } = &node.kind {
+                    for &(k, v) in entries {
+                        value_of.insert((d, k), v);
+                    }
+                }
+            }
+        }
+        by_start.sort_unstable();
+        NodeIndex { by_start, value_of }
+    }
+}
+
 /// The byte range a `disable=` comment ending at `after` covers: the outermost node that starts
 /// first after it. A key stands for its whole entry; a block sequence whose first item is on its
 /// first line (`- key: a`) stands for that item, so a comment above any toleration covers that
 /// toleration only.
-fn next_node(text: &str, stream: &Stream<'_>, after: usize) -> Option<Range<usize>> {
-    let mut best: Option<(&Document<'_>, NodeId)> = None;
-    for doc in &stream.documents {
-        for id in 0..doc.nodes_len() as NodeId {
-            let span = &doc.node(id).span;
-            if span.start < after {
-                continue;
-            }
-            let better = match best {
-                None => true,
-                Some((bd, bid)) => {
-                    let b = &bd.node(bid).span;
-                    span.start < b.start || (span.start == b.start && span.end > b.end)
-                }
-            };
-            if better {
-                best = Some((doc, id));
-            }
-        }
-    }
-    let (doc, mut id) = best?;
+fn next_node(
+    text: &str,
+    stream: &Stream<'_>,
+    index: &NodeIndex,
+    after: usize,
+) -> Option<Range<usize>> {
+    let at = index.by_start.partition_point(|e| e.0 < after);
+    let &(_, _, d, mut id) = index.by_start.get(at)?;
+    let doc: &Document<'_> = &stream.documents[d];
     while let NodeKind::Sequence { items, flow: false } = &doc.node(id).kind {
         let Some(&first) = items.first() else { break };
         let start = doc.node(id).span.start;
@@ -203,15 +223,10 @@ fn next_node(text: &str, stream: &Stream<'_>, after: usize) -> Option<Range<usiz
     }
     let span = doc.node(id).span.clone();
     // A mapping key: the whole entry.
-    for parent in 0..doc.nodes_len() as NodeId {
-        if let NodeKind::Mapping { entries, .. } = &doc.node(parent).kind {
-            if let Some(&(_, v)) = entries.iter().find(|&&(k, _)| k == id) {
-                let end = doc.node(v).span.end.max(span.end);
-                return Some(span.start..end);
-            }
-        }
+    match index.value_of.get(&(d, id)) {
+        Some(&v) => Some(span.start..doc.node(v).span.end.max(span.end)),
+        None => Some(span),
     }
-    Some(span)
 }
 
 /// Removes the findings the directives silence (marking the names that did), and returns them.

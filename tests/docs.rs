@@ -41,3 +41,29 @@ fn rules_reference_links_every_rule() {
         );
     }
 }
+
+#[test]
+fn rules_command_prints_the_same_metadata() {
+    let run = |format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .args(["rules", "--format", format])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(run("markdown"), taintlint::rules::markdown_docs());
+    let json: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    let names: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = taintlint::rules::all().map(|m| m.name).collect();
+    assert_eq!(names, expected);
+    let human = run("human");
+    for name in expected {
+        assert!(human.contains(name), "{name}");
+    }
+}

@@ -253,6 +253,44 @@ mod tests {
     }
 
     #[test]
+    fn related_locations_in_another_file() {
+        use crate::diagnostic::Related;
+        use std::sync::Arc;
+        let text = "tolerations:\n- key: a\n  operator: exists\n";
+        let mut diagnostics = crate::analyse(text, &crate::Options::default());
+        let inventory = "# nodes\nspec:\n  taints:\n  - key: 日本\n";
+        let at = inventory.find("key").unwrap();
+        diagnostics[0].related = vec![
+            Related {
+                file: Some("nodes.yaml".into()),
+                range: at..at + 3,
+                message: "the taint".into(),
+            },
+            Related {
+                file: Some("unknown.yaml".into()),
+                range: 0..1,
+                message: "no text known".into(),
+            },
+        ];
+        let report = FileReport::new("pod.yaml".into(), text.into(), diagnostics)
+            .with_related_text("nodes.yaml".into(), Arc::from(inventory));
+        let log: Value = serde_json::from_str(&render(&[report])).unwrap();
+        let related = &log["runs"][0]["results"][0]["relatedLocations"];
+        assert_eq!(
+            related[0]["physicalLocation"],
+            json!({
+                "artifactLocation": {"uri": "nodes.yaml"},
+                "region": {"startLine": 4, "startColumn": 5, "endLine": 4, "endColumn": 8},
+            })
+        );
+        assert_eq!(related[0]["id"], 1);
+        assert_eq!(
+            related[1]["physicalLocation"],
+            json!({"artifactLocation": {"uri": "unknown.yaml"}})
+        );
+    }
+
+    #[test]
     fn descriptions() {
         let meta = rules::find("unknown-effect").unwrap();
         assert_eq!(pascal_case(meta.name), "UnknownEffect");
