@@ -5,13 +5,16 @@
 
 pub mod analysis;
 pub mod config;
+pub mod config_file;
 pub mod diagnostic;
+pub mod fix;
 pub mod inventory;
 pub mod k8s;
 pub mod position;
 pub mod report;
 pub mod rules;
 pub mod schedule;
+pub mod suppress;
 pub mod syntax;
 
 pub use analysis::{analyse, analyse_with};

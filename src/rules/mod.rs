@@ -34,6 +34,7 @@ mod unknown_effect;
 mod unknown_field;
 mod unknown_operator;
 mod unschedulable;
+pub(crate) mod unused_suppression;
 pub mod workload;
 mod yaml_syntax;
 
@@ -96,6 +97,7 @@ pub static RULES: &[&dyn Rule] = &[
     &toleration_unused::TolerationUnused,
     &toleration_does_not_attract::TolerationDoesNotAttract,
     &helm_template::HelmTemplate,
+    &unused_suppression::UnusedSuppression,
 ];
 
 /// Every rule's metadata.
@@ -105,6 +107,20 @@ pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
 
 pub fn find(name: &str) -> Option<&'static RuleMeta> {
     all().find(|m| m.name == name)
+}
+
+/// The rule name closest to a misspelt one (at most three edits away).
+pub fn closest(name: &str) -> Option<&'static str> {
+    all()
+        .map(|m| {
+            (
+                crate::k8s::well_known::edit_distance(name, m.name, 3),
+                m.name,
+            )
+        })
+        .filter(|&(d, _)| d <= 3)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
 }
 
 /// The Markdown table of every rule, as the README shows it.
@@ -121,6 +137,60 @@ pub fn markdown_table() -> String {
             if m.fixable { "yes" } else { "" },
             m.summary.replace('|', "\\|")
         ));
+    }
+    out
+}
+
+/// Every rule as a JSON array (`taintlint rules --format json`).
+pub fn json() -> String {
+    let rules: Vec<serde_json::Value> = all()
+        .map(|m| {
+            serde_json::json!({
+                "name": m.name,
+                "severity": m.severity,
+                "needsInventory": m.needs_inventory,
+                "fixable": m.fixable,
+                "summary": m.summary,
+                "explanation": m.explanation,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&rules).expect("JSON values always serialize");
+    text.push('\n');
+    text
+}
+
+/// The rule reference, docs/rules.md: the table, then every rule's explanation.
+pub fn markdown_docs() -> String {
+    let mut out = String::from(
+        "# taintlint rules\n\n\
+         <!-- Generated from the rule registry (src/rules/) by `taintlint rules --format \
+         markdown`; tests/docs.rs keeps it in sync. -->\n\n\
+         Severity: `error` means the API server rejects it (or the workload can run on no \
+         node); `warning` means it is accepted but almost certainly wrong; `info` and `hint` \
+         are worth knowing. Every rule's severity can be changed, or the rule turned off, in \
+         `.taintlint.yaml`; a single finding can be silenced with a \
+         `# taintlint: disable=RULE -- reason` comment above its node.\n\n",
+    );
+    out.push_str(&markdown_table());
+    for m in all() {
+        out.push_str(&format!("\n## `{}`\n\n", m.name));
+        out.push_str(&format!(
+            "{}. Default severity: **{}**. Needs an inventory: {}. Fix: {}.\n\n",
+            m.summary.trim_end_matches('.'),
+            m.severity,
+            if m.needs_inventory { "yes" } else { "no" },
+            if m.fixable { "yes" } else { "none" },
+        ));
+        for line in m.explanation.trim_end().lines() {
+            match line.strip_prefix("## ") {
+                Some(heading) => out.push_str(&format!("### {heading}\n")),
+                None => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
     }
     out
 }
