@@ -62,9 +62,10 @@ fn ends_with_period(s: &str) -> String {
 }
 
 fn rule_descriptor(meta: &RuleMeta) -> Value {
-    json!({
+    let name = pascal_case(meta.name);
+    let mut rule = json!({
         "id": meta.name,
-        "name": pascal_case(meta.name),
+        "name": name,
         "shortDescription": {"text": ends_with_period(meta.summary)},
         "fullDescription": {"text": what_it_catches(meta)},
         "help": {
@@ -77,7 +78,15 @@ fn rule_descriptor(meta: &RuleMeta) -> Value {
             "needsInventory": meta.needs_inventory,
             "fixable": meta.fixable,
         },
-    })
+    });
+    // SARIF wants a rule's `name` to differ from its `id` (Multitool rule SARIF1001, which
+    // compares them ignoring case): a one-word id such as `unschedulable` gets no name.
+    if name.eq_ignore_ascii_case(meta.name) {
+        rule.as_object_mut()
+            .expect("a JSON object")
+            .shift_remove("name");
+    }
+    rule
 }
 
 /// A path as a URI reference: `/` separators, and every byte outside RFC 3986's unreserved
