@@ -31,6 +31,7 @@ use crate::lsp::documents::{Document, Snapshot};
 use crate::lsp::facts::{object_label, Facts};
 use crate::lsp::guard::{self, Invalid};
 use crate::lsp::hover::{self, Tolerator};
+use crate::lsp::incremental::ChunkCache;
 use crate::lsp::inventory;
 use crate::lsp::settings::{Settings, SECTION};
 use crate::lsp::workspace::Workspace;
@@ -125,6 +126,8 @@ struct Open {
     doc: Document,
     analysis: Option<Arc<Analysis>>,
     facts: Option<(i32, Arc<Facts>)>,
+    /// Per-chunk results, so an edit re-analyses only the YAML documents it touched.
+    chunks: Arc<Mutex<ChunkCache>>,
 }
 
 struct State {
@@ -281,9 +284,20 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
-/// Analyses one snapshot and converts the result for the client.
-fn analyse(uri: &Uri, snap: &Snapshot, ws: &Workspace, encoding: Encoding) -> Analysis {
-    let diagnostics = ws.analyse(&snap.text);
+/// Analyses one snapshot (the changed YAML documents of it) and converts the result for the
+/// client.
+fn analyse(
+    uri: &Uri,
+    snap: &Snapshot,
+    ws: &Workspace,
+    encoding: Encoding,
+    chunks: &Mutex<ChunkCache>,
+) -> Analysis {
+    let diagnostics = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
+        &snap.text,
+        ws.generation,
+        |text| ws.analyse(text),
+    );
     let indexes: RefCell<HashMap<PathBuf, LineIndex>> = RefCell::new(HashMap::new());
     let other_file = |file: &str, range: Range<usize>| -> Option<Location> {
         let path = inventory::resolve(file, ws.root.as_deref());
@@ -364,18 +378,22 @@ impl Inner {
         ws: &Arc<Workspace>,
         encoding: Encoding,
     ) -> jsonrpc::Result<Arc<Analysis>> {
-        {
+        let chunks = {
             let state = self.lock();
-            if let Some(a) = state.documents.get(uri).and_then(|o| o.analysis.clone()) {
+            let Some(open) = state.documents.get(uri) else {
+                return Err(jsonrpc::Error::invalid_params("the document is not open"));
+            };
+            if let Some(a) = &open.analysis {
                 if a.version == snap.version && a.generation == ws.generation {
-                    return Ok(a);
+                    return Ok(a.clone());
                 }
             }
-        }
+            open.chunks.clone()
+        };
         let (u, s, w) = (uri.clone(), snap.clone(), ws.clone());
         let analysis = Arc::new(
             blocking("analysing a document", move || {
-                analyse(&u, &s, &w, encoding)
+                analyse(&u, &s, &w, encoding, &chunks)
             })
             .await?,
         );
@@ -655,11 +673,11 @@ impl Inner {
                 let (jobs, workspace, encoding) = {
                     let mut state = self.lock();
                     let dirty = std::mem::take(&mut state.dirty);
-                    let jobs: Vec<(Uri, Snapshot)> = dirty
+                    let jobs: Vec<(Uri, Snapshot, Arc<Mutex<ChunkCache>>)> = dirty
                         .into_iter()
                         .filter_map(|uri| {
-                            let snap = state.documents.get(&uri)?.doc.snapshot();
-                            Some((uri, snap))
+                            let open = state.documents.get(&uri)?;
+                            Some((uri, open.doc.snapshot(), open.chunks.clone()))
                         })
                         .collect();
                     (jobs, state.workspace.clone(), state.encoding)
@@ -669,8 +687,9 @@ impl Inner {
                 }
                 let result = blocking("analysing documents", move || {
                     jobs.into_par_iter()
-                        .map(|(uri, snap)| {
-                            let analysis = Arc::new(analyse(&uri, &snap, &workspace, encoding));
+                        .map(|(uri, snap, chunks)| {
+                            let analysis =
+                                Arc::new(analyse(&uri, &snap, &workspace, encoding, &chunks));
                             (uri, analysis)
                         })
                         .collect::<Vec<_>>()
@@ -924,6 +943,7 @@ impl LanguageServer for Backend {
                     doc,
                     analysis: None,
                     facts: None,
+                    chunks: Arc::default(),
                 },
             );
             state.dirty.insert(d.uri);
