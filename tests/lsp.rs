@@ -191,6 +191,71 @@ async fn hover_on_a_toleration() {
 }
 
 #[tokio::test]
+async fn hover_on_a_toleration_with_an_inventory() {
+    let dir = tempfile::tempdir().unwrap();
+    let inventory = dir.path().join("inventory.yaml");
+    std::fs::write(&inventory, include_str!("fixtures/lsp/inventory.yaml")).unwrap();
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": inventory.to_str().unwrap()}),
+    )
+    .await;
+    c.open(WORKLOAD_URI, WORKLOAD).await;
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": WORKLOAD_URI}, "position": position(WORKLOAD, "key: dedicated", true)}),
+        )
+        .await;
+    snapshot!("hover_toleration_with_inventory", r);
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": WORKLOAD_URI}, "position": position(WORKLOAD, "tolerationSeconds", true)}),
+        )
+        .await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.ends_with(
+            "In the inventory: it tolerates none of the taints on its 3 tainted nodes.\n"
+        ),
+        "{text}"
+    );
+    // Completion offers the inventory's keys and values.
+    c.open(
+        "file:///v.yaml",
+        "tolerations:\n- key: dedicated\n  value: \n",
+    )
+    .await;
+    let r = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": "file:///v.yaml"}, "position": {"line": 2, "character": 9}}),
+        )
+        .await;
+    let values: Vec<(&str, &str)> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap(),
+                i["documentation"]["value"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("web", "On Node web-1 (inventory inventory.yaml)."),
+            ("gpu", "On Node gpu-1 (inventory inventory.yaml).")
+        ]
+    );
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
 async fn hover_on_a_taint_lists_who_tolerates_it() {
     let mut c = push_server().await;
     c.open(WORKLOAD_URI, WORKLOAD).await;
@@ -562,6 +627,14 @@ async fn inventory_changes_under_open_documents() {
         inventory.to_str().unwrap()
     );
 
+    let hover = json!({"textDocument": {"uri": WORKLOAD_URI}, "position": position(WORKLOAD, "key: dedicated", true)});
+    let r = c.request("textDocument/hover", hover.clone()).await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.ends_with("- `dedicated=web:NoSchedule` on 1 node (gpu-1)\n"),
+        "{text}"
+    );
+
     // The inventory changes on disk: every open document is analysed again.
     std::fs::write(&inventory, NODES.replace("gpu-1", "gpu-2")).unwrap();
     let uri = tower_lsp_server::ls_types::Uri::from_file_path(&inventory).unwrap();
@@ -577,6 +650,12 @@ async fn inventory_changes_under_open_documents() {
     );
     c.diagnostics(WORKLOAD_URI, 1).await;
     c.diagnostics("file:///other.yaml", 1).await;
+    let r = c.request("textDocument/hover", hover).await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.ends_with("- `dedicated=web:NoSchedule` on 1 node (gpu-2)\n"),
+        "{text}"
+    );
     assert!(c.finish().await);
 }
 

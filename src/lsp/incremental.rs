@@ -236,7 +236,7 @@ mod tests {
         assert!(chunks("%YAML 1.2\n---\na").is_none());
         assert!(chunks("a\n...\n").is_none());
         assert!(chunks("a: {{ .Values.x }}").is_none());
-        assert_eq!(chunks("----\n---x\n"), Some(vec![0..10]));
+        assert_eq!(chunks("----\n---x\n").map(|c| c.len()), Some(1));
     }
 
     /// Every YAML file of the project, whole and joined into one stream, in several spellings.

@@ -762,10 +762,27 @@ impl Inner {
         Ok(out)
     }
 
-    /// Taints on the Nodes in the open files, for completion.
+    /// Taints on the Nodes in the inventory and in the open files, for completion.
     async fn known_taints(&self) -> jsonrpc::Result<Vec<KnownTaint>> {
+        let workspace = self.lock().workspace.clone();
+        let mut out: Vec<KnownTaint> = workspace
+            .inventory
+            .taints()
+            .iter()
+            .map(|t| KnownTaint {
+                key: t.taint.key.clone(),
+                value: t.taint.value.clone(),
+                source: format!(
+                    "Node {} (inventory {})",
+                    t.node,
+                    t.path.file_name().map_or_else(
+                        || t.path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    )
+                ),
+            })
+            .collect();
         let docs = self.facts(self.open_uris()).await?;
-        let mut out = Vec::new();
         for (uri, _, facts) in &docs {
             for t in &facts.taints {
                 if let Some(taint) = &t.taint {
@@ -1096,7 +1113,7 @@ impl LanguageServer for Backend {
         let mut sections = Vec::new();
         let mut range: Option<Range<usize>> = None;
         if let Some(t) = facts.toleration_at(offset) {
-            sections.push(hover::toleration(t, gate));
+            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
             range = Some(t.range.clone());
         } else if let Some(t) = facts.taint_at(offset) {
             let tolerators = match &t.taint {
