@@ -10,6 +10,7 @@ pub mod diagnostic;
 pub mod fix;
 pub mod inventory;
 pub mod k8s;
+pub mod lsp;
 pub mod position;
 pub mod report;
 pub mod rules;

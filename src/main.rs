@@ -51,6 +51,11 @@ enum Command {
         #[arg(long, value_enum, default_value_t = RulesFormat::Human)]
         format: RulesFormat,
     },
+    /// Run the language server on standard input and output (editors start it; see README).
+    ///
+    /// Exit status: 0 after the client's `shutdown` and `exit`, 1 when the client exits or
+    /// closes the connection without `shutdown`.
+    Server,
     /// Explain one rule: what it catches, why it matters, an example, the fix.
     Explain {
         /// The rule's name, as shown in brackets in lint output (e.g. `unknown-effect`).
@@ -198,6 +203,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Lint(args) => lint(args),
         Command::Simulate(args) => simulate(args),
+        Command::Server => taintlint::lsp::run_stdio(),
         Command::Rules { format } => {
             match format {
                 RulesFormat::Human => print_rules(),

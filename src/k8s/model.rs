@@ -31,6 +31,26 @@ impl Effect {
     pub fn parse(s: &str) -> Option<Effect> {
         Effect::ALL.into_iter().find(|e| e.as_str() == s)
     }
+
+    /// What a taint with this effect does to pods that do not tolerate it (kube-scheduler's
+    /// TaintToleration plugin and the taint eviction controller).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Effect::NoSchedule => {
+                "new pods that do not tolerate it are not scheduled onto the node; pods already \
+                 running there stay"
+            }
+            Effect::PreferNoSchedule => {
+                "the scheduler avoids the node for pods that do not tolerate it, but still uses \
+                 it when no other node fits"
+            }
+            Effect::NoExecute => {
+                "pods that do not tolerate it are not scheduled onto the node, and those running \
+                 there are evicted; a pod whose toleration sets tolerationSeconds is evicted \
+                 that long after the taint appears"
+            }
+        }
+    }
 }
 
 impl fmt::Display for Effect {
@@ -162,6 +182,59 @@ impl Toleration {
         };
         format!("any taint with {key}, {value}, {effect}")
     }
+
+    /// What `tolerationSeconds` means for this toleration, in plain words and human units;
+    /// `None` when it is not set and the toleration cannot match a NoExecute taint.
+    pub fn describe_seconds(&self) -> Option<String> {
+        let no_execute = matches!(self.effect, None | Some(Effect::NoExecute));
+        Some(match (self.toleration_seconds, no_execute) {
+            (Some(s), true) if s <= 0 => format!(
+                "tolerationSeconds {s}: the pod is evicted as soon as a matching NoExecute \
+                 taint appears (zero or less means at once)"
+            ),
+            (Some(s), true) => format!(
+                "tolerationSeconds {s}: the pod stays {} after a matching NoExecute taint \
+                 appears, then is evicted",
+                human_duration(s)
+            ),
+            (Some(s), false) => format!(
+                "tolerationSeconds {s} only applies to NoExecute taints; with effect {} it \
+                 means nothing",
+                self.effect.map_or("", Effect::as_str)
+            ),
+            (None, true) => "No tolerationSeconds: a matching NoExecute taint never evicts \
+                             the pod"
+                .to_string(),
+            (None, false) => return None,
+        })
+    }
+}
+
+/// A number of seconds in the largest units that fit: `90` is "1 minute 30 seconds".
+pub fn human_duration(seconds: i64) -> String {
+    if seconds <= 0 {
+        return format!("{seconds} seconds");
+    }
+    let units = [
+        ("day", 86_400),
+        ("hour", 3_600),
+        ("minute", 60),
+        ("second", 1),
+    ];
+    let mut left = seconds;
+    let mut parts = Vec::new();
+    for (name, size) in units {
+        let n = left / size;
+        left %= size;
+        if n > 0 {
+            parts.push(format!("{n} {name}{}", if n == 1 { "" } else { "s" }));
+        }
+        // Two units are precise enough for a person.
+        if parts.len() == 2 {
+            break;
+        }
+    }
+    parts.join(" ")
 }
 
 impl Toleration {
@@ -430,6 +503,30 @@ mod tests {
         assert!(!gt.tolerates(&taint("gen", "5", Effect::NoExecute), true));
         assert!(!tol("gen", Operator::Gt, "+5", None)
             .tolerates(&taint("gen", "6", Effect::NoExecute), true));
+    }
+
+    #[test]
+    fn seconds_in_words() {
+        assert_eq!(human_duration(30), "30 seconds");
+        assert_eq!(human_duration(300), "5 minutes");
+        assert_eq!(human_duration(3_661), "1 hour 1 minute");
+        assert_eq!(human_duration(90_000), "1 day 1 hour");
+        let mut t = tol("k", Operator::Exists, "", Some(Effect::NoExecute));
+        assert_eq!(
+            t.describe_seconds().unwrap(),
+            "No tolerationSeconds: a matching NoExecute taint never evicts the pod"
+        );
+        t.toleration_seconds = Some(300);
+        assert!(t.describe_seconds().unwrap().contains("stays 5 minutes"));
+        t.toleration_seconds = Some(0);
+        assert!(t.describe_seconds().unwrap().contains("at once"));
+        t.effect = Some(Effect::NoSchedule);
+        assert!(t
+            .describe_seconds()
+            .unwrap()
+            .contains("only applies to NoExecute"));
+        t.toleration_seconds = None;
+        assert_eq!(t.describe_seconds(), None);
     }
 
     #[test]

@@ -1,0 +1,160 @@
+//! The core's diagnostics as LSP diagnostics: positions in the negotiated encoding, the rule as
+//! `code`, related locations, and the fixes in `data` so a code action never recomputes.
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+use tower_lsp_server::ls_types::{
+    self as lsp, DiagnosticRelatedInformation, DiagnosticTag, Location, NumberOrString, TextEdit,
+    Uri,
+};
+
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::lsp::convert::Lines;
+
+pub const SOURCE: &str = "taintlint";
+
+/// More than this many diagnostics in one document are not sent (the editor could not show
+/// them usefully, and the message would be huge).
+pub const MAX_PER_DOCUMENT: usize = 10_000;
+
+/// What a diagnostic carries in `data`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiagnosticData {
+    /// The document version the edits apply to.
+    pub version: i32,
+    pub fixes: Vec<FixData>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FixData {
+    pub title: String,
+    /// `safe` or `needs-review`.
+    pub applicability: String,
+    pub edits: Vec<TextEdit>,
+}
+
+impl FixData {
+    pub fn is_safe(&self) -> bool {
+        self.applicability == applicability_name(Applicability::Safe)
+    }
+}
+
+fn applicability_name(a: Applicability) -> String {
+    match serde_json::to_value(a) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
+    match s {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+        Severity::Info => lsp::DiagnosticSeverity::INFORMATION,
+        Severity::Hint => lsp::DiagnosticSeverity::HINT,
+    }
+}
+
+/// Places a related location in another file: its URI and the range there.
+pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
+
+/// Converts one diagnostic of the document at `uri`, version `version`.
+pub fn to_lsp(
+    d: &Diagnostic,
+    lines: Lines<'_>,
+    uri: &Uri,
+    version: i32,
+    other_file: &OtherFile<'_>,
+) -> lsp::Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .filter_map(|r| {
+            let location = match &r.file {
+                None => Location::new(uri.clone(), lines.range(r.range.clone())),
+                Some(file) => other_file(file, r.range.clone())?,
+            };
+            Some(DiagnosticRelatedInformation {
+                location,
+                message: r.message.clone(),
+            })
+        })
+        .collect();
+    let fixes: Vec<FixData> = d
+        .fixes
+        .iter()
+        .map(|f| FixData {
+            title: f.title.clone(),
+            applicability: applicability_name(f.applicability),
+            edits: f
+                .edits
+                .iter()
+                .map(|e| TextEdit::new(lines.range(e.range.clone()), e.replacement.clone()))
+                .collect(),
+        })
+        .collect();
+    let tags = match d.rule {
+        "deprecated-taint-key" => Some(vec![DiagnosticTag::DEPRECATED]),
+        "duplicate-toleration" => Some(vec![DiagnosticTag::UNNECESSARY]),
+        _ => None,
+    };
+    lsp::Diagnostic {
+        range: lines.range(d.range.clone()),
+        severity: Some(severity(d.severity)),
+        code: Some(NumberOrString::String(d.rule.to_string())),
+        // No published rule documentation to link to: the explanation is in the hover.
+        code_description: None,
+        source: Some(SOURCE.to_string()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        tags,
+        data: (!fixes.is_empty())
+            .then(|| serde_json::to_value(DiagnosticData { version, fixes }).expect("plain data")),
+    }
+}
+
+/// Converts a document's diagnostics (at most [`MAX_PER_DOCUMENT`]).
+pub fn all_to_lsp(
+    diagnostics: &[Diagnostic],
+    lines: Lines<'_>,
+    uri: &Uri,
+    version: i32,
+    other_file: &OtherFile<'_>,
+) -> Vec<lsp::Diagnostic> {
+    diagnostics
+        .iter()
+        .take(MAX_PER_DOCUMENT)
+        .map(|d| to_lsp(d, lines, uri, version, other_file))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::{Encoding, LineIndex};
+
+    #[test]
+    fn carries_rule_fixes_and_related_places() {
+        let text = "# 日本語\ntolerations:\n- key: a\n  operator: Exists\n  effect: noschedule\n";
+        let diagnostics = crate::analyse(text, &crate::Options::default());
+        let d = diagnostics
+            .iter()
+            .find(|d| d.rule == "unknown-effect")
+            .unwrap();
+        let index = LineIndex::new(text);
+        let uri: Uri = "file:///m.yaml".parse().unwrap();
+        let none = |_: &str, _: Range<usize>| None;
+        let lsp = to_lsp(d, Lines::new(text, &index, Encoding::Utf16), &uri, 7, &none);
+        assert_eq!(
+            lsp.code,
+            Some(NumberOrString::String("unknown-effect".into()))
+        );
+        assert_eq!(lsp.source.as_deref(), Some("taintlint"));
+        assert_eq!(lsp.range.start, lsp::Position::new(4, 10));
+        let data: DiagnosticData = serde_json::from_value(lsp.data.unwrap()).unwrap();
+        assert_eq!(data.version, 7);
+        assert_eq!(data.fixes[0].edits[0].new_text, "NoSchedule");
+        assert!(data.fixes[0].is_safe());
+    }
+}

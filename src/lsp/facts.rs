@@ -1,0 +1,197 @@
+//! What one document says about tolerations and taints, with byte ranges: what hover and
+//! completion look things up in. Pure: text in, data out, computed once per document version.
+
+use std::ops::Range;
+
+use crate::diagnostic::ObjectRef;
+use crate::k8s::decode::Decoded;
+use crate::k8s::model::{Taint, Toleration};
+use crate::k8s::objects::{extract, items, Item, Object};
+use crate::syntax::{self, Document};
+
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub tolerations: Vec<TolerationFact>,
+    pub taints: Vec<TaintFact>,
+}
+
+#[derive(Debug, Clone)]
+pub struct TolerationFact {
+    /// The whole item, from its `-` to its last value.
+    pub range: Range<usize>,
+    pub path: String,
+    pub object: Option<ObjectRef>,
+    /// The toleration as the API server stores it, when it is valid enough to match.
+    pub toleration: Option<Toleration>,
+    /// `operator` absent or null: the API server reads it as Equal.
+    pub operator_omitted: bool,
+    /// `effect` absent, null or empty: the toleration matches every effect.
+    pub effect_omitted: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct TaintFact {
+    pub range: Range<usize>,
+    pub path: String,
+    pub object: Option<ObjectRef>,
+    pub taint: Option<Taint>,
+}
+
+impl Facts {
+    pub fn collect(text: &str) -> Facts {
+        let stream = syntax::parse(text);
+        let mut facts = Facts::default();
+        for doc in &stream.documents {
+            if doc.error.is_some() {
+                continue;
+            }
+            let extracted = extract(doc);
+            let object = |i: Option<usize>| i.map(|i| object_ref(&extracted.objects[i]));
+            for list in &extracted.tolerations {
+                for item in items(doc, &list.list) {
+                    facts.tolerations.push(TolerationFact {
+                        range: item_range(text, doc, &item),
+                        path: item.path.clone(),
+                        object: object(list.list.object),
+                        toleration: item.toleration(),
+                        operator_omitted: omitted(&item, "operator"),
+                        effect_omitted: omitted(&item, "effect"),
+                    });
+                }
+            }
+            for list in &extracted.taints {
+                for item in items(doc, list) {
+                    facts.taints.push(TaintFact {
+                        range: item_range(text, doc, &item),
+                        path: item.path.clone(),
+                        object: object(list.object),
+                        taint: item.taint(),
+                    });
+                }
+            }
+        }
+        facts
+    }
+
+    /// The innermost toleration around `offset`.
+    pub fn toleration_at(&self, offset: usize) -> Option<&TolerationFact> {
+        self.tolerations
+            .iter()
+            .filter(|t| t.range.start <= offset && offset <= t.range.end)
+            .min_by_key(|t| t.range.len())
+    }
+
+    pub fn taint_at(&self, offset: usize) -> Option<&TaintFact> {
+        self.taints
+            .iter()
+            .filter(|t| t.range.start <= offset && offset <= t.range.end)
+            .min_by_key(|t| t.range.len())
+    }
+}
+
+fn object_ref(o: &Object<'_>) -> ObjectRef {
+    ObjectRef {
+        kind: o.kind.map(str::to_string),
+        name: o.name.map(str::to_string),
+        namespace: o.namespace.map(str::to_string),
+    }
+}
+
+fn omitted(item: &Item<'_>, field: &str) -> bool {
+    match item.field(field).map(|f| &f.decoded) {
+        None | Some(Decoded::Null) => true,
+        Some(Decoded::Str(s)) => s.is_empty() && field == "effect",
+        Some(_) => false,
+    }
+}
+
+/// An item's span, widened to the `- ` that introduces it in a block sequence.
+fn item_range(text: &str, doc: &Document<'_>, item: &Item<'_>) -> Range<usize> {
+    let span = doc.node(item.node).span.clone();
+    // A block mapping's span runs on to the next token; the item ends at its last character.
+    let end = span.start + text[span.clone()].trim_end().len();
+    let before = &text[..span.start];
+    let trimmed = before.trim_end_matches([' ', '\t']);
+    let start = match trimmed.strip_suffix('-') {
+        Some(rest) if rest.is_empty() || rest.ends_with([' ', '\t', '\n', '\r']) => rest.len(),
+        _ => span.start,
+    };
+    start..end
+}
+
+/// A short name for an object: `Deployment shop/web`.
+pub fn object_label(object: Option<&ObjectRef>) -> String {
+    let Some(o) = object else {
+        return "a tolerations list".to_string();
+    };
+    let name = match (&o.namespace, &o.name) {
+        (Some(ns), Some(name)) => format!("{ns}/{name}"),
+        (None, Some(name)) => name.clone(),
+        _ => "(unnamed)".to_string(),
+    };
+    match &o.kind {
+        Some(kind) => format!("{kind} {name}"),
+        None => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "\
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      tolerations:
+      - key: dedicated
+        value: web
+      - {key: x, operator: Exists, effect: NoExecute}
+---
+kind: Node
+metadata: {name: n1}
+spec:
+  taints:
+  - key: dedicated
+    value: web
+    effect: NoSchedule
+";
+
+    #[test]
+    fn finds_items_and_their_ranges() {
+        let facts = Facts::collect(TEXT);
+        assert_eq!(facts.tolerations.len(), 2);
+        let first = &facts.tolerations[0];
+        assert_eq!(
+            &TEXT[first.range.clone()],
+            "- key: dedicated\n        value: web"
+        );
+        assert!(first.operator_omitted && first.effect_omitted);
+        assert_eq!(object_label(first.object.as_ref()), "Deployment shop/web");
+        let second = &facts.tolerations[1];
+        assert_eq!(
+            &TEXT[second.range.clone()],
+            "- {key: x, operator: Exists, effect: NoExecute}"
+        );
+        assert!(!second.operator_omitted && !second.effect_omitted);
+
+        let at = TEXT.find("value: web").unwrap() + 3;
+        assert_eq!(facts.toleration_at(at).unwrap().path, first.path);
+        let taint = &facts.taints[0];
+        assert_eq!(
+            taint.taint.as_ref().unwrap().to_string(),
+            "dedicated=web:NoSchedule"
+        );
+        assert_eq!(object_label(taint.object.as_ref()), "Node n1");
+        assert!(first
+            .toleration
+            .as_ref()
+            .unwrap()
+            .tolerates(taint.taint.as_ref().unwrap(), false));
+        assert!(facts
+            .toleration_at(TEXT.find("template").unwrap())
+            .is_none());
+    }
+}

@@ -1,0 +1,206 @@
+//! Hover text: what a toleration matches, what a taint does and who tolerates it, and the
+//! explanation of the rule behind a diagnostic. Markdown, built from the domain model and the
+//! rule registry (nothing here is written twice).
+
+use crate::diagnostic::Diagnostic;
+use crate::k8s::model::{Effect, Operator};
+use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
+use crate::lsp::inventory::InventoryTaint;
+use crate::rules;
+
+/// A toleration, somewhere in the open files, that tolerates a taint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tolerator {
+    /// `Deployment shop/web`.
+    pub object: String,
+    /// File name and 1-based line: `web.yaml:17`.
+    pub place: String,
+    pub path: String,
+}
+
+/// At most this many tolerators are listed.
+const MAX_LISTED: usize = 20;
+
+pub fn toleration(
+    fact: &TolerationFact,
+    comparison_operators: bool,
+    inventory: &[InventoryTaint],
+) -> String {
+    let mut out = format!(
+        "**Toleration** `{}` in {}\n\n",
+        fact.path,
+        object_label(fact.object.as_ref())
+    );
+    let Some(t) = &fact.toleration else {
+        out.push_str(
+            "The API server would reject this toleration as written (see the diagnostics \
+             here), so it tolerates nothing yet.",
+        );
+        return out;
+    };
+    out.push_str(&format!("Tolerates {}.\n", t.describe()));
+    let mut notes = Vec::new();
+    if fact.operator_omitted {
+        let then = if t.value.is_empty() {
+            "so it only matches taints without a value".to_string()
+        } else {
+            format!("so the taint's value must be exactly `{}`", t.value)
+        };
+        notes.push(format!(
+            "No `operator`: the API server reads it as `Equal`, {then}."
+        ));
+    }
+    if fact.effect_omitted {
+        notes.push(
+            "No `effect`: it matches all three effects (NoSchedule, PreferNoSchedule and \
+             NoExecute)."
+                .to_string(),
+        );
+    }
+    if t.key.is_empty() && t.operator == Operator::Exists {
+        notes.push("Empty `key` with `Exists`: it matches every taint key.".to_string());
+    }
+    if matches!(t.operator, Operator::Lt | Operator::Gt) && !comparison_operators {
+        notes.push(format!(
+            "`{}` needs the feature gate TaintTolerationComparisonOperators; without it the \
+             API server rejects it and it matches nothing.",
+            t.operator.as_str()
+        ));
+    }
+    if let Some(seconds) = t.describe_seconds() {
+        notes.push(format!("{seconds}."));
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+        for n in notes {
+            out.push_str(&format!("- {n}\n"));
+        }
+    }
+    if !inventory.is_empty() {
+        out.push('\n');
+        out.push_str(&inventory_section(t, comparison_operators, inventory));
+    }
+    out
+}
+
+/// Which of the inventory's taints a toleration tolerates, and on how many nodes.
+fn inventory_section(
+    t: &crate::k8s::model::Toleration,
+    comparison_operators: bool,
+    inventory: &[InventoryTaint],
+) -> String {
+    // Taints in the order first seen, with the nodes that carry them.
+    let mut tolerated: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut nodes: Vec<&str> = Vec::new();
+    for it in inventory {
+        if !nodes.contains(&it.node.as_str()) {
+            nodes.push(&it.node);
+        }
+        if !t.tolerates(&it.taint, comparison_operators) {
+            continue;
+        }
+        let name = it.taint.to_string();
+        match tolerated.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, on)) => {
+                if !on.contains(&it.node.as_str()) {
+                    on.push(&it.node)
+                }
+            }
+            None => tolerated.push((name, vec![&it.node])),
+        }
+    }
+    if tolerated.is_empty() {
+        return format!(
+            "In the inventory: it tolerates none of the taints on its {} tainted node{}.\n",
+            nodes.len(),
+            if nodes.len() == 1 { "" } else { "s" }
+        );
+    }
+    let mut out = String::from("In the inventory, it tolerates:\n");
+    for (taint, on) in tolerated.iter().take(MAX_LISTED) {
+        let shown: Vec<&str> = on.iter().take(5).copied().collect();
+        let more = if on.len() > 5 {
+            format!(", and {} more", on.len() - 5)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "- `{taint}` on {} node{} ({}{more})\n",
+            on.len(),
+            if on.len() == 1 { "" } else { "s" },
+            shown.join(", ")
+        ));
+    }
+    if tolerated.len() > MAX_LISTED {
+        out.push_str(&format!(
+            "- and {} more taints\n",
+            tolerated.len() - MAX_LISTED
+        ));
+    }
+    out
+}
+
+pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
+    let mut out = String::new();
+    let Some(t) = &fact.taint else {
+        out.push_str(&format!(
+            "**Taint** `{}` on {}\n\nThe API server would reject this taint as written (see \
+             the diagnostics here).",
+            fact.path,
+            object_label(fact.object.as_ref())
+        ));
+        return out;
+    };
+    out.push_str(&format!(
+        "**Taint** `{t}` on {}\n\n{}: {}.\n\n",
+        object_label(fact.object.as_ref()),
+        t.effect,
+        t.effect.meaning()
+    ));
+    if tolerated_by.is_empty() {
+        out.push_str("No toleration in the open files tolerates it.");
+        return out;
+    }
+    let n = tolerated_by.len();
+    out.push_str(&format!(
+        "Tolerated by {n} toleration{} in the open files:\n",
+        if n == 1 { "" } else { "s" }
+    ));
+    for t in tolerated_by.iter().take(MAX_LISTED) {
+        out.push_str(&format!("- {} (`{}`, `{}`)\n", t.object, t.place, t.path));
+    }
+    if n > MAX_LISTED {
+        out.push_str(&format!("- and {} more\n", n - MAX_LISTED));
+    }
+    if t.effect == Effect::NoExecute {
+        out.push_str(
+            "\nTolerations with tolerationSeconds are evicted that long after the taint \
+             appears.",
+        );
+    }
+    out
+}
+
+/// The explanation of the rule behind a diagnostic, from the rule registry.
+pub fn rule(d: &Diagnostic) -> String {
+    let Some(meta) = rules::find(d.rule) else {
+        return format!("**taintlint** `{}`: {}", d.rule, d.message);
+    };
+    // The explanation's `##` sections become smaller headings inside a hover.
+    let explanation = meta
+        .explanation
+        .lines()
+        .map(|l| match l.strip_prefix("## ") {
+            Some(title) => format!("#### {title}"),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!(
+        "**taintlint** `{}` ({}): {}\n\n{}",
+        meta.name,
+        d.severity,
+        meta.summary,
+        explanation.trim_end()
+    )
+}

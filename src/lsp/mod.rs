@@ -1,0 +1,78 @@
+//! `taintlint server`: the Language Server, over standard input and output.
+//!
+//! Protocol types live in this module only; the analysis core stays pure. The pieces:
+//! [`guard`] frames the input and keeps malformed messages from reaching the protocol layer,
+//! [`documents`] holds the open texts, [`convert`] maps byte offsets to positions in the
+//! negotiated encoding, [`settings`] and [`workspace`] turn the client's settings into the
+//! analysis' inputs ([`inventory`] holds the inventory files), [`diagnostics`], [`hover`],
+//! [`completion`] and [`facts`] produce what the editor shows.
+
+pub mod completion;
+pub mod convert;
+pub mod diagnostics;
+pub mod documents;
+pub mod facts;
+pub mod guard;
+pub mod hover;
+pub mod incremental;
+pub mod inventory;
+mod server;
+pub mod settings;
+pub mod workspace;
+
+use std::process::ExitCode;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tower_lsp_server::Server;
+
+pub use server::{Backend, Config, DocumentText};
+
+/// How many requests are handled at once. Handlers do their heavy work on blocking threads,
+/// so this bounds waiting, not CPU.
+const CONCURRENCY: usize = 16;
+
+/// Serves one client until it sends `exit` or closes the input. Returns whether it asked for
+/// `shutdown` first (the exit status LSP prescribes: 0 if so, 1 if not).
+pub async fn serve<I, O>(input: I, output: O, config: Config) -> bool
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin,
+{
+    let (guarded_tx, guarded_rx) = tokio::io::duplex(1 << 16);
+    let guard = tokio::spawn(guard::run(input, guarded_tx));
+    let (service, socket) = server::service(config);
+    let backend = service.inner().handle();
+    Server::new(guarded_rx, output, socket)
+        .concurrency_level(CONCURRENCY)
+        .serve(service)
+        .await;
+    guard.abort();
+    backend.stop();
+    backend.was_shut_down()
+}
+
+/// `taintlint server`.
+pub fn run_stdio() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("taintlint: cannot start the server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let clean = runtime.block_on(serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        Config::default(),
+    ));
+    // Standard input may still be blocked in a read; do not wait for it.
+    runtime.shutdown_background();
+    if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

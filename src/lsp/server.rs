@@ -1,0 +1,1322 @@
+//! The language server: state, handlers, the analysis worker.
+//!
+//! Ordering: tower-lsp-server runs several handlers at once. Every handler that changes state
+//! (`didOpen`, `didChange`, `didClose`) does so synchronously, under one lock, before its first
+//! `.await`, so edits apply in the order they arrive. Analyses run on immutable snapshots on
+//! blocking threads; a result is used only if the document still has the version (and the
+//! workspace the generation) it was computed for. Every request to the client has a timeout.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Notify;
+use tower_lsp_server::jsonrpc::{self, ErrorCode};
+use tower_lsp_server::ls_types::request::Request as LspRequest;
+use tower_lsp_server::ls_types::{self as lsp, *};
+use tower_lsp_server::{Client, LanguageServer, LspService};
+
+use crate::diagnostic::Diagnostic;
+use crate::lsp::completion::{self, Context, KnownTaint, SuggestionKind};
+use crate::lsp::convert::{self, Lines};
+use crate::lsp::diagnostics::{self, DiagnosticData, FixData};
+use crate::lsp::documents::{Document, Snapshot};
+use crate::lsp::facts::{object_label, Facts};
+use crate::lsp::guard::{self, Invalid};
+use crate::lsp::hover::{self, Tolerator};
+use crate::lsp::incremental::ChunkCache;
+use crate::lsp::inventory;
+use crate::lsp::settings::{Settings, SECTION};
+use crate::lsp::workspace::Workspace;
+use crate::position::{Encoding, LineIndex};
+
+/// How the server behaves, apart from what the client configures.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// How long the server waits for the client to answer one of its requests.
+    pub client_timeout: Duration,
+    /// How often inventory files are checked for changes when the client cannot watch files.
+    pub poll_interval: Duration,
+    /// Adds the request `taintlint/documentText` (`{"uri"}` to `{"version", "text"}`): the
+    /// server's copy of a document, for tests that check it equals the client's.
+    pub test_methods: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            client_timeout: Duration::from_secs(10),
+            poll_interval: Duration::from_secs(2),
+            test_methods: false,
+        }
+    }
+}
+
+/// The id of the file-watcher registration for the inventory files.
+const WATCH_ID: &str = "taintlint/inventory";
+const CONFIGURATION_ID: &str = "taintlint/configuration";
+
+/// What the client can do, as far as the server cares.
+#[derive(Debug, Default, Clone)]
+struct Caps {
+    /// `textDocument/diagnostic`: the client pulls diagnostics (the server never pushes).
+    pull: bool,
+    /// `workspace/diagnostic/refresh`.
+    refresh: bool,
+    /// `workspace/configuration`.
+    configuration: bool,
+    configuration_dynamic: bool,
+    watch_dynamic: bool,
+    watch_relative: bool,
+    document_changes: bool,
+    markdown: bool,
+}
+
+impl Caps {
+    fn of(c: &ClientCapabilities) -> Caps {
+        let ws = c.workspace.as_ref();
+        let td = c.text_document.as_ref();
+        Caps {
+            pull: td.is_some_and(|t| t.diagnostic.is_some()),
+            refresh: ws
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
+            configuration: ws.and_then(|w| w.configuration).unwrap_or(false),
+            configuration_dynamic: ws
+                .and_then(|w| w.did_change_configuration.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            watch_dynamic: ws
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            watch_relative: ws
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.relative_pattern_support)
+                .unwrap_or(false),
+            document_changes: ws
+                .and_then(|w| w.workspace_edit.as_ref())
+                .and_then(|e| e.document_changes)
+                .unwrap_or(false),
+            markdown: td
+                .and_then(|t| t.hover.as_ref())
+                .and_then(|h| h.content_format.as_ref())
+                .is_none_or(|f| f.contains(&MarkupKind::Markdown)),
+        }
+    }
+}
+
+/// One document's analysis, for the version and workspace generation it was made for.
+struct Analysis {
+    version: i32,
+    generation: u64,
+    diagnostics: Vec<Diagnostic>,
+    lsp: Vec<lsp::Diagnostic>,
+}
+
+struct Open {
+    doc: Document,
+    analysis: Option<Arc<Analysis>>,
+    facts: Option<(i32, Arc<Facts>)>,
+    /// Per-chunk results, so an edit re-analyses only the YAML documents it touched.
+    chunks: Arc<Mutex<ChunkCache>>,
+}
+
+struct State {
+    encoding: Encoding,
+    caps: Caps,
+    root: Option<PathBuf>,
+    workspace: Arc<Workspace>,
+    next_generation: u64,
+    documents: HashMap<Uri, Open>,
+    /// Documents whose diagnostics must be recomputed and pushed.
+    dirty: BTreeSet<Uri>,
+    /// Settings problems found before the client could be told.
+    startup_problems: Vec<String>,
+    /// The inventory files the client watches for us.
+    watching: Option<Vec<PathBuf>>,
+    /// Whether the worker and poller are running.
+    started: bool,
+}
+
+struct Inner {
+    client: Client,
+    config: Config,
+    state: Mutex<State>,
+    /// Wakes the analysis worker (push mode).
+    wake: Notify,
+    /// The client asked for `shutdown`.
+    shut_down: AtomicBool,
+    /// The connection is closed: background tasks end.
+    stopped: AtomicBool,
+}
+
+/// The `LanguageServer` implementation.
+pub struct Backend {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DocumentTextParams {
+    pub uri: Uri,
+}
+
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct DocumentText {
+    pub version: i32,
+    pub text: String,
+}
+
+/// Builds the service.
+pub fn service(config: Config) -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
+    let test_methods = config.test_methods;
+    let builder = LspService::build(move |client| Backend::new(client, config))
+        .custom_method(guard::INVALID_REQUEST, Backend::invalid_request)
+        .custom_method(guard::INVALID_NOTIFICATION, Backend::invalid_notification);
+    let builder = if test_methods {
+        builder.custom_method("taintlint/documentText", Backend::document_text)
+    } else {
+        builder
+    };
+    builder.finish()
+}
+
+impl Backend {
+    /// Whether the client asked for `shutdown`.
+    pub fn was_shut_down(&self) -> bool {
+        self.inner.shut_down.load(Ordering::SeqCst)
+    }
+
+    /// Ends the background tasks (the connection is closed).
+    pub fn stop(&self) {
+        self.inner.stopped.store(true, Ordering::SeqCst);
+        self.inner.wake.notify_one();
+    }
+
+    /// A handle that outlives the service.
+    pub fn handle(&self) -> Backend {
+        Backend {
+            inner: self.inner.clone(),
+        }
+    }
+
+    fn new(client: Client, config: Config) -> Backend {
+        let state = State {
+            encoding: Encoding::Utf16,
+            caps: Caps::default(),
+            root: None,
+            workspace: Arc::new(Workspace::default()),
+            next_generation: 1,
+            documents: HashMap::new(),
+            dirty: BTreeSet::new(),
+            startup_problems: Vec::new(),
+            watching: None,
+            started: false,
+        };
+        let inner = Arc::new(Inner {
+            client,
+            config,
+            state: Mutex::new(state),
+            wake: Notify::new(),
+            shut_down: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+        });
+        Backend { inner }
+    }
+
+    async fn invalid_request(&self, params: Invalid) -> jsonrpc::Result<Value> {
+        self.inner
+            .log(MessageType::ERROR, format!("taintlint: {}", params.message))
+            .await;
+        Err(jsonrpc::Error {
+            code: ErrorCode::from(params.code),
+            message: params.message.into(),
+            data: None,
+        })
+    }
+
+    async fn invalid_notification(&self, params: Invalid) {
+        self.inner
+            .log(
+                MessageType::ERROR,
+                format!("taintlint: ignored a message: {}", params.message),
+            )
+            .await;
+    }
+
+    async fn document_text(
+        &self,
+        params: DocumentTextParams,
+    ) -> jsonrpc::Result<Option<DocumentText>> {
+        let state = self.inner.lock();
+        Ok(state.documents.get(&params.uri).map(|o| DocumentText {
+            version: o.doc.version,
+            text: o.doc.text().to_string(),
+        }))
+    }
+}
+
+/// Runs CPU work (or anything that might panic) off the async threads; a panic becomes an
+/// internal error instead of taking the server down.
+async fn blocking<T: Send + 'static>(
+    what: &str,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> jsonrpc::Result<T> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| {
+        let message = if e.is_panic() {
+            format!("taintlint: internal error while {what}; please report it")
+        } else {
+            format!("taintlint: {what} was cancelled")
+        };
+        jsonrpc::Error {
+            code: ErrorCode::InternalError,
+            message: message.into(),
+            data: None,
+        }
+    })
+}
+
+/// Analyses one snapshot (the changed YAML documents of it) and converts the result for the
+/// client.
+fn analyse(
+    uri: &Uri,
+    snap: &Snapshot,
+    ws: &Workspace,
+    encoding: Encoding,
+    chunks: &Mutex<ChunkCache>,
+) -> Analysis {
+    let diagnostics = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
+        &snap.text,
+        ws.generation,
+        |text| ws.analyse(text),
+    );
+    let indexes: RefCell<HashMap<PathBuf, LineIndex>> = RefCell::new(HashMap::new());
+    let other_file = |file: &str, range: Range<usize>| -> Option<Location> {
+        let path = inventory::resolve(file, ws.root.as_deref());
+        let text = ws.inventory.text(&path)?;
+        let uri = Uri::from_file_path(&path)?;
+        let mut indexes = indexes.borrow_mut();
+        let index = indexes.entry(path).or_insert_with(|| LineIndex::new(text));
+        Some(Location::new(
+            uri,
+            Lines::new(text, index, encoding).range(range),
+        ))
+    };
+    let lsp = diagnostics::all_to_lsp(
+        &diagnostics,
+        snap.lines(encoding),
+        uri,
+        snap.version,
+        &other_file,
+    );
+    Analysis {
+        version: snap.version,
+        generation: ws.generation,
+        diagnostics,
+        lsp,
+    }
+}
+
+/// A file's name for people: the last segment of its path.
+fn file_name(uri: &Uri) -> String {
+    if let Some(path) = uri.to_file_path() {
+        if let Some(name) = path.file_name() {
+            return name.to_string_lossy().into_owned();
+        }
+    }
+    let s = uri.as_str();
+    s.rsplit('/').next().unwrap_or(s).to_string()
+}
+
+impl Inner {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while the lock was held must not stop the server from answering.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn log(&self, typ: MessageType, message: impl std::fmt::Display) {
+        self.client.log_message(typ, message).await;
+    }
+
+    /// Sends a request to the client, giving up after the configured timeout.
+    async fn request<R: LspRequest>(&self, params: R::Params) -> Result<R::Result, String> {
+        match tokio::time::timeout(
+            self.config.client_timeout,
+            self.client.send_request::<R>(params),
+        )
+        .await
+        {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(e)) => Err(format!("{} failed: {}", R::METHOD, e.message)),
+            Err(_) => Err(format!(
+                "{} got no answer within {} ms",
+                R::METHOD,
+                self.config.client_timeout.as_millis()
+            )),
+        }
+    }
+
+    fn snapshot(&self, uri: &Uri) -> Option<(Snapshot, Arc<Workspace>, Encoding)> {
+        let state = self.lock();
+        let open = state.documents.get(uri)?;
+        Some((open.doc.snapshot(), state.workspace.clone(), state.encoding))
+    }
+
+    /// The analysis of a snapshot: the cached one if it is current, else computed now.
+    async fn analysis(
+        &self,
+        uri: &Uri,
+        snap: &Snapshot,
+        ws: &Arc<Workspace>,
+        encoding: Encoding,
+    ) -> jsonrpc::Result<Arc<Analysis>> {
+        let chunks = {
+            let state = self.lock();
+            let Some(open) = state.documents.get(uri) else {
+                return Err(jsonrpc::Error::invalid_params("the document is not open"));
+            };
+            if let Some(a) = &open.analysis {
+                if a.version == snap.version && a.generation == ws.generation {
+                    return Ok(a.clone());
+                }
+            }
+            open.chunks.clone()
+        };
+        let (u, s, w) = (uri.clone(), snap.clone(), ws.clone());
+        let analysis = Arc::new(
+            blocking("analysing a document", move || {
+                analyse(&u, &s, &w, encoding, &chunks)
+            })
+            .await?,
+        );
+        self.store_analysis(uri, &analysis);
+        Ok(analysis)
+    }
+
+    /// Keeps an analysis if it is still current; returns whether it was.
+    fn store_analysis(&self, uri: &Uri, analysis: &Arc<Analysis>) -> bool {
+        let mut state = self.lock();
+        let generation = state.workspace.generation;
+        match state.documents.get_mut(uri) {
+            Some(open)
+                if open.doc.version == analysis.version && generation == analysis.generation =>
+            {
+                open.analysis = Some(analysis.clone());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The facts of the given documents (cached per version, the missing ones computed in
+    /// parallel).
+    async fn facts(&self, uris: Vec<Uri>) -> jsonrpc::Result<Vec<(Uri, Snapshot, Arc<Facts>)>> {
+        let mut done = Vec::new();
+        let mut todo = Vec::new();
+        {
+            let state = self.lock();
+            for uri in uris {
+                let Some(open) = state.documents.get(&uri) else {
+                    continue;
+                };
+                let snap = open.doc.snapshot();
+                match &open.facts {
+                    Some((v, f)) if *v == snap.version => done.push((uri, snap, f.clone())),
+                    _ => todo.push((uri, snap)),
+                }
+            }
+        }
+        if !todo.is_empty() {
+            let computed = blocking("reading tolerations and taints", move || {
+                todo.into_par_iter()
+                    .map(|(uri, snap)| {
+                        let facts = Arc::new(Facts::collect(&snap.text));
+                        (uri, snap, facts)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await?;
+            let mut state = self.lock();
+            for (uri, snap, facts) in computed {
+                if let Some(open) = state.documents.get_mut(&uri) {
+                    if open.doc.version == snap.version {
+                        open.facts = Some((snap.version, facts.clone()));
+                    }
+                }
+                done.push((uri, snap, facts));
+            }
+        }
+        Ok(done)
+    }
+
+    fn open_uris(&self) -> Vec<Uri> {
+        let state = self.lock();
+        let mut uris: Vec<Uri> = state.documents.keys().cloned().collect();
+        uris.sort();
+        uris
+    }
+
+    /// Re-analyses every open document: pushes new diagnostics, or asks a pulling client to
+    /// pull again.
+    async fn reanalyse_all(self: &Arc<Self>) {
+        let (pull, refresh) = {
+            let mut state = self.lock();
+            let uris: Vec<Uri> = state.documents.keys().cloned().collect();
+            state.dirty.extend(uris);
+            (state.caps.pull, state.caps.refresh)
+        };
+        if !pull {
+            self.wake.notify_one();
+        } else if refresh {
+            let me = self.clone();
+            tokio::spawn(async move {
+                if let Err(e) = me
+                    .request::<lsp::request::WorkspaceDiagnosticRefresh>(())
+                    .await
+                {
+                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
+                        .await;
+                }
+            });
+        }
+    }
+
+    /// Applies new settings: a new workspace generation, every document re-analysed.
+    async fn apply_settings(self: &Arc<Self>, settings: Settings, mut problems: Vec<String>) {
+        let (root, generation) = {
+            let mut state = self.lock();
+            state.next_generation += 1;
+            (state.root.clone(), state.next_generation)
+        };
+        let result = blocking("reading the settings", move || {
+            Workspace::new(settings, root.as_deref(), generation)
+        })
+        .await;
+        let (workspace, more) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.log(MessageType::ERROR, e.message).await;
+                return;
+            }
+        };
+        problems.extend(more);
+        self.install(workspace).await;
+        self.report_problems(problems).await;
+    }
+
+    /// Reads the inventory files again (they changed).
+    /// The project's configuration file changed: everything is rebuilt from the same editor
+    /// settings.
+    async fn reload_config(self: &Arc<Self>) {
+        let settings = self.lock().workspace.settings.clone();
+        self.apply_settings(settings, Vec::new()).await;
+    }
+
+    async fn reload_inventory(self: &Arc<Self>) {
+        let (current, generation) = {
+            let mut state = self.lock();
+            state.next_generation += 1;
+            (state.workspace.clone(), state.next_generation)
+        };
+        let result = blocking("reading the inventory", move || {
+            current.with_inventory_reread(generation)
+        })
+        .await;
+        match result {
+            Ok((workspace, problems)) => {
+                self.log(
+                    MessageType::INFO,
+                    "taintlint: inventory changed; re-analysing the open documents",
+                )
+                .await;
+                self.install(workspace).await;
+                self.report_problems(problems).await;
+            }
+            Err(e) => self.log(MessageType::ERROR, e.message).await,
+        }
+    }
+
+    /// Makes a workspace current (unless a newer one already is) and re-analyses.
+    async fn install(self: &Arc<Self>, workspace: Workspace) {
+        {
+            let mut state = self.lock();
+            if workspace.generation <= state.workspace.generation {
+                return;
+            }
+            state.workspace = Arc::new(workspace);
+        }
+        self.reanalyse_all().await;
+        self.update_watchers().await;
+    }
+
+    async fn report_problems(&self, problems: Vec<String>) {
+        if problems.is_empty() {
+            return;
+        }
+        for p in &problems {
+            self.log(MessageType::WARNING, format!("taintlint settings: {p}"))
+                .await;
+        }
+        self.client
+            .show_message(
+                MessageType::WARNING,
+                format!("taintlint settings: {}", problems.join("; ")),
+            )
+            .await;
+    }
+
+    /// Asks the client for our settings section, and applies what it answers.
+    async fn pull_configuration(self: &Arc<Self>) {
+        let items = vec![ConfigurationItem {
+            scope_uri: None,
+            section: Some(SECTION.to_string()),
+        }];
+        match self
+            .request::<lsp::request::WorkspaceConfiguration>(ConfigurationParams { items })
+            .await
+        {
+            Ok(values) => {
+                let value = values.into_iter().next().unwrap_or(Value::Null);
+                // The section's content is our settings object itself.
+                let value = match value {
+                    Value::Object(map) if !map.contains_key(SECTION) => {
+                        let mut wrapped = serde_json::Map::new();
+                        wrapped.insert(SECTION.to_string(), Value::Object(map));
+                        Value::Object(wrapped)
+                    }
+                    other => other,
+                };
+                let (settings, problems) = Settings::from_json(&value);
+                match settings {
+                    Some(settings) => self.apply_settings(settings, problems).await,
+                    None => self.report_problems(problems).await,
+                }
+            }
+            Err(e) => {
+                self.log(
+                    MessageType::WARNING,
+                    format!("taintlint: {e}; keeping the current settings"),
+                )
+                .await
+            }
+        }
+    }
+
+    /// Registers a file watcher for the inventory files and the project's configuration file
+    /// with the client, replacing the last.
+    async fn update_watchers(&self) {
+        let (paths, caps, previous) = {
+            let state = self.lock();
+            let paths: Vec<PathBuf> = state
+                .workspace
+                .inventory
+                .files()
+                .iter()
+                .map(|f| f.path.clone())
+                .chain(state.workspace.config.clone())
+                .collect();
+            (paths, state.caps.clone(), state.watching.clone())
+        };
+        if !caps.watch_dynamic || previous.as_ref() == Some(&paths) {
+            return;
+        }
+        {
+            self.lock().watching = Some(paths.clone());
+        }
+        if previous.as_ref().is_some_and(|p| !p.is_empty()) {
+            let params = UnregistrationParams {
+                unregisterations: vec![Unregistration {
+                    id: WATCH_ID.to_string(),
+                    method: "workspace/didChangeWatchedFiles".to_string(),
+                }],
+            };
+            if let Err(e) = self
+                .request::<lsp::request::UnregisterCapability>(params)
+                .await
+            {
+                self.log(MessageType::WARNING, format!("taintlint: {e}"))
+                    .await;
+            }
+        }
+        if paths.is_empty() {
+            return;
+        }
+        let watchers: Vec<FileSystemWatcher> = paths
+            .iter()
+            .filter_map(|p| watcher(p, caps.watch_relative))
+            .collect();
+        let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: WATCH_ID.to_string(),
+                method: "workspace/didChangeWatchedFiles".to_string(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        if let Err(e) = self
+            .request::<lsp::request::RegisterCapability>(params)
+            .await
+        {
+            self.log(MessageType::WARNING, format!("taintlint: {e}"))
+                .await;
+        }
+    }
+
+    /// Push mode: analyses dirty documents (latest version only) and publishes their
+    /// diagnostics, until the server stops.
+    async fn analysis_worker(self: Arc<Self>) {
+        loop {
+            self.wake.notified().await;
+            if self.stopped.load(Ordering::SeqCst) {
+                return;
+            }
+            loop {
+                let (jobs, workspace, encoding) = {
+                    let mut state = self.lock();
+                    let dirty = std::mem::take(&mut state.dirty);
+                    let jobs: Vec<(Uri, Snapshot, Arc<Mutex<ChunkCache>>)> = dirty
+                        .into_iter()
+                        .filter_map(|uri| {
+                            let open = state.documents.get(&uri)?;
+                            Some((uri, open.doc.snapshot(), open.chunks.clone()))
+                        })
+                        .collect();
+                    (jobs, state.workspace.clone(), state.encoding)
+                };
+                if jobs.is_empty() {
+                    break;
+                }
+                let result = blocking("analysing documents", move || {
+                    jobs.into_par_iter()
+                        .map(|(uri, snap, chunks)| {
+                            let analysis =
+                                Arc::new(analyse(&uri, &snap, &workspace, encoding, &chunks));
+                            (uri, analysis)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .await;
+                let results = match result {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.log(MessageType::ERROR, e.message).await;
+                        continue;
+                    }
+                };
+                for (uri, analysis) in results {
+                    // A newer edit or setting makes this result stale: its turn comes next.
+                    if self.store_analysis(&uri, &analysis) {
+                        self.client
+                            .publish_diagnostics(uri, analysis.lsp.clone(), Some(analysis.version))
+                            .await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// For clients that cannot watch files: checks the inventory files now and then.
+    async fn inventory_poller(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(self.config.poll_interval).await;
+            if self.stopped.load(Ordering::SeqCst) || self.shut_down.load(Ordering::SeqCst) {
+                return;
+            }
+            let workspace = self.lock().workspace.clone();
+            if workspace.inventory.is_empty() {
+                continue;
+            }
+            let changed = blocking("checking the inventory", move || {
+                workspace.inventory.changed_on_disk()
+            })
+            .await
+            .unwrap_or(false);
+            if changed {
+                self.reload_inventory().await;
+            }
+        }
+    }
+
+    /// The tolerations in the open files that tolerate a taint.
+    async fn tolerators(
+        &self,
+        taint: &crate::k8s::model::Taint,
+        gate: bool,
+    ) -> jsonrpc::Result<Vec<Tolerator>> {
+        let docs = self.facts(self.open_uris()).await?;
+        let mut out = Vec::new();
+        for (uri, snap, facts) in &docs {
+            for t in &facts.tolerations {
+                let Some(toleration) = &t.toleration else {
+                    continue;
+                };
+                if toleration.tolerates(taint, gate) {
+                    let line = snap.index.line_of(t.range.start) + 1;
+                    out.push(Tolerator {
+                        object: object_label(t.object.as_ref()),
+                        place: format!("{}:{line}", file_name(uri)),
+                        path: t.path.clone(),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Taints on the Nodes in the inventory and in the open files, for completion.
+    async fn known_taints(&self) -> jsonrpc::Result<Vec<KnownTaint>> {
+        let workspace = self.lock().workspace.clone();
+        let mut out: Vec<KnownTaint> = workspace
+            .inventory
+            .taints()
+            .iter()
+            .map(|t| KnownTaint {
+                key: t.taint.key.clone(),
+                value: t.taint.value.clone(),
+                source: format!(
+                    "Node {} (inventory {})",
+                    t.node,
+                    t.path.file_name().map_or_else(
+                        || t.path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    )
+                ),
+            })
+            .collect();
+        let docs = self.facts(self.open_uris()).await?;
+        for (uri, _, facts) in &docs {
+            for t in &facts.taints {
+                if let Some(taint) = &t.taint {
+                    out.push(KnownTaint {
+                        key: taint.key.clone(),
+                        value: taint.value.clone(),
+                        source: format!("{} ({})", object_label(t.object.as_ref()), file_name(uri)),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn watcher(path: &Path, relative: bool) -> Option<FileSystemWatcher> {
+    let glob = if relative {
+        let parent = path.parent()?;
+        GlobPattern::Relative(RelativePattern {
+            base_uri: OneOf::Right(Uri::from_file_path(parent)?),
+            pattern: path.file_name()?.to_string_lossy().into_owned(),
+        })
+    } else {
+        GlobPattern::String(path.to_string_lossy().into_owned())
+    };
+    Some(FileSystemWatcher {
+        glob_pattern: glob,
+        kind: None,
+    })
+}
+
+fn contains(range: &Range<usize>, offset: usize) -> bool {
+    range.start <= offset && offset <= range.end
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> jsonrpc::Result<InitializeResult> {
+        let caps = Caps::of(&params.capabilities);
+        let encoding = convert::negotiate(
+            params
+                .capabilities
+                .general
+                .as_ref()
+                .and_then(|g| g.position_encodings.as_deref()),
+        );
+        #[allow(deprecated)]
+        let root = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|f| f.first())
+            .and_then(|f| f.uri.to_file_path().map(|p| p.into_owned()))
+            .or_else(|| {
+                params
+                    .root_uri
+                    .as_ref()
+                    .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+            });
+        let (settings, mut problems) = params
+            .initialization_options
+            .as_ref()
+            .map(Settings::from_json)
+            .unwrap_or_default();
+        let r = root.clone();
+        let (workspace, more) = blocking("reading the settings", move || {
+            Workspace::new(settings.unwrap_or_default(), r.as_deref(), 1)
+        })
+        .await?;
+        problems.extend(more);
+        let pull = caps.pull;
+        {
+            let mut state = self.inner.lock();
+            state.encoding = encoding;
+            state.caps = caps;
+            state.root = root;
+            state.workspace = Arc::new(workspace);
+            state.startup_problems = problems;
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(convert::encoding_kind(encoding)),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                        ..Default::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![":".into(), " ".into()]),
+                    ..Default::default()
+                }),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..Default::default()
+                    },
+                )),
+                diagnostic_provider: pull.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("taintlint".into()),
+                        // Diagnostics depend on the inventory files too.
+                        inter_file_dependencies: true,
+                        workspace_diagnostics: false,
+                        ..Default::default()
+                    })
+                }),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "taintlint".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let inner = &self.inner;
+        let (problems, caps, start) = {
+            let mut state = inner.lock();
+            let start = !state.started;
+            state.started = true;
+            (
+                std::mem::take(&mut state.startup_problems),
+                state.caps.clone(),
+                start,
+            )
+        };
+        if start {
+            if !caps.pull {
+                tokio::spawn(inner.clone().analysis_worker());
+            }
+            if !caps.watch_dynamic {
+                tokio::spawn(inner.clone().inventory_poller());
+            }
+        }
+        inner.report_problems(problems).await;
+        let me = inner.clone();
+        tokio::spawn(async move {
+            if caps.configuration_dynamic {
+                let params = RegistrationParams {
+                    registrations: vec![Registration {
+                        id: CONFIGURATION_ID.to_string(),
+                        method: "workspace/didChangeConfiguration".to_string(),
+                        register_options: None,
+                    }],
+                };
+                if let Err(e) = me.request::<lsp::request::RegisterCapability>(params).await {
+                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
+                        .await;
+                }
+            }
+            if caps.configuration {
+                me.pull_configuration().await;
+            }
+            me.update_watchers().await;
+        });
+    }
+
+    async fn shutdown(&self) -> jsonrpc::Result<()> {
+        self.inner.shut_down.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let d = params.text_document;
+        {
+            let mut state = self.inner.lock();
+            let doc = Document::new(d.text, d.version, d.language_id);
+            state.documents.insert(
+                d.uri.clone(),
+                Open {
+                    doc,
+                    analysis: None,
+                    facts: None,
+                    chunks: Arc::default(),
+                },
+            );
+            state.dirty.insert(d.uri);
+        }
+        self.inner.wake.notify_one();
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let problems = {
+            let mut state = self.inner.lock();
+            let encoding = state.encoding;
+            match state.documents.get_mut(&uri) {
+                Some(open) => {
+                    let problems = open.doc.apply(
+                        params.text_document.version,
+                        &params.content_changes,
+                        encoding,
+                    );
+                    state.dirty.insert(uri.clone());
+                    problems
+                }
+                None => vec![
+                    "a change to a document that is not open; ignored (the client must send \
+                     textDocument/didOpen first)"
+                        .to_string(),
+                ],
+            }
+        };
+        self.inner.wake.notify_one();
+        for p in problems {
+            self.inner
+                .log(
+                    MessageType::WARNING,
+                    format!("taintlint: {}: {p}", uri.as_str()),
+                )
+                .await;
+        }
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let (is_inventory, is_config) = {
+            let state = self.inner.lock();
+            let path = params.text_document.uri.to_file_path();
+            (
+                path.as_ref()
+                    .is_some_and(|p| state.workspace.inventory.contains(p)),
+                path.as_ref().is_some_and(|p| state.workspace.is_config(p)),
+            )
+        };
+        if is_config {
+            self.inner.reload_config().await;
+        } else if is_inventory {
+            self.inner.reload_inventory().await;
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let pull = {
+            let mut state = self.inner.lock();
+            state.documents.remove(&uri);
+            state.dirty.remove(&uri);
+            state.caps.pull
+        };
+        if !pull {
+            self.inner
+                .client
+                .publish_diagnostics(uri, Vec::new(), None)
+                .await;
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let (settings, problems) = Settings::from_json(&params.settings);
+        let pull_config = self.inner.lock().caps.configuration;
+        match settings {
+            Some(settings) => self.inner.apply_settings(settings, problems).await,
+            None if pull_config => {
+                self.inner.report_problems(problems).await;
+                let me = self.inner.clone();
+                tokio::spawn(async move { me.pull_configuration().await });
+            }
+            None => self.inner.report_problems(problems).await,
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let (touched, config) = {
+            let state = self.inner.lock();
+            let paths: Vec<PathBuf> = params
+                .changes
+                .iter()
+                .filter_map(|c| c.uri.to_file_path())
+                .map(|p| p.into_owned())
+                .collect();
+            (
+                paths.iter().any(|p| state.workspace.inventory.contains(p)),
+                paths.iter().any(|p| state.workspace.is_config(p)),
+            )
+        };
+        if config {
+            self.inner.reload_config().await;
+        } else if touched {
+            self.inner.reload_inventory().await;
+        }
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> jsonrpc::Result<DocumentDiagnosticReportResult> {
+        let uri = params.text_document.uri;
+        let report = |items: Vec<lsp::Diagnostic>, result_id: Option<String>| {
+            DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
+                RelatedFullDocumentDiagnosticReport {
+                    related_documents: None,
+                    full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                        result_id,
+                        items,
+                    },
+                },
+            ))
+        };
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(report(Vec::new(), None));
+        };
+        let result_id = format!("{}:{}", ws.generation, snap.version);
+        if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
+            return Ok(DocumentDiagnosticReportResult::Report(
+                DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
+                    related_documents: None,
+                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                        result_id,
+                    },
+                }),
+            ));
+        }
+        let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        Ok(report(analysis.lsp.clone(), Some(result_id)))
+    }
+
+    async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
+        let at = params.text_document_position_params;
+        let uri = at.text_document.uri;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let offset = snap.lines(encoding).offset(at.position);
+        let facts = self.inner.facts(vec![uri.clone()]).await?;
+        let Some((_, _, facts)) = facts
+            .into_iter()
+            .find(|(_, s, _)| s.version == snap.version)
+        else {
+            return Ok(None);
+        };
+        let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        let gate = ws.comparison_operators();
+
+        let mut sections = Vec::new();
+        let mut range: Option<Range<usize>> = None;
+        if let Some(t) = facts.toleration_at(offset) {
+            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
+            range = Some(t.range.clone());
+        } else if let Some(t) = facts.taint_at(offset) {
+            let tolerators = match &t.taint {
+                Some(taint) => self.inner.tolerators(taint, gate).await?,
+                None => Vec::new(),
+            };
+            sections.push(hover::taint(t, &tolerators));
+            range = Some(t.range.clone());
+        }
+        let mut seen = Vec::new();
+        for d in analysis
+            .diagnostics
+            .iter()
+            .filter(|d| contains(&d.range, offset))
+        {
+            if seen.contains(&d.rule) {
+                continue;
+            }
+            seen.push(d.rule);
+            sections.push(hover::rule(d));
+            if range.is_none() {
+                range = Some(d.range.clone());
+            }
+        }
+        if sections.is_empty() {
+            return Ok(None);
+        }
+        let markdown = self.inner.lock().caps.markdown;
+        Ok(Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: if markdown {
+                    MarkupKind::Markdown
+                } else {
+                    MarkupKind::PlainText
+                },
+                value: sections.join("\n\n---\n\n"),
+            }),
+            range: range.map(|r| snap.lines(encoding).range(r)),
+        }))
+    }
+
+    async fn completion(
+        &self,
+        params: CompletionParams,
+    ) -> jsonrpc::Result<Option<CompletionResponse>> {
+        let at = params.text_document_position;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&at.text_document.uri) else {
+            return Ok(None);
+        };
+        let offset = snap.lines(encoding).offset(at.position);
+        let text = snap.text.clone();
+        let context = blocking("completing", move || completion::context(&text, offset)).await?;
+        let Some(context) = context else {
+            return Ok(None);
+        };
+        let known = match &context {
+            Context::Value { field, .. } if field == "key" || field == "value" => {
+                self.inner.known_taints().await?
+            }
+            _ => Vec::new(),
+        };
+        let typed = match &context {
+            Context::Field { typed, .. } | Context::Value { typed, .. } => typed.clone(),
+        };
+        let range = snap.lines(encoding).range(typed);
+        let items = completion::suggestions(&context, ws.comparison_operators(), &known)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| CompletionItem {
+                label: s.label.clone(),
+                kind: Some(match s.kind {
+                    SuggestionKind::Field => CompletionItemKind::FIELD,
+                    SuggestionKind::Value => CompletionItemKind::VALUE,
+                }),
+                detail: Some(s.detail),
+                documentation: Some(Documentation::MarkupContent(MarkupContent {
+                    kind: MarkupKind::Markdown,
+                    value: s.documentation,
+                })),
+                // Keep our order (the API's field order, well-known keys first).
+                sort_text: Some(format!("{i:04}")),
+                filter_text: Some(s.label),
+                text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(range, s.insert))),
+                ..Default::default()
+            })
+            .collect();
+        Ok(Some(CompletionResponse::Array(items)))
+    }
+
+    async fn code_action(
+        &self,
+        params: CodeActionParams,
+    ) -> jsonrpc::Result<Option<CodeActionResponse>> {
+        if let Some(only) = &params.context.only {
+            if !only
+                .iter()
+                .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
+            {
+                return Ok(None);
+            }
+        }
+        let uri = params.text_document.uri;
+        let (version, cached, document_changes) = {
+            let state = self.inner.lock();
+            let Some(open) = state.documents.get(&uri) else {
+                return Ok(None);
+            };
+            (
+                open.doc.version,
+                open.analysis.clone(),
+                state.caps.document_changes,
+            )
+        };
+        let mut actions = Vec::new();
+        for d in &params.context.diagnostics {
+            if d.source.as_deref() != Some(diagnostics::SOURCE) {
+                continue;
+            }
+            let data = d
+                .data
+                .clone()
+                .or_else(|| {
+                    // A client that dropped `data`: the fix of the same diagnostic in the
+                    // current analysis.
+                    cached
+                        .as_ref()
+                        .filter(|a| a.version == version)?
+                        .lsp
+                        .iter()
+                        .find(|c| c.range == d.range && c.code == d.code && c.message == d.message)?
+                        .data
+                        .clone()
+                })
+                .and_then(|v| serde_json::from_value::<DiagnosticData>(v).ok());
+            let Some(data) = data else { continue };
+            if data.version != version {
+                // Made for an older text: its edits would land in the wrong place.
+                continue;
+            }
+            for fix in data.fixes {
+                actions.push(CodeActionOrCommand::CodeAction(code_action(
+                    &uri,
+                    version,
+                    d,
+                    fix,
+                    document_changes,
+                )));
+            }
+        }
+        Ok(Some(actions))
+    }
+}
+
+fn code_action(
+    uri: &Uri,
+    version: i32,
+    d: &lsp::Diagnostic,
+    fix: FixData,
+    document_changes: bool,
+) -> CodeAction {
+    let preferred = fix.is_safe();
+    let edit = if document_changes {
+        WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
+                text_document: OptionalVersionedTextDocumentIdentifier {
+                    uri: uri.clone(),
+                    version: Some(version),
+                },
+                edits: fix.edits.into_iter().map(OneOf::Left).collect(),
+            }])),
+            ..Default::default()
+        }
+    } else {
+        WorkspaceEdit {
+            changes: Some(HashMap::from([(uri.clone(), fix.edits)])),
+            ..Default::default()
+        }
+    };
+    CodeAction {
+        title: fix.title,
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(vec![d.clone()]),
+        edit: Some(edit),
+        is_preferred: Some(preferred),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,245 @@
+//! The server's settings, as `initializationOptions`, `workspace/didChangeConfiguration` or
+//! `workspace/configuration` (section `taintlint`) carry them.
+//!
+//! ```json
+//! {
+//!   "inventory": ["clusters/prod/nodes.yaml"],
+//!   "featureGates": {"TaintTolerationComparisonOperators": true},
+//!   "enableAdmissionPlugins": ["ExtendedResourceToleration"],
+//!   "disableAdmissionPlugins": [],
+//!   "rules": {"tolerates-everything": "off", "duplicate-toleration": "warning"}
+//! }
+//! ```
+//!
+//! Each list also takes one comma-separated string, as the kube-apiserver flags do
+//! (`"featureGates": "TaintTolerationComparisonOperators=true"`). Reading never fails: a bad
+//! entry is left out and reported, naming the setting.
+
+use serde_json::Value;
+
+/// Where settings live inside a larger configuration object.
+pub const SECTION: &str = "taintlint";
+
+const KEYS: &[&str] = &[
+    "inventory",
+    "featureGates",
+    "enableAdmissionPlugins",
+    "disableAdmissionPlugins",
+    "rules",
+];
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// Inventory files, relative to the workspace root unless absolute.
+    pub inventory: Vec<String>,
+    /// `Name=bool` entries, as kube-apiserver's `--feature-gates` takes them.
+    pub feature_gates: Vec<String>,
+    pub enable_admission_plugins: Vec<String>,
+    pub disable_admission_plugins: Vec<String>,
+    /// Rule name and level: `error`, `warning`, `info`, `hint` or `off`.
+    pub rules: Vec<(String, String)>,
+}
+
+impl Settings {
+    /// Reads settings from a JSON value: an object with the keys above, or one holding such an
+    /// object under `taintlint`. `None` when the value holds no settings of ours (null, or an
+    /// object for other tools only).
+    pub fn from_json(value: &Value) -> (Option<Settings>, Vec<String>) {
+        let object = match value {
+            Value::Object(map) => match map.get(SECTION) {
+                Some(Value::Object(inner)) => inner,
+                Some(Value::Null) | None if !map.keys().any(|k| KEYS.contains(&k.as_str())) => {
+                    return (None, Vec::new())
+                }
+                Some(Value::Null) | None => map,
+                Some(other) => {
+                    return (
+                        None,
+                        vec![format!(
+                            "setting `{SECTION}` must be an object, not {}",
+                            kind(other)
+                        )],
+                    )
+                }
+            },
+            Value::Null => return (None, Vec::new()),
+            other => {
+                return (
+                    None,
+                    vec![format!("settings must be an object, not {}", kind(other))],
+                )
+            }
+        };
+        let mut problems = Vec::new();
+        let mut settings = Settings::default();
+        for (key, value) in object {
+            match key.as_str() {
+                "inventory" => settings.inventory = strings(key, value, &mut problems),
+                "featureGates" => settings.feature_gates = gates(value, &mut problems),
+                "enableAdmissionPlugins" => {
+                    settings.enable_admission_plugins = strings(key, value, &mut problems)
+                }
+                "disableAdmissionPlugins" => {
+                    settings.disable_admission_plugins = strings(key, value, &mut problems)
+                }
+                "rules" => settings.rules = rules(value, &mut problems),
+                other => problems.push(format!(
+                    "unknown setting `{other}` (known: {})",
+                    KEYS.join(", ")
+                )),
+            }
+        }
+        (Some(settings), problems)
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A list of strings, or one comma-separated string.
+fn strings(key: &str, value: &Value, problems: &mut Vec<String>) -> Vec<String> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::String(s) => split(s),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                Value::String(s) if !s.trim().is_empty() => Some(s.trim().to_string()),
+                Value::String(_) => None,
+                other => {
+                    problems.push(format!(
+                        "setting `{key}[{i}]` must be a string, not {}",
+                        kind(other)
+                    ));
+                    None
+                }
+            })
+            .collect(),
+        other => {
+            problems.push(format!(
+                "setting `{key}` must be a list of strings, not {}",
+                kind(other)
+            ));
+            Vec::new()
+        }
+    }
+}
+
+fn split(s: &str) -> Vec<String> {
+    s.split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `{"Name": true}`, `["Name=true"]` or `"Name=true,Other=false"`.
+fn gates(value: &Value, problems: &mut Vec<String>) -> Vec<String> {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .filter_map(|(name, on)| match on {
+                Value::Bool(b) => Some(format!("{name}={b}")),
+                other => {
+                    problems.push(format!(
+                        "setting `featureGates.{name}` must be true or false, not {}",
+                        kind(other)
+                    ));
+                    None
+                }
+            })
+            .collect(),
+        other => strings("featureGates", other, problems),
+    }
+}
+
+fn rules(value: &Value, problems: &mut Vec<String>) -> Vec<(String, String)> {
+    match value {
+        Value::Null => Vec::new(),
+        Value::Object(map) => map
+            .iter()
+            .filter_map(|(name, level)| match level {
+                Value::String(s) => Some((name.clone(), s.clone())),
+                other => {
+                    problems.push(format!(
+                        "setting `rules.{name}` must be one of error, warning, info, hint, off; \
+                         not {}",
+                        kind(other)
+                    ));
+                    None
+                }
+            })
+            .collect(),
+        other => {
+            problems.push(format!(
+                "setting `rules` must be an object of rule names to levels, not {}",
+                kind(other)
+            ));
+            Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_every_form() {
+        let (s, problems) = Settings::from_json(&json!({
+            "taintlint": {
+                "inventory": "a.yaml, b.yaml",
+                "featureGates": {"TaintTolerationComparisonOperators": true},
+                "enableAdmissionPlugins": ["ExtendedResourceToleration"],
+                "rules": {"tolerates-everything": "off"}
+            }
+        }));
+        assert!(problems.is_empty(), "{problems:?}");
+        let s = s.unwrap();
+        assert_eq!(s.inventory, ["a.yaml", "b.yaml"]);
+        assert_eq!(s.feature_gates, ["TaintTolerationComparisonOperators=true"]);
+        assert_eq!(s.enable_admission_plugins, ["ExtendedResourceToleration"]);
+        assert_eq!(s.rules, [("tolerates-everything".into(), "off".into())]);
+    }
+
+    #[test]
+    fn other_tools_settings_are_not_ours() {
+        assert_eq!(
+            Settings::from_json(&json!({"yaml": {"schemas": {}}})),
+            (None, vec![])
+        );
+        assert_eq!(Settings::from_json(&Value::Null), (None, vec![]));
+    }
+
+    #[test]
+    fn bad_entries_are_reported_and_left_out() {
+        let (s, problems) = Settings::from_json(&json!({
+            "inventory": ["a.yaml", 3],
+            "featureGates": {"X": "yes"},
+            "rules": "off",
+            "colour": true
+        }));
+        assert_eq!(s.unwrap().inventory, ["a.yaml"]);
+        // In the order the client wrote them.
+        assert_eq!(
+            problems,
+            [
+                "setting `inventory[1]` must be a string, not a number",
+                "setting `featureGates.X` must be true or false, not a string",
+                "setting `rules` must be an object of rule names to levels, not a string",
+                "unknown setting `colour` (known: inventory, featureGates, \
+                 enableAdmissionPlugins, disableAdmissionPlugins, rules)",
+            ]
+        );
+    }
+}

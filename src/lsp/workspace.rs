@@ -1,0 +1,237 @@
+//! Settings turned into the analysis' inputs, and the one call into the analysis core.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::Options;
+use crate::config_file;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::inventory::Inventory;
+use crate::lsp::inventory::InventoryFiles;
+use crate::lsp::settings::Settings;
+use crate::rules;
+
+/// Everything an analysis depends on besides the document's text. Immutable: a configuration
+/// change or an inventory reload makes a new one with the next `generation`.
+#[derive(Debug, Clone, Default)]
+pub struct Workspace {
+    pub settings: Settings,
+    pub root: Option<PathBuf>,
+    pub options: Options,
+    /// Per-rule overrides: `None` turns the rule off.
+    severities: Vec<(&'static str, Option<Severity>)>,
+    pub inventory: InventoryFiles,
+    /// The inventory files as one cluster, when they all read and parse: what the inventory
+    /// rules simulate against.
+    pub cluster: Option<Arc<Inventory>>,
+    /// The project's `.taintlint.yaml` (found from the workspace root), if any.
+    pub config: Option<PathBuf>,
+    /// Changes whenever an analysis could come out differently.
+    pub generation: u64,
+}
+
+impl Workspace {
+    /// The analysis inputs for `settings`, and what was wrong with them (each bad entry is
+    /// left out, the rest applies).
+    /// The project's configuration file (found from the workspace root, as the CLI finds it
+    /// from a linted path) comes first; the editor's settings apply on top of it.
+    pub fn new(settings: Settings, root: Option<&Path>, generation: u64) -> (Self, Vec<String>) {
+        let mut problems = Vec::new();
+        let config_path = root.and_then(config_file::discover);
+        let config = match &config_path {
+            None => config_file::ConfigFile::default(),
+            Some(path) => config_file::load(path).unwrap_or_else(|errors| {
+                problems.extend(errors.iter().map(|e| e.to_string()));
+                config_file::ConfigFile::default()
+            }),
+        };
+        let mut options = config.options.clone();
+        for gate in &settings.feature_gates {
+            if let Err(e) = options.set_feature_gates(gate) {
+                problems.push(format!("featureGates: {e}"));
+            }
+        }
+        for (list, enable) in [
+            (&settings.enable_admission_plugins, true),
+            (&settings.disable_admission_plugins, false),
+        ] {
+            for plugin in list {
+                if let Err(e) = options.set_admission_plugins(plugin, enable) {
+                    let key = if enable {
+                        "enableAdmissionPlugins"
+                    } else {
+                        "disableAdmissionPlugins"
+                    };
+                    problems.push(format!("{key}: {e}"));
+                }
+            }
+        }
+        let mut severities = Vec::new();
+        for (name, level) in &settings.rules {
+            let Some(meta) = rules::find(name) else {
+                let names: Vec<&str> = rules::all().map(|m| m.name).collect();
+                problems.push(format!(
+                    "rules: no rule named {name:?}; the rules are: {}",
+                    names.join(", ")
+                ));
+                continue;
+            };
+            let severity = match level.as_str() {
+                "error" => Some(Severity::Error),
+                "warning" => Some(Severity::Warning),
+                "info" => Some(Severity::Info),
+                "hint" => Some(Severity::Hint),
+                "off" => None,
+                other => {
+                    problems.push(format!(
+                        "rules.{name}: {other:?} is not one of error, warning, info, hint, off"
+                    ));
+                    continue;
+                }
+            };
+            severities.push((meta.name, severity));
+        }
+        // The inventory: the settings' files, else the configuration file's.
+        let paths: Vec<String> = if settings.inventory.is_empty() {
+            config
+                .inventory
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect()
+        } else {
+            settings.inventory.clone()
+        };
+        let inventory = InventoryFiles::read(&paths, root);
+        problems.extend(inventory.problems());
+        let cluster = load_cluster(&inventory, &options, &mut problems);
+        let workspace = Workspace {
+            settings,
+            root: root.map(Path::to_path_buf),
+            options,
+            severities,
+            inventory,
+            cluster,
+            config: config_path,
+            generation,
+        };
+        (workspace, problems)
+    }
+
+    /// The same settings with the inventory files read again.
+    pub fn with_inventory_reread(&self, generation: u64) -> (Self, Vec<String>) {
+        let inventory = self.inventory.reread();
+        let mut problems = inventory.problems();
+        let cluster = load_cluster(&inventory, &self.options, &mut problems);
+        let workspace = Workspace {
+            inventory,
+            cluster,
+            generation,
+            ..self.clone()
+        };
+        (workspace, problems)
+    }
+
+    /// Lints one document: the only call from the server into the analysis core.
+    pub fn analyse(&self, text: &str) -> Vec<Diagnostic> {
+        let mut diagnostics = crate::analyse_with(text, &self.options, self.cluster.as_deref());
+        if !self.severities.is_empty() {
+            diagnostics.retain_mut(|d| {
+                match self
+                    .severities
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| *name == d.rule)
+                {
+                    Some((_, None)) => false,
+                    Some((_, Some(severity))) => {
+                        d.severity = *severity;
+                        true
+                    }
+                    None => true,
+                }
+            });
+        }
+        diagnostics
+    }
+
+    /// Whether `path` is the project's configuration file (a change to it reloads everything).
+    pub fn is_config(&self, path: &Path) -> bool {
+        self.config.as_deref() == Some(path)
+    }
+
+    /// Whether the Lt and Gt toleration operators are on.
+    pub fn comparison_operators(&self) -> bool {
+        self.options.feature("TaintTolerationComparisonOperators")
+    }
+}
+
+/// Parses the inventory files into one cluster. Files are named by their path, which is what
+/// related locations into them carry. Nothing when a file is unreadable or none is set.
+fn load_cluster(
+    files: &InventoryFiles,
+    options: &Options,
+    problems: &mut Vec<String>,
+) -> Option<Arc<Inventory>> {
+    if files.is_empty() || files.files().iter().any(|f| f.text.is_err()) {
+        return None;
+    }
+    let names: Vec<String> = files
+        .files()
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    let sources: Vec<(&str, &str)> = names
+        .iter()
+        .zip(files.files())
+        .filter_map(|(name, f)| Some((name.as_str(), f.text.as_deref().ok()?)))
+        .collect();
+    match Inventory::load(&sources, options) {
+        Ok(inventory) => Some(Arc::new(inventory)),
+        Err(errors) => {
+            problems.extend(errors.iter().map(|e| format!("inventory {e}")));
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_become_options_and_severities() {
+        let settings = Settings {
+            feature_gates: vec!["TaintTolerationComparisonOperators=true".into()],
+            disable_admission_plugins: vec!["DefaultTolerationSeconds".into(), "Nope".into()],
+            rules: vec![
+                ("unknown-effect".into(), "warning".into()),
+                ("equal-empty-value".into(), "off".into()),
+                ("no-such-rule".into(), "off".into()),
+                ("unknown-operator".into(), "loud".into()),
+            ],
+            ..Settings::default()
+        };
+        let (ws, problems) = Workspace::new(settings, None, 1);
+        assert!(ws.comparison_operators());
+        assert!(!ws.options.admission_enabled("DefaultTolerationSeconds"));
+        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert!(problems[0].starts_with("disableAdmissionPlugins: admission plugin \"Nope\""));
+        assert!(problems[1].starts_with("rules: no rule named \"no-such-rule\""));
+        assert_eq!(
+            problems[2],
+            "rules.unknown-operator: \"loud\" is not one of error, warning, info, hint, off"
+        );
+        let text = "tolerations:\n- key: a\n  effect: noschedule\n- key: b\n";
+        let found: Vec<(&str, Severity)> = ws
+            .analyse(text)
+            .iter()
+            .map(|d| (d.rule, d.severity))
+            .collect();
+        assert_eq!(found, [("unknown-effect", Severity::Warning)]);
+        let (plain, _) = Workspace::new(Settings::default(), None, 1);
+        assert!(plain
+            .analyse(text)
+            .iter()
+            .any(|d| d.rule == "equal-empty-value"));
+    }
+}
