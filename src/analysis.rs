@@ -2,16 +2,77 @@
 
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
+use crate::inventory::Inventory;
 use crate::k8s::objects::extract;
 use crate::rules::{self, check_lists, RuleMeta};
+use crate::suppress;
 use crate::syntax::{self, Document, NodeKind, SyntaxError};
 
 /// Lints one file's text. Ranges in the result are byte ranges into `text`, sorted by position.
+/// Rules that `options` turns off are not reported, the others at the severity it sets, and
+/// findings that a `# taintlint: disable` comment silences are left out.
 pub fn analyse(text: &str, options: &Options) -> Vec<Diagnostic> {
+    analyse_with(text, options, None)
+}
+
+/// Lints one file's text against a cluster inventory too: every pod template is simulated on
+/// the inventory's nodes and the inventory rules report what they find (related locations point
+/// into the inventory files). Without an inventory, the same as [`analyse`].
+pub fn analyse_with(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+) -> Vec<Diagnostic> {
     let stream = syntax::parse(text);
+    let mut out = check_stream(text, &stream, options, inventory);
+    settle(text, &stream, options, &mut out);
+
+    out.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
+    });
+    // A list reached twice (through an alias) is reported once.
+    out.dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
+    out
+}
+
+/// Applies the configured rule levels and the inline suppressions, and reports suppressions
+/// that silence nothing.
+fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut Vec<Diagnostic>) {
+    out.retain_mut(
+        |d| match rules::find(d.rule).and_then(|m| options.rule_level(m)) {
+            Some(level) => {
+                d.severity = level;
+                true
+            }
+            None => false,
+        },
+    );
+    let mut directives = suppress::directives(text, stream);
+    suppress::apply(&mut directives, out);
+    let document_of = |offset: usize| {
+        stream
+            .documents
+            .iter()
+            .find(|d| d.span.contains(&offset))
+            .map(|d| d.index)
+    };
+    let mut unused = Vec::new();
+    rules::unused_suppression::report(text, &directives, options, document_of, &mut unused);
+    // `disable-file=unused-suppression` silences these too.
+    suppress::apply(&mut directives, &mut unused);
+    out.extend(unused);
+}
+
+/// Runs every rule over a parsed file.
+fn check_stream(
+    text: &str,
+    stream: &syntax::Stream<'_>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
 
-    if let Some(at) = rules::looks_like_helm_template(text, &stream) {
+    if let Some(at) = rules::looks_like_helm_template(text, stream) {
         let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
         let end = text[at..end].find("}}").map_or(end, |i| at + i + 2);
         out.push(file_diagnostic(
@@ -46,13 +107,10 @@ pub fn analyse(text: &str, options: &Options) -> Vec<Diagnostic> {
             &extracted.taints,
             &mut out,
         );
+        if let Some(inventory) = inventory {
+            rules::check_workloads(text, doc, options, &extracted, inventory, &mut out);
+        }
     }
-
-    out.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
-    });
-    // A list reached twice (through an alias) is reported once.
-    out.dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
     out
 }
 

@@ -1,6 +1,9 @@
 //! Cluster behaviour that differs between clusters, named as kube-apiserver names it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diagnostic::Severity;
+use crate::rules::{self, RuleMeta};
 
 /// Feature gates taintlint knows, with their default in current Kubernetes.
 pub const FEATURE_GATES: &[(&str, bool)] = &[
@@ -79,6 +82,8 @@ pub struct Options {
     /// Gates set explicitly, by name.
     gates: Vec<(String, bool)>,
     enabled_plugins: BTreeSet<String>,
+    /// Rules whose severity was set (`None`: the rule is off), by name.
+    rule_levels: BTreeMap<&'static str, Option<Severity>>,
 }
 
 impl Default for Options {
@@ -89,6 +94,7 @@ impl Default for Options {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            rule_levels: BTreeMap::new(),
         }
     }
 }
@@ -138,6 +144,26 @@ impl Options {
         Ok(())
     }
 
+    /// The severity a rule reports at, or `None` when it is off.
+    pub fn rule_level(&self, rule: &RuleMeta) -> Option<Severity> {
+        match self.rule_levels.get(rule.name) {
+            Some(&level) => level,
+            None => Some(rule.severity),
+        }
+    }
+
+    /// Whether a rule (by name) runs at all.
+    pub fn rule_enabled(&self, name: &str) -> bool {
+        rules::find(name).is_some_and(|m| self.rule_level(m).is_some())
+    }
+
+    /// Sets a rule's severity; `None` turns it off.
+    pub fn set_rule_level(&mut self, name: &str, level: Option<Severity>) -> Result<(), String> {
+        let meta = rules::find(name).ok_or_else(|| unknown_rule(name))?;
+        self.rule_levels.insert(meta.name, level);
+        Ok(())
+    }
+
     /// Applies `--enable-admission-plugins` / `--disable-admission-plugins` lists.
     pub fn set_admission_plugins(&mut self, spec: &str, enable: bool) -> Result<(), String> {
         for name in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -154,6 +180,28 @@ impl Options {
             }
         }
         Ok(())
+    }
+}
+
+/// A rule severity as written in configuration: `error`, `warning`, `info`, `hint`, or `off`
+/// (`Some(None)`). `None` when it is none of these.
+pub fn parse_level(s: &str) -> Option<Option<Severity>> {
+    Some(match s {
+        "error" => Some(Severity::Error),
+        "warning" => Some(Severity::Warning),
+        "info" => Some(Severity::Info),
+        "hint" => Some(Severity::Hint),
+        "off" => None,
+        _ => return None,
+    })
+}
+
+/// The message for a rule name that is not in the registry, with the closest name when one is
+/// near.
+pub fn unknown_rule(name: &str) -> String {
+    match rules::closest(name) {
+        Some(near) => format!("unknown rule {name:?}; did you mean {:?}?", near),
+        None => format!("unknown rule {name:?} (`taintlint rules` lists them)"),
     }
 }
 
@@ -189,5 +237,26 @@ mod tests {
         assert!(o.admission_enabled("ExtendedResourceToleration"));
         assert!(!o.admission_enabled("DefaultTolerationSeconds"));
         assert!(o.set_admission_plugins("NotAPlugin", true).is_err());
+    }
+
+    #[test]
+    fn rule_levels() {
+        let mut o = Options::default();
+        let meta = rules::find("tolerates-everything").unwrap();
+        assert_eq!(o.rule_level(meta), Some(meta.severity));
+        o.set_rule_level("tolerates-everything", None).unwrap();
+        assert_eq!(o.rule_level(meta), None);
+        assert!(!o.rule_enabled("tolerates-everything"));
+        o.set_rule_level("tolerates-everything", Some(Severity::Error))
+            .unwrap();
+        assert_eq!(o.rule_level(meta), Some(Severity::Error));
+        let err = o.set_rule_level("tolerate-everything", None).unwrap_err();
+        assert!(
+            err.contains("did you mean \"tolerates-everything\""),
+            "{err}"
+        );
+        assert_eq!(parse_level("off"), Some(None));
+        assert_eq!(parse_level("warning"), Some(Some(Severity::Warning)));
+        assert_eq!(parse_level("Warning"), None);
     }
 }

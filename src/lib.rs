@@ -5,14 +5,19 @@
 
 pub mod analysis;
 pub mod config;
+pub mod config_file;
 pub mod diagnostic;
+pub mod fix;
+pub mod inventory;
 pub mod k8s;
 pub mod lsp;
 pub mod position;
 pub mod report;
 pub mod rules;
+pub mod schedule;
+pub mod suppress;
 pub mod syntax;
 
-pub use analysis::analyse;
+pub use analysis::{analyse, analyse_with};
 pub use config::Options;
 pub use diagnostic::{Diagnostic, Severity};

@@ -191,6 +191,71 @@ async fn hover_on_a_toleration() {
 }
 
 #[tokio::test]
+async fn hover_on_a_toleration_with_an_inventory() {
+    let dir = tempfile::tempdir().unwrap();
+    let inventory = dir.path().join("inventory.yaml");
+    std::fs::write(&inventory, include_str!("fixtures/lsp/inventory.yaml")).unwrap();
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": inventory.to_str().unwrap()}),
+    )
+    .await;
+    c.open(WORKLOAD_URI, WORKLOAD).await;
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": WORKLOAD_URI}, "position": position(WORKLOAD, "key: dedicated", true)}),
+        )
+        .await;
+    snapshot!("hover_toleration_with_inventory", r);
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": WORKLOAD_URI}, "position": position(WORKLOAD, "tolerationSeconds", true)}),
+        )
+        .await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.ends_with(
+            "In the inventory: it tolerates none of the taints on its 3 tainted nodes.\n"
+        ),
+        "{text}"
+    );
+    // Completion offers the inventory's keys and values.
+    c.open(
+        "file:///v.yaml",
+        "tolerations:\n- key: dedicated\n  value: \n",
+    )
+    .await;
+    let r = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": "file:///v.yaml"}, "position": {"line": 2, "character": 9}}),
+        )
+        .await;
+    let values: Vec<(&str, &str)> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap(),
+                i["documentation"]["value"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("web", "On Node web-1 (inventory inventory.yaml)."),
+            ("gpu", "On Node gpu-1 (inventory inventory.yaml).")
+        ]
+    );
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
 async fn hover_on_a_taint_lists_who_tolerates_it() {
     let mut c = push_server().await;
     c.open(WORKLOAD_URI, WORKLOAD).await;
@@ -562,6 +627,14 @@ async fn inventory_changes_under_open_documents() {
         inventory.to_str().unwrap()
     );
 
+    let hover = json!({"textDocument": {"uri": WORKLOAD_URI}, "position": position(WORKLOAD, "key: dedicated", true)});
+    let r = c.request("textDocument/hover", hover.clone()).await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.ends_with("- `dedicated=web:NoSchedule` on 1 node (gpu-1)\n"),
+        "{text}"
+    );
+
     // The inventory changes on disk: every open document is analysed again.
     std::fs::write(&inventory, NODES.replace("gpu-1", "gpu-2")).unwrap();
     let uri = tower_lsp_server::ls_types::Uri::from_file_path(&inventory).unwrap();
@@ -577,6 +650,12 @@ async fn inventory_changes_under_open_documents() {
     );
     c.diagnostics(WORKLOAD_URI, 1).await;
     c.diagnostics("file:///other.yaml", 1).await;
+    let r = c.request("textDocument/hover", hover).await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.ends_with("- `dedicated=web:NoSchedule` on 1 node (gpu-2)\n"),
+        "{text}"
+    );
     assert!(c.finish().await);
 }
 
@@ -605,5 +684,88 @@ async fn inventory_is_polled_when_the_client_cannot_watch() {
         )
     );
     c.diagnostics(WORKLOAD_URI, 1).await;
+    assert!(c.finish().await);
+}
+
+/// A cluster whose only nodes carry a taint the workload below does not tolerate, written in
+/// the compact pool format.
+const POOLS: &str =
+    "pools:\n  gpu:\n    count: 3\n    taints: [nvidia.com/gpu=present:NoSchedule]\n";
+const STRANDED: &str = "kind: Deployment\nmetadata: {name: trainer}\nspec:\n  template:\n    spec:\n      tolerations:\n      - key: nvidia.com/gpu\n        value: \"true\"\n        effect: NoSchedule\n";
+
+#[tokio::test]
+async fn inventory_rules_run_in_the_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let pools = dir.path().join("pools.yaml");
+    std::fs::write(&pools, POOLS).unwrap();
+    let mut c = Client::start(Client::test_config());
+    c.initialize(push_client(), json!({"inventory": pools.to_str().unwrap()}))
+        .await;
+    c.open(WORKLOAD_URI, STRANDED).await;
+    let published = c.diagnostics(WORKLOAD_URI, 1).await;
+    let diagnostics = published["params"]["diagnostics"].as_array().unwrap();
+    let stranded = diagnostics
+        .iter()
+        .find(|d| d["code"] == "unschedulable")
+        .unwrap_or_else(|| panic!("no unschedulable finding: {diagnostics:#?}"));
+    assert!(
+        stranded["message"]
+            .as_str()
+            .unwrap()
+            .contains("value \"true\" does not equal \"present\""),
+        "{stranded:#?}"
+    );
+    // Its related location points at the taint in the pool file (line 4, 0-based 3).
+    let related = stranded["relatedInformation"].as_array().unwrap();
+    let in_pools = related
+        .iter()
+        .find(|r| {
+            r["location"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("/pools.yaml")
+        })
+        .unwrap_or_else(|| panic!("nothing points into the pool file: {related:#?}"));
+    assert_eq!(in_pools["location"]["range"]["start"]["line"], 3);
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
+async fn the_project_configuration_file_is_read_from_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pools.yaml"), POOLS).unwrap();
+    std::fs::write(
+        dir.path().join(".taintlint.yaml"),
+        "inventory: pools.yaml\nrules:\n  equal-empty-value: off\n  unschedulable: warning\n",
+    )
+    .unwrap();
+    let root = tower_lsp_server::ls_types::Uri::from_file_path(dir.path()).unwrap();
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(Some(root.as_str()), push_client(), json!({}))
+        .await;
+    let text = format!("{STRANDED}      - key: dedicated\n        effect: NoSchedule\n");
+    c.open(WORKLOAD_URI, &text).await;
+    let published = c.diagnostics(WORKLOAD_URI, 1).await;
+    let found: Vec<(String, i64)> = published["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    // The configuration's inventory is simulated against, at the configured level (2 =
+    // Warning), and the rule it turns off is silent.
+    assert!(
+        found.contains(&("unschedulable".to_string(), 2)),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|(rule, _)| rule == "equal-empty-value"),
+        "{found:?}"
+    );
     assert!(c.finish().await);
 }

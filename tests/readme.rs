@@ -18,3 +18,21 @@ fn readme_rule_table_matches_the_registry() {
         "README's rule table is stale; replace it with the output of rules::markdown_table()"
     );
 }
+
+#[test]
+fn readme_pool_file_example_loads() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme
+        .find("# examples/inventory/pools.yaml (abridged)\n")
+        .expect("README shows a pool file");
+    let end = start + readme[start..].find("```").unwrap();
+    let text = &readme[start..end];
+    let inventory = taintlint::inventory::Inventory::load(
+        &[("README.md", text)],
+        &taintlint::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(inventory.node_count(), 5);
+    assert!(inventory.files[0].diagnostics.is_empty());
+}

@@ -237,6 +237,179 @@ pub fn human_duration(seconds: i64) -> String {
     parts.join(" ")
 }
 
+impl Toleration {
+    /// `key Exists effect` with no seconds, as admission and the DaemonSet controller add them.
+    pub fn exists(key: &str, effect: Effect) -> Toleration {
+        Toleration {
+            key: key.to_string(),
+            operator: Operator::Exists,
+            value: String::new(),
+            effect: Some(effect),
+            toleration_seconds: None,
+        }
+    }
+
+    /// Why this toleration does not tolerate `taint`: every field that differs (empty when it
+    /// does tolerate it).
+    pub fn misses(&self, taint: &Taint, comparison_operators: bool) -> Vec<Miss> {
+        let mut out = Vec::new();
+        if !self.key.is_empty() && self.key != taint.key {
+            out.push(Miss::Key {
+                toleration: self.key.clone(),
+                taint: taint.key.clone(),
+            });
+        }
+        if let Some(effect) = self.effect {
+            if effect != taint.effect {
+                out.push(Miss::Effect {
+                    toleration: effect,
+                    taint: taint.effect,
+                });
+            }
+        }
+        match self.operator {
+            Operator::Exists => {}
+            Operator::Equal => {
+                if self.value != taint.value {
+                    out.push(Miss::Value {
+                        toleration: self.value.clone(),
+                        taint: taint.value.clone(),
+                    });
+                }
+            }
+            Operator::Lt | Operator::Gt => {
+                if !comparison_operators {
+                    out.push(Miss::GateOff(self.operator));
+                } else if !compare(self.operator, &self.value, &taint.value) {
+                    out.push(Miss::Comparison {
+                        operator: self.operator,
+                        toleration: self.value.clone(),
+                        taint: taint.value.clone(),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+fn compare(operator: Operator, toleration: &str, taint: &str) -> bool {
+    match (decimal_int64(toleration), decimal_int64(taint)) {
+        (Some(tol), Some(val)) => match operator {
+            Operator::Lt => val < tol,
+            Operator::Gt => val > tol,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// One reason a toleration does not tolerate a taint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    Key {
+        toleration: String,
+        taint: String,
+    },
+    Effect {
+        toleration: Effect,
+        taint: Effect,
+    },
+    Value {
+        toleration: String,
+        taint: String,
+    },
+    /// Lt or Gt with the feature gate off: never matches.
+    GateOff(Operator),
+    /// Lt or Gt whose comparison fails (or whose values are not canonical integers).
+    Comparison {
+        operator: Operator,
+        toleration: String,
+        taint: String,
+    },
+}
+
+impl fmt::Display for Miss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Miss::Key { toleration, taint } => {
+                write!(f, "key `{toleration}` is not `{taint}`")?;
+                if crate::k8s::well_known::edit_distance(toleration, taint, 2) <= 2 {
+                    f.write_str(" (a typo?)")?;
+                }
+                Ok(())
+            }
+            Miss::Effect { toleration, taint } => {
+                write!(f, "effect {toleration} does not match the taint's {taint}")
+            }
+            Miss::Value { toleration, taint } => write!(
+                f,
+                "value {} does not equal {}",
+                crate::rules::go_quote(toleration),
+                crate::rules::go_quote(taint)
+            ),
+            Miss::GateOff(op) => write!(
+                f,
+                "operator {op} matches nothing unless the feature gate \
+                 TaintTolerationComparisonOperators is on",
+                op = op.as_str()
+            ),
+            Miss::Comparison {
+                operator,
+                toleration,
+                taint,
+            } => {
+                if decimal_int64(toleration).is_none() || decimal_int64(taint).is_none() {
+                    write!(
+                        f,
+                        "{} compares canonical integers, and {} or {} is not one",
+                        operator.as_str(),
+                        crate::rules::go_quote(toleration),
+                        crate::rules::go_quote(taint)
+                    )
+                } else {
+                    let relation = if *operator == Operator::Lt {
+                        "less"
+                    } else {
+                        "greater"
+                    };
+                    write!(f, "taint value {taint} is not {relation} than {toleration}")
+                }
+            }
+        }
+    }
+}
+
+/// Upstream `TolerationsTolerateTaint`: whether any toleration tolerates the taint.
+pub fn tolerations_tolerate_taint(
+    tolerations: &[Toleration],
+    taint: &Taint,
+    comparison_operators: bool,
+) -> bool {
+    tolerations
+        .iter()
+        .any(|t| t.tolerates(taint, comparison_operators))
+}
+
+/// Upstream `FindMatchingUntoleratedTaint`: the first taint that passes `filter` and that no
+/// toleration tolerates.
+pub fn find_matching_untolerated_taint<'t>(
+    taints: &'t [Taint],
+    tolerations: &[Toleration],
+    filter: impl Fn(&Taint) -> bool,
+    comparison_operators: bool,
+) -> Option<&'t Taint> {
+    taints
+        .iter()
+        .filter(|t| filter(t))
+        .find(|t| !tolerations_tolerate_taint(tolerations, t, comparison_operators))
+}
+
+/// Upstream `DoNotScheduleTaintsFilterFunc`: the taints the scheduler's filter looks at.
+pub fn do_not_schedule(taint: &Taint) -> bool {
+    matches!(taint.effect, Effect::NoSchedule | Effect::NoExecute)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,5 +536,235 @@ mod tests {
             "a=b:NoSchedule"
         );
         assert_eq!(taint("a", "", Effect::NoExecute).to_string(), "a:NoExecute");
+    }
+
+    // Ported from component-helpers scheduling/corev1 helpers_test.go
+    // TestFindMatchingUntoleratedTaint.
+    #[test]
+    fn find_matching_untolerated_taint_cases() {
+        use Effect::*;
+        use Operator::*;
+        let all = |_: &Taint| true;
+        let none = |_: &Taint| false;
+        let no_execute = |t: &Taint| t.effect == NoExecute;
+        type Filter = dyn Fn(&Taint) -> bool;
+        let sla = "node.kubernetes.io/sla";
+        type Case<'a> = (&'a str, Vec<Toleration>, Vec<Taint>, &'a Filter, bool);
+        let cases: Vec<Case> = vec![
+            ("empty tolerations tolerate empty taints", vec![], vec![], &all, true),
+            (
+                "non-empty tolerations tolerate empty taints",
+                vec![tol("foo", Exists, "", Some(NoSchedule))],
+                vec![],
+                &all,
+                true,
+            ),
+            (
+                "tolerations match all taints, expect tolerated",
+                vec![tol("foo", Exists, "", Some(NoSchedule))],
+                vec![taint("foo", "", NoSchedule)],
+                &all,
+                true,
+            ),
+            (
+                "tolerations don't match taints, but no taints apply to the filter, expect tolerated",
+                vec![tol("foo", Exists, "", Some(NoSchedule))],
+                vec![taint("bar", "", NoSchedule)],
+                &none,
+                true,
+            ),
+            (
+                "no filterFunc indicated, means all taints apply to the filter, tolerations don't match taints, expect untolerated",
+                vec![tol("foo", Exists, "", Some(NoSchedule))],
+                vec![taint("bar", "", NoSchedule)],
+                &all,
+                false,
+            ),
+            (
+                "tolerations match taints, expect tolerated",
+                vec![tol("foo", Exists, "", Some(NoExecute))],
+                vec![taint("foo", "", NoExecute), taint("bar", "", NoSchedule)],
+                &no_execute,
+                true,
+            ),
+            (
+                "numeric Gt operator with taint value below threshold, expect not tolerated",
+                vec![tol(sla, Gt, "950", Some(NoSchedule))],
+                vec![taint(sla, "800", NoSchedule)],
+                &all,
+                false,
+            ),
+            (
+                "numeric Gt operator with taint value above threshold, expect tolerated",
+                vec![tol(sla, Gt, "750", Some(NoSchedule))],
+                vec![taint(sla, "950", NoSchedule)],
+                &all,
+                true,
+            ),
+            (
+                "numeric Lt operator with taint value above threshold, expect not tolerated",
+                vec![tol(sla, Lt, "800", Some(NoSchedule))],
+                vec![taint(sla, "950", NoSchedule)],
+                &all,
+                false,
+            ),
+            (
+                "numeric Gt operator with non-numeric taint value, expect not tolerated",
+                vec![tol(sla, Gt, "950", Some(NoSchedule))],
+                vec![taint(sla, "high", NoSchedule)],
+                &all,
+                false,
+            ),
+        ];
+        for (name, tolerations, taints, filter, tolerated) in cases {
+            let found = find_matching_untolerated_taint(&taints, &tolerations, filter, true);
+            assert_eq!(found.is_none(), tolerated, "{name}");
+        }
+    }
+
+    // TolerationsTolerateTaint: any one toleration is enough.
+    #[test]
+    fn tolerations_tolerate_taint_cases() {
+        use Effect::*;
+        use Operator::*;
+        let t = taint("dedicated", "gpu", NoSchedule);
+        assert!(!tolerations_tolerate_taint(&[], &t, false));
+        let tols = [
+            tol("other", Exists, "", None),
+            tol("dedicated", Equal, "gpu", Some(NoSchedule)),
+        ];
+        assert!(tolerations_tolerate_taint(&tols, &t, false));
+        assert!(!tolerations_tolerate_taint(&tols[..1], &t, false));
+    }
+
+    // Newest toleration_test.go TestTolerationToleratesTaint rows 7 to 14 (the gate on) and
+    // TestCompareNumericValues.
+    #[test]
+    fn comparison_operator_rows() {
+        use Effect::*;
+        use Operator::*;
+        let sla = "node.kubernetes.io/sla";
+        let rows = [
+            (
+                tol(sla, Gt, "950", Some(NoSchedule)),
+                taint(sla, "800", NoSchedule),
+                false,
+            ),
+            (
+                tol(sla, Gt, "750", Some(NoSchedule)),
+                taint(sla, "950", NoSchedule),
+                true,
+            ),
+            (
+                tol(sla, Lt, "800", Some(NoSchedule)),
+                taint(sla, "950", NoSchedule),
+                false,
+            ),
+            (
+                tol(sla, Lt, "950", Some(NoSchedule)),
+                taint(sla, "800", NoSchedule),
+                true,
+            ),
+            (
+                tol(sla, Gt, "950", Some(NoSchedule)),
+                taint(sla, "950", NoSchedule),
+                false,
+            ),
+            (
+                tol(sla, Gt, "950", Some(NoSchedule)),
+                taint(sla, "high", NoSchedule),
+                false,
+            ),
+            (
+                tol("test-key", Gt, "-100", Some(NoSchedule)),
+                taint("test-key", "-200", NoSchedule),
+                false,
+            ),
+            (
+                tol("test-key", Gt, "9223372036854775806", Some(NoSchedule)),
+                taint("test-key", "100", NoSchedule),
+                false,
+            ),
+        ];
+        for (i, (t, x, want)) in rows.iter().enumerate() {
+            assert_eq!(t.tolerates(x, true), *want, "row {}", i + 7);
+        }
+        let cmp = |op, tol_v: &str, taint_v: &str| {
+            tol("k", op, tol_v, None).tolerates(&taint("k", taint_v, NoSchedule), true)
+        };
+        for (a, b, want) in [
+            ("100", "200", true),
+            ("200", "100", false),
+            ("100", "100", false),
+            ("-100", "-50", true),
+            ("-50", "-100", false),
+            ("0", "1", true),
+            ("9223372036854775806", "9223372036854775807", true),
+            ("0", "9223372036854775807", true),
+        ] {
+            assert_eq!(cmp(Gt, a, b), want, "Gt {a} {b}");
+        }
+        for (a, b, want) in [
+            ("200", "100", true),
+            ("100", "200", false),
+            ("100", "100", false),
+            ("-50", "-100", true),
+            ("-100", "-50", false),
+            ("0", "-1", true),
+            ("0", "-9223372036854775808", true),
+            ("0", "0", false),
+        ] {
+            assert_eq!(cmp(Lt, a, b), want, "Lt {a} {b}");
+        }
+        for bad in ["abc", "", "0100", "+100", "100.5", "-"] {
+            assert!(!cmp(Gt, bad, "200"), "toleration value {bad:?}");
+        }
+        for bad in ["xyz", "", "0200", "+200", " 200 "] {
+            assert!(!cmp(Gt, "100", bad), "taint value {bad:?}");
+            assert!(!cmp(Lt, "1000", bad), "taint value {bad:?}");
+        }
+    }
+
+    #[test]
+    fn misses_say_why() {
+        use Effect::*;
+        use Operator::*;
+        let t = taint("nvidia.com/gpu", "present", NoSchedule);
+        let m = |tol: Toleration| -> Vec<String> {
+            tol.misses(&t, false)
+                .iter()
+                .map(|m| m.to_string())
+                .collect()
+        };
+        assert_eq!(
+            m(tol("nvidia.com/gpu", Equal, "true", Some(NoSchedule))),
+            vec!["value \"true\" does not equal \"present\""]
+        );
+        assert_eq!(
+            m(tol("nvidia.com/gpu", Exists, "", Some(NoExecute))),
+            vec!["effect NoExecute does not match the taint's NoSchedule"]
+        );
+        assert_eq!(
+            m(tol("nvidia.com/gpus", Exists, "", None)),
+            vec!["key `nvidia.com/gpus` is not `nvidia.com/gpu` (a typo?)"]
+        );
+        assert!(m(tol("nvidia.com/gpu", Exists, "", None)).is_empty());
+        assert_eq!(
+            tol("k", Gt, "1", None)
+                .misses(&taint("k", "5", NoSchedule), false)
+                .len(),
+            1
+        );
+        assert!(tol("k", Gt, "1", None)
+            .misses(&taint("k", "5", NoSchedule), true)
+            .is_empty());
+        // Whatever misses() says, tolerates() agrees.
+        for tol in [
+            tol("nvidia.com/gpu", Equal, "present", None),
+            tol("", Exists, "", Some(NoSchedule)),
+            tol("x", Exists, "", Some(NoSchedule)),
+        ] {
+            assert_eq!(tol.misses(&t, false).is_empty(), tol.tolerates(&t, false));
+        }
     }
 }

@@ -112,7 +112,7 @@ pub fn is_qualified_name(value: &str) -> Vec<String> {
         }
         _ => {
             errs.push(format!(
-                "a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. \
+                "a valid label key {} with an optional DNS subdomain prefix and '/' (e.g. \
                  'example.com/MyName')",
                 regex_error(
                     QUALIFIED_NAME_ERR_MSG,
@@ -206,10 +206,11 @@ mod tests {
         ];
         let long_name = "a".repeat(63);
         let long_prefix = format!("{}/b", "a".repeat(253));
-        for name in good
-            .iter()
-            .copied()
-            .chain([long_name.as_str(), long_prefix.as_str()])
+        let longest = format!("{}/{}", "a".repeat(253), "b".repeat(63));
+        for name in
+            good.iter()
+                .copied()
+                .chain([long_name.as_str(), long_prefix.as_str(), longest.as_str()])
         {
             assert!(
                 is_qualified_name(name).is_empty(),
@@ -229,11 +230,14 @@ mod tests {
         ];
         let too_long_name = "a".repeat(64);
         let too_long_prefix = format!("{}/b", "a".repeat(254));
-        for name in bad
-            .iter()
-            .copied()
-            .chain([too_long_name.as_str(), too_long_prefix.as_str()])
-        {
+        let upstream_too_long_prefix = format!("{}/abc", "a".repeat(254));
+        let too_long_name_part = format!("example.com/{}", "b".repeat(64));
+        for name in bad.iter().copied().chain([
+            too_long_name.as_str(),
+            too_long_prefix.as_str(),
+            upstream_too_long_prefix.as_str(),
+            too_long_name_part.as_str(),
+        ]) {
             assert!(
                 !is_qualified_name(name).is_empty(),
                 "{name:?} should be invalid"
@@ -404,18 +408,153 @@ mod tests {
         }
     }
 
-    // Ported from apimachinery api/validate/content TestIsDecimalInteger.
+    // Ported from apimachinery TestIsDNS1123Label. There is no IsDNS1123Label here (no taint
+    // field is a DNS label), but the subdomain check is built from the label check, so the
+    // label table runs against that building block. Its length rule (63) is the subdomain's
+    // concern, so the 64-character case is left out.
+    #[test]
+    fn dns1123_labels() {
+        let max = "a".repeat(63);
+        let good = [
+            "a",
+            "ab",
+            "abc",
+            "a1",
+            "a-1",
+            "a--1--2--b",
+            "0",
+            "01",
+            "012",
+            "1a",
+            "1-a",
+            "1--a--b--2",
+            max.as_str(),
+        ];
+        for value in good {
+            assert!(is_dns1123_label_syntax(value), "{value:?} should be valid");
+        }
+        let bad = [
+            "", "A", "ABC", "aBc", "A1", "A-1", "1-A", "-", "a-", "-a", "1-", "-1", "_", "a_",
+            "_a", "a_b", "1_", "_1", "1_2", ".", "a.", ".a", "a.b", "1.", ".1", "1.2", " ", "a ",
+            " a", "a b", "1 ", " 1", "1 2",
+        ];
+        for value in bad {
+            assert!(
+                !is_dns1123_label_syntax(value),
+                "{value:?} should be invalid"
+            );
+        }
+    }
+
+    // Ported from apimachinery api/validate/content TestIsDecimalInteger (decimal_int_test.go).
     #[test]
     fn decimal_integers() {
-        for good in ["0", "1", "-1", "42", "-456", "9223372036854775807"] {
-            assert!(is_decimal_integer(good), "{good:?}");
+        let good = [
+            "0",
+            "1",
+            "2",
+            "5",
+            "9",
+            "-5",
+            "-1",
+            "-9",
+            "100",
+            "234",
+            "345",
+            "456",
+            "567",
+            "678",
+            "789",
+            "890",
+            "999",
+            "123",
+            "-456",
+            "-100",
+            "-987",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "12345678901234567890",
+            "999999999999",
+            "42",
+        ];
+        for value in good {
+            assert!(is_decimal_integer(value), "{value:?}");
         }
-        for bad in [
-            "", "-", "-0", "00", "007", "+1", "1.0", " 1", "1 ", "0x1F", "1e3", "a",
-        ] {
-            assert!(!is_decimal_integer(bad), "{bad:?}");
+        let bad = [
+            "-0",
+            "00",
+            "000",
+            "0000000",
+            "01",
+            "02",
+            "09",
+            "0123",
+            "0700",
+            "0950",
+            "00123",
+            "-01",
+            "-0123",
+            "-00",
+            "+123",
+            "+5",
+            "+0",
+            "",
+            "-",
+            "+",
+            " ",
+            "   ",
+            " 123",
+            "123 ",
+            "12 3",
+            " 123 ",
+            "12.3",
+            "0.0",
+            "-12.5",
+            "123.",
+            ".123",
+            "abc",
+            "12a3",
+            "a123",
+            "123a",
+            "ABC",
+            "12A3",
+            "0x123",
+            "0X123",
+            "0o777",
+            "0b101",
+            "1e5",
+            "1e-5",
+            "1E5",
+            "1_000",
+            "1,000",
+            "1.000",
+            "1'000",
+            "--123",
+            "++123",
+            "+-123",
+            "-+123",
+            "123-",
+            "12-3",
+            "123+",
+            "12+3",
+            // The rows the collected excerpt summarises: control characters, punctuation, and
+            // digits or minus signs outside ASCII.
+            "1\n",
+            "\t1",
+            "1\u{0}",
+            "1!",
+            "#1",
+            "١٢٣",
+            "１２３",
+            "\u{2212}1",
+        ];
+        for value in bad {
+            assert!(!is_decimal_integer(value), "{value:?}");
         }
+        // Canonical but outside int64: ValidateTolerations then fails strconv.ParseInt.
+        assert_eq!(decimal_int64("12345678901234567890"), None);
         assert_eq!(decimal_int64("9223372036854775808"), None);
+        assert_eq!(decimal_int64("9223372036854775807"), Some(i64::MAX));
         assert_eq!(decimal_int64("-9223372036854775808"), Some(i64::MIN));
     }
 
@@ -437,6 +576,23 @@ mod tests {
         assert_eq!(
             is_qualified_name("/x"),
             vec!["prefix part must be non-empty".to_string()]
+        );
+        // Current apimachinery (content.IsLabelKey) says "a valid label key"; older releases
+        // said "a qualified name".
+        assert_eq!(
+            is_qualified_name("a/b/c"),
+            vec![
+                "a valid label key must consist of alphanumeric characters, '-', '_' or '.', \
+                 and must start and end with an alphanumeric character (e.g. 'MyName',  or \
+                 'my.name',  or '123-abc', regex used for validation is \
+                 '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain \
+                 prefix and '/' (e.g. 'example.com/MyName')"
+                    .to_string()
+            ]
+        );
+        assert_eq!(
+            is_qualified_name(&format!("example.com/{}", "b".repeat(64))),
+            vec!["name part must be no more than 63 characters".to_string()]
         );
         assert_eq!(
             is_valid_label_value(&"a".repeat(64)),

@@ -5,6 +5,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::k8s::model::{Effect, Operator};
 use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
+use crate::lsp::inventory::InventoryTaint;
 use crate::rules;
 
 /// A toleration, somewhere in the open files, that tolerates a taint.
@@ -20,7 +21,11 @@ pub struct Tolerator {
 /// At most this many tolerators are listed.
 const MAX_LISTED: usize = 20;
 
-pub fn toleration(fact: &TolerationFact, comparison_operators: bool) -> String {
+pub fn toleration(
+    fact: &TolerationFact,
+    comparison_operators: bool,
+    inventory: &[InventoryTaint],
+) -> String {
     let mut out = format!(
         "**Toleration** `{}` in {}\n\n",
         fact.path,
@@ -70,6 +75,67 @@ pub fn toleration(fact: &TolerationFact, comparison_operators: bool) -> String {
         for n in notes {
             out.push_str(&format!("- {n}\n"));
         }
+    }
+    if !inventory.is_empty() {
+        out.push('\n');
+        out.push_str(&inventory_section(t, comparison_operators, inventory));
+    }
+    out
+}
+
+/// Which of the inventory's taints a toleration tolerates, and on how many nodes.
+fn inventory_section(
+    t: &crate::k8s::model::Toleration,
+    comparison_operators: bool,
+    inventory: &[InventoryTaint],
+) -> String {
+    // Taints in the order first seen, with the nodes that carry them.
+    let mut tolerated: Vec<(String, Vec<&str>)> = Vec::new();
+    let mut nodes: Vec<&str> = Vec::new();
+    for it in inventory {
+        if !nodes.contains(&it.node.as_str()) {
+            nodes.push(&it.node);
+        }
+        if !t.tolerates(&it.taint, comparison_operators) {
+            continue;
+        }
+        let name = it.taint.to_string();
+        match tolerated.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, on)) => {
+                if !on.contains(&it.node.as_str()) {
+                    on.push(&it.node)
+                }
+            }
+            None => tolerated.push((name, vec![&it.node])),
+        }
+    }
+    if tolerated.is_empty() {
+        return format!(
+            "In the inventory: it tolerates none of the taints on its {} tainted node{}.\n",
+            nodes.len(),
+            if nodes.len() == 1 { "" } else { "s" }
+        );
+    }
+    let mut out = String::from("In the inventory, it tolerates:\n");
+    for (taint, on) in tolerated.iter().take(MAX_LISTED) {
+        let shown: Vec<&str> = on.iter().take(5).copied().collect();
+        let more = if on.len() > 5 {
+            format!(", and {} more", on.len() - 5)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "- `{taint}` on {} node{} ({}{more})\n",
+            on.len(),
+            if on.len() == 1 { "" } else { "s" },
+            shown.join(", ")
+        ));
+    }
+    if tolerated.len() > MAX_LISTED {
+        out.push_str(&format!(
+            "- and {} more taints\n",
+            tolerated.len() - MAX_LISTED
+        ));
     }
     out
 }

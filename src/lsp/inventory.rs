@@ -4,11 +4,16 @@
 //!
 //! This module and [`crate::lsp::workspace::Workspace`] are the only places that know about the
 //! inventory: turning these texts into the analysis core's inventory model happens in
-//! `Workspace::new`, and handing it to the analysis in `Workspace::analyse`.
+//! `Workspace::new`, and handing it to the analysis in `Workspace::analyse`. Hover and
+//! completion read the taints of the Nodes the files hold ([`InventoryFiles::taints`]).
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
+
+use crate::k8s::model::Taint;
+use crate::lsp::facts::Facts;
 
 /// One inventory file as last read.
 #[derive(Debug, Clone)]
@@ -20,9 +25,20 @@ pub struct InventoryFile {
     pub modified: Option<SystemTime>,
 }
 
+/// A taint on a Node of an inventory file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InventoryTaint {
+    pub taint: Taint,
+    /// The Node's name.
+    pub node: String,
+    pub path: PathBuf,
+    pub range: Range<usize>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct InventoryFiles {
     files: Vec<InventoryFile>,
+    taints: Vec<InventoryTaint>,
 }
 
 impl InventoryFiles {
@@ -33,14 +49,39 @@ impl InventoryFiles {
             .map(|p| resolve(p, root))
             .map(|path| read_file(&path))
             .collect();
-        InventoryFiles { files }
+        Self::from_files(files)
     }
 
     /// The same files, read again.
     pub fn reread(&self) -> Self {
-        InventoryFiles {
-            files: self.files.iter().map(|f| read_file(&f.path)).collect(),
+        Self::from_files(self.files.iter().map(|f| read_file(&f.path)).collect())
+    }
+
+    fn from_files(files: Vec<InventoryFile>) -> Self {
+        let mut taints = Vec::new();
+        for f in &files {
+            let Ok(text) = &f.text else { continue };
+            for t in Facts::collect(text).taints {
+                let Some(taint) = t.taint else { continue };
+                let node = t
+                    .object
+                    .and_then(|o| o.name)
+                    .unwrap_or_else(|| "(unnamed)".to_string());
+                taints.push(InventoryTaint {
+                    taint,
+                    node,
+                    path: f.path.clone(),
+                    range: t.range,
+                });
+            }
         }
+        InventoryFiles { files, taints }
+    }
+
+    /// The taints on the Nodes in the files: Node documents, and the items of a `kind: List`
+    /// (`kubectl get nodes -o yaml`).
+    pub fn taints(&self) -> &[InventoryTaint] {
+        &self.taints
     }
 
     pub fn files(&self) -> &[InventoryFile] {
@@ -128,14 +169,18 @@ mod tests {
     #[test]
     fn reads_resolves_and_reports() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("nodes.yaml"), "kind: Node\n").unwrap();
+        let nodes_text = "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n  spec:\n    taints: [{key: a, effect: NoSchedule}]\n";
+        std::fs::write(dir.path().join("nodes.yaml"), nodes_text).unwrap();
         let files = InventoryFiles::read(
             &["nodes.yaml".into(), "missing.yaml".into()],
             Some(dir.path()),
         );
         let nodes = dir.path().join("nodes.yaml");
         assert!(files.contains(&nodes));
-        assert_eq!(files.text(&nodes), Some("kind: Node\n"));
+        assert_eq!(files.text(&nodes), Some(nodes_text));
+        assert_eq!(files.taints().len(), 1);
+        assert_eq!(files.taints()[0].node, "n1");
+        assert_eq!(files.taints()[0].taint.to_string(), "a:NoSchedule");
         assert_eq!(
             files.problems(),
             [format!(

@@ -14,6 +14,7 @@ pub mod documents;
 pub mod facts;
 pub mod guard;
 pub mod hover;
+pub mod incremental;
 pub mod inventory;
 mod server;
 pub mod settings;

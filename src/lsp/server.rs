@@ -31,6 +31,7 @@ use crate::lsp::documents::{Document, Snapshot};
 use crate::lsp::facts::{object_label, Facts};
 use crate::lsp::guard::{self, Invalid};
 use crate::lsp::hover::{self, Tolerator};
+use crate::lsp::incremental::ChunkCache;
 use crate::lsp::inventory;
 use crate::lsp::settings::{Settings, SECTION};
 use crate::lsp::workspace::Workspace;
@@ -132,6 +133,8 @@ struct Open {
     doc: Document,
     analysis: Option<Arc<Analysis>>,
     facts: Option<(i32, Arc<Facts>)>,
+    /// Per-chunk results, so an edit re-analyses only the YAML documents it touched.
+    chunks: Arc<Mutex<ChunkCache>>,
 }
 
 struct State {
@@ -288,9 +291,20 @@ async fn blocking<T: Send + 'static>(
     })
 }
 
-/// Analyses one snapshot and converts the result for the client.
-fn analyse(uri: &Uri, snap: &Snapshot, ws: &Workspace, encoding: Encoding) -> Analysis {
-    let diagnostics = ws.analyse(&snap.text);
+/// Analyses one snapshot (the changed YAML documents of it) and converts the result for the
+/// client.
+fn analyse(
+    uri: &Uri,
+    snap: &Snapshot,
+    ws: &Workspace,
+    encoding: Encoding,
+    chunks: &Mutex<ChunkCache>,
+) -> Analysis {
+    let diagnostics = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
+        &snap.text,
+        ws.generation,
+        |text| ws.analyse(text),
+    );
     let indexes: RefCell<HashMap<PathBuf, LineIndex>> = RefCell::new(HashMap::new());
     let other_file = |file: &str, range: Range<usize>| -> Option<Location> {
         let path = inventory::resolve(file, ws.root.as_deref());
@@ -371,18 +385,22 @@ impl Inner {
         ws: &Arc<Workspace>,
         encoding: Encoding,
     ) -> jsonrpc::Result<Arc<Analysis>> {
-        {
+        let chunks = {
             let state = self.lock();
-            if let Some(a) = state.documents.get(uri).and_then(|o| o.analysis.clone()) {
+            let Some(open) = state.documents.get(uri) else {
+                return Err(jsonrpc::Error::invalid_params("the document is not open"));
+            };
+            if let Some(a) = &open.analysis {
                 if a.version == snap.version && a.generation == ws.generation {
-                    return Ok(a);
+                    return Ok(a.clone());
                 }
             }
-        }
+            open.chunks.clone()
+        };
         let (u, s, w) = (uri.clone(), snap.clone(), ws.clone());
         let analysis = Arc::new(
             blocking("analysing a document", move || {
-                analyse(&u, &s, &w, encoding)
+                analyse(&u, &s, &w, encoding, &chunks)
             })
             .await?,
         );
@@ -502,6 +520,13 @@ impl Inner {
     }
 
     /// Reads the inventory files again (they changed).
+    /// The project's configuration file changed: everything is rebuilt from the same editor
+    /// settings.
+    async fn reload_config(self: &Arc<Self>) {
+        let settings = self.lock().workspace.settings.clone();
+        self.apply_settings(settings, Vec::new()).await;
+    }
+
     async fn reload_inventory(self: &Arc<Self>) {
         let (current, generation) = {
             let mut state = self.lock();
@@ -592,7 +617,8 @@ impl Inner {
         }
     }
 
-    /// Registers a file watcher for the inventory files with the client, replacing the last.
+    /// Registers a file watcher for the inventory files and the project's configuration file
+    /// with the client, replacing the last.
     async fn update_watchers(&self) {
         let (paths, caps, previous) = {
             let state = self.lock();
@@ -602,6 +628,7 @@ impl Inner {
                 .files()
                 .iter()
                 .map(|f| f.path.clone())
+                .chain(state.workspace.config.clone())
                 .collect();
             (paths, state.caps.clone(), state.watching.clone())
         };
@@ -662,11 +689,11 @@ impl Inner {
                 let (jobs, workspace, encoding) = {
                     let mut state = self.lock();
                     let dirty = std::mem::take(&mut state.dirty);
-                    let jobs: Vec<(Uri, Snapshot)> = dirty
+                    let jobs: Vec<(Uri, Snapshot, Arc<Mutex<ChunkCache>>)> = dirty
                         .into_iter()
                         .filter_map(|uri| {
-                            let snap = state.documents.get(&uri)?.doc.snapshot();
-                            Some((uri, snap))
+                            let open = state.documents.get(&uri)?;
+                            Some((uri, open.doc.snapshot(), open.chunks.clone()))
                         })
                         .collect();
                     (jobs, state.workspace.clone(), state.encoding)
@@ -676,8 +703,9 @@ impl Inner {
                 }
                 let result = blocking("analysing documents", move || {
                     jobs.into_par_iter()
-                        .map(|(uri, snap)| {
-                            let analysis = Arc::new(analyse(&uri, &snap, &workspace, encoding));
+                        .map(|(uri, snap, chunks)| {
+                            let analysis =
+                                Arc::new(analyse(&uri, &snap, &workspace, encoding, &chunks));
                             (uri, analysis)
                         })
                         .collect::<Vec<_>>()
@@ -750,10 +778,27 @@ impl Inner {
         Ok(out)
     }
 
-    /// Taints on the Nodes in the open files, for completion.
+    /// Taints on the Nodes in the inventory and in the open files, for completion.
     async fn known_taints(&self) -> jsonrpc::Result<Vec<KnownTaint>> {
+        let workspace = self.lock().workspace.clone();
+        let mut out: Vec<KnownTaint> = workspace
+            .inventory
+            .taints()
+            .iter()
+            .map(|t| KnownTaint {
+                key: t.taint.key.clone(),
+                value: t.taint.value.clone(),
+                source: format!(
+                    "Node {} (inventory {})",
+                    t.node,
+                    t.path.file_name().map_or_else(
+                        || t.path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    )
+                ),
+            })
+            .collect();
         let docs = self.facts(self.open_uris()).await?;
-        let mut out = Vec::new();
         for (uri, _, facts) in &docs {
             for t in &facts.taints {
                 if let Some(taint) = &t.taint {
@@ -931,6 +976,7 @@ impl LanguageServer for Backend {
                     doc,
                     analysis: None,
                     facts: None,
+                    chunks: Arc::default(),
                 },
             );
             state.dirty.insert(d.uri);
@@ -972,15 +1018,18 @@ impl LanguageServer for Backend {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
-        let is_inventory = {
+        let (is_inventory, is_config) = {
             let state = self.inner.lock();
-            params
-                .text_document
-                .uri
-                .to_file_path()
-                .is_some_and(|p| state.workspace.inventory.contains(&p))
+            let path = params.text_document.uri.to_file_path();
+            (
+                path.as_ref()
+                    .is_some_and(|p| state.workspace.inventory.contains(p)),
+                path.as_ref().is_some_and(|p| state.workspace.is_config(p)),
+            )
         };
-        if is_inventory {
+        if is_config {
+            self.inner.reload_config().await;
+        } else if is_inventory {
             self.inner.reload_inventory().await;
         }
     }
@@ -1016,15 +1065,22 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        let touched = {
+        let (touched, config) = {
             let state = self.inner.lock();
-            params.changes.iter().any(|c| {
-                c.uri
-                    .to_file_path()
-                    .is_some_and(|p| state.workspace.inventory.contains(&p))
-            })
+            let paths: Vec<PathBuf> = params
+                .changes
+                .iter()
+                .filter_map(|c| c.uri.to_file_path())
+                .map(|p| p.into_owned())
+                .collect();
+            (
+                paths.iter().any(|p| state.workspace.inventory.contains(p)),
+                paths.iter().any(|p| state.workspace.is_config(p)),
+            )
         };
-        if touched {
+        if config {
+            self.inner.reload_config().await;
+        } else if touched {
             self.inner.reload_inventory().await;
         }
     }
@@ -1083,7 +1139,7 @@ impl LanguageServer for Backend {
         let mut sections = Vec::new();
         let mut range: Option<Range<usize>> = None;
         if let Some(t) = facts.toleration_at(offset) {
-            sections.push(hover::toleration(t, gate));
+            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
             range = Some(t.range.clone());
         } else if let Some(t) = facts.taint_at(offset) {
             let tolerators = match &t.taint {

@@ -230,14 +230,15 @@ mod tests {
             "colour": true
         }));
         assert_eq!(s.unwrap().inventory, ["a.yaml"]);
+        // In the order the client wrote them.
         assert_eq!(
             problems,
             [
+                "setting `inventory[1]` must be a string, not a number",
+                "setting `featureGates.X` must be true or false, not a string",
+                "setting `rules` must be an object of rule names to levels, not a string",
                 "unknown setting `colour` (known: inventory, featureGates, \
                  enableAdmissionPlugins, disableAdmissionPlugins, rules)",
-                "setting `featureGates.X` must be true or false, not a string",
-                "setting `inventory[1]` must be a string, not a number",
-                "setting `rules` must be an object of rule names to levels, not a string",
             ]
         );
     }

@@ -1,9 +1,12 @@
 //! Settings turned into the analysis' inputs, and the one call into the analysis core.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::config::Options;
+use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::inventory::Inventory;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
 use crate::rules;
@@ -18,6 +21,11 @@ pub struct Workspace {
     /// Per-rule overrides: `None` turns the rule off.
     severities: Vec<(&'static str, Option<Severity>)>,
     pub inventory: InventoryFiles,
+    /// The inventory files as one cluster, when they all read and parse: what the inventory
+    /// rules simulate against.
+    pub cluster: Option<Arc<Inventory>>,
+    /// The project's `.taintlint.yaml` (found from the workspace root), if any.
+    pub config: Option<PathBuf>,
     /// Changes whenever an analysis could come out differently.
     pub generation: u64,
 }
@@ -25,9 +33,19 @@ pub struct Workspace {
 impl Workspace {
     /// The analysis inputs for `settings`, and what was wrong with them (each bad entry is
     /// left out, the rest applies).
+    /// The project's configuration file (found from the workspace root, as the CLI finds it
+    /// from a linted path) comes first; the editor's settings apply on top of it.
     pub fn new(settings: Settings, root: Option<&Path>, generation: u64) -> (Self, Vec<String>) {
         let mut problems = Vec::new();
-        let mut options = Options::default();
+        let config_path = root.and_then(config_file::discover);
+        let config = match &config_path {
+            None => config_file::ConfigFile::default(),
+            Some(path) => config_file::load(path).unwrap_or_else(|errors| {
+                problems.extend(errors.iter().map(|e| e.to_string()));
+                config_file::ConfigFile::default()
+            }),
+        };
+        let mut options = config.options.clone();
         for gate in &settings.feature_gates {
             if let Err(e) = options.set_feature_gates(gate) {
                 problems.push(format!("featureGates: {e}"));
@@ -73,16 +91,27 @@ impl Workspace {
             };
             severities.push((meta.name, severity));
         }
-        // The inventory: the files are read here. Parsing them into the core's inventory
-        // model belongs here too, next to reading them.
-        let inventory = InventoryFiles::read(&settings.inventory, root);
+        // The inventory: the settings' files, else the configuration file's.
+        let paths: Vec<String> = if settings.inventory.is_empty() {
+            config
+                .inventory
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect()
+        } else {
+            settings.inventory.clone()
+        };
+        let inventory = InventoryFiles::read(&paths, root);
         problems.extend(inventory.problems());
+        let cluster = load_cluster(&inventory, &options, &mut problems);
         let workspace = Workspace {
             settings,
             root: root.map(Path::to_path_buf),
             options,
             severities,
             inventory,
+            cluster,
+            config: config_path,
             generation,
         };
         (workspace, problems)
@@ -91,19 +120,20 @@ impl Workspace {
     /// The same settings with the inventory files read again.
     pub fn with_inventory_reread(&self, generation: u64) -> (Self, Vec<String>) {
         let inventory = self.inventory.reread();
-        let problems = inventory.problems();
+        let mut problems = inventory.problems();
+        let cluster = load_cluster(&inventory, &self.options, &mut problems);
         let workspace = Workspace {
             inventory,
+            cluster,
             generation,
             ..self.clone()
         };
         (workspace, problems)
     }
 
-    /// Lints one document: the only call from the server into the analysis core. With the
-    /// inventory model, this passes it along with the options.
+    /// Lints one document: the only call from the server into the analysis core.
     pub fn analyse(&self, text: &str) -> Vec<Diagnostic> {
-        let mut diagnostics = crate::analyse(text, &self.options);
+        let mut diagnostics = crate::analyse_with(text, &self.options, self.cluster.as_deref());
         if !self.severities.is_empty() {
             diagnostics.retain_mut(|d| {
                 match self
@@ -124,9 +154,43 @@ impl Workspace {
         diagnostics
     }
 
+    /// Whether `path` is the project's configuration file (a change to it reloads everything).
+    pub fn is_config(&self, path: &Path) -> bool {
+        self.config.as_deref() == Some(path)
+    }
+
     /// Whether the Lt and Gt toleration operators are on.
     pub fn comparison_operators(&self) -> bool {
         self.options.feature("TaintTolerationComparisonOperators")
+    }
+}
+
+/// Parses the inventory files into one cluster. Files are named by their path, which is what
+/// related locations into them carry. Nothing when a file is unreadable or none is set.
+fn load_cluster(
+    files: &InventoryFiles,
+    options: &Options,
+    problems: &mut Vec<String>,
+) -> Option<Arc<Inventory>> {
+    if files.is_empty() || files.files().iter().any(|f| f.text.is_err()) {
+        return None;
+    }
+    let names: Vec<String> = files
+        .files()
+        .iter()
+        .map(|f| f.path.display().to_string())
+        .collect();
+    let sources: Vec<(&str, &str)> = names
+        .iter()
+        .zip(files.files())
+        .filter_map(|(name, f)| Some((name.as_str(), f.text.as_deref().ok()?)))
+        .collect();
+    match Inventory::load(&sources, options) {
+        Ok(inventory) => Some(Arc::new(inventory)),
+        Err(errors) => {
+            problems.extend(errors.iter().map(|e| format!("inventory {e}")));
+            None
+        }
     }
 }
 

@@ -26,7 +26,7 @@ pub fn render(files: &[FileReport], color: bool) -> String {
     for file in files {
         let index = LineIndex::new(&file.text);
         for d in &file.diagnostics {
-            out.push_str(&render_one(&renderer, file, &index, d));
+            out.push_str(&render_one(&renderer, files, file, &index, d));
             out.push_str("\n\n");
         }
     }
@@ -51,7 +51,13 @@ pub fn render(files: &[FileReport], color: bool) -> String {
     out
 }
 
-fn render_one(renderer: &Renderer, file: &FileReport, index: &LineIndex, d: &Diagnostic) -> String {
+fn render_one(
+    renderer: &Renderer,
+    files: &[FileReport],
+    file: &FileReport,
+    index: &LineIndex,
+    d: &Diagnostic,
+) -> String {
     let text = file.text.as_str();
     // Show only the lines the annotations touch (folding the ones between).
     let mut spans = vec![d.range.clone()];
@@ -104,11 +110,12 @@ fn render_one(renderer: &Renderer, file: &FileReport, index: &LineIndex, d: &Dia
         .id(d.rule)
         .element(snippet);
     for r in d.related.iter().filter(|r| r.file.is_some()) {
-        group = group.element(Level::NOTE.message(format!(
-            "{}: {}",
-            r.file.as_deref().unwrap_or_default(),
-            r.message
-        )));
+        let path = r.file.as_deref().unwrap_or_default();
+        let place = match super::position_in(files, path, r.range.start) {
+            Some((line, column)) => format!("{path}:{line}:{column}"),
+            None => path.to_string(),
+        };
+        group = group.element(Level::NOTE.message(format!("{place}: {}", r.message)));
     }
     for fix in &d.fixes {
         let how = match fix.applicability {

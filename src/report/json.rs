@@ -6,9 +6,14 @@ use super::{line_column, FileReport, Summary};
 use crate::position::LineIndex;
 
 fn range(index: &LineIndex, text: &str, r: &std::ops::Range<usize>) -> Value {
-    let (sl, sc) = line_column(index, text, r.start);
-    let (el, ec) = line_column(index, text, r.end);
+    let (sl, sc) = line_column(index, text, r.start.min(text.len()));
+    let (el, ec) = line_column(index, text, r.end.min(text.len()));
     json!({"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}})
+}
+
+/// The reported file a related location in another file points into.
+fn other<'f>(files: &'f [FileReport], path: &str) -> Option<&'f FileReport> {
+    files.iter().find(|f| f.path == path)
 }
 
 /// The whole JSON document for a lint run.
@@ -21,9 +26,16 @@ pub fn render(files: &[FileReport]) -> String {
                 .related
                 .iter()
                 .map(|r| {
+                    // A place in a file that is not part of this report has no known position.
+                    let range = match r.file.as_deref() {
+                        None => range(&index, &file.text, &r.range),
+                        Some(p) => other(files, p).map_or(Value::Null, |f| {
+                            range(&LineIndex::new(&f.text), &f.text, &r.range)
+                        }),
+                    };
                     json!({
                         "file": r.file.as_deref().unwrap_or(&file.path),
-                        "range": range(&index, &file.text, &r.range),
+                        "range": range,
                         "message": r.message,
                     })
                 })

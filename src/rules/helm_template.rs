@@ -59,8 +59,9 @@ const MARKERS: &[&str] = &[
     "{{ else",
 ];
 
-/// The offset of the first template action if `text` is a Helm template: a marker that is not
-/// inside a quoted or block scalar (or the YAML does not even parse).
+/// The offset of the first template action (its `{{`) if `text` is a Helm template: an action
+/// with a Helm marker, not inside a quoted or block scalar or a comment (when the YAML does not
+/// even parse, only comments are known to be data).
 pub fn looks_like_helm_template(text: &str, stream: &Stream<'_>) -> Option<usize> {
     text.find("{{")?;
     let broken = stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some());
@@ -84,9 +85,13 @@ pub fn looks_like_helm_template(text: &str, stream: &Stream<'_>) -> Option<usize
             .chain(comments.iter())
             .any(|r| r.contains(&at))
     };
-    MARKERS
-        .iter()
-        .flat_map(|m| text.match_indices(m).map(|(i, _)| i))
+    // The first action (`{{` up to its `}}` on the same line) outside data that names Helm.
+    text.match_indices("{{")
+        .map(|(i, _)| i)
         .filter(|&i| !inside(i))
-        .min()
+        .find(|&i| {
+            let line = &text[i..text[i..].find('\n').map_or(text.len(), |n| i + n)];
+            let action = line.find("}}").map_or(line, |e| &line[..e + 2]);
+            MARKERS.iter().any(|m| action.contains(m))
+        })
 }

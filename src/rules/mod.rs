@@ -15,6 +15,7 @@ mod duplicate_taint;
 mod duplicate_toleration;
 mod empty_key_requires_exists;
 mod equal_empty_value;
+mod eviction_loop;
 mod exists_with_value;
 mod helm_template;
 mod invalid_key;
@@ -22,14 +23,23 @@ mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod null_value;
+mod only_avoided_nodes;
 mod taint_missing_field;
 mod tolerates_everything;
+mod toleration_does_not_attract;
 mod toleration_seconds_requires_no_execute;
+mod toleration_unused;
 mod undecodable_value;
 mod unknown_effect;
 mod unknown_field;
 mod unknown_operator;
+mod unschedulable;
+pub(crate) mod unused_suppression;
+pub mod workload;
 mod yaml_syntax;
+
+pub(crate) use workload::check_workloads;
+pub use workload::WorkloadCx;
 
 pub use helm_template::looks_like_helm_template;
 
@@ -56,6 +66,8 @@ pub trait Rule: Sync {
     fn check_toleration_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
     fn check_taint(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
     fn check_taint_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
+    /// Called once per pod template when there is an inventory, with the simulation's result.
+    fn check_workload(&self, _cx: &mut WorkloadCx<'_, '_>) {}
 }
 
 /// Every rule, in the order they are documented.
@@ -79,7 +91,13 @@ pub static RULES: &[&dyn Rule] = &[
     &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
     &null_value::NullValue,
     &duplicate_toleration::DuplicateToleration,
+    &unschedulable::Unschedulable,
+    &only_avoided_nodes::OnlyAvoidedNodes,
+    &eviction_loop::EvictionLoop,
+    &toleration_unused::TolerationUnused,
+    &toleration_does_not_attract::TolerationDoesNotAttract,
     &helm_template::HelmTemplate,
+    &unused_suppression::UnusedSuppression,
 ];
 
 /// Every rule's metadata.
@@ -89,6 +107,20 @@ pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
 
 pub fn find(name: &str) -> Option<&'static RuleMeta> {
     all().find(|m| m.name == name)
+}
+
+/// The rule name closest to a misspelt one (at most three edits away).
+pub fn closest(name: &str) -> Option<&'static str> {
+    all()
+        .map(|m| {
+            (
+                crate::k8s::well_known::edit_distance(name, m.name, 3),
+                m.name,
+            )
+        })
+        .filter(|&(d, _)| d <= 3)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n)
 }
 
 /// The Markdown table of every rule, as the README shows it.
@@ -105,6 +137,60 @@ pub fn markdown_table() -> String {
             if m.fixable { "yes" } else { "" },
             m.summary.replace('|', "\\|")
         ));
+    }
+    out
+}
+
+/// Every rule as a JSON array (`taintlint rules --format json`).
+pub fn json() -> String {
+    let rules: Vec<serde_json::Value> = all()
+        .map(|m| {
+            serde_json::json!({
+                "name": m.name,
+                "severity": m.severity,
+                "needsInventory": m.needs_inventory,
+                "fixable": m.fixable,
+                "summary": m.summary,
+                "explanation": m.explanation,
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&rules).expect("JSON values always serialize");
+    text.push('\n');
+    text
+}
+
+/// The rule reference, docs/rules.md: the table, then every rule's explanation.
+pub fn markdown_docs() -> String {
+    let mut out = String::from(
+        "# taintlint rules\n\n\
+         <!-- Generated from the rule registry (src/rules/) by `taintlint rules --format \
+         markdown`; tests/docs.rs keeps it in sync. -->\n\n\
+         Severity: `error` means the API server rejects it (or the workload can run on no \
+         node); `warning` means it is accepted but almost certainly wrong; `info` and `hint` \
+         are worth knowing. Every rule's severity can be changed, or the rule turned off, in \
+         `.taintlint.yaml`; a single finding can be silenced with a \
+         `# taintlint: disable=RULE -- reason` comment above its node.\n\n",
+    );
+    out.push_str(&markdown_table());
+    for m in all() {
+        out.push_str(&format!("\n## `{}`\n\n", m.name));
+        out.push_str(&format!(
+            "{}. Default severity: **{}**. Needs an inventory: {}. Fix: {}.\n\n",
+            m.summary.trim_end_matches('.'),
+            m.severity,
+            if m.needs_inventory { "yes" } else { "no" },
+            if m.fixable { "yes" } else { "none" },
+        ));
+        for line in m.explanation.trim_end().lines() {
+            match line.strip_prefix("## ") {
+                Some(heading) => out.push_str(&format!("### {heading}\n")),
+                None => {
+                    out.push_str(line);
+                    out.push('\n');
+                }
+            }
+        }
     }
     out
 }
@@ -163,8 +249,15 @@ impl<'a, 'd> Cx<'a, 'd> {
     }
 
     /// Where to point at an item as a whole: its first key (a mapping's span can cover many
-    /// lines), or the item itself when it has no key.
+    /// lines), or the item itself when it has no key or is an alias (`- *toleration`), whose
+    /// keys are written elsewhere.
     pub fn item_range(&self, item: &Item<'_>) -> Range<usize> {
+        if matches!(
+            self.doc.node(item.node).kind,
+            crate::syntax::NodeKind::Alias { .. }
+        ) {
+            return self.span(item.node);
+        }
         match self.doc.mapping(item.node).and_then(|e| e.first()) {
             Some(&(k, _)) => self.span(k),
             None => self.span(item.node),
@@ -234,6 +327,21 @@ impl Diagnostic {
     pub fn with_related(&mut self, range: Range<usize>, message: String) -> &mut Self {
         self.related.push(Related {
             file: None,
+            range,
+            message,
+        });
+        self
+    }
+
+    /// A related place in another file (an inventory's taint, say).
+    pub fn with_related_in(
+        &mut self,
+        file: &str,
+        range: Range<usize>,
+        message: String,
+    ) -> &mut Self {
+        self.related.push(Related {
+            file: Some(file.to_string()),
             range,
             message,
         });
@@ -348,7 +456,7 @@ mod tests {
             let Some(stem) = file.strip_suffix(".rs") else {
                 continue;
             };
-            if matches!(stem, "mod" | "edits") {
+            if matches!(stem, "mod" | "edits" | "workload") {
                 continue;
             }
             let name = stem.replace('_', "-");

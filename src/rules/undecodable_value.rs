@@ -59,6 +59,9 @@ impl Rule for UndecodableValue {
         }
         let why = match &f.decoded {
             Decoded::Str(s) => format!("{s:?} is a string; write it without quotes"),
+            Decoded::Float(x) if x.is_finite() && x.fract() == 0.0 => {
+                "it does not fit a 64-bit integer".to_string()
+            }
             Decoded::Float(x) => format!("{x} is not a whole number of seconds"),
             Decoded::Int(_) => "it does not fit a 64-bit integer".to_string(),
             other => format!("it is a {}", other.yaml_type()),
@@ -145,10 +148,15 @@ fn check_item(cx: &mut Cx<'_, '_>, item: &Item<'_>, go_type: &str, strings: &[&s
             Decoded::Mapping | Decoded::Sequence => {
                 format!("it is a {}, not a string", f.decoded.yaml_type())
             }
-            _ => format!(
-                "YAML 1.1 reads the unquoted {raw} as a {}; quote it: \"{raw}\"",
-                f.decoded.yaml_type()
-            ),
+            _ => {
+                let ty = f.decoded.yaml_type();
+                let article = if ty.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                    "an"
+                } else {
+                    "a"
+                };
+                format!("YAML 1.1 reads the unquoted {raw} as {article} {ty}; quote it: \"{raw}\"")
+            }
         };
         let message = format!(
             "json: cannot unmarshal {} into Go struct field {go_type}.{} of type string ({why})",

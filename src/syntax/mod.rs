@@ -208,6 +208,24 @@ impl<'a> Document<'a> {
     pub fn nodes_len(&self) -> usize {
         self.nodes.len()
     }
+
+    /// Adds a node built by the caller (a mapping that stands for a `key=value:Effect` string,
+    /// say, whose scalars point into the source), so the rules can check it like any other.
+    pub fn add_node(&mut self, node: Node<'a>) -> NodeId {
+        self.nodes.push(node);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// Puts `node` in place of a sequence's `index`th item; false when there is no such item.
+    pub fn replace_item(&mut self, sequence: NodeId, index: usize, node: NodeId) -> bool {
+        match &mut self.nodes[sequence as usize].kind {
+            NodeKind::Sequence { items, .. } if index < items.len() => {
+                items[index] = node;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Parses a whole stream. Never fails: syntax errors are recorded on the document they occur in

@@ -230,12 +230,22 @@ impl Client {
     }
 
     pub async fn initialize(&mut self, capabilities: Value, options: Value) -> Value {
+        self.initialize_in(None, capabilities, options).await
+    }
+
+    /// `initialize` with a workspace root (a `file://` URI).
+    pub async fn initialize_in(
+        &mut self,
+        root: Option<&str>,
+        capabilities: Value,
+        options: Value,
+    ) -> Value {
         let response = self
             .request(
                 "initialize",
                 json!({
                     "processId": null,
-                    "rootUri": null,
+                    "rootUri": root,
                     "capabilities": capabilities,
                     "initializationOptions": options,
                 }),

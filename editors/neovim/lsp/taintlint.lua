@@ -6,7 +6,7 @@
 return {
   cmd = { 'taintlint', 'server' },
   filetypes = { 'yaml' },
-  root_markers = { '.git' },
+  root_markers = { '.taintlint.yaml', '.git' },
   settings = {},
   before_init = function(params, config)
     require('taintlint')._before_init(params, config)

@@ -1,0 +1,117 @@
+//! `cargo bench --bench simulate`: 10,000 workloads against 5,000 nodes in 50 pools, and against
+//! 10,000 nodes in the same 50 pools (the time should barely move: work grows with pools).
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+
+use taintlint::inventory::Inventory;
+use taintlint::k8s::objects::extract;
+use taintlint::schedule::{simulate, simulate_text, Workload};
+use taintlint::syntax::parse;
+use taintlint::Options;
+
+const POOLS: usize = 50;
+const WORKLOADS: usize = 10_000;
+
+/// `kubectl get nodes -o yaml`-shaped inventory: `nodes` nodes spread over 50 pools and 3 zones.
+fn inventory_text(nodes: usize) -> String {
+    let mut s = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for n in 0..nodes {
+        let p = n % POOLS;
+        let name = format!("pool{p}-node{n}");
+        s.push_str(&format!(
+            "- apiVersion: v1\n  kind: Node\n  metadata:\n    name: {name}\n    labels:\n      \
+             kubernetes.io/hostname: {name}\n      kubernetes.io/os: linux\n      \
+             topology.kubernetes.io/zone: zone-{}\n      example.com/pool: pool{p}\n  spec:\n",
+            n % 3
+        ));
+        let mut taints = Vec::new();
+        if p % 2 == 0 {
+            taints.push(format!(
+                "{{key: dedicated, value: pool{p}, effect: NoSchedule}}"
+            ));
+        }
+        if p % 5 == 0 {
+            taints.push("{key: example.com/batch, effect: PreferNoSchedule}".to_string());
+        }
+        if p % 7 == 0 {
+            taints.push("{key: example.com/spot, value: \"true\", effect: NoExecute}".to_string());
+        }
+        s.push_str(&format!("    taints: [{}]\n", taints.join(", ")));
+    }
+    s
+}
+
+/// Deployments, each aimed at one pool (or at none), tolerating that pool's taints or not.
+fn workloads_text() -> String {
+    let mut s = String::new();
+    for i in 0..WORKLOADS {
+        let p = i % POOLS;
+        let selector = if i % 3 == 0 {
+            String::new()
+        } else {
+            format!("      nodeSelector: {{example.com/pool: pool{p}}}\n")
+        };
+        let tolerations = if i % 4 == 0 {
+            String::new()
+        } else {
+            format!(
+                "      tolerations:\n      - {{key: dedicated, operator: Equal, value: pool{p}, effect: NoSchedule}}\n      - {{key: example.com/spot, operator: Exists, effect: NoExecute, tolerationSeconds: 600}}\n"
+            )
+        };
+        s.push_str(&format!(
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{i}\n  namespace: ns{}\nspec:\n  template:\n    spec:\n{selector}{tolerations}      containers:\n      - name: app\n        image: registry.example.com/app:{i}\n",
+            i % 20
+        ));
+    }
+    s
+}
+
+fn bench(c: &mut Criterion) {
+    let options = Options::default();
+    let workloads = workloads_text();
+    let stream = parse(&workloads);
+    let extracted: Vec<_> = stream.documents.iter().map(|d| (d, extract(d))).collect();
+    let parsed: Vec<Workload<'_>> = extracted
+        .iter()
+        .flat_map(|(d, ex)| (0..ex.pod_specs.len()).map(|i| Workload::new(d, ex, i, &options)))
+        .collect();
+    assert_eq!(parsed.len(), WORKLOADS);
+    let mut group = c.benchmark_group("simulate");
+    group.sample_size(10);
+    for nodes in [5_000, 10_000] {
+        let text = inventory_text(nodes);
+        let inventory = Inventory::load(&[("nodes.yaml", &text)], &options).unwrap();
+        assert_eq!(inventory.node_count(), nodes);
+        assert_eq!(inventory.pools.len(), POOLS);
+        group.bench_function(
+            format!("{WORKLOADS} workloads x {nodes} nodes in {POOLS} pools"),
+            |b| {
+                b.iter(|| {
+                    let results = simulate_text(black_box(&workloads), &options, &inventory);
+                    assert_eq!(results.len(), WORKLOADS);
+                    results
+                })
+            },
+        );
+        group.bench_function(
+            format!("filters only: {WORKLOADS} parsed workloads x {nodes} nodes"),
+            |b| {
+                b.iter(|| {
+                    parsed
+                        .iter()
+                        .map(|w| simulate(black_box(w), &inventory, &options))
+                        .filter(|s| s.fits_anywhere())
+                        .count()
+                })
+            },
+        );
+        group.bench_function(format!("load an inventory of {nodes} nodes"), |b| {
+            b.iter(|| Inventory::load(&[("nodes.yaml", black_box(&text))], &options).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

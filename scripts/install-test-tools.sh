@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the tools the test suite runs besides cargo into .tools/ (ignored by git), so that
+# `cargo test` needs nothing installed by hand:
+#
+#   - Microsoft's SARIF Multitool (npm @microsoft/sarif-multitool), which tests/sarif.rs runs
+#     to validate our SARIF output.
+#
+# Idempotent: a second run with the pinned version in place does nothing. Needs node and npm
+# (the npm registry only). .ci/run calls it before `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MULTITOOL_VERSION=5.7.0
+dir=.tools/sarif-multitool
+bin=$dir/node_modules/.bin/sarif-multitool
+
+if [[ -x $bin && "$(cat "$dir/.installed" 2>/dev/null)" == "$MULTITOOL_VERSION" ]]; then
+    exit 0
+fi
+if ! command -v npm >/dev/null; then
+    echo "install-test-tools: npm is needed to install the SARIF Multitool" >&2
+    exit 1
+fi
+mkdir -p "$dir"
+echo "install-test-tools: installing @microsoft/sarif-multitool@$MULTITOOL_VERSION into $dir" >&2
+npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+    "@microsoft/sarif-multitool@$MULTITOOL_VERSION" >&2
+# The platform package marks its binary executable in a postinstall script, which npm may be
+# set not to run; do it here.
+find "$dir/node_modules/@microsoft" -maxdepth 2 -name 'Sarif.Multitool' -type f \
+    -exec chmod u+x {} +
+# A .NET program: without ICU installed it still runs in invariant-globalization mode.
+if ! out=$(DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$bin" --version 2>&1); then
+    echo "install-test-tools: the SARIF Multitool does not run here:" >&2
+    echo "$out" >&2
+    exit 1
+fi
+echo "$MULTITOOL_VERSION" > "$dir/.installed"

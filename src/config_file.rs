@@ -1,0 +1,847 @@
+//! `.taintlint.yaml`: the project's configuration file.
+//!
+//! ```yaml
+//! inventory: cluster/nodes.yaml          # or a list; kept for the cluster cross-reference
+//! feature-gates:
+//!   TaintTolerationComparisonOperators: true
+//! admission-plugins:
+//!   enable: [ExtendedResourceToleration]
+//!   disable: [DefaultTolerationSeconds]
+//! rules:
+//!   tolerates-everything: off            # error | warning | info | hint | off
+//!   duplicate-toleration: warning
+//! include: ["**/*.yaml"]                 # files a directory walk lints
+//! exclude: ["vendor/**", "*.generated.yaml"]
+//! per-path-ignores:
+//!   "charts/third-party/**": [equal-empty-value, tolerates-everything]
+//! ```
+//!
+//! Parsing ([`parse`]) is pure and reports every unknown key and bad value with its line and
+//! column; finding and reading the file ([`discover`], [`load`]) is the only I/O here. The
+//! analysis core never sees this file: it gets the [`Options`] resolved from it for each path.
+
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde_json::{json, Value};
+
+use crate::config::{self, Options, ADMISSION_PLUGINS, FEATURE_GATES};
+use crate::position::{Encoding, LineIndex};
+use crate::rules;
+use crate::syntax::{self, Document, NodeId, NodeKind, Style};
+
+/// The name the file is discovered by.
+pub const FILE_NAME: &str = ".taintlint.yaml";
+
+/// The top-level keys, in the order the documentation lists them.
+pub const KEYS: &[&str] = &[
+    "inventory",
+    "feature-gates",
+    "admission-plugins",
+    "rules",
+    "include",
+    "exclude",
+    "per-path-ignores",
+];
+
+/// Files a directory walk lints when the configuration has no `include`.
+pub const DEFAULT_INCLUDE: &[&str] = &["*.yaml", "*.yml", "*.json"];
+
+/// A resolved configuration: the defaults, or what a file says.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// The file it came from; `None` for the defaults.
+    pub path: Option<PathBuf>,
+    /// The directory that relative paths and globs are relative to.
+    pub dir: PathBuf,
+    /// Inventory files (relative ones resolved against `dir`).
+    pub inventory: Vec<PathBuf>,
+    /// Cluster behaviour and rule levels.
+    pub options: Options,
+    include: Patterns,
+    exclude: Patterns,
+    per_path_ignores: Vec<(Patterns, Vec<&'static str>)>,
+}
+
+/// Compiled globs, with the patterns as written.
+#[derive(Debug, Clone)]
+struct Patterns {
+    written: Vec<String>,
+    set: GlobSet,
+}
+
+impl Patterns {
+    fn new(written: &[&str]) -> Result<Patterns, (usize, String)> {
+        let mut builder = GlobSetBuilder::new();
+        for (i, p) in written.iter().enumerate() {
+            for glob in compile(p).map_err(|e| (i, e))? {
+                builder.add(glob);
+            }
+        }
+        Ok(Patterns {
+            written: written.iter().map(|s| s.to_string()).collect(),
+            set: builder.build().map_err(|e| (0, e.to_string()))?,
+        })
+    }
+
+    fn matches(&self, relative: &str) -> bool {
+        self.set.is_match(relative)
+    }
+}
+
+/// A pattern without `/` matches a file or directory name at any depth (as in .gitignore);
+/// one with `/` matches the path relative to the configuration's directory. Either way, a
+/// directory that matches covers everything below it.
+fn compile(pattern: &str) -> Result<Vec<Glob>, String> {
+    let anchored = pattern.trim_start_matches('/');
+    let trimmed = anchored.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Err("an empty pattern matches nothing".to_string());
+    }
+    let base = if pattern.contains('/') && pattern.trim_end_matches('/').contains('/') {
+        trimmed.to_string()
+    } else {
+        format!("**/{trimmed}")
+    };
+    let glob = |p: &str| {
+        GlobBuilder::new(p)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .build()
+            .map_err(|e| format!("invalid glob {pattern:?}: {}", e.kind()))
+    };
+    Ok(vec![glob(&base)?, glob(&format!("{base}/**"))?])
+}
+
+impl Default for ConfigFile {
+    fn default() -> Self {
+        ConfigFile {
+            path: None,
+            dir: PathBuf::from("."),
+            inventory: Vec::new(),
+            options: Options::default(),
+            include: Patterns::new(DEFAULT_INCLUDE).expect("the default patterns compile"),
+            exclude: Patterns::new(&[]).expect("no patterns compile"),
+            per_path_ignores: Vec::new(),
+        }
+    }
+}
+
+impl ConfigFile {
+    /// `path` relative to the configuration's directory, with `/` separators; `None` when it
+    /// is outside it.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let base = absolute(&self.dir);
+        let path = absolute(path);
+        let rel = path.strip_prefix(&base).ok()?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    /// The name patterns match: the relative path, or the file name for a path outside the
+    /// configuration's directory.
+    fn subject(&self, path: &Path) -> String {
+        self.relative(path).unwrap_or_else(|| {
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        })
+    }
+
+    /// Whether a directory walk skips this file or directory.
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        self.exclude.matches(&self.subject(path))
+    }
+
+    /// Whether a directory walk lints this file (given it is not excluded).
+    pub fn is_included(&self, path: &Path) -> bool {
+        self.include.matches(&self.subject(path))
+    }
+
+    /// The include patterns as written (the defaults when the file has none).
+    pub fn include_patterns(&self) -> &[String] {
+        &self.include.written
+    }
+
+    /// The exclude patterns as written.
+    pub fn exclude_patterns(&self) -> &[String] {
+        &self.exclude.written
+    }
+
+    /// The rules `per-path-ignores` turns off for this path.
+    pub fn ignored_rules(&self, path: &Path) -> Vec<&'static str> {
+        let subject = self.subject(path);
+        let mut out: Vec<&'static str> = Vec::new();
+        for (patterns, rules) in &self.per_path_ignores {
+            if patterns.matches(&subject) {
+                for rule in rules {
+                    if !out.contains(rule) {
+                        out.push(rule);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `base` (this file's options, with the command line applied on top) with the rules that
+    /// `per-path-ignores` turns off for `path` turned off.
+    pub fn options_for(&self, base: &Options, path: Option<&Path>) -> Options {
+        let mut options = base.clone();
+        if let Some(path) = path {
+            for rule in self.ignored_rules(path) {
+                options
+                    .set_rule_level(rule, None)
+                    .expect("per-path-ignores holds only known rules");
+            }
+        }
+        options
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    // Drop `.` and fold `..` lexically, so `./a/../b` and `b` compare equal.
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A problem in a configuration file, with its position when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    /// 1-based line and column (in characters).
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+/// Finds the configuration for a linted path: `.taintlint.yaml` in its directory (the path
+/// itself for a directory) or the nearest one above.
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    let start = absolute(start);
+    let mut dir = if start.is_dir() {
+        Some(start.as_path())
+    } else {
+        start.parent()
+    };
+    while let Some(d) = dir {
+        let candidate = d.join(FILE_NAME);
+        if candidate.is_file() {
+            return Some(candidate);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// Reads and parses a configuration file.
+pub fn load(path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
+    let name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| {
+        vec![ConfigError {
+            file: name.clone(),
+            position: None,
+            message: match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                _ => e.to_string(),
+            },
+        }]
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        vec![ConfigError {
+            file: name.clone(),
+            position: None,
+            message: format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        }]
+    })?;
+    parse(&text, path)
+}
+
+/// Parses a configuration file's text; `path` names it in errors and anchors its relative
+/// paths. Every problem is reported, not only the first.
+pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
+    let mut p = Parser {
+        text,
+        file: path.display().to_string(),
+        index: LineIndex::new(text),
+        errors: Vec::new(),
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut config = ConfigFile {
+        path: Some(path.to_path_buf()),
+        dir,
+        ..ConfigFile::default()
+    };
+    let stream = syntax::parse(text);
+    if let Some(e) = stream
+        .error
+        .as_ref()
+        .or_else(|| stream.documents.iter().find_map(|d| d.error.as_ref()))
+    {
+        p.error(e.offset, format!("not valid YAML: {}", e.message));
+        return Err(p.errors);
+    }
+    let docs: Vec<&Document<'_>> = stream
+        .documents
+        .iter()
+        .filter(|d| d.root.is_some())
+        .collect();
+    if let Some(extra) = docs.get(1) {
+        p.error(
+            extra.span.start,
+            "a configuration file holds one YAML document".to_string(),
+        );
+        return Err(p.errors);
+    }
+    let Some(doc) = docs.first() else {
+        return Ok(config);
+    };
+    let root = doc.root.expect("filtered on a root");
+    if is_null(doc, root) {
+        return Ok(config);
+    }
+    let Some(entries) = p.entries(doc, root, "the configuration") else {
+        return Err(p.errors);
+    };
+    for (key, name, value) in entries {
+        match name.as_str() {
+            "inventory" => {
+                let paths = if let Some((s, _)) = scalar_str(doc, value) {
+                    vec![s.to_string()]
+                } else {
+                    p.strings(doc, value, &name)
+                        .into_iter()
+                        .map(|(s, _)| s)
+                        .collect()
+                };
+                config.inventory = paths.iter().map(|s| config.dir.join(s)).collect();
+            }
+            "feature-gates" => {
+                for (k, gate, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    let Some(on) = p.boolean(doc, v, &format!("{name}.{gate}")) else {
+                        continue;
+                    };
+                    if let Err(e) = config.options.set_feature_gates(&format!("{gate}={on}")) {
+                        p.node_error(doc, k, format!("{name}.{gate}: {e}"));
+                    }
+                }
+            }
+            "admission-plugins" => {
+                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    let enable = match what.as_str() {
+                        "enable" => true,
+                        "disable" => false,
+                        _ => {
+                            p.unknown_key(doc, k, &name, &what, &["enable", "disable"]);
+                            continue;
+                        }
+                    };
+                    let key = format!("{name}.{what}");
+                    for (plugin, node) in p.strings(doc, v, &key) {
+                        if let Err(e) = config.options.set_admission_plugins(&plugin, enable) {
+                            p.node_error(doc, node, format!("{key}: {e}"));
+                        }
+                    }
+                }
+            }
+            "rules" => {
+                for (k, rule, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    if rules::find(&rule).is_none() {
+                        p.node_error(doc, k, format!("{name}: {}", config::unknown_rule(&rule)));
+                        continue;
+                    }
+                    let Some((level, _)) = p.string(doc, v, &format!("{name}.{rule}")) else {
+                        continue;
+                    };
+                    match config::parse_level(&level) {
+                        Some(level) => {
+                            config
+                                .options
+                                .set_rule_level(&rule, level)
+                                .expect("the rule was found");
+                        }
+                        None => p.node_error(
+                            doc,
+                            v,
+                            format!(
+                                "{name}.{rule}: invalid severity {level:?}: expected error, \
+                                 warning, info, hint or off"
+                            ),
+                        ),
+                    }
+                }
+            }
+            "include" | "exclude" => {
+                let items = p.strings(doc, value, &name);
+                let written: Vec<&str> = items.iter().map(|(s, _)| s.as_str()).collect();
+                if written.is_empty() {
+                    // An empty `include` keeps the default rather than linting nothing.
+                    continue;
+                }
+                match Patterns::new(&written) {
+                    Ok(patterns) if name == "include" => config.include = patterns,
+                    Ok(patterns) => config.exclude = patterns,
+                    Err((i, e)) => {
+                        let node = items.get(i).map_or(value, |&(_, n)| n);
+                        p.node_error(doc, node, format!("{name}: {e}"));
+                    }
+                }
+            }
+            "per-path-ignores" => {
+                for (k, pattern, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    let patterns = match Patterns::new(&[pattern.as_str()]) {
+                        Ok(patterns) => patterns,
+                        Err((_, e)) => {
+                            p.node_error(doc, k, format!("{name}: {e}"));
+                            continue;
+                        }
+                    };
+                    let mut names = Vec::new();
+                    for (rule, node) in p.strings(doc, v, &format!("{name}.{pattern}")) {
+                        match rules::find(&rule) {
+                            Some(meta) => names.push(meta.name),
+                            None => p.node_error(
+                                doc,
+                                node,
+                                format!("{name}.{pattern}: {}", config::unknown_rule(&rule)),
+                            ),
+                        }
+                    }
+                    config.per_path_ignores.push((patterns, names));
+                }
+            }
+            _ => p.unknown_key(doc, key, "the configuration", &name, KEYS),
+        }
+    }
+    if p.errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(p.errors)
+    }
+}
+
+fn is_null(doc: &Document<'_>, node: NodeId) -> bool {
+    matches!(
+        doc.scalar(node),
+        Some(("" | "~" | "null" | "Null" | "NULL", Style::Plain))
+    )
+}
+
+fn scalar_str<'d>(doc: &'d Document<'_>, node: NodeId) -> Option<(&'d str, Style)> {
+    if is_null(doc, node) {
+        return None;
+    }
+    doc.scalar(node)
+}
+
+struct Parser<'t> {
+    text: &'t str,
+    file: String,
+    index: LineIndex,
+    errors: Vec<ConfigError>,
+}
+
+impl Parser<'_> {
+    fn error(&mut self, offset: usize, message: String) {
+        let lc = self.index.line_col(self.text, offset, Encoding::Utf32);
+        self.errors.push(ConfigError {
+            file: self.file.clone(),
+            position: Some((lc.line as usize + 1, lc.col as usize + 1)),
+            message,
+        });
+    }
+
+    fn node_error(&mut self, doc: &Document<'_>, node: NodeId, message: String) {
+        let span = doc.node(node).span.clone();
+        self.error(span.start, message);
+    }
+
+    fn unknown_key(
+        &mut self,
+        doc: &Document<'_>,
+        key: NodeId,
+        within: &str,
+        name: &str,
+        known: &[&str],
+    ) {
+        let near = known
+            .iter()
+            .map(|k| (crate::k8s::well_known::edit_distance(name, k, 3), *k))
+            .filter(|&(d, _)| d <= 3)
+            .min_by_key(|&(d, _)| d);
+        let hint = match near {
+            Some((_, k)) => format!("; did you mean {k:?}?"),
+            None => format!(" (known keys: {})", known.join(", ")),
+        };
+        self.node_error(doc, key, format!("unknown key {name:?} in {within}{hint}"));
+    }
+
+    fn describe(doc: &Document<'_>, node: NodeId) -> &'static str {
+        match doc.node(doc.resolve(node)).kind {
+            NodeKind::Mapping { .. } => "a mapping",
+            NodeKind::Sequence { .. } => "a list",
+            _ if is_null(doc, node) => "nothing",
+            _ => "a scalar",
+        }
+    }
+
+    /// The entries of a mapping with string keys; duplicate and non-string keys are errors.
+    /// Null counts as an empty mapping.
+    fn entries(
+        &mut self,
+        doc: &Document<'_>,
+        node: NodeId,
+        what: &str,
+    ) -> Option<Vec<(NodeId, String, NodeId)>> {
+        if is_null(doc, node) {
+            return Some(Vec::new());
+        }
+        let Some(entries) = doc.mapping(node) else {
+            let found = Self::describe(doc, node);
+            self.node_error(
+                doc,
+                node,
+                format!("{what}: expected a mapping, found {found}"),
+            );
+            return None;
+        };
+        let mut out: Vec<(NodeId, String, NodeId)> = Vec::new();
+        for &(k, v) in entries {
+            let Some((name, _)) = doc.scalar(k) else {
+                self.node_error(doc, k, format!("{what}: keys must be strings"));
+                continue;
+            };
+            if out.iter().any(|(_, n, _)| n == name) {
+                self.node_error(doc, k, format!("{what}: duplicate key {name:?}"));
+                continue;
+            }
+            out.push((k, name.to_string(), v));
+        }
+        Some(out)
+    }
+
+    fn string(&mut self, doc: &Document<'_>, node: NodeId, key: &str) -> Option<(String, NodeId)> {
+        match scalar_str(doc, node) {
+            Some((s, _)) => Some((s.to_string(), node)),
+            None => {
+                let found = Self::describe(doc, node);
+                self.node_error(
+                    doc,
+                    node,
+                    format!("{key}: expected a string, found {found}"),
+                );
+                None
+            }
+        }
+    }
+
+    /// A list of strings; null counts as an empty list.
+    fn strings(&mut self, doc: &Document<'_>, node: NodeId, key: &str) -> Vec<(String, NodeId)> {
+        if is_null(doc, node) {
+            return Vec::new();
+        }
+        let Some(items) = doc.sequence(node) else {
+            let found = Self::describe(doc, node);
+            self.node_error(
+                doc,
+                node,
+                format!("{key}: expected a list of strings, found {found}"),
+            );
+            return Vec::new();
+        };
+        items
+            .iter()
+            .filter_map(|&item| self.string(doc, item, key))
+            .collect()
+    }
+
+    fn boolean(&mut self, doc: &Document<'_>, node: NodeId, key: &str) -> Option<bool> {
+        match doc.scalar(node) {
+            Some(("true" | "True" | "TRUE", Style::Plain)) => Some(true),
+            Some(("false" | "False" | "FALSE", Style::Plain)) => Some(false),
+            _ => {
+                let shown = self
+                    .text
+                    .get(doc.node(node).span.clone())
+                    .unwrap_or_default()
+                    .to_string();
+                self.node_error(
+                    doc,
+                    node,
+                    format!("{key}: expected true or false, found {shown:?}"),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The JSON Schema of the configuration file (draft 2020-12), as published in
+/// `docs/taintlint.schema.json`; generated from the same lists the parser checks against.
+pub fn json_schema() -> Value {
+    let rule_names: Vec<&str> = rules::all().map(|m| m.name).collect();
+    let mut rule_props = serde_json::Map::new();
+    for m in rules::all() {
+        rule_props.insert(
+            m.name.to_string(),
+            json!({
+                "description": format!("{} (default: {})", m.summary, m.severity),
+                "$ref": "#/$defs/level",
+            }),
+        );
+    }
+    let mut gates = serde_json::Map::new();
+    for (name, default) in FEATURE_GATES {
+        gates.insert(
+            name.to_string(),
+            json!({"type": "boolean", "default": default}),
+        );
+    }
+    let string_list = json!({"type": ["array", "null"], "items": {"type": "string"}});
+    let plugin_list = json!({"type": ["array", "null"], "items": {"enum": ADMISSION_PLUGINS}});
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "taintlint configuration (.taintlint.yaml)",
+        "description": "Discovered from the linted path upward, or given with --config. \
+            Relative paths and globs are relative to the file's directory.",
+        "type": ["object", "null"],
+        "additionalProperties": false,
+        "properties": {
+            "inventory": {
+                "description": "Cluster inventory files (kubectl get nodes -o yaml, Node \
+                    documents or a pool file).",
+                "anyOf": [{"type": "string"}, string_list],
+            },
+            "feature-gates": {
+                "description": "Feature gates, as kube-apiserver names them.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": gates,
+            },
+            "admission-plugins": {
+                "description": "Admission plugins enabled or disabled on top of \
+                    kube-apiserver's defaults.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": {"enable": plugin_list.clone(), "disable": plugin_list},
+            },
+            "rules": {
+                "description": "Severity per rule; off turns a rule off.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": rule_props,
+            },
+            "include": {
+                "description": "Files a directory walk lints (default: *.yaml, *.yml, \
+                    *.json). A pattern without / matches a name at any depth.",
+                "allOf": [string_list.clone()],
+            },
+            "exclude": {
+                "description": "Files and directories a directory walk skips.",
+                "allOf": [string_list],
+            },
+            "per-path-ignores": {
+                "description": "Rules turned off for the paths a glob matches (vendored or \
+                    third-party manifests).",
+                "type": ["object", "null"],
+                "additionalProperties": {
+                    "type": ["array", "null"],
+                    "items": {"enum": rule_names},
+                },
+            },
+        },
+        "$defs": {
+            "level": {"enum": ["error", "warning", "info", "hint", "off"]},
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Severity;
+
+    fn ok(text: &str) -> ConfigFile {
+        parse(text, Path::new("/p/.taintlint.yaml")).unwrap_or_else(|e| panic!("{e:?}"))
+    }
+
+    fn errors(text: &str) -> Vec<String> {
+        parse(text, Path::new(".taintlint.yaml"))
+            .expect_err("an error")
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn full_file() {
+        let c = ok("\
+inventory: nodes.yaml
+feature-gates:
+  TaintTolerationComparisonOperators: true
+admission-plugins:
+  enable: [ExtendedResourceToleration]
+  disable: [DefaultTolerationSeconds]
+rules:
+  tolerates-everything: off
+  duplicate-toleration: error
+include: ['*.yaml']
+exclude: [vendor, /generated/*.yaml]
+per-path-ignores:
+  charts/third-party/**: [equal-empty-value]
+");
+        assert_eq!(c.inventory, [PathBuf::from("/p/nodes.yaml")]);
+        assert!(c.options.feature("TaintTolerationComparisonOperators"));
+        assert!(c.options.admission_enabled("ExtendedResourceToleration"));
+        assert!(!c.options.admission_enabled("DefaultTolerationSeconds"));
+        assert!(!c.options.rule_enabled("tolerates-everything"));
+        let dup = rules::find("duplicate-toleration").unwrap();
+        assert_eq!(c.options.rule_level(dup), Some(Severity::Error));
+        assert!(c.is_included(Path::new("/p/a/b.yaml")));
+        assert!(!c.is_included(Path::new("/p/a/b.json")));
+        assert!(c.is_excluded(Path::new("/p/x/vendor")));
+        assert!(c.is_excluded(Path::new("/p/x/vendor/a.yaml")));
+        assert!(c.is_excluded(Path::new("/p/generated/a.yaml")));
+        assert!(!c.is_excluded(Path::new("/p/x/generated/a.yaml")));
+        assert_eq!(
+            c.ignored_rules(Path::new("/p/charts/third-party/t/x.yaml")),
+            ["equal-empty-value"]
+        );
+        assert!(c
+            .ignored_rules(Path::new("/p/charts/own/x.yaml"))
+            .is_empty());
+        let o = c.options_for(&c.options, Some(Path::new("/p/charts/third-party/x.yaml")));
+        assert!(!o.rule_enabled("equal-empty-value"));
+        assert!(c.options.rule_enabled("equal-empty-value"));
+    }
+
+    #[test]
+    fn empty_files_are_defaults() {
+        for text in ["", "# nothing\n", "---\n", "~\n", "rules:\ninclude:\n"] {
+            let c = ok(text);
+            assert!(c.is_included(Path::new("/p/a.yml")), "{text:?}");
+            assert_eq!(c.options, Options::default(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_place() {
+        assert_eq!(
+            errors(
+                "\
+rule:
+  x: off
+rules:
+  tolerate-everything: off
+  null-value: no
+  equal-empty-value: [off]
+feature-gates:
+  TaintTolerationComparisonOperators: yes
+  Nope: true
+admission-plugins:
+  enable: DefaultTolerationSeconds
+  disable: [Nope]
+  both: []
+include: ['[']
+per-path-ignores:
+  'a/**': [nul-value]
+inventory: {a: b}
+"
+            ),
+            [
+                ".taintlint.yaml:1:1: unknown key \"rule\" in the configuration; did you mean \
+                 \"rules\"?",
+                ".taintlint.yaml:4:3: rules: unknown rule \"tolerate-everything\"; did you mean \
+                 \"tolerates-everything\"?",
+                ".taintlint.yaml:5:15: rules.null-value: invalid severity \"no\": expected \
+                 error, warning, info, hint or off",
+                ".taintlint.yaml:6:22: rules.equal-empty-value: expected a string, found a list",
+                ".taintlint.yaml:8:39: feature-gates.TaintTolerationComparisonOperators: \
+                 expected true or false, found \"yes\"",
+                ".taintlint.yaml:9:3: feature-gates.Nope: unrecognized feature gate: Nope \
+                 (taintlint knows: TaintTolerationComparisonOperators)",
+                ".taintlint.yaml:11:11: admission-plugins.enable: expected a list of strings, \
+                 found a scalar",
+                ".taintlint.yaml:12:13: admission-plugins.disable: admission plugin \"Nope\" is \
+                 unknown to kube-apiserver (known: AlwaysAdmit, AlwaysDeny, AlwaysPullImages, \
+                 CertificateApproval, CertificateSigning, CertificateSubjectRestriction, \
+                 ClusterTrustBundleAttest, DefaultIngressClass, DefaultStorageClass, \
+                 DefaultTolerationSeconds, DenyServiceExternalIPs, EventRateLimit, \
+                 ExtendedResourceToleration, ImagePolicyWebhook, \
+                 LimitPodHardAntiAffinityTopology, LimitRanger, MutatingAdmissionPolicy, \
+                 MutatingAdmissionWebhook, NamespaceAutoProvision, NamespaceExists, \
+                 NamespaceLifecycle, NodeRestriction, OwnerReferencesPermissionEnforcement, \
+                 PersistentVolumeClaimResize, PodNodeSelector, PodSecurity, \
+                 PodTolerationRestriction, PodTopologyLabels, Priority, ResourceQuota, \
+                 RuntimeClass, ServiceAccount, StorageObjectInUseProtection, \
+                 TaintNodesByCondition, ValidatingAdmissionPolicy, ValidatingAdmissionWebhook)",
+                ".taintlint.yaml:13:3: unknown key \"both\" in admission-plugins (known keys: \
+                 enable, disable)",
+                ".taintlint.yaml:14:11: include: invalid glob \"[\": unclosed character class; \
+                 missing ']'",
+                ".taintlint.yaml:16:12: per-path-ignores.a/**: unknown rule \"nul-value\"; did \
+                 you mean \"null-value\"?",
+                ".taintlint.yaml:17:12: inventory: expected a list of strings, found a mapping",
+            ]
+        );
+    }
+
+    #[test]
+    fn structural_errors() {
+        assert_eq!(
+            errors("rules: [a\n"),
+            [".taintlint.yaml:1:8: not valid YAML: unclosed bracket '['"]
+        );
+        assert_eq!(
+            errors("rules: {}\n---\nrules: {}\n"),
+            [".taintlint.yaml:2:1: a configuration file holds one YAML document"]
+        );
+        assert_eq!(
+            errors("- rules\n"),
+            [".taintlint.yaml:1:1: the configuration: expected a mapping, found a list"]
+        );
+        assert_eq!(
+            errors("rules: {}\nrules: {}\n"),
+            [".taintlint.yaml:2:1: the configuration: duplicate key \"rules\""]
+        );
+    }
+
+    #[test]
+    fn paths_outside_match_by_name() {
+        let c = ok("exclude: ['*.gen.yaml']\n");
+        assert!(c.is_excluded(Path::new("/elsewhere/x.gen.yaml")));
+        assert!(!c.is_excluded(Path::new("/elsewhere/x.yaml")));
+        assert_eq!(
+            c.relative(Path::new("/p/./a/../b/c.yaml")).as_deref(),
+            Some("b/c.yaml")
+        );
+    }
+}

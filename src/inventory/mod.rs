@@ -1,0 +1,476 @@
+//! A cluster's nodes, read from text and grouped into pools.
+//!
+//! Three formats are accepted, told apart by their content: the output of
+//! `kubectl get nodes -o yaml` or `-o json` (a `List` or `NodeList` of Node items), Node documents
+//! (a multi-document YAML stream), and a compact pool file written by hand (see [`compact`]).
+//! Several files make one cluster.
+//!
+//! Nodes that look the same to the scheduler (the same labels, taints and `spec.unschedulable`)
+//! are grouped into one [`Pool`], so simulating a workload costs one check per pool, not per
+//! node. Labels that name a node (`kubernetes.io/hostname`, or any label whose value is the
+//! node's name) and topology labels (`topology.kubernetes.io/zone`, ...: a pool usually spans
+//! zones) are kept per node, and only a workload that selects on them is checked node by node. Every taint keeps its byte range in its file, so findings can point into the inventory.
+//!
+//! The inventory's taints are linted with the same rules as any manifest; those findings are in
+//! [`InventoryFile::diagnostics`].
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::ops::Range;
+
+use crate::config::Options;
+use crate::diagnostic::Diagnostic;
+use crate::k8s::model::Taint;
+use crate::position::LineIndex;
+
+pub mod compact;
+mod nodes;
+
+pub(crate) use nodes::scalar_text;
+
+/// The label every kubelet sets to its node's hostname.
+pub const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
+
+/// Labels that name a node pool on the common platforms, used to name pools.
+const POOL_LABELS: &[&str] = &[
+    "cloud.google.com/gke-nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "karpenter.sh/nodepool",
+    "kubernetes.azure.com/agentpool",
+    "agentpool",
+    "node.kubernetes.io/pool",
+];
+
+/// A place in an inventory file: the file's index in [`Inventory::files`] and a byte range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loc {
+    pub file: usize,
+    pub range: Range<usize>,
+}
+
+/// One inventory file.
+#[derive(Debug)]
+pub struct InventoryFile {
+    /// The name it was loaded under (as given on the command line).
+    pub name: String,
+    /// How many nodes it holds.
+    pub nodes: usize,
+    /// What the taint rules found in it (byte ranges into this file).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A taint of a pool, and where it is written.
+#[derive(Debug, Clone)]
+pub struct PoolTaint {
+    pub taint: Taint,
+    pub at: Loc,
+}
+
+/// One node of a pool: its name and the labels that name it.
+#[derive(Debug, Clone)]
+pub struct Member {
+    pub name: String,
+    /// Labels whose value is particular to this node (sorted by key).
+    pub labels: Vec<(String, String)>,
+    pub at: Loc,
+}
+
+/// Nodes the scheduler cannot tell apart (except by the labels that name them).
+#[derive(Debug, Clone)]
+pub struct Pool {
+    /// A short name for people: the pool file's name, a node-pool label's value, or the node
+    /// names' common prefix.
+    pub name: String,
+    /// Labels every node of the pool has (sorted by key).
+    pub labels: Vec<(String, String)>,
+    pub taints: Vec<PoolTaint>,
+    /// Where `spec.unschedulable: true` is written, when the nodes are cordoned.
+    pub unschedulable: Option<Loc>,
+    pub nodes: Vec<Member>,
+    /// Where the pool (or its first node) is defined.
+    pub at: Loc,
+}
+
+impl Pool {
+    /// The value of a label, for the whole pool (`member: None`) or for one of its nodes.
+    pub fn label(&self, member: Option<usize>, key: &str) -> Option<&str> {
+        if let Some(m) = member {
+            if let Some(v) = find_label(&self.nodes[m].labels, key) {
+                return Some(v);
+            }
+        }
+        find_label(&self.labels, key)
+    }
+
+    /// "1 node" / "4 nodes".
+    pub fn size(&self) -> String {
+        nodes_noun(self.nodes.len())
+    }
+}
+
+fn find_label<'l>(labels: &'l [(String, String)], key: &str) -> Option<&'l str> {
+    labels
+        .binary_search_by(|(k, _)| k.as_str().cmp(key))
+        .ok()
+        .map(|i| labels[i].1.as_str())
+}
+
+/// "1 node" / "N nodes".
+pub fn nodes_noun(n: usize) -> String {
+    if n == 1 {
+        "1 node".to_string()
+    } else {
+        format!("{n} nodes")
+    }
+}
+
+/// The nodes of one or more inventory files, grouped into pools.
+#[derive(Debug)]
+pub struct Inventory {
+    pub files: Vec<InventoryFile>,
+    pub pools: Vec<Pool>,
+    /// Label keys that name nodes, sorted.
+    identity_keys: Vec<String>,
+}
+
+/// Why an inventory could not be read: which file, where, and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InventoryError {
+    pub file: String,
+    /// 1-based line and column (in characters) of the place, when there is one.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl fmt::Display for InventoryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.position {
+            Some((line, column)) => write!(f, "{}:{line}:{column}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for InventoryError {}
+
+/// A node as read from a file, before grouping.
+#[derive(Debug)]
+pub(crate) struct RawNode {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub taints: Vec<PoolTaint>,
+    pub unschedulable: Option<Loc>,
+    pub at: Loc,
+    /// The pool a pool file puts it in (nodes of named pools are never merged with others).
+    pub pool: Option<((usize, usize), String)>,
+}
+
+/// An error at a byte offset of a file, turned into a line and column by the caller.
+pub(crate) struct ParseError {
+    pub offset: Option<usize>,
+    pub message: String,
+}
+
+impl ParseError {
+    pub fn at(offset: usize, message: impl Into<String>) -> Self {
+        ParseError {
+            offset: Some(offset),
+            message: message.into(),
+        }
+    }
+}
+
+impl Inventory {
+    /// Reads inventory files, given as (name, text) pairs, into one cluster. Every file must hold
+    /// at least one node; each error names its file and place.
+    pub fn load(
+        sources: &[(&str, &str)],
+        options: &Options,
+    ) -> Result<Inventory, Vec<InventoryError>> {
+        let mut errors = Vec::new();
+        let mut raw = Vec::new();
+        let mut files = Vec::new();
+        for (index, &(name, text)) in sources.iter().enumerate() {
+            let error = |e: ParseError| InventoryError {
+                file: name.to_string(),
+                position: e.offset.map(|o| {
+                    let lc = LineIndex::new(text).line_col(
+                        text,
+                        o.min(text.len()),
+                        crate::position::Encoding::Utf32,
+                    );
+                    (lc.line as usize + 1, lc.col as usize + 1)
+                }),
+                message: e.message,
+            };
+            match nodes::parse_file(index, text, options) {
+                Ok((nodes, diagnostics)) => {
+                    if nodes.is_empty() {
+                        errors.push(error(ParseError {
+                            offset: None,
+                            message: "holds no nodes; an inventory is the output of `kubectl get \
+                                      nodes -o yaml` (or -o json), Node documents, or a pool file \
+                                      (`pools:`)"
+                                .to_string(),
+                        }));
+                    }
+                    files.push(InventoryFile {
+                        name: name.to_string(),
+                        nodes: nodes.len(),
+                        diagnostics,
+                    });
+                    raw.extend(nodes);
+                }
+                Err(e) => errors.push(error(e)),
+            }
+        }
+        if sources.is_empty() {
+            errors.push(InventoryError {
+                file: "inventory".to_string(),
+                position: None,
+                message: "no inventory file given".to_string(),
+            });
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(group(files, raw))
+    }
+
+    /// How many nodes the cluster has.
+    pub fn node_count(&self) -> usize {
+        self.pools.iter().map(|p| p.nodes.len()).sum()
+    }
+
+    /// The name of the file a location is in.
+    pub fn file_name(&self, at: &Loc) -> &str {
+        &self.files[at.file].name
+    }
+
+    /// Whether a label key is kept per node (it names nodes, or is a topology label), so
+    /// selecting on it needs a node-by-node check.
+    pub fn is_identity_key(&self, key: &str) -> bool {
+        self.identity_keys
+            .binary_search_by(|k| k.as_str().cmp(key))
+            .is_ok()
+    }
+
+    /// Every distinct taint of the cluster with the pools that carry it.
+    pub fn taints(&self) -> Vec<(&PoolTaint, Vec<usize>)> {
+        let mut out: Vec<(&PoolTaint, Vec<usize>)> = Vec::new();
+        for (p, pool) in self.pools.iter().enumerate() {
+            for t in &pool.taints {
+                match out.iter_mut().find(|(seen, _)| seen.taint == t.taint) {
+                    Some((_, pools)) => pools.push(p),
+                    None => out.push((t, vec![p])),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Groups nodes into pools.
+fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
+    let mut identity: BTreeSet<String> = BTreeSet::new();
+    identity.insert(HOSTNAME_LABEL.to_string());
+    for node in &raw {
+        for (k, v) in &node.labels {
+            if *v == node.name || is_topology_key(k) {
+                identity.insert(k.clone());
+            }
+        }
+    }
+    type Key = (
+        Option<(usize, usize)>,
+        Vec<(String, String)>,
+        Vec<(String, String, crate::k8s::model::Effect)>,
+        bool,
+    );
+    let mut index: HashMap<Key, usize> = HashMap::new();
+    let mut pools: Vec<Pool> = Vec::new();
+    let mut named: Vec<Option<String>> = Vec::new();
+    for node in raw {
+        let (mut own, mut shared): (Vec<_>, Vec<_>) = node
+            .labels
+            .into_iter()
+            .partition(|(k, _)| identity.contains(k));
+        own.sort();
+        shared.sort();
+        let mut taint_key: Vec<_> = node
+            .taints
+            .iter()
+            .map(|t| (t.taint.key.clone(), t.taint.value.clone(), t.taint.effect))
+            .collect();
+        taint_key.sort();
+        taint_key.dedup();
+        let key: Key = (
+            node.pool.as_ref().map(|(i, _)| *i),
+            shared.clone(),
+            taint_key,
+            node.unschedulable.is_some(),
+        );
+        let member = Member {
+            name: node.name,
+            labels: own,
+            at: node.at.clone(),
+        };
+        match index.get(&key) {
+            Some(&i) => pools[i].nodes.push(member),
+            None => {
+                index.insert(key, pools.len());
+                named.push(node.pool.map(|(_, name)| name));
+                pools.push(Pool {
+                    name: String::new(),
+                    labels: shared,
+                    taints: node.taints,
+                    unschedulable: node.unschedulable,
+                    nodes: vec![member],
+                    at: node.at,
+                });
+            }
+        }
+    }
+    // Names: the pool file's, a node-pool label, the node role, or the node names' common prefix.
+    let mut taken: HashMap<String, usize> = HashMap::new();
+    for (pool, given) in pools.iter_mut().zip(named) {
+        let mut base = given.unwrap_or_else(|| derived_name(pool));
+        if taken.contains_key(&base) && pool.unschedulable.is_some() {
+            base.push_str("-cordoned");
+        }
+        let n = taken.entry(base.clone()).or_insert(0);
+        *n += 1;
+        pool.name = if *n == 1 { base } else { format!("{base}#{n}") };
+    }
+    Inventory {
+        files,
+        pools,
+        identity_keys: identity.into_iter().collect(),
+    }
+}
+
+/// Topology labels: a zone or region, which nodes of one pool usually do not share.
+fn is_topology_key(key: &str) -> bool {
+    key.starts_with("topology.") || key.starts_with("failure-domain.beta.kubernetes.io/")
+}
+
+fn derived_name(pool: &Pool) -> String {
+    for label in POOL_LABELS {
+        if let Some(v) = pool.label(None, label).filter(|v| !v.is_empty()) {
+            return v.to_string();
+        }
+    }
+    if pool.nodes.len() == 1 {
+        return pool.nodes[0].name.clone();
+    }
+    let first = &pool.nodes[0].name;
+    let mut prefix = first.len();
+    for m in &pool.nodes[1..] {
+        prefix = first
+            .bytes()
+            .zip(m.name.bytes())
+            .take(prefix)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    while prefix > 0 && !first.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let stem = first[..prefix].trim_end_matches(|c: char| c.is_ascii_digit());
+    if stem.len() >= 2 {
+        format!("{stem}*")
+    } else if let Some(role) = pool
+        .labels
+        .iter()
+        .find_map(|(k, _)| k.strip_prefix("node-role.kubernetes.io/"))
+        .filter(|r| !r.is_empty())
+    {
+        role.to_string()
+    } else {
+        format!("{first}+{}", pool.nodes.len() - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Inventory {
+        Inventory::load(&[("nodes.yaml", text)], &Options::default()).unwrap()
+    }
+
+    fn node(name: &str, labels: &str, taints: &str) -> String {
+        format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\nspec:\n  taints: [{taints}]\n"
+        )
+    }
+
+    #[test]
+    fn identical_nodes_share_a_pool() {
+        let mut text = String::new();
+        for i in 1..=3 {
+            text.push_str(&node(
+                &format!("gpu-{i}"),
+                &format!("kubernetes.io/hostname: gpu-{i}, pool: gpu"),
+                "{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
+            ));
+            text.push_str("---\n");
+        }
+        text.push_str(&node("web-1", "pool: web", ""));
+        let inv = load(&text);
+        assert_eq!(inv.node_count(), 4);
+        assert_eq!(inv.pools.len(), 2);
+        let gpu = &inv.pools[0];
+        assert_eq!(gpu.name, "gpu-*");
+        assert_eq!(gpu.nodes.len(), 3);
+        assert_eq!(gpu.label(None, "pool"), Some("gpu"));
+        assert_eq!(gpu.label(None, HOSTNAME_LABEL), None);
+        assert_eq!(gpu.label(Some(1), HOSTNAME_LABEL), Some("gpu-2"));
+        assert_eq!(gpu.taints.len(), 1);
+        let t = &gpu.taints[0];
+        assert_eq!(
+            &text[t.at.range.clone()],
+            "{key: nvidia.com/gpu, value: present, effect: NoSchedule}"
+        );
+        assert_eq!(inv.pools[1].name, "web-1");
+        assert!(inv.is_identity_key(HOSTNAME_LABEL));
+    }
+
+    #[test]
+    fn taint_order_does_not_split_pools() {
+        let a = "{key: a, effect: NoSchedule}";
+        let b = "{key: b, effect: NoExecute}";
+        let text = format!(
+            "{}---\n{}",
+            node("n1", "", &format!("{a}, {b}")),
+            node("n2", "", &format!("{b}, {a}"))
+        );
+        assert_eq!(load(&text).pools.len(), 1);
+    }
+
+    #[test]
+    fn errors_name_file_and_place() {
+        let e = Inventory::load(
+            &[("bad.yaml", "kind: Node\nmetadata: [\n")],
+            &Options::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].file, "bad.yaml");
+        assert!(e[0].position.is_some(), "{e:?}");
+        let e = Inventory::load(&[("empty.yaml", "# nothing\n")], &Options::default()).unwrap_err();
+        assert!(
+            e[0].to_string().starts_with("empty.yaml: holds no nodes"),
+            "{}",
+            e[0]
+        );
+        let e = Inventory::load(
+            &[("pod.yaml", "kind: Pod\nmetadata: {name: x}\n")],
+            &Options::default(),
+        )
+        .unwrap_err();
+        assert_eq!(e[0].position, Some((1, 1)));
+        assert!(e[0].message.contains("not a node inventory"), "{}", e[0]);
+        assert!(Inventory::load(&[], &Options::default()).is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! Reading one inventory file: Node documents, `kubectl get nodes` lists, or a pool file.
+
+use super::{compact, Loc, ParseError, PoolTaint, RawNode};
+use crate::config::Options;
+use crate::diagnostic::Diagnostic;
+use crate::k8s::decode::{decode, Decoded};
+use crate::k8s::objects::{extract, items, List};
+use crate::rules::check_lists;
+use crate::syntax::{self, Document, NodeId, NodeKind};
+
+/// The nodes of one file and what the taint rules found in it.
+pub(crate) fn parse_file(
+    file: usize,
+    text: &str,
+    options: &Options,
+) -> Result<(Vec<RawNode>, Vec<Diagnostic>), ParseError> {
+    let mut stream = syntax::parse(text);
+    if let Some(e) = &stream.error {
+        return Err(ParseError::at(
+            e.offset,
+            format!("not valid YAML: {}", e.message),
+        ));
+    }
+    let mut nodes = Vec::new();
+    let mut diagnostics = Vec::new();
+    for doc in stream.documents.iter_mut() {
+        if let Some(e) = &doc.error {
+            return Err(ParseError::at(
+                e.offset,
+                format!("not valid YAML: {}", e.message),
+            ));
+        }
+        if let Some(at) = unknown_alias(doc) {
+            return Err(ParseError::at(
+                at,
+                "not valid YAML: an alias to an undefined anchor",
+            ));
+        }
+        let Some(root) = doc.root else { continue };
+        if doc.mapping(root).is_none() {
+            if matches!(&doc.node(root).kind, NodeKind::Scalar { value, .. } if value.is_empty()) {
+                continue;
+            }
+            return Err(not_inventory(doc, root));
+        }
+        if doc.get(root, "pools").is_some() && doc.get(root, "kind").is_none() {
+            let lists = compact::parse(file, text, doc, root, &mut nodes)?;
+            check_lists(text, doc, options, &[], &[], &lists, &mut diagnostics);
+            continue;
+        }
+        let kind = doc.get_str(root, "kind").unwrap_or("");
+        let items_seq = doc
+            .get(root, "items")
+            .and_then(|(_, v)| doc.sequence(v).map(<[NodeId]>::to_vec));
+        match (kind, items_seq) {
+            ("Node", _) => nodes.push(node(file, doc, root)?),
+            (k, Some(seq)) if k.ends_with("List") => {
+                for (i, item) in seq.into_iter().enumerate() {
+                    let item_kind = doc.get_str(item, "kind");
+                    match item_kind {
+                        Some("Node") => nodes.push(node(file, doc, item)?),
+                        None if k == "NodeList" && doc.mapping(item).is_some() => {
+                            nodes.push(node(file, doc, item)?)
+                        }
+                        other => {
+                            return Err(ParseError::at(
+                                doc.node(item).span.start,
+                                format!(
+                                    "items[{i}] is {}, not a Node: list nodes with `kubectl get \
+                                     nodes -o yaml`",
+                                    other.map_or("not an object".to_string(), |k| format!("a {k}"))
+                                ),
+                            ))
+                        }
+                    }
+                }
+            }
+            _ => return Err(not_inventory(doc, root)),
+        }
+        let ex = extract(doc);
+        check_lists(
+            text,
+            doc,
+            options,
+            &ex.objects,
+            &ex.tolerations,
+            &ex.taints,
+            &mut diagnostics,
+        );
+    }
+    diagnostics.sort_by(|a, b| {
+        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
+    });
+    diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
+    Ok((nodes, diagnostics))
+}
+
+fn unknown_alias(doc: &Document<'_>) -> Option<usize> {
+    (0..doc.nodes_len() as NodeId).find_map(|id| {
+        matches!(doc.node(id).kind, NodeKind::UnknownAlias { .. }).then(|| doc.node(id).span.start)
+    })
+}
+
+fn not_inventory(doc: &Document<'_>, root: NodeId) -> ParseError {
+    let what = doc
+        .get_str(root, "kind")
+        .map_or("this document".to_string(), |k| format!("a {k}"));
+    ParseError::at(
+        doc.node(root).span.start,
+        format!(
+            "{what} is not a node inventory: expected the output of `kubectl get nodes -o yaml` \
+             (or -o json), Node documents, or a pool file (`pools:`)"
+        ),
+    )
+}
+
+/// A label or field value as text: a string, or a scalar written in place of one.
+pub(crate) fn scalar_text(doc: &Document<'_>, id: NodeId) -> Option<String> {
+    match decode(doc, id) {
+        Decoded::Str(s) => Some(s.to_string()),
+        Decoded::Null => Some(String::new()),
+        Decoded::Mapping | Decoded::Sequence => None,
+        _ => doc.scalar(id).map(|(s, _)| s.to_string()),
+    }
+}
+
+/// The labels of a mapping node (`metadata.labels`, or a pool's `labels`).
+pub(crate) fn labels(
+    doc: &Document<'_>,
+    mapping: NodeId,
+    what: &str,
+) -> Result<Vec<(String, String)>, ParseError> {
+    let Some(entries) = doc.mapping(mapping) else {
+        if matches!(decode(doc, mapping), Decoded::Null) {
+            return Ok(Vec::new());
+        }
+        return Err(ParseError::at(
+            doc.node(mapping).span.start,
+            format!("{what} must be a mapping of label keys to values"),
+        ));
+    };
+    let mut out = Vec::new();
+    for &(k, v) in entries {
+        let (Some(key), Some(value)) = (scalar_text(doc, k), scalar_text(doc, v)) else {
+            return Err(ParseError::at(
+                doc.node(k).span.start,
+                format!("{what}: a label's key and value must be strings"),
+            ));
+        };
+        out.push((key, value));
+    }
+    Ok(out)
+}
+
+/// The valid taints of a taint list (invalid ones are left to the rules to report).
+pub(crate) fn taints(file: usize, doc: &Document<'_>, list: &List) -> Vec<PoolTaint> {
+    items(doc, list)
+        .iter()
+        .filter_map(|item| {
+            Some(PoolTaint {
+                taint: item.taint()?,
+                at: Loc {
+                    file,
+                    range: doc.node(item.node).span.clone(),
+                },
+            })
+        })
+        .collect()
+}
+
+fn node(file: usize, doc: &Document<'_>, node: NodeId) -> Result<RawNode, ParseError> {
+    let at = Loc {
+        file,
+        range: doc.node(node).span.clone(),
+    };
+    let metadata = doc.get(node, "metadata").map(|(_, v)| v);
+    let Some(name) = metadata
+        .and_then(|m| doc.get_str(m, "name"))
+        .filter(|n| !n.is_empty())
+    else {
+        return Err(ParseError::at(
+            at.range.start,
+            "a Node without metadata.name",
+        ));
+    };
+    let labels = match metadata.and_then(|m| doc.get(m, "labels")) {
+        Some((_, v)) => labels(doc, v, "metadata.labels")?,
+        None => Vec::new(),
+    };
+    let spec = doc.get(node, "spec").map(|(_, v)| v);
+    let taints = match spec.and_then(|s| doc.get(s, "taints")) {
+        Some((key, value)) => taints(
+            file,
+            doc,
+            &List {
+                node: value,
+                key,
+                path: String::new(),
+                object: None,
+            },
+        ),
+        None => Vec::new(),
+    };
+    let unschedulable = spec
+        .and_then(|s| doc.get(s, "unschedulable"))
+        .filter(|&(_, v)| matches!(decode(doc, v), Decoded::Bool(true)))
+        .map(|(k, v)| Loc {
+            file,
+            range: doc.node(k).span.start..doc.node(v).span.end,
+        });
+    Ok(RawNode {
+        name: name.to_string(),
+        labels,
+        taints,
+        unschedulable,
+        at,
+        pool: None,
+    })
+}

@@ -1,0 +1,331 @@
+//! Re-analyses only the YAML documents of a file that changed.
+//!
+//! A manifest is often a stream of hundreds of documents, and an edit touches one. Each
+//! document is analysed on its own (the rules never look across documents), so the file is
+//! cut into chunks at its `---` document markers (a `---` at the start of a line always starts
+//! a document, even inside a block or quoted scalar, per the YAML grammar), each chunk is
+//! analysed by itself, and results are kept per chunk text: after an edit only the chunks
+//! whose text changed are analysed again. Their ranges, related places in the same file,
+//! fix edits and document indexes are moved to where the chunk sits in the file, so the
+//! result equals analysing the whole text (tests check this on every fixture and on generated
+//! streams). A syntax error can run past a `---` (an unclosed quote reaches into the next
+//! document, and the parser recovers there), so from the first chunk with a syntax error on,
+//! the rest of the text is analysed whole.
+//!
+//! Texts this cannot cut safely are analysed whole: YAML directives (`%YAML`, `%TAG`),
+//! document end markers (`...`), Go template braces (the Helm check looks at the whole file),
+//! and CRLF line ends in some chunks but not others (a fix that adds a line ends it as the
+//! text does).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::diagnostic::Diagnostic;
+use crate::syntax;
+
+/// One chunk's findings, relative to the chunk.
+#[derive(Debug)]
+struct ChunkResult {
+    diagnostics: Vec<Diagnostic>,
+    /// How many YAML documents the parser counts in the chunk.
+    documents: usize,
+}
+
+/// The per-chunk results of the last analysis of one file.
+#[derive(Debug, Default)]
+pub struct ChunkCache {
+    /// What the results were computed with (the workspace generation).
+    generation: u64,
+    chunks: HashMap<Arc<str>, Arc<ChunkResult>>,
+    /// The text from the first chunk with a syntax error to the end, and its findings.
+    rest: Option<(Arc<str>, Arc<Vec<Diagnostic>>)>,
+}
+
+impl ChunkCache {
+    /// Analyses `text` with `analyse` (which must look at one YAML stream at a time and return
+    /// byte ranges into it), reusing what is cached for unchanged chunks.
+    pub fn analyse<F>(&mut self, text: &str, generation: u64, analyse: F) -> Vec<Diagnostic>
+    where
+        F: Fn(&str) -> Vec<Diagnostic> + Sync,
+    {
+        if generation != self.generation {
+            self.chunks.clear();
+            self.rest = None;
+            self.generation = generation;
+        }
+        let Some(ranges) = chunks(text) else {
+            self.chunks.clear();
+            self.rest = None;
+            return analyse(text);
+        };
+        let pieces: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
+        let missing: Vec<&str> = {
+            let mut seen = std::collections::HashSet::new();
+            pieces
+                .iter()
+                .copied()
+                .filter(|p| !self.chunks.contains_key(*p) && seen.insert(*p))
+                .collect()
+        };
+        let computed: Vec<(Arc<str>, Arc<ChunkResult>)> = missing
+            .par_iter()
+            .map(|piece| {
+                let result = ChunkResult {
+                    diagnostics: analyse(piece),
+                    documents: syntax::parse(piece).documents.len(),
+                };
+                (Arc::from(*piece), Arc::new(result))
+            })
+            .collect();
+        let mut old = std::mem::take(&mut self.chunks);
+        for (piece, result) in computed {
+            old.insert(piece, result);
+        }
+        // Keep only what the current text has.
+        for piece in &pieces {
+            if let Some((k, v)) = old.remove_entry(*piece) {
+                self.chunks.insert(k, v);
+            }
+        }
+
+        // A syntax error can reach past the chunk's `---` (an unclosed quote or bracket runs
+        // into the next document, and the parser recovers there), so from the first chunk with
+        // one on, the rest of the text is analysed as a whole.
+        let broken = pieces.iter().position(|p| {
+            self.chunks[*p]
+                .diagnostics
+                .iter()
+                .any(|d| d.rule == crate::rules::YAML_SYNTAX.name)
+        });
+        let mut out = Vec::new();
+        let mut documents = 0;
+        for (range, piece) in ranges
+            .iter()
+            .zip(&pieces)
+            .take(broken.unwrap_or(pieces.len()))
+        {
+            let result = &self.chunks[*piece];
+            for d in &result.diagnostics {
+                out.push(shifted(d, range.start, documents));
+            }
+            documents += result.documents;
+        }
+        match broken {
+            Some(k) => {
+                let start = ranges[k].start;
+                let rest = &text[start..];
+                let diagnostics = match &self.rest {
+                    Some((cached, diagnostics)) if **cached == *rest => diagnostics.clone(),
+                    _ => {
+                        let diagnostics = Arc::new(analyse(rest));
+                        self.rest = Some((Arc::from(rest), diagnostics.clone()));
+                        diagnostics
+                    }
+                };
+                out.extend(diagnostics.iter().map(|d| shifted(d, start, documents)));
+            }
+            None => self.rest = None,
+        }
+        out
+    }
+}
+
+fn shift(r: &Range<usize>, by: usize) -> Range<usize> {
+    r.start + by..r.end + by
+}
+
+fn shifted(d: &Diagnostic, by: usize, documents: usize) -> Diagnostic {
+    let mut d = d.clone();
+    d.range = shift(&d.range, by);
+    d.document = d.document.map(|i| i + documents);
+    for r in &mut d.related {
+        if r.file.is_none() {
+            r.range = shift(&r.range, by);
+        }
+    }
+    for f in &mut d.fixes {
+        for e in &mut f.edits {
+            e.range = shift(&e.range, by);
+        }
+    }
+    d
+}
+
+/// The chunks of a text: byte ranges, each (but the first) starting at a `---` line. `None`
+/// when the text has what chunks cannot keep the meaning of.
+pub fn chunks(text: &str) -> Option<Vec<Range<usize>>> {
+    if text.contains("{{") {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut starts = vec![0];
+    let mut line = 0;
+    while line < bytes.len() {
+        let rest = &bytes[line..];
+        if rest.first() == Some(&b'%') || marker(rest, b"...") {
+            return None;
+        }
+        if line > 0 && marker(rest, b"---") {
+            starts.push(line);
+        }
+        // The next line: after `\n`, `\r\n` or a lone `\r`.
+        match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(i) => {
+                let at = line + i;
+                line = if bytes[at] == b'\r' && bytes.get(at + 1) == Some(&b'\n') {
+                    at + 2
+                } else {
+                    at + 1
+                };
+            }
+            None => break,
+        }
+    }
+    let mut ranges: Vec<Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
+    ranges.push(*starts.last().expect("at least one start")..text.len());
+    // Fixes that add a line end it the way the text does (CRLF if it has any): a chunk must
+    // see the same.
+    if text.contains("\r\n") && ranges.iter().any(|r| !text[r.clone()].contains("\r\n")) {
+        return None;
+    }
+    Some(ranges)
+}
+
+/// Whether a line starts with a document marker: `---` or `...` then a space, a tab, a line
+/// break or the end.
+fn marker(line: &[u8], marker: &[u8]) -> bool {
+    line.starts_with(marker)
+        && matches!(
+            line.get(marker.len()),
+            None | Some(b' ' | b'\t' | b'\n' | b'\r')
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Options;
+
+    fn full(text: &str) -> Vec<Diagnostic> {
+        crate::analyse(text, &Options::default())
+    }
+
+    fn chunked(cache: &mut ChunkCache, text: &str) -> Vec<Diagnostic> {
+        cache.analyse(text, 1, |t| crate::analyse(t, &Options::default()))
+    }
+
+    fn assert_same(text: &str) {
+        let mut cache = ChunkCache::default();
+        assert_eq!(chunked(&mut cache, text), full(text), "text:\n{text}");
+    }
+
+    #[test]
+    fn cuts_at_document_markers_only() {
+        let text = "a: 1\n---\nb: |\n  ---\n--- # c\nd\n---";
+        let r = chunks(text).unwrap();
+        let pieces: Vec<&str> = r.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(
+            pieces,
+            ["a: 1\n", "---\nb: |\n  ---\n", "--- # c\nd\n", "---"]
+        );
+        assert_eq!(chunks("a\r\n---\r\nb\r\n").map(|c| c.len()), Some(2));
+        assert!(chunks("a\r\n---\nb\n").is_none());
+        assert!(chunks("%YAML 1.2\n---\na").is_none());
+        assert!(chunks("a\n...\n").is_none());
+        assert!(chunks("a: {{ .Values.x }}").is_none());
+        assert_eq!(chunks("----\n---x\n").map(|c| c.len()), Some(1));
+    }
+
+    /// Every YAML file of the project, whole and joined into one stream, in several spellings.
+    #[test]
+    fn equals_the_whole_analysis_on_every_fixture() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut texts = Vec::new();
+        for dir in ["examples", "tests/fixtures"] {
+            for entry in ignore::Walk::new(format!("{root}/{dir}")).flatten() {
+                let p = entry.path();
+                if matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")) {
+                    texts.push(std::fs::read_to_string(p).unwrap());
+                }
+            }
+        }
+        assert!(texts.len() >= 5);
+        let joined = texts.join("\n---\n");
+        texts.push(joined.clone());
+        texts.push(joined.replace('\n', "\r\n"));
+        texts.push(format!("\u{feff}# lead\n---\n{joined}\n---\n---\n"));
+        texts.push(format!("---\n{joined}"));
+        for t in &texts {
+            assert_same(t);
+        }
+    }
+
+    #[test]
+    fn equals_the_whole_analysis_with_broken_documents() {
+        let docs = [
+            "tolerations:\n- key: a\n  effect: noschedule\n",
+            "tolerations: [ {key: a, effect: NoSchedule}\n",
+            "kind: Pod\nspec:\n  tolerations:\n  - *missing\n",
+            "x: \"unterminated\n",
+            "kind: Node\nspec:\n  taints:\n  - key: a\n  - key: a\n    effect: NoSchedule\n",
+            "a: &x {operator: Exists}\ntolerations:\n- <<: *x\n  key: k\n  value: v\n",
+            "",
+            "# only a comment\n",
+            "\tbad: tab\n",
+            "tolerations:\n- key: \"日本🚀\"\n  operator: exists\n",
+        ];
+        for a in &docs {
+            for b in &docs {
+                for c in &docs {
+                    assert_same(&format!("{a}---\n{b}--- \n{c}"));
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Streams made of YAML fragments, documents markers among them.
+        #[test]
+        fn equals_the_whole_analysis_on_generated_streams(
+            parts in proptest::collection::vec(0usize..31, 0..60)
+        ) {
+            const FRAGMENTS: &[&str] = &[
+                "---\n", "--- ", "tolerations:\n", "- key: a\n", "  operator: Exists\n",
+                "  effect: noschedule\n", "  value: \"x\"\n", "kind: Node\n", "spec:\n",
+                "  taints:\n", "  - {key: b, effect: NoSchedule}\n", "x: [\n", "'\n", "\t\n",
+                "# 日本🚀\r\n", "a: |\n  ---\n", "- *x\n", "a: &x {k: v}\n", "- <<: *x\n",
+                "kind: Deployment\n", "  template:\n", "    spec:\n", "      tolerations:\n",
+                "      - key: node.kubernetes.io/net-ready\n", "  tolerationSeconds: 0\n",
+                "\"\n", "}\n", "kind: List\nitems:\n", "- kind: Pod\n", "---", "\n",
+            ];
+            let text: String = parts.iter().map(|&i| FRAGMENTS[i]).collect();
+            let mut cache = ChunkCache::default();
+            proptest::prop_assert_eq!(chunked(&mut cache, &text), full(&text));
+        }
+    }
+
+    #[test]
+    fn only_changed_chunks_are_analysed_again() {
+        let doc = "tolerations:\n- key: a\n  effect: noschedule\n";
+        let text = vec![doc; 50].join("---\n");
+        let mut cache = ChunkCache::default();
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        let count = |t: &str| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            crate::analyse(t, &Options::default())
+        };
+        cache.analyse(&text, 1, count);
+        // The same 20 chunk texts repeat: each is analysed once.
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+        let edited = text.replacen("key: a", "key: b", 1);
+        let out = cache.analyse(&edited, 1, count);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
+        assert_eq!(out, full(&edited));
+        // New settings: everything again.
+        cache.analyse(&edited, 2, count);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);
+    }
+}

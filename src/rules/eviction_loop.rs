@@ -1,0 +1,102 @@
+//! `eviction-loop`: a finite tolerationSeconds, and every node the pod fits has the NoExecute
+//! taint it bounds.
+
+use super::{Rule, RuleMeta, WorkloadCx};
+use crate::diagnostic::Severity;
+use crate::schedule::admission::Source;
+
+pub struct EvictionLoop;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "eviction-loop",
+    severity: Severity::Warning,
+    needs_inventory: true,
+    fixable: false,
+    summary: "Fits only nodes whose NoExecute taint it tolerates for a limited time",
+    explanation: r#"## What it catches
+A toleration with `tolerationSeconds` whose NoExecute taint is on every node the pod fits. The
+scheduler places the pod (the taint is tolerated), and the taint manager evicts it once the
+seconds run out; the controller makes a new pod, the scheduler has nowhere else to put it, and
+the cycle repeats forever (kubernetes/kubernetes#117520). The seconds counted are upstream's:
+for each NoExecute taint the first toleration that tolerates it, and the fewest seconds among
+those.
+
+## Why it matters
+The workload never runs for longer than `tolerationSeconds`, restarts from scratch each time,
+and nothing reports an error: the pods look healthy between evictions.
+
+## Example
+```yaml
+# inventory: every node fitting has spot=true:NoExecute
+tolerations:
+- key: spot
+  operator: Equal
+  value: "true"
+  effect: NoExecute
+  tolerationSeconds: 3600
+```
+
+## Fix
+Drop `tolerationSeconds` to tolerate the taint for good, or make the workload fit nodes without
+that taint.
+"#,
+};
+
+impl Rule for EvictionLoop {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
+        let inv = cx.inventory;
+        let fits = cx.simulation.fits(inv);
+        if fits.is_empty() || fits.iter().any(|(_, _, v)| v.eviction.is_none()) {
+            return;
+        }
+        let w = cx.workload;
+        // Report the toleration that bounds the time on the first fitting pool, if the manifest
+        // wrote it (a default admission toleration is not the author's choice).
+        let (p, _, v) = fits[0];
+        let e = v.eviction.as_ref().expect("checked");
+        let Some(Source::Manifest(i)) = w.sources.get(e.toleration) else {
+            return;
+        };
+        let Some(item) = w.items.get(*i) else { return };
+        let pool = &inv.pools[p];
+        let taint = &pool.taints[e.taint];
+        let mut pools: Vec<usize> = fits.iter().map(|(p, _, _)| *p).collect();
+        pools.dedup();
+        let where_ = if pools.len() == 1 {
+            cx.pool_title(p)
+        } else {
+            let n = pools.len() - 1;
+            format!(
+                "{} and {n} other pool{}",
+                cx.pool_title(p),
+                if n == 1 { "" } else { "s" }
+            )
+        };
+        let message = format!(
+            "{} fits only nodes with a NoExecute taint it tolerates for a limited time ({where_}, \
+             taint {}): tolerations[{}] lets it stay {} s, so it is scheduled, evicted after {} s, \
+             and scheduled there again, over and over",
+            cx.title(),
+            taint.taint,
+            item.index,
+            e.seconds,
+            e.seconds
+        );
+        let (range, path) = match item.field("tolerationSeconds") {
+            Some(f) => (cx.span(f.value), item.field_path("tolerationSeconds")),
+            None => (cx.item_range(item), item.path.clone()),
+        };
+        let file = cx.file(&taint.at).to_string();
+        let at = taint.at.range.clone();
+        let msg = format!(
+            "{}: NoExecute taint on every fitting node",
+            cx.pool_title(p)
+        );
+        cx.report(range, path, message)
+            .with_related_in(&file, at, msg);
+    }
+}

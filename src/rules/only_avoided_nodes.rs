@@ -1,0 +1,104 @@
+//! `only-avoided-nodes`: a pod template that fits only nodes with an untolerated
+//! PreferNoSchedule taint.
+
+use super::workload::{more_pools, toleration_for, LISTED_POOLS};
+use super::{Rule, RuleMeta, WorkloadCx};
+use crate::diagnostic::{Applicability, Fix, Severity};
+
+pub struct OnlyAvoidedNodes;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "only-avoided-nodes",
+    severity: Severity::Warning,
+    needs_inventory: true,
+    fixable: true,
+    summary: "Fits only nodes whose PreferNoSchedule taint it does not tolerate",
+    explanation: r#"## What it catches
+A pod template whose every fitting node carries a PreferNoSchedule taint it does not tolerate.
+PreferNoSchedule does not filter nodes out: the scheduler's TaintToleration score only ranks
+such nodes last. When they are the only ones left, the pod lands there anyway.
+
+## Why it matters
+A PreferNoSchedule taint says "keep off unless there is no other way". A workload that can only
+ever run there either belongs there (and should say so with a toleration), or is meant for
+nodes that the inventory does not have, or that its selector excludes.
+
+## Example
+```yaml
+# inventory: pool batch, taint example.com/batch:PreferNoSchedule
+nodeSelector:
+  example.com/pool: batch
+# no toleration of example.com/batch
+```
+
+## Fix
+Tolerate the PreferNoSchedule taint (the quick fix adds the toleration), or steer the workload
+to the nodes it is meant for.
+"#,
+};
+
+impl Rule for OnlyAvoidedNodes {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
+        let fits = cx.simulation.fits(cx.inventory);
+        if fits.is_empty() || fits.iter().any(|(_, _, v)| v.avoid.is_empty()) {
+            return;
+        }
+        let inv = cx.inventory;
+        let mut pools: Vec<usize> = fits.iter().map(|(p, _, _)| *p).collect();
+        pools.dedup();
+        let mut parts = Vec::new();
+        let mut related = Vec::new();
+        for &p in pools.iter().take(LISTED_POOLS) {
+            let pool = &inv.pools[p];
+            let v = fits.iter().find(|(q, _, _)| *q == p).expect("listed").2;
+            let taints: Vec<String> = v
+                .avoid
+                .iter()
+                .map(|&i| pool.taints[i].taint.to_string())
+                .collect();
+            parts.push(format!("{} with {}", cx.pool_title(p), taints.join(", ")));
+            for &i in &v.avoid {
+                let at = &pool.taints[i].at;
+                related.push((
+                    cx.file(at).to_string(),
+                    at.range.clone(),
+                    format!("{}: untolerated PreferNoSchedule taint", cx.pool_title(p)),
+                ));
+            }
+        }
+        if pools.len() > LISTED_POOLS {
+            parts.push(more_pools(pools.len() - LISTED_POOLS));
+        }
+        let message = format!(
+            "{} fits only nodes it should avoid: {} of {} nodes fit, all with a PreferNoSchedule \
+             taint it does not tolerate: {}",
+            cx.title(),
+            cx.simulation.fitting(inv),
+            inv.node_count(),
+            parts.join("; ")
+        );
+        let first = fits[0];
+        let pool = &inv.pools[first.0];
+        let add: Vec<_> = first
+            .2
+            .avoid
+            .iter()
+            .map(|&i| toleration_for(&pool.taints[i].taint))
+            .collect();
+        let fix = cx.add_tolerations(&add).map(|edit| Fix {
+            title: format!("Tolerate the PreferNoSchedule taints of pool {}", pool.name),
+            applicability: Applicability::NeedsReview,
+            edits: vec![edit],
+        });
+        let (range, path) = cx.anchor();
+        let d = cx.report(range, path, message);
+        for (file, range, msg) in related {
+            d.with_related_in(&file, range, msg);
+        }
+        d.with_fix(fix);
+    }
+}

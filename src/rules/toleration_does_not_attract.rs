@@ -1,0 +1,124 @@
+//! `toleration-does-not-attract`: a toleration lets the workload onto a dedicated pool, but
+//! nothing steers it there.
+
+use super::workload::CONDITION_TAINT_KEYS;
+use super::{Rule, RuleMeta, WorkloadCx};
+use crate::diagnostic::Severity;
+use crate::inventory::nodes_noun;
+use crate::k8s::model::do_not_schedule;
+use crate::schedule::admission::Source;
+
+pub struct TolerationDoesNotAttract;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "toleration-does-not-attract",
+    severity: Severity::Info,
+    needs_inventory: true,
+    fixable: false,
+    summary: "Tolerates a dedicated pool's taint, but may land anywhere",
+    explanation: r#"## What it catches
+A toleration that lets a workload onto a pool kept for others by a NoSchedule or NoExecute
+taint, while the workload also fits nodes outside that pool: nothing (no `nodeSelector`, no
+required node affinity, or one that admits other nodes too) steers it there. The message says
+how many fitting nodes lie outside the pool. DaemonSets, meant to run everywhere, are not
+reported.
+
+## Why it matters
+A taint keeps other pods off; it does not pull any pod on. A GPU job that tolerates the GPU
+taint but has no selector is as likely to land on a CPU node, where it fails or runs slowly,
+and the GPU nodes stay idle.
+
+## Example
+```yaml
+tolerations:
+- {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+# no nodeSelector / affinity: any untainted node will do too
+```
+
+## Fix
+Add a `nodeSelector` (or required node affinity) on the pool's label, next to the toleration.
+"#,
+};
+
+impl Rule for TolerationDoesNotAttract {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
+        let w = cx.workload;
+        if w.kind == Some("DaemonSet") {
+            return;
+        }
+        let inv = cx.inventory;
+        let gate = cx.gate();
+        // Each pool is reported once, for the first toleration that opens it.
+        let mut reported: Vec<usize> = Vec::new();
+        for (i, t) in w.tolerations.iter().enumerate() {
+            let Source::Manifest(item_index) = w.sources[i] else {
+                continue;
+            };
+            if t.key.is_empty() || CONDITION_TAINT_KEYS.contains(&t.key.as_str()) {
+                continue;
+            }
+            // The pools it opens: a NoSchedule/NoExecute taint it tolerates, and the pod fits.
+            let mut opened = Vec::new();
+            for (p, pool) in inv.pools.iter().enumerate() {
+                let taint = pool
+                    .taints
+                    .iter()
+                    .find(|pt| do_not_schedule(&pt.taint) && t.tolerates(&pt.taint, gate));
+                if let Some(pt) = taint {
+                    if cx.simulation.pools[p].fitting(pool) > 0 {
+                        opened.push((p, pt));
+                    }
+                }
+            }
+            if opened.is_empty() {
+                continue;
+            }
+            let outside: usize = inv
+                .pools
+                .iter()
+                .enumerate()
+                .filter(|(p, _)| !opened.iter().any(|(q, _)| q == p))
+                .map(|(p, pool)| cx.simulation.pools[p].fitting(pool))
+                .sum();
+            opened.retain(|(p, _)| !reported.contains(p));
+            if outside == 0 || opened.is_empty() {
+                continue;
+            }
+            let (p, pt) = opened[0];
+            reported.extend(opened.iter().map(|(p, _)| *p));
+            let pools = if opened.len() == 1 {
+                cx.pool_title(p)
+            } else {
+                let n = opened.len() - 1;
+                format!(
+                    "{} and {n} more pool{}",
+                    cx.pool_title(p),
+                    if n == 1 { "" } else { "s" }
+                )
+            };
+            let steer = if w.steered() {
+                "its nodeSelector or node affinity admits other nodes too"
+            } else {
+                "nothing steers it there (no nodeSelector or node affinity)"
+            };
+            let outside_nodes = nodes_noun(outside);
+            let message = format!(
+                "tolerations[{item_index}] lets {} onto {pools} (taint {}), but {steer}: it may \
+                 land on any of the {outside_nodes} outside that pool it fits",
+                cx.title(),
+                pt.taint,
+            );
+            let item = &w.items[item_index];
+            let range = cx.item_range(item);
+            let file = cx.file(&pt.at).to_string();
+            let at = pt.at.range.clone();
+            let msg = format!("the taint it tolerates, of {}", cx.pool_title(p));
+            cx.report(range, item.path.clone(), message)
+                .with_related_in(&file, at, msg);
+        }
+    }
+}

@@ -1,0 +1,471 @@
+//! Required node affinity, as component-helpers `nodeaffinity` reads and matches it.
+//!
+//! `nodeSelectorTerms` are ORed; within a term, `matchExpressions` (on labels) and
+//! `matchFields` (on `metadata.name`) are ANDed. A term with neither selects nothing and is
+//! dropped; a term that does not parse (an unknown operator, `In` without values, `Gt` with a
+//! value that is not an integer, ...) never matches, but the other terms still can (upstream's
+//! `LazyErrorNodeSelector`). No terms at all match no node.
+
+use crate::k8s::names::{is_qualified_name, is_valid_label_value};
+use crate::syntax::{Document, NodeId};
+
+/// A node as the matchers see it: its labels and its name.
+pub trait NodeView {
+    fn label(&self, key: &str) -> Option<&str>;
+    /// `None` for a pool as a whole (its nodes' names differ).
+    fn name(&self) -> Option<&str>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelOp {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+    Gt,
+    Lt,
+}
+
+impl SelOp {
+    pub fn parse(s: &str) -> Option<SelOp> {
+        Some(match s {
+            "In" => SelOp::In,
+            "NotIn" => SelOp::NotIn,
+            "Exists" => SelOp::Exists,
+            "DoesNotExist" => SelOp::DoesNotExist,
+            "Gt" => SelOp::Gt,
+            "Lt" => SelOp::Lt,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SelOp::In => "In",
+            SelOp::NotIn => "NotIn",
+            SelOp::Exists => "Exists",
+            SelOp::DoesNotExist => "DoesNotExist",
+            SelOp::Gt => "Gt",
+            SelOp::Lt => "Lt",
+        }
+    }
+}
+
+/// One `{key, operator, values}` of a term.
+#[derive(Debug, Clone)]
+pub struct Requirement {
+    pub key: String,
+    pub op: SelOp,
+    pub values: Vec<String>,
+}
+
+impl Requirement {
+    /// upstream `labels.Requirement.Matches` for one label value (`None`: no such label).
+    pub fn matches(&self, value: Option<&str>) -> bool {
+        match self.op {
+            SelOp::In => value.is_some_and(|v| self.values.iter().any(|x| x == v)),
+            SelOp::NotIn => value.is_none_or(|v| !self.values.iter().any(|x| x == v)),
+            SelOp::Exists => value.is_some(),
+            SelOp::DoesNotExist => value.is_none(),
+            SelOp::Gt | SelOp::Lt => {
+                let (Some(v), [r]) = (value.and_then(go_parse_int), self.values.as_slice()) else {
+                    return false;
+                };
+                let Some(r) = go_parse_int(r) else {
+                    return false;
+                };
+                if self.op == SelOp::Gt {
+                    v > r
+                } else {
+                    v < r
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Requirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.op {
+            SelOp::Exists | SelOp::DoesNotExist => write!(f, "{} {}", self.key, self.op.as_str()),
+            _ => write!(
+                f,
+                "{} {} [{}]",
+                self.key,
+                self.op.as_str(),
+                self.values.join(", ")
+            ),
+        }
+    }
+}
+
+/// Go's `strconv.ParseInt(s, 10, 64)`: an optional sign and decimal digits (leading zeros
+/// allowed), within int64.
+pub fn go_parse_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// One `nodeSelectorTerm`.
+#[derive(Debug, Clone)]
+pub struct Term {
+    pub expressions: Vec<Requirement>,
+    pub fields: Vec<Requirement>,
+    /// Why the term does not parse (it then matches nothing).
+    pub error: Option<String>,
+    /// Its index in `nodeSelectorTerms`.
+    pub index: usize,
+}
+
+impl Term {
+    pub fn matches(&self, node: &dyn NodeView) -> bool {
+        self.failure(node).is_none()
+    }
+
+    /// The first reason the term does not match, or `None` when it does.
+    pub fn failure(&self, node: &dyn NodeView) -> Option<String> {
+        if let Some(e) = &self.error {
+            return Some(format!("it is invalid ({e})"));
+        }
+        for r in &self.expressions {
+            let value = node.label(&r.key);
+            if !r.matches(value) {
+                return Some(match value {
+                    Some(v) => format!("`{r}` fails: the node has {}={v}", r.key),
+                    None => format!("`{r}` fails: the node has no label {}", r.key),
+                });
+            }
+        }
+        // upstream only checks fields when the node has a name (every real node does).
+        if let Some(name) = node.name() {
+            for r in &self.fields {
+                let value = if r.key == "metadata.name" { name } else { "" };
+                let ok = match r.op {
+                    SelOp::In => r.values.first().is_some_and(|v| v == value),
+                    SelOp::NotIn => r.values.first().is_none_or(|v| v != value),
+                    _ => false,
+                };
+                if !ok {
+                    return Some(format!("`{r}` (a field) fails for node {name}"));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `requiredDuringSchedulingIgnoredDuringExecution`.
+#[derive(Debug, Clone)]
+pub struct Affinity {
+    pub terms: Vec<Term>,
+    /// The `requiredDuringSchedulingIgnoredDuringExecution` key.
+    pub key: NodeId,
+}
+
+impl Affinity {
+    pub fn matches(&self, node: &dyn NodeView) -> bool {
+        self.terms.iter().any(|t| t.matches(node))
+    }
+
+    /// Why no term matches (`None` when one does).
+    pub fn failure(&self, node: &dyn NodeView) -> Option<String> {
+        if self.terms.is_empty() {
+            return Some("it has no non-empty nodeSelectorTerms, so it matches no node".into());
+        }
+        let mut why = Vec::new();
+        for t in &self.terms {
+            match t.failure(node) {
+                None => return None,
+                Some(w) if self.terms.len() == 1 => why.push(w),
+                Some(w) => why.push(format!("term {}: {w}", t.index)),
+            }
+        }
+        Some(why.join("; "))
+    }
+
+    /// Whether matching depends on which node of a pool it is: fields, or a label that names
+    /// nodes.
+    pub fn per_node(&self, identity: &dyn Fn(&str) -> bool) -> bool {
+        self.terms
+            .iter()
+            .any(|t| !t.fields.is_empty() || t.expressions.iter().any(|r| identity(&r.key)))
+    }
+}
+
+fn strings(doc: &Document<'_>, id: NodeId) -> Vec<String> {
+    doc.sequence(id)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|&v| crate::inventory::scalar_text(doc, v))
+        .collect()
+}
+
+fn requirement(doc: &Document<'_>, id: NodeId) -> Result<Requirement, String> {
+    let key = doc
+        .get(id, "key")
+        .and_then(|(_, v)| crate::inventory::scalar_text(doc, v))
+        .unwrap_or_default();
+    let op_text = doc.get_str(id, "operator").unwrap_or("");
+    let values = doc
+        .get(id, "values")
+        .map(|(_, v)| strings(doc, v))
+        .unwrap_or_default();
+    let op = SelOp::parse(op_text).ok_or_else(|| {
+        format!(
+            "operator: Unsupported value: {op_text:?}: supported values: \"In\", \"NotIn\", \
+             \"Exists\", \"DoesNotExist\", \"Gt\", \"Lt\""
+        )
+    })?;
+    Ok(Requirement { key, op, values })
+}
+
+/// upstream `labels.NewRequirement` validation.
+fn validate_expression(r: &Requirement) -> Option<String> {
+    let errs = is_qualified_name(&r.key);
+    if !errs.is_empty() {
+        return Some(format!("key {:?}: {}", r.key, errs.join("; ")));
+    }
+    match r.op {
+        SelOp::In | SelOp::NotIn if r.values.is_empty() => {
+            return Some("for 'in', 'notin' operators, values set can't be empty".into())
+        }
+        SelOp::Exists | SelOp::DoesNotExist if !r.values.is_empty() => {
+            return Some("values set must be empty for exists and does not exist".into())
+        }
+        SelOp::Gt | SelOp::Lt => {
+            if r.values.len() != 1 {
+                return Some("for 'Gt', 'Lt' operators, exactly one value is required".into());
+            }
+            if go_parse_int(&r.values[0]).is_none() {
+                return Some("for 'Gt', 'Lt' operators, the value must be an integer".into());
+            }
+        }
+        _ => {}
+    }
+    r.values.iter().find_map(|v| {
+        let errs = is_valid_label_value(v);
+        (!errs.is_empty()).then(|| format!("value {v:?}: {}", errs.join("; ")))
+    })
+}
+
+/// Reads `affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution` of a pod spec.
+pub fn required(doc: &Document<'_>, spec: NodeId) -> Option<Affinity> {
+    let (_, affinity) = doc.get(spec, "affinity")?;
+    let (_, node_affinity) = doc.get(affinity, "nodeAffinity")?;
+    let (key, required) = doc.get(
+        node_affinity,
+        "requiredDuringSchedulingIgnoredDuringExecution",
+    )?;
+    doc.mapping(required)?;
+    let mut terms = Vec::new();
+    let list = doc
+        .get(required, "nodeSelectorTerms")
+        .and_then(|(_, v)| doc.sequence(v))
+        .unwrap_or_default();
+    for (index, &term) in list.iter().enumerate() {
+        let part = |name: &str| {
+            doc.get(term, name)
+                .and_then(|(_, v)| doc.sequence(v))
+                .unwrap_or_default()
+                .iter()
+                .map(|&r| requirement(doc, r))
+                .collect::<Vec<_>>()
+        };
+        let expressions = part("matchExpressions");
+        let fields = part("matchFields");
+        if expressions.is_empty() && fields.is_empty() {
+            continue;
+        }
+        let mut error = None;
+        let mut ok_expressions = Vec::new();
+        for (i, r) in expressions.into_iter().enumerate() {
+            match r {
+                Ok(r) => {
+                    if let Some(e) = validate_expression(&r) {
+                        error.get_or_insert(format!("matchExpressions[{i}]: {e}"));
+                    }
+                    ok_expressions.push(r);
+                }
+                Err(e) => {
+                    error.get_or_insert(format!("matchExpressions[{i}].{e}"));
+                }
+            }
+        }
+        let mut ok_fields = Vec::new();
+        for (i, r) in fields.into_iter().enumerate() {
+            match r {
+                Ok(r) if matches!(r.op, SelOp::In | SelOp::NotIn) => {
+                    if r.values.len() != 1 {
+                        error.get_or_insert(format!(
+                            "matchFields[{i}].values: must have one element"
+                        ));
+                    }
+                    ok_fields.push(r);
+                }
+                Ok(r) => {
+                    error.get_or_insert(format!(
+                        "matchFields[{i}].operator: Unsupported value: {:?}: supported values: \
+                         \"In\", \"NotIn\"",
+                        r.op.as_str()
+                    ));
+                }
+                Err(e) => {
+                    error.get_or_insert(format!("matchFields[{i}].{e}"));
+                }
+            }
+        }
+        terms.push(Term {
+            expressions: ok_expressions,
+            fields: ok_fields,
+            error,
+            index,
+        });
+    }
+    Some(Affinity { terms, key })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::parse;
+
+    struct Node<'a> {
+        name: Option<&'a str>,
+        labels: &'a [(&'a str, &'a str)],
+    }
+
+    impl NodeView for Node<'_> {
+        fn label(&self, key: &str) -> Option<&str> {
+            self.labels.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+        }
+        fn name(&self) -> Option<&str> {
+            self.name
+        }
+    }
+
+    fn affinity(terms: &str) -> Option<Affinity> {
+        let text = format!(
+            "affinity:\n  nodeAffinity:\n    requiredDuringSchedulingIgnoredDuringExecution:\n      nodeSelectorTerms: {terms}\n"
+        );
+        let stream = parse(&text);
+        let doc = &stream.documents[0];
+        required(doc, doc.root.unwrap())
+    }
+
+    // Ported from component-helpers nodeaffinity_test.go TestPodMatchesNodeSelectorAndAffinityTerms
+    // (the affinity half; the nodeSelector half is in schedule::tests) and helpers_test.go
+    // TestMatchNodeSelectorTerms.
+    #[test]
+    fn node_affinity_matching() {
+        let foo_bar = [("foo", "bar")];
+        let gpu = [
+            ("GPU", "NVIDIA-GRID-K1"),
+            ("kernel-version", "0206"),
+            ("mem-type", "DDR3"),
+        ];
+        type Case<'a> = (
+            &'a str,
+            &'a str,
+            &'a [(&'a str, &'a str)],
+            Option<&'a str>,
+            bool,
+        );
+        let cases: Vec<Case> = vec![
+            ("Pod with matchExpressions using In operator that matches the existing node",
+             "[{matchExpressions: [{key: foo, operator: In, values: [bar, value2]}]}]", &foo_bar, None, true),
+            ("Pod with matchExpressions using Gt operator that matches the existing node",
+             "[{matchExpressions: [{key: kernel-version, operator: Gt, values: ['0204']}]}]", &gpu, None, true),
+            ("Pod with matchExpressions using NotIn operator that matches the existing node",
+             "[{matchExpressions: [{key: mem-type, operator: NotIn, values: [DDR, DDR2]}]}]", &gpu, None, true),
+            ("Pod with matchExpressions using Exists operator that matches the existing node",
+             "[{matchExpressions: [{key: GPU, operator: Exists}]}]", &gpu, None, true),
+            ("Pod with affinity that don't match node's labels won't schedule onto the node",
+             "[{matchExpressions: [{key: foo, operator: In, values: [value1, value2]}]}]", &foo_bar, None, false),
+            ("Pod with a nil []NodeSelectorTerm in affinity, can't match the node's labels and won't schedule onto the node",
+             "null", &foo_bar, None, false),
+            ("Pod with an empty []NodeSelectorTerm in affinity, can't match the node's labels and won't schedule onto the node",
+             "[]", &foo_bar, None, false),
+            ("Pod with empty MatchExpressions is not a valid value will match no objects and won't schedule onto the node",
+             "[{matchExpressions: []}]", &foo_bar, None, false),
+            ("Pod with multiple matchExpressions ANDed that matches the existing node",
+             "[{matchExpressions: [{key: GPU, operator: Exists}, {key: GPU, operator: NotIn, values: [AMD, INTER]}]}]", &gpu, None, true),
+            ("Pod with multiple matchExpressions ANDed that doesn't match the existing node",
+             "[{matchExpressions: [{key: GPU, operator: Exists}, {key: GPU, operator: In, values: [AMD, INTER]}]}]", &gpu, None, false),
+            ("Pod with multiple NodeSelectorTerms ORed in affinity, matches the node's labels and will schedule onto the node",
+             "[{matchExpressions: [{key: foo, operator: In, values: [bar, value2]}]}, {matchExpressions: [{key: diffkey, operator: In, values: [wrong, value2]}]}]", &foo_bar, None, true),
+            ("Pod with an invalid value in Affinity term won't be scheduled onto the node",
+             "[{matchExpressions: [{key: foo, operator: NotIn, values: ['invalid value: ___@#$%^']}]}]", &foo_bar, None, false),
+            ("Pod with matchFields using In operator that matches the existing node",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [node_1]}]}]", &foo_bar, Some("node_1"), true),
+            ("Pod with matchFields using In operator that does not match the existing node",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [node_1]}]}]", &foo_bar, Some("node_2"), false),
+            ("Pod with two terms: matchFields does not match, but matchExpressions matches",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [node_1]}]}, {matchExpressions: [{key: foo, operator: In, values: [bar]}]}]", &foo_bar, Some("node_2"), true),
+            ("Pod with one term: matchFields does not match, but matchExpressions matches",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [node_1]}], matchExpressions: [{key: foo, operator: In, values: [bar]}]}]", &foo_bar, Some("node_2"), false),
+            ("Pod with one term: both matchFields and matchExpressions match",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [node_1]}], matchExpressions: [{key: foo, operator: In, values: [bar]}]}]", &foo_bar, Some("node_1"), true),
+            ("Pod with two terms: both matchFields and matchExpressions do not match",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [node_1]}]}, {matchExpressions: [{key: foo, operator: In, values: [not-match-to-bar]}]}]", &foo_bar, Some("node_2"), false),
+            // TestMatchNodeSelectorTerms
+            ("invalid node field requirement",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [host_1, host_2]}]}]", &foo_bar, Some("host_1"), false),
+            ("fieldSelectorTerm with node labels",
+             "[{matchFields: [{key: metadata.name, operator: In, values: [host_1]}]}]", &[("metadata.name", "host_1")], Some("not_host_1"), false),
+            ("labelSelectorTerm with node fields",
+             "[{matchExpressions: [{key: metadata.name, operator: In, values: [host_1]}]}]", &[], Some("host_1"), false),
+            ("multi-selector was set, both node fields and labels (one mismatched)",
+             "[{matchExpressions: [{key: label_1, operator: In, values: [label_1_val]}]}, {matchFields: [{key: metadata.name, operator: In, values: [host_1]}]}]", &[("label_1", "label_1_val")], Some("host_2"), true),
+            ("an unknown operator breaks only its own term",
+             "[{matchExpressions: [{key: foo, operator: Equals, values: [bar]}]}, {matchExpressions: [{key: foo, operator: Exists}]}]", &foo_bar, None, true),
+        ];
+        for (name, terms, labels, node_name, want) in cases {
+            let node = Node {
+                name: node_name,
+                labels,
+            };
+            let got = affinity(terms).is_some_and(|a| a.matches(&node));
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    // TestNodeSelectorRequirementsAsSelector and labels.Requirement Gt/Lt: ParseInt semantics.
+    #[test]
+    fn gt_lt_use_parse_int() {
+        let r = |op, v: &str| Requirement {
+            key: "k".into(),
+            op,
+            values: vec![v.into()],
+        };
+        assert!(r(SelOp::Gt, "1").matches(Some("2")));
+        assert!(r(SelOp::Gt, "0204").matches(Some("0206")));
+        assert!(r(SelOp::Lt, "7").matches(Some("+6")));
+        assert!(!r(SelOp::Lt, "7").matches(Some("six")));
+        assert!(!r(SelOp::Gt, "1").matches(None));
+        assert_eq!(go_parse_int("-0"), Some(0));
+        assert_eq!(go_parse_int("1_000"), None);
+        assert_eq!(go_parse_int("9223372036854775808"), None);
+    }
+
+    #[test]
+    fn failures_say_which_requirement() {
+        let a =
+            affinity("[{matchExpressions: [{key: pool, operator: In, values: [gpu]}]}]").unwrap();
+        let node = Node {
+            name: Some("n"),
+            labels: &[("pool", "cpu")],
+        };
+        assert_eq!(
+            a.failure(&node).unwrap(),
+            "`pool In [gpu]` fails: the node has pool=cpu"
+        );
+        let a = affinity("[{matchExpressions: [{key: pool, operator: In}]}]").unwrap();
+        assert!(a
+            .failure(&node)
+            .unwrap()
+            .contains("values set can't be empty"));
+    }
+}

@@ -1,0 +1,516 @@
+//! Which nodes of an inventory a pod template can land on, as kube-scheduler's filters decide:
+//! NodeUnschedulable, NodeName, TaintToleration (NoSchedule and NoExecute must be tolerated;
+//! PreferNoSchedule only makes a node one to avoid) and NodeAffinity (`nodeSelector` and
+//! required node affinity), with the tolerations the DaemonSet controller and admission add.
+//!
+//! The work is done once per pool; only a workload that selects on something that names a node
+//! (`nodeName`, `matchFields`, `kubernetes.io/hostname`) is checked node by node. A pod with
+//! `nodeName` never meets the scheduler: the kubelet admits it, enforcing only NoExecute taints.
+
+use crate::config::Options;
+use crate::inventory::{Inventory, Pool};
+use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
+use crate::k8s::objects::{extract, items, Extracted, Item, List, Owner};
+use crate::k8s::well_known::UNSCHEDULABLE;
+use crate::syntax::{self, Document, NodeId};
+
+pub mod admission;
+pub mod affinity;
+
+use admission::Source;
+use affinity::{Affinity, NodeView};
+
+/// The feature gate that turns on the Lt and Gt toleration operators.
+pub const COMPARISON_GATE: &str = "TaintTolerationComparisonOperators";
+
+/// One `nodeSelector` entry.
+#[derive(Debug, Clone)]
+pub struct SelectorEntry {
+    pub key: String,
+    pub value: String,
+    pub key_node: NodeId,
+    pub value_node: NodeId,
+}
+
+/// A pod template as the scheduler sees it.
+#[derive(Debug)]
+pub struct Workload<'d> {
+    /// Index of the pod spec in [`Extracted::pod_specs`].
+    pub spec_index: usize,
+    /// Index of its object in [`Extracted::objects`].
+    pub object: usize,
+    pub kind: Option<&'d str>,
+    /// The pod spec mapping and its path.
+    pub spec: NodeId,
+    pub path: String,
+    /// The manifest's `tolerations` list and its items.
+    pub list: Option<List>,
+    pub items: Vec<Item<'d>>,
+    /// Every toleration the pod ends up with, and where each comes from.
+    pub tolerations: Vec<Toleration>,
+    pub sources: Vec<Source>,
+    pub node_name: Option<(String, NodeId)>,
+    pub node_selector: Vec<SelectorEntry>,
+    /// The `nodeSelector` key.
+    pub selector_key: Option<NodeId>,
+    pub affinity: Option<Affinity>,
+    pub host_network: bool,
+    /// Resources the containers request (requests and limits: limits default the requests).
+    pub requested: Vec<String>,
+}
+
+impl<'d> Workload<'d> {
+    /// Reads the `spec_index`th pod spec of a document.
+    pub fn new(
+        doc: &'d Document<'_>,
+        ex: &Extracted<'d>,
+        spec_index: usize,
+        options: &Options,
+    ) -> Workload<'d> {
+        let pod = &ex.pod_specs[spec_index];
+        let spec = pod.node;
+        let kind = ex.objects[pod.object].kind;
+        let list = ex
+            .tolerations
+            .iter()
+            .find(|t| t.owner == Owner::PodSpec(spec_index))
+            .map(|t| t.list.clone());
+        let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
+        let manifest: admission::Tolerations = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| Some((item.toleration()?, Source::Manifest(i))))
+            .collect();
+        let text = |id| crate::inventory::scalar_text(doc, id);
+        let node_name = doc
+            .get(spec, "nodeName")
+            .and_then(|(_, v)| Some((text(v)?, v)))
+            .filter(|(n, _)| !n.is_empty());
+        let (selector_key, node_selector) = match doc.get(spec, "nodeSelector") {
+            Some((k, v)) => (
+                Some(k),
+                doc.mapping(v)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|&(ek, ev)| {
+                        Some(SelectorEntry {
+                            key: text(ek)?,
+                            value: text(ev)?,
+                            key_node: ek,
+                            value_node: ev,
+                        })
+                    })
+                    .collect(),
+            ),
+            None => (None, Vec::new()),
+        };
+        let host_network = doc.get(spec, "hostNetwork").is_some_and(|(_, v)| {
+            matches!(
+                crate::k8s::decode::decode(doc, v),
+                crate::k8s::decode::Decoded::Bool(true)
+            )
+        });
+        let mut requested = Vec::new();
+        for containers in ["containers", "initContainers"] {
+            for &c in doc
+                .get(spec, containers)
+                .and_then(|(_, v)| doc.sequence(v))
+                .unwrap_or_default()
+            {
+                let Some((_, resources)) = doc.get(c, "resources") else {
+                    continue;
+                };
+                for part in ["requests", "limits"] {
+                    if let Some((_, m)) = doc.get(resources, part) {
+                        for &(k, _) in doc.mapping(m).unwrap_or_default() {
+                            requested.extend(text(k));
+                        }
+                    }
+                }
+            }
+        }
+        let effective = admission::effective(manifest, kind, host_network, &requested, options);
+        let (tolerations, sources) = effective.into_iter().unzip();
+        Workload {
+            spec_index,
+            object: pod.object,
+            kind,
+            spec,
+            path: pod.path.clone(),
+            list,
+            items,
+            tolerations,
+            sources,
+            node_name,
+            node_selector,
+            selector_key,
+            affinity: affinity::required(doc, spec),
+            host_network,
+            requested,
+        }
+    }
+
+    /// Whether anything steers it to particular nodes: `nodeName`, `nodeSelector`, or required
+    /// node affinity.
+    pub fn steered(&self) -> bool {
+        self.node_name.is_some() || !self.node_selector.is_empty() || self.affinity.is_some()
+    }
+
+    /// The manifest item a toleration came from.
+    pub fn manifest_item(&self, toleration: usize) -> Option<&Item<'d>> {
+        match self.sources.get(toleration)? {
+            Source::Manifest(i) => self.items.get(*i),
+            _ => None,
+        }
+    }
+}
+
+/// Why a node does not fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// `spec.unschedulable: true` (cordoned), not tolerated.
+    Unschedulable,
+    /// `spec.nodeName` names another node.
+    NodeName(String),
+    /// The pool's `taints[i]` (NoSchedule or NoExecute) is not tolerated.
+    Taint(usize),
+    /// A `nodeSelector` entry the node's labels do not have.
+    NodeSelector {
+        key: String,
+        wanted: String,
+        actual: Option<String>,
+    },
+    /// Required node affinity does not match; why.
+    NodeAffinity(String),
+}
+
+impl Reason {
+    /// Plain words, with the taint spelt out from its pool.
+    pub fn describe(&self, pool: &Pool) -> String {
+        match self {
+            Reason::Unschedulable => "node is cordoned (spec.unschedulable)".to_string(),
+            Reason::NodeName(n) => format!("nodeName is {n}"),
+            Reason::Taint(i) => format!("untolerated taint {}", pool.taints[*i].taint),
+            Reason::NodeSelector { key, wanted, .. } => {
+                format!("nodeSelector {key}={wanted} does not match")
+            }
+            Reason::NodeAffinity(why) => format!("required node affinity does not match: {why}"),
+        }
+    }
+
+    /// Like [`describe`](Self::describe), with what the node has instead.
+    pub fn explain(&self, pool: &Pool) -> String {
+        match self {
+            Reason::NodeSelector {
+                key,
+                actual: Some(v),
+                ..
+            } => format!("{} (the node has {key}={v})", self.describe(pool)),
+            Reason::NodeSelector {
+                key, actual: None, ..
+            } => {
+                format!("{} (the node has no label {key})", self.describe(pool))
+            }
+            _ => self.describe(pool),
+        }
+    }
+
+    /// Whether a toleration could remove it.
+    pub fn tolerable(&self) -> bool {
+        matches!(self, Reason::Unschedulable | Reason::Taint(_))
+    }
+}
+
+/// When the taint manager evicts the pod from a node: after the fewest seconds of the
+/// tolerations that let it stay despite the node's NoExecute taints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Eviction {
+    pub seconds: i64,
+    /// The pool's taint and the toleration that bounds the time.
+    pub taint: usize,
+    pub toleration: usize,
+}
+
+/// What the filters say about one node (or every node of a pool).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Empty when the pod fits.
+    pub reasons: Vec<Reason>,
+    /// The pool's untolerated PreferNoSchedule taints (the node is one to avoid).
+    pub avoid: Vec<usize>,
+    /// When the pod would be evicted, if it fits and a NoExecute taint is tolerated for a time.
+    pub eviction: Option<Eviction>,
+}
+
+impl Verdict {
+    pub fn fits(&self) -> bool {
+        self.reasons.is_empty()
+    }
+}
+
+/// The verdict for a pool: one for all its nodes, or one per node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PoolVerdict {
+    Uniform(Verdict),
+    PerNode(Vec<Verdict>),
+}
+
+impl PoolVerdict {
+    /// (verdict, member index or `None` for all, how many nodes it covers).
+    pub fn groups<'a>(&'a self, pool: &'a Pool) -> Vec<(&'a Verdict, Option<usize>, usize)> {
+        match self {
+            PoolVerdict::Uniform(v) => vec![(v, None, pool.nodes.len())],
+            PoolVerdict::PerNode(vs) => vs
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v, Some(i), 1))
+                .collect(),
+        }
+    }
+
+    /// The verdict of one node of the pool.
+    pub fn node(&self, member: usize) -> &Verdict {
+        match self {
+            PoolVerdict::Uniform(v) => v,
+            PoolVerdict::PerNode(vs) => &vs[member],
+        }
+    }
+
+    /// How many of the pool's nodes fit.
+    pub fn fitting(&self, pool: &Pool) -> usize {
+        match self {
+            PoolVerdict::Uniform(v) if v.fits() => pool.nodes.len(),
+            PoolVerdict::Uniform(_) => 0,
+            PoolVerdict::PerNode(vs) => vs.iter().filter(|v| v.fits()).count(),
+        }
+    }
+}
+
+/// A workload against every pool of the inventory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Simulation {
+    /// One per pool, in the inventory's order.
+    pub pools: Vec<PoolVerdict>,
+}
+
+impl Simulation {
+    /// How many nodes the pod fits.
+    pub fn fitting(&self, inventory: &Inventory) -> usize {
+        self.pools
+            .iter()
+            .zip(&inventory.pools)
+            .map(|(v, p)| v.fitting(p))
+            .sum()
+    }
+
+    pub fn fits_anywhere(&self) -> bool {
+        self.pools.iter().any(|v| match v {
+            PoolVerdict::Uniform(v) => v.fits(),
+            PoolVerdict::PerNode(vs) => vs.iter().any(Verdict::fits),
+        })
+    }
+
+    /// Every fitting (pool, member, verdict): member `None` stands for the whole pool.
+    pub fn fits<'a>(
+        &'a self,
+        inventory: &'a Inventory,
+    ) -> Vec<(usize, Option<usize>, &'a Verdict)> {
+        let mut out = Vec::new();
+        for (p, (v, pool)) in self.pools.iter().zip(&inventory.pools).enumerate() {
+            for (verdict, member, _) in v.groups(pool) {
+                if verdict.fits() {
+                    out.push((p, member, verdict));
+                }
+            }
+        }
+        out
+    }
+}
+
+struct PoolNode<'a> {
+    pool: &'a Pool,
+    member: Option<usize>,
+}
+
+impl NodeView for PoolNode<'_> {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.pool.label(self.member, key)
+    }
+    fn name(&self) -> Option<&str> {
+        self.member.map(|m| self.pool.nodes[m].name.as_str())
+    }
+}
+
+/// Simulates one workload against every pool.
+pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> Simulation {
+    let gate = options.feature(COMPARISON_GATE);
+    let identity = |k: &str| inventory.is_identity_key(k);
+    let per_node = w.node_name.is_some()
+        || w.node_selector.iter().any(|e| identity(&e.key))
+        || w.affinity.as_ref().is_some_and(|a| a.per_node(&identity));
+    let unschedulable_taint = Taint {
+        key: UNSCHEDULABLE.to_string(),
+        value: String::new(),
+        effect: Effect::NoSchedule,
+    };
+    let tolerates_cordon = tolerations_tolerate_taint(&w.tolerations, &unschedulable_taint, gate);
+    // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
+    // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
+    // predicate.go), and not the cordon.
+    let bound = w.node_name.is_some();
+    let pools = inventory
+        .pools
+        .iter()
+        .map(|pool| {
+            let mut base = Verdict::default();
+            if pool.unschedulable.is_some() && !tolerates_cordon && !bound {
+                base.reasons.push(Reason::Unschedulable);
+            }
+            let mut taint_reasons = Vec::new();
+            for (i, t) in pool.taints.iter().enumerate() {
+                let tolerated = tolerations_tolerate_taint(&w.tolerations, &t.taint, gate);
+                let enforced = if bound {
+                    t.taint.effect == Effect::NoExecute
+                } else {
+                    do_not_schedule(&t.taint)
+                };
+                if enforced && !tolerated {
+                    taint_reasons.push(Reason::Taint(i));
+                } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated {
+                    base.avoid.push(i);
+                }
+            }
+            base.eviction = eviction(w, pool, gate);
+            if !per_node {
+                base.reasons.extend(taint_reasons);
+                selector_reasons(w, &PoolNode { pool, member: None }, &mut base.reasons);
+                return PoolVerdict::Uniform(base);
+            }
+            PoolVerdict::PerNode(
+                (0..pool.nodes.len())
+                    .map(|m| {
+                        let mut v = base.clone();
+                        if let Some((name, _)) = &w.node_name {
+                            if *name != pool.nodes[m].name {
+                                v.reasons.push(Reason::NodeName(name.clone()));
+                            }
+                        }
+                        v.reasons.extend(taint_reasons.iter().cloned());
+                        selector_reasons(
+                            w,
+                            &PoolNode {
+                                pool,
+                                member: Some(m),
+                            },
+                            &mut v.reasons,
+                        );
+                        v
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    Simulation { pools }
+}
+
+fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>) {
+    for e in &w.node_selector {
+        let actual = node.label(&e.key);
+        if actual != Some(e.value.as_str()) {
+            out.push(Reason::NodeSelector {
+                key: e.key.clone(),
+                wanted: e.value.clone(),
+                actual: actual.map(str::to_string),
+            });
+        }
+    }
+    if let Some(a) = &w.affinity {
+        if let Some(why) = a.failure(node) {
+            out.push(Reason::NodeAffinity(why));
+        }
+    }
+}
+
+/// upstream taint eviction: for each NoExecute taint, the first toleration that tolerates it is
+/// used; the pod is evicted after the fewest seconds among them (never, if none has seconds).
+fn eviction(w: &Workload<'_>, pool: &Pool, gate: bool) -> Option<Eviction> {
+    let mut best: Option<Eviction> = None;
+    for (i, t) in pool.taints.iter().enumerate() {
+        if t.taint.effect != Effect::NoExecute {
+            continue;
+        }
+        let Some(j) = w
+            .tolerations
+            .iter()
+            .position(|tol| tol.tolerates(&t.taint, gate))
+        else {
+            return None; // untolerated: the pod does not fit at all
+        };
+        if let Some(s) = w.tolerations[j].toleration_seconds {
+            let s = s.max(0);
+            if best.as_ref().is_none_or(|b| s < b.seconds) {
+                best = Some(Eviction {
+                    seconds: s,
+                    taint: i,
+                    toleration: j,
+                });
+            }
+        }
+    }
+    best
+}
+
+/// A workload of a file and where it fits, for `taintlint simulate`.
+#[derive(Debug, Clone)]
+pub struct WorkloadResult {
+    pub document: usize,
+    /// The index inside a `kind: List`.
+    pub item: Option<usize>,
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    /// The pod spec's path.
+    pub path: String,
+    pub simulation: Simulation,
+}
+
+impl WorkloadResult {
+    /// `Deployment shop/web`.
+    pub fn title(&self) -> String {
+        let kind = self.kind.as_deref().unwrap_or("object");
+        match (&self.namespace, &self.name) {
+            (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
+            (None, Some(n)) => format!("{kind} {n}"),
+            _ => format!("{kind} at {}", self.path),
+        }
+    }
+}
+
+/// Simulates every pod template of a file's text.
+pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
+    let stream = syntax::parse(text);
+    let mut out = Vec::new();
+    for doc in &stream.documents {
+        if doc.error.is_some() {
+            continue;
+        }
+        let ex = extract(doc);
+        for i in 0..ex.pod_specs.len() {
+            let w = Workload::new(doc, &ex, i, options);
+            let object = &ex.objects[w.object];
+            out.push(WorkloadResult {
+                document: doc.index,
+                item: object.item,
+                kind: object.kind.map(str::to_string),
+                name: object.name.map(str::to_string),
+                namespace: object.namespace.map(str::to_string),
+                path: w.path.clone(),
+                simulation: simulate(&w, inventory, options),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,324 @@
+//! Simulation tests, most of them ported from upstream's filter and controller tests.
+
+use super::*;
+use crate::inventory::Inventory;
+
+fn inventory(text: &str) -> Inventory {
+    Inventory::load(&[("inv.yaml", text)], &Options::default()).unwrap()
+}
+
+fn node(name: &str, labels: &str, taints: &str, unschedulable: bool) -> String {
+    format!(
+        "kind: Node\nmetadata: {{name: {name}, labels: {{{labels}}}}}\nspec: {{unschedulable: {unschedulable}, taints: [{taints}]}}\n"
+    )
+}
+
+fn pod(spec: &str) -> String {
+    format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{{spec}}}\n")
+}
+
+/// Whether the one workload of `manifest` fits the one-node inventory.
+fn fits_with(manifest: &str, inv: &Inventory, options: &Options) -> bool {
+    let results = simulate_text(manifest, options, inv);
+    assert_eq!(results.len(), 1, "{manifest}");
+    results[0].simulation.fits_anywhere()
+}
+
+fn fits(manifest: &str, inv: &Inventory) -> bool {
+    fits_with(manifest, inv, &Options::default())
+}
+
+// Ported from pkg/scheduler/framework/plugins/tainttoleration TestTaintTolerationFilter and
+// TestTaintTolerationFilterWithFeatureGate.
+#[test]
+fn taint_toleration_filter() {
+    let cases = [
+        ("A pod having no tolerations can't be scheduled onto a node with nonempty taints",
+         "", "{key: dedicated, value: user1, effect: NoSchedule}", false, false),
+        ("A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
+         "{key: dedicated, value: user1, effect: NoSchedule}", "{key: dedicated, value: user1, effect: NoSchedule}", false, true),
+        ("A pod which can't be scheduled on a dedicated node assigned to user2 with effect NoSchedule",
+         "{key: dedicated, operator: Equal, value: user2, effect: NoSchedule}", "{key: dedicated, value: user1, effect: NoSchedule}", false, false),
+        ("A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates the taints on the node",
+         "{key: foo, operator: Exists, effect: NoSchedule}", "{key: foo, value: bar, effect: NoSchedule}", false, true),
+        ("A pod has multiple tolerations, node has multiple taints, all the taints are tolerated, pod can be scheduled onto the node",
+         "{key: dedicated, operator: Equal, value: user2, effect: NoSchedule}, {key: foo, operator: Exists, effect: NoSchedule}",
+         "{key: dedicated, value: user2, effect: NoSchedule}, {key: foo, value: bar, effect: NoSchedule}", false, true),
+        ("A pod has a toleration that keys and values match the taint on the node, but (non-empty) effect doesn't match, can't be scheduled onto the node",
+         "{key: foo, operator: Equal, value: bar, effect: PreferNoSchedule}", "{key: foo, value: bar, effect: NoSchedule}", false, false),
+        ("The pod has a toleration that keys and values match the taint on the node, the effect of toleration is empty, and the effect of taint is NoSchedule. Pod can be scheduled onto the node",
+         "{key: foo, operator: Equal, value: bar}", "{key: foo, value: bar, effect: NoSchedule}", false, true),
+        ("The pod has a toleration that key and value don't match the taint on the node, but the effect of taint on node is PreferNoSchedule. Pod can be scheduled onto the node",
+         "{key: dedicated, operator: Equal, value: user2, effect: NoSchedule}", "{key: dedicated, value: user1, effect: PreferNoSchedule}", false, true),
+        ("The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can be scheduled onto the node",
+         "", "{key: dedicated, value: user1, effect: PreferNoSchedule}", false, true),
+        ("Pod with Gt toleration cannot be scheduled on node when taint value is lower than threshold",
+         "{key: node.example.com/priority-level, operator: Gt, value: '950', effect: NoSchedule}", "{key: node.example.com/priority-level, value: '800', effect: NoSchedule}", true, false),
+        ("Pod with Gt toleration can be scheduled on node when taint value is higher than threshold",
+         "{key: node.kubernetes.io/sla, operator: Gt, value: '750', effect: NoSchedule}", "{key: node.kubernetes.io/sla, value: '950', effect: NoSchedule}", true, true),
+        ("Pod with Lt toleration cannot be scheduled on node when taint value is higher than threshold",
+         "{key: node.example.com/priority-level, operator: Lt, value: '800', effect: NoSchedule}", "{key: node.example.com/priority-level, value: '950', effect: NoSchedule}", true, false),
+        ("Pod with Lt toleration can be scheduled on node when taint value is lower than threshold",
+         "{key: node.kubernetes.io/sla, operator: Lt, value: '950', effect: NoSchedule}", "{key: node.kubernetes.io/sla, value: '800', effect: NoSchedule}", true, true),
+        ("Pod with Gt toleration cannot be scheduled on node with non-numeric taint value",
+         "{key: node.kubernetes.io/sla, operator: Gt, value: '950', effect: NoSchedule}", "{key: node.kubernetes.io/sla, value: high, effect: NoSchedule}", true, false),
+        // TestTaintTolerationFilterWithFeatureGate
+        ("Pod with Gt toleration cannot be scheduled when feature gate is disabled",
+         "{key: node.kubernetes.io/sla, operator: Gt, value: '750', effect: NoSchedule}", "{key: node.kubernetes.io/sla, value: '950', effect: NoSchedule}", false, false),
+        ("Pod with Lt toleration cannot be scheduled when feature gate is disabled",
+         "{key: node.kubernetes.io/sla, operator: Lt, value: '950', effect: NoSchedule}", "{key: node.kubernetes.io/sla, value: '800', effect: NoSchedule}", false, false),
+        ("Pod with mixed tolerations (Equal and Gt) when feature gate is disabled - only Equal is honored",
+         "{key: dedicated, operator: Equal, value: user1, effect: NoSchedule}, {key: node.kubernetes.io/sla, operator: Gt, value: '750', effect: NoSchedule}",
+         "{key: dedicated, value: user1, effect: NoSchedule}", false, true),
+        ("Pod with mixed tolerations, Gt toleration needed but filtered out when feature gate is disabled",
+         "{key: dedicated, operator: Equal, value: user1, effect: NoSchedule}, {key: node.kubernetes.io/sla, operator: Gt, value: '750', effect: NoSchedule}",
+         "{key: dedicated, value: user1, effect: NoSchedule}, {key: node.kubernetes.io/sla, value: '950', effect: NoSchedule}", false, false),
+    ];
+    for (name, tolerations, taints, gate, want) in cases {
+        let inv = inventory(&node("nodeA", "", taints, false));
+        let mut options = Options::default();
+        if gate {
+            options
+                .set_feature_gates("TaintTolerationComparisonOperators=true")
+                .unwrap();
+        }
+        let manifest = pod(&format!("tolerations: [{tolerations}]"));
+        assert_eq!(fits_with(&manifest, &inv, &options), want, "{name}");
+    }
+}
+
+// Ported from pkg/scheduler/framework/plugins/nodeunschedulable TestNodeUnschedulable.
+#[test]
+fn node_unschedulable() {
+    let cordoned = inventory(&node("n", "", "", true));
+    let normal = inventory(&node("n", "", "", false));
+    assert!(
+        !fits(&pod(""), &cordoned),
+        "Does not schedule pod to unschedulable node"
+    );
+    assert!(fits(&pod(""), &normal), "Schedule pod to normal node");
+    assert!(
+        fits(
+            &pod("tolerations: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]"),
+            &cordoned
+        ),
+        "Schedule pod with toleration to unschedulable node"
+    );
+    let r = simulate_text(&pod(""), &Options::default(), &cordoned);
+    assert_eq!(
+        r[0].simulation.pools[0],
+        PoolVerdict::Uniform(Verdict {
+            reasons: vec![Reason::Unschedulable],
+            ..Verdict::default()
+        })
+    );
+}
+
+// Ported from nodeaffinity_test.go TestPodMatchesNodeSelectorAndAffinityTerms (the nodeSelector
+// rows and the rows that combine it with affinity).
+#[test]
+fn node_selector_and_affinity() {
+    let cases = [
+        ("no selector", "", "", true),
+        ("missing labels", "nodeSelector: {foo: bar}", "", false),
+        ("same labels", "nodeSelector: {foo: bar}", "foo: bar", true),
+        ("node labels are superset", "nodeSelector: {foo: bar}", "foo: bar, baz: blah", true),
+        ("node labels are subset", "nodeSelector: {foo: bar, baz: blah}", "foo: bar", false),
+        ("Pod with no Affinity will schedule onto a node", "", "foo: bar", true),
+        ("Pod with Affinity but nil NodeSelector will schedule onto a node",
+         "affinity: {nodeAffinity: {}}", "foo: bar", true),
+        ("Pod with an Affinity and a PodSpec.NodeSelector(the old thing that we are deprecating) both are satisfied, will schedule onto the node",
+         "nodeSelector: {foo: bar}, affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: foo, operator: Exists}]}]}}}",
+         "foo: bar", true),
+        ("Pod with an Affinity matches node's labels but the PodSpec.NodeSelector(the old thing that we are deprecating) is not satisfied, won't schedule onto the node",
+         "nodeSelector: {foo: bar}, affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: foo, operator: Exists}]}]}}}",
+         "foo: barrrrrr", false),
+    ];
+    for (name, spec, labels, want) in cases {
+        let inv = inventory(&node("node_1", labels, "", false));
+        assert_eq!(fits(&pod(spec), &inv), want, "{name}");
+    }
+}
+
+#[test]
+fn node_name_and_match_fields_are_checked_per_node() {
+    let inv = inventory(
+        "pools:\n  web: {count: 3, labels: {role: web}}\n  db: {count: 2, labels: {role: db}}\n",
+    );
+    assert_eq!(inv.pools.len(), 2);
+    let r = simulate_text(&pod("nodeName: web-2"), &Options::default(), &inv);
+    let sim = &r[0].simulation;
+    assert_eq!(sim.fitting(&inv), 1);
+    assert!(sim.pools[0].node(1).fits());
+    assert_eq!(
+        sim.pools[0].node(0).reasons,
+        vec![Reason::NodeName("web-2".into())]
+    );
+    let hostname = pod("nodeSelector: {kubernetes.io/hostname: db-1}");
+    let r = simulate_text(&hostname, &Options::default(), &inv);
+    assert_eq!(r[0].simulation.fitting(&inv), 1);
+    let fields = pod("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: NotIn, values: [web-1]}]}]}}}");
+    let r = simulate_text(&fields, &Options::default(), &inv);
+    assert_eq!(r[0].simulation.fitting(&inv), 4);
+    // nodeName bypasses the scheduler: NoSchedule taints and the cordon do not apply, NoExecute
+    // taints do (the kubelet checks them).
+    let tainted = inventory(&node("n", "", "{key: a, effect: NoSchedule}", true));
+    assert!(fits(&pod("nodeName: n"), &tainted));
+    assert!(!fits(&pod(""), &tainted));
+    let evicting = inventory(&node("n", "", "{key: a, effect: NoExecute}", false));
+    assert!(!fits(&pod("nodeName: n"), &evicting));
+    // A pool-wide label is checked once per pool.
+    let r = simulate_text(&pod("nodeSelector: {role: db}"), &Options::default(), &inv);
+    assert!(matches!(r[0].simulation.pools[1], PoolVerdict::Uniform(_)));
+    assert_eq!(r[0].simulation.fitting(&inv), 2);
+}
+
+// The DaemonSet controller's tolerations, as daemon_controller_test.go exercises them:
+// TestNotReadyNodeDaemonLaunchesPod, TestUnreachableNodeDaemonLaunchesPod,
+// TestTaintPressureNodeDaemonLaunchesPod, TestNodeShouldRunDaemonPod
+// (ShouldRunDaemonPodOnUnschedulableNode, ErrNodeSelectorNotMatch) and
+// TestTaintedNodeDaemonDoesNotLaunchIntolerantPod / TestTaintedNodeDaemonLaunchesToleratePod.
+#[test]
+fn daemon_pods() {
+    let ds = |spec: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: d}}\nspec:\n  template:\n    spec: {{{spec}}}\n"
+        )
+    };
+    let cases = [
+        ("not ready node", "{key: node.kubernetes.io/not-ready, effect: NoExecute}", false, "", true),
+        ("unreachable node", "{key: node.kubernetes.io/unreachable, effect: NoExecute}", false, "", true),
+        ("pressure taints",
+         "{key: node.kubernetes.io/disk-pressure, effect: NoSchedule}, {key: node.kubernetes.io/memory-pressure, effect: NoSchedule}, {key: node.kubernetes.io/pid-pressure, effect: NoSchedule}",
+         false, "", true),
+        ("unschedulable node", "", true, "", true),
+        ("network unavailable without hostNetwork", "{key: node.kubernetes.io/network-unavailable, effect: NoSchedule}", false, "", false),
+        ("network unavailable with hostNetwork", "{key: node.kubernetes.io/network-unavailable, effect: NoSchedule}", false, "hostNetwork: true", true),
+        ("intolerant pod on a tainted node", "{key: dedicated, value: x, effect: NoSchedule}", false, "", false),
+        ("tolerant pod on a tainted node", "{key: dedicated, value: x, effect: NoSchedule}", false,
+         "tolerations: [{key: dedicated, operator: Exists, effect: NoSchedule}]", true),
+        ("node selector not matched", "", false, "nodeSelector: {type: other}", false),
+    ];
+    for (name, taints, unschedulable, spec, want) in cases {
+        let inv = inventory(&node("n", "type: test", taints, unschedulable));
+        assert_eq!(fits(&ds(spec), &inv), want, "DaemonSet: {name}");
+    }
+    // A plain pod gets none of these.
+    let inv = inventory(&node(
+        "n",
+        "",
+        "{key: node.kubernetes.io/not-ready, effect: NoExecute}",
+        false,
+    ));
+    let r = simulate_text(&pod(""), &Options::default(), &inv);
+    let v = r[0].simulation.pools[0].node(0);
+    assert!(
+        v.fits(),
+        "DefaultTolerationSeconds tolerates not-ready for 300 s"
+    );
+    assert_eq!(v.eviction.as_ref().map(|e| e.seconds), Some(300));
+    let mut no_dts = Options::default();
+    no_dts
+        .set_admission_plugins("DefaultTolerationSeconds", false)
+        .unwrap();
+    assert!(!fits_with(&pod(""), &inv, &no_dts));
+}
+
+#[test]
+fn extended_resource_toleration_toggle() {
+    let inv = inventory(&node(
+        "gpu",
+        "",
+        "{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
+        false,
+    ));
+    let manifest =
+        pod("containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]");
+    assert!(!fits(&manifest, &inv), "off by default");
+    let mut on = Options::default();
+    on.set_admission_plugins("ExtendedResourceToleration", true)
+        .unwrap();
+    assert!(fits_with(&manifest, &inv, &on));
+    let init =
+        pod("initContainers: [{name: c, image: i, resources: {requests: {nvidia.com/gpu: 1}}}]");
+    assert!(fits_with(&init, &inv, &on));
+}
+
+#[test]
+fn every_kind_and_list_items() {
+    let inv = inventory(&node("n", "", "{key: k, effect: NoSchedule}", false));
+    let tol = "tolerations: [{key: k, operator: Exists}]";
+    let manifests = [
+        ("Pod", format!("spec: {{{tol}}}")),
+        ("PodTemplate", format!("template: {{spec: {{{tol}}}}}")),
+        (
+            "Deployment",
+            format!("spec: {{template: {{spec: {{{tol}}}}}}}"),
+        ),
+        (
+            "StatefulSet",
+            format!("spec: {{template: {{spec: {{{tol}}}}}}}"),
+        ),
+        (
+            "DaemonSet",
+            format!("spec: {{template: {{spec: {{{tol}}}}}}}"),
+        ),
+        (
+            "ReplicaSet",
+            format!("spec: {{template: {{spec: {{{tol}}}}}}}"),
+        ),
+        (
+            "ReplicationController",
+            format!("spec: {{template: {{spec: {{{tol}}}}}}}"),
+        ),
+        ("Job", format!("spec: {{template: {{spec: {{{tol}}}}}}}")),
+        (
+            "CronJob",
+            format!("spec: {{jobTemplate: {{spec: {{template: {{spec: {{{tol}}}}}}}}}}}"),
+        ),
+    ];
+    for (kind, body) in &manifests {
+        let text = format!("kind: {kind}\nmetadata: {{name: x}}\n{body}\n");
+        assert!(fits(&text, &inv), "{kind} tolerates");
+        let bare = text.replace(tol, "");
+        assert!(!fits(&bare, &inv), "{kind} without the toleration");
+    }
+    let list = "kind: List\nitems:\n- kind: Pod\n  metadata: {name: a}\n  spec: {}\n- kind: Pod\n  metadata: {name: b}\n  spec: {tolerations: [{key: k, operator: Exists}]}\n";
+    let r = simulate_text(list, &Options::default(), &inv);
+    assert_eq!(r.len(), 2);
+    assert_eq!((r[0].item, r[1].item), (Some(0), Some(1)));
+    assert_eq!(
+        (
+            r[0].simulation.fits_anywhere(),
+            r[1].simulation.fits_anywhere()
+        ),
+        (false, true)
+    );
+}
+
+#[test]
+fn prefer_no_schedule_only_avoids_and_no_execute_evicts() {
+    let inv = inventory(&node(
+        "n",
+        "",
+        "{key: batch, effect: PreferNoSchedule}, {key: spot, effect: NoExecute}",
+        false,
+    ));
+    let r = simulate_text(
+        &pod("tolerations: [{key: spot, operator: Exists, effect: NoExecute, tolerationSeconds: 60}, {key: spot, operator: Exists}]"),
+        &Options::default(),
+        &inv,
+    );
+    let v = r[0].simulation.pools[0].node(0);
+    assert!(v.fits());
+    assert_eq!(v.avoid, vec![0]);
+    // The first matching toleration counts: 60 s, even though the second has no limit.
+    assert_eq!(
+        v.eviction,
+        Some(Eviction {
+            seconds: 60,
+            taint: 1,
+            toleration: 0
+        })
+    );
+}

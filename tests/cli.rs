@@ -1,0 +1,528 @@
+//! The `taintlint` binary: exit codes, I/O problems, standard input, directory walking, the
+//! JSON contract of DESIGN.md, colour, `rules`, `explain`, and cluster options.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_taintlint");
+
+const GOOD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  tolerations:\n  \
+                    - key: dedicated\n    operator: Exists\n    effect: NoSchedule\n  \
+                    containers:\n  - name: web\n    image: nginx\n";
+const BAD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  \
+                   tolerations:\n  - key: dedicated\n    operator: Exists\n    effect: \
+                   noschedule\n  containers:\n  - name: web\n    image: nginx\n";
+/// A warning and an info, but no error.
+const WARN: &str =
+    "kind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      \
+                    tolerations:\n      - operator: Exists\n      - operator: Exists\n";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_with(args: &[&str], stdin: Option<&str>, env: &[(&str, &str)], cwd: Option<&Path>) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let mut child = cmd.spawn().expect("the binary runs");
+    {
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+    }
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = child.wait_with_output().unwrap();
+    Run {
+        code: status.code().expect("exited normally"),
+        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
+    }
+}
+
+fn run_in(dir: &Path, args: &[&str]) -> Run {
+    run_with(args, None, &[], Some(dir))
+}
+
+fn dir_with(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, content) in files {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+    dir
+}
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn exit_codes() {
+    let dir = dir_with(&[
+        ("good.yaml", GOOD.as_bytes()),
+        ("bad.yaml", BAD.as_bytes()),
+        ("warn.yaml", WARN.as_bytes()),
+    ]);
+    let r = run_in(dir.path(), &["lint", "good.yaml"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.stdout, "No problems found in 1 file.\n");
+    assert_eq!(r.stderr, "");
+
+    let r = run_in(dir.path(), &["lint", "warn.yaml"]);
+    assert_eq!(r.code, 0, "warnings alone do not fail: {}", r.stdout);
+    assert!(r.stdout.contains("warning[tolerates-everything]"));
+
+    let r = run_in(dir.path(), &["lint", "good.yaml", "bad.yaml"]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("error[unknown-effect]"), "{}", r.stdout);
+    assert!(r.stdout.contains("--> bad.yaml:10:13"), "{}", r.stdout);
+    assert!(r
+        .stdout
+        .ends_with("Found 1 error, 0 warnings, 0 infos, 0 hints in 2 files.\n"));
+
+    // Usage problems are 2 as well.
+    assert_eq!(run_in(dir.path(), &["lint"]).code, 2);
+    assert_eq!(
+        run_in(dir.path(), &["lint", "--format", "xml", "good.yaml"]).code,
+        2
+    );
+    assert_eq!(run_in(dir.path(), &["frobnicate"]).code, 2);
+}
+
+#[test]
+fn a_missing_path_is_named_and_the_rest_is_reported() {
+    let dir = dir_with(&[("bad.yaml", BAD.as_bytes()), ("good.yaml", GOOD.as_bytes())]);
+    let r = run_in(
+        dir.path(),
+        &["lint", "bad.yaml", "nowhere.yaml", "good.yaml"],
+    );
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "taintlint: nowhere.yaml: no such file or directory\n"
+    );
+    assert!(r.stdout.contains("error[unknown-effect]"), "{}", r.stdout);
+    assert!(r.stdout.contains("in 2 files."), "{}", r.stdout);
+
+    // Exit 2 wins over 1 and 0, in JSON too.
+    let r = run_in(
+        dir.path(),
+        &["lint", "--format", "json", "good.yaml", "missing/"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("missing/"), "{}", r.stderr);
+    assert_eq!(json(&r.stdout)["files"], 1);
+}
+
+#[test]
+fn a_non_utf8_file_is_named_and_the_rest_is_reported() {
+    let mut latin1 = b"kind: Pod\nmetadata:\n  name: caf".to_vec();
+    latin1.push(0xe9); // 'é' in Latin-1
+    latin1.extend_from_slice(b"\n");
+    let dir = dir_with(&[("latin1.yaml", &latin1), ("bad.yaml", BAD.as_bytes())]);
+    let r = run_in(dir.path(), &["lint", "latin1.yaml", "bad.yaml"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "taintlint: latin1.yaml: not UTF-8 text (invalid byte at offset 31); Kubernetes \
+         manifests must be UTF-8\n"
+    );
+    assert!(r.stdout.contains("bad.yaml:10:13"), "{}", r.stdout);
+    // Found while walking a directory, too.
+    let r = run_in(dir.path(), &["lint", "."]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("latin1.yaml: not UTF-8"), "{}", r.stderr);
+    assert!(r.stdout.contains("error[unknown-effect]"), "{}", r.stdout);
+}
+
+#[test]
+fn standard_input() {
+    let r = run_with(&["lint", "-"], Some(BAD), &[], None);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("--> -:10:13"), "{}", r.stdout);
+    let r = run_with(&["lint", "--format", "json", "-"], Some(GOOD), &[], None);
+    assert_eq!(r.code, 0);
+    assert_eq!(json(&r.stdout)["files"], 1);
+    let r = run_with(
+        &["lint", "-"],
+        Some("{ \u{fffd} ok: \"\u{1F680}\" }\n"),
+        &[],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run_with(&["lint", "-"], None, &[], None);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "No problems found in 1 file.\n")
+    );
+}
+
+#[test]
+fn directories_are_walked_in_order_honouring_gitignore() {
+    let pod = |effect: &str| BAD.replace("noschedule", effect);
+    let json_pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "j"},
+  "spec": {"tolerations": [{"key": "a", "operator": "Exists", "effect": "nojson"}]}}
+"#;
+    let dir = dir_with(&[
+        ("b.yaml", pod("nob").as_bytes()),
+        ("a.yml", pod("noa").as_bytes()),
+        ("sub/c.json", json_pod.as_bytes()),
+        ("sub/deeper/d.yaml", pod("nod").as_bytes()),
+        ("sub/notes.txt", pod("notxt").as_bytes()),
+        ("sub/README.md", b"kind: Pod\n"),
+        ("ignored.yaml", pod("noignored").as_bytes()),
+        ("build/out.yaml", pod("nobuild").as_bytes()),
+        ("sub/.gitignore", b"deeper/skip.yaml\n"),
+        ("sub/deeper/skip.yaml", pod("noskip").as_bytes()),
+        (".gitignore", b"ignored.yaml\nbuild/\n"),
+        (".hidden/h.yaml", pod("nohidden").as_bytes()),
+    ]);
+    let r = run_in(dir.path(), &["lint", "--format", "json", "."]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let out = json(&r.stdout);
+    let files: Vec<&str> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        ["./a.yml", "./b.yaml", "./sub/c.json", "./sub/deeper/d.yaml"]
+    );
+    assert_eq!(out["files"], 4);
+    // The JSON file is linted as what it is: YAML's flow style.
+    let c = &out["diagnostics"][2];
+    assert_eq!(c["rule"], "unknown-effect");
+    assert_eq!(c["range"]["start"]["line"], 2);
+    // A directory given as a path keeps its spelling; an explicit file is linted whatever its
+    // name, and explicit arguments keep their order.
+    let r = run_in(
+        dir.path(),
+        &["lint", "--format", "json", "sub", "ignored.yaml", "a.yml"],
+    );
+    let out = json(&r.stdout);
+    let files: Vec<&str> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        ["sub/c.json", "sub/deeper/d.yaml", "ignored.yaml", "a.yml"]
+    );
+    // The same run twice gives the same bytes (parallel linting, stable order).
+    let again = run_in(
+        dir.path(),
+        &["lint", "--format", "json", "sub", "ignored.yaml", "a.yml"],
+    );
+    assert_eq!(r.stdout, again.stdout);
+}
+
+#[test]
+fn json_output_follows_the_contract() {
+    let dir = dir_with(&[
+        ("bad.yaml", BAD.as_bytes()),
+        ("warn.yaml", WARN.as_bytes()),
+        ("good.yaml", GOOD.as_bytes()),
+    ]);
+    let r = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "bad.yaml",
+            "warn.yaml",
+            "good.yaml",
+        ],
+    );
+    assert_eq!(r.code, 1);
+    let out = json(&r.stdout);
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&out), ["diagnostics", "files", "summary", "version"]);
+    assert_eq!(out["version"], 1);
+    assert_eq!(out["files"], 3);
+    assert_eq!(
+        out["summary"],
+        serde_json::json!({"error": 1, "warning": 2, "info": 1, "hint": 0})
+    );
+    let diagnostics = out["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 4);
+    for d in diagnostics {
+        let k = keys(d);
+        for field in [
+            "file", "rule", "severity", "message", "range", "document", "path", "object", "related",
+        ] {
+            assert!(k.contains(&field.to_string()), "{field} missing in {d}");
+        }
+        for end in ["start", "end"] {
+            assert!(d["range"][end]["line"].as_u64().unwrap() >= 1);
+            assert!(d["range"][end]["column"].as_u64().unwrap() >= 1);
+        }
+        assert_eq!(keys(&d["object"]), ["kind", "name", "namespace"]);
+        assert!(["error", "warning", "info", "hint"].contains(&d["severity"].as_str().unwrap()));
+        for rel in d["related"].as_array().unwrap() {
+            assert_eq!(keys(rel), ["file", "message", "range"]);
+        }
+    }
+    let e = &diagnostics[0];
+    assert_eq!(e["file"], "bad.yaml");
+    assert_eq!(e["rule"], "unknown-effect");
+    assert_eq!(e["severity"], "error");
+    assert_eq!(
+        e["message"],
+        "spec.tolerations[0].effect: Unsupported value: \"noschedule\": supported values: \
+         \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"; did you mean `NoSchedule`?"
+    );
+    assert_eq!(
+        e["range"],
+        serde_json::json!({"start": {"line": 10, "column": 13}, "end": {"line": 10, "column": 23}})
+    );
+    assert_eq!(e["document"], 0);
+    assert_eq!(e["path"], "spec.tolerations[0].effect");
+    assert_eq!(
+        e["object"],
+        serde_json::json!({"kind": "Pod", "name": "web", "namespace": "shop"})
+    );
+    assert_eq!(e["related"], serde_json::json!([]));
+    assert_eq!(e["fixes"][0]["applicability"], "safe");
+    assert_eq!(e["fixes"][0]["edits"][0]["replacement"], "NoSchedule");
+    // The duplicate points back at the first one, in the same file; null where absent.
+    let info = diagnostics
+        .iter()
+        .find(|d| d["severity"] == "info")
+        .unwrap();
+    assert_eq!(info["related"][0]["file"], "warn.yaml");
+    assert_eq!(info["related"][0]["message"], "first occurrence");
+    assert_eq!(info["object"]["namespace"], Value::Null);
+    assert_eq!(info["object"]["kind"], "Deployment");
+
+    // A syntax error has no path and no object.
+    let r = run_with(
+        &["lint", "--format", "json", "-"],
+        Some("a: [\n"),
+        &[],
+        None,
+    );
+    let out = json(&r.stdout);
+    let d = &out["diagnostics"][0];
+    assert_eq!(d["rule"], "yaml-syntax");
+    assert_eq!(d["path"], Value::Null);
+    assert_eq!(
+        d["object"],
+        serde_json::json!({"kind": null, "name": null, "namespace": null})
+    );
+}
+
+#[test]
+fn colour() {
+    let dir = dir_with(&[("bad.yaml", BAD.as_bytes())]);
+    let escape = "\u{1b}[";
+    let always = run_in(dir.path(), &["lint", "--color", "always", "bad.yaml"]);
+    assert!(always.stdout.contains(escape), "--color always colours");
+    let never = run_in(dir.path(), &["lint", "--color", "never", "bad.yaml"]);
+    assert!(!never.stdout.contains(escape));
+    let no_color = run_with(
+        &["lint", "bad.yaml"],
+        None,
+        &[("NO_COLOR", "1")],
+        Some(dir.path()),
+    );
+    assert!(!no_color.stdout.contains(escape));
+    // Not a terminal: no colour by default either; and the text is the same without it.
+    let auto = run_in(dir.path(), &["lint", "bad.yaml"]);
+    assert!(!auto.stdout.contains(escape));
+    assert_eq!(auto.stdout, never.stdout);
+    assert_eq!(auto.stdout, no_color.stdout);
+    let json = run_in(
+        dir.path(),
+        &["lint", "--color", "always", "--format", "json", "bad.yaml"],
+    );
+    assert!(!json.stdout.contains(escape), "JSON is never coloured");
+}
+
+#[test]
+fn rules_lists_every_rule() {
+    let r = run_with(&["rules"], None, &[], None);
+    assert_eq!(r.code, 0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].starts_with("RULE"));
+    let names: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let all: Vec<&str> = taintlint::rules::all().map(|m| m.name).collect();
+    assert_eq!(names, all);
+    for m in taintlint::rules::all() {
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{} ", m.name)))
+            .unwrap();
+        assert!(line.contains(m.severity.as_str()), "{line}");
+        assert!(line.ends_with(m.summary), "{line}");
+    }
+}
+
+#[test]
+fn explain() {
+    let r = run_with(&["explain", "unknown-effect"], None, &[], None);
+    assert_eq!(r.code, 0);
+    let meta = taintlint::rules::find("unknown-effect").unwrap();
+    assert!(
+        r.stdout.starts_with("unknown-effect (error)\n\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains(meta.summary));
+    assert!(r.stdout.contains(meta.explanation));
+    assert!(r.stdout.contains("## What it catches"));
+
+    let r = run_with(&["explain", "unknown-efect"], None, &[], None);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr
+            .starts_with("taintlint: no rule named \"unknown-efect\"; the rules are: yaml-syntax,"),
+        "{}",
+        r.stderr
+    );
+    for m in taintlint::rules::all() {
+        assert!(r.stderr.contains(m.name));
+    }
+}
+
+#[test]
+fn bad_cluster_options_are_usage_errors() {
+    let dir = dir_with(&[("good.yaml", GOOD.as_bytes())]);
+    let r = run_in(
+        dir.path(),
+        &["lint", "--feature-gates", "Bogus=true", "good.yaml"],
+    );
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "", "nothing is linted with a bad option");
+    assert_eq!(
+        r.stderr,
+        "taintlint: --feature-gates: unrecognized feature gate: Bogus (taintlint knows: \
+         TaintTolerationComparisonOperators)\n"
+    );
+    let r = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--feature-gates",
+            "TaintTolerationComparisonOperators=maybe",
+            "good.yaml",
+        ],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("maybe"), "{}", r.stderr);
+    let r = run_in(
+        dir.path(),
+        &["lint", "--enable-admission-plugins", "Nope", "good.yaml"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.starts_with(
+            "taintlint: --enable-admission-plugins: admission plugin \"Nope\" is unknown to \
+             kube-apiserver (known: AlwaysAdmit,"
+        ),
+        "{}",
+        r.stderr
+    );
+    let r = run_in(
+        dir.path(),
+        &["lint", "--disable-admission-plugins", "Nope", "good.yaml"],
+    );
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("\"Nope\""), "{}", r.stderr);
+    // Known names are accepted.
+    let r = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--enable-admission-plugins",
+            "ExtendedResourceToleration,PodTolerationRestriction",
+            "--disable-admission-plugins",
+            "DefaultTolerationSeconds",
+            "good.yaml",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn comparison_operators_feature_gate() {
+    let lt = |value: &str| {
+        format!(
+            "kind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n  - key: \
+             example.com/generation\n    operator: Lt\n    value: {value}\n    effect: \
+             NoSchedule\n"
+        )
+    };
+    let gate = "TaintTolerationComparisonOperators=true";
+    let r = run_with(
+        &["lint", "--feature-gates", gate, "-"],
+        Some(&lt("\"5\"")),
+        &[],
+        None,
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "No problems found in 1 file.\n")
+    );
+    let r = run_with(
+        &["lint", "--feature-gates", gate, "-"],
+        Some(&lt("\"05\"")),
+        &[],
+        None,
+    );
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains(
+            "error[invalid-value]: spec.tolerations[0].value: Invalid value: \"05\": value \
+             must be a valid integer for numeric operators"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("--> -:8:12"), "{}", r.stdout);
+    // Without the gate, Lt itself is refused.
+    let r = run_with(&["lint", "-"], Some(&lt("\"5\"")), &[], None);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("error[unknown-operator]"), "{}", r.stdout);
+    // Gates can be switched off again, later settings winning, as kube-apiserver does.
+    let off = format!("{gate},TaintTolerationComparisonOperators=false");
+    let r = run_with(
+        &["lint", "--feature-gates", &off, "-"],
+        Some(&lt("\"5\"")),
+        &[],
+        None,
+    );
+    assert_eq!(r.code, 1);
+}

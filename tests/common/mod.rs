@@ -1,0 +1,169 @@
+//! Helpers shared by the integration tests: linting fixtures, running the binary, snapshot
+//! settings.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use taintlint::analysis::analyse_with;
+use taintlint::diagnostic::Diagnostic;
+use taintlint::inventory::Inventory;
+use taintlint::report::FileReport;
+use taintlint::{analyse, Options};
+
+/// insta settings: snapshots live in the top-level `snapshots/` folder.
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings
+}
+
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .expect("the crate root exists")
+}
+
+/// A path relative to the crate root, with `/` separators, so output is machine-independent.
+pub fn relative(path: &Path) -> String {
+    let path = path.canonicalize().expect("the fixture exists");
+    path.strip_prefix(root())
+        .expect("fixtures live inside the crate")
+        .components()
+        .map(|c| c.as_os_str().to_str().expect("fixture paths are UTF-8"))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+pub fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Lints with the default options.
+pub fn lint(text: &str) -> Vec<Diagnostic> {
+    analyse(text, &Options::default())
+}
+
+/// The cluster a fixture is linted against: `inventory.yaml` in the fixture's folder, for the
+/// rules that need one.
+pub fn inventory_for(path: &Path) -> Option<Inventory> {
+    let file = path.parent()?.join("inventory.yaml");
+    let text = std::fs::read_to_string(&file).ok()?;
+    let name = relative(&file);
+    let inventory = Inventory::load(&[(name.as_str(), text.as_str())], &Options::default())
+        .unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
+    Some(inventory)
+}
+
+/// Lints with the default options, against an inventory when there is one.
+pub fn lint_with(text: &str, inventory: Option<&Inventory>) -> Vec<Diagnostic> {
+    analyse_with(text, &Options::default(), inventory)
+}
+
+/// Lints a fixture file (against its folder's inventory) and names it by its relative path.
+/// Like the CLI, the inventory file is reported after it, with its own findings.
+pub fn reports(path: &Path) -> Vec<FileReport> {
+    let text = read(path);
+    let inventory = inventory_for(path);
+    let diagnostics = lint_with(&text, inventory.as_ref());
+    let mut out = vec![FileReport::new(relative(path), text, diagnostics)];
+    if let Some(inventory) = inventory {
+        let file = path
+            .parent()
+            .expect("a fixture is in a folder")
+            .join("inventory.yaml");
+        let diagnostics = inventory.files[0].diagnostics.clone();
+        out.push(FileReport::new(relative(&file), read(&file), diagnostics));
+    }
+    out
+}
+
+/// How many syntax errors the YAML parser finds (at most one per document).
+pub fn syntax_errors(text: &str) -> usize {
+    let stream = taintlint::syntax::parse(text);
+    usize::from(stream.error.is_some())
+        + stream
+            .documents
+            .iter()
+            .filter(|d| d.error.is_some())
+            .count()
+}
+
+pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The lint fixtures of tests/fixtures/ci/lint, as paths relative to the crate root.
+pub const LINT_FIXTURES: &[&str] = &[
+    "tests/fixtures/ci/lint/clean.yaml",
+    "tests/fixtures/ci/lint/crlf.yaml",
+    "tests/fixtures/ci/lint/nodes.yaml",
+    "tests/fixtures/ci/lint/suppressed.yaml",
+    "tests/fixtures/ci/lint/workloads.yaml",
+];
+
+/// `helm template` output, linted from standard input.
+pub const HELM_RENDERED: &str = "tests/fixtures/ci/lint/helm-rendered.yaml";
+
+/// What a run of the binary printed and how it exited.
+pub struct Run {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// Runs `taintlint ARGS` in `dir`, feeding `stdin`.
+pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    {
+        let mut input = child.stdin.take().expect("piped");
+        if let Some(text) = stdin {
+            // The binary may exit without reading its input (a usage error): a broken pipe
+            // here is its answer, judged by the assertions on its output and status.
+            let _ = input.write_all(text.as_bytes());
+        }
+    }
+    let out = child.wait_with_output().expect("the binary finishes");
+    Run {
+        stdout: String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+        code: out.status.code().expect("an exit code"),
+    }
+}
+
+/// Runs `taintlint ARGS` in the crate root.
+pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
+    run_in(Path::new(ROOT), args, stdin)
+}
+
+pub fn fixture(path: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(path)).expect("the fixture exists")
+}
+
+/// Snapshots live in the top-level `snapshots/` folder.
+pub fn snapshots() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    s.set_prepend_module_to_snapshot(true);
+    s
+}
+
+/// The SARIF output with the tool's version taken out, so snapshots survive a release.
+pub fn without_version(sarif: &str) -> String {
+    sarif
+        .replace(
+            &format!("\"{}\"", env!("CARGO_PKG_VERSION")),
+            "\"[version]\"",
+        )
+        .replace(
+            &format!("\"taintlint {}\"", env!("CARGO_PKG_VERSION")),
+            "\"taintlint [version]\"",
+        )
+}

@@ -1,0 +1,262 @@
+//! Property tests: whatever the input, `analyse` does not panic, every range it returns (primary,
+//! related, fix edits) lies inside the text on character boundaries, fixes apply cleanly, and
+//! the reports render.
+
+mod common;
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use taintlint::report::{human, json, FileReport};
+use taintlint::{analyse, Options};
+
+fn options(gate: bool) -> Options {
+    let mut o = Options::default();
+    if gate {
+        o.set_feature_gates("TaintTolerationComparisonOperators=true")
+            .unwrap();
+    }
+    o
+}
+
+fn check_range(text: &str, r: &std::ops::Range<usize>, what: &str) -> Result<(), TestCaseError> {
+    prop_assert!(r.start <= r.end, "{what}: {r:?} is reversed");
+    prop_assert!(r.end <= text.len(), "{what}: {r:?} is past {}", text.len());
+    prop_assert!(
+        text.is_char_boundary(r.start) && text.is_char_boundary(r.end),
+        "{what}: {r:?} splits a character"
+    );
+    Ok(())
+}
+
+/// The properties every input must have.
+fn check_text(text: &str, gate: bool) -> Result<(), TestCaseError> {
+    let found = analyse(text, &options(gate));
+    for d in &found {
+        check_range(text, &d.range, d.rule)?;
+        for r in &d.related {
+            check_range(text, &r.range, "related")?;
+        }
+        for fix in &d.fixes {
+            prop_assert!(!fix.edits.is_empty(), "{}: a fix without edits", d.rule);
+            for e in &fix.edits {
+                check_range(text, &e.range, "edit")?;
+            }
+            // Edits of one fix never overlap (an insertion may touch a neighbour).
+            let mut edits = fix.edits.clone();
+            edits.sort_by_key(|e| (e.range.start, e.range.end));
+            for pair in edits.windows(2) {
+                prop_assert!(
+                    pair[0].range.end <= pair[1].range.start,
+                    "{}: overlapping edits {:?}",
+                    d.rule,
+                    edits
+                );
+            }
+            // Applying it and linting the result does not panic either.
+            let fixed = fix.apply(text);
+            let _ = analyse(&fixed, &options(gate));
+        }
+    }
+    // Sorted by position, as promised.
+    prop_assert!(found
+        .windows(2)
+        .all(|w| w[0].range.start <= w[1].range.start));
+    // The reports render whatever the ranges are.
+    let files = [FileReport::new("p.yaml".into(), text.to_string(), found)];
+    let _ = human::render(&files, false);
+    let out = json::render(&files);
+    prop_assert!(serde_json::from_str::<serde_json::Value>(&out).is_ok());
+    Ok(())
+}
+
+/// Realistic manifests to mutate: every rule fixture and every example (inventories included).
+fn corpus() -> Vec<String> {
+    let root = common::root();
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for dir in std::fs::read_dir(root.join("tests/fixtures/rules")).unwrap() {
+        let dir = dir.unwrap().path();
+        paths.push(dir.join("bad.yaml"));
+        paths.push(dir.join("good.yaml"));
+    }
+    let mut dirs = vec![root.join("examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    paths.iter().map(|p| common::read(p)).collect()
+}
+
+/// Snippets that YAML and the rules care about.
+const SNIPPETS: &[&str] = &[
+    ": ",
+    "- ",
+    "-",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "&a ",
+    "*a",
+    "<<: *a\n",
+    "? ",
+    "|\n",
+    ">-\n",
+    "\t",
+    "\r\n",
+    "\r",
+    "\n",
+    "  ",
+    "#",
+    "'",
+    "\"",
+    "\\",
+    "🚀",
+    "日本",
+    "\u{feff}",
+    "~",
+    "yes",
+    "0x1F",
+    "1e3",
+    "!!str ",
+    "!!int ",
+    "%YAML 1.1\n",
+    "---\n",
+    "...\n",
+    "Exists",
+    "exists",
+    "NoExecute",
+    "tolerations:\n- ",
+    "key: ",
+    "value: ",
+    "effect: ",
+    "operator: ",
+    "tolerationSeconds: ",
+    "{{ .Values.x }}",
+    "kind: List\nitems:\n- ",
+    "\u{0}",
+    "\u{85}",
+    "\u{2028}",
+];
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Delete { at: usize, len: usize },
+    Insert { at: usize, snippet: usize },
+    DuplicateLine { line: usize },
+    SwapLines { a: usize, b: usize },
+    Indent { line: usize, by: usize },
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), 1..40usize).prop_map(|(at, len)| Mutation::Delete { at, len }),
+        (any::<usize>(), 0..SNIPPETS.len())
+            .prop_map(|(at, snippet)| Mutation::Insert { at, snippet }),
+        any::<usize>().prop_map(|line| Mutation::DuplicateLine { line }),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Mutation::SwapLines { a, b }),
+        (any::<usize>(), 1..5usize).prop_map(|(line, by)| Mutation::Indent { line, by }),
+    ]
+}
+
+fn floor(text: &str, at: usize) -> usize {
+    let mut at = at % (text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn apply(text: &str, m: &Mutation) -> String {
+    let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+    match *m {
+        Mutation::Delete { at, len } => {
+            let start = floor(text, at);
+            let end = floor(text, (start + len).min(text.len()));
+            format!("{}{}", &text[..start], &text[end.max(start)..])
+        }
+        Mutation::Insert { at, snippet } => {
+            let at = floor(text, at);
+            format!("{}{}{}", &text[..at], SNIPPETS[snippet], &text[at..])
+        }
+        Mutation::DuplicateLine { line } if !lines.is_empty() => {
+            let i = line % lines.len();
+            lines.insert(i, lines[i]);
+            lines.concat()
+        }
+        Mutation::SwapLines { a, b } if !lines.is_empty() => {
+            let n = lines.len();
+            lines.swap(a % n, b % n);
+            lines.concat()
+        }
+        Mutation::Indent { line, by } if !lines.is_empty() => {
+            let i = line % lines.len();
+            let indented = format!("{}{}", " ".repeat(by), lines[i]);
+            lines[i] = &indented;
+            lines.concat()
+        }
+        _ => text.to_string(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_strings(text in any::<String>(), gate in any::<bool>()) {
+        check_text(&text, gate)?;
+    }
+
+    #[test]
+    fn yaml_alphabet_strings(
+        text in "([ \\-:\\[\\]{},#&*!|>'\"\\n\\r\\t?~.%<@`]|key|value|effect|operator|Exists|tolerations|kind|Pod|List|items|a|0|yes|🚀|日){0,120}",
+        gate in any::<bool>(),
+    ) {
+        check_text(&text, gate)?;
+    }
+
+    #[test]
+    fn mutated_manifests(
+        pick in any::<usize>(),
+        mutations in prop::collection::vec(mutation(), 1..6),
+        gate in any::<bool>(),
+    ) {
+        let corpus = corpus();
+        let mut text = corpus[pick % corpus.len()].clone();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        check_text(&text, gate)?;
+    }
+
+    #[test]
+    fn spliced_manifests(a in any::<usize>(), b in any::<usize>(), at in any::<usize>(), sep in 0..3usize) {
+        // Two manifests joined as one stream, or one cut into the middle of another.
+        let corpus = corpus();
+        let (x, y) = (&corpus[a % corpus.len()], &corpus[b % corpus.len()]);
+        let at = floor(x, at);
+        let text = match sep {
+            0 => format!("{x}---\n{y}"),
+            1 => format!("{}{y}{}", &x[..at], &x[at..]),
+            _ => format!("{}\n{}", &x[..at], y.replace('\n', "\r\n")),
+        };
+        check_text(&text, false)?;
+    }
+}
+
+#[test]
+fn the_corpus_itself_holds() {
+    for text in corpus() {
+        check_text(&text, false).unwrap();
+        check_text(&text, true).unwrap();
+    }
+}

@@ -1,0 +1,434 @@
+//! The inventory and the simulation end to end: the CLI's `--inventory` and `simulate`, each
+//! inventory format, broken inventories, and snapshots of what a person sees.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use taintlint::inventory::Inventory;
+use taintlint::report::{self, FileReport};
+use taintlint::schedule::simulate_text;
+use taintlint::{analyse_with, Options};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(path)).unwrap()
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+fn load(paths: &[&str]) -> Inventory {
+    let texts: Vec<(String, String)> = paths.iter().map(|p| (p.to_string(), read(p))).collect();
+    let pairs: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    Inventory::load(&pairs, &Options::default()).unwrap()
+}
+
+/// (workload title, sorted node names it fits) for every workload of the examples.
+fn placements(inventory: &Inventory) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for file in [
+        "examples/gpu-training.yaml",
+        "examples/inference.yaml",
+        "examples/web.yaml",
+        "examples/node-agent.yaml",
+    ] {
+        for w in simulate_text(&read(file), &Options::default(), inventory) {
+            let mut nodes = Vec::new();
+            for (pv, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
+                for (m, member) in pool.nodes.iter().enumerate() {
+                    if pv.node(m).fits() {
+                        nodes.push(member.name.clone());
+                    }
+                }
+            }
+            nodes.sort();
+            out.push((w.title(), nodes));
+        }
+    }
+    out
+}
+
+#[test]
+fn kubectl_output_and_the_pool_file_describe_the_same_cluster() {
+    let listed = load(&["examples/inventory/nodes.yaml"]);
+    let pools = load(&["examples/inventory/pools.yaml"]);
+    assert_eq!(listed.node_count(), 10);
+    assert_eq!(pools.node_count(), 10);
+    assert_eq!(
+        listed.pools.len(),
+        6,
+        "zones and hostnames do not split pools"
+    );
+    let a = placements(&listed);
+    assert_eq!(a, placements(&pools));
+    // A sanity check of the placements themselves.
+    let find = |t: &str| a.iter().find(|(w, _)| w == t).unwrap().1.clone();
+    assert_eq!(find("Job ml/train-resnet"), ["gpu-1", "gpu-2"]);
+    assert!(find("Deployment ml/inference").is_empty());
+    assert_eq!(find("DaemonSet kube-system/log-shipper").len(), 10);
+    assert_eq!(
+        find("Deployment shop/web"),
+        ["batch-1", "batch-2", "general-1", "general-2"]
+    );
+}
+
+#[test]
+fn json_lists_node_documents_and_several_files_make_one_cluster() {
+    let inv = load(&[
+        "tests/fixtures/nodes.json",
+        "tests/fixtures/nodelist.json",
+        "examples/nodes.yaml",
+    ]);
+    assert_eq!(inv.node_count(), 3 + 1 + 2);
+    // The two GPU nodes (different zones) are one pool; the cordoned node another.
+    let gpu = inv.pools.iter().find(|p| p.nodes.len() == 2).unwrap();
+    assert_eq!(gpu.nodes[0].name, "gpu-1");
+    let cordoned = inv
+        .pools
+        .iter()
+        .find(|p| p.unschedulable.is_some())
+        .unwrap();
+    assert_eq!(cordoned.nodes[0].name, "general-1");
+    // examples/nodes.yaml (Node documents) has taint mistakes: linted as any manifest is.
+    let rules: Vec<&str> = inv.files[2].diagnostics.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["deprecated-taint-key", "unknown-effect"]);
+    assert!(inv.files[0].diagnostics.is_empty());
+}
+
+#[test]
+fn list_items_are_simulated_with_their_index() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/nodelist.json",
+        "tests/fixtures/list-workloads.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["nodes"], 1);
+    let w = v["workloads"].as_array().unwrap();
+    assert_eq!(w.len(), 2);
+    assert_eq!(w[0]["item"], 0);
+    assert_eq!(w[0]["document"], 0);
+    assert_eq!(w[0]["name"], "plain");
+    assert_eq!(w[0]["schedulable"], serde_json::json!([]));
+    assert_eq!(
+        w[0]["rejected"],
+        serde_json::json!([{"node": "solo", "reasons": ["untolerated taint dedicated=infra:NoExecute"]}])
+    );
+    assert_eq!(w[1]["item"], 1);
+    assert_eq!(w[1]["schedulable"], serde_json::json!(["solo"]));
+    assert_eq!(w[1]["avoid"], serde_json::json!([]));
+    let keys: Vec<&String> = w[1].as_object().unwrap().keys().collect();
+    // The contract's fields, in the contract's order.
+    assert_eq!(
+        keys,
+        [
+            "file",
+            "document",
+            "item",
+            "kind",
+            "name",
+            "namespace",
+            "schedulable",
+            "avoid",
+            "rejected"
+        ]
+    );
+}
+
+#[test]
+fn simulate_json_marks_avoided_nodes() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        "examples/inference.yaml",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let reindex = v["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == "reindex")
+        .unwrap();
+    assert_eq!(
+        reindex["schedulable"],
+        serde_json::json!(["batch-1", "batch-2"])
+    );
+    assert_eq!(reindex["avoid"], serde_json::json!(["batch-1", "batch-2"]));
+    assert_eq!(reindex["item"], Value::Null);
+    assert_eq!(reindex["document"], 1);
+}
+
+#[test]
+fn simulate_human_matrix() {
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/inventory/nodes.yaml",
+        "examples/",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a workload fits no node: {}",
+        stderr(&o)
+    );
+    let out = stdout(&o);
+    for line in out.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "wider than 100 columns: {line}"
+        );
+    }
+    settings().bind(|| insta::assert_snapshot!("simulate_matrix", out));
+}
+
+#[test]
+fn lint_with_an_inventory_points_into_it() {
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/nodes.yaml",
+        "examples/inference.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    // The inventory file is reported too.
+    assert_eq!(v["files"], 2);
+    let d = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "unschedulable")
+        .unwrap();
+    assert_eq!(d["object"]["name"], "inference");
+    let inv_related: Vec<&Value> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["file"] == "examples/inventory/nodes.yaml")
+        .collect();
+    assert!(!inv_related.is_empty());
+    // The position is the inventory's own: the taint's line there.
+    let nodes = read("examples/inventory/nodes.yaml");
+    let line = inv_related[0]["range"]["start"]["line"].as_u64().unwrap() as usize;
+    let text = nodes.lines().nth(line - 1).unwrap();
+    assert!(text.contains("effect: NoSchedule"), "{text}");
+}
+
+#[test]
+fn inventory_findings_are_reported_for_the_inventory_file() {
+    let o = run(&[
+        "lint",
+        "--inventory",
+        "examples/nodes.yaml",
+        "examples/web.yaml",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the inventory has an invalid effect"
+    );
+    let out = stdout(&o);
+    assert!(out.contains("--> examples/nodes.yaml:28:13"), "{out}");
+    // Linting the inventory as a manifest too does not report it twice.
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        "examples/inventory/pools.yaml",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["files"], 1);
+}
+
+#[test]
+fn broken_or_missing_inventories_exit_2_naming_file_and_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(
+        &broken,
+        "pools:\n  gpu:\n    taints: [nvidia.com/gpu=present]\n    count: many\n",
+    )
+    .unwrap();
+    let empty = dir.path().join("empty.yaml");
+    std::fs::write(&empty, "# no nodes yet\n").unwrap();
+    let pods = dir.path().join("pods.yaml");
+    std::fs::write(&pods, "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n").unwrap();
+    let missing = dir.path().join("missing.yaml");
+    let cases = [
+        (
+            &broken,
+            "broken.yaml:4:12: pool `gpu`: count must be a whole number",
+        ),
+        (&empty, "empty.yaml: holds no nodes"),
+        (&pods, "pods.yaml:1:1: a Pod is not a node inventory"),
+        (&missing, "missing.yaml: no such file or directory"),
+    ];
+    for (path, message) in cases {
+        for command in ["lint", "simulate"] {
+            let o = run(&[
+                command,
+                "--inventory",
+                path.to_str().unwrap(),
+                "examples/web.yaml",
+            ]);
+            assert_eq!(o.status.code(), Some(2), "{command} {path:?}");
+            assert!(stderr(&o).contains(message), "{command}: {}", stderr(&o));
+            assert!(
+                stdout(&o).is_empty(),
+                "nothing is linted against a broken inventory"
+            );
+        }
+    }
+    let o = run(&["simulate", "examples/web.yaml"]);
+    assert_eq!(o.status.code(), Some(2), "simulate needs an inventory");
+}
+
+#[test]
+fn admission_toggles_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = dir.path().join("job.yaml");
+    std::fs::write(
+        &job,
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      nodeSelector: {example.com/pool: gpu}\n      tolerations: [{key: example.com/pool, operator: Exists}]\n      containers:\n      - {name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}\n",
+    )
+    .unwrap();
+    let job = job.to_str().unwrap();
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        job,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the GPU taint blocks it by default"
+    );
+    let o = run(&[
+        "simulate",
+        "--enable-admission-plugins",
+        "ExtendedResourceToleration",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        job,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "ExtendedResourceToleration adds nvidia.com/gpu:NoSchedule"
+    );
+}
+
+/// Every diagnostic of an inventory rule, rendered as a person sees it (related inventory
+/// locations with their own line and column).
+#[test]
+fn inventory_rule_messages() {
+    let inv_path = "examples/inventory/nodes.yaml";
+    let inventory = load(&[inv_path]);
+    let mut seen = Vec::new();
+    for file in ["examples/inference.yaml", "examples/gpu-training.yaml"] {
+        let text = read(file);
+        let all = analyse_with(&text, &Options::default(), Some(&inventory));
+        for rule in [
+            "unschedulable",
+            "only-avoided-nodes",
+            "eviction-loop",
+            "toleration-unused",
+            "toleration-does-not-attract",
+        ] {
+            let found: Vec<_> = all.iter().filter(|d| d.rule == rule).cloned().collect();
+            if found.is_empty() {
+                continue;
+            }
+            seen.push(rule);
+            let files = vec![
+                FileReport::new(file.to_string(), text.clone(), found.clone()),
+                FileReport::new(inv_path.to_string(), read(inv_path), Vec::new()),
+            ];
+            let mut out = report::human::render(&files, false);
+            for d in &found {
+                for fix in &d.fixes {
+                    out.push_str(&format!("\n--- {}\n", fix.title));
+                    let fixed = fix.apply(&text);
+                    // Only the lines around the edit.
+                    let at = fix.edits[0].range.start;
+                    let line = fixed[..at].matches('\n').count();
+                    let lines: Vec<&str> = fixed.lines().collect();
+                    let from = line.saturating_sub(3);
+                    let to = (line + 3).min(lines.len());
+                    for l in &lines[from..to] {
+                        out.push_str(l);
+                        out.push('\n');
+                    }
+                }
+            }
+            let name = format!(
+                "{rule}-{}",
+                Path::new(file).file_stem().unwrap().to_str().unwrap()
+            );
+            settings().bind(|| insta::assert_snapshot!(name, out));
+        }
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(
+        seen.len(),
+        5,
+        "every inventory rule has an example: {seen:?}"
+    );
+}
+
+#[test]
+fn the_unschedulable_fix_makes_it_fit() {
+    let inventory = load(&["examples/inventory/nodes.yaml"]);
+    let text = read("examples/inference.yaml");
+    let d = analyse_with(&text, &Options::default(), Some(&inventory))
+        .into_iter()
+        .find(|d| d.rule == "unschedulable")
+        .unwrap();
+    let fixed = d.fixes[0].apply(&text);
+    let after = analyse_with(&fixed, &Options::default(), Some(&inventory));
+    assert!(after.iter().all(|d| d.rule != "unschedulable"), "{fixed}");
+    assert!(
+        taintlint::analyse(&fixed, &Options::default()).is_empty(),
+        "the fix is valid YAML and Kubernetes"
+    );
+}

@@ -1,0 +1,294 @@
+//! YAML 1.1 scalars, as kubectl (sigs.k8s.io/yaml over go-yaml v2) reads them: an unquoted
+//! `yes` or `1234` in a string field is a boolean or a number and the object fails to decode;
+//! quoted, it is a string. `tolerationSeconds` must decode to an int64.
+
+mod common;
+
+use std::ops::Range;
+
+use taintlint::{Diagnostic, Severity};
+
+const FIELDS: [&str; 4] = ["key", "operator", "value", "effect"];
+
+/// A Pod with one valid toleration, one of whose fields is replaced by `raw` (as written).
+fn pod_with(field: &str, raw: &str) -> String {
+    let mut lines = vec![
+        ("key", "example.com/pool"),
+        ("operator", "Equal"),
+        ("value", "batch"),
+        ("effect", "NoSchedule"),
+    ];
+    for l in &mut lines {
+        if l.0 == field {
+            l.1 = raw;
+        }
+    }
+    let mut out = String::from(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: worker\nspec:\n  containers:\n  - name: \
+         w\n    image: busybox\n  tolerations:\n",
+    );
+    for (i, (name, value)) in lines.iter().enumerate() {
+        out.push_str(if i == 0 { "  - " } else { "    " });
+        out.push_str(&format!("{name}: {value}\n"));
+    }
+    out
+}
+
+/// The byte range of the value written after `field: ` in the toleration.
+fn value_range(text: &str, field: &str, raw: &str) -> Range<usize> {
+    let needle = format!(" {field}: {raw}\n");
+    let at = text.find(&needle).unwrap_or_else(|| panic!("{needle:?}")) + field.len() + 3;
+    at..at + raw.len()
+}
+
+fn of_rule<'a>(found: &'a [Diagnostic], rule: &str) -> Vec<&'a Diagnostic> {
+    found.iter().filter(|d| d.rule == rule).collect()
+}
+
+#[test]
+fn unquoted_yaml11_scalars_do_not_decode_into_string_fields() {
+    let cases = [
+        ("yes", "bool", "boolean"),
+        ("y", "bool", "boolean"),
+        ("Y", "bool", "boolean"),
+        ("on", "bool", "boolean"),
+        ("ON", "bool", "boolean"),
+        ("off", "bool", "boolean"),
+        ("no", "bool", "boolean"),
+        ("n", "bool", "boolean"),
+        ("true", "bool", "boolean"),
+        ("False", "bool", "boolean"),
+        ("1234", "number", "integer"),
+        ("0x1F", "number", "integer"),
+        ("0777", "number", "integer"),
+        ("-12", "number", "integer"),
+        ("1_000", "number", "integer"),
+        ("1e3", "number", "float"),
+        ("3.14", "number", "float"),
+        (".5", "number", "float"),
+        (".inf", "number", "float"),
+    ];
+    for field in FIELDS {
+        for (raw, json_type, yaml_type) in cases {
+            let text = pod_with(field, raw);
+            let found = common::lint(&text);
+            let undecodable = of_rule(&found, "undecodable-value");
+            assert_eq!(undecodable.len(), 1, "{field}: {raw}: {found:#?}\n{text}");
+            let d = undecodable[0];
+            assert_eq!(d.severity, Severity::Error);
+            assert_eq!(d.range, value_range(&text, field, raw), "{field}: {raw}");
+            assert_eq!(&text[d.range.clone()], raw);
+            assert_eq!(
+                d.path.as_deref(),
+                Some(&*format!("spec.tolerations[0].{field}"))
+            );
+            let article = if yaml_type == "integer" { "an" } else { "a" };
+            assert_eq!(
+                d.message,
+                format!(
+                    "json: cannot unmarshal {json_type} into Go struct field \
+                     Toleration.spec.tolerations.{field} of type string (YAML 1.1 reads the \
+                     unquoted {raw} as {article} {yaml_type}; quote it: \"{raw}\")"
+                )
+            );
+            // The fix quotes it, and then it decodes.
+            let fix = &d.fixes[0];
+            assert_eq!(fix.edits[0].replacement, format!("\"{raw}\""));
+            let fixed = fix.apply(&text);
+            assert!(of_rule(&common::lint(&fixed), "undecodable-value").is_empty());
+            // A field that does not decode is not validated further: no second error for it.
+            let others: Vec<_> = found
+                .iter()
+                .filter(|d| d.severity == Severity::Error && d.rule != "undecodable-value")
+                .collect();
+            assert!(others.is_empty(), "{field}: {raw}: {others:#?}");
+        }
+    }
+}
+
+#[test]
+fn quoted_scalars_are_strings() {
+    for field in FIELDS {
+        for raw in [
+            "\"yes\"",
+            "'yes'",
+            "\"y\"",
+            "'on'",
+            "\"off\"",
+            "'no'",
+            "\"true\"",
+            "\"1234\"",
+            "'0x1F'",
+            "\"0777\"",
+            "'1e3'",
+            "\"~\"",
+            "!!str yes",
+            "!!str 1234",
+        ] {
+            let text = pod_with(field, raw);
+            let found = common::lint(&text);
+            assert!(
+                of_rule(&found, "undecodable-value").is_empty(),
+                "{field}: {raw}: {found:#?}"
+            );
+            assert!(of_rule(&found, "null-value").is_empty(), "{field}: {raw}");
+            // The string reaches validation: as a key or a value these are fine (but `~`, which
+            // is not a qualified name or label value); as an operator or effect they are
+            // unknown, reported at the quoted scalar.
+            // A tag is not part of the value: the range is the scalar after it.
+            let mut range = value_range(&text, field, raw);
+            if raw.starts_with("!!str ") {
+                range.start += "!!str ".len();
+            }
+            let expected = match field {
+                "operator" => Some("unknown-operator"),
+                "effect" => Some("unknown-effect"),
+                "key" if raw.contains('~') => Some("invalid-key"),
+                "value" if raw.contains('~') => Some("invalid-value"),
+                _ => None,
+            };
+            let errors: Vec<_> = found
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect();
+            match expected {
+                None => assert!(errors.is_empty(), "{field}: {raw}: {errors:#?}"),
+                Some(rule) => {
+                    assert_eq!(errors.len(), 1, "{field}: {raw}: {errors:#?}");
+                    assert_eq!(errors[0].rule, rule, "{field}: {raw}");
+                    assert_eq!(errors[0].range, range, "{field}: {raw}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn null_reads_as_empty() {
+    for raw in ["~", "null", "Null", "NULL"] {
+        for field in FIELDS {
+            let text = pod_with(field, raw);
+            let found = common::lint(&text);
+            assert!(
+                of_rule(&found, "undecodable-value").is_empty(),
+                "{field}: {raw}"
+            );
+            let nulls = of_rule(&found, "null-value");
+            assert_eq!(nulls.len(), 1, "{field}: {raw}: {found:#?}");
+            assert_eq!(nulls[0].range, value_range(&text, field, raw));
+            assert_eq!(nulls[0].severity, Severity::Warning);
+            // Read as empty: an empty key with Equal is the API server's error; an empty
+            // value with Equal is the equal-empty-value warning.
+            let rules: Vec<_> = found.iter().map(|d| d.rule).collect();
+            match field {
+                "key" => assert!(rules.contains(&"empty-key-requires-exists"), "{rules:?}"),
+                "value" => assert!(rules.contains(&"equal-empty-value"), "{rules:?}"),
+                _ => assert_eq!(rules, ["null-value"]),
+            }
+        }
+    }
+    // Nothing at all after the colon is null too; the finding points at the key.
+    let text = pod_with("effect", "").replace("effect: \n", "effect:\n");
+    let found = common::lint(&text);
+    let nulls = of_rule(&found, "null-value");
+    assert_eq!(nulls.len(), 1, "{found:#?}");
+    let at = text.find("effect:").unwrap();
+    assert_eq!(nulls[0].range, at..at + "effect".len());
+}
+
+fn pod_with_seconds(raw: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: api\nspec:\n  containers:\n  - name: a\n    \
+         image: busybox\n  tolerations:\n  - key: node.kubernetes.io/unreachable\n    operator: \
+         Exists\n    effect: NoExecute\n    tolerationSeconds: {raw}\n"
+    )
+}
+
+#[test]
+fn toleration_seconds_must_decode_to_int64() {
+    // encoding/json turns a float without a fraction into an integer, so these decode.
+    for raw in ["3600", "3600.0", "1e3", "0x10", "0777", "+60", "1_000"] {
+        let text = pod_with_seconds(raw);
+        let found = common::lint(&text);
+        assert!(found.is_empty(), "{raw}: {found:#?}");
+    }
+    let cases = [
+        (
+            "\"3600\"",
+            "string",
+            "\"3600\" is a string; write it without quotes",
+        ),
+        (
+            "'3600'",
+            "string",
+            "\"3600\" is a string; write it without quotes",
+        ),
+        ("1.5", "number", "1.5 is not a whole number of seconds"),
+        ("true", "bool", "it is a boolean"),
+        ("yes", "bool", "it is a boolean"),
+        ("1e21", "number", "it does not fit a 64-bit integer"),
+        ("-1e19", "number", "it does not fit a 64-bit integer"),
+        (".inf", "number", "inf is not a whole number of seconds"),
+        (
+            "9223372036854775808",
+            "number",
+            "it does not fit a 64-bit integer",
+        ),
+        (
+            "soon",
+            "string",
+            "\"soon\" is a string; write it without quotes",
+        ),
+        ("[60]", "array", "it is a sequence"),
+    ];
+    for (raw, json_type, why) in cases {
+        let text = pod_with_seconds(raw);
+        let found = common::lint(&text);
+        let undecodable = of_rule(&found, "undecodable-value");
+        assert_eq!(undecodable.len(), 1, "{raw}: {found:#?}");
+        let d = undecodable[0];
+        assert_eq!(
+            d.range,
+            value_range(&text, "tolerationSeconds", raw),
+            "{raw}"
+        );
+        assert_eq!(
+            d.path.as_deref(),
+            Some("spec.tolerations[0].tolerationSeconds")
+        );
+        assert_eq!(
+            d.message,
+            format!(
+                "json: cannot unmarshal {json_type} into Go struct field \
+                 Toleration.spec.tolerations.tolerationSeconds of type int64 ({why})"
+            ),
+            "{raw}"
+        );
+        // Nothing else: a value that does not decode is not checked for being non-positive.
+        assert_eq!(found.len(), 1, "{raw}: {found:#?}");
+    }
+    // A quoted integer has a fix: unquote it.
+    let text = pod_with_seconds("\"3600\"");
+    let d = &common::lint(&text)[0];
+    let fixed = d.fixes[0].apply(&text);
+    assert!(fixed.contains("tolerationSeconds: 3600\n"));
+    assert!(common::lint(&fixed).is_empty());
+}
+
+#[test]
+fn taint_fields_decode_the_same_way() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nspec:\n  taints:\n  - key: \
+                example.com/spot\n    value: yes\n    effect: NoSchedule\n  - key: 1234\n    \
+                effect: NoSchedule\n";
+    let found = common::lint(text);
+    let undecodable = of_rule(&found, "undecodable-value");
+    assert_eq!(undecodable.len(), 2, "{found:#?}");
+    assert_eq!(&text[undecodable[0].range.clone()], "yes");
+    assert_eq!(
+        undecodable[0].message,
+        "json: cannot unmarshal bool into Go struct field Taint.spec.taints.value of type \
+         string (YAML 1.1 reads the unquoted yes as a boolean; quote it: \"yes\")"
+    );
+    assert_eq!(&text[undecodable[1].range.clone()], "1234");
+    assert_eq!(undecodable[1].path.as_deref(), Some("spec.taints[1].key"));
+}
