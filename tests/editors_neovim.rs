@@ -14,6 +14,10 @@ use serde_json::Value;
 
 const FIXTURE: &str = "tests/e2e/fixtures/workload.yaml";
 const FIX_RULE: &str = "toleration-seconds-requires-no-execute";
+/// A taint the test adds to the inventory: the quick-fixed toleration `example.com/spot`
+/// (`"true"`, NoExecute after the fix) then tolerates it.
+const INVENTORY_APPEND: &str =
+    "  - key: example.com/spot\n    value: \"true\"\n    effect: NoExecute\n";
 /// A warning in the fixture that the test makes an error through the plugin's settings.
 const SEVERITY_RULE: &str = "tolerates-everything";
 
@@ -74,6 +78,7 @@ fn session(nvim: &Path, encoding: Option<&str>) -> Value {
     .env("TAINTLINT_E2E_FIX_RULE", FIX_RULE)
     .env("TAINTLINT_E2E_SEVERITY_RULE", SEVERITY_RULE)
     .env("TAINTLINT_E2E_INVENTORY", &inventory)
+    .env("TAINTLINT_E2E_INVENTORY_APPEND", INVENTORY_APPEND)
     .env("TAINTLINT_E2E_ENCODING", encoding.unwrap_or(""))
     .env("XDG_CONFIG_HOME", home.path().join("config"))
     .env("XDG_DATA_HOME", home.path().join("data"))
@@ -291,8 +296,42 @@ fn check_session(report: &Value, encoding: &str) {
     assert!(want.iter().any(|d| d.4 == SEVERITY_RULE));
     assert_eq!(shown(after), want);
 
-    // The inventory file changed on disk: the server said so and published again. (The
-    // diagnostics do not depend on the inventory yet, so they are the same.)
+    // With an inventory: the CLI's findings with the same inventory. Then the inventory changed
+    // on disk: the server said so, and the findings are those of the new inventory.
+    let with_inventory = |step: &Value| -> Vec<Shown> {
+        let dir = tempfile::tempdir().unwrap();
+        let nodes = dir.path().join("nodes.yaml");
+        std::fs::write(&nodes, step["inventory"].as_str().unwrap()).unwrap();
+        let text = step["text"].as_str().unwrap();
+        let mut list: Vec<Shown> = lint(text, &["--inventory", nodes.to_str().unwrap()])
+            .into_iter()
+            .map(|e| {
+                let severity = if e.rule == SEVERITY_RULE {
+                    "error".to_string()
+                } else {
+                    e.severity
+                };
+                (
+                    e.line as u64 - 1,
+                    offset(line_of(text, e.line), e.column, "utf-8") as u64,
+                    e.end_line as u64 - 1,
+                    offset(line_of(text, e.end_line), e.end_column, "utf-8") as u64,
+                    e.rule,
+                    severity,
+                    e.message,
+                )
+            })
+            .collect();
+        list.sort();
+        list
+    };
+    let set = step(report, "inventory-set");
+    let want_set = with_inventory(set);
+    assert!(
+        want_set.len() > want.len(),
+        "the inventory adds findings: {want_set:?}"
+    );
+    assert_eq!(shown(set), want_set);
     let log: Vec<&str> = report["inventory_log"]
         .as_array()
         .unwrap()
@@ -303,7 +342,14 @@ fn check_session(report: &Value, encoding: &str) {
         log.iter().any(|m| m.contains("inventory changed")),
         "the server's inventory messages: {log:?}"
     );
-    assert_eq!(shown(step(report, "inventory")), want);
+    let changed = step(report, "inventory");
+    assert!(changed["inventory"]
+        .as_str()
+        .unwrap()
+        .ends_with(INVENTORY_APPEND));
+    let want_changed = with_inventory(changed);
+    assert_ne!(want_changed, want_set);
+    assert_eq!(shown(changed), want_changed);
 }
 
 #[test]

@@ -187,38 +187,55 @@ local function steps()
   report.same_client_after_settings = client().id == client_id
   snapshot('settings')
 
-  -- 7. An inventory file, named in the settings, changes on disk: the server notices (through
-  -- Neovim's file watcher, or by polling) and analyses the open buffer again.
+  -- 7. An inventory, named in the settings, adds its findings (tolerations that tolerate none of
+  -- its taints); then the file changes on disk and the server, told by Neovim's file watcher or
+  -- by polling, analyses the open buffer again.
   local inventory = assert(os.getenv('TAINTLINT_E2E_INVENTORY'), 'TAINTLINT_E2E_INVENTORY is not set')
+  local function read(path)
+    local f = assert(io.open(path))
+    local text = f:read('*a')
+    f:close()
+    return text
+  end
+  local function count(code)
+    local n = 0
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.code == code then
+        n = n + 1
+      end
+    end
+    return n
+  end
   require('taintlint').setup({
     cmd = { os.getenv('TAINTLINT_BIN'), 'server' },
     rules = { [severity_rule] = 'error' },
     inventory = { vim.fs.basename(inventory) },
   })
-  local function logged(needle)
+  wait_for('findings against the inventory', function()
+    return count('toleration-unused') > 0
+  end)
+  snapshot('inventory-set')
+  report.steps[#report.steps].inventory = read(inventory)
+  local unused = count('toleration-unused')
+  local file = assert(io.open(inventory, 'a'))
+  file:write(assert(os.getenv('TAINTLINT_E2E_INVENTORY_APPEND')))
+  file:close()
+  wait_for('the server to notice the inventory change', function()
     for _, message in ipairs(_G.taintlint_log) do
-      if message:find(needle, 1, true) then
+      if message:find('inventory changed', 1, true) then
         return true
       end
     end
     return false
-  end
-  -- Give the new settings (and a file watcher, where the client has one) time to be in place.
-  vim.wait(1000)
-  local published = #_G.taintlint_raw
-  local file = assert(io.open(inventory, 'a'))
-  file:write('  - key: example.com/spot\n    value: "true"\n    effect: NoSchedule\n')
-  file:close()
-  wait_for('the server to notice the inventory change', function()
-    return logged('inventory changed')
   end)
-  wait_for('diagnostics after the inventory change', function()
-    return #_G.taintlint_raw > published
+  wait_for('the findings to follow the new inventory', function()
+    return count('toleration-unused') < unused
   end)
   report.inventory_log = vim.tbl_filter(function(m)
     return m:find('inventory', 1, true) ~= nil
   end, _G.taintlint_log)
   snapshot('inventory')
+  report.steps[#report.steps].inventory = read(inventory)
 end
 
 local ok, err = xpcall(steps, debug.traceback)
