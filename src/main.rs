@@ -55,7 +55,11 @@ enum Command {
     ///
     /// Exit status: 0 after the client's `shutdown` and `exit`, 1 when the client exits or
     /// closes the connection without `shutdown`.
-    Server,
+    Server {
+        /// Accepted for clients that pass it (the server always speaks over stdio).
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Explain one rule: what it catches, why it matters, an example, the fix.
     Explain {
         /// The rule's name, as shown in brackets in lint output (e.g. `unknown-effect`).
@@ -203,7 +207,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Lint(args) => lint(args),
         Command::Simulate(args) => simulate(args),
-        Command::Server => taintlint::lsp::run_stdio(),
+        Command::Server { .. } => taintlint::lsp::run_stdio(),
         Command::Rules { format } => {
             match format {
                 RulesFormat::Human => print_rules(),

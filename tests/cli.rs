@@ -526,3 +526,14 @@ fn comparison_operators_feature_gate() {
     );
     assert_eq!(r.code, 1);
 }
+
+#[test]
+fn server_accepts_the_stdio_flag_that_clients_pass() {
+    // No input at all: the server sees the connection close without `shutdown` (status 1),
+    // which is not a usage error (status 2).
+    for args in [&["server"][..], &["server", "--stdio"][..]] {
+        let r = run_with(args, Some(""), &[], None);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("unexpected argument"), "{}", r.stderr);
+    }
+}
