@@ -224,18 +224,41 @@ fn push_tolerations(out: &mut Extracted<'_>, list: List, owner: Owner) {
     }
 }
 
+/// One step of a path from the walk's root: a mapping key or a sequence index, after the step
+/// at `parent` (an index into the walk's arena).
+enum Step<'d> {
+    Key(&'d str),
+    Index(usize),
+}
+
 /// Finds every other `tolerations:` sequence of mappings under `node` (aliases are not
-/// followed: their targets are walked where they are defined).
-fn walk_tolerations(
-    doc: &Document<'_>,
+/// followed: their targets are walked where they are defined). Paths are kept as steps and only
+/// written out for a list found, as almost every node walked is not one.
+fn walk_tolerations<'d>(
+    doc: &'d Document<'_>,
     out: &mut Extracted<'_>,
     node: NodeId,
     path: String,
     object: Option<usize>,
 ) {
+    let mut steps: Vec<(Option<usize>, Step<'d>)> = Vec::new();
+    let write = |steps: &[(Option<usize>, Step<'_>)], mut at: Option<usize>| -> String {
+        let mut chain = Vec::new();
+        while let Some(i) = at {
+            chain.push(i);
+            at = steps[i].0;
+        }
+        chain
+            .iter()
+            .rev()
+            .fold(path.clone(), |acc, &i| match steps[i].1 {
+                Step::Key(key) => join(&acc, &key_segment(key)),
+                Step::Index(n) => format!("{acc}[{n}]"),
+            })
+    };
     // Iterative, so deep nesting cannot overflow the stack.
-    let mut stack = vec![(node, path)];
-    while let Some((node, path)) = stack.pop() {
+    let mut stack: Vec<(NodeId, Option<usize>)> = vec![(node, None)];
+    while let Some((node, at)) = stack.pop() {
         match &doc.node(node).kind {
             NodeKind::Mapping { entries, .. } => {
                 for &(k, v) in entries.iter().rev() {
@@ -245,14 +268,14 @@ fn walk_tolerations(
                     if matches!(doc.node(v).kind, NodeKind::Alias { .. }) {
                         continue;
                     }
-                    let child = join(&path, &key_segment(key));
                     if key == "tolerations" {
                         if let Some(items) = doc.sequence(v) {
                             if items.iter().all(|&i| doc.mapping(i).is_some()) {
+                                steps.push((at, Step::Key(key)));
                                 let list = List {
                                     node: v,
                                     key: k,
-                                    path: child,
+                                    path: write(&steps, Some(steps.len() - 1)),
                                     object,
                                 };
                                 push_tolerations(out, list, Owner::Other);
@@ -261,14 +284,16 @@ fn walk_tolerations(
                         }
                     }
                     if is_collection(doc, v) {
-                        stack.push((v, child));
+                        steps.push((at, Step::Key(key)));
+                        stack.push((v, Some(steps.len() - 1)));
                     }
                 }
             }
             NodeKind::Sequence { items, .. } => {
                 for (i, &item) in items.iter().enumerate().rev() {
                     if is_collection(doc, item) {
-                        stack.push((item, format!("{path}[{i}]")));
+                        steps.push((at, Step::Index(i)));
+                        stack.push((item, Some(steps.len() - 1)));
                     }
                 }
             }
