@@ -1,6 +1,7 @@
 //! Well-known taint keys (k8s.io/api/core/v1 well_known_taints.go) and their retired names.
 
-/// Taint keys that Kubernetes itself sets.
+/// Taint keys that Kubernetes itself sets: the condition taints first, then the control
+/// plane's.
 pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
     "node.kubernetes.io/not-ready",
     "node.kubernetes.io/unreachable",
@@ -14,6 +15,13 @@ pub const WELL_KNOWN_TAINT_KEYS: &[&str] = &[
     "node.cloudprovider.kubernetes.io/shutdown",
     "node-role.kubernetes.io/control-plane",
 ];
+
+/// Taint keys the node lifecycle controller and cloud providers set and clear as conditions
+/// come and go (every well-known key but the control plane's): an inventory snapshot not
+/// having them says nothing.
+pub const CONDITION_TAINT_KEYS: &[&str] = WELL_KNOWN_TAINT_KEYS
+    .split_at(WELL_KNOWN_TAINT_KEYS.len() - 1)
+    .0;
 
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
@@ -113,6 +121,14 @@ pub fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn condition_keys_are_the_well_known_ones_but_the_control_plane() {
+        assert_eq!(CONDITION_TAINT_KEYS.len() + 1, WELL_KNOWN_TAINT_KEYS.len());
+        assert!(!CONDITION_TAINT_KEYS.contains(&"node-role.kubernetes.io/control-plane"));
+        assert!(CONDITION_TAINT_KEYS.contains(&NOT_READY));
+        assert!(CONDITION_TAINT_KEYS.contains(&"node.cloudprovider.kubernetes.io/shutdown"));
+    }
 
     #[test]
     fn misspellings() {

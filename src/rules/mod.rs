@@ -224,22 +224,8 @@ impl<'a, 'd> Cx<'a, 'd> {
         path: String,
         message: String,
     ) -> &mut Diagnostic {
-        let object = self.object.map(|o| ObjectRef {
-            kind: o.kind.map(str::to_string),
-            name: o.name.map(str::to_string),
-            namespace: o.namespace.map(str::to_string),
-        });
-        self.out.push(Diagnostic {
-            rule: self.rule.name,
-            severity: self.rule.severity,
-            message,
-            range,
-            document: Some(self.doc.index),
-            path: Some(path),
-            object,
-            related: Vec::new(),
-            fixes: Vec::new(),
-        });
+        let found = finding(self.rule, self.doc, self.object, range, path, message);
+        self.out.push(found);
         self.out.last_mut().expect("just pushed")
     }
 
@@ -346,6 +332,32 @@ impl Diagnostic {
             message,
         });
         self
+    }
+}
+
+/// A finding of `rule` at `range` of a document, for the field at `path` of `object`.
+pub(crate) fn finding(
+    rule: &'static RuleMeta,
+    doc: &Document<'_>,
+    object: Option<&Object<'_>>,
+    range: Range<usize>,
+    path: String,
+    message: String,
+) -> Diagnostic {
+    Diagnostic {
+        rule: rule.name,
+        severity: rule.severity,
+        message,
+        range,
+        document: Some(doc.index),
+        path: Some(path),
+        object: object.map(|o| ObjectRef {
+            kind: o.kind.map(str::to_string),
+            name: o.name.map(str::to_string),
+            namespace: o.namespace.map(str::to_string),
+        }),
+        related: Vec::new(),
+        fixes: Vec::new(),
     }
 }
 

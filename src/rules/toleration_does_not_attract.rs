@@ -1,11 +1,11 @@
 //! `toleration-does-not-attract`: a toleration lets the workload onto a dedicated pool, but
 //! nothing steers it there.
 
-use super::workload::CONDITION_TAINT_KEYS;
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::nodes_noun;
 use crate::k8s::model::do_not_schedule;
+use crate::k8s::well_known::CONDITION_TAINT_KEYS;
 use crate::schedule::admission::Source;
 
 pub struct TolerationDoesNotAttract;

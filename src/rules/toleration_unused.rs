@@ -1,9 +1,10 @@
 //! `toleration-unused`: a toleration that matches no taint of the inventory.
 
-use super::workload::{closeness, misses_text, CONDITION_TAINT_KEYS};
+use super::workload::{closeness, misses_text};
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::nodes_noun;
+use crate::k8s::well_known::CONDITION_TAINT_KEYS;
 use crate::schedule::admission::Source;
 
 pub struct TolerationUnused;

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use super::{RuleMeta, RULES};
 use crate::config::Options;
-use crate::diagnostic::{Diagnostic, Edit, ObjectRef};
+use crate::diagnostic::{Diagnostic, Edit};
 use crate::inventory::{Inventory, Loc, Pool};
 use crate::k8s::decode::{resolve_scalar, Decoded};
 use crate::k8s::model::{Miss, Operator, Taint, Toleration};
@@ -13,21 +13,6 @@ use crate::k8s::well_known::edit_distance;
 use crate::schedule::admission::Source;
 use crate::schedule::{simulate, Simulation, Workload, COMPARISON_GATE};
 use crate::syntax::{Document, NodeId, NodeKind, Style};
-
-/// Taint keys the node lifecycle controller and cloud providers set and clear as conditions
-/// come and go: an inventory snapshot not having them says nothing.
-pub const CONDITION_TAINT_KEYS: &[&str] = &[
-    "node.kubernetes.io/not-ready",
-    "node.kubernetes.io/unreachable",
-    "node.kubernetes.io/unschedulable",
-    "node.kubernetes.io/memory-pressure",
-    "node.kubernetes.io/disk-pressure",
-    "node.kubernetes.io/network-unavailable",
-    "node.kubernetes.io/pid-pressure",
-    "node.kubernetes.io/out-of-service",
-    "node.cloudprovider.kubernetes.io/uninitialized",
-    "node.cloudprovider.kubernetes.io/shutdown",
-];
 
 /// How many pools a message lists before "and N more".
 pub const LISTED_POOLS: usize = 4;
@@ -57,22 +42,8 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         path: String,
         message: String,
     ) -> &mut Diagnostic {
-        let object = self.object.map(|o| ObjectRef {
-            kind: o.kind.map(str::to_string),
-            name: o.name.map(str::to_string),
-            namespace: o.namespace.map(str::to_string),
-        });
-        self.out.push(Diagnostic {
-            rule: self.rule.name,
-            severity: self.rule.severity,
-            message,
-            range,
-            document: Some(self.doc.index),
-            path: Some(path),
-            object,
-            related: Vec::new(),
-            fixes: Vec::new(),
-        });
+        let found = super::finding(self.rule, self.doc, self.object, range, path, message);
+        self.out.push(found);
         self.out.last_mut().expect("just pushed")
     }
 
