@@ -86,14 +86,7 @@ impl Rule for Unschedulable {
             let Some(&(v, _, _)) = groups.iter().min_by_key(|(v, _, _)| v.reasons.len()) else {
                 continue;
             };
-            let taints: Vec<usize> = v
-                .reasons
-                .iter()
-                .filter_map(|r| match r {
-                    Reason::Taint(i) => Some(*i),
-                    _ => None,
-                })
-                .collect();
+            let taints = v.untolerated_taints();
             let near = closest_toleration(w, pool, &taints, gate).is_some();
             pools.push((p, v, distance(v, near)));
         }
@@ -125,14 +118,7 @@ impl Rule for Unschedulable {
             message.push_str(" (the DaemonSet will run no pods)");
         }
 
-        let taints: Vec<usize> = closest_verdict
-            .reasons
-            .iter()
-            .filter_map(|r| match r {
-                Reason::Taint(i) => Some(*i),
-                _ => None,
-            })
-            .collect();
+        let taints = closest_verdict.untolerated_taints();
         let closest_tol = closest_toleration(w, closest_pool, &taints, gate);
         let mut related_here = None;
         if let Some((ti, taint, misses)) = &closest_tol {

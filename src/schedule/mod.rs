@@ -246,6 +246,17 @@ impl Verdict {
     pub fn fits(&self) -> bool {
         self.reasons.is_empty()
     }
+
+    /// The pool taints (indices) that keep the pod off: its untolerated taint reasons.
+    pub fn untolerated_taints(&self) -> Vec<usize> {
+        self.reasons
+            .iter()
+            .filter_map(|r| match r {
+                Reason::Taint(i) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// The verdict for a pool: one for all its nodes, or one per node.
