@@ -258,3 +258,43 @@ fn accepted_by_the_sarif_multitool() {
         .collect();
     assert!(problems.is_empty(), "{problems:#?}");
 }
+
+#[test]
+fn related_locations_into_the_inventory_have_regions() {
+    // Every output format places a note that points into the inventory file; SARIF included.
+    let r = run(
+        &[
+            "lint",
+            "--format",
+            "sarif",
+            "--inventory",
+            "tests/fixtures/rules/unschedulable/inventory.yaml",
+            "tests/fixtures/rules/unschedulable/bad.yaml",
+        ],
+        None,
+    );
+    let log: Value = serde_json::from_str(&r.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let into_inventory: Vec<&Value> = results
+        .iter()
+        .flat_map(|res| res["relatedLocations"].as_array().into_iter().flatten())
+        .map(|l| &l["physicalLocation"])
+        .filter(|p| {
+            p["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("inventory.yaml")
+        })
+        .collect();
+    assert!(!into_inventory.is_empty(), "{results:#?}");
+    // The gpu pool's taint is on line 6, column 14 of the inventory.
+    assert!(
+        into_inventory
+            .iter()
+            .all(|p| p["region"]["startLine"].as_u64().is_some()),
+        "{into_inventory:#?}"
+    );
+    assert!(into_inventory
+        .iter()
+        .any(|p| p["region"]["startLine"] == 6 && p["region"]["startColumn"] == 14));
+}

@@ -126,15 +126,17 @@ pub fn split(report: FileReport) -> Vec<FileReport> {
     }
     let mut out = Vec::new();
     if !rest.is_empty() {
-        let mut original = FileReport::new(report.path.clone(), report.text.clone(), rest);
-        original.related_texts = report.related_texts.clone();
-        out.push(original);
+        out.push(FileReport::new(
+            report.path.clone(),
+            report.text.clone(),
+            rest,
+        ));
     }
     for (section, diagnostics) in sections.into_iter().zip(per_section) {
         let text = report.text[section.content.clone()].to_string();
         let len = text.len();
         let base = section.content.start;
-        let mut r = FileReport::new(
+        let r = FileReport::new(
             section.source,
             text,
             diagnostics
@@ -142,7 +144,6 @@ pub fn split(report: FileReport) -> Vec<FileReport> {
                 .map(|d| shifted(d, base, len))
                 .collect(),
         );
-        r.related_texts = report.related_texts.clone();
         out.push(r);
     }
     out

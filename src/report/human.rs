@@ -2,7 +2,7 @@
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
-use super::{FileReport, Summary};
+use super::{FileReport, Positions, Summary};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::position::LineIndex;
 
@@ -22,11 +22,12 @@ pub fn render(files: &[FileReport], color: bool) -> String {
     } else {
         Renderer::plain()
     };
+    let positions = Positions::new(files);
     let mut out = String::new();
     for file in files {
         let index = LineIndex::new(&file.text);
         for d in &file.diagnostics {
-            out.push_str(&render_one(&renderer, files, file, &index, d));
+            out.push_str(&render_one(&renderer, &positions, file, &index, d));
             out.push_str("\n\n");
         }
     }
@@ -53,7 +54,7 @@ pub fn render(files: &[FileReport], color: bool) -> String {
 
 fn render_one(
     renderer: &Renderer,
-    files: &[FileReport],
+    positions: &Positions<'_>,
     file: &FileReport,
     index: &LineIndex,
     d: &Diagnostic,
@@ -110,10 +111,9 @@ fn render_one(
         .id(d.rule)
         .element(snippet);
     for r in d.related.iter().filter(|r| r.file.is_some()) {
-        let path = r.file.as_deref().unwrap_or_default();
-        let place = match super::position_in(files, path, r.range.start) {
-            Some((line, column)) => format!("{path}:{line}:{column}"),
-            None => path.to_string(),
+        let place = match positions.related(file, r) {
+            (path, Some(((line, column), _))) => format!("{path}:{line}:{column}"),
+            (path, None) => path.to_string(),
         };
         group = group.element(Level::NOTE.message(format!("{place}: {}", r.message)));
     }

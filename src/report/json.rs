@@ -2,22 +2,23 @@
 
 use serde_json::{json, Value};
 
-use super::{line_column, FileReport, Summary};
+use super::{line_column, FileReport, Positions, Span, Summary};
 use crate::position::LineIndex;
 
 fn range(index: &LineIndex, text: &str, r: &std::ops::Range<usize>) -> Value {
-    let (sl, sc) = line_column(index, text, r.start.min(text.len()));
-    let (el, ec) = line_column(index, text, r.end.min(text.len()));
-    json!({"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}})
+    span(
+        line_column(index, text, r.start),
+        line_column(index, text, r.end),
+    )
 }
 
-/// The reported file a related location in another file points into.
-fn other<'f>(files: &'f [FileReport], path: &str) -> Option<&'f FileReport> {
-    files.iter().find(|f| f.path == path)
+fn span((sl, sc): (usize, usize), (el, ec): (usize, usize)) -> Value {
+    json!({"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}})
 }
 
 /// The whole JSON document for a lint run.
 pub fn render(files: &[FileReport]) -> String {
+    let positions = Positions::new(files);
     let mut diagnostics = Vec::new();
     for file in files {
         let index = LineIndex::new(&file.text);
@@ -27,15 +28,16 @@ pub fn render(files: &[FileReport]) -> String {
                 .iter()
                 .map(|r| {
                     // A place in a file that is not part of this report has no known position.
-                    let range = match r.file.as_deref() {
-                        None => range(&index, &file.text, &r.range),
-                        Some(p) => other(files, p).map_or(Value::Null, |f| {
-                            range(&LineIndex::new(&f.text), &f.text, &r.range)
-                        }),
+                    let (name, place) = match r.file {
+                        None => (file.path.as_str(), range(&index, &file.text, &r.range)),
+                        Some(_) => {
+                            let (name, at) = positions.related(file, r);
+                            (name, at.map_or(Value::Null, |(s, e): Span| span(s, e)))
+                        }
                     };
                     json!({
-                        "file": r.file.as_deref().unwrap_or(&file.path),
-                        "range": range,
+                        "file": name,
+                        "range": place,
                         "message": r.message,
                     })
                 })

@@ -1,8 +1,8 @@
 //! Turning diagnostics into text for people and machines. Positions are converted here, at the
 //! edge, from the core's byte ranges.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::cell::OnceCell;
+use std::ops::Range;
 
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::position::{Encoding, LineIndex};
@@ -24,9 +24,6 @@ pub struct FileReport {
     pub path: String,
     pub text: String,
     pub diagnostics: Vec<Diagnostic>,
-    /// Texts of the other files that related locations point into (an inventory), by name,
-    /// so that their positions can be shown.
-    pub related_texts: BTreeMap<String, Arc<str>>,
 }
 
 impl FileReport {
@@ -35,46 +32,60 @@ impl FileReport {
             path,
             text,
             diagnostics,
-            related_texts: BTreeMap::new(),
         }
-    }
-
-    /// Makes the positions of related locations in `name` known.
-    pub fn with_related_text(mut self, name: String, text: Arc<str>) -> Self {
-        self.related_texts.insert(name, text);
-        self
-    }
-
-    /// The file a related location is in, and its 1-based start and end (line, column), when
-    /// that file's text is known.
-    pub fn related_position<'s>(&'s self, related: &'s Related) -> (&'s str, Option<Span>) {
-        let (name, text): (&str, Option<&str>) = match &related.file {
-            None => (&self.path, Some(&self.text)),
-            Some(f) => (f, self.related_texts.get(f).map(|t| &**t)),
-        };
-        let position = text.map(|text| {
-            let index = LineIndex::new(text);
-            (
-                line_column(&index, text, related.range.start),
-                line_column(&index, text, related.range.end),
-            )
-        });
-        (name, position)
     }
 }
 
 /// 1-based line and column (in Unicode scalar values) of a byte offset.
 pub fn line_column(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
-    let lc = index.line_col(text, offset, Encoding::Utf32);
+    let lc = index.line_col(text, offset.min(text.len()), Encoding::Utf32);
     (lc.line as usize + 1, lc.col as usize + 1)
 }
 
-/// 1-based line and column of an offset in another reported file (an inventory, say), if that
-/// file is among `files`.
-pub fn position_in(files: &[FileReport], path: &str, offset: usize) -> Option<(usize, usize)> {
-    let file = files.iter().find(|f| f.path == path)?;
-    let index = LineIndex::new(&file.text);
-    Some(line_column(&index, &file.text, offset.min(file.text.len())))
+/// Places locations in any of a report's files (a finding's own, or an inventory a related
+/// location points into), building each file's line index once, on first use.
+pub struct Positions<'f> {
+    files: &'f [FileReport],
+    indexes: Vec<OnceCell<LineIndex>>,
+}
+
+impl<'f> Positions<'f> {
+    pub fn new(files: &'f [FileReport]) -> Self {
+        Positions {
+            files,
+            indexes: files.iter().map(|_| OnceCell::new()).collect(),
+        }
+    }
+
+    /// The file named `name` among the reported ones, and its line index.
+    fn file(&self, name: &str) -> Option<(&'f FileReport, &LineIndex)> {
+        let i = self.files.iter().position(|f| f.path == name)?;
+        let file = &self.files[i];
+        Some((
+            file,
+            self.indexes[i].get_or_init(|| LineIndex::new(&file.text)),
+        ))
+    }
+
+    /// 1-based start and end (line, column) of a range in the file named `name`; `None` when
+    /// that file is not part of the report.
+    pub fn span(&self, name: &str, range: &Range<usize>) -> Option<Span> {
+        let (file, index) = self.file(name)?;
+        Some((
+            line_column(index, &file.text, range.start),
+            line_column(index, &file.text, range.end),
+        ))
+    }
+
+    /// The file a related location of a finding in `file` is in, and where in it.
+    pub fn related<'r>(
+        &self,
+        file: &'r FileReport,
+        related: &'r Related,
+    ) -> (&'r str, Option<Span>) {
+        let name = related.file.as_deref().unwrap_or(&file.path);
+        (name, self.span(name, &related.range))
+    }
 }
 
 /// Counts of findings by severity.

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{line_column, FileReport};
+use super::{line_column, FileReport, Positions};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::position::LineIndex;
 use crate::rules::{self, RuleMeta};
@@ -123,7 +123,13 @@ fn region(index: &LineIndex, text: &str, range: &std::ops::Range<usize>) -> Valu
     json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
 }
 
-fn result(file: &FileReport, index: &LineIndex, d: &Diagnostic, rule_index: usize) -> Value {
+fn result(
+    positions: &Positions<'_>,
+    file: &FileReport,
+    index: &LineIndex,
+    d: &Diagnostic,
+    rule_index: usize,
+) -> Value {
     let uri = path_to_uri(&file.path);
     let mut location = json!({
         "physicalLocation": {
@@ -150,7 +156,7 @@ fn result(file: &FileReport, index: &LineIndex, d: &Diagnostic, rule_index: usiz
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let (name, position) = file.related_position(r);
+            let (name, position) = positions.related(file, r);
             let mut physical = json!({"artifactLocation": {"uri": path_to_uri(name)}});
             if let Some(((sl, sc), (el, ec))) = position {
                 physical["region"] =
@@ -214,12 +220,13 @@ fn result(file: &FileReport, index: &LineIndex, d: &Diagnostic, rule_index: usiz
 /// The whole SARIF log for a lint run.
 pub fn render(files: &[FileReport]) -> String {
     let metas: Vec<&RuleMeta> = rules::all().collect();
+    let positions = Positions::new(files);
     let mut results = Vec::new();
     for file in files {
         let index = LineIndex::new(&file.text);
         for d in &file.diagnostics {
             let rule_index = metas.iter().position(|m| m.name == d.rule).unwrap_or(0);
-            results.push(result(file, &index, d, rule_index));
+            results.push(result(&positions, file, &index, d, rule_index));
         }
     }
     let version = env!("CARGO_PKG_VERSION");
@@ -264,7 +271,6 @@ mod tests {
     #[test]
     fn related_locations_in_another_file() {
         use crate::diagnostic::Related;
-        use std::sync::Arc;
         let text = "tolerations:\n- key: a\n  operator: exists\n";
         let mut diagnostics = crate::analyse(text, &crate::Options::default());
         let inventory = "# nodes\nspec:\n  taints:\n  - key: 日本\n";
@@ -281,9 +287,10 @@ mod tests {
                 message: "no text known".into(),
             },
         ];
-        let report = FileReport::new("pod.yaml".into(), text.into(), diagnostics)
-            .with_related_text("nodes.yaml".into(), Arc::from(inventory));
-        let log: Value = serde_json::from_str(&render(&[report])).unwrap();
+        // The inventory is reported beside the manifest, as the CLI reports it.
+        let report = FileReport::new("pod.yaml".into(), text.into(), diagnostics);
+        let nodes = FileReport::new("nodes.yaml".into(), inventory.into(), Vec::new());
+        let log: Value = serde_json::from_str(&render(&[report, nodes])).unwrap();
         let related = &log["runs"][0]["results"][0]["relatedLocations"];
         assert_eq!(
             related[0]["physicalLocation"],
