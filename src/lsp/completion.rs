@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use crate::k8s::model::Effect;
 use crate::k8s::well_known::WELL_KNOWN_TAINT_KEYS;
+use crate::position::LineIndex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKind {
@@ -101,12 +102,13 @@ const TAINT_FIELDS: &[(&str, &str)] = &[
     ),
 ];
 
-/// What is being typed at `offset`, if it is inside a toleration or taint list.
-pub fn context(text: &str, offset: usize) -> Option<Context> {
+/// What is being typed at `offset`, if it is inside a toleration or taint list. `index` is the
+/// text's line index (the document store keeps one).
+pub fn context(text: &str, index: &LineIndex, offset: usize) -> Option<Context> {
     let offset = crate::position::floor_char_boundary(text, offset);
     let line_start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
     let prefix = &text[line_start..offset];
-    let lines = Lines::new(text);
+    let lines = Lines { text, index };
     let line_no = lines.line_of(line_start);
 
     // In a flow mapping (`- {key: a, eff`), the segment after the last `{` or `,`.
@@ -291,20 +293,13 @@ fn value(label: &str, detail: &str, doc: &str) -> Suggestion {
     }
 }
 
-/// Line starts of a text, with `\n`, `\r\n` and `\r` breaks.
+/// The lines of a text, with `\n`, `\r\n` and `\r` breaks.
 struct Lines<'a> {
     text: &'a str,
-    index: crate::position::LineIndex,
+    index: &'a LineIndex,
 }
 
 impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Self {
-        Lines {
-            text,
-            index: crate::position::LineIndex::new(text),
-        }
-    }
-
     fn line_of(&self, offset: usize) -> usize {
         self.index.line_of(offset)
     }
@@ -505,7 +500,7 @@ mod tests {
     fn at(text: &str) -> Option<Context> {
         let offset = text.find('|').unwrap();
         let text = text.replacen('|', "", 1);
-        context(&text, offset)
+        context(&text, &LineIndex::new(&text), offset)
     }
 
     #[test]

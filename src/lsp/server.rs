@@ -1190,8 +1190,11 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let offset = snap.lines(encoding).offset(at.position);
-        let text = snap.text.clone();
-        let context = blocking("completing", move || completion::context(&text, offset)).await?;
+        let (text, index) = (snap.text.clone(), snap.index.clone());
+        let context = blocking("completing", move || {
+            completion::context(&text, &index, offset)
+        })
+        .await?;
         let Some(context) = context else {
             return Ok(None);
         };
