@@ -13,8 +13,11 @@ pub static META: RuleMeta = RuleMeta {
     summary: "The document is not valid YAML, or its aliases expand too far",
     explanation: r#"## What it catches
 A document that does not parse as YAML (an unclosed bracket, a tab in the indentation, a stray
-`key: value: value`), an alias whose anchor is not defined, or a document whose aliases would
-expand to more than a million nodes (an "alias bomb").
+`key: value: value`), an alias whose anchor is not defined, or a document in which too much
+comes from expanding aliases (an "alias bomb"): as in the API server's YAML decoder (go-yaml v2
+`allowedAliasRatio` in decode.go), once more than 100 nodes come from aliases in a document of
+more than 1,000, at most 99% of a document of up to 400,000 nodes may come from aliases, scaling
+down to 10% at 4,000,000. A document without aliases is never refused, however large.
 
 ## Why it matters
 kubectl cannot read the document at all, so nothing in it is applied; the API server's decoder
