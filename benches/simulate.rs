@@ -1,5 +1,8 @@
 //! `cargo bench --bench simulate`: 10,000 workloads against 5,000 nodes in 50 pools, and against
-//! 10,000 nodes in the same 50 pools (the time should barely move: work grows with pools).
+//! 10,000 nodes in the same 50 pools (the time should barely move: work grows with pools); and
+//! loading a realistic `kubectl get nodes -o json` of 5,000 and 10,000 nodes (about 20 KB a
+//! node). It also writes that data, with 25,000 Deployments in 10,000 files, under
+//! `target/bench-data/` for measuring the binary (see README, "Scale").
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -10,8 +13,30 @@ use taintlint::schedule::{simulate, simulate_text, Workload};
 use taintlint::syntax::parse;
 use taintlint::Options;
 
-const POOLS: usize = 50;
+#[path = "support/cluster.rs"]
+mod cluster;
+
+const POOLS: usize = cluster::POOLS;
 const WORKLOADS: usize = 10_000;
+
+/// Writes the inventories and 25,000 workloads in 10,000 files for measuring the binary.
+fn write_data() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let manifests = dir.join("manifests");
+    if !manifests.join("9999.yaml").is_file() {
+        std::fs::create_dir_all(&manifests).unwrap();
+        for (i, text) in cluster::manifest_files(25_000, 10_000).iter().enumerate() {
+            std::fs::write(manifests.join(format!("{i:04}.yaml")), text).unwrap();
+        }
+    }
+    for nodes in [5_000, 10_000] {
+        let file = dir.join(format!("nodes-{nodes}.json"));
+        if !file.is_file() {
+            std::fs::write(file, cluster::nodes_json(nodes)).unwrap();
+        }
+    }
+    dir
+}
 
 /// `kubectl get nodes -o yaml`-shaped inventory: `nodes` nodes spread over 50 pools and 3 zones.
 fn inventory_text(nodes: usize) -> String {
@@ -81,7 +106,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     for nodes in [5_000, 10_000] {
         let text = inventory_text(nodes);
-        let inventory = Inventory::load(&[("nodes.yaml", &text)], &options).unwrap();
+        let inventory = Inventory::load(&[("nodes.yaml", &text)]).unwrap();
         assert_eq!(inventory.node_count(), nodes);
         assert_eq!(inventory.pools.len(), POOLS);
         group.bench_function(
@@ -107,8 +132,22 @@ fn bench(c: &mut Criterion) {
             },
         );
         group.bench_function(format!("load an inventory of {nodes} nodes"), |b| {
-            b.iter(|| Inventory::load(&[("nodes.yaml", black_box(&text))], &options).unwrap())
+            b.iter(|| Inventory::load(&[("nodes.yaml", black_box(&text))]).unwrap())
         });
+    }
+    let dir = write_data();
+    for nodes in [5_000, 10_000] {
+        let path = dir.join(format!("nodes-{nodes}.json"));
+        let json = std::fs::read_to_string(&path).unwrap();
+        let inventory = Inventory::load(&[("nodes.json", &json)]).unwrap();
+        assert_eq!(inventory.node_count(), nodes);
+        group.bench_function(
+            format!(
+                "load kubectl get nodes -o json: {nodes} nodes, {} MB",
+                json.len() / 1_000_000
+            ),
+            |b| b.iter(|| Inventory::load(&[("nodes.json", black_box(&json))]).unwrap()),
+        );
     }
     group.finish();
 }

@@ -2,7 +2,7 @@
 
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
-use crate::inventory::Inventory;
+use crate::inventory::{compact, Inventory};
 use crate::k8s::objects::extract;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::suppress;
@@ -23,8 +23,8 @@ pub fn analyse_with(
     options: &Options,
     inventory: Option<&Inventory>,
 ) -> Vec<Diagnostic> {
-    let stream = syntax::parse(text);
-    let mut out = check_stream(text, &stream, options, inventory);
+    let mut stream = syntax::parse(text);
+    let mut out = check_stream(text, &mut stream, options, inventory);
     settle(text, &stream, options, &mut out);
 
     out.sort_by(|a, b| {
@@ -64,9 +64,9 @@ fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut 
 }
 
 /// Runs every rule over a parsed file.
-fn check_stream(
-    text: &str,
-    stream: &syntax::Stream<'_>,
+fn check_stream<'a>(
+    text: &'a str,
+    stream: &mut syntax::Stream<'a>,
     options: &Options,
     inventory: Option<&Inventory>,
 ) -> Vec<Diagnostic> {
@@ -89,7 +89,7 @@ fn check_stream(
     if let Some(error) = &stream.error {
         out.push(syntax_diagnostic(text, error, stream.documents.len()));
     }
-    for doc in &stream.documents {
+    for doc in stream.documents.iter_mut() {
         if let Some(error) = &doc.error {
             out.push(syntax_diagnostic(text, error, doc.index));
             continue;
@@ -97,6 +97,14 @@ fn check_stream(
         if unknown_aliases(doc, &mut out) {
             continue;
         }
+        // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
+        if let Some(root) = doc.root.filter(|&r| compact::is_pool_file(doc, r)) {
+            if let Ok(lists) = compact::parse(0, text, doc, root, None) {
+                check_lists(text, doc, options, &[], &[], &lists, &mut out);
+                continue;
+            }
+        }
+        let doc = &*doc;
         let extracted = extract(doc);
         check_lists(
             text,

@@ -7,12 +7,14 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 
+mod cli;
+
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::inventory::Inventory;
 use taintlint::report::simulate::SimulatedFile;
 use taintlint::report::{self, FileReport, Summary};
 use taintlint::schedule::simulate_text;
-use taintlint::{analyse_with, config, fix, rules, Options, Severity};
+use taintlint::{analyse_with, config, fix, rules, Options};
 
 #[derive(Parser)]
 #[command(
@@ -85,7 +87,7 @@ enum Format {
 enum SimulateFormat {
     /// A matrix of workloads by node pools, with what blocks each.
     Human,
-    /// One JSON object (version 1) for machines.
+    /// One JSON object (version 2: per workload, how it fits each pool) for machines.
     Json,
 }
 
@@ -137,8 +139,9 @@ struct LintArgs {
     #[arg(long)]
     force_exclude: bool,
     /// A cluster inventory: `kubectl get nodes -o yaml` (or -o json) output, Node documents,
-    /// or a pool file. Repeat it to combine files into one cluster; enables the rules that
-    /// need an inventory. Without it, the configuration file's `inventory` is used.
+    /// or a pool file; `-` reads standard input. Repeat it to combine files into one cluster;
+    /// enables the rules that need an inventory. Without it, the configuration file's
+    /// `inventory` is used.
     #[arg(long, value_name = "FILE")]
     inventory: Vec<PathBuf>,
     #[command(flatten)]
@@ -150,8 +153,9 @@ struct SimulateArgs {
     /// Files or directories of manifests; `-` reads standard input.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// The cluster inventory (repeatable: several files make one cluster). Without it, the
-    /// configuration file's `inventory` is used.
+    /// The cluster inventory (repeatable: several files make one cluster); `-` reads standard
+    /// input (`kubectl get nodes -o json | taintlint simulate --inventory - manifests/`).
+    /// Without it, the configuration file's `inventory` is used.
     #[arg(long, value_name = "FILE")]
     inventory: Vec<PathBuf>,
     /// The configuration file. Without it, `.taintlint.yaml` is looked for in the current
@@ -161,6 +165,10 @@ struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
     format: SimulateFormat,
+    /// With `--format json`: list, per workload, the names of the nodes it fits
+    /// (`schedulable`) and of those among them it would rather avoid (`avoid`).
+    #[arg(long)]
+    nodes: bool,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -292,6 +300,10 @@ fn lint(args: LintArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err(e) = one_stdin(&args.paths, &args.inventory) {
+        eprintln!("taintlint: {e}");
+        return ExitCode::from(2);
+    }
     if args.fix && args.paths.iter().any(|p| p.as_os_str() == "-") {
         eprintln!(
             "taintlint: --fix cannot write back to standard input; use --diff to see the fixes"
@@ -312,7 +324,7 @@ fn lint(args: LintArgs) -> ExitCode {
     let loaded = if inventory_paths.is_empty() {
         None
     } else {
-        match load_inventory(&inventory_paths, &configs[0].1) {
+        match load_inventory(&inventory_paths) {
             Ok(l) => Some(l),
             Err(code) => return code,
         }
@@ -351,16 +363,7 @@ fn lint(args: LintArgs) -> ExitCode {
                     text = fixed.text;
                 }
             }
-            // An inventory file linted as a manifest too gets the inventory's findings, which
-            // cover the pool file format as well.
-            let own = match (&loaded, path) {
-                (Some(l), Some(p)) => l.index_of(p),
-                _ => None,
-            };
-            let diagnostics = match (own, &loaded) {
-                (Some(i), Some(l)) => l.inventory.files[i].diagnostics.clone(),
-                _ => analyse_with(&text, &options, inventory),
-            };
+            let diagnostics = analyse_with(&text, &options, inventory);
             let report = FileReport::new(name, text, diagnostics);
             linted.reports = match input {
                 // `helm template ... | taintlint lint -`: report against the templates.
@@ -393,7 +396,7 @@ fn lint(args: LintArgs) -> ExitCode {
             let listed = files.iter().any(|f| f.path == name)
                 || files.iter().any(|f| same_file(Path::new(&f.path), path));
             if !listed && !args.diff {
-                let diagnostics = l.inventory.files[i].diagnostics.clone();
+                let diagnostics = analyse_with(text, &configs[0].1, inventory);
                 files.push(FileReport::new(name, text.clone(), diagnostics));
             }
         }
@@ -448,18 +451,10 @@ fn lint(args: LintArgs) -> ExitCode {
     }
 }
 
-/// An inventory, the texts it was read from and their canonical paths.
+/// An inventory and the texts it was read from.
 struct LoadedInventory {
     inventory: Inventory,
     sources: Vec<(PathBuf, String)>,
-    canonical: Vec<Option<PathBuf>>,
-}
-
-impl LoadedInventory {
-    fn index_of(&self, path: &Path) -> Option<usize> {
-        let c = std::fs::canonicalize(path).ok()?;
-        self.canonical.iter().position(|p| p.as_ref() == Some(&c))
-    }
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -469,12 +464,32 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Reads and parses the inventory files; on any problem prints every one and returns exit 2.
-fn load_inventory(paths: &[PathBuf], options: &Options) -> Result<LoadedInventory, ExitCode> {
+/// Standard input can be read once: as the manifests or as the inventory, not both.
+fn one_stdin(paths: &[PathBuf], inventory: &[PathBuf]) -> Result<(), String> {
+    let stdin = |p: &&PathBuf| p.as_os_str() == "-";
+    let count = paths.iter().filter(stdin).count() + inventory.iter().filter(stdin).count();
+    if count > 1 {
+        return Err(
+            "standard input (`-`) can be read only once: give it as the manifests or as the \
+             inventory, not both"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// Reads and parses the inventory files (`-` is standard input); on any problem prints every
+/// one and returns exit 2.
+fn load_inventory(paths: &[PathBuf]) -> Result<LoadedInventory, ExitCode> {
     let mut sources = Vec::new();
     let mut failed = false;
     for p in paths {
-        match read(&Input::File(p.clone(), 0)) {
+        let input = if p.as_os_str() == "-" {
+            Input::Stdin(0)
+        } else {
+            Input::File(p.clone(), 0)
+        };
+        match read(&input) {
             Ok(text) => sources.push((p.clone(), text)),
             Err(e) => {
                 eprintln!("taintlint: inventory {e}");
@@ -494,15 +509,8 @@ fn load_inventory(paths: &[PathBuf], options: &Options) -> Result<LoadedInventor
         .zip(&sources)
         .map(|(n, (_, t))| (n.as_str(), t.as_str()))
         .collect();
-    match Inventory::load(&pairs, options) {
-        Ok(inventory) => Ok(LoadedInventory {
-            inventory,
-            canonical: sources
-                .iter()
-                .map(|(p, _)| std::fs::canonicalize(p).ok())
-                .collect(),
-            sources,
-        }),
+    match Inventory::load(&pairs) {
+        Ok(inventory) => Ok(LoadedInventory { inventory, sources }),
         Err(errors) => {
             for e in errors {
                 eprintln!("taintlint: inventory {e}");
@@ -548,60 +556,96 @@ fn simulate(args: SimulateArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let loaded = match load_inventory(&inventory_paths, &options) {
+    if let Err(e) = one_stdin(&args.paths, &inventory_paths) {
+        eprintln!("taintlint: {e}");
+        return ExitCode::from(2);
+    }
+    let loaded = match load_inventory(&inventory_paths) {
         Ok(l) => l,
         Err(code) => return code,
     };
     let inventory = &loaded.inventory;
     for f in &inventory.files {
-        let errors = f
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
-        if errors > 0 {
+        if f.invalid_taints > 0 {
             eprintln!(
-                "taintlint: warning: inventory {} has {errors} invalid taint(s), left out of the \
-                 simulation; `taintlint lint {}` shows them",
-                f.name, f.name
+                "taintlint: warning: inventory {} has {} left out of the simulation; \
+                 `taintlint lint {}` shows why",
+                f.name,
+                match f.invalid_taints {
+                    1 => "an invalid taint".to_string(),
+                    n => format!("{n} invalid taints"),
+                },
+                f.name
             );
         }
     }
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
     let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
-    let results: Vec<Result<SimulatedFile, String>> = inputs
-        .into_par_iter()
-        .map(|input| {
-            let path = input.name();
-            let text = read(&input)?;
-            Ok(SimulatedFile {
-                path,
-                workloads: simulate_text(&text, &options, inventory),
-            })
+    let simulate_one = |input: &Input| -> Result<SimulatedFile, String> {
+        let path = input.name();
+        let text = read(input)?;
+        Ok(SimulatedFile {
+            path,
+            workloads: simulate_text(&text, &options, inventory),
         })
-        .collect();
-    let mut files = Vec::new();
-    for r in results {
-        match r {
-            Ok(f) => files.push(f),
-            Err(e) => problems.push(e),
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut nowhere = false;
+    match args.format {
+        SimulateFormat::Json => {
+            // Streamed: each file's workloads are written as soon as it is done.
+            let line_indexes: Vec<_> = loaded
+                .sources
+                .iter()
+                .map(|(_, t)| taintlint::position::LineIndex::new(t))
+                .collect();
+            let place = |file: usize, offset: usize| {
+                let text = &loaded.sources.get(file)?.1;
+                Some(report::line_column(&line_indexes[file], text, offset))
+            };
+            let mut writer = report::simulate::JsonWriter::new(inventory, args.nodes);
+            // A closed pipe (`| head`) ends the output, not the run.
+            let mut write_ok = writer.begin(&mut stdout, &place).is_ok();
+            cli::ordered::run(
+                &inputs,
+                cli::ordered::threads(),
+                64,
+                simulate_one,
+                |result| match result {
+                    Ok(file) => {
+                        nowhere |= file.workloads.iter().any(|w| !w.simulation.fits_anywhere());
+                        write_ok = write_ok && writer.file(&mut stdout, &file).is_ok();
+                    }
+                    Err(e) => problems.push(e),
+                },
+            );
+            let _ = write_ok && writer.end(&mut stdout).is_ok();
+        }
+        SimulateFormat::Human => {
+            let mut files = Vec::new();
+            cli::ordered::run(
+                &inputs,
+                cli::ordered::threads(),
+                64,
+                simulate_one,
+                |result| match result {
+                    Ok(f) => files.push(f),
+                    Err(e) => problems.push(e),
+                },
+            );
+            nowhere = files
+                .iter()
+                .flat_map(|f| &f.workloads)
+                .any(|w| !w.simulation.fits_anywhere());
+            let _ = stdout.write_all(report::simulate::human(inventory, &files).as_bytes());
         }
     }
-    let out = match args.format {
-        SimulateFormat::Json => report::simulate::json(inventory, &files),
-        SimulateFormat::Human => report::simulate::human(inventory, &files),
-    };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
     let _ = stdout.flush();
+    drop(stdout);
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
-    let nowhere = files
-        .iter()
-        .flat_map(|f| &f.workloads)
-        .any(|w| !w.simulation.fits_anywhere());
     if !problems.is_empty() {
         ExitCode::from(2)
     } else if nowhere {

@@ -375,7 +375,8 @@ fn alias_bomb_is_one_error() {
 /// A document without aliases is never refused for its size: a million nodes are linted.
 #[test]
 fn a_million_nodes_without_aliases_are_accepted() {
-    let mut text = String::from("kind: Pod
+    let mut text = String::from(
+        "kind: Pod
 metadata:
   name: big
 spec:
@@ -383,7 +384,8 @@ spec:
   - {key: a, operator: Exists, value: x}
   containers:
   - name: c
-    args: [");
+    args: [",
+    );
     for i in 0..1_000_000 {
         text.push_str(if i == 0 { "a" } else { ",a" });
     }

@@ -45,7 +45,7 @@ fn load(paths: &[&str]) -> Inventory {
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    Inventory::load(&pairs, &Options::default()).unwrap()
+    Inventory::load(&pairs).unwrap()
 }
 
 /// (workload title, sorted node names it fits) for every workload of the examples.
@@ -61,10 +61,22 @@ fn placements(inventory: &Inventory) -> Vec<(String, Vec<String>)> {
             let mut nodes = Vec::new();
             for (pv, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
                 for (m, member) in pool.nodes.iter().enumerate() {
-                    if pv.node(m).fits() {
+                    if pv.verdict_of(pool, m).fits() {
                         nodes.push(member.name.clone());
                     }
                 }
+                // The names --nodes lists agree with the verdicts node by node.
+                let listed: Vec<&str> = pv
+                    .fitting_nodes(pool)
+                    .iter()
+                    .map(|&(m, _)| pool.nodes[m as usize].name.as_str())
+                    .collect();
+                let judged: Vec<&str> = (0..pool.nodes.len())
+                    .filter(|&m| pv.verdict_of(pool, m).fits())
+                    .map(|m| pool.nodes[m].name.as_str())
+                    .collect();
+                assert_eq!(listed, judged);
+                assert_eq!(pv.fitting(pool), judged.len());
             }
             nodes.sort();
             out.push((w.title(), nodes));
@@ -114,10 +126,14 @@ fn json_lists_node_documents_and_several_files_make_one_cluster() {
         .find(|p| p.unschedulable.is_some())
         .unwrap();
     assert_eq!(cordoned.nodes[0].name, "general-1");
-    // examples/nodes.yaml (Node documents) has taint mistakes: linted as any manifest is.
-    let rules: Vec<&str> = inv.files[2].diagnostics.iter().map(|d| d.rule).collect();
+    // examples/nodes.yaml (Node documents) has taint mistakes: left out of the simulation, and
+    // linted as any manifest is.
+    assert_eq!(inv.files[2].invalid_taints, 1);
+    let text = read("examples/nodes.yaml");
+    let found = taintlint::analyse(&text, &Options::default());
+    let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
     assert_eq!(rules, ["deprecated-taint-key", "unknown-effect"]);
-    assert!(inv.files[0].diagnostics.is_empty());
+    assert_eq!(inv.files[0].invalid_taints, 0);
 }
 
 #[test]
@@ -132,21 +148,28 @@ fn list_items_are_simulated_with_their_index() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(v["version"], 1);
-    assert_eq!(v["nodes"], 1);
+    assert_eq!(v["version"], 2);
+    assert_eq!(v["cluster"]["nodes"], 1);
     let w = v["workloads"].as_array().unwrap();
     assert_eq!(w.len(), 2);
     assert_eq!(w[0]["item"], 0);
     assert_eq!(w[0]["document"], 0);
     assert_eq!(w[0]["name"], "plain");
-    assert_eq!(w[0]["schedulable"], serde_json::json!([]));
+    assert_eq!(w[0]["fits"], "no");
+    assert_eq!(w[0]["nodes"], 0);
     assert_eq!(
-        w[0]["rejected"],
-        serde_json::json!([{"node": "solo", "reasons": ["untolerated taint dedicated=infra:NoExecute"]}])
+        w[0]["pools"],
+        serde_json::json!([{"pool": 0, "fit": "no", "nodes": 0, "reasons": [{
+            "code": "taint",
+            "taint": {"key": "dedicated", "value": "infra", "effect": "NoExecute"},
+            "message": "untolerated taint dedicated=infra:NoExecute"
+        }]}])
     );
     assert_eq!(w[1]["item"], 1);
-    assert_eq!(w[1]["schedulable"], serde_json::json!(["solo"]));
-    assert_eq!(w[1]["avoid"], serde_json::json!([]));
+    assert_eq!(w[1]["fits"], "yes");
+    assert_eq!(w[1]["nodes"], 1);
+    // Node names only with --nodes.
+    assert_eq!(w[1].get("schedulable"), None);
     let keys: Vec<&String> = w[1].as_object().unwrap().keys().collect();
     // The contract's fields, in the contract's order.
     assert_eq!(
@@ -158,9 +181,9 @@ fn list_items_are_simulated_with_their_index() {
             "kind",
             "name",
             "namespace",
-            "schedulable",
-            "avoid",
-            "rejected"
+            "fits",
+            "nodes",
+            "pools"
         ]
     );
 }
@@ -171,6 +194,7 @@ fn simulate_json_marks_avoided_nodes() {
         "simulate",
         "--format",
         "json",
+        "--nodes",
         "--inventory",
         "examples/inventory/pools.yaml",
         "examples/inference.yaml",
@@ -182,6 +206,7 @@ fn simulate_json_marks_avoided_nodes() {
         .iter()
         .find(|w| w["name"] == "reindex")
         .unwrap();
+    assert_eq!(reindex["fits"], "avoided");
     assert_eq!(
         reindex["schedulable"],
         serde_json::json!(["batch-1", "batch-2"])
@@ -189,6 +214,120 @@ fn simulate_json_marks_avoided_nodes() {
     assert_eq!(reindex["avoid"], serde_json::json!(["batch-1", "batch-2"]));
     assert_eq!(reindex["item"], Value::Null);
     assert_eq!(reindex["document"], 1);
+    let batch = v["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p["name"] == "batch")
+        .unwrap();
+    assert_eq!(reindex["pools"][batch]["fit"], "avoided");
+    assert_eq!(reindex["pools"][batch]["nodes"], 2);
+}
+
+/// The whole version 2 document for the examples against the pool file: cluster, workloads
+/// with per-pool verdicts and reasons as data, summary.
+#[test]
+fn simulate_json_v2() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        "examples/",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    settings().bind(|| insta::assert_json_snapshot!("simulate_json_v2", v));
+}
+
+/// `kubectl get nodes -o json | taintlint simulate --inventory - ...`
+#[test]
+fn the_inventory_can_come_from_standard_input() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .current_dir(ROOT)
+        .args([
+            "simulate",
+            "--format",
+            "json",
+            "--inventory",
+            "-",
+            "tests/fixtures/list-workloads.yaml",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(read("tests/fixtures/nodelist.json").as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["cluster"]["nodes"], 1);
+    assert_eq!(v["cluster"]["pools"][0]["source"]["file"], "-");
+    assert_eq!(v["workloads"][1]["fits"], "yes");
+    // Standard input is read once: not for both.
+    let o = run(&["simulate", "--inventory", "-", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("can be read only once"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Items of a node list that carry no `kind` but are Node-shaped are nodes, in YAML and JSON.
+#[test]
+fn kindless_node_lists_are_inventories() {
+    let yaml = "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a, labels: {kubernetes.io/hostname: a}}\n  spec: {taints: [{key: k, value: v, effect: NoSchedule}]}\n- metadata: {name: b}\n  status: {nodeInfo: {kubeletVersion: v1.31.0}}\n";
+    let json = r#"{"items": [{"metadata": {"name": "a"}, "spec": {"providerID": "x"}}]}"#;
+    let inv = Inventory::load(&[("list.yaml", yaml), ("list.json", json)]).unwrap();
+    assert_eq!(inv.node_count(), 3);
+    let tainted = inv.pools.iter().find(|p| !p.taints.is_empty()).unwrap();
+    assert_eq!(tainted.nodes[0].name, "a");
+    assert_eq!(
+        &yaml[tainted.taints[0].at.range.clone()],
+        "{key: k, value: v, effect: NoSchedule}"
+    );
+    // An item with neither `kind` nor a Node's fields is still refused, at its place.
+    let e = Inventory::load(&[("list.yaml", "kind: List\nitems:\n- metadata: {name: a}\n")])
+        .unwrap_err();
+    assert_eq!(e[0].position, Some((3, 3)));
+    assert!(e[0].message.contains("items[0] has no `kind`"), "{}", e[0]);
+}
+
+/// An alias bomb in an inventory is refused like one in a manifest; a large inventory without
+/// aliases is read whatever its size.
+#[test]
+fn inventories_refuse_alias_bombs_not_size() {
+    let mut bomb = String::from(
+        "kind: Node\nmetadata:\n  name: n\n  labels:\n    a: &a [x, x, x, x, x, x, x, x, x]\n",
+    );
+    for (prev, name) in "abcdefgh".chars().zip("bcdefghi".chars()) {
+        let refs = vec![format!("*{prev}"); 9].join(", ");
+        bomb.push_str(&format!("    {name}: &{name} [{refs}]\n"));
+    }
+    let e = Inventory::load(&[("bomb.yaml", &bomb)]).unwrap_err();
+    assert!(e[0].message.contains("excessive aliasing"), "{}", e[0]);
+    // 20,000 Node documents, some 300,000 YAML nodes, no aliases.
+    let mut big = String::new();
+    for i in 0..20_000 {
+        big.push_str(&format!(
+            "---\nkind: Node\nmetadata:\n  name: n{i}\n  labels: {{kubernetes.io/hostname: n{i}, topology.kubernetes.io/zone: z{}, pool: p{}}}\nspec:\n  taints: [{{key: k, value: v{}, effect: NoSchedule}}]\nstatus:\n  images: [{{names: [a, b], sizeBytes: 1}}]\n",
+            i % 3,
+            i % 10,
+            i % 10
+        ));
+    }
+    let inv = Inventory::load(&[("big.yaml", &big)]).unwrap();
+    assert_eq!(inv.node_count(), 20_000);
+    assert_eq!(inv.pools.len(), 10);
 }
 
 #[test]

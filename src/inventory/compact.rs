@@ -32,14 +32,20 @@ const POOL_FIELDS: &[&str] = &["count", "nodes", "labels", "taints", "unschedula
 /// The most nodes one pool may declare (a guard against a typo such as `count: 1e9`).
 pub const MAX_COUNT: i64 = 1_000_000;
 
-/// Reads the pools of a pool file's document into nodes; returns the pools' taint lists for the
-/// rules. String taints are replaced, in `doc`, by mappings whose scalars point into the text.
+/// Whether a document is a pool file: a mapping with `pools` and no `kind`.
+pub(crate) fn is_pool_file(doc: &Document<'_>, root: NodeId) -> bool {
+    doc.get(root, "pools").is_some() && doc.get(root, "kind").is_none()
+}
+
+/// Reads the pools of a pool file's document, into nodes when `nodes` is given; returns the
+/// pools' taint lists (for the rules). String taints are replaced, in `doc`, by mappings whose
+/// scalars point into the text.
 pub(crate) fn parse<'a>(
     file: usize,
     text: &'a str,
     doc: &mut Document<'a>,
     root: NodeId,
-    nodes: &mut Vec<RawNode>,
+    mut nodes: Option<&mut Vec<RawNode>>,
 ) -> Result<Vec<List>, ParseError> {
     for &(k, _) in doc.mapping(root).unwrap_or_default() {
         let name = doc.scalar(k).map(|(s, _)| s).unwrap_or("");
@@ -104,7 +110,9 @@ pub(crate) fn parse<'a>(
             },
             None => None,
         };
-        let names: Vec<(String, std::ops::Range<usize>)> = match field("nodes") {
+        // Node names: as `nodes` lists them (checked even when no nodes are wanted), else
+        // numbered, made only when nodes are wanted.
+        let listed: Option<Vec<(String, std::ops::Range<usize>)>> = match field("nodes") {
             Some((_, v)) => {
                 let Some(seq) = doc.sequence(v) else {
                     return Err(ParseError::at(
@@ -136,14 +144,9 @@ pub(crate) fn parse<'a>(
                         format!("pool `{name}`: count is {c} but nodes names {}", out.len()),
                     ));
                 }
-                out
+                Some(out)
             }
-            None => {
-                let span = doc.node(name_node).span.clone();
-                (1..=count.unwrap_or(1))
-                    .map(|i| (format!("{name}-{i}"), span.clone()))
-                    .collect()
-            }
+            None => None,
         };
         let pool_labels = match field("labels") {
             Some((_, v)) => labels(doc, v, &format!("pool `{name}`: labels"))?,
@@ -196,6 +199,15 @@ pub(crate) fn parse<'a>(
             .map(|l| taints(file, doc, l))
             .unwrap_or_default();
         lists.extend(taint_list);
+        let Some(nodes) = nodes.as_deref_mut() else {
+            continue;
+        };
+        let names = listed.unwrap_or_else(|| {
+            let span = doc.node(name_node).span.clone();
+            (1..=count.unwrap_or(1))
+                .map(|i| (format!("{name}-{i}"), span.clone()))
+                .collect()
+        });
         for (node_name, span) in names {
             let mut node_labels = pool_labels.clone();
             if !node_labels.iter().any(|(k, _)| k == HOSTNAME_LABEL) {
@@ -324,7 +336,7 @@ pools:
 ";
 
     fn load(text: &str) -> Result<Inventory, String> {
-        Inventory::load(&[("pools.yaml", text)], &Options::default()).map_err(|e| {
+        Inventory::load(&[("pools.yaml", text)]).map_err(|e| {
             e.iter()
                 .map(|e| e.to_string())
                 .collect::<Vec<_>>()
@@ -357,19 +369,16 @@ pools:
             system.taints[0].taint.to_string(),
             "node-role.kubernetes.io/control-plane:NoSchedule"
         );
-        assert!(
-            inv.files[0].diagnostics.is_empty(),
-            "{:?}",
-            inv.files[0].diagnostics
-        );
+        assert_eq!(inv.files[0].invalid_taints, 0);
+        assert_eq!(crate::analyse(POOLS, &Options::default()), []);
     }
 
     #[test]
     fn string_taints_get_the_taint_rules_at_exact_characters() {
         let text = "pools:\n  a:\n    taints:\n    - \"node.kubernetes.io/unreachible:NoExecute\"\n    - dedicated=gpu:noschedule\n    - dedicated=x y:NoSchedule\n";
         let inv = load(text).unwrap();
-        let found: Vec<(&str, &str)> = inv.files[0]
-            .diagnostics
+        let diagnostics = crate::analyse(text, &Options::default());
+        let found: Vec<(&str, &str)> = diagnostics
             .iter()
             .map(|d| (d.rule, &text[d.range.clone()]))
             .collect();
@@ -382,19 +391,22 @@ pools:
             ]
         );
         // The fixes edit inside the string.
-        let fixed = inv.files[0].diagnostics[0].fixes[0].apply(text);
+        let fixed = diagnostics[0].fixes[0].apply(text);
         assert!(
             fixed.contains("\"node.kubernetes.io/unreachable:NoExecute\""),
             "{fixed}"
         );
         // Invalid taints are not simulated.
         assert_eq!(inv.pools[0].taints.len(), 2);
+        assert_eq!(inv.files[0].invalid_taints, 1);
     }
 
     #[test]
     fn a_missing_effect_is_reported_by_the_rule() {
-        let inv = load("pools:\n  a:\n    taints: [dedicated=gpu]\n").unwrap();
-        let rules: Vec<&str> = inv.files[0].diagnostics.iter().map(|d| d.rule).collect();
+        let text = "pools:\n  a:\n    taints: [dedicated=gpu]\n";
+        assert_eq!(load(text).unwrap().files[0].invalid_taints, 1);
+        let found = crate::analyse(text, &Options::default());
+        let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
         assert_eq!(rules, ["taint-missing-field"]);
     }
 

@@ -1,29 +1,30 @@
 //! A cluster's nodes, read from text and grouped into pools.
 //!
 //! Three formats are accepted, told apart by their content: the output of
-//! `kubectl get nodes -o yaml` or `-o json` (a `List` or `NodeList` of Node items), Node documents
-//! (a multi-document YAML stream), and a compact pool file written by hand (see [`compact`]).
-//! Several files make one cluster.
+//! `kubectl get nodes -o yaml` or `-o json` (a `List` or `NodeList` of Node items; JSON is read
+//! as JSON, see [`json`]), Node documents (a multi-document YAML stream), and a compact pool file
+//! written by hand (see [`compact`]). Several files make one cluster. Reading runs no rules: an
+//! inventory file is linted like any other file, by the analysis.
 //!
 //! Nodes that look the same to the scheduler (the same labels, taints and `spec.unschedulable`)
 //! are grouped into one [`Pool`], so simulating a workload costs one check per pool, not per
 //! node. Labels that name a node (`kubernetes.io/hostname`, or any label whose value is the
 //! node's name) and topology labels (`topology.kubernetes.io/zone`, ...: a pool usually spans
-//! zones) are kept per node, and only a workload that selects on them is checked node by node. Every taint keeps its byte range in its file, so findings can point into the inventory.
-//!
-//! The inventory's taints are linted with the same rules as any manifest; those findings are in
-//! [`InventoryFile::diagnostics`].
+//! zones) are kept per node. Within a pool, nodes with the same topology labels form a
+//! [`Variant`]; a workload that selects on those labels is checked once per variant, and one that
+//! names nodes (`nodeName`, a hostname) once per node it names plus once for the rest, found
+//! through an index, so no simulation walks every node. Every taint keeps its byte range in its
+//! file, so findings can point into the inventory.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
 
-use crate::config::Options;
-use crate::diagnostic::Diagnostic;
 use crate::k8s::model::Taint;
 use crate::position::LineIndex;
 
 pub mod compact;
+mod json;
 mod nodes;
 
 pub(crate) use nodes::scalar_text;
@@ -55,8 +56,9 @@ pub struct InventoryFile {
     pub name: String,
     /// How many nodes it holds.
     pub nodes: usize,
-    /// What the taint rules found in it (byte ranges into this file).
-    pub diagnostics: Vec<Diagnostic>,
+    /// Taints left out of the simulation because the API server would reject them (linting
+    /// the file says why).
+    pub invalid_taints: usize,
 }
 
 /// A taint of a pool, and where it is written.
@@ -73,6 +75,16 @@ pub struct Member {
     /// Labels whose value is particular to this node (sorted by key).
     pub labels: Vec<(String, String)>,
     pub at: Loc,
+    /// Its index in [`Pool::variants`].
+    pub variant: u32,
+}
+
+/// Nodes of a pool with the same topology labels (zone, region) and the same node-naming label
+/// keys: they differ only in their names and the values of those labels.
+#[derive(Debug, Clone)]
+pub struct Variant {
+    /// Indices into [`Pool::nodes`], ascending.
+    pub members: Vec<u32>,
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -87,6 +99,7 @@ pub struct Pool {
     /// Where `spec.unschedulable: true` is written, when the nodes are cordoned.
     pub unschedulable: Option<Loc>,
     pub nodes: Vec<Member>,
+    pub variants: Vec<Variant>,
     /// Where the pool (or its first node) is defined.
     pub at: Loc,
 }
@@ -124,13 +137,40 @@ pub fn nodes_noun(n: usize) -> String {
     }
 }
 
+/// A node of the inventory: its pool and its index there.
+pub type NodeRef = (u32, u32);
+
 /// The nodes of one or more inventory files, grouped into pools.
 #[derive(Debug)]
 pub struct Inventory {
     pub files: Vec<InventoryFile>,
     pub pools: Vec<Pool>,
-    /// Label keys that name nodes, sorted.
+    /// Label keys kept per node (they name nodes, or are topology labels), sorted.
     identity_keys: Vec<String>,
+    /// Of those, the keys that name nodes (not topology), sorted.
+    naming_keys: Vec<String>,
+    /// For each naming label key and value, the nodes that have it.
+    by_label: HashMap<(String, String), Vec<NodeRef>>,
+    /// The nodes of each name.
+    by_name: HashMap<String, Vec<NodeRef>>,
+}
+
+/// The formats an inventory file may have, for messages.
+pub(crate) const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
+     documents, or a pool file (`pools:`)";
+
+/// Why the `i`th item of a list is not taken for a Node.
+pub(crate) fn not_a_node_item(i: usize, kind: Option<&str>, has_metadata: bool) -> String {
+    match kind {
+        Some(k) => format!("items[{i}] is a {k}, not a Node: list nodes with `kubectl get nodes -o yaml`"),
+        None if has_metadata => format!(
+            "items[{i}] has no `kind` and no Node fields (metadata.name with spec.taints, \
+             spec.providerID, status.nodeInfo, ...): list nodes with `kubectl get nodes -o yaml`"
+        ),
+        None => format!(
+            "items[{i}] has no `kind` and is not a Node: list nodes with `kubectl get nodes -o yaml`"
+        ),
+    }
 }
 
 /// Why an inventory could not be read: which file, where, and what.
@@ -183,10 +223,7 @@ impl ParseError {
 impl Inventory {
     /// Reads inventory files, given as (name, text) pairs, into one cluster. Every file must hold
     /// at least one node; each error names its file and place.
-    pub fn load(
-        sources: &[(&str, &str)],
-        options: &Options,
-    ) -> Result<Inventory, Vec<InventoryError>> {
+    pub fn load(sources: &[(&str, &str)]) -> Result<Inventory, Vec<InventoryError>> {
         let mut errors = Vec::new();
         let mut raw = Vec::new();
         let mut files = Vec::new();
@@ -203,21 +240,23 @@ impl Inventory {
                 }),
                 message: e.message,
             };
-            match nodes::parse_file(index, text, options) {
-                Ok((nodes, diagnostics)) => {
+            let read = if json::looks_like_json(text) {
+                json::read(index, text).map(|r| (r.nodes, r.invalid_taints))
+            } else {
+                nodes::parse_file(index, text)
+            };
+            match read {
+                Ok((nodes, invalid_taints)) => {
                     if nodes.is_empty() {
                         errors.push(error(ParseError {
                             offset: None,
-                            message: "holds no nodes; an inventory is the output of `kubectl get \
-                                      nodes -o yaml` (or -o json), Node documents, or a pool file \
-                                      (`pools:`)"
-                                .to_string(),
+                            message: format!("holds no nodes; an inventory is {FORMATS}"),
                         }));
                     }
                     files.push(InventoryFile {
                         name: name.to_string(),
                         nodes: nodes.len(),
-                        diagnostics,
+                        invalid_taints,
                     });
                     raw.extend(nodes);
                 }
@@ -248,11 +287,31 @@ impl Inventory {
     }
 
     /// Whether a label key is kept per node (it names nodes, or is a topology label), so
-    /// selecting on it needs a node-by-node check.
+    /// selecting on it needs a check per variant or per node.
     pub fn is_identity_key(&self, key: &str) -> bool {
         self.identity_keys
             .binary_search_by(|k| k.as_str().cmp(key))
             .is_ok()
+    }
+
+    /// Whether a label key names nodes (`kubernetes.io/hostname`, or a label whose value is a
+    /// node's name): its values are looked up in an index rather than grouped into variants.
+    pub fn is_naming_key(&self, key: &str) -> bool {
+        self.naming_keys
+            .binary_search_by(|k| k.as_str().cmp(key))
+            .is_ok()
+    }
+
+    /// The nodes whose naming label `key` has `value`.
+    pub fn nodes_labelled(&self, key: &str, value: &str) -> &[NodeRef] {
+        self.by_label
+            .get(&(key.to_string(), value.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The nodes named `name`.
+    pub fn nodes_named(&self, name: &str) -> &[NodeRef] {
+        self.by_name.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// Every distinct taint of the cluster with the pools that carry it.
@@ -270,17 +329,21 @@ impl Inventory {
     }
 }
 
-/// Groups nodes into pools.
+/// Groups nodes into pools, and the nodes of each pool into variants.
 fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
+    let mut naming: BTreeSet<String> = BTreeSet::new();
+    naming.insert(HOSTNAME_LABEL.to_string());
     let mut identity: BTreeSet<String> = BTreeSet::new();
-    identity.insert(HOSTNAME_LABEL.to_string());
     for node in &raw {
         for (k, v) in &node.labels {
-            if *v == node.name || is_topology_key(k) {
+            if is_topology_key(k) {
                 identity.insert(k.clone());
+            } else if *v == node.name {
+                naming.insert(k.clone());
             }
         }
     }
+    identity.extend(naming.iter().cloned());
     type Key = (
         Option<(usize, usize)>,
         Vec<(String, String)>,
@@ -296,7 +359,9 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             .into_iter()
             .partition(|(k, _)| identity.contains(k));
         own.sort();
+        own.dedup_by(|a, b| a.0 == b.0);
         shared.sort();
+        shared.dedup_by(|a, b| a.0 == b.0);
         let mut taint_key: Vec<_> = node
             .taints
             .iter()
@@ -314,6 +379,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             name: node.name,
             labels: own,
             at: node.at.clone(),
+            variant: 0,
         };
         match index.get(&key) {
             Some(&i) => pools[i].nodes.push(member),
@@ -326,10 +392,42 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
                     taints: node.taints,
                     unschedulable: node.unschedulable,
                     nodes: vec![member],
+                    variants: Vec::new(),
                     at: node.at,
                 });
             }
         }
+    }
+    let is_naming = |k: &str| naming.contains(k);
+    let mut by_label: HashMap<(String, String), Vec<NodeRef>> = HashMap::new();
+    let mut by_name: HashMap<String, Vec<NodeRef>> = HashMap::new();
+    for (p, pool) in pools.iter_mut().enumerate() {
+        let mut variants: HashMap<Vec<(&str, Option<&str>)>, u32> = HashMap::new();
+        let mut members: Vec<Vec<u32>> = Vec::new();
+        for (m, member) in pool.nodes.iter_mut().enumerate() {
+            let at = (p as u32, m as u32);
+            by_name.entry(member.name.clone()).or_default().push(at);
+            let mut shape = Vec::with_capacity(member.labels.len());
+            for (k, v) in &member.labels {
+                if is_naming(k) {
+                    by_label.entry((k.clone(), v.clone())).or_default().push(at);
+                    shape.push((k.as_str(), None));
+                } else {
+                    shape.push((k.as_str(), Some(v.as_str())));
+                }
+            }
+            let next = members.len() as u32;
+            let v = *variants.entry(shape).or_insert(next);
+            if v == next {
+                members.push(Vec::new());
+            }
+            members[v as usize].push(m as u32);
+            member.variant = v;
+        }
+        pool.variants = members
+            .into_iter()
+            .map(|members| Variant { members })
+            .collect();
     }
     // Names: the pool file's, a node-pool label, the node role, or the node names' common prefix.
     let mut taken: HashMap<String, usize> = HashMap::new();
@@ -346,6 +444,9 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
         files,
         pools,
         identity_keys: identity.into_iter().collect(),
+        naming_keys: naming.into_iter().collect(),
+        by_label,
+        by_name,
     }
 }
 
@@ -396,7 +497,7 @@ mod tests {
     use super::*;
 
     fn load(text: &str) -> Inventory {
-        Inventory::load(&[("nodes.yaml", text)], &Options::default()).unwrap()
+        Inventory::load(&[("nodes.yaml", text)]).unwrap()
     }
 
     fn node(name: &str, labels: &str, taints: &str) -> String {
@@ -450,27 +551,19 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_place() {
-        let e = Inventory::load(
-            &[("bad.yaml", "kind: Node\nmetadata: [\n")],
-            &Options::default(),
-        )
-        .unwrap_err();
+        let e = Inventory::load(&[("bad.yaml", "kind: Node\nmetadata: [\n")]).unwrap_err();
         assert_eq!(e.len(), 1);
         assert_eq!(e[0].file, "bad.yaml");
         assert!(e[0].position.is_some(), "{e:?}");
-        let e = Inventory::load(&[("empty.yaml", "# nothing\n")], &Options::default()).unwrap_err();
+        let e = Inventory::load(&[("empty.yaml", "# nothing\n")]).unwrap_err();
         assert!(
             e[0].to_string().starts_with("empty.yaml: holds no nodes"),
             "{}",
             e[0]
         );
-        let e = Inventory::load(
-            &[("pod.yaml", "kind: Pod\nmetadata: {name: x}\n")],
-            &Options::default(),
-        )
-        .unwrap_err();
+        let e = Inventory::load(&[("pod.yaml", "kind: Pod\nmetadata: {name: x}\n")]).unwrap_err();
         assert_eq!(e[0].position, Some((1, 1)));
         assert!(e[0].message.contains("not a node inventory"), "{}", e[0]);
-        assert!(Inventory::load(&[], &Options::default()).is_err());
+        assert!(Inventory::load(&[]).is_err());
     }
 }

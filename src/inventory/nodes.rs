@@ -1,19 +1,12 @@
 //! Reading one inventory file: Node documents, `kubectl get nodes` lists, or a pool file.
 
 use super::{compact, Loc, ParseError, PoolTaint, RawNode};
-use crate::config::Options;
-use crate::diagnostic::Diagnostic;
 use crate::k8s::decode::{decode, Decoded};
-use crate::k8s::objects::{extract, items, List};
-use crate::rules::check_lists;
+use crate::k8s::objects::{items, List};
 use crate::syntax::{self, Document, NodeId, NodeKind};
 
-/// The nodes of one file and what the taint rules found in it.
-pub(crate) fn parse_file(
-    file: usize,
-    text: &str,
-    options: &Options,
-) -> Result<(Vec<RawNode>, Vec<Diagnostic>), ParseError> {
+/// The nodes of one YAML file, and how many of their taints were left out as invalid.
+pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), ParseError> {
     let mut stream = syntax::parse(text);
     if let Some(e) = &stream.error {
         return Err(ParseError::at(
@@ -22,7 +15,7 @@ pub(crate) fn parse_file(
         ));
     }
     let mut nodes = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut invalid = 0;
     for doc in stream.documents.iter_mut() {
         if let Some(e) = &doc.error {
             return Err(ParseError::at(
@@ -43,9 +36,12 @@ pub(crate) fn parse_file(
             }
             return Err(not_inventory(doc, root));
         }
-        if doc.get(root, "pools").is_some() && doc.get(root, "kind").is_none() {
-            let lists = compact::parse(file, text, doc, root, &mut nodes)?;
-            check_lists(text, doc, options, &[], &[], &lists, &mut diagnostics);
+        if compact::is_pool_file(doc, root) {
+            let lists = compact::parse(file, text, doc, root, Some(&mut nodes))?;
+            invalid += lists
+                .iter()
+                .map(|l| items(doc, l).iter().filter(|i| i.taint().is_none()).count())
+                .sum::<usize>();
             continue;
         }
         let kind = doc.get_str(root, "kind").unwrap_or("");
@@ -53,46 +49,44 @@ pub(crate) fn parse_file(
             .get(root, "items")
             .and_then(|(_, v)| doc.sequence(v).map(<[NodeId]>::to_vec));
         match (kind, items_seq) {
-            ("Node", _) => nodes.push(node(file, doc, root)?),
-            (k, Some(seq)) if k.ends_with("List") => {
+            ("Node", _) => nodes.push(node(file, doc, root, &mut invalid)?),
+            (k, Some(seq)) if k.ends_with("List") || k.is_empty() => {
                 for (i, item) in seq.into_iter().enumerate() {
-                    let item_kind = doc.get_str(item, "kind");
-                    match item_kind {
-                        Some("Node") => nodes.push(node(file, doc, item)?),
-                        None if k == "NodeList" && doc.mapping(item).is_some() => {
-                            nodes.push(node(file, doc, item)?)
-                        }
+                    match doc.get_str(item, "kind") {
+                        Some("Node") => {}
+                        None if looks_like_a_node(doc, item) => {}
                         other => {
                             return Err(ParseError::at(
                                 doc.node(item).span.start,
-                                format!(
-                                    "items[{i}] is {}, not a Node: list nodes with `kubectl get \
-                                     nodes -o yaml`",
-                                    other.map_or("not an object".to_string(), |k| format!("a {k}"))
+                                super::not_a_node_item(
+                                    i,
+                                    other,
+                                    doc.get(item, "metadata").is_some(),
                                 ),
                             ))
                         }
                     }
+                    nodes.push(node(file, doc, item, &mut invalid)?);
                 }
             }
             _ => return Err(not_inventory(doc, root)),
         }
-        let ex = extract(doc);
-        check_lists(
-            text,
-            doc,
-            options,
-            &ex.objects,
-            &ex.tolerations,
-            &ex.taints,
-            &mut diagnostics,
-        );
     }
-    diagnostics.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
-    });
-    diagnostics.dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
-    Ok((nodes, diagnostics))
+    Ok((nodes, invalid))
+}
+
+/// An item without `kind` is a Node when it has a name and a Node's spec or status fields (as
+/// some tools and older `oc`/`kubectl` versions write node lists).
+fn looks_like_a_node(doc: &Document<'_>, item: NodeId) -> bool {
+    let has = |parent: &str, fields: &[&str]| {
+        doc.get(item, parent)
+            .is_some_and(|(_, v)| fields.iter().any(|f| doc.get(v, f).is_some()))
+    };
+    has("metadata", &["name"])
+        && (has(
+            "spec",
+            &["taints", "unschedulable", "podCIDR", "providerID"],
+        ) || has("status", &["nodeInfo", "capacity", "allocatable"]))
 }
 
 fn unknown_alias(doc: &Document<'_>) -> Option<usize> {
@@ -108,8 +102,8 @@ fn not_inventory(doc: &Document<'_>, root: NodeId) -> ParseError {
     ParseError::at(
         doc.node(root).span.start,
         format!(
-            "{what} is not a node inventory: expected the output of `kubectl get nodes -o yaml` \
-             (or -o json), Node documents, or a pool file (`pools:`)"
+            "{what} is not a node inventory: expected {}",
+            super::FORMATS
         ),
     )
 }
@@ -168,7 +162,12 @@ pub(crate) fn taints(file: usize, doc: &Document<'_>, list: &List) -> Vec<PoolTa
         .collect()
 }
 
-fn node(file: usize, doc: &Document<'_>, node: NodeId) -> Result<RawNode, ParseError> {
+fn node(
+    file: usize,
+    doc: &Document<'_>,
+    node: NodeId,
+    invalid: &mut usize,
+) -> Result<RawNode, ParseError> {
     let at = Loc {
         file,
         range: doc.node(node).span.clone(),
@@ -189,16 +188,17 @@ fn node(file: usize, doc: &Document<'_>, node: NodeId) -> Result<RawNode, ParseE
     };
     let spec = doc.get(node, "spec").map(|(_, v)| v);
     let taints = match spec.and_then(|s| doc.get(s, "taints")) {
-        Some((key, value)) => taints(
-            file,
-            doc,
-            &List {
+        Some((key, value)) => {
+            let list = List {
                 node: value,
                 key,
                 path: String::new(),
                 object: None,
-            },
-        ),
+            };
+            let found = taints(file, doc, &list);
+            *invalid += items(doc, &list).len() - found.len();
+            found
+        }
         None => Vec::new(),
     };
     let unschedulable = spec

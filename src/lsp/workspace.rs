@@ -103,7 +103,7 @@ impl Workspace {
         };
         let inventory = InventoryFiles::read(&paths, root);
         problems.extend(inventory.problems());
-        let cluster = load_cluster(&inventory, &options, &mut problems);
+        let cluster = load_cluster(&inventory, &mut problems);
         let workspace = Workspace {
             settings,
             root: root.map(Path::to_path_buf),
@@ -121,7 +121,7 @@ impl Workspace {
     pub fn with_inventory_reread(&self, generation: u64) -> (Self, Vec<String>) {
         let inventory = self.inventory.reread();
         let mut problems = inventory.problems();
-        let cluster = load_cluster(&inventory, &self.options, &mut problems);
+        let cluster = load_cluster(&inventory, &mut problems);
         let workspace = Workspace {
             inventory,
             cluster,
@@ -167,11 +167,7 @@ impl Workspace {
 
 /// Parses the inventory files into one cluster. Files are named by their path, which is what
 /// related locations into them carry. Nothing when a file is unreadable or none is set.
-fn load_cluster(
-    files: &InventoryFiles,
-    options: &Options,
-    problems: &mut Vec<String>,
-) -> Option<Arc<Inventory>> {
+fn load_cluster(files: &InventoryFiles, problems: &mut Vec<String>) -> Option<Arc<Inventory>> {
     if files.is_empty() || files.files().iter().any(|f| f.text.is_err()) {
         return None;
     }
@@ -185,7 +181,7 @@ fn load_cluster(
         .zip(files.files())
         .filter_map(|(name, f)| Some((name.as_str(), f.text.as_deref().ok()?)))
         .collect();
-    match Inventory::load(&sources, options) {
+    match Inventory::load(&sources) {
         Ok(inventory) => Some(Arc::new(inventory)),
         Err(errors) => {
             problems.extend(errors.iter().map(|e| format!("inventory {e}")));

@@ -1,10 +1,16 @@
-//! `taintlint simulate` output: the JSON contract of DESIGN.md, and a matrix of workloads by
-//! node pools for people, readable in a 100-column terminal.
+//! `taintlint simulate` output: the JSON contract of DESIGN.md (version 2), written a file at a
+//! time, and a matrix of workloads by node pools for people, readable in a 100-column terminal.
+//!
+//! Version 2 grows with workloads x pools, never with nodes: a workload says per pool whether
+//! it fits (`yes`, `avoided`, `partial`, `no`), on how many nodes, and why not, as data. Node
+//! names are listed only when asked for (`--nodes`).
 
-use serde_json::{json, Value};
+use std::io::{self, Write};
 
-use crate::inventory::{nodes_noun, Inventory};
-use crate::schedule::{PoolVerdict, WorkloadResult};
+use serde_json::{json, Map, Value};
+
+use crate::inventory::{nodes_noun, Inventory, Pool};
+use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
 
 /// The workloads of one file.
 pub struct SimulatedFile {
@@ -12,50 +18,223 @@ pub struct SimulatedFile {
     pub workloads: Vec<WorkloadResult>,
 }
 
-/// The whole JSON document.
-pub fn json(inventory: &Inventory, files: &[SimulatedFile]) -> String {
-    let mut workloads = Vec::new();
-    for f in files {
-        for w in &f.workloads {
-            let mut schedulable = Vec::new();
-            let mut avoid = Vec::new();
-            let mut rejected = Vec::new();
-            for (pv, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
-                for (m, member) in pool.nodes.iter().enumerate() {
-                    let v = pv.node(m);
-                    if v.fits() {
-                        schedulable.push(Value::from(member.name.as_str()));
-                        if !v.avoid.is_empty() {
-                            avoid.push(Value::from(member.name.as_str()));
-                        }
-                    } else {
-                        let reasons: Vec<String> =
-                            v.reasons.iter().map(|r| r.explain(pool)).collect();
-                        rejected.push(json!({"node": member.name, "reasons": reasons}));
-                    }
-                }
+/// Where a place in an inventory file is, as 1-based (line, column): the caller knows the texts.
+pub type Place<'a> = &'a dyn Fn(usize, usize) -> Option<(usize, usize)>;
+
+/// How a workload fits a pool, or the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    Yes,
+    /// Only on nodes with an untolerated PreferNoSchedule taint.
+    Avoided,
+    /// On some nodes of the pool only.
+    Partial,
+    No,
+}
+
+impl Fit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fit::Yes => "yes",
+            Fit::Avoided => "avoided",
+            Fit::Partial => "partial",
+            Fit::No => "no",
+        }
+    }
+
+    /// How a workload fits one pool.
+    pub fn of_pool(verdict: &PoolVerdict, pool: &Pool) -> Fit {
+        let fitting = verdict.fitting(pool);
+        if fitting == 0 {
+            Fit::No
+        } else if fitting < pool.nodes.len() {
+            Fit::Partial
+        } else if verdict.avoided(pool) == fitting {
+            Fit::Avoided
+        } else {
+            Fit::Yes
+        }
+    }
+
+    /// How a workload fits the cluster: `yes`, `avoided` (only on nodes to avoid) or `no`.
+    pub fn of_workload(w: &WorkloadResult, inventory: &Inventory) -> (Fit, usize) {
+        let mut fitting = 0;
+        let mut avoided = 0;
+        for (v, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
+            fitting += v.fitting(pool);
+            avoided += v.avoided(pool);
+        }
+        let fit = if fitting == 0 {
+            Fit::No
+        } else if avoided == fitting {
+            Fit::Avoided
+        } else {
+            Fit::Yes
+        };
+        (fit, fitting)
+    }
+}
+
+/// Counts for the summary.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SimulateSummary {
+    pub workloads: usize,
+    pub yes: usize,
+    pub avoided: usize,
+    pub no: usize,
+}
+
+/// A reason as data: a code, what it is about, and a message.
+pub fn reason_json(reason: &Reason, pool: &Pool) -> Value {
+    let message = reason.describe(pool);
+    match reason {
+        Reason::Unschedulable => json!({"code": "unschedulable", "message": message}),
+        Reason::NodeName(n) => json!({"code": "node-name", "nodeName": n, "message": message}),
+        Reason::Taint(i) => {
+            let t = &pool.taints[*i].taint;
+            json!({"code": "taint", "taint": {"key": t.key, "value": t.value, "effect": t.effect.to_string()}, "message": message})
+        }
+        Reason::NodeSelector { key, wanted, .. } => {
+            json!({"code": "node-selector", "key": key, "value": wanted, "message": message})
+        }
+        Reason::NodeAffinity(_) => json!({"code": "node-affinity", "message": message}),
+    }
+}
+
+/// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
+pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
+    let mut out: Vec<&Reason> = Vec::new();
+    for (v, _, _) in verdict.groups(pool) {
+        for r in &v.reasons {
+            if !out
+                .iter()
+                .any(|seen| seen.describe(pool) == r.describe(pool))
+            {
+                out.push(r);
             }
-            workloads.push(json!({
-                "file": f.path,
+        }
+    }
+    out
+}
+
+/// Writes `taintlint simulate --format json` (version 2): [`begin`](Self::begin) with the
+/// cluster, [`file`](Self::file) as each file is done, [`end`](Self::end) with the summary.
+pub struct JsonWriter<'i> {
+    inventory: &'i Inventory,
+    nodes: bool,
+    first: bool,
+    pub summary: SimulateSummary,
+}
+
+impl<'i> JsonWriter<'i> {
+    /// `nodes`: list the names of the nodes each workload fits (`--nodes`).
+    pub fn new(inventory: &'i Inventory, nodes: bool) -> Self {
+        JsonWriter {
+            inventory,
+            nodes,
+            first: true,
+            summary: SimulateSummary::default(),
+        }
+    }
+
+    pub fn begin(&mut self, out: &mut dyn Write, place: Place<'_>) -> io::Result<()> {
+        let inv = self.inventory;
+        write!(
+            out,
+            "{{\"version\":2,\"cluster\":{{\"nodes\":{},\"pools\":[",
+            inv.node_count()
+        )?;
+        for (i, pool) in inv.pools.iter().enumerate() {
+            let taints: Vec<Value> = pool
+                .taints
+                .iter()
+                .map(|t| json!({"key": t.taint.key, "value": t.taint.value, "effect": t.taint.effect.to_string()}))
+                .collect();
+            let labels: Map<String, Value> = pool
+                .labels
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
+                .collect();
+            let (line, column) = place(pool.at.file, pool.at.range.start).unzip();
+            let value = json!({
+                "id": i,
+                "name": pool.name,
+                "nodes": pool.nodes.len(),
+                "taints": taints,
+                "labels": labels,
+                "unschedulable": pool.unschedulable.is_some(),
+                "source": {"file": inv.file_name(&pool.at), "line": line, "column": column},
+            });
+            write!(out, "{}\n{value}", if i == 0 { "" } else { "," })?;
+        }
+        write!(out, "]}},\"workloads\":[")
+    }
+
+    /// The workloads of one file.
+    pub fn file(&mut self, out: &mut dyn Write, file: &SimulatedFile) -> io::Result<()> {
+        let inv = self.inventory;
+        for w in &file.workloads {
+            let (fit, fitting) = Fit::of_workload(w, inv);
+            self.summary.workloads += 1;
+            match fit {
+                Fit::No => self.summary.no += 1,
+                Fit::Avoided => self.summary.avoided += 1,
+                _ => self.summary.yes += 1,
+            }
+            let pools: Vec<Value> = w
+                .simulation
+                .pools
+                .iter()
+                .zip(&inv.pools)
+                .enumerate()
+                .map(|(i, (v, pool))| {
+                    let reasons: Vec<Value> = pool_reasons(v, pool)
+                        .into_iter()
+                        .map(|r| reason_json(r, pool))
+                        .collect();
+                    json!({"pool": i, "fit": Fit::of_pool(v, pool).as_str(), "nodes": v.fitting(pool), "reasons": reasons})
+                })
+                .collect();
+            let mut value = json!({
+                "file": file.path,
                 "document": w.document,
                 "item": w.item,
                 "kind": w.kind,
                 "name": w.name,
                 "namespace": w.namespace,
-                "schedulable": schedulable,
-                "avoid": avoid,
-                "rejected": rejected,
-            }));
+                "fits": fit.as_str(),
+                "nodes": fitting,
+                "pools": pools,
+            });
+            if self.nodes {
+                let mut schedulable = Vec::new();
+                let mut avoid = Vec::new();
+                for (v, pool) in w.simulation.pools.iter().zip(&inv.pools) {
+                    for (m, avoided) in v.fitting_nodes(pool) {
+                        let name = Value::from(pool.nodes[m as usize].name.as_str());
+                        if avoided {
+                            avoid.push(name.clone());
+                        }
+                        schedulable.push(name);
+                    }
+                }
+                value["schedulable"] = Value::from(schedulable);
+                value["avoid"] = Value::from(avoid);
+            }
+            write!(out, "{}\n{value}", if self.first { "" } else { "," })?;
+            self.first = false;
         }
+        Ok(())
     }
-    let out = json!({
-        "version": 1,
-        "nodes": inventory.node_count(),
-        "workloads": workloads,
-    });
-    let mut text = serde_json::to_string_pretty(&out).expect("JSON values always serialize");
-    text.push('\n');
-    text
+
+    pub fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let s = self.summary;
+        writeln!(
+            out,
+            "\n],\"summary\":{}}}",
+            json!({"workloads": s.workloads, "yes": s.yes, "avoided": s.avoided, "no": s.no})
+        )
+    }
 }
 
 const WIDTH: usize = 100;
@@ -187,12 +366,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile]) -> String {
                         "✗"
                     } else if fit < pool.nodes.len() {
                         "±"
-                    } else if pool
-                        .nodes
-                        .iter()
-                        .enumerate()
-                        .all(|(m, _)| !pv.node(m).avoid.is_empty())
-                    {
+                    } else if pv.avoided(pool) == fit {
                         "~"
                     } else {
                         "✓"
@@ -234,13 +408,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile]) -> String {
 fn reasons(inventory: &Inventory, w: &WorkloadResult) -> String {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        let failing = match pv {
-            PoolVerdict::Uniform(v) if !v.fits() => Some(v),
-            PoolVerdict::Uniform(_) => None,
-            PoolVerdict::PerNode(vs) => vs.iter().find(|v| !v.fits()),
-        };
-        let Some(v) = failing else { continue };
-        for r in &v.reasons {
+        for r in pool_reasons(pv, pool) {
             let text = r.describe(pool);
             match groups.iter_mut().find(|(t, _)| *t == text) {
                 Some((_, cols)) => cols.push(column(p)),

@@ -8,7 +8,9 @@
 //! `nodeName` never meets the scheduler: the kubelet admits it, enforcing only NoExecute taints.
 
 use crate::config::Options;
-use crate::inventory::{Inventory, Pool};
+use std::collections::HashMap;
+
+use crate::inventory::{Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
 use crate::k8s::objects::{extract, items, Extracted, Item, List, Owner};
 use crate::k8s::well_known::UNSCHEDULABLE;
@@ -259,40 +261,120 @@ impl Verdict {
     }
 }
 
-/// The verdict for a pool: one for all its nodes, or one per node.
+/// Which nodes of a pool a [`Part`] covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Members {
+    /// One node the workload names (by `nodeName`, a hostname, `matchFields`).
+    One(u32),
+    /// The nodes of a variant, but for those the workload names (each its own part).
+    Variant { variant: u32, except: Vec<u32> },
+}
+
+/// Nodes of a pool that get the same verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub verdict: Verdict,
+    /// How many nodes it covers (at least one).
+    pub nodes: usize,
+    pub members: Members,
+    /// A node of the part, to name in messages.
+    pub example: u32,
+}
+
+impl Part {
+    /// The indices (in [`Pool::nodes`]) of the nodes it covers. This walks a variant's nodes:
+    /// for naming them, not for deciding anything.
+    pub fn members<'p>(&'p self, pool: &'p Pool) -> Box<dyn Iterator<Item = u32> + 'p> {
+        match &self.members {
+            Members::One(m) => Box::new(std::iter::once(*m)),
+            Members::Variant { variant, except } => Box::new(
+                pool.variants[*variant as usize]
+                    .members
+                    .iter()
+                    .copied()
+                    .filter(move |m| !except.contains(m)),
+            ),
+        }
+    }
+}
+
+/// The verdict for a pool: one for all its nodes, or one per part of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PoolVerdict {
     Uniform(Verdict),
-    PerNode(Vec<Verdict>),
+    /// The workload selects on labels that differ between the pool's nodes.
+    Split(Vec<Part>),
 }
 
 impl PoolVerdict {
-    /// (verdict, member index or `None` for all, how many nodes it covers).
+    /// (verdict, a node it stands for or `None` for all, how many nodes it covers).
     pub fn groups<'a>(&'a self, pool: &'a Pool) -> Vec<(&'a Verdict, Option<usize>, usize)> {
         match self {
             PoolVerdict::Uniform(v) => vec![(v, None, pool.nodes.len())],
-            PoolVerdict::PerNode(vs) => vs
+            PoolVerdict::Split(parts) => parts
                 .iter()
-                .enumerate()
-                .map(|(i, v)| (v, Some(i), 1))
+                .map(|p| (&p.verdict, Some(p.example as usize), p.nodes))
                 .collect(),
         }
     }
 
-    /// The verdict of one node of the pool.
-    pub fn node(&self, member: usize) -> &Verdict {
+    /// The verdict of one node of the pool (an index in [`Pool::nodes`]).
+    pub fn verdict_of<'a>(&'a self, pool: &Pool, member: usize) -> &'a Verdict {
         match self {
             PoolVerdict::Uniform(v) => v,
-            PoolVerdict::PerNode(vs) => &vs[member],
+            PoolVerdict::Split(parts) => {
+                let m = member as u32;
+                let variant = pool.nodes[member].variant;
+                &parts
+                    .iter()
+                    .find(|p| match &p.members {
+                        Members::One(one) => *one == m,
+                        Members::Variant { variant: v, except } => {
+                            *v == variant && !except.contains(&m)
+                        }
+                    })
+                    .expect("every node of the pool is in one part")
+                    .verdict
+            }
         }
     }
 
     /// How many of the pool's nodes fit.
     pub fn fitting(&self, pool: &Pool) -> usize {
+        self.groups(pool)
+            .iter()
+            .filter(|(v, _, _)| v.fits())
+            .map(|&(_, _, n)| n)
+            .sum()
+    }
+
+    /// How many of the pool's nodes fit only as nodes to avoid (untolerated PreferNoSchedule).
+    pub fn avoided(&self, pool: &Pool) -> usize {
+        self.groups(pool)
+            .iter()
+            .filter(|(v, _, _)| v.fits() && !v.avoid.is_empty())
+            .map(|&(_, _, n)| n)
+            .sum()
+    }
+
+    /// The nodes (indices in [`Pool::nodes`]) that fit, and whether each is one to avoid. Walks
+    /// the pool: for `--nodes`, which asks for names.
+    pub fn fitting_nodes(&self, pool: &Pool) -> Vec<(u32, bool)> {
         match self {
-            PoolVerdict::Uniform(v) if v.fits() => pool.nodes.len(),
-            PoolVerdict::Uniform(_) => 0,
-            PoolVerdict::PerNode(vs) => vs.iter().filter(|v| v.fits()).count(),
+            PoolVerdict::Uniform(v) if v.fits() => {
+                let avoid = !v.avoid.is_empty();
+                (0..pool.nodes.len() as u32).map(|m| (m, avoid)).collect()
+            }
+            PoolVerdict::Uniform(_) => Vec::new(),
+            PoolVerdict::Split(parts) => {
+                let mut out: Vec<(u32, bool)> = parts
+                    .iter()
+                    .filter(|p| p.verdict.fits())
+                    .flat_map(|p| p.members(pool).map(|m| (m, !p.verdict.avoid.is_empty())))
+                    .collect();
+                out.sort_unstable();
+                out
+            }
         }
     }
 }
@@ -317,7 +399,7 @@ impl Simulation {
     pub fn fits_anywhere(&self) -> bool {
         self.pools.iter().any(|v| match v {
             PoolVerdict::Uniform(v) => v.fits(),
-            PoolVerdict::PerNode(vs) => vs.iter().any(Verdict::fits),
+            PoolVerdict::Split(parts) => parts.iter().any(|p| p.verdict.fits()),
         })
     }
 
@@ -352,13 +434,67 @@ impl NodeView for PoolNode<'_> {
     }
 }
 
+/// The nodes a workload names, by pool: through `nodeName`, `matchFields` on `metadata.name`,
+/// and its `nodeSelector` and affinity terms on labels that name nodes (found in the
+/// inventory's index, never by walking the nodes). `None` when it compares such a label with
+/// `Gt` or `Lt`, which only a walk over the nodes can answer.
+fn named_nodes(w: &Workload<'_>, inventory: &Inventory) -> Option<HashMap<u32, Vec<u32>>> {
+    let mut refs: Vec<NodeRef> = Vec::new();
+    if let Some((name, _)) = &w.node_name {
+        refs.extend_from_slice(inventory.nodes_named(name));
+    }
+    for e in &w.node_selector {
+        if inventory.is_naming_key(&e.key) {
+            refs.extend_from_slice(inventory.nodes_labelled(&e.key, &e.value));
+        }
+    }
+    for t in w.affinity.iter().flat_map(|a| &a.terms) {
+        for r in &t.expressions {
+            if !inventory.is_naming_key(&r.key) {
+                continue;
+            }
+            if matches!(r.op, affinity::SelOp::Gt | affinity::SelOp::Lt) {
+                return None;
+            }
+            for v in &r.values {
+                refs.extend_from_slice(inventory.nodes_labelled(&r.key, v));
+            }
+        }
+        for r in t.fields.iter().filter(|r| r.key == "metadata.name") {
+            for v in r.values.iter().take(1) {
+                refs.extend_from_slice(inventory.nodes_named(v));
+            }
+        }
+    }
+    let mut by_pool: HashMap<u32, Vec<u32>> = HashMap::new();
+    for (p, m) in refs {
+        by_pool.entry(p).or_default().push(m);
+    }
+    for members in by_pool.values_mut() {
+        members.sort_unstable();
+        members.dedup();
+    }
+    Some(by_pool)
+}
+
 /// Simulates one workload against every pool.
+///
+/// A workload that selects on labels kept per node is judged once per [`Variant`] of a pool
+/// (nodes with the same topology labels), and once per node it names; the rest of a variant
+/// shares one verdict. The work grows with pools, variants and named nodes, not with nodes.
+///
+/// [`Variant`]: crate::inventory::Variant
 pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> Simulation {
     let gate = options.feature(COMPARISON_GATE);
     let identity = |k: &str| inventory.is_identity_key(k);
     let per_node = w.node_name.is_some()
         || w.node_selector.iter().any(|e| identity(&e.key))
         || w.affinity.as_ref().is_some_and(|a| a.per_node(&identity));
+    let named = if per_node {
+        named_nodes(w, inventory)
+    } else {
+        Some(HashMap::new())
+    };
     let unschedulable_taint = Taint {
         key: UNSCHEDULABLE.to_string(),
         value: String::new(),
@@ -372,7 +508,8 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     let pools = inventory
         .pools
         .iter()
-        .map(|pool| {
+        .enumerate()
+        .map(|(p, pool)| {
             let mut base = Verdict::default();
             if pool.unschedulable.is_some() && !tolerates_cordon && !bound {
                 base.reasons.push(Reason::Unschedulable);
@@ -397,28 +534,66 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base.reasons);
                 return PoolVerdict::Uniform(base);
             }
-            PoolVerdict::PerNode(
-                (0..pool.nodes.len())
-                    .map(|m| {
-                        let mut v = base.clone();
-                        if let Some((name, _)) = &w.node_name {
-                            if *name != pool.nodes[m].name {
-                                v.reasons.push(Reason::NodeName(name.clone()));
-                            }
-                        }
-                        v.reasons.extend(taint_reasons.iter().cloned());
-                        selector_reasons(
-                            w,
-                            &PoolNode {
-                                pool,
-                                member: Some(m),
-                            },
-                            &mut v.reasons,
-                        );
-                        v
+            let judge = |m: u32| {
+                let mut v = base.clone();
+                if let Some((name, _)) = &w.node_name {
+                    if *name != pool.nodes[m as usize].name {
+                        v.reasons.push(Reason::NodeName(name.clone()));
+                    }
+                }
+                v.reasons.extend(taint_reasons.iter().cloned());
+                let node = PoolNode {
+                    pool,
+                    member: Some(m as usize),
+                };
+                selector_reasons(w, &node, &mut v.reasons);
+                v
+            };
+            let parts = match &named {
+                // Gt or Lt on a label that names nodes: every node is judged.
+                None => (0..pool.nodes.len() as u32)
+                    .map(|m| Part {
+                        verdict: judge(m),
+                        nodes: 1,
+                        members: Members::One(m),
+                        example: m,
                     })
                     .collect(),
-            )
+                Some(named) => {
+                    let named: &[u32] = named.get(&(p as u32)).map_or(&[], Vec::as_slice);
+                    let mut parts = Vec::new();
+                    for (v, variant) in pool.variants.iter().enumerate() {
+                        let except: Vec<u32> = named
+                            .iter()
+                            .copied()
+                            .filter(|&m| pool.nodes[m as usize].variant == v as u32)
+                            .collect();
+                        for &m in &except {
+                            parts.push(Part {
+                                verdict: judge(m),
+                                nodes: 1,
+                                members: Members::One(m),
+                                example: m,
+                            });
+                        }
+                        let rest = variant.members.len() - except.len();
+                        if let Some(&example) = variant.members.iter().find(|m| !except.contains(m))
+                        {
+                            parts.push(Part {
+                                verdict: judge(example),
+                                nodes: rest,
+                                members: Members::Variant {
+                                    variant: v as u32,
+                                    except,
+                                },
+                                example,
+                            });
+                        }
+                    }
+                    parts
+                }
+            };
+            PoolVerdict::Split(parts)
         })
         .collect();
     Simulation { pools }

@@ -4,7 +4,7 @@ use super::*;
 use crate::inventory::Inventory;
 
 fn inventory(text: &str) -> Inventory {
-    Inventory::load(&[("inv.yaml", text)], &Options::default()).unwrap()
+    Inventory::load(&[("inv.yaml", text)]).unwrap()
 }
 
 fn node(name: &str, labels: &str, taints: &str, unschedulable: bool) -> String {
@@ -149,9 +149,9 @@ fn node_name_and_match_fields_are_checked_per_node() {
     let r = simulate_text(&pod("nodeName: web-2"), &Options::default(), &inv);
     let sim = &r[0].simulation;
     assert_eq!(sim.fitting(&inv), 1);
-    assert!(sim.pools[0].node(1).fits());
+    assert!(sim.pools[0].verdict_of(&inv.pools[0], 1).fits());
     assert_eq!(
-        sim.pools[0].node(0).reasons,
+        sim.pools[0].verdict_of(&inv.pools[0], 0).reasons,
         vec![Reason::NodeName("web-2".into())]
     );
     let hostname = pod("nodeSelector: {kubernetes.io/hostname: db-1}");
@@ -211,7 +211,7 @@ fn daemon_pods() {
         false,
     ));
     let r = simulate_text(&pod(""), &Options::default(), &inv);
-    let v = r[0].simulation.pools[0].node(0);
+    let v = r[0].simulation.pools[0].verdict_of(&inv.pools[0], 0);
     assert!(
         v.fits(),
         "DefaultTolerationSeconds tolerates not-ready for 300 s"
@@ -309,7 +309,7 @@ fn prefer_no_schedule_only_avoids_and_no_execute_evicts() {
         &Options::default(),
         &inv,
     );
-    let v = r[0].simulation.pools[0].node(0);
+    let v = r[0].simulation.pools[0].verdict_of(&inv.pools[0], 0);
     assert!(v.fits());
     assert_eq!(v.avoid, vec![0]);
     // The first matching toleration counts: 60 s, even though the second has no limit.

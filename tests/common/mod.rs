@@ -51,7 +51,7 @@ pub fn inventory_for(path: &Path) -> Option<Inventory> {
     let file = path.parent()?.join("inventory.yaml");
     let text = std::fs::read_to_string(&file).ok()?;
     let name = relative(&file);
-    let inventory = Inventory::load(&[(name.as_str(), text.as_str())], &Options::default())
+    let inventory = Inventory::load(&[(name.as_str(), text.as_str())])
         .unwrap_or_else(|e| panic!("{}: {e:?}", file.display()));
     Some(inventory)
 }
@@ -73,8 +73,13 @@ pub fn reports(path: &Path) -> Vec<FileReport> {
             .parent()
             .expect("a fixture is in a folder")
             .join("inventory.yaml");
-        let diagnostics = inventory.files[0].diagnostics.clone();
-        out.push(FileReport::new(relative(&file), read(&file), diagnostics));
+        let inventory_text = read(&file);
+        let diagnostics = lint_with(&inventory_text, Some(&inventory));
+        out.push(FileReport::new(
+            relative(&file),
+            inventory_text,
+            diagnostics,
+        ));
     }
     out
 }

@@ -1,0 +1,4 @@
+//! The command line's own machinery: running work on every core while writing results in a
+//! stable order.
+
+pub mod ordered;
