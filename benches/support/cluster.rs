@@ -56,9 +56,21 @@ pub fn nodes_json(nodes: usize) -> String {
         }
         let mut conditions = String::new();
         for (i, (kind, reason, message)) in [
-            ("MemoryPressure", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
-            ("DiskPressure", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
-            ("PIDPressure", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            (
+                "MemoryPressure",
+                "KubeletHasSufficientMemory",
+                "kubelet has sufficient memory available",
+            ),
+            (
+                "DiskPressure",
+                "KubeletHasNoDiskPressure",
+                "kubelet has no disk pressure",
+            ),
+            (
+                "PIDPressure",
+                "KubeletHasSufficientPID",
+                "kubelet has sufficient PID available",
+            ),
             ("Ready", "KubeletReady", "kubelet is posting ready status"),
         ]
         .iter()
