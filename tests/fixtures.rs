@@ -345,3 +345,70 @@ fn crlf_and_bom_variants_report_the_same() {
         }
     }
 }
+
+/// Every fix, safe or needing review, applied in bulk to every fixture (what `lint --fix
+/// --unsafe-fixes` does): no fixable finding is left, nothing breaks, the file keeps its line
+/// endings and byte order mark, and fixing the result again changes nothing. The snapshot is
+/// the diff, so every changed byte is in it.
+#[test]
+fn all_fixes_reach_a_fixed_point() {
+    use taintlint::fix::{fix_all_with, fixable, unified_diff, FixMode, MAX_PASSES};
+    let mut changed = 0;
+    common::snapshot_settings().bind(|| {
+        insta::glob!("fixtures/rules", "*/[bg]*.yaml", |path| {
+            let name = common::relative(path);
+            let inventory = common::inventory_for(path);
+            let lint = |t: &str| common::lint_with(t, inventory.as_ref());
+            let lf = common::read(path);
+            let crlf = format!("\u{feff}{}", lf.replace('\n', "\r\n"));
+            let mut diffs = Vec::new();
+            for text in [&lf, &crlf] {
+                let fixed = fix_all_with(text, FixMode::Unsafe, lint);
+                assert!(fixed.passes < MAX_PASSES, "{name}: no fixed point");
+                let after = lint(&fixed.text);
+                let left: Vec<_> = after
+                    .iter()
+                    .filter(|d| fixable(d, FixMode::Unsafe))
+                    .collect();
+                assert!(left.is_empty(), "{name}: fixable after fixing:\n{left:#?}");
+                assert!(
+                    common::syntax_errors(&fixed.text) <= common::syntax_errors(text),
+                    "{name}:\n{}",
+                    fixed.text
+                );
+                let again = fix_all_with(&fixed.text, FixMode::Unsafe, lint);
+                assert_eq!(again.text, fixed.text, "{name}: not idempotent");
+                assert_eq!(again.applied, 0, "{name}");
+                if text.starts_with('\u{feff}') {
+                    assert!(fixed.text.starts_with('\u{feff}'), "{name}");
+                    assert!(
+                        !fixed.text.replace("\r\n", "").contains('\n'),
+                        "{name}: a bare LF:\n{:?}",
+                        fixed.text
+                    );
+                    // The same change as the LF file's.
+                    assert_eq!(
+                        fixed
+                            .text
+                            .trim_start_matches('\u{feff}')
+                            .replace("\r\n", "\n"),
+                        fix_all_with(&lf, FixMode::Unsafe, lint).text,
+                        "{name}"
+                    );
+                } else {
+                    diffs.push(unified_diff(&name, text, &fixed.text));
+                }
+            }
+            if diffs[0].is_empty() {
+                return;
+            }
+            changed += 1;
+            insta::assert_snapshot!("all_fixes", diffs[0]);
+        });
+    });
+    // Every fixable rule's bad fixture changes.
+    assert!(
+        changed >= rules::all().filter(|m| m.fixable).count(),
+        "only {changed} fixtures change"
+    );
+}

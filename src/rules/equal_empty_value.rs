@@ -1,6 +1,6 @@
 //! `equal-empty-value`: Equal with an empty value matches only taints without a value.
 
-use super::{edits, Cx, Rule, RuleMeta};
+use super::{edits, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 use crate::k8s::well_known::WELL_KNOWN_TAINT_KEYS;
@@ -50,11 +50,14 @@ impl Rule for EqualEmptyValue {
             return;
         }
         let written = item.field("operator").is_some();
-        let message =
-            format!(
-            "{} with an empty value matches only `{key}` taints that have no value; did you mean \
-             `operator: Exists` (any value)?",
-            if written { "`operator: Equal`" } else { "an omitted operator (Equal)" }
+        let message = format!(
+            "{} with an empty value matches only {} taints without a value; did you mean `Exists`?",
+            if written {
+                "`operator: Equal`"
+            } else {
+                "no operator (Equal)"
+            },
+            shown(key)
         );
         let mapping = cx.item_mapping(item);
         let mut fix_edits = Vec::new();

@@ -1,6 +1,6 @@
 //! `exists-with-value`: `operator: Exists` with a value.
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 
@@ -47,9 +47,13 @@ impl Rule for ExistsWithValue {
             return;
         };
         let path = cx.api_path(&item.field_path("operator"));
-        let message = format!(
+        let server = format!(
             "{path}: Invalid value: {}: value must be empty when `operator` is 'Exists'",
             go_quote(item.str("value"))
+        );
+        let message = format!(
+            "value {} is not allowed with `operator: Exists`, which matches any value",
+            shown(item.str("value"))
         );
         let mapping = cx.item_mapping(item);
         let drop = edits::remove_entry(cx.text, cx.doc, mapping, value.key).map(|edit| Fix {
@@ -67,6 +71,7 @@ impl Rule for ExistsWithValue {
         };
         let range = cx.span(value.value);
         cx.report(range, item.field_path("value"), message)
+            .with_server_message(server)
             .with_fix(drop)
             .with_fix(Some(equal));
     }

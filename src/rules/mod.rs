@@ -31,7 +31,7 @@ mod toleration_seconds_requires_no_execute;
 mod toleration_unused;
 mod undecodable_value;
 mod unknown_effect;
-mod unknown_field;
+pub(crate) mod unknown_field;
 mod unknown_operator;
 mod unschedulable;
 pub(crate) mod unused_suppression;
@@ -305,6 +305,12 @@ impl<'a, 'd> Cx<'a, 'd> {
 }
 
 impl Diagnostic {
+    /// The API server's own wording for this finding (see [`Diagnostic::server_message`]).
+    pub fn with_server_message(&mut self, message: String) -> &mut Self {
+        self.server_message = Some(message);
+        self
+    }
+
     pub fn with_fix(&mut self, fix: Option<Fix>) -> &mut Self {
         self.fixes.extend(fix);
         self
@@ -348,6 +354,7 @@ pub(crate) fn finding(
         rule: rule.name,
         severity: rule.severity,
         message,
+        server_message: None,
         range,
         document: Some(doc.index),
         path: Some(path),
@@ -408,6 +415,29 @@ pub(crate) fn check_lists<'a, 'd>(
             }
             rule.check_taint_list(&mut cx, &items);
         }
+    }
+}
+
+/// How a message shows a value: in backticks, cut to 40 characters (a message is one line of
+/// an editor's problem list; the whole value is in the manifest and the server message).
+pub fn shown(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.is_empty() {
+        return "\"\"".to_string();
+    }
+    if s.chars().count() <= MAX {
+        return format!("`{s}`");
+    }
+    let cut: String = s.chars().take(MAX - 1).collect();
+    format!("`{cut}…`")
+}
+
+/// `1 node`, `2 nodes`: a count with its noun, singular or plural.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

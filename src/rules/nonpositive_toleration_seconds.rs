@@ -50,10 +50,8 @@ impl Rule for NonpositiveTolerationSeconds {
         if seconds > 0 {
             return;
         }
-        let message = format!(
-            "tolerationSeconds: {seconds} evicts the pod as soon as the taint appears (zero and \
-             negative values both mean \"evict now\")"
-        );
+        let message =
+            format!("tolerationSeconds: {seconds} evicts the pod as soon as the taint appears");
         let range = cx.span(f.value);
         cx.report(range, item.field_path("tolerationSeconds"), message);
     }

@@ -65,11 +65,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         }
         let span = cx.span(f.value);
         let written = cx.text.get(span.clone()).unwrap_or_default();
-        let shown = if written.is_empty() {
-            "nothing"
-        } else {
-            written
-        };
+        let shown = written;
         let (reads_as, edit) = if f.name == "tolerationSeconds" {
             let mapping = cx.item_mapping(item);
             (
@@ -92,10 +88,17 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
             };
             ("an empty string", edit)
         };
-        let message = format!(
-            "`{}` is null here ({shown}); the API server reads it as {reads_as}",
-            f.name
-        );
+        let message = if written.is_empty() {
+            format!(
+                "`{}` has no value (null), which the API server reads as {reads_as}",
+                f.name
+            )
+        } else {
+            format!(
+                "`{}` is null (`{shown}`), which the API server reads as {reads_as}",
+                f.name
+            )
+        };
         let fix = edit.map(|edit| Fix {
             title: if f.name == "tolerationSeconds" {
                 "Remove the null tolerationSeconds".to_string()

@@ -42,19 +42,25 @@ impl Rule for TaintMissingField {
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         if item.text("key") == Some("") {
             let path = item.field_path("key");
-            let message = format!(
+            let server = format!(
                 "{}: Invalid value: \"\": {}",
                 cx.api_path(&path),
                 is_qualified_name("").join("; ")
             );
             let range = cx.field_range(item, "key");
-            cx.report(range, path, message);
+            cx.report(range, path, "this taint has no key".to_string())
+                .with_server_message(server);
         }
         if item.text("effect") == Some("") {
             let path = item.field_path("effect");
-            let message = format!("{}: Required value", cx.api_path(&path));
+            let server = format!("{}: Required value", cx.api_path(&path));
             let range = cx.field_range(item, "effect");
-            cx.report(range, path, message);
+            cx.report(
+                range,
+                path,
+                "this taint has no effect (NoSchedule, PreferNoSchedule or NoExecute)".to_string(),
+            )
+            .with_server_message(server);
         }
     }
 }

@@ -51,9 +51,10 @@ impl Rule for ToleratesEverything {
         {
             return;
         }
-        let message = "this toleration tolerates every taint: the pod can land on cordoned, \
-                       control-plane and NotReady nodes, and no NoExecute taint evicts it"
-            .to_string();
+        let message =
+            "this toleration tolerates every taint: cordoned, control-plane and NotReady \
+                       nodes too"
+                .to_string();
         let range = cx.field_range(item, "operator");
         cx.report(range, item.path.clone(), message);
     }

@@ -1,7 +1,7 @@
 //! `toleration-seconds-requires-no-execute`: tolerationSeconds only means something for
 //! NoExecute.
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::decode::Decoded;
 use crate::k8s::objects::Item;
@@ -57,10 +57,18 @@ impl Rule for TolerationSecondsRequiresNoExecute {
         }
         let path = item.field_path("effect");
         let api = cx.api_path(&path);
-        let message = format!(
+        let server = format!(
             "{api}: Invalid value: {}: effect must be 'NoExecute' when `tolerationSeconds` is set",
             go_quote(effect)
         );
+        let message = if effect.is_empty() {
+            "tolerationSeconds needs `effect: NoExecute`, and the effect is empty".to_string()
+        } else {
+            format!(
+                "tolerationSeconds needs `effect: NoExecute`, not {}",
+                shown(effect)
+            )
+        };
         let mapping = cx.item_mapping(item);
         let edit = match item.field("effect") {
             Some(f) if !cx.span(f.value).is_empty() => {
@@ -78,6 +86,8 @@ impl Rule for TolerationSecondsRequiresNoExecute {
             Some(f) => cx.value_range(f.value, f.key),
             None => cx.span(seconds.key),
         };
-        cx.report(range, path, message).with_fix(fix);
+        cx.report(range, path, message)
+            .with_server_message(server)
+            .with_fix(fix);
     }
 }

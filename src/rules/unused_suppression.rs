@@ -66,6 +66,7 @@ pub(crate) fn report(
             rule: META.name,
             severity,
             message,
+            server_message: None,
             document: document_of(range.start),
             range,
             path: None,
