@@ -171,3 +171,29 @@ fn every_fix_applied_in_bulk_leaves_nothing_fixable() {
     assert_eq!(again.text, fixed.text);
     assert_eq!(again.applied, 0);
 }
+
+#[test]
+fn a_toleration_the_api_server_rejects_is_not_reported_again_by_inventory_rules() {
+    let inv = inventory(POOLS);
+    let text = pod("  tolerations:\n  - key: nvidia gpu\n    operator: Exists\n  - key: example.com/none\n    operator: Exists\n");
+    let found = lint(&text, &inv);
+    let at = |rule: &str| -> Vec<Option<&str>> {
+        found
+            .iter()
+            .filter(|d| d.rule == rule)
+            .map(|d| d.path.as_deref())
+            .collect()
+    };
+    assert_eq!(at("invalid-key"), [Some("spec.tolerations[0].key")]);
+    // Only the valid toleration is unused; the invalid one is not echoed.
+    assert_eq!(at("toleration-unused"), [Some("spec.tolerations[1]")]);
+    let unused = found
+        .iter()
+        .find(|d| d.rule == "toleration-unused")
+        .unwrap();
+    // The count is of tainted nodes (as the hover counts them), with the right plural.
+    assert_eq!(
+        unused.message,
+        "tolerations[1] tolerates none of the taints on the inventory's 2 tainted nodes"
+    );
+}

@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A retired well-known taint key, such as node-role.kubernetes.io/master",
+    why: "No current node carries that taint, so the toleration matches nothing.",
     explanation: r#"## What it catches
 A toleration or taint using a well-known key that Kubernetes renamed or stopped setting:
 `node.alpha.kubernetes.io/notReady` and `node.alpha.kubernetes.io/unreachable` (now

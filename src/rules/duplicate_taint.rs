@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "Two taints with the same key and effect",
+    why: "The API server rejects the Node.",
     explanation: r#"## What it catches
 Two taints of one node with the same `key` and `effect`, whatever their values.
 

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "The same toleration twice in one list",
+    why: "The second one adds nothing.",
     explanation: r#"## What it catches
 Two tolerations of one pod with the same key, operator, value and effect (upstream
 `MatchToleration`; an omitted operator equals `Equal`).

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A toleration with an empty key must use operator Exists",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A toleration whose `key` is empty or missing while its operator is not `Exists`. An omitted
 operator counts as `Equal`.

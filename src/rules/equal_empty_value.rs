@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "operator Equal (or none) with an empty value: did you mean Exists?",
+    why: "Most taints carry a value, and such a toleration does not match them.",
     explanation: r#"## What it catches
 A toleration with a key, an `Equal` operator (written, or omitted, which means Equal) and an
 empty or missing value. It matches only taints of that key that have no value. Keys of the

@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "Fits only nodes whose NoExecute taint it tolerates for a limited time",
+    why: "The workload never runs longer than tolerationSeconds, and nothing reports an error.",
     explanation: r#"## What it catches
 A toleration with `tolerationSeconds` whose NoExecute taint is on every node the pod fits. The
 scheduler places the pod (the taint is tolerated), and the taint manager evicts it once the

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "operator Exists must not have a value",
+    why: "The API server rejects the object: Exists matches any value, so a value contradicts it.",
     explanation: r#"## What it catches
 A toleration with `operator: Exists` and a non-empty `value`.
 

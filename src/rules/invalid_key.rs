@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A toleration or taint key that is not a valid qualified name",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A key that is not a qualified name, checked as the API server checks it (`ValidateLabelName`,
 apimachinery `IsQualifiedName`): an optional prefix that is a lowercase DNS-1123 subdomain of at

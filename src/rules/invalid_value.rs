@@ -14,6 +14,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A toleration or taint value that is not a valid label value",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A value that is not a label value (apimachinery `IsValidLabelValue`): empty, or at most 63
 bytes matching `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`. With the `Lt` and `Gt` operators

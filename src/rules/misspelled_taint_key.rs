@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A key one or two edits away from a well-known taint key",
+    why: "The API server accepts the typo, and the toleration matches nothing.",
     explanation: r#"## What it catches
 A toleration or taint key that is almost, but not exactly, one of the taint keys Kubernetes
 sets: `node.kubernetes.io/net-ready` for `node.kubernetes.io/not-ready`,

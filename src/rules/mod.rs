@@ -53,8 +53,10 @@ pub struct RuleMeta {
     pub needs_inventory: bool,
     /// Whether its findings carry a fix.
     pub fixable: bool,
-    /// One line.
+    /// One line: what it catches.
     pub summary: &'static str,
+    /// One line: why it matters (the hover on a finding shows it).
+    pub why: &'static str,
     /// Markdown with the sections "What it catches", "Why it matters", "Example", "Fix".
     pub explanation: &'static str,
 }
@@ -99,6 +101,18 @@ pub static RULES: &[&dyn Rule] = &[
     &helm_template::HelmTemplate,
     &unused_suppression::UnusedSuppression,
 ];
+
+/// Where the rule reference (docs/rules.md) is published: rule codes link to its sections
+/// (LSP `codeDescription`, hovers). The language server's `docsUrl` setting replaces it, for a
+/// fork or an internal mirror.
+pub const DOCS_URL: &str = "https://github.com/taintlint/taintlint/blob/main/docs/rules.md";
+
+/// The link to a rule's section of the rule reference at `base` (a docs/rules.md address):
+/// its heading's anchor, which is the rule's name.
+pub fn docs_url(base: &str, rule: &str) -> String {
+    let base = base.split('#').next().unwrap_or(base);
+    format!("{base}#{rule}")
+}
 
 /// Every rule's metadata.
 pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
@@ -478,6 +492,11 @@ mod tests {
                 meta.name
             );
             assert!(!meta.summary.is_empty(), "{} has no summary", meta.name);
+            assert!(
+                !meta.why.is_empty() && !meta.why.contains('\n') && meta.why.len() <= 110,
+                "{}: `why` is one short line",
+                meta.name
+            );
             for section in [
                 "## What it catches",
                 "## Why it matters",

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "tolerationSeconds of zero or less evicts the pod at once",
+    why: "Zero and negative values both evict the pod as soon as the taint appears.",
     explanation: r#"## What it catches
 A NoExecute toleration with `tolerationSeconds: 0` or a negative number.
 

@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A field set to null (`~`, `null` or nothing), which reads as empty",
+    why: "A null reads as an empty string (or no limit), which is rarely what was meant.",
     explanation: r#"## What it catches
 A toleration or taint field whose value is null in YAML 1.1: `~`, `null`, `Null`, `NULL`, or
 nothing at all after the colon.

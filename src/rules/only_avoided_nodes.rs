@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: true,
     summary: "Fits only nodes whose PreferNoSchedule taint it does not tolerate",
+    why: "The scheduler puts it on nodes meant to be avoided, because nothing else fits.",
     explanation: r#"## What it catches
 A pod template whose every fitting node carries a PreferNoSchedule taint it does not tolerate.
 PreferNoSchedule does not filter nodes out: the scheduler's TaintToleration score only ranks

@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A node taint without a key or without an effect",
+    why: "The API server rejects the Node.",
     explanation: r#"## What it catches
 A taint in a Node's `spec.taints` (or in an inventory) with an empty or missing `key` or
 `effect`. Unlike a toleration, a taint has no "any key" or "every effect".

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A toleration that tolerates every taint, outside a DaemonSet",
+    why: "The pod may land on cordoned, control-plane and NotReady nodes, and no NoExecute taint evicts it.",
     explanation: r#"## What it catches
 A toleration with no key, `operator: Exists` and no effect (`- operator: Exists`), in anything
 but a DaemonSet. It matches every taint there is.

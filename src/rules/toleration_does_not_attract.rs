@@ -15,6 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "Tolerates a dedicated pool's taint, but may land anywhere",
+    why: "A taint keeps other pods off the pool; it does not pull this one in.",
     explanation: r#"## What it catches
 A toleration that lets a workload onto a pool kept for others by a NoSchedule or NoExecute
 taint, while the workload also fits nodes outside that pool: nothing (no `nodeSelector`, no

@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "tolerationSeconds is set but the effect is not NoExecute",
+    why:
+        "The API server rejects the object: only NoExecute taints evict, so only they take a limit.",
     explanation: r#"## What it catches
 A toleration with `tolerationSeconds` whose `effect` is not `NoExecute`, an empty or omitted
 effect included (even though an empty effect matches NoExecute taints too).

@@ -1,6 +1,6 @@
 //! `toleration-unused`: a toleration that matches no taint of the inventory.
 
-use super::workload::{closeness, misses_text};
+use super::workload::{closeness, misses_short};
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::Inventory;
@@ -15,6 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "A toleration that matches no taint in the inventory",
+    why: "A toleration that matches nothing does nothing.",
     explanation: r#"## What it catches
 A toleration of a pod template that tolerates no taint of any node in the inventory: a typo in
 the key or value, a taint that was renamed or removed, a toleration copied from another
@@ -77,9 +78,9 @@ impl Rule for TolerationUnused {
             let mut related = None;
             if let Some(((_, misses), pt, pools)) = near {
                 message = format!(
-                    "tolerations[{item_index}] tolerates no taint of the inventory; closest: {} ({})",
+                    "tolerations[{item_index}] tolerates no inventory taint; closest: {} ({})",
                     pt.taint,
-                    misses_text(&misses)
+                    misses_short(&misses)
                 );
                 related = Some((
                     cx.file(&pt.at).to_string(),

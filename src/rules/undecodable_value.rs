@@ -14,6 +14,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A value that is not a string (or not an integer) to the API server",
+    why: "The API server rejects the whole object: the field does not decode as its type.",
     explanation: r#"## What it catches
 A toleration or taint field whose YAML value does not decode into the field's type. kubectl reads
 YAML with YAML 1.1 rules (go-yaml v2 under sigs.k8s.io/yaml), so an unquoted `yes`, `no`, `on`,

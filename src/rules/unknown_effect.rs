@@ -14,6 +14,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "An effect other than NoSchedule, PreferNoSchedule or NoExecute (case-sensitive)",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A toleration or taint `effect` that is not exactly `NoSchedule`, `PreferNoSchedule` or
 `NoExecute`: `noschedule`, `NoExec`, `NoScheduleNoAdmit` (reserved upstream, never implemented).

@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A toleration or taint field that does not exist (a typo such as `efect`)",
+    why:
+        "Strict validation, kubectl's default, rejects the object; without it the field is dropped.",
     explanation: r#"## What it catches
 A key inside a toleration other than `key`, `operator`, `value`, `effect` and
 `tolerationSeconds`, or inside a node taint other than `key`, `value`, `effect` and `timeAdded`.

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "An operator other than Equal or Exists (operators are case-sensitive)",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A toleration `operator` that is not exactly `Equal` or `Exists`: `exists`, `EQUAL`, `In`,
 `NotEqual`. `Lt` and `Gt` are accepted only when the feature gate

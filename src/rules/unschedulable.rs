@@ -1,6 +1,6 @@
 //! `unschedulable`: a pod template that fits no node of the inventory.
 
-use super::workload::{closest_toleration, misses_text, more_pools, toleration_for, LISTED_POOLS};
+use super::workload::{closest_toleration, misses_short, more_pools, toleration_for, LISTED_POOLS};
 use super::{edits, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::model::{Effect, Miss, Toleration};
@@ -15,6 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: true,
     summary: "A pod template that fits no node of the inventory",
+    why: "The API server accepts it; the pods then stay Pending (a DaemonSet runs none).",
     explanation: r#"## What it catches
 A pod template (of a Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController,
 Job, CronJob or PodTemplate) that kube-scheduler would let onto none of the inventory's nodes.
@@ -137,7 +138,7 @@ impl Rule for Unschedulable {
                 cx.title(),
                 item.index,
                 closest_pool.taints[*taint].taint,
-                misses_text(misses)
+                misses_short(misses)
             ),
             None => {
                 let reasons = &closest_verdict.reasons;

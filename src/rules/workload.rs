@@ -449,6 +449,26 @@ pub fn closest_toleration(
     best.map(|(_, i, ti, m)| (i, ti, m))
 }
 
+/// The misses as a message says them, short: "value \"true\", not \"present\"; ...".
+pub fn misses_short(misses: &[Miss]) -> String {
+    misses
+        .iter()
+        .map(|m| match m {
+            Miss::Key { toleration, taint } => {
+                format!("key {}, not `{taint}`", super::shown(toleration))
+            }
+            Miss::Value { toleration, taint } => format!(
+                "value {}, not {}",
+                super::go_quote(toleration),
+                super::go_quote(taint)
+            ),
+            Miss::Effect { toleration, taint } => format!("effect {toleration}, not {taint}"),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// "a; b; c" of the misses.
 pub fn misses_text(misses: &[Miss]) -> String {
     misses
