@@ -188,17 +188,14 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
 pub fn diagnostic(d: &Diagnostic, docs: &str) -> String {
     let mut out = match rules::find(d.rule) {
         Some(meta) => format!(
-            "**{}** [`{}`]({}) · taintlint\n\n{}\n\n{}\n",
+            "**{}** [`{}`]({}): {}\n\n{}\n",
             d.severity,
             meta.name,
             rules::docs_url(docs, meta.name),
             d.message,
             meta.why
         ),
-        None => format!(
-            "**{}** `{}` · taintlint\n\n{}\n",
-            d.severity, d.rule, d.message
-        ),
+        None => format!("**{}** `{}`: {}\n", d.severity, d.rule, d.message),
     };
     if let Some(server) = &d.server_message {
         // A double-backtick code span: the wording has backticks and regex stars in it.

@@ -1142,17 +1142,8 @@ impl LanguageServer for Backend {
 
         let mut sections = Vec::new();
         let mut range: Option<Range<usize>> = None;
-        if let Some(t) = facts.toleration_at(offset) {
-            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
-            range = Some(t.range.clone());
-        } else if let Some(t) = facts.taint_at(offset) {
-            let tolerators = match &t.taint {
-                Some(taint) => self.inner.tolerators(taint, gate).await?,
-                None => Vec::new(),
-            };
-            sections.push(hover::taint(t, &tolerators));
-            range = Some(t.range.clone());
-        }
+        // On a finding, the hover is the finding (short, so it needs no scrolling); elsewhere
+        // on a toleration or taint, what it means.
         let mut seen = Vec::new();
         for d in analysis
             .diagnostics
@@ -1167,6 +1158,19 @@ impl LanguageServer for Backend {
             if range.is_none() {
                 range = Some(d.range.clone());
             }
+        }
+        let on_toleration = facts.toleration_at(offset).filter(|_| sections.is_empty());
+        let on_taint = facts.taint_at(offset).filter(|_| sections.is_empty());
+        if let Some(t) = on_toleration {
+            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
+            range = Some(t.range.clone());
+        } else if let Some(t) = on_taint {
+            let tolerators = match &t.taint {
+                Some(taint) => self.inner.tolerators(taint, gate).await?,
+                None => Vec::new(),
+            };
+            sections.push(hover::taint(t, &tolerators));
+            range = Some(t.range.clone());
         }
         if sections.is_empty() {
             return Ok(None);

@@ -263,7 +263,7 @@ mod tests {
                 "setting `featureGates.X` must be true or false, not a string",
                 "setting `rules` must be an object of rule names to levels, not a string",
                 "unknown setting `colour` (known: inventory, featureGates, \
-                 enableAdmissionPlugins, disableAdmissionPlugins, rules)",
+                 enableAdmissionPlugins, disableAdmissionPlugins, rules, docsUrl)",
             ]
         );
     }
