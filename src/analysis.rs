@@ -30,8 +30,14 @@ pub fn analyse_with(
     out.sort_by(|a, b| {
         (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
     });
-    // A list reached twice (through an alias) is reported once.
-    out.dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
+    // A list reached twice (through an alias) is reported once. (The API server reports an
+    // item aliased into two places at each: their server messages name different paths.)
+    out.dedup_by(|a, b| {
+        a.rule == b.rule
+            && a.range == b.range
+            && a.message == b.message
+            && a.server_message == b.server_message
+    });
     out
 }
 
@@ -79,8 +85,7 @@ fn check_stream<'a>(
             &rules::HELM_TEMPLATE,
             at..end,
             None,
-            "this is a Helm chart template (Go template syntax), not YAML; lint the rendered \
-             output instead: helm template RELEASE CHART | taintlint lint -"
+            "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
                 .to_string(),
         ));
         return out;
@@ -132,6 +137,7 @@ fn file_diagnostic(
         rule: rule.name,
         severity: rule.severity,
         message,
+        server_message: None,
         range,
         document,
         path: None,

@@ -88,7 +88,12 @@ impl Fix {
 pub struct Diagnostic {
     pub rule: &'static str,
     pub severity: Severity,
+    /// What is wrong, in plain words, subject first: one line, short enough for one row of an
+    /// editor's problem list. Details go to `related` and the hover.
     pub message: String,
+    /// The API server's own wording, exactly as `kubectl apply` prints it (its field path
+    /// included), for findings the API server rejects; `None` for advice it does not give.
+    pub server_message: Option<String>,
     /// Byte range in the analysed text.
     pub range: Range<usize>,
     /// 0-based index of the document in the stream.

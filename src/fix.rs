@@ -1,4 +1,9 @@
-//! Applying safe fixes to a file's text (pure), and showing what changed as a unified diff.
+//! Applying fixes to a file's text in bulk (pure), and showing what changed as a unified diff.
+//!
+//! [`FixMode::Safe`] applies the fixes that keep what the manifest means; [`FixMode::Unsafe`]
+//! (ruff's `--unsafe-fixes`) applies those that need review too. Each finding contributes at
+//! most one fix per pass: the first one its rule offers that the mode admits (a rule lists its
+//! preferred fix first).
 //!
 //! Only the bytes of each fix's edits change; everything else (comments, order, quoting, line
 //! endings, a byte order mark) is kept. Fixes whose edits overlap are not applied together: the
@@ -23,21 +28,55 @@ pub struct Fixed {
     pub passes: usize,
 }
 
-/// Applies every safe fix that [`crate::analyse`] offers for `text`.
-pub fn fix_safe(text: &str, options: &Options) -> Fixed {
-    fix_with(text, |t| crate::analyse(t, options))
+/// Which fixes a bulk fix applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FixMode {
+    /// Only fixes marked safe (`--fix`).
+    #[default]
+    Safe,
+    /// Safe fixes and those that need review (`--fix --unsafe-fixes`).
+    Unsafe,
 }
 
-/// Applies every safe fix that `lint` offers, re-linting after each pass until nothing is left
-/// to apply (or [`MAX_PASSES`]). A pass that would add a YAML syntax error is discarded: a fix
-/// never breaks a file.
+impl FixMode {
+    /// Whether a fix of this applicability is applied in this mode.
+    pub fn admits(self, applicability: Applicability) -> bool {
+        match self {
+            FixMode::Safe => applicability == Applicability::Safe,
+            FixMode::Unsafe => true,
+        }
+    }
+}
+
+/// Applies every safe fix that [`crate::analyse`] offers for `text`.
+pub fn fix_safe(text: &str, options: &Options) -> Fixed {
+    fix_all(text, options, FixMode::Safe)
+}
+
+/// Applies every fix that `mode` admits among those [`crate::analyse`] offers for `text`,
+/// until none is left (see [`fix_all_with`]). For a run against an inventory, call
+/// [`fix_all_with`] with [`crate::analyse_with`].
+pub fn fix_all(text: &str, options: &Options, mode: FixMode) -> Fixed {
+    fix_all_with(text, mode, |t| crate::analyse(t, options))
+}
+
+/// Applies every safe fix that `lint` offers (see [`fix_all_with`]).
 pub fn fix_with(text: &str, lint: impl Fn(&str) -> Vec<Diagnostic>) -> Fixed {
+    fix_all_with(text, FixMode::Safe, lint)
+}
+
+/// Applies every fix that `mode` admits among those `lint` offers, re-linting after each pass
+/// until nothing is left to apply (or [`MAX_PASSES`]): a fixed point, so fixing the result
+/// again changes nothing. A pass applies no two fixes whose edits overlap (the rest wait for
+/// the next pass, on the new text), and a pass that would add a YAML syntax error is
+/// discarded: a fix never breaks a file. Only the bytes of the applied edits change.
+pub fn fix_all_with(text: &str, mode: FixMode, lint: impl Fn(&str) -> Vec<Diagnostic>) -> Fixed {
     let mut current = text.to_string();
     let mut applied = 0;
     let mut passes = 0;
     let mut diagnostics = lint(&current);
     while passes < MAX_PASSES {
-        let chosen = choose(&current, &diagnostics);
+        let chosen = choose(&current, &diagnostics, mode);
         if chosen.is_empty() {
             break;
         }
@@ -68,15 +107,26 @@ fn syntax_errors(diagnostics: &[Diagnostic]) -> usize {
         .count()
 }
 
-/// The safe fixes to apply together: in order of position, each one whose edits are valid and
-/// overlap none already chosen. A fix identical to a chosen one is the same change and is
-/// dropped.
-fn choose<'d>(text: &str, diagnostics: &'d [Diagnostic]) -> Vec<&'d Fix> {
+/// Whether a finding has a fix that `mode` would apply.
+pub fn fixable(d: &Diagnostic, mode: FixMode) -> bool {
+    d.fixes
+        .iter()
+        .any(|f| mode.admits(f.applicability) && !f.edits.is_empty())
+}
+
+/// The fixes to apply together: each finding's first fix that `mode` admits and whose edits
+/// are valid, in order of position, each one overlapping none already chosen. A fix identical
+/// to a chosen one is the same change and is dropped.
+fn choose<'d>(text: &str, diagnostics: &'d [Diagnostic], mode: FixMode) -> Vec<&'d Fix> {
     let mut fixes: Vec<&Fix> = diagnostics
         .iter()
-        .flat_map(|d| d.fixes.iter())
-        .filter(|f| f.applicability == Applicability::Safe && !f.edits.is_empty())
-        .filter(|f| f.edits.iter().all(|e| valid(text, &e.range)))
+        .filter_map(|d| {
+            d.fixes.iter().find(|f| {
+                mode.admits(f.applicability)
+                    && !f.edits.is_empty()
+                    && f.edits.iter().all(|e| valid(text, &e.range))
+            })
+        })
         .collect();
     fixes.sort_by_key(|f| f.edits.iter().map(|e| e.range.start).min());
     let mut chosen: Vec<&Fix> = Vec::new();
@@ -159,6 +209,7 @@ mod tests {
             rule: "test",
             severity: Severity::Warning,
             message: String::new(),
+            server_message: None,
             range: 0..0,
             document: None,
             path: None,
@@ -215,6 +266,39 @@ mod tests {
         let fixed = fix_with("abcdefgh", toy);
         assert_eq!(fixed.text, "ABCDEFGH");
         assert_eq!(fixed.passes, 2);
+    }
+
+    #[test]
+    fn unsafe_mode_applies_fixes_that_need_review_too() {
+        let fixed = fix_all_with("abc q", FixMode::Unsafe, toy);
+        assert_eq!(fixed.text, "ABC Q");
+        assert_eq!(fixed.applied, 4);
+        // A fixed point: nothing is left to apply, and fixing again changes nothing.
+        assert!(!toy(&fixed.text).iter().any(|d| fixable(d, FixMode::Unsafe)));
+        let again = fix_all_with(&fixed.text, FixMode::Unsafe, toy);
+        assert_eq!(
+            (again.text.as_str(), again.applied),
+            (fixed.text.as_str(), 0)
+        );
+        // Safe mode leaves the `q`.
+        assert_eq!(fix_all_with("abc q", FixMode::Safe, toy).text, "ABC q");
+    }
+
+    #[test]
+    fn one_fix_per_finding_the_first_the_mode_admits() {
+        // Two alternatives for one finding: only the first is applied, never both.
+        let lint = |t: &str| {
+            if t == "x" {
+                vec![diag(vec![
+                    fix(0..1, "review", Applicability::NeedsReview),
+                    fix(0..0, "safe-", Applicability::Safe),
+                ])]
+            } else {
+                Vec::new()
+            }
+        };
+        assert_eq!(fix_all_with("x", FixMode::Unsafe, lint).text, "review");
+        assert_eq!(fix_all_with("x", FixMode::Safe, lint).text, "safe-x");
     }
 
     #[test]
@@ -342,6 +426,16 @@ mod tests {
                 // Line endings are the file's own.
                 if !text.contains("\r\n") {
                     prop_assert!(!fixed.text.contains('\r'));
+                }
+                let all = fix_all(&text, &options, FixMode::Unsafe);
+                prop_assert!(syntax_errors(&crate::analyse(&all.text, &options)) <= before);
+                if all.passes < MAX_PASSES {
+                    let again = fix_all(&all.text, &options, FixMode::Unsafe);
+                    prop_assert_eq!(&again.text, &all.text);
+                    prop_assert_eq!(again.applied, 0);
+                }
+                if !text.contains("\r\n") {
+                    prop_assert!(!all.text.contains('\r'));
                 }
             }
         }

@@ -229,6 +229,35 @@ fn next_node(
     }
 }
 
+/// What the "disable for this line" action writes after ` -- `: a reason is worth writing, and
+/// this is where it goes.
+pub const REASON_PLACEHOLDER: &str = "TODO: say why";
+
+/// Rules whose findings a `disable=` comment cannot silence: they are about the file or the
+/// comments themselves.
+pub const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax", "helm-template", "unused-suppression"];
+
+/// The edit that silences `rule` for the line holding `offset` (ruff's "noqa" action): a
+/// `# taintlint: disable=RULE -- TODO: say why` comment on its own line above it, indented as
+/// that line, with the file's line ending. It covers the node that starts that line (the
+/// toleration of a `- key:` line, the entry of a `key:` line), which holds the finding.
+pub fn disable_for_line(text: &str, offset: usize, rule: &str) -> crate::diagnostic::Edit {
+    let offset = crate::position::floor_char_boundary(text, offset.min(text.len()));
+    let mut start = text[..offset].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+    if start == 0 && text.starts_with('\u{feff}') {
+        start = '\u{feff}'.len_utf8();
+    }
+    let indent: String = text[start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    crate::diagnostic::Edit {
+        range: start..start,
+        replacement: format!("{indent}# taintlint: disable={rule} -- {REASON_PLACEHOLDER}{nl}"),
+    }
+}
+
 /// Removes the findings the directives silence (marking the names that did), and returns them.
 pub fn apply(directives: &mut Directives<'_>, diagnostics: &mut Vec<Diagnostic>) {
     diagnostics.retain(|d| {

@@ -277,7 +277,16 @@ fn json_output_follows_the_contract() {
     for d in diagnostics {
         let k = keys(d);
         for field in [
-            "file", "rule", "severity", "message", "range", "document", "path", "object", "related",
+            "file",
+            "rule",
+            "severity",
+            "message",
+            "server_message",
+            "range",
+            "document",
+            "path",
+            "object",
+            "related",
         ] {
             assert!(k.contains(&field.to_string()), "{field} missing in {d}");
         }
@@ -297,8 +306,12 @@ fn json_output_follows_the_contract() {
     assert_eq!(e["severity"], "error");
     assert_eq!(
         e["message"],
+        "unknown effect `noschedule`; did you mean `NoSchedule`? (effects are case-sensitive)"
+    );
+    assert_eq!(
+        e["server_message"],
         "spec.tolerations[0].effect: Unsupported value: \"noschedule\": supported values: \
-         \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"; did you mean `NoSchedule`?"
+         \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""
     );
     assert_eq!(
         e["range"],
@@ -505,7 +518,9 @@ fn comparison_operators_feature_gate() {
     assert_eq!(r.code, 1);
     assert!(
         r.stdout.contains(
-            "error[invalid-value]: spec.tolerations[0].value: Invalid value: \"05\": value \
+            "error[invalid-value]: value `05` is not an integer, which operator Lt compares"
+        ) && r.stdout.contains(
+            "the API server says: spec.tolerations[0].value: Invalid value: \"05\": value \
              must be a valid integer for numeric operators"
         ),
         "{}",

@@ -231,21 +231,20 @@ fn check_session(report: &Value, encoding: &str) {
         hover.contains("node.kubernetes.io/unreachable") && hover.contains("NoExecute"),
         "hover on the toleration: {hover}"
     );
-    // Hover on a diagnostic shows the rule's explanation.
+    // Hover on a diagnostic shows the finding short: its message and one line of why, no
+    // explanation sections, so Neovim's float stays small.
     let hover = report["hover_diagnostic"]
         .as_str()
         .expect("a hover on the diagnostic");
-    let explain = explanation(FIX_RULE);
-    let what = explain
-        .lines()
-        .skip_while(|l| !l.starts_with("## What it catches"))
-        .nth(1)
-        .filter(|l| !l.trim().is_empty())
-        .or_else(|| explain.lines().find(|l| l.len() > 30))
-        .unwrap();
+    let meta = taintlint::rules::find(FIX_RULE).unwrap();
+    let finding = hover.rsplit("\n---\n").next().unwrap();
     assert!(
-        hover.contains(what.trim()),
-        "hover on the {FIX_RULE} diagnostic lacks its explanation ({what:?}): {hover}"
+        finding.contains(meta.why) && !hover.contains("####") && !hover.contains("What it catches"),
+        "hover on the {FIX_RULE} diagnostic: {hover}"
+    );
+    assert!(
+        finding.trim().lines().count() <= 12,
+        "the {FIX_RULE} hover is long: {finding}"
     );
 
     // The quick fix, applied by code_action: the text is the CLI's fix applied, and the
@@ -264,6 +263,11 @@ fn check_session(report: &Value, encoding: &str) {
         .remove(0);
     assert!(
         titles.contains(&cli_fix["title"].as_str().unwrap()),
+        "quick fixes offered: {titles:?}"
+    );
+    let disable = format!("Disable `{FIX_RULE}` for this line");
+    assert!(
+        titles.contains(&disable.as_str()),
         "quick fixes offered: {titles:?}"
     );
     let fixed = step(report, "quick-fix");

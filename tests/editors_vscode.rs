@@ -150,23 +150,34 @@ fn vscode_shows_taintlint_problems_and_hovers() {
     // as 🚀 counts two UTF-16 units.
     assert!(problems(&result).contains(&(20, 51, "exists-with-value".into())));
 
-    // Hovers: the rule's explanation on a problem, plain words on a toleration.
+    // Each of taintlint's rows is readable whole: no ellipsis cuts its message.
+    for row in result["problems"].as_array().unwrap() {
+        if row["aria"].as_str().unwrap_or("").contains("taintlint") {
+            assert_eq!(row["truncated"], false, "a Problems row is cut off: {row}");
+        }
+    }
+
+    // Hovers: on a problem, the finding (its message and one line of why, not the rule's whole
+    // explanation), fitting without scrolling; plain words on a toleration.
     let hover = result["hover_diagnostic"].as_str().unwrap();
-    let explain = explanation(HOVER_RULE);
-    let what = explain
-        .lines()
-        .skip_while(|l| !l.starts_with("## What it catches"))
-        .nth(1)
-        .filter(|l| !l.trim().is_empty())
-        .or_else(|| explain.lines().find(|l| l.len() > 30))
-        .unwrap();
-    // VS Code renders the Markdown: no backticks in what it shows.
-    let what = what.trim().replace('`', "");
     assert!(
-        hover.contains(&what),
-        "the hover lacks the explanation ({what:?}): {hover}"
+        !hover.starts_with("[scrolls]"),
+        "the hover needs scrolling: {hover}"
+    );
+    let meta = taintlint::rules::find(HOVER_RULE).unwrap();
+    assert!(hover.contains(meta.why), "the hover lacks why: {hover}");
+    let message = &cli.iter().find(|e| e.rule == HOVER_RULE).unwrap().message;
+    // VS Code renders the Markdown: no backticks in what it shows.
+    assert!(
+        hover.contains(&message.replace('`', "")),
+        "the hover lacks the message {message:?}: {hover}"
+    );
+    assert!(
+        !hover.contains("What it catches") && !hover.contains("Why it matters"),
+        "the hover has the whole explanation: {hover}"
     );
     let hover = result["hover_toleration"].as_str().unwrap();
+    let hover = hover.trim_start_matches("[scrolls] ");
     assert!(
         hover.contains("node.kubernetes.io/unreachable") && hover.contains("NoExecute"),
         "hover on the toleration: {hover}"

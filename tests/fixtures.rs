@@ -345,3 +345,170 @@ fn crlf_and_bom_variants_report_the_same() {
         }
     }
 }
+
+/// Every fix, safe or needing review, applied in bulk to every fixture (what `lint --fix
+/// --unsafe-fixes` does): no fixable finding is left, nothing breaks, the file keeps its line
+/// endings and byte order mark, and fixing the result again changes nothing. The snapshot is
+/// the diff, so every changed byte is in it.
+#[test]
+fn all_fixes_reach_a_fixed_point() {
+    use taintlint::fix::{fix_all_with, fixable, unified_diff, FixMode, MAX_PASSES};
+    let mut changed = 0;
+    common::snapshot_settings().bind(|| {
+        insta::glob!("fixtures/rules", "*/[bg]*.yaml", |path| {
+            let name = common::relative(path);
+            let inventory = common::inventory_for(path);
+            let lint = |t: &str| common::lint_with(t, inventory.as_ref());
+            let lf = common::read(path);
+            let crlf = format!("\u{feff}{}", lf.replace('\n', "\r\n"));
+            let mut diffs = Vec::new();
+            for text in [&lf, &crlf] {
+                let fixed = fix_all_with(text, FixMode::Unsafe, lint);
+                assert!(fixed.passes < MAX_PASSES, "{name}: no fixed point");
+                let after = lint(&fixed.text);
+                let left: Vec<_> = after
+                    .iter()
+                    .filter(|d| fixable(d, FixMode::Unsafe))
+                    .collect();
+                assert!(left.is_empty(), "{name}: fixable after fixing:\n{left:#?}");
+                assert!(
+                    common::syntax_errors(&fixed.text) <= common::syntax_errors(text),
+                    "{name}:\n{}",
+                    fixed.text
+                );
+                let again = fix_all_with(&fixed.text, FixMode::Unsafe, lint);
+                assert_eq!(again.text, fixed.text, "{name}: not idempotent");
+                assert_eq!(again.applied, 0, "{name}");
+                if text.starts_with('\u{feff}') {
+                    assert!(fixed.text.starts_with('\u{feff}'), "{name}");
+                    assert!(
+                        !fixed.text.replace("\r\n", "").contains('\n'),
+                        "{name}: a bare LF:\n{:?}",
+                        fixed.text
+                    );
+                    // The same change as the LF file's.
+                    assert_eq!(
+                        fixed
+                            .text
+                            .trim_start_matches('\u{feff}')
+                            .replace("\r\n", "\n"),
+                        fix_all_with(&lf, FixMode::Unsafe, lint).text,
+                        "{name}"
+                    );
+                } else {
+                    diffs.push(unified_diff(&name, text, &fixed.text));
+                }
+            }
+            if diffs[0].is_empty() {
+                return;
+            }
+            changed += 1;
+            insta::assert_snapshot!("all_fixes", diffs[0]);
+        });
+    });
+    // Every fixable rule's bad fixture changes.
+    assert!(
+        changed >= rules::all().filter(|m| m.fixable).count(),
+        "only {changed} fixtures change"
+    );
+}
+
+/// The "disable for this line" edit silences exactly the finding it is offered for, and the
+/// comment it writes is used (no `unused-suppression`), for every finding of every fixture.
+#[test]
+fn disable_for_line_silences_each_finding() {
+    use taintlint::suppress::{disable_for_line, NOT_SUPPRESSIBLE};
+    let mut silenced = 0;
+    for path in fixture_files() {
+        let name = common::relative(&path);
+        let inventory = common::inventory_for(&path);
+        for crlf in [false, true] {
+            let mut text = common::read(&path);
+            if crlf {
+                text = format!("\u{feff}{}", text.replace('\n', "\r\n"));
+            }
+            let found = common::lint_with(&text, inventory.as_ref());
+            for d in found.iter().filter(|d| !NOT_SUPPRESSIBLE.contains(&d.rule)) {
+                let edit = disable_for_line(&text, d.range.start, d.rule);
+                let fixed = Fix {
+                    title: String::new(),
+                    applicability: Applicability::Safe,
+                    edits: vec![edit],
+                }
+                .apply(&text);
+                let after = common::lint_with(&fixed, inventory.as_ref());
+                let same =
+                    |a: &Diagnostic| a.rule == d.rule && a.path == d.path && a.message == d.message;
+                assert_eq!(
+                    after.iter().filter(|a| same(a)).count() + 1,
+                    found.iter().filter(|a| same(a)).count(),
+                    "{name}: {} at {:?} is not silenced:\n{fixed}",
+                    d.rule,
+                    d.path
+                );
+                assert!(
+                    !after.iter().any(|a| a.rule == "unused-suppression")
+                        || found.iter().any(|a| a.rule == "unused-suppression"),
+                    "{name}: the comment for {} is unused:\n{fixed}",
+                    d.rule
+                );
+                if crlf {
+                    assert!(!fixed.replace("\r\n", "").contains('\n'), "{name}");
+                }
+                silenced += 1;
+            }
+        }
+    }
+    assert!(silenced > 50, "only {silenced} findings checked");
+}
+
+/// What the editor shows on hover over each finding of a bad fixture: short enough to read
+/// without scrolling (no explanation sections; the rule links to its documentation).
+#[test]
+fn hover_snapshots() {
+    use taintlint::lsp::hover;
+    common::snapshot_settings().bind(|| {
+        insta::glob!("fixtures/rules", "*/bad.yaml", |path| {
+            let text = common::read(path);
+            let inventory = common::inventory_for(path);
+            let found = common::lint_with(&text, inventory.as_ref());
+            let hovers: Vec<String> = found
+                .iter()
+                .map(|d| hover::diagnostic(d, rules::DOCS_URL))
+                .collect();
+            for (d, h) in found.iter().zip(&hovers) {
+                assert!(!h.contains("## "), "{h}");
+                assert!(
+                    h.lines().count() <= 14,
+                    "{}: the hover of {} is too long:\n{h}",
+                    path.display(),
+                    d.rule
+                );
+            }
+            insta::assert_snapshot!("hover", hovers.join("\n\n---\n\n"));
+        });
+    });
+}
+
+/// Every finding's message fits one row of a problem list: about 100 characters (a little more
+/// when it quotes a long object name or key).
+#[test]
+fn messages_are_short() {
+    for path in fixture_files() {
+        let text = common::read(&path);
+        let inventory = common::inventory_for(&path);
+        for d in common::lint_with(&text, inventory.as_ref()) {
+            if d.rule == "yaml-syntax" {
+                continue; // the parser's own words
+            }
+            assert!(
+                d.message.chars().count() <= 140 && !d.message.contains('\n'),
+                "{}: {} message is {} characters: {}",
+                common::relative(&path),
+                d.rule,
+                d.message.chars().count(),
+                d.message
+            );
+        }
+    }
+}

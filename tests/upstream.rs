@@ -111,8 +111,10 @@ fn assert_valid(name: &str, text: &str, options: &Options) {
     );
 }
 
-/// An expected error: the rule, the field path in the message (as the API server names it),
-/// the error kind, and the path from the document root (where the diagnostic points).
+/// An expected error: the rule, the field path in the API server's message (as the API server
+/// names it), the error kind, and the path from the document root (where the diagnostic
+/// points). The server's wording is the diagnostic's `server_message`; its `message` says the
+/// same in plain words, short enough for one row of a problem list.
 struct Expect {
     rule: &'static str,
     message_path: &'static str,
@@ -126,8 +128,9 @@ fn assert_error(name: &str, text: &str, options: &Options, want: &Expect) {
     assert!(!errs.is_empty(), "{name}: expected failure\n{text}");
     let hit = errs.iter().find(|d| {
         d.rule == want.rule
-            && d.message
-                .starts_with(&format!("{}: {}", want.message_path, want.kind))
+            && d.server_message
+                .as_deref()
+                .is_some_and(|m| m.starts_with(&format!("{}: {}", want.message_path, want.kind)))
             && d.path.as_deref() == Some(want.path)
     });
     assert!(
@@ -140,6 +143,11 @@ fn assert_error(name: &str, text: &str, options: &Options, want: &Expect) {
     );
     // The range points at the text of the field the path names (or the item, when absent).
     let d = hit.unwrap();
+    assert!(
+        !d.message.contains(want.message_path) && d.message.chars().count() <= 120,
+        "{name}: the message is not short and plain: {:?}",
+        d.message
+    );
     assert!(
         d.range.end <= text.len() && !d.range.is_empty(),
         "{name}: {d:?}"
@@ -347,7 +355,11 @@ fn label_value_message_is_upstreams() {
         .iter()
         .find(|d| d.rule == "invalid-value")
         .expect("invalid-value");
-    assert_eq!(d.message, want);
+    assert_eq!(d.server_message.as_deref(), Some(want));
+    assert_eq!(
+        d.message,
+        "value `-1` is invalid: it must start and end with a letter or digit"
+    );
     assert_eq!(&text[d.range.clone()], "\"-1\"");
 }
 

@@ -86,10 +86,15 @@ fn unquoted_yaml11_scalars_do_not_decode_into_string_fields() {
             assert_eq!(
                 d.message,
                 format!(
-                    "json: cannot unmarshal {json_type} into Go struct field \
-                     Toleration.spec.tolerations.{field} of type string (YAML 1.1 reads the \
-                     unquoted {raw} as {article} {yaml_type}; quote it: \"{raw}\")"
+                    "`{field}: {raw}` is {article} {yaml_type} in YAML 1.1, not a string; quote it"
                 )
+            );
+            assert_eq!(
+                d.server_message.as_deref(),
+                Some(&*format!(
+                    "json: cannot unmarshal {json_type} into Go struct field \
+                     Toleration.spec.tolerations.{field} of type string"
+                ))
             );
             // The fix quotes it, and then it decodes.
             let fix = &d.fixes[0];
@@ -216,30 +221,58 @@ fn toleration_seconds_must_decode_to_int64() {
         (
             "\"3600\"",
             "string",
-            "\"3600\" is a string; write it without quotes",
+            "tolerationSeconds `3600` is a string, not a number; write it without quotes",
         ),
         (
             "'3600'",
             "string",
-            "\"3600\" is a string; write it without quotes",
+            "tolerationSeconds `3600` is a string, not a number; write it without quotes",
         ),
-        ("1.5", "number", "1.5 is not a whole number of seconds"),
-        ("true", "bool", "it is a boolean"),
-        ("yes", "bool", "it is a boolean"),
-        ("1e21", "number", "it does not fit a 64-bit integer"),
-        ("-1e19", "number", "it does not fit a 64-bit integer"),
-        (".inf", "number", "inf is not a whole number of seconds"),
+        (
+            "1.5",
+            "number",
+            "tolerationSeconds `1.5` is not a whole number of seconds",
+        ),
+        (
+            "true",
+            "bool",
+            "tolerationSeconds is a boolean, not a number of seconds",
+        ),
+        (
+            "yes",
+            "bool",
+            "tolerationSeconds is a boolean, not a number of seconds",
+        ),
+        (
+            "1e21",
+            "number",
+            "tolerationSeconds `1e21` does not fit a 64-bit integer",
+        ),
+        (
+            "-1e19",
+            "number",
+            "tolerationSeconds `-1e19` does not fit a 64-bit integer",
+        ),
+        (
+            ".inf",
+            "number",
+            "tolerationSeconds `.inf` is not a whole number of seconds",
+        ),
         (
             "9223372036854775808",
             "number",
-            "it does not fit a 64-bit integer",
+            "tolerationSeconds `9223372036854775808` does not fit a 64-bit integer",
         ),
         (
             "soon",
             "string",
-            "\"soon\" is a string; write it without quotes",
+            "tolerationSeconds `soon` is not a number of seconds",
         ),
-        ("[60]", "array", "it is a sequence"),
+        (
+            "[60]",
+            "array",
+            "tolerationSeconds is a sequence, not a number of seconds",
+        ),
     ];
     for (raw, json_type, why) in cases {
         let text = pod_with_seconds(raw);
@@ -256,12 +289,13 @@ fn toleration_seconds_must_decode_to_int64() {
             d.path.as_deref(),
             Some("spec.tolerations[0].tolerationSeconds")
         );
+        assert_eq!(d.message, why, "{raw}");
         assert_eq!(
-            d.message,
-            format!(
+            d.server_message.as_deref(),
+            Some(&*format!(
                 "json: cannot unmarshal {json_type} into Go struct field \
-                 Toleration.spec.tolerations.tolerationSeconds of type int64 ({why})"
-            ),
+                 Toleration.spec.tolerations.tolerationSeconds of type int64"
+            )),
             "{raw}"
         );
         // Nothing else: a value that does not decode is not checked for being non-positive.
@@ -286,8 +320,11 @@ fn taint_fields_decode_the_same_way() {
     assert_eq!(&text[undecodable[0].range.clone()], "yes");
     assert_eq!(
         undecodable[0].message,
-        "json: cannot unmarshal bool into Go struct field Taint.spec.taints.value of type \
-         string (YAML 1.1 reads the unquoted yes as a boolean; quote it: \"yes\")"
+        "`value: yes` is a boolean in YAML 1.1, not a string; quote it"
+    );
+    assert_eq!(
+        undecodable[0].server_message.as_deref(),
+        Some("json: cannot unmarshal bool into Go struct field Taint.spec.taints.value of type string")
     );
     assert_eq!(&text[undecodable[1].range.clone()], "1234");
     assert_eq!(undecodable[1].path.as_deref(), Some("spec.taints[1].key"));

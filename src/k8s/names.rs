@@ -25,8 +25,11 @@ pub fn empty_error() -> String {
     "must be non-empty".to_string()
 }
 
+/// Upstream `content.MaxLenError`. It says "bytes" since the label-key and label-value checks
+/// moved to `k8s.io/apimachinery/pkg/api/validate/content` (apimachinery commit da7b67ed,
+/// 2025-08-20, released in v0.35; Kubernetes v1.35): the lengths were always counted in bytes.
 pub fn max_len_error(length: usize) -> String {
-    format!("must be no more than {length} characters")
+    format!("must be no more than {length} bytes")
 }
 
 pub fn regex_error(msg: &str, fmt: &str, examples: &[&str]) -> String {
@@ -158,6 +161,78 @@ pub fn is_valid_label_value(value: &str) -> Vec<String> {
         ));
     }
     errs
+}
+
+/// A character a name or value cannot hold, as a message shows it.
+fn shown_char(c: char) -> String {
+    match c {
+        ' ' => "a space".to_string(),
+        '\t' => "a tab".to_string(),
+        c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+        c => format!("`{c}`"),
+    }
+}
+
+/// What is wrong with a qualified-name part (a key's name, a label value), in plain words.
+fn name_part_problem(s: &str, what: &str, max: usize) -> Option<String> {
+    if s.len() > max {
+        return Some(format!("{what} is {} bytes long (at most {max})", s.len()));
+    }
+    if let Some(c) = s
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return Some(format!(
+            "{what} contains {}, which is not allowed",
+            shown_char(c)
+        ));
+    }
+    if !s.is_empty() && !is_qualified_name_part(s) {
+        return Some(format!("{what} must start and end with a letter or digit"));
+    }
+    None
+}
+
+/// What is wrong with a key (the first problem [`is_qualified_name`] finds), in plain words
+/// that follow "key `…`"; `None` when the key is valid.
+pub fn key_problem(value: &str) -> Option<String> {
+    let parts: Vec<&str> = value.split('/').collect();
+    let (name, what) = match parts.as_slice() {
+        [name] => (*name, "it"),
+        [prefix, name] => {
+            if prefix.is_empty() {
+                return Some("has nothing before the `/`".to_string());
+            }
+            if prefix.len() > DNS1123_SUBDOMAIN_MAX_LENGTH {
+                return Some(format!(
+                    "has a prefix of {} bytes (at most {DNS1123_SUBDOMAIN_MAX_LENGTH})",
+                    prefix.len()
+                ));
+            }
+            if !is_dns1123_subdomain_syntax(prefix) {
+                return Some(
+                    "has a prefix that is not a lowercase DNS name (like `example.com`)"
+                        .to_string(),
+                );
+            }
+            (*name, "the name after `/`")
+        }
+        _ => return Some("has more than one `/`".to_string()),
+    };
+    if name.is_empty() {
+        return Some(if what == "it" {
+            "is empty".to_string()
+        } else {
+            "has nothing after the `/`".to_string()
+        });
+    }
+    name_part_problem(name, what, QUALIFIED_NAME_MAX_LENGTH).map(|p| format!("is invalid: {p}"))
+}
+
+/// What is wrong with a label value (a toleration's or taint's value), in plain words that
+/// follow "value `…`"; `None` when it is valid.
+pub fn label_value_problem(value: &str) -> Option<String> {
+    name_part_problem(value, "it", LABEL_VALUE_MAX_LENGTH).map(|p| format!("is invalid: {p}"))
 }
 
 /// Upstream `content.IsDecimalInteger`: an integer written the canonical way (`0`, `42`, `-7`;
@@ -592,11 +667,11 @@ mod tests {
         );
         assert_eq!(
             is_qualified_name(&format!("example.com/{}", "b".repeat(64))),
-            vec!["name part must be no more than 63 characters".to_string()]
+            vec!["name part must be no more than 63 bytes".to_string()]
         );
         assert_eq!(
             is_valid_label_value(&"a".repeat(64)),
-            vec!["must be no more than 63 characters".to_string()]
+            vec!["must be no more than 63 bytes".to_string()]
         );
     }
 }

@@ -11,6 +11,7 @@ use tower_lsp_server::ls_types::{
 
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::lsp::convert::Lines;
+use crate::rules;
 
 pub const SOURCE: &str = "taintlint";
 
@@ -59,13 +60,15 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
 /// Places a related location in another file: its URI and the range there.
 pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
 
-/// Converts one diagnostic of the document at `uri`, version `version`.
+/// Converts one diagnostic of the document at `uri`, version `version`; its rule code links to
+/// the rule's section of the rule reference at `docs`.
 pub fn to_lsp(
     d: &Diagnostic,
     lines: Lines<'_>,
     uri: &Uri,
     version: i32,
     other_file: &OtherFile<'_>,
+    docs: &str,
 ) -> lsp::Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = d
         .related
@@ -103,8 +106,10 @@ pub fn to_lsp(
         range: lines.range(d.range.clone()),
         severity: Some(severity(d.severity)),
         code: Some(NumberOrString::String(d.rule.to_string())),
-        // No published rule documentation to link to: the explanation is in the hover.
-        code_description: None,
+        code_description: rules::docs_url(docs, d.rule)
+            .parse::<Uri>()
+            .ok()
+            .map(|href| lsp::CodeDescription { href }),
         source: Some(SOURCE.to_string()),
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
@@ -121,11 +126,12 @@ pub fn all_to_lsp(
     uri: &Uri,
     version: i32,
     other_file: &OtherFile<'_>,
+    docs: &str,
 ) -> Vec<lsp::Diagnostic> {
     diagnostics
         .iter()
         .take(MAX_PER_DOCUMENT)
-        .map(|d| to_lsp(d, lines, uri, version, other_file))
+        .map(|d| to_lsp(d, lines, uri, version, other_file, docs))
         .collect()
 }
 
@@ -145,7 +151,18 @@ mod tests {
         let index = LineIndex::new(text);
         let uri: Uri = "file:///m.yaml".parse().unwrap();
         let none = |_: &str, _: Range<usize>| None;
-        let lsp = to_lsp(d, Lines::new(text, &index, Encoding::Utf16), &uri, 7, &none);
+        let lsp = to_lsp(
+            d,
+            Lines::new(text, &index, Encoding::Utf16),
+            &uri,
+            7,
+            &none,
+            "https://example.com/docs/rules.md",
+        );
+        assert_eq!(
+            lsp.code_description.unwrap().href.as_str(),
+            "https://example.com/docs/rules.md#unknown-effect"
+        );
         assert_eq!(
             lsp.code,
             Some(NumberOrString::String("unknown-effect".into()))

@@ -1,5 +1,5 @@
 //! Hover text: what a toleration matches, what a taint does and who tolerates it, and the
-//! explanation of the rule behind a diagnostic. Markdown, built from the domain model and the
+//! findings under the cursor. Markdown, built from the domain model and the
 //! rule registry (nothing here is written twice).
 
 use crate::diagnostic::Diagnostic;
@@ -181,26 +181,35 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
     out
 }
 
-/// The explanation of the rule behind a diagnostic, from the rule registry.
-pub fn rule(d: &Diagnostic) -> String {
-    let Some(meta) = rules::find(d.rule) else {
-        return format!("**taintlint** `{}`: {}", d.rule, d.message);
+/// A finding, short enough to read without scrolling: its message, one line of why, the API
+/// server's own wording when it has one, the fixes on offer, and the rule code linking to the
+/// rule's documentation at `docs` (a docs/rules.md address). The long explanation stays in
+/// `taintlint explain` and the documentation.
+pub fn diagnostic(d: &Diagnostic, docs: &str) -> String {
+    let mut out = match rules::find(d.rule) {
+        Some(meta) => format!(
+            "**{}** [`{}`]({}): {}\n\n{}\n",
+            d.severity,
+            meta.name,
+            rules::docs_url(docs, meta.name),
+            d.message,
+            meta.why
+        ),
+        None => format!("**{}** `{}`: {}\n", d.severity, d.rule, d.message),
     };
-    // The explanation's `##` sections become smaller headings inside a hover.
-    let explanation = meta
-        .explanation
-        .lines()
-        .map(|l| match l.strip_prefix("## ") {
-            Some(title) => format!("#### {title}"),
-            None => l.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    format!(
-        "**taintlint** `{}` ({}): {}\n\n{}",
-        meta.name,
-        d.severity,
-        meta.summary,
-        explanation.trim_end()
-    )
+    if let Some(server) = &d.server_message {
+        // A double-backtick code span: the wording has backticks and regex stars in it.
+        out.push_str(&format!("\nAPI server: `` {server} ``\n"));
+    }
+    if !d.fixes.is_empty() {
+        out.push('\n');
+        for fix in &d.fixes {
+            let how = match fix.applicability {
+                crate::diagnostic::Applicability::Safe => "safe",
+                crate::diagnostic::Applicability::NeedsReview => "needs review",
+            };
+            out.push_str(&format!("- Fix: {} ({how})\n", fix.title));
+        }
+    }
+    out.trim_end().to_string()
 }

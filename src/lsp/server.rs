@@ -323,6 +323,7 @@ fn analyse(
         uri,
         snap.version,
         &other_file,
+        ws.settings.docs_url(),
     );
     Analysis {
         version: snap.version,
@@ -894,7 +895,10 @@ impl LanguageServer for Backend {
                 }),
                 code_action_provider: Some(CodeActionProviderCapability::Options(
                     CodeActionOptions {
-                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::new(FIX_ALL),
+                        ]),
                         ..Default::default()
                     },
                 )),
@@ -1138,17 +1142,8 @@ impl LanguageServer for Backend {
 
         let mut sections = Vec::new();
         let mut range: Option<Range<usize>> = None;
-        if let Some(t) = facts.toleration_at(offset) {
-            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
-            range = Some(t.range.clone());
-        } else if let Some(t) = facts.taint_at(offset) {
-            let tolerators = match &t.taint {
-                Some(taint) => self.inner.tolerators(taint, gate).await?,
-                None => Vec::new(),
-            };
-            sections.push(hover::taint(t, &tolerators));
-            range = Some(t.range.clone());
-        }
+        // On a finding, the hover is the finding (short, so it needs no scrolling); elsewhere
+        // on a toleration or taint, what it means.
         let mut seen = Vec::new();
         for d in analysis
             .diagnostics
@@ -1159,10 +1154,23 @@ impl LanguageServer for Backend {
                 continue;
             }
             seen.push(d.rule);
-            sections.push(hover::rule(d));
+            sections.push(hover::diagnostic(d, ws.settings.docs_url()));
             if range.is_none() {
                 range = Some(d.range.clone());
             }
+        }
+        let on_toleration = facts.toleration_at(offset).filter(|_| sections.is_empty());
+        let on_taint = facts.taint_at(offset).filter(|_| sections.is_empty());
+        if let Some(t) = on_toleration {
+            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
+            range = Some(t.range.clone());
+        } else if let Some(t) = on_taint {
+            let tolerators = match &t.taint {
+                Some(taint) => self.inner.tolerators(taint, gate).await?,
+                None => Vec::new(),
+            };
+            sections.push(hover::taint(t, &tolerators));
+            range = Some(t.range.clone());
         }
         if sections.is_empty() {
             return Ok(None);
@@ -1236,15 +1244,29 @@ impl LanguageServer for Backend {
         &self,
         params: CodeActionParams,
     ) -> jsonrpc::Result<Option<CodeActionResponse>> {
-        if let Some(only) = &params.context.only {
-            if !only
-                .iter()
-                .any(|k| CodeActionKind::QUICKFIX.as_str().starts_with(k.as_str()))
-            {
-                return Ok(None);
-            }
+        // Quick fixes unless the client asks for other kinds only; fix-all only when asked for
+        // (as on save, `source.fixAll`), as ruff does.
+        let wants = |kind: &str| match &params.context.only {
+            None => kind == CodeActionKind::QUICKFIX.as_str(),
+            Some(only) => only.iter().any(|k| {
+                let k = k.as_str();
+                kind == k || kind.starts_with(&format!("{k}."))
+            }),
+        };
+        let (quick_fixes, fix_all) = (wants(CodeActionKind::QUICKFIX.as_str()), wants(FIX_ALL));
+        if !quick_fixes && !fix_all {
+            return Ok(None);
         }
         let uri = params.text_document.uri;
+        let mut actions = Vec::new();
+        if fix_all {
+            if let Some(action) = self.inner.fix_all_action(&uri).await? {
+                actions.push(CodeActionOrCommand::CodeAction(action));
+            }
+        }
+        if !quick_fixes {
+            return Ok(Some(actions));
+        }
         let (version, cached, document_changes) = {
             let state = self.inner.lock();
             let Some(open) = state.documents.get(&uri) else {
@@ -1256,10 +1278,46 @@ impl LanguageServer for Backend {
                 state.caps.document_changes,
             )
         };
-        let mut actions = Vec::new();
+        let current = self.inner.snapshot(&uri);
+        let mut disables = Vec::new();
         for d in &params.context.diagnostics {
             if d.source.as_deref() != Some(diagnostics::SOURCE) {
                 continue;
+            }
+            // "Disable RULE for this line", on the text the client sees.
+            if let (Some(NumberOrString::String(rule)), Some((snap, _, encoding))) =
+                (&d.code, &current)
+            {
+                // Only for a finding of the current text (a stale one's line may have moved).
+                let current_finding = cached
+                    .as_ref()
+                    .filter(|a| a.version == version)
+                    .is_some_and(|a| {
+                        a.lsp.iter().any(|c| {
+                            c.range == d.range && c.code == d.code && c.message == d.message
+                        })
+                    });
+                if snap.version == version
+                    && current_finding
+                    && !crate::suppress::NOT_SUPPRESSIBLE.contains(&rule.as_str())
+                    && crate::rules::find(rule).is_some()
+                {
+                    let lines = snap.lines(*encoding);
+                    let edit = crate::suppress::disable_for_line(
+                        &snap.text,
+                        lines.offset(d.range.start),
+                        rule,
+                    );
+                    let fix = FixData {
+                        title: format!("Disable `{rule}` for this line"),
+                        applicability: "needs-review".to_string(),
+                        edits: vec![TextEdit::new(
+                            lines.range(edit.range.clone()),
+                            edit.replacement,
+                        )],
+                    };
+                    disables.push((rule.clone(), d.clone(), fix));
+                }
             }
             let data = d
                 .data
@@ -1292,8 +1350,96 @@ impl LanguageServer for Backend {
                 )));
             }
         }
+        // After the fixes: one per rule and line.
+        let mut seen: Vec<(String, u32)> = Vec::new();
+        for (rule, d, fix) in disables {
+            let line = fix.edits[0].range.start.line;
+            if seen.contains(&(rule.clone(), line)) {
+                continue;
+            }
+            seen.push((rule, line));
+            let mut action = code_action(&uri, version, &d, fix, document_changes);
+            action.is_preferred = Some(false);
+            actions.push(CodeActionOrCommand::CodeAction(action));
+        }
         Ok(Some(actions))
     }
+}
+
+/// The fix-all code action kind (`source.fixAll` for this server).
+const FIX_ALL: &str = "source.fixAll.taintlint";
+
+impl Inner {
+    /// Every safe fix of a document at once (`source.fixAll.taintlint`), as `lint --fix`
+    /// applies them: one edit over the span that changes. `None` when there is nothing to fix.
+    async fn fix_all_action(&self, uri: &Uri) -> jsonrpc::Result<Option<CodeAction>> {
+        let Some((snap, ws, encoding)) = self.snapshot(uri) else {
+            return Ok(None);
+        };
+        let text = snap.text.clone();
+        let fixed = blocking("fixing", move || {
+            crate::fix::fix_all_with(&text, crate::fix::FixMode::Safe, |t| ws.analyse(t))
+        })
+        .await?;
+        if fixed.applied == 0 || fixed.text == *snap.text {
+            return Ok(None);
+        }
+        let (range, replacement) = changed_span(&snap.text, &fixed.text);
+        let edit = TextEdit::new(snap.lines(encoding).range(range), replacement.to_string());
+        let document_changes = self.lock().caps.document_changes;
+        let workspace_edit = if document_changes {
+            WorkspaceEdit {
+                document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {
+                    text_document: OptionalVersionedTextDocumentIdentifier {
+                        uri: uri.clone(),
+                        version: Some(snap.version),
+                    },
+                    edits: vec![OneOf::Left(edit)],
+                }])),
+                ..Default::default()
+            }
+        } else {
+            WorkspaceEdit {
+                changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                ..Default::default()
+            }
+        };
+        Ok(Some(CodeAction {
+            title: format!(
+                "Fix all taintlint problems ({} safe fix{})",
+                fixed.applied,
+                if fixed.applied == 1 { "" } else { "es" }
+            ),
+            kind: Some(CodeActionKind::new(FIX_ALL)),
+            edit: Some(workspace_edit),
+            ..Default::default()
+        }))
+    }
+}
+
+/// The byte range of `old` that differs from `new`, and what replaces it: everything between
+/// their common prefix and common suffix (on character boundaries).
+fn changed_span<'n>(old: &str, new: &'n str) -> (Range<usize>, &'n str) {
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    (prefix..old.len() - suffix, &new[prefix..new.len() - suffix])
 }
 
 fn code_action(

@@ -7,7 +7,8 @@
 //!   "featureGates": {"TaintTolerationComparisonOperators": true},
 //!   "enableAdmissionPlugins": ["ExtendedResourceToleration"],
 //!   "disableAdmissionPlugins": [],
-//!   "rules": {"tolerates-everything": "off", "duplicate-toleration": "warning"}
+//!   "rules": {"tolerates-everything": "off", "duplicate-toleration": "warning"},
+//!   "docsUrl": "https://example.com/taintlint/docs/rules.md"
 //! }
 //! ```
 //!
@@ -26,6 +27,7 @@ const KEYS: &[&str] = &[
     "enableAdmissionPlugins",
     "disableAdmissionPlugins",
     "rules",
+    "docsUrl",
 ];
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -38,6 +40,16 @@ pub struct Settings {
     pub disable_admission_plugins: Vec<String>,
     /// Rule name and level: `error`, `warning`, `info`, `hint` or `off`.
     pub rules: Vec<(String, String)>,
+    /// Where the rule reference (docs/rules.md) is published, for the rule links of
+    /// diagnostics and hovers; `None`: [`crate::rules::DOCS_URL`].
+    pub docs_url: Option<String>,
+}
+
+impl Settings {
+    /// The rule reference that rule codes link to.
+    pub fn docs_url(&self) -> &str {
+        self.docs_url.as_deref().unwrap_or(crate::rules::DOCS_URL)
+    }
 }
 
 impl Settings {
@@ -83,6 +95,19 @@ impl Settings {
                     settings.disable_admission_plugins = strings(key, value, &mut problems)
                 }
                 "rules" => settings.rules = rules(value, &mut problems),
+                "docsUrl" => match value {
+                    Value::Null => settings.docs_url = None,
+                    Value::String(s) if s.parse::<tower_lsp_server::ls_types::Uri>().is_ok() => {
+                        settings.docs_url = Some(s.trim().to_string())
+                    }
+                    Value::String(s) => {
+                        problems.push(format!("setting `docsUrl` is not a URL: {s:?}"))
+                    }
+                    other => problems.push(format!(
+                        "setting `docsUrl` must be a string, not {}",
+                        kind(other)
+                    )),
+                },
                 other => problems.push(format!(
                     "unknown setting `{other}` (known: {})",
                     KEYS.join(", ")
@@ -238,7 +263,7 @@ mod tests {
                 "setting `featureGates.X` must be true or false, not a string",
                 "setting `rules` must be an object of rule names to levels, not a string",
                 "unknown setting `colour` (known: inventory, featureGates, \
-                 enableAdmissionPlugins, disableAdmissionPlugins, rules)",
+                 enableAdmissionPlugins, disableAdmissionPlugins, rules, docsUrl)",
             ]
         );
     }

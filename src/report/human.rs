@@ -117,6 +117,9 @@ fn render_one(
         };
         group = group.element(Level::NOTE.message(format!("{place}: {}", r.message)));
     }
+    if let Some(server) = &d.server_message {
+        group = group.element(Level::NOTE.message(format!("the API server says: {server}")));
+    }
     for fix in &d.fixes {
         let how = match fix.applicability {
             Applicability::Safe => "safe fix",

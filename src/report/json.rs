@@ -65,6 +65,7 @@ pub fn render(files: &[FileReport]) -> String {
                 "rule": d.rule,
                 "severity": d.severity,
                 "message": d.message,
+                "server_message": d.server_message,
                 "range": range(&index, &file.text, &d.range),
                 "document": d.document,
                 "path": d.path,

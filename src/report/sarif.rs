@@ -191,6 +191,9 @@ fn result(
         .collect();
     let mut properties = Map::new();
     properties.insert("severity".into(), json!(d.severity));
+    if let Some(server) = &d.server_message {
+        properties.insert("serverMessage".into(), json!(server));
+    }
     if let Some(document) = d.document {
         properties.insert("document".into(), json!(document));
     }

@@ -1,6 +1,6 @@
 //! `deprecated-taint-key`: a taint key Kubernetes no longer sets.
 
-use super::{edits, Cx, Rule, RuleMeta};
+use super::{edits, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 use crate::k8s::well_known::deprecated;
@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A retired well-known taint key, such as node-role.kubernetes.io/master",
+    why: "No current node carries that taint, so the toleration matches nothing.",
     explanation: r#"## What it catches
 A toleration or taint using a well-known key that Kubernetes renamed or stopped setting:
 `node.alpha.kubernetes.io/notReady` and `node.alpha.kubernetes.io/unreachable` (now
@@ -56,11 +57,8 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
     let Some(d) = deprecated(key) else { return };
     let Some(f) = item.field("key") else { return };
     let message = match d.replacement {
-        Some(new) => format!("`{key}` is retired ({}); use `{new}`", d.note),
-        None => format!(
-            "`{key}` is retired ({}); no current node carries it",
-            d.note
-        ),
+        Some(new) => format!("retired taint key {}; use `{new}`", shown(key)),
+        None => format!("retired taint key {}: no current node has it", shown(key)),
     };
     let fix = d.replacement.map(|new| Fix {
         title: format!("Use `{new}`"),
@@ -68,6 +66,8 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         edits: vec![edits::replace_scalar(cx.doc, f.value, new)],
     });
     let range = cx.span(f.value);
-    cx.report(range, item.field_path("key"), message)
+    let note = d.note.to_string();
+    cx.report(range.clone(), item.field_path("key"), message)
+        .with_related(range, note)
         .with_fix(fix);
 }

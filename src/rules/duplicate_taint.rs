@@ -1,6 +1,6 @@
 //! `duplicate-taint`: two taints of a node with the same key and effect.
 
-use super::{Cx, Rule, RuleMeta};
+use super::{shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
 use crate::k8s::objects::Item;
 
@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "Two taints with the same key and effect",
+    why: "The API server rejects the Node.",
     explanation: r#"## What it catches
 Two taints of one node with the same `key` and `effect`, whatever their values.
 
@@ -44,17 +45,25 @@ impl Rule for DuplicateTaint {
                 continue;
             };
             if let Some(&(_, _, first)) = seen.iter().find(|(k, e, _)| *k == key && *e == effect) {
-                let message = format!(
+                let server = format!(
                     "{}: Duplicate value: {{\"key\":{key:?},\"effect\":{effect:?}}}: taints must \
                      be unique by key and effect pair",
                     cx.api_path(&item.path)
                 );
+                let message = format!(
+                    "duplicate of taints[{}]: the same key {} and effect {effect} (one taint \
+                     per key and effect)",
+                    items[first].index,
+                    shown(key)
+                );
                 let range = cx.item_range(item);
                 let related = cx.item_range(&items[first]);
-                cx.report(range, item.path.clone(), message).with_related(
-                    related,
-                    format!("first taint with key {key:?} and effect {effect:?}"),
-                );
+                cx.report(range, item.path.clone(), message)
+                    .with_server_message(server)
+                    .with_related(
+                        related,
+                        format!("first taint with key {key:?} and effect {effect:?}"),
+                    );
                 continue;
             }
             seen.push((key, effect, i));

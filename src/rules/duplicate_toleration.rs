@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "The same toleration twice in one list",
+    why: "The second one adds nothing.",
     explanation: r#"## What it catches
 Two tolerations of one pod with the same key, operator, value and effect (upstream
 `MatchToleration`; an omitted operator equals `Equal`).
@@ -48,11 +49,11 @@ impl Rule for DuplicateToleration {
                 continue;
             };
             let other = tolerations[first].as_ref().expect("matched above");
-            let mut message = format!("the same toleration as {}", items[first].path);
+            let mut message = format!("duplicate of tolerations[{}]", items[first].index);
             if other.toleration_seconds != t.toleration_seconds {
                 let show = |s: Option<i64>| s.map_or("none".to_string(), |s| format!("{s}s"));
                 message.push_str(&format!(
-                    ", with different tolerationSeconds ({} and {}): the shortest applies",
+                    " with other tolerationSeconds ({} and {}): the shortest applies",
                     show(other.toleration_seconds),
                     show(t.toleration_seconds)
                 ));

@@ -25,6 +25,49 @@ pub fn replace_scalar(doc: &Document<'_>, node: NodeId, value: &str) -> Edit {
     }
 }
 
+/// Whether a string needs quotes to be read back as that string (YAML 1.1 as Kubernetes
+/// decodes it: `yes`, `1234` and `~` are not strings there), or to stay one plain scalar.
+pub fn needs_quotes(value: &str) -> bool {
+    use crate::k8s::decode::{resolve_scalar, Decoded};
+    value.is_empty()
+        || !matches!(resolve_scalar(value, Style::Plain, None), Decoded::Str(_))
+        || value.contains([
+            ':', '#', ',', '[', ']', '{', '}', '"', '\'', '\n', '\r', '\t',
+        ])
+        || value.starts_with(['-', '?', '!', '&', '*', '|', '>', '%', '@', '`', ' ', '.'])
+        || value.ends_with(' ')
+}
+
+/// A string written in a scalar style, quoted as that style quotes (`Plain` quotes with double
+/// quotes when the string needs it). `None` for block scalar styles.
+pub fn string_in_style(value: &str, style: Style) -> Option<String> {
+    Some(match style {
+        Style::Plain if !needs_quotes(value) => value.to_string(),
+        Style::Plain | Style::DoubleQuoted => crate::rules::go_quote(value),
+        Style::SingleQuoted => format!("'{}'", value.replace('\'', "''")),
+        Style::Literal | Style::Folded => return None,
+    })
+}
+
+/// Replaces a scalar with a string, in the scalar's own quoting style (a plain scalar is
+/// quoted when the string would not read back as a string). `None` for a block scalar.
+pub fn replace_scalar_as_string(
+    text: &str,
+    doc: &Document<'_>,
+    node: NodeId,
+    value: &str,
+) -> Option<Edit> {
+    let n = doc.node(node);
+    let NodeKind::Scalar { style, .. } = &n.kind else {
+        return None;
+    };
+    text.get(n.span.clone())?;
+    Some(Edit {
+        range: n.span.clone(),
+        replacement: string_in_style(value, *style)?,
+    })
+}
+
 /// Puts a plain scalar in double quotes, so it decodes as a string.
 pub fn quote_scalar(text: &str, doc: &Document<'_>, node: NodeId) -> Option<Edit> {
     let n = doc.node(node);
@@ -123,7 +166,10 @@ pub fn remove_entry(text: &str, doc: &Document<'_>, mapping: NodeId, key: NodeId
     }
 }
 
-/// Adds `name: value` as the mapping's last entry.
+/// Adds `name: value` as the mapping's last entry. A value that starts with a line break (a
+/// block collection, its lines already indented) follows the colon directly. `None` when the
+/// mapping has a key that is a misspelling of `name` (`Operator`, `efect`): that key's own fix
+/// renames it, and the two fixes together would write the field twice.
 pub fn add_entry(
     text: &str,
     doc: &Document<'_>,
@@ -134,6 +180,14 @@ pub fn add_entry(
     let NodeKind::Mapping { entries, flow } = &doc.node(mapping).kind else {
         return None;
     };
+    let misspelt = entries.iter().any(|&(k, _)| {
+        doc.scalar(k).is_some_and(|(key, _)| {
+            key != name && crate::rules::unknown_field::closest(key, &[name]).is_some()
+        })
+    });
+    if misspelt {
+        return None;
+    }
     let &(first_key, _) = entries.first()?;
     let &(_, last_value) = entries.last()?;
     let last_end = doc.node(last_value).span.end;
@@ -153,9 +207,14 @@ pub fn add_entry(
     } else {
         ""
     };
+    let colon = if value.starts_with(['\n', '\r']) {
+        ":"
+    } else {
+        ": "
+    };
     Some(Edit {
         range: at..at,
-        replacement: format!("{lead}{}{name}: {value}{nl}", " ".repeat(indent)),
+        replacement: format!("{lead}{}{name}{colon}{value}{nl}", " ".repeat(indent)),
     })
 }
 
@@ -233,6 +292,15 @@ mod tests {
             add_entry(eof, d, i, "effect", "NoExecute").unwrap()
         });
         assert_eq!(out, "t:\n  - key: a\n    effect: NoExecute\n");
+        // A misspelt `Operator` is renamed by its own fix: adding `operator` too would write
+        // the field twice.
+        let typo = "t:\n- key: a\n  Operator: Exists\n";
+        let stream = parse(typo);
+        let doc = &stream.documents[0];
+        let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
+        let item = doc.sequence(list).unwrap()[0];
+        assert_eq!(add_entry(typo, doc, item, "operator", "Exists"), None);
+        assert!(add_entry(typo, doc, item, "effect", "NoExecute").is_some());
         let flow = "t: [{key: a}]\n";
         let out = with_item(flow, |d, i| {
             add_entry(flow, d, i, "effect", "NoExecute").unwrap()

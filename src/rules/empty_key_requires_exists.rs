@@ -1,6 +1,6 @@
 //! `empty-key-requires-exists`: a toleration without a key must use `operator: Exists`.
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 
@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A toleration with an empty key must use operator Exists",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A toleration whose `key` is empty or missing while its operator is not `Exists`. An omitted
 operator counts as `Equal`.
@@ -47,11 +48,21 @@ impl Rule for EmptyKeyRequiresExists {
         }
         let path = item.field_path("operator");
         let api = cx.api_path(&path);
-        let message = format!(
+        let server = format!(
             "{api}: Invalid value: {}: operator must be Exists when `key` is empty, which means \
              \"match all values and all keys\"",
             go_quote(operator)
         );
+        let message = if operator.is_empty() {
+            "an empty key needs `operator: Exists` (to match every key), and the operator is \
+             omitted (Equal)"
+                .to_string()
+        } else {
+            format!(
+                "an empty key needs `operator: Exists` (to match every key), not {}",
+                shown(operator)
+            )
+        };
         let range = match item.field("operator") {
             Some(f) => cx.value_range(f.value, f.key),
             None => cx.field_range(item, "key"),
@@ -69,6 +80,8 @@ impl Rule for EmptyKeyRequiresExists {
                 applicability: Applicability::NeedsReview,
                 edits: vec![edit],
             });
-        cx.report(range, path, message).with_fix(fix);
+        cx.report(range, path, message)
+            .with_server_message(server)
+            .with_fix(fix);
     }
 }

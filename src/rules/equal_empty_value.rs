@@ -1,6 +1,6 @@
 //! `equal-empty-value`: Equal with an empty value matches only taints without a value.
 
-use super::{edits, Cx, Rule, RuleMeta};
+use super::{edits, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 use crate::k8s::well_known::WELL_KNOWN_TAINT_KEYS;
@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "operator Equal (or none) with an empty value: did you mean Exists?",
+    why: "Most taints carry a value, and such a toleration does not match them.",
     explanation: r#"## What it catches
 A toleration with a key, an `Equal` operator (written, or omitted, which means Equal) and an
 empty or missing value. It matches only taints of that key that have no value. Keys of the
@@ -50,11 +51,14 @@ impl Rule for EqualEmptyValue {
             return;
         }
         let written = item.field("operator").is_some();
-        let message =
-            format!(
-            "{} with an empty value matches only `{key}` taints that have no value; did you mean \
-             `operator: Exists` (any value)?",
-            if written { "`operator: Equal`" } else { "an omitted operator (Equal)" }
+        let message = format!(
+            "{} with an empty value matches only {} taints without a value; did you mean `Exists`?",
+            if written {
+                "`operator: Equal`"
+            } else {
+                "no operator (Equal)"
+            },
+            shown(key)
         );
         let mapping = cx.item_mapping(item);
         let mut fix_edits = Vec::new();

@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "Fits only nodes whose NoExecute taint it tolerates for a limited time",
+    why: "The workload never runs longer than tolerationSeconds, and nothing reports an error.",
     explanation: r#"## What it catches
 A toleration with `tolerationSeconds` whose NoExecute taint is on every node the pod fits. The
 scheduler places the pod (the taint is tolerated), and the taint manager evicts it once the
@@ -66,25 +67,11 @@ impl Rule for EvictionLoop {
         let taint = &pool.taints[e.taint];
         let mut pools: Vec<usize> = fits.iter().map(|(p, _, _)| *p).collect();
         pools.dedup();
-        let where_ = if pools.len() == 1 {
-            cx.pool_title(p)
-        } else {
-            let n = pools.len() - 1;
-            format!(
-                "{} and {n} other pool{}",
-                cx.pool_title(p),
-                if n == 1 { "" } else { "s" }
-            )
-        };
         let message = format!(
-            "{} fits only nodes with a NoExecute taint it tolerates for a limited time ({where_}, \
-             taint {}): tolerations[{}] lets it stay {} s, so it is scheduled, evicted after {} s, \
-             and scheduled there again, over and over",
+            "{} fits only nodes whose taint {} evicts it after {} s, over and over",
             cx.title(),
             taint.taint,
-            item.index,
             e.seconds,
-            e.seconds
         );
         let (range, path) = match item.field("tolerationSeconds") {
             Some(f) => (cx.span(f.value), item.field_path("tolerationSeconds")),
@@ -92,10 +79,18 @@ impl Rule for EvictionLoop {
         };
         let file = cx.file(&taint.at).to_string();
         let at = taint.at.range.clone();
-        let msg = format!(
-            "{}: NoExecute taint on every fitting node",
-            cx.pool_title(p)
-        );
+        let msg = if pools.len() == 1 {
+            format!(
+                "{}: NoExecute taint on every fitting node",
+                cx.pool_title(p)
+            )
+        } else {
+            format!(
+                "{} ({} fit): NoExecute taint on every fitting node",
+                cx.pool_title(p),
+                super::count(pools.len(), "pool")
+            )
+        };
         cx.report(range, path, message)
             .with_related_in(&file, at, msg);
     }

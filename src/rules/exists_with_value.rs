@@ -1,6 +1,6 @@
 //! `exists-with-value`: `operator: Exists` with a value.
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 
@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "operator Exists must not have a value",
+    why: "The API server rejects the object: Exists matches any value, so a value contradicts it.",
     explanation: r#"## What it catches
 A toleration with `operator: Exists` and a non-empty `value`.
 
@@ -47,9 +48,13 @@ impl Rule for ExistsWithValue {
             return;
         };
         let path = cx.api_path(&item.field_path("operator"));
-        let message = format!(
+        let server = format!(
             "{path}: Invalid value: {}: value must be empty when `operator` is 'Exists'",
             go_quote(item.str("value"))
+        );
+        let message = format!(
+            "value {} is not allowed with `operator: Exists`, which matches any value",
+            shown(item.str("value"))
         );
         let mapping = cx.item_mapping(item);
         let drop = edits::remove_entry(cx.text, cx.doc, mapping, value.key).map(|edit| Fix {
@@ -67,6 +72,7 @@ impl Rule for ExistsWithValue {
         };
         let range = cx.span(value.value);
         cx.report(range, item.field_path("value"), message)
+            .with_server_message(server)
             .with_fix(drop)
             .with_fix(Some(equal));
     }

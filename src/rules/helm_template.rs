@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A Helm template file: lint its rendered output instead",
+    why: "Linting the template text itself would only produce parse errors.",
     explanation: r#"## What it catches
 A file with Go template actions (`{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`) outside
 of quoted or block strings: a Helm chart template, which is not YAML until Helm renders it.

@@ -1,9 +1,9 @@
 //! `invalid-value`: a toleration or taint value that is not a label value (or, for the Lt and
 //! Gt operators, not an integer).
 
-use super::{go_quote, Cx, Rule, RuleMeta};
+use super::{go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
-use crate::k8s::names::{decimal_int64, is_valid_label_value};
+use crate::k8s::names::{decimal_int64, is_valid_label_value, label_value_problem};
 use crate::k8s::objects::Item;
 
 pub struct InvalidValue;
@@ -14,16 +14,19 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A toleration or taint value that is not a valid label value",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A value that is not a label value (apimachinery `IsValidLabelValue`): empty, or at most 63
-characters matching `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`. With the `Lt` and `Gt` operators
+bytes matching `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`. With the `Lt` and `Gt` operators
 (feature gate TaintTolerationComparisonOperators) the value must be an integer written the
 canonical way (`42`, `-3`; not `+42`, `042` or `4.2`).
 
 Upstream reports a bad toleration value under the field path `...operator`, not `...value`
 (`ValidateTolerations` passes `idxPath.Child("operator")`), and node taints under
-`metadata.taints[i]` (`ValidateNode` starts its path at `metadata`); taintlint repeats the API
-server's message, paths included, but points at the value itself.
+`metadata.taints[i]` (`ValidateNode` starts its path at `metadata`). taintlint says what is wrong
+in plain words and points at the value itself; the API server's message, paths included, is the
+finding's server message. Since Kubernetes v1.35 it counts the length in "bytes", not
+"characters" (apimachinery commit da7b67ed, 2025-08-20).
 
 ## Why it matters
 The API server rejects the object: `spec.tolerations[0].operator: Invalid value: "nvidia gpu":
@@ -38,7 +41,7 @@ tolerations:
 ```
 
 ## Fix
-Use the exact value of the node's taint: no spaces, at most 63 characters.
+Use the exact value of the node's taint: no spaces, at most 63 bytes.
 "#,
 };
 
@@ -54,32 +57,39 @@ impl Rule for InvalidValue {
             return;
         };
         let path = cx.api_path(&item.field_path("operator"));
-        let message = match operator {
+        let (message, server) = match operator {
             "" | "Equal" => {
                 let errors = is_valid_label_value(value);
                 if errors.is_empty() {
                     return;
                 }
-                format!(
+                let server = format!(
                     "{path}: Invalid value: {}: {}",
                     go_quote(value),
                     errors.join(";")
-                )
+                );
+                (plain(value), server)
             }
             "Lt" | "Gt" if cx.options.feature(COMPARISON_GATE) => {
                 if decimal_int64(value).is_some() {
                     return;
                 }
                 let path = cx.api_path(&item.field_path("value"));
-                format!(
+                let server = format!(
                     "{path}: Invalid value: {}: value must be a valid integer for numeric operators",
                     go_quote(value)
-                )
+                );
+                let message = format!(
+                    "value {} is not an integer, which operator {operator} compares",
+                    shown(value)
+                );
+                (message, server)
             }
             _ => return,
         };
         let range = cx.field_range(item, "value");
-        cx.report(range, item.field_path("value"), message);
+        cx.report(range, item.field_path("value"), message)
+            .with_server_message(server);
     }
 
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
@@ -90,13 +100,21 @@ impl Rule for InvalidValue {
         if errors.is_empty() {
             return;
         }
-        let message = format!(
+        let server = format!(
             "{}: Invalid value: {}: {}",
             cx.api_path(&item.field_path("value")),
             go_quote(value),
             errors.join(";")
         );
         let range = cx.field_range(item, "value");
-        cx.report(range, item.field_path("value"), message);
+        cx.report(range, item.field_path("value"), plain(value))
+            .with_server_message(server);
     }
+}
+
+/// The message for a value that is not a label value.
+fn plain(value: &str) -> String {
+    let problem =
+        label_value_problem(value).unwrap_or_else(|| "is not a valid label value".to_string());
+    format!("value {} {problem}", shown(value))
 }

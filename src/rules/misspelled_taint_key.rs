@@ -1,6 +1,6 @@
 //! `misspelled-taint-key`: a key one or two edits away from a well-known taint key.
 
-use super::{edits, Cx, Rule, RuleMeta};
+use super::{edits, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 use crate::k8s::well_known::likely_misspelling;
@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A key one or two edits away from a well-known taint key",
+    why: "The API server accepts the typo, and the toleration matches nothing.",
     explanation: r#"## What it catches
 A toleration or taint key that is almost, but not exactly, one of the taint keys Kubernetes
 sets: `node.kubernetes.io/net-ready` for `node.kubernetes.io/not-ready`,
@@ -60,7 +61,10 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         return;
     };
     let Some(f) = item.field("key") else { return };
-    let message = format!("`{key}` is not a taint Kubernetes sets; did you mean `{known}`?");
+    let message = format!(
+        "taint key {} is not one Kubernetes sets; did you mean `{known}`?",
+        shown(key)
+    );
     let fix = Fix {
         title: format!("Use `{known}`"),
         applicability: Applicability::NeedsReview,

@@ -31,7 +31,7 @@ mod toleration_seconds_requires_no_execute;
 mod toleration_unused;
 mod undecodable_value;
 mod unknown_effect;
-mod unknown_field;
+pub(crate) mod unknown_field;
 mod unknown_operator;
 mod unschedulable;
 pub(crate) mod unused_suppression;
@@ -53,8 +53,10 @@ pub struct RuleMeta {
     pub needs_inventory: bool,
     /// Whether its findings carry a fix.
     pub fixable: bool,
-    /// One line.
+    /// One line: what it catches.
     pub summary: &'static str,
+    /// One line: why it matters (the hover on a finding shows it).
+    pub why: &'static str,
     /// Markdown with the sections "What it catches", "Why it matters", "Example", "Fix".
     pub explanation: &'static str,
 }
@@ -99,6 +101,18 @@ pub static RULES: &[&dyn Rule] = &[
     &helm_template::HelmTemplate,
     &unused_suppression::UnusedSuppression,
 ];
+
+/// Where the rule reference (docs/rules.md) is published: rule codes link to its sections
+/// (LSP `codeDescription`, hovers). The language server's `docsUrl` setting replaces it, for a
+/// fork or an internal mirror.
+pub const DOCS_URL: &str = "https://github.com/taintlint/taintlint/blob/main/docs/rules.md";
+
+/// The link to a rule's section of the rule reference at `base` (a docs/rules.md address):
+/// its heading's anchor, which is the rule's name.
+pub fn docs_url(base: &str, rule: &str) -> String {
+    let base = base.split('#').next().unwrap_or(base);
+    format!("{base}#{rule}")
+}
 
 /// Every rule's metadata.
 pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
@@ -305,6 +319,12 @@ impl<'a, 'd> Cx<'a, 'd> {
 }
 
 impl Diagnostic {
+    /// The API server's own wording for this finding (see [`Diagnostic::server_message`]).
+    pub fn with_server_message(&mut self, message: String) -> &mut Self {
+        self.server_message = Some(message);
+        self
+    }
+
     pub fn with_fix(&mut self, fix: Option<Fix>) -> &mut Self {
         self.fixes.extend(fix);
         self
@@ -348,6 +368,7 @@ pub(crate) fn finding(
         rule: rule.name,
         severity: rule.severity,
         message,
+        server_message: None,
         range,
         document: Some(doc.index),
         path: Some(path),
@@ -411,6 +432,29 @@ pub(crate) fn check_lists<'a, 'd>(
     }
 }
 
+/// How a message shows a value: in backticks, cut to 40 characters (a message is one line of
+/// an editor's problem list; the whole value is in the manifest and the server message).
+pub fn shown(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.is_empty() {
+        return "\"\"".to_string();
+    }
+    if s.chars().count() <= MAX {
+        return format!("`{s}`");
+    }
+    let cut: String = s.chars().take(MAX - 1).collect();
+    format!("`{cut}…`")
+}
+
+/// `1 node`, `2 nodes`: a count with its noun, singular or plural.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// A Go `%q`-style quoted string, as the API server prints values in its messages.
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -448,6 +492,11 @@ mod tests {
                 meta.name
             );
             assert!(!meta.summary.is_empty(), "{} has no summary", meta.name);
+            assert!(
+                !meta.why.is_empty() && !meta.why.contains('\n') && meta.why.len() <= 110,
+                "{}: `why` is one short line",
+                meta.name
+            );
             for section in [
                 "## What it catches",
                 "## Why it matters",

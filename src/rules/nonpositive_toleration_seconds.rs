@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "tolerationSeconds of zero or less evicts the pod at once",
+    why: "Zero and negative values both evict the pod as soon as the taint appears.",
     explanation: r#"## What it catches
 A NoExecute toleration with `tolerationSeconds: 0` or a negative number.
 
@@ -50,10 +51,8 @@ impl Rule for NonpositiveTolerationSeconds {
         if seconds > 0 {
             return;
         }
-        let message = format!(
-            "tolerationSeconds: {seconds} evicts the pod as soon as the taint appears (zero and \
-             negative values both mean \"evict now\")"
-        );
+        let message =
+            format!("tolerationSeconds: {seconds} evicts the pod as soon as the taint appears");
         let range = cx.span(f.value);
         cx.report(range, item.field_path("tolerationSeconds"), message);
     }

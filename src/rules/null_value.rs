@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A field set to null (`~`, `null` or nothing), which reads as empty",
+    why: "A null reads as an empty string (or no limit), which is rarely what was meant.",
     explanation: r#"## What it catches
 A toleration or taint field whose value is null in YAML 1.1: `~`, `null`, `Null`, `NULL`, or
 nothing at all after the colon.
@@ -65,11 +66,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         }
         let span = cx.span(f.value);
         let written = cx.text.get(span.clone()).unwrap_or_default();
-        let shown = if written.is_empty() {
-            "nothing"
-        } else {
-            written
-        };
+        let shown = written;
         let (reads_as, edit) = if f.name == "tolerationSeconds" {
             let mapping = cx.item_mapping(item);
             (
@@ -92,10 +89,17 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
             };
             ("an empty string", edit)
         };
-        let message = format!(
-            "`{}` is null here ({shown}); the API server reads it as {reads_as}",
-            f.name
-        );
+        let message = if written.is_empty() {
+            format!(
+                "`{}` has no value (null), which the API server reads as {reads_as}",
+                f.name
+            )
+        } else {
+            format!(
+                "`{}` is null (`{shown}`), which the API server reads as {reads_as}",
+                f.name
+            )
+        };
         let fix = edit.map(|edit| Fix {
             title: if f.name == "tolerationSeconds" {
                 "Remove the null tolerationSeconds".to_string()

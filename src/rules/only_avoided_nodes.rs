@@ -2,7 +2,7 @@
 //! PreferNoSchedule taint.
 
 use super::workload::{more_pools, toleration_for, LISTED_POOLS};
-use super::{Rule, RuleMeta, WorkloadCx};
+use super::{count, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::{Applicability, Fix, Severity};
 
 pub struct OnlyAvoidedNodes;
@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: true,
     summary: "Fits only nodes whose PreferNoSchedule taint it does not tolerate",
+    why: "The scheduler puts it on nodes meant to be avoided, because nothing else fits.",
     explanation: r#"## What it catches
 A pod template whose every fitting node carries a PreferNoSchedule taint it does not tolerate.
 PreferNoSchedule does not filter nodes out: the scheduler's TaintToleration score only ranks
@@ -50,17 +51,10 @@ impl Rule for OnlyAvoidedNodes {
         let inv = cx.inventory;
         let mut pools: Vec<usize> = fits.iter().map(|(p, _, _)| *p).collect();
         pools.dedup();
-        let mut parts = Vec::new();
         let mut related = Vec::new();
         for &p in pools.iter().take(LISTED_POOLS) {
             let pool = &inv.pools[p];
             let v = fits.iter().find(|(q, _, _)| *q == p).expect("listed").2;
-            let taints: Vec<String> = v
-                .avoid
-                .iter()
-                .map(|&i| pool.taints[i].taint.to_string())
-                .collect();
-            parts.push(format!("{} with {}", cx.pool_title(p), taints.join(", ")));
             for &i in &v.avoid {
                 let at = &pool.taints[i].at;
                 related.push((
@@ -70,17 +64,26 @@ impl Rule for OnlyAvoidedNodes {
                 ));
             }
         }
-        if pools.len() > LISTED_POOLS {
-            parts.push(more_pools(pools.len() - LISTED_POOLS));
-        }
+        let first_pool = &inv.pools[pools[0]];
+        let first_taint = fits[0]
+            .2
+            .avoid
+            .first()
+            .map(|&i| first_pool.taints[i].taint.to_string())
+            .unwrap_or_default();
+        let others = if pools.len() > 1 {
+            format!(" {}", more_pools(pools.len() - 1))
+        } else {
+            String::new()
+        };
         let message = format!(
-            "{} fits only nodes it should avoid: {} of {} nodes fit, all with a PreferNoSchedule \
-             taint it does not tolerate: {}",
+            "{} fits only nodes it should avoid: {} of pool {}{others}, with untolerated {}",
             cx.title(),
-            cx.simulation.fitting(inv),
-            inv.node_count(),
-            parts.join("; ")
+            count(cx.simulation.fitting(inv), "node"),
+            first_pool.name,
+            first_taint
         );
+
         let first = fits[0];
         let pool = &inv.pools[first.0];
         let add: Vec<_> = first

@@ -13,6 +13,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A node taint without a key or without an effect",
+    why: "The API server rejects the Node.",
     explanation: r#"## What it catches
 A taint in a Node's `spec.taints` (or in an inventory) with an empty or missing `key` or
 `effect`. Unlike a toleration, a taint has no "any key" or "every effect".
@@ -42,19 +43,25 @@ impl Rule for TaintMissingField {
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         if item.text("key") == Some("") {
             let path = item.field_path("key");
-            let message = format!(
+            let server = format!(
                 "{}: Invalid value: \"\": {}",
                 cx.api_path(&path),
                 is_qualified_name("").join("; ")
             );
             let range = cx.field_range(item, "key");
-            cx.report(range, path, message);
+            cx.report(range, path, "this taint has no key".to_string())
+                .with_server_message(server);
         }
         if item.text("effect") == Some("") {
             let path = item.field_path("effect");
-            let message = format!("{}: Required value", cx.api_path(&path));
+            let server = format!("{}: Required value", cx.api_path(&path));
             let range = cx.field_range(item, "effect");
-            cx.report(range, path, message);
+            cx.report(
+                range,
+                path,
+                "this taint has no effect (NoSchedule, PreferNoSchedule or NoExecute)".to_string(),
+            )
+            .with_server_message(server);
         }
     }
 }

@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "A toleration that tolerates every taint, outside a DaemonSet",
+    why: "The pod may land on cordoned, control-plane and NotReady nodes, and no NoExecute taint evicts it.",
     explanation: r#"## What it catches
 A toleration with no key, `operator: Exists` and no effect (`- operator: Exists`), in anything
 but a DaemonSet. It matches every taint there is.
@@ -51,9 +52,10 @@ impl Rule for ToleratesEverything {
         {
             return;
         }
-        let message = "this toleration tolerates every taint: the pod can land on cordoned, \
-                       control-plane and NotReady nodes, and no NoExecute taint evicts it"
-            .to_string();
+        let message =
+            "this toleration tolerates every taint: cordoned, control-plane and NotReady \
+                       nodes too"
+                .to_string();
         let range = cx.field_range(item, "operator");
         cx.report(range, item.path.clone(), message);
     }

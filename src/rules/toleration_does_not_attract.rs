@@ -3,7 +3,6 @@
 
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
-use crate::inventory::nodes_noun;
 use crate::k8s::model::do_not_schedule;
 use crate::k8s::well_known::CONDITION_TAINT_KEYS;
 use crate::schedule::admission::Source;
@@ -16,6 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "Tolerates a dedicated pool's taint, but may land anywhere",
+    why: "A taint keeps other pods off the pool; it does not pull this one in.",
     explanation: r#"## What it catches
 A toleration that lets a workload onto a pool kept for others by a NoSchedule or NoExecute
 taint, while the workload also fits nodes outside that pool: nothing (no `nodeSelector`, no
@@ -62,6 +62,9 @@ impl Rule for TolerationDoesNotAttract {
                 continue;
             }
             // The pools it opens: a NoSchedule/NoExecute taint it tolerates, and the pod fits.
+            if cx.rejected(&w.items[item_index]) {
+                continue;
+            }
             let mut opened = Vec::new();
             for (p, pool) in inv.pools.iter().enumerate() {
                 let taint = pool
@@ -91,26 +94,23 @@ impl Rule for TolerationDoesNotAttract {
             let (p, pt) = opened[0];
             reported.extend(opened.iter().map(|(p, _)| *p));
             let pools = if opened.len() == 1 {
-                cx.pool_title(p)
+                format!("pool {}", inv.pools[p].name)
             } else {
-                let n = opened.len() - 1;
                 format!(
-                    "{} and {n} more pool{}",
-                    cx.pool_title(p),
-                    if n == 1 { "" } else { "s" }
+                    "pool {} {}",
+                    inv.pools[p].name,
+                    super::workload::more_pools(opened.len() - 1)
                 )
             };
             let steer = if w.steered() {
-                "its nodeSelector or node affinity admits other nodes too"
+                "its selectors admit"
             } else {
-                "nothing steers it there (no nodeSelector or node affinity)"
+                "nothing steers it there: it fits"
             };
-            let outside_nodes = nodes_noun(outside);
             let message = format!(
-                "tolerations[{item_index}] lets {} onto {pools} (taint {}), but {steer}: it may \
-                 land on any of the {outside_nodes} outside that pool it fits",
-                cx.title(),
-                pt.taint,
+                "tolerations[{item_index}] lets it onto {pools}, but {steer} {} other {} too",
+                outside,
+                if outside == 1 { "node" } else { "nodes" }
             );
             let item = &w.items[item_index];
             let range = cx.item_range(item);

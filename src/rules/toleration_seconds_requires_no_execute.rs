@@ -1,7 +1,7 @@
 //! `toleration-seconds-requires-no-execute`: tolerationSeconds only means something for
 //! NoExecute.
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::decode::Decoded;
 use crate::k8s::objects::Item;
@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "tolerationSeconds is set but the effect is not NoExecute",
+    why:
+        "The API server rejects the object: only NoExecute taints evict, so only they take a limit.",
     explanation: r#"## What it catches
 A toleration with `tolerationSeconds` whose `effect` is not `NoExecute`, an empty or omitted
 effect included (even though an empty effect matches NoExecute taints too).
@@ -57,10 +59,18 @@ impl Rule for TolerationSecondsRequiresNoExecute {
         }
         let path = item.field_path("effect");
         let api = cx.api_path(&path);
-        let message = format!(
+        let server = format!(
             "{api}: Invalid value: {}: effect must be 'NoExecute' when `tolerationSeconds` is set",
             go_quote(effect)
         );
+        let message = if effect.is_empty() {
+            "tolerationSeconds needs `effect: NoExecute`, and the effect is empty".to_string()
+        } else {
+            format!(
+                "tolerationSeconds needs `effect: NoExecute`, not {}",
+                shown(effect)
+            )
+        };
         let mapping = cx.item_mapping(item);
         let edit = match item.field("effect") {
             Some(f) if !cx.span(f.value).is_empty() => {
@@ -78,6 +88,8 @@ impl Rule for TolerationSecondsRequiresNoExecute {
             Some(f) => cx.value_range(f.value, f.key),
             None => cx.span(seconds.key),
         };
-        cx.report(range, path, message).with_fix(fix);
+        cx.report(range, path, message)
+            .with_server_message(server)
+            .with_fix(fix);
     }
 }

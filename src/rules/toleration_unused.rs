@@ -1,9 +1,9 @@
 //! `toleration-unused`: a toleration that matches no taint of the inventory.
 
-use super::workload::{closeness, misses_text};
+use super::workload::{closeness, misses_short};
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
-use crate::inventory::nodes_noun;
+use crate::inventory::Inventory;
 use crate::k8s::well_known::CONDITION_TAINT_KEYS;
 use crate::schedule::admission::Source;
 
@@ -15,6 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "A toleration that matches no taint in the inventory",
+    why: "A toleration that matches nothing does nothing.",
     explanation: r#"## What it catches
 A toleration of a pod template that tolerates no taint of any node in the inventory: a typo in
 the key or value, a taint that was renamed or removed, a toleration copied from another
@@ -62,10 +63,12 @@ impl Rule for TolerationUnused {
                 continue;
             }
             let item = &w.items[item_index];
+            if cx.rejected(item) {
+                continue;
+            }
             let mut message = format!(
-                "tolerations[{item_index}] ({}) tolerates no taint of the inventory's {}",
-                t.describe(),
-                nodes_noun(inv.node_count())
+                "tolerations[{item_index}] tolerates none of the taints on the inventory's {}",
+                tainted_nodes(inv)
             );
             let near = taints
                 .iter()
@@ -74,13 +77,11 @@ impl Rule for TolerationUnused {
                 .min_by_key(|((score, _), _, _)| *score);
             let mut related = None;
             if let Some(((_, misses), pt, pools)) = near {
-                let pool = &inv.pools[pools[0]];
-                message.push_str(&format!(
-                    "; closest is taint {} of pool {}: {}",
+                message = format!(
+                    "tolerations[{item_index}] tolerates no inventory taint; closest: {} ({})",
                     pt.taint,
-                    pool.name,
-                    misses_text(&misses)
-                ));
+                    misses_short(&misses)
+                );
                 related = Some((
                     cx.file(&pt.at).to_string(),
                     pt.at.range.clone(),
@@ -94,4 +95,16 @@ impl Rule for TolerationUnused {
             }
         }
     }
+}
+
+/// `4 tainted nodes`: the nodes that carry a taint, which is what a toleration can match (the
+/// hover on a toleration counts the same).
+pub fn tainted_nodes(inv: &Inventory) -> String {
+    let n: usize = inv
+        .pools
+        .iter()
+        .filter(|p| !p.taints.is_empty())
+        .map(|p| p.nodes.len())
+        .sum();
+    super::count(n, "tainted node")
 }

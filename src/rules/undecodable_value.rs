@@ -1,6 +1,6 @@
 //! `undecodable-value`: a field whose YAML value the API server cannot decode into its Go type.
 
-use super::{edits, Cx, Rule, RuleMeta};
+use super::{edits, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::decode::Decoded;
 use crate::k8s::objects::{Item, Owner};
@@ -14,6 +14,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A value that is not a string (or not an integer) to the API server",
+    why: "The API server rejects the whole object: the field does not decode as its type.",
     explanation: r#"## What it catches
 A toleration or taint field whose YAML value does not decode into the field's type. kubectl reads
 YAML with YAML 1.1 rules (go-yaml v2 under sigs.k8s.io/yaml), so an unquoted `yes`, `no`, `on`,
@@ -57,17 +58,32 @@ impl Rule for UndecodableValue {
         if f.decoded.as_int64().is_ok() {
             return;
         }
-        let why = match &f.decoded {
-            Decoded::Str(s) => format!("{s:?} is a string; write it without quotes"),
-            Decoded::Float(x) if x.is_finite() && x.fract() == 0.0 => {
-                "it does not fit a 64-bit integer".to_string()
-            }
-            Decoded::Float(x) => format!("{x} is not a whole number of seconds"),
-            Decoded::Int(_) => "it does not fit a 64-bit integer".to_string(),
-            other => format!("it is a {}", other.yaml_type()),
+        let raw = cx.text.get(cx.span(f.value)).unwrap_or_default();
+        let message = match &f.decoded {
+            Decoded::Str(s) if s.trim().parse::<i64>().is_ok() => format!(
+                "tolerationSeconds {} is a string, not a number; write it without quotes",
+                shown(s)
+            ),
+            Decoded::Str(s) => format!("tolerationSeconds {} is not a number of seconds", shown(s)),
+            Decoded::Float(x) if x.is_finite() && x.fract() == 0.0 => format!(
+                "tolerationSeconds {} does not fit a 64-bit integer",
+                shown(raw)
+            ),
+            Decoded::Float(_) => format!(
+                "tolerationSeconds {} is not a whole number of seconds",
+                shown(raw)
+            ),
+            Decoded::Int(_) => format!(
+                "tolerationSeconds {} does not fit a 64-bit integer",
+                shown(raw)
+            ),
+            other => format!(
+                "tolerationSeconds is a {}, not a number of seconds",
+                other.yaml_type()
+            ),
         };
-        let message = format!(
-            "json: cannot unmarshal {} into Go struct field Toleration.{} of type int64 ({why})",
+        let server = format!(
+            "json: cannot unmarshal {} into Go struct field Toleration.{} of type int64",
             go_type_of(&f.decoded),
             go_field_path(&cx.object_path(&item.field_path("tolerationSeconds"))),
         );
@@ -88,6 +104,7 @@ impl Rule for UndecodableValue {
             _ => None,
         };
         cx.report(range, item.field_path("tolerationSeconds"), message)
+            .with_server_message(server)
             .with_fix(fix);
     }
 
@@ -129,14 +146,20 @@ fn go_field_path(path: &str) -> String {
 fn check_item(cx: &mut Cx<'_, '_>, item: &Item<'_>, go_type: &str, strings: &[&str]) {
     let Some(fields) = &item.fields else {
         let found = crate::k8s::decode::decode(cx.doc, item.node);
-        let message = format!(
+        let server = format!(
             "json: cannot unmarshal {} into Go struct field {}.{} of type core.{go_type}",
             found.json_type(),
             parent_type(cx),
             go_field_path(&cx.object_path(&cx.list.path)),
         );
+        let message = format!(
+            "this {} is a {}, not a mapping of fields",
+            go_type.to_ascii_lowercase(),
+            found.yaml_type()
+        );
         let range = cx.span(item.node);
-        cx.report(range, item.path.clone(), message);
+        cx.report(range, item.path.clone(), message)
+            .with_server_message(server);
         return;
     };
     for f in fields {
@@ -144,22 +167,25 @@ fn check_item(cx: &mut Cx<'_, '_>, item: &Item<'_>, go_type: &str, strings: &[&s
             continue;
         }
         let raw = cx.text.get(cx.span(f.value)).unwrap_or_default();
-        let why = match f.decoded {
+        let ty = f.decoded.yaml_type();
+        let message = match f.decoded {
             Decoded::Mapping | Decoded::Sequence => {
-                format!("it is a {}, not a string", f.decoded.yaml_type())
+                format!("`{}` is a {ty}, not a string", f.name)
             }
             _ => {
-                let ty = f.decoded.yaml_type();
                 let article = if ty.starts_with(['a', 'e', 'i', 'o', 'u']) {
                     "an"
                 } else {
                     "a"
                 };
-                format!("YAML 1.1 reads the unquoted {raw} as {article} {ty}; quote it: \"{raw}\"")
+                format!(
+                    "`{}: {raw}` is {article} {ty} in YAML 1.1, not a string; quote it",
+                    f.name
+                )
             }
         };
-        let message = format!(
-            "json: cannot unmarshal {} into Go struct field {go_type}.{} of type string ({why})",
+        let server = format!(
+            "json: cannot unmarshal {} into Go struct field {go_type}.{} of type string",
             f.decoded.json_type(),
             go_field_path(&cx.object_path(&item.field_path(f.name))),
         );
@@ -173,6 +199,7 @@ fn check_item(cx: &mut Cx<'_, '_>, item: &Item<'_>, go_type: &str, strings: &[&s
         };
         let range = cx.span(f.value);
         cx.report(range, item.field_path(f.name), message)
+            .with_server_message(server)
             .with_fix(fix);
     }
 }
@@ -190,13 +217,19 @@ fn check_list(cx: &mut Cx<'_, '_>, go_type: &str) {
     if matches!(found, Decoded::Sequence | Decoded::Null) {
         return;
     }
-    let message = format!(
+    let server = format!(
         "json: cannot unmarshal {} into Go struct field {}.{} of type {go_type}",
         found.json_type(),
         parent_type(cx),
         go_field_path(&cx.object_path(&cx.list.path)),
     );
+    let what = if go_type.contains("Taint") {
+        "taints"
+    } else {
+        "tolerations"
+    };
+    let message = format!("`{what}` is a {}, not a list", found.yaml_type());
     let range = cx.value_range(cx.list.node, cx.list.key);
     let path = cx.list.path.clone();
-    cx.report(range, path, message);
+    cx.report(range, path, message).with_server_message(server);
 }

@@ -1,6 +1,6 @@
 //! `unknown-effect`: an effect other than NoSchedule, PreferNoSchedule and NoExecute.
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::model::Effect;
 use crate::k8s::objects::Item;
@@ -14,6 +14,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "An effect other than NoSchedule, PreferNoSchedule or NoExecute (case-sensitive)",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A toleration or taint `effect` that is not exactly `NoSchedule`, `PreferNoSchedule` or
 `NoExecute`: `noschedule`, `NoExec`, `NoScheduleNoAdmit` (reserved upstream, never implemented).
@@ -84,14 +85,25 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
     };
     let path = item.field_path("effect");
     let api = cx.api_path(&path);
-    let mut message = format!(
+    let server = format!(
         "{api}: Unsupported value: {}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \
          \"NoExecute\"",
         go_quote(effect)
     );
+    let mut message = format!(
+        "unknown effect {}: the effect is `NoSchedule`, `PreferNoSchedule` or `NoExecute`",
+        shown(effect)
+    );
     let mut fix = None;
     if let Some((e, case_only)) = suggest(effect) {
-        message.push_str(&format!("; did you mean `{e}`?"));
+        message = if case_only {
+            format!(
+                "unknown effect {}; did you mean `{e}`? (effects are case-sensitive)",
+                shown(effect)
+            )
+        } else {
+            format!("unknown effect {}; did you mean `{e}`?", shown(effect))
+        };
         fix = Some(Fix {
             title: format!("Write `{e}`"),
             applicability: if case_only {
@@ -103,5 +115,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         });
     }
     let range = cx.span(f.value);
-    cx.report(range, path, message).with_fix(fix);
+    cx.report(range, path, message)
+        .with_server_message(server)
+        .with_fix(fix);
 }

@@ -14,6 +14,8 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A toleration or taint field that does not exist (a typo such as `efect`)",
+    why:
+        "Strict validation, kubectl's default, rejects the object; without it the field is dropped.",
     explanation: r#"## What it catches
 A key inside a toleration other than `key`, `operator`, `value`, `effect` and
 `tolerationSeconds`, or inside a node taint other than `key`, `value`, `effect` and `timeAdded`.
@@ -55,7 +57,8 @@ impl Rule for UnknownField {
 }
 
 /// The known field a misspelt name most likely meant.
-fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+/// The known field a misspelt one most likely means.
+pub(crate) fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     known
         .iter()
         .copied()
@@ -79,14 +82,20 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>, known: &[&str]) {
             continue;
         }
         let path = item.field_path(f.name);
-        let mut message = format!(
+        let server = format!(
             "strict decoding error: unknown field \"{}\"",
             cx.object_path(&path)
         );
+        let kind = if known.contains(&"operator") {
+            "a toleration"
+        } else {
+            "a taint"
+        };
+        let mut message = format!("unknown field `{}`: {kind} has no such field", f.name);
         let suggestion = closest(f.name, known);
         let mut fix = None;
         if let Some(s) = suggestion {
-            message.push_str(&format!("; did you mean `{s}`?"));
+            message = format!("unknown field `{}`; did you mean `{s}`?", f.name);
             if item.field(s).is_none() {
                 fix = Some(Fix {
                     title: format!("Rename `{}` to `{s}`", f.name),
@@ -96,7 +105,9 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>, known: &[&str]) {
             }
         }
         let range = cx.span(f.key);
-        cx.report(range, path, message).with_fix(fix);
+        cx.report(range, path, message)
+            .with_server_message(server)
+            .with_fix(fix);
     }
 }
 

@@ -1,6 +1,6 @@
 //! `unknown-operator`: an operator other than Equal and Exists (case-sensitive).
 
-use super::{edits, go_quote, Cx, Rule, RuleMeta};
+use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
 
@@ -12,6 +12,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "An operator other than Equal or Exists (operators are case-sensitive)",
+    why: "The API server rejects the object.",
     explanation: r#"## What it catches
 A toleration `operator` that is not exactly `Equal` or `Exists`: `exists`, `EQUAL`, `In`,
 `NotEqual`. `Lt` and `Gt` are accepted only when the feature gate
@@ -62,26 +63,35 @@ impl Rule for UnknownOperator {
         };
         let path = cx.api_path(&item.field_path("operator"));
         let list: Vec<String> = supported.iter().map(|s| go_quote(s)).collect();
-        let mut message = format!(
+        let server = format!(
             "{path}: Unsupported value: {}: supported values: {}",
             go_quote(operator),
             list.join(", ")
         );
-        if comparison {
-            message.push_str(&format!(
-                " ({operator} needs the feature gate {COMPARISON_GATE}=true)"
-            ));
-        }
-        let fix = ["Equal", "Exists"]
+        let suggestion = ["Equal", "Exists"]
             .iter()
-            .find(|s| s.eq_ignore_ascii_case(operator))
-            .map(|s| Fix {
-                title: format!("Write `{s}`"),
-                applicability: Applicability::Safe,
-                edits: vec![edits::replace_scalar(cx.doc, f.value, s)],
-            });
+            .find(|s| s.eq_ignore_ascii_case(operator));
+        let message = match suggestion {
+            _ if comparison => format!(
+                "operator `{operator}` needs the feature gate {COMPARISON_GATE}, which is off"
+            ),
+            Some(s) => format!(
+                "unknown operator {}; did you mean `{s}`? (operators are case-sensitive)",
+                shown(operator)
+            ),
+            None => format!(
+                "unknown operator {}: the operator is `Equal` or `Exists`",
+                shown(operator)
+            ),
+        };
+        let fix = suggestion.map(|s| Fix {
+            title: format!("Write `{s}`"),
+            applicability: Applicability::Safe,
+            edits: vec![edits::replace_scalar(cx.doc, f.value, s)],
+        });
         let range = cx.span(f.value);
         cx.report(range, item.field_path("operator"), message)
+            .with_server_message(server)
             .with_fix(fix);
     }
 }

@@ -1,9 +1,9 @@
 //! `unschedulable`: a pod template that fits no node of the inventory.
 
-use super::workload::{closest_toleration, misses_text, more_pools, toleration_for, LISTED_POOLS};
-use super::{Rule, RuleMeta, WorkloadCx};
+use super::workload::{closest_toleration, misses_short, more_pools, toleration_for, LISTED_POOLS};
+use super::{edits, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::{Applicability, Fix, Severity};
-use crate::k8s::model::{Effect, Toleration};
+use crate::k8s::model::{Effect, Miss, Toleration};
 use crate::k8s::well_known::UNSCHEDULABLE;
 use crate::schedule::{Reason, Verdict};
 
@@ -15,6 +15,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: true,
     summary: "A pod template that fits no node of the inventory",
+    why: "The API server accepts it; the pods then stay Pending (a DaemonSet runs none).",
     explanation: r#"## What it catches
 A pod template (of a Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, ReplicationController,
 Job, CronJob or PodTemplate) that kube-scheduler would let onto none of the inventory's nodes.
@@ -28,9 +29,11 @@ tolerations the pod gets without asking are counted: the DaemonSet
 controller's, and those of the DefaultTolerationSeconds and (when enabled)
 ExtendedResourceToleration admission plugins.
 
-The message says, pool by pool, what blocks the template (the untolerated taint, the selector
-that excludes it, the cordon), names the toleration that comes closest and why it misses, and
-points into the inventory file at each blocking taint.
+The message names the pool that comes closest and what keeps the template off it: the toleration
+that nearly matches its taint and why it misses (and the finding points at that field), or the
+taint, selector or cordon that blocks it. A nodeSelector label that no node has is said as
+such. The related locations say, pool by pool, what blocks the template, pointing into the
+inventory file at each blocking taint.
 
 ## Why it matters
 The API server accepts the manifest; the pods then stay Pending with
@@ -48,8 +51,10 @@ tolerations:
 ```
 
 ## Fix
-Tolerate the taint of the pool the workload is meant for (the quick fix adds exactly that
-toleration for the closest pool), or correct the selector that excludes every node.
+Tolerate the taint of the pool the workload is meant for, or correct the selector that excludes
+every node. The quick fix corrects the toleration that nearly matches in place (its value, key or
+effect, in the file's quoting) and adds, in the list's own style, a toleration for whatever else
+keeps the template off the closest pool.
 "#,
 };
 
@@ -79,6 +84,28 @@ impl Rule for Unschedulable {
         let inv = cx.inventory;
         let gate = cx.gate();
         let w = cx.workload;
+        let daemonset = if w.kind == Some("DaemonSet") {
+            " (the DaemonSet runs no pods)"
+        } else {
+            ""
+        };
+
+        // A nodeSelector entry no node has: that alone is the answer, whatever else blocks.
+        if let Some(e) = w.node_selector.iter().find(|e| no_node_has(cx, &e.key)) {
+            let message = format!(
+                "{} fits no node: no node has `{}={}`{daemonset}",
+                cx.title(),
+                e.key,
+                e.value
+            );
+            let (range, path) = (
+                cx.span(e.key_node),
+                format!("{}.nodeSelector.{}", w.path, e.key),
+            );
+            cx.report(range, path, message);
+            return;
+        }
+
         // Each pool's most promising node verdict, and how far it is.
         let mut pools: Vec<(usize, &Verdict, usize)> = Vec::new();
         for (p, (pv, pool)) in cx.simulation.pools.iter().zip(&inv.pools).enumerate() {
@@ -98,59 +125,66 @@ impl Rule for Unschedulable {
         let (closest, closest_verdict, _) = pools[order[0]];
         let closest_pool = &inv.pools[closest];
 
-        let mut parts = Vec::new();
-        for &i in order.iter().take(LISTED_POOLS) {
-            let (p, v, _) = pools[i];
-            let pool = &inv.pools[p];
-            let why: Vec<String> = v.reasons.iter().map(|r| r.explain(pool)).collect();
-            parts.push(format!("{}: {}", cx.pool_title(p), why.join(", ")));
-        }
-        if order.len() > LISTED_POOLS {
-            parts.push(more_pools(order.len() - LISTED_POOLS));
-        }
-        let mut message = format!(
-            "{} fits none of the inventory's {} nodes: {}",
-            cx.title(),
-            inv.node_count(),
-            parts.join("; ")
-        );
-        if w.kind == Some("DaemonSet") {
-            message.push_str(" (the DaemonSet will run no pods)");
-        }
-
         let taints = closest_verdict.untolerated_taints();
-        let closest_tol = closest_toleration(w, closest_pool, &taints, gate);
-        let mut related_here = None;
-        if let Some((ti, taint, misses)) = &closest_tol {
-            let item = w.manifest_item(*ti);
-            let name = item.map_or("a toleration".to_string(), |it| {
-                format!("tolerations[{}]", it.index)
-            });
-            message.push_str(&format!(
-                "; closest: {name} misses {}'s taint {}: {}",
-                closest_pool.name,
-                closest_pool.taints[*taint].taint,
-                misses_text(misses)
-            ));
-            related_here = item.map(|it| {
-                (
-                    cx.item_range(it),
-                    format!("closest toleration: {}", misses_text(misses)),
-                )
-            });
-        }
+        let near_miss = closest_toleration(w, closest_pool, &taints, gate)
+            .and_then(|(ti, taint, misses)| Some((w.manifest_item(ti)?, taint, misses)))
+            .filter(|(item, _, _)| !cx.rejected(item));
 
-        // Where to point: the selector when that is what blocks the closest pool, else the
-        // tolerations.
-        let (range, path) = match closest_verdict.reasons.iter().find(|r| !r.tolerable()) {
-            Some(Reason::NodeName(_)) => {
+        // The message: the closest pool and what keeps the template off it (every pool's
+        // reasons are related locations in the inventory).
+        let message = match &near_miss {
+            Some((item, taint, misses)) => format!(
+                "{} fits no node: tolerations[{}] misses {} ({}){daemonset}",
+                cx.title(),
+                item.index,
+                closest_pool.taints[*taint].taint,
+                misses_short(misses)
+            ),
+            None => {
+                let reasons = &closest_verdict.reasons;
+                let mut why: Vec<String> = reasons
+                    .iter()
+                    .take(2)
+                    .map(|r| r.describe(closest_pool))
+                    .collect();
+                if reasons.len() > 2 {
+                    why.push(format!("and {} more", reasons.len() - 2));
+                }
+                format!(
+                    "{} fits no node; closest is pool {}: {}{daemonset}",
+                    cx.title(),
+                    closest_pool.name,
+                    why.join(", ")
+                )
+            }
+        };
+
+        // Where to point: the near miss's wrong field, else the selector when that is what
+        // blocks the closest pool, else the tolerations.
+        let (range, path) = match (
+            &near_miss,
+            closest_verdict.reasons.iter().find(|r| !r.tolerable()),
+        ) {
+            (Some((item, _, misses)), _) => {
+                let field = misses.iter().find_map(|m| match m {
+                    Miss::Key { .. } => Some("key"),
+                    Miss::Value { .. } => Some("value"),
+                    Miss::Effect { .. } => Some("effect"),
+                    _ => None,
+                });
+                match field.and_then(|f| Some((f, item.field(f)?))) {
+                    Some((f, field)) => (cx.span(field.value), item.field_path(f)),
+                    None => (cx.item_range(item), item.path.clone()),
+                }
+            }
+            (None, Some(Reason::NodeName(_))) => {
                 let (_, v) = w
                     .node_name
                     .as_ref()
                     .expect("a nodeName reason has a nodeName");
                 (cx.span(*v), format!("{}.nodeName", w.path))
             }
-            Some(Reason::NodeSelector { key, .. }) => {
+            (None, Some(Reason::NodeSelector { key, .. })) => {
                 match w.node_selector.iter().find(|e| e.key == *key) {
                     Some(e) => (
                         cx.span(e.key_node),
@@ -159,7 +193,7 @@ impl Rule for Unschedulable {
                     None => cx.anchor(),
                 }
             }
-            Some(Reason::NodeAffinity(_)) => match &w.affinity {
+            (None, Some(Reason::NodeAffinity(_))) => match &w.affinity {
                 Some(a) => (
                     cx.span(a.key),
                     format!(
@@ -172,11 +206,17 @@ impl Rule for Unschedulable {
             _ => cx.anchor(),
         };
 
-        // The fix: tolerate what blocks the closest pool, when only taints and the cordon do.
+        // The fix, when only taints and the cordon keep it off the closest pool: correct the
+        // near miss in place, and tolerate whatever else blocks.
         let fix = if closest_verdict.reasons.iter().all(Reason::tolerable) {
+            let corrected = near_miss.as_ref().and_then(|(item, taint, misses)| {
+                correct_near_miss(cx, item, &closest_pool.taints[*taint].taint, misses)
+                    .map(|edits| (item.index, *taint, edits))
+            });
             let mut add: Vec<Toleration> = Vec::new();
             for r in &closest_verdict.reasons {
                 match r {
+                    Reason::Taint(i) if corrected.as_ref().is_some_and(|c| c.1 == *i) => {}
                     Reason::Taint(i) => add.push(toleration_for(&closest_pool.taints[*i].taint)),
                     Reason::Unschedulable => {
                         add.push(Toleration::exists(UNSCHEDULABLE, Effect::NoSchedule))
@@ -184,25 +224,35 @@ impl Rule for Unschedulable {
                     _ => {}
                 }
             }
-            let what: Vec<String> = add
-                .iter()
-                .map(|t| {
-                    let v = if t.value.is_empty() {
-                        String::new()
-                    } else {
-                        format!("={}", t.value)
-                    };
-                    format!("{}{v}:{}", t.key, t.effect.map_or("", |e| e.as_str()))
-                })
-                .collect();
-            cx.add_tolerations(&add).map(|edit| Fix {
-                title: format!(
-                    "Tolerate {} (lets it onto pool {})",
-                    what.join(", "),
-                    closest_pool.name
-                ),
-                applicability: Applicability::NeedsReview,
-                edits: vec![edit],
+            let mut edits = Vec::new();
+            let mut what = Vec::new();
+            if let Some((index, taint, e)) = &corrected {
+                edits.extend(e.iter().cloned());
+                what.push(format!(
+                    "Change tolerations[{index}] to tolerate {}",
+                    closest_pool.taints[*taint].taint
+                ));
+            }
+            if !add.is_empty() {
+                match cx.add_tolerations(&add) {
+                    Some(edit) => {
+                        edits.push(edit);
+                        let names: Vec<String> = add.iter().map(toleration_text).collect();
+                        what.push(format!("tolerate {}", names.join(", ")));
+                    }
+                    None => edits.clear(),
+                }
+            }
+            (!edits.is_empty() && !what.is_empty()).then(|| {
+                let mut title = what.join(", and ");
+                if let Some(first) = title.get(..1) {
+                    title = first.to_uppercase() + &title[1..];
+                }
+                Fix {
+                    title: format!("{title} (lets it onto pool {})", closest_pool.name),
+                    applicability: Applicability::NeedsReview,
+                    edits,
+                }
             })
         } else {
             None
@@ -225,13 +275,70 @@ impl Rule for Unschedulable {
                 ));
             }
         }
-        let d = cx.report(range, path, message);
-        if let Some((range, msg)) = related_here {
-            d.with_related(range, msg);
+        if order.len() > LISTED_POOLS {
+            let (file, at) = {
+                let pool = &inv.pools[pools[order[LISTED_POOLS]].0];
+                (cx.file(&pool.at).to_string(), pool.at.range.clone())
+            };
+            related.push((file, at, more_pools(order.len() - LISTED_POOLS)));
         }
+        let d = cx.report(range, path, message);
         for (file, range, msg) in related {
             d.with_related_in(&file, range, msg);
         }
         d.with_fix(fix);
     }
+}
+
+/// Whether no node of the inventory has the label that a nodeSelector entry asks for: every
+/// node of every pool is kept off by it.
+fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
+    cx.simulation
+        .pools
+        .iter()
+        .zip(&cx.inventory.pools)
+        .all(|(pv, pool)| {
+            pv.groups(pool).iter().all(|(v, _, _)| {
+                v.reasons
+                    .iter()
+                    .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if k == key))
+            })
+        })
+}
+
+/// `key=value:Effect` of a toleration that tolerates exactly one taint.
+fn toleration_text(t: &Toleration) -> String {
+    let v = if t.value.is_empty() {
+        String::new()
+    } else {
+        format!("={}", t.value)
+    };
+    format!("{}{v}:{}", t.key, t.effect.map_or("", |e| e.as_str()))
+}
+
+/// The edits that make a near-miss toleration tolerate `taint`: its key, value or effect
+/// rewritten in place (in the file's quoting). `None` when a miss is not one an edit of a
+/// field mends (a comparison operator) or the toleration is written through an alias.
+fn correct_near_miss(
+    cx: &WorkloadCx<'_, '_>,
+    item: &crate::k8s::objects::Item<'_>,
+    taint: &crate::k8s::model::Taint,
+    misses: &[Miss],
+) -> Option<Vec<crate::diagnostic::Edit>> {
+    let mut out = Vec::new();
+    for m in misses {
+        let (name, want) = match m {
+            Miss::Key { .. } => ("key", taint.key.as_str()),
+            Miss::Value { .. } => ("value", taint.value.as_str()),
+            Miss::Effect { .. } => ("effect", taint.effect.as_str()),
+            _ => return None,
+        };
+        match item.field(name) {
+            Some(f) if !cx.span(f.value).is_empty() => out.push(edits::replace_scalar_as_string(
+                cx.text, cx.doc, f.value, want,
+            )?),
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }

@@ -16,6 +16,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: true,
     summary: "A `# taintlint: disable=` comment that silences nothing or names an unknown rule",
+    why: "A stale suppression hides the next real problem there; a misspelt one silences nothing.",
     explanation: r#"## What it catches
 A suppression comment that no longer silences anything: `# taintlint: disable=RULE` above a
 node where RULE finds nothing, `# taintlint: disable-file=RULE` in a file where RULE finds
@@ -66,6 +67,7 @@ pub(crate) fn report(
             rule: META.name,
             severity,
             message,
+            server_message: None,
             document: document_of(range.start),
             range,
             path: None,

@@ -4,9 +4,8 @@ use std::ops::Range;
 
 use super::{RuleMeta, RULES};
 use crate::config::Options;
-use crate::diagnostic::{Diagnostic, Edit};
+use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::inventory::{Inventory, Loc, Pool};
-use crate::k8s::decode::{resolve_scalar, Decoded};
 use crate::k8s::model::{Miss, Operator, Taint, Toleration};
 use crate::k8s::objects::{Extracted, Item, Object};
 use crate::k8s::well_known::edit_distance;
@@ -45,6 +44,21 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         let found = super::finding(self.rule, self.doc, self.object, range, path, message);
         self.out.push(found);
         self.out.last_mut().expect("just pushed")
+    }
+
+    /// Whether the API server rejects this toleration as written: a rule that checks fields
+    /// has reported an error in it. The inventory rules say nothing more about such a
+    /// toleration (what it matches is moot until it is valid).
+    pub fn rejected(&self, item: &Item<'_>) -> bool {
+        self.out.iter().any(|d| {
+            d.document == Some(self.doc.index)
+                && super::find(d.rule)
+                    .is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
+                && d.path.as_deref().is_some_and(|p| {
+                    p.strip_prefix(item.path.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                })
+        })
     }
 
     pub fn gate(&self) -> bool {
@@ -115,10 +129,10 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         format!("pool {} ({})", p.name, p.size())
     }
 
-    /// A fix that adds these tolerations to the template.
+    /// A fix that adds these tolerations to the template, in the style of its list (block or
+    /// flow, indentation, quoting).
     pub fn add_tolerations(&self, tolerations: &[Toleration]) -> Option<Edit> {
-        let flows: Vec<String> = tolerations.iter().map(flow_yaml).collect();
-        add_tolerations(self.text, self.doc, self.workload, &flows)
+        add_tolerations(self.text, self.doc, self.workload, tolerations)
     }
 }
 
@@ -151,31 +165,76 @@ pub(crate) fn check_workloads<'a, 'd>(
     }
 }
 
-/// A toleration as a one-line flow mapping, quoting a value YAML 1.1 would not read as a string.
-pub fn flow_yaml(t: &Toleration) -> String {
-    let mut parts = Vec::new();
+/// A toleration's fields as `(name, value)` pairs, each value written in the quoting style the
+/// list uses for that field (`styles`), or plain unless YAML 1.1 would not read it as a string.
+fn fields(t: &Toleration, styles: &FieldStyles) -> Vec<(&'static str, String)> {
+    let write = |name: &str, value: &str| {
+        super::edits::string_in_style(value, styles.of(name))
+            .unwrap_or_else(|| super::go_quote(value))
+    };
+    let mut out = Vec::new();
     if !t.key.is_empty() {
-        parts.push(format!("key: {}", t.key));
+        out.push(("key", write("key", &t.key)));
     }
-    parts.push(format!("operator: {}", t.operator.as_str()));
+    out.push(("operator", write("operator", t.operator.as_str())));
     if t.operator != Operator::Exists {
-        let plain = matches!(
-            resolve_scalar(&t.value, Style::Plain, None),
-            Decoded::Str(_)
-        ) && !t.value.contains([':', '#', ',', '[', ']', '{', '}']);
-        if plain {
-            parts.push(format!("value: {}", t.value));
-        } else {
-            parts.push(format!("value: {}", super::go_quote(&t.value)));
-        }
+        out.push(("value", write("value", &t.value)));
     }
     if let Some(e) = t.effect {
-        parts.push(format!("effect: {e}"));
+        out.push(("effect", write("effect", e.as_str())));
     }
     if let Some(s) = t.toleration_seconds {
-        parts.push(format!("tolerationSeconds: {s}"));
+        out.push(("tolerationSeconds", s.to_string()));
     }
+    out
+}
+
+/// A toleration as a one-line flow mapping, quoting a value YAML 1.1 would not read as a string.
+pub fn flow_yaml(t: &Toleration) -> String {
+    flow_in_style(t, &FieldStyles::default())
+}
+
+fn flow_in_style(t: &Toleration, styles: &FieldStyles) -> String {
+    let parts: Vec<String> = fields(t, styles)
+        .into_iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
     format!("{{{}}}", parts.join(", "))
+}
+
+/// How the existing tolerations of a list quote each field: the style of the first item that
+/// has the field written as a string.
+#[derive(Debug, Default)]
+struct FieldStyles(Vec<(String, Style)>);
+
+impl FieldStyles {
+    fn of_items(doc: &Document<'_>, items: &[NodeId]) -> FieldStyles {
+        let mut out: Vec<(String, Style)> = Vec::new();
+        for &item in items {
+            let Some(entries) = doc.mapping(doc.resolve(item)) else {
+                continue;
+            };
+            for &(k, v) in entries {
+                let (Some((name, _)), Some((_, style))) = (doc.scalar(k), doc.scalar(v)) else {
+                    continue;
+                };
+                if matches!(style, Style::Literal | Style::Folded)
+                    || out.iter().any(|(n, _)| n == name)
+                {
+                    continue;
+                }
+                out.push((name.to_string(), style));
+            }
+        }
+        FieldStyles(out)
+    }
+
+    fn of(&self, name: &str) -> Style {
+        self.0
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(Style::Plain, |&(_, s)| s)
+    }
 }
 
 /// The toleration that tolerates exactly this taint: `Equal` its value, or `Exists` without one.
@@ -205,65 +264,148 @@ fn newline(text: &str) -> &'static str {
     }
 }
 
-/// One edit adding flow-mapping tolerations to a template: appended to its `tolerations` list
-/// (block or flow), or as a new `tolerations:` entry of the pod spec.
+/// One edit adding tolerations to a template, in the style of what is there: appended to its
+/// `tolerations` list as block mappings under a block list (its indentation, the fields'
+/// quoting) or flow mappings under a flow list or among flow items; or, without a list, a new
+/// `tolerations:` entry of the pod spec, in block style under a block mapping.
 fn add_tolerations(
     text: &str,
     doc: &Document<'_>,
     w: &Workload<'_>,
-    flows: &[String],
+    tolerations: &[Toleration],
 ) -> Option<Edit> {
-    if flows.is_empty() {
+    if tolerations.is_empty() {
         return None;
     }
+    let nl = newline(text);
     let Some(list) = &w.list else {
-        let value = format!("[{}]", flows.join(", "));
-        return super::edits::add_entry(text, doc, doc.resolve(w.spec), "tolerations", &value);
+        let spec = doc.resolve(w.spec);
+        if matches!(doc.node(spec).kind, NodeKind::Mapping { flow: true, .. }) {
+            let flows: Vec<String> = tolerations.iter().map(flow_yaml).collect();
+            let value = format!("[{}]", flows.join(", "));
+            return super::edits::add_entry(text, doc, spec, "tolerations", &value);
+        }
+        // `tolerations:` then its items, the dashes indented as this document indents a list
+        // under its key.
+        let entries = doc.mapping(spec)?;
+        let &(first_key, _) = entries.first()?;
+        let key_start = doc.node(first_key).span.start;
+        let indent = key_start - line_start(text, key_start);
+        let dash = " ".repeat(indent + list_indent(text, doc));
+        let mut value = String::new();
+        for t in tolerations {
+            value.push_str(nl);
+            value.push_str(&block_item(t, &FieldStyles::default(), &dash, 1, nl));
+        }
+        let value = value.trim_end_matches(['\r', '\n']);
+        return super::edits::add_entry(text, doc, spec, "tolerations", value);
     };
     let seq = doc.resolve(list.node);
-    match &doc.node(seq).kind {
-        NodeKind::Sequence { items, flow: true } => {
-            let at = match items.last() {
-                Some(&last) => doc.node(last).span.end,
-                None => doc.node(seq).span.start + 1,
-            };
-            let lead = if items.is_empty() { "" } else { ", " };
-            Some(Edit {
-                range: at..at,
-                replacement: format!("{lead}{}", flows.join(", ")),
-            })
-        }
-        NodeKind::Sequence { items, flow: false } => {
-            let &last = items.last()?;
-            let item_start = doc.node(last).span.start;
-            let dash = text[..item_start].rfind('-')?;
-            let ls = line_start(text, dash);
-            let indent = &text[ls..dash];
-            if !indent.bytes().all(|c| c == b' ') {
-                return None;
-            }
-            // A block mapping's span runs to the next token: step back to its last character,
-            // then past the end of that line (and any comment on it).
-            let end = doc.node(last).span.end.max(item_start);
-            let end = text[..end].trim_end().len().max(item_start);
-            let at = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
-            let nl = newline(text);
-            let lead = if at == text.len() && !text.ends_with('\n') {
-                nl
-            } else {
-                ""
-            };
-            let mut replacement = lead.to_string();
-            for f in flows {
-                replacement.push_str(&format!("{indent}- {f}{nl}"));
-            }
-            Some(Edit {
-                range: at..at,
-                replacement,
-            })
-        }
-        _ => None,
+    let NodeKind::Sequence { items, flow } = &doc.node(seq).kind else {
+        return None;
+    };
+    let styles = FieldStyles::of_items(doc, items);
+    if *flow {
+        let flows: Vec<String> = tolerations
+            .iter()
+            .map(|t| flow_in_style(t, &styles))
+            .collect();
+        let at = match items.last() {
+            Some(&last) => doc.node(last).span.end,
+            None => doc.node(seq).span.start + 1,
+        };
+        let lead = if items.is_empty() { "" } else { ", " };
+        return Some(Edit {
+            range: at..at,
+            replacement: format!("{lead}{}", flows.join(", ")),
+        });
     }
+    let &last = items.last()?;
+    let item_start = doc.node(last).span.start;
+    let dash = text[..item_start].rfind('-')?;
+    let ls = line_start(text, dash);
+    let indent = &text[ls..dash];
+    if !indent.bytes().all(|c| c == b' ') {
+        return None;
+    }
+    // Items like the last one: a flow mapping (`- {key: a}`) or a block mapping whose keys
+    // stand `gap` columns after the dash.
+    let last_node = doc.resolve(last);
+    let flow_items = matches!(
+        doc.node(last_node).kind,
+        NodeKind::Mapping { flow: true, .. }
+    );
+    let gap = text[dash + 1..item_start]
+        .bytes()
+        .take_while(|&c| c == b' ')
+        .count();
+    // A block mapping's span runs to the next token: step back to its last character, then
+    // past the end of that line (and any comment on it).
+    let end = doc.node(last).span.end.max(item_start);
+    let end = text[..end].trim_end().len().max(item_start);
+    let at = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+    let lead = if at == text.len() && !text.ends_with('\n') {
+        nl
+    } else {
+        ""
+    };
+    let mut replacement = lead.to_string();
+    for t in tolerations {
+        if flow_items {
+            replacement.push_str(&format!("{indent}- {}{nl}", flow_in_style(t, &styles)));
+        } else {
+            replacement.push_str(&block_item(t, &styles, indent, gap, nl));
+        }
+    }
+    Some(Edit {
+        range: at..at,
+        replacement,
+    })
+}
+
+/// One toleration as a block list item: `{indent}-`, `gap` spaces, `key: ...`, then each field
+/// under the first, every line ending with `nl`.
+fn block_item(t: &Toleration, styles: &FieldStyles, indent: &str, gap: usize, nl: &str) -> String {
+    let mut out = String::new();
+    for (i, (name, value)) in fields(t, styles).into_iter().enumerate() {
+        if i == 0 {
+            out.push_str(&format!("{indent}-{}", " ".repeat(gap.max(1))));
+        } else {
+            out.push_str(&format!("{indent}{}", " ".repeat(gap.max(1) + 1)));
+        }
+        out.push_str(&format!("{name}: {value}{nl}"));
+    }
+    out
+}
+
+/// How far this document indents a block list's dashes past its key: 0 for
+/// `containers:\n- name: x`, 2 for `containers:\n  - name: x` (the first block list under a
+/// key that it finds; 0 when there is none, as kubectl writes).
+fn list_indent(text: &str, doc: &Document<'_>) -> usize {
+    for id in 0..doc.nodes_len() as NodeId {
+        let Some(entries) = doc.mapping(id) else {
+            continue;
+        };
+        for &(k, v) in entries {
+            let NodeKind::Sequence { items, flow: false } = &doc.node(v).kind else {
+                continue;
+            };
+            let Some(&first) = items.first() else {
+                continue;
+            };
+            let key_start = doc.node(k).span.start;
+            let item_start = doc.node(first).span.start;
+            let Some(dash) = text[..item_start].rfind('-') else {
+                continue;
+            };
+            let key_col = key_start - line_start(text, key_start);
+            let dash_col = dash - line_start(text, dash);
+            if dash_col >= key_col && line_start(text, dash) != line_start(text, key_start) {
+                return dash_col - key_col;
+            }
+        }
+    }
+    0
 }
 
 /// How close a toleration comes to tolerating a taint: lower is closer; 0 tolerates it, and 10
@@ -305,6 +447,26 @@ pub fn closest_toleration(
         }
     }
     best.map(|(_, i, ti, m)| (i, ti, m))
+}
+
+/// The misses as a message says them, short: "value \"true\", not \"present\"; ...".
+pub fn misses_short(misses: &[Miss]) -> String {
+    misses
+        .iter()
+        .map(|m| match m {
+            Miss::Key { toleration, taint } => {
+                format!("key {}, not `{taint}`", super::shown(toleration))
+            }
+            Miss::Value { toleration, taint } => format!(
+                "value {}, not {}",
+                super::go_quote(toleration),
+                super::go_quote(taint)
+            ),
+            Miss::Effect { toleration, taint } => format!("effect {toleration}, not {taint}"),
+            other => other.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// "a; b; c" of the misses.

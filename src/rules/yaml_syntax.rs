@@ -11,6 +11,7 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: false,
     fixable: false,
     summary: "The document is not valid YAML, or its aliases expand too far",
+    why: "kubectl cannot read the document, so nothing in it is applied.",
     explanation: r#"## What it catches
 A document that does not parse as YAML (an unclosed bracket, a tab in the indentation, a stray
 `key: value: value`), an alias whose anchor is not defined, or a document in which too much

@@ -73,8 +73,11 @@ async function start(): Promise<void> {
   const serverOptions: ServerOptions = { command, args: ["server"] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
+      // JSON manifests too, as `taintlint lint` lints them (`kubectl get -o json` output).
       { scheme: "file", language: "yaml" },
       { scheme: "untitled", language: "yaml" },
+      { scheme: "file", language: "json" },
+      { scheme: "untitled", language: "json" },
     ],
     outputChannel: output,
     traceOutputChannel: traceOutput,
@@ -194,6 +197,8 @@ function serverSettings(scope?: vscode.Uri): Record<string, unknown> {
     enableAdmissionPlugins: config.get<string[]>("enableAdmissionPlugins", []),
     disableAdmissionPlugins: config.get<string[]>("disableAdmissionPlugins", []),
     rules: config.get<Record<string, string>>("rules", {}),
+    // null: the server's default (the rule reference in taintlint's repository).
+    docsUrl: config.get<string>("docsUrl", "").trim() || null,
   };
 }
 

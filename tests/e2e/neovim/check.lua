@@ -140,7 +140,8 @@ local function steps()
       table.insert(offered, { title = action.title, kind = action.kind, preferred = action.isPreferred })
       for _, d in ipairs((action.diagnostics or {})) do
         if d.code == rule then
-          return action.kind == 'quickfix'
+          -- The rule's fix, not the "Disable RULE for this line" action beside it.
+          return action.kind == 'quickfix' and not vim.startswith(action.title, 'Disable ')
         end
       end
       return false

@@ -108,6 +108,10 @@ async function problemRows(page) {
     rows.map((row) => ({
       text: row.innerText.replace(/\s+/g, " ").trim(),
       aria: row.getAttribute("aria-label") || "",
+      // Whether some text of the row is cut off with an ellipsis (not readable whole).
+      truncated: Array.from(row.querySelectorAll("*")).some(
+        (e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow === "ellipsis",
+      ),
       severity: (() => {
         const icon = row.querySelector(".marker-icon");
         if (!icon) return null;
@@ -139,7 +143,18 @@ async function showHover(page, line, column) {
   const hover = await page.waitForSelector(".monaco-hover-content", { state: "visible", timeout: TIMEOUT });
   // The diagnostic part shows at once, the server's hover when it answers.
   await page.waitForTimeout(1500);
-  return (await hover.innerText()).trim();
+  // Whether the hover needs scrolling: its scrollable container holds more than it shows.
+  const scrolls = await hover.evaluate((e) => {
+    for (let n = e; n; n = n.parentElement) {
+      if (n.scrollHeight > n.clientHeight + 1 && getComputedStyle(n).overflowY !== "visible") {
+        return true;
+      }
+      if (n.classList.contains("monaco-hover")) break;
+    }
+    return false;
+  });
+  const text = (await hover.innerText()).trim();
+  return scrolls ? `[scrolls] ${text}` : text;
 }
 
 async function runCommand(page, title) {
