@@ -592,52 +592,48 @@ fn simulate(args: SimulateArgs) -> ExitCode {
     };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
-    match args.format {
-        SimulateFormat::Json => {
-            // Streamed: each file's workloads are written as soon as it is done.
-            let line_indexes: Vec<_> = loaded
-                .sources
-                .iter()
-                .map(|(_, t)| taintlint::position::LineIndex::new(t))
-                .collect();
-            let place = |file: usize, offset: usize| {
-                let text = &loaded.sources.get(file)?.1;
-                Some(report::line_column(&line_indexes[file], text, offset))
-            };
-            let mut writer = report::simulate::JsonWriter::new(inventory, args.nodes);
-            // A closed pipe (`| head`) ends the output, not the run.
-            let mut write_ok = writer.begin(&mut stdout, &place).is_ok();
-            cli::ordered::run(
-                &inputs,
-                cli::ordered::threads(),
-                64,
-                simulate_one,
-                |result| match result {
-                    Ok(file) => {
-                        nowhere |= file.workloads.iter().any(|w| !w.simulation.fits_anywhere());
-                        write_ok = write_ok && writer.file(&mut stdout, &file).is_ok();
-                    }
-                    Err(e) => problems.push(e),
-                },
-            );
-            let _ = write_ok && writer.end(&mut stdout).is_ok();
+    // JSON is streamed: each file's workloads are written as soon as it is done. The matrix
+    // needs every row before its first line.
+    let line_indexes: Vec<_> = loaded
+        .sources
+        .iter()
+        .map(|(_, t)| taintlint::position::LineIndex::new(t))
+        .collect();
+    let place = |file: usize, offset: usize| {
+        let text = &loaded.sources.get(file)?.1;
+        Some(report::line_column(&line_indexes[file], text, offset))
+    };
+    let mut writer = match args.format {
+        SimulateFormat::Json => Some(report::simulate::JsonWriter::new(inventory, args.nodes)),
+        SimulateFormat::Human => None,
+    };
+    // A closed pipe (`| head`) ends the output, not the run.
+    let mut write_ok = match &mut writer {
+        Some(w) => w.begin(&mut stdout, &place).is_ok(),
+        None => true,
+    };
+    let mut files = Vec::new();
+    cli::ordered::run(
+        &inputs,
+        cli::ordered::threads(),
+        64,
+        simulate_one,
+        |result| match result {
+            Ok(file) => {
+                nowhere |= file.workloads.iter().any(|w| !w.simulation.fits_anywhere());
+                match &mut writer {
+                    Some(w) => write_ok = write_ok && w.file(&mut stdout, &file).is_ok(),
+                    None => files.push(file),
+                }
+            }
+            Err(e) => problems.push(e),
+        },
+    );
+    match &mut writer {
+        Some(w) => {
+            let _ = write_ok && w.end(&mut stdout).is_ok();
         }
-        SimulateFormat::Human => {
-            let mut files = Vec::new();
-            cli::ordered::run(
-                &inputs,
-                cli::ordered::threads(),
-                64,
-                simulate_one,
-                |result| match result {
-                    Ok(f) => files.push(f),
-                    Err(e) => problems.push(e),
-                },
-            );
-            nowhere = files
-                .iter()
-                .flat_map(|f| &f.workloads)
-                .any(|w| !w.simulation.fits_anywhere());
+        None => {
             let _ = stdout.write_all(report::simulate::human(inventory, &files).as_bytes());
         }
     }

@@ -196,7 +196,7 @@ pub(crate) fn parse<'a>(
         };
         let pool_taints = taint_list
             .as_ref()
-            .map(|l| taints(file, doc, l))
+            .map(|l| taints(file, doc, l).0)
             .unwrap_or_default();
         lists.extend(taint_list);
         let Some(nodes) = nodes.as_deref_mut() else {

@@ -38,10 +38,7 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
         }
         if compact::is_pool_file(doc, root) {
             let lists = compact::parse(file, text, doc, root, Some(&mut nodes))?;
-            invalid += lists
-                .iter()
-                .map(|l| items(doc, l).iter().filter(|i| i.taint().is_none()).count())
-                .sum::<usize>();
+            invalid += lists.iter().map(|l| taints(file, doc, l).1).sum::<usize>();
             continue;
         }
         let kind = doc.get_str(root, "kind").unwrap_or("");
@@ -146,9 +143,11 @@ pub(crate) fn labels(
     Ok(out)
 }
 
-/// The valid taints of a taint list (invalid ones are left to the rules to report).
-pub(crate) fn taints(file: usize, doc: &Document<'_>, list: &List) -> Vec<PoolTaint> {
-    items(doc, list)
+/// The valid taints of a taint list (invalid ones are left to the rules to report), and how
+/// many were left out.
+pub(crate) fn taints(file: usize, doc: &Document<'_>, list: &List) -> (Vec<PoolTaint>, usize) {
+    let all = items(doc, list);
+    let valid: Vec<PoolTaint> = all
         .iter()
         .filter_map(|item| {
             Some(PoolTaint {
@@ -159,7 +158,9 @@ pub(crate) fn taints(file: usize, doc: &Document<'_>, list: &List) -> Vec<PoolTa
                 },
             })
         })
-        .collect()
+        .collect();
+    let invalid = all.len() - valid.len();
+    (valid, invalid)
 }
 
 fn node(
@@ -195,8 +196,8 @@ fn node(
                 path: String::new(),
                 object: None,
             };
-            let found = taints(file, doc, &list);
-            *invalid += items(doc, &list).len() - found.len();
+            let (found, left_out) = taints(file, doc, &list);
+            *invalid += left_out;
             found
         }
         None => Vec::new(),

@@ -217,6 +217,20 @@ impl Reason {
         }
     }
 
+    /// Whether two reasons say the same thing (a `nodeSelector` miss is the same whatever
+    /// value each node has instead), as [`describe`](Self::describe) would, without building it.
+    pub fn same_as(&self, other: &Reason) -> bool {
+        match (self, other) {
+            (
+                Reason::NodeSelector { key, wanted, .. },
+                Reason::NodeSelector {
+                    key: k, wanted: w, ..
+                },
+            ) => key == k && wanted == w,
+            _ => self == other,
+        }
+    }
+
     /// Whether a toleration could remove it.
     pub fn tolerable(&self) -> bool {
         matches!(self, Reason::Unschedulable | Reason::Taint(_))
