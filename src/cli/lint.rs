@@ -5,15 +5,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use rayon::prelude::*;
 
 use taintlint::config_file::{self, ConfigFile};
-use taintlint::report::{self, FileReport, Summary};
-use taintlint::{analyse_with, config, fix, rules, Options};
+use taintlint::fix::{self, FixMode};
+use taintlint::report::{self, FileReport, Positions, Summary, Writer};
+use taintlint::{analyse_with, config, rules, Options};
 
-use super::input::{collect_inputs, one_stdin, read, same_file, write_atomically, Input};
+use super::input::{
+    collect_inputs, config_index, one_stdin, read, same_file, write_atomically, Input,
+};
 use super::inventory::load_inventory;
-use super::ClusterArgs;
+use super::{ordered, ClusterArgs};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
@@ -39,8 +41,9 @@ enum Color {
 
 #[derive(Args)]
 pub(crate) struct LintArgs {
-    /// Files or directories to lint; `-` reads standard input.
-    #[arg(required = true, value_name = "PATH")]
+    /// Files or directories to lint (the current directory when none is given); `-` reads
+    /// standard input.
+    #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -62,9 +65,17 @@ pub(crate) struct LintArgs {
     /// is left.
     #[arg(long, conflicts_with = "diff")]
     fix: bool,
+    /// With `--fix` or `--diff`: apply the fixes that need review too (they change what a
+    /// toleration matches: read the diff).
+    #[arg(long)]
+    unsafe_fixes: bool,
     /// Print what `--fix` would change, as a unified diff, and write nothing.
     #[arg(long)]
     diff: bool,
+    /// The file name standard input stands for: shown in the findings, and used to find its
+    /// configuration and per-file settings.
+    #[arg(long, value_name = "PATH")]
+    stdin_filename: Option<PathBuf>,
     /// Skip files the configuration excludes, and Helm chart templates, even when they are
     /// named on the command line (as pre-commit names every changed file).
     #[arg(long)]
@@ -87,8 +98,18 @@ struct Linted {
     diff: String,
 }
 
-pub(crate) fn run(args: LintArgs) -> ExitCode {
-    let mut problems = Vec::new();
+/// One file to lint: an input from the command line, or an inventory file (reported too: its
+/// own findings, and the place related locations point to).
+enum Job {
+    Input(Input),
+    Inventory(usize),
+}
+
+pub(crate) fn run(mut args: LintArgs) -> ExitCode {
+    let explicit = !args.paths.is_empty();
+    if !explicit {
+        args.paths.push(PathBuf::from("."));
+    }
     let configs = match load_configs(&args) {
         Ok(c) => c,
         Err(errors) => {
@@ -128,103 +149,166 @@ pub(crate) fn run(args: LintArgs) -> ExitCode {
         }
     };
     let inventory = loaded.as_ref().map(|l| &l.inventory);
+    let mut problems = Vec::new();
+    let stdin_config = args
+        .stdin_filename
+        .as_deref()
+        .map_or(0, |p| config_index(p, &configs));
     let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
-
-    let results: Vec<Result<Linted, String>> = inputs
-        .into_par_iter()
-        .map(|input| {
-            let name = input.name();
-            let (config, options) = &configs[input.config()];
-            let path = match &input {
-                Input::File(p, _) => Some(p.as_path()),
-                Input::Stdin(_) => None,
-            };
-            let options = config.options_for(options, path);
-            let mut text = read(&input)?;
-            let mut linted = Linted {
-                reports: Vec::new(),
-                fixed: 0,
-                diff: String::new(),
-            };
-            if args.fix || args.diff {
-                let fixed = fix::fix_safe(&text, &options);
-                linted.fixed = fixed.applied;
-                if args.diff {
-                    linted.diff = fix::unified_diff(&name, &text, &fixed.text);
-                    return Ok(linted);
-                }
-                if fixed.text != text {
-                    if let Some(path) = path {
-                        write_atomically(path, &fixed.text)
-                            .map_err(|e| format!("{name}: could not write the fixes: {e}"))?;
-                    }
-                    text = fixed.text;
-                }
-            }
-            let diagnostics = analyse_with(&text, &options, inventory);
-            let report = FileReport::new(name, text, diagnostics);
-            linted.reports = match input {
-                // `helm template ... | taintlint lint -`: report against the templates.
-                Input::Stdin(_) => report::helm::split(report),
-                Input::File(..) => vec![report],
-            };
-            Ok(linted)
+    if inputs.is_empty() && problems.is_empty() {
+        let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        eprintln!(
+            "taintlint: no file to lint in {} (files named *.yaml, *.yml or *.json, unless the \
+             configuration says otherwise)",
+            paths.join(", ")
+        );
+        if explicit {
+            return ExitCode::from(2);
+        }
+    }
+    let mut jobs: Vec<Job> = inputs
+        .into_iter()
+        .map(|input| match input {
+            Input::Stdin(_) => Job::Input(Input::Stdin(stdin_config)),
+            other => Job::Input(other),
         })
         .collect();
-    let mut files = Vec::new();
-    let mut fixed = 0;
-    let mut fixed_files = 0;
-    let mut diff = String::new();
-    for r in results {
-        match r {
-            Ok(l) => {
-                files.extend(l.reports);
-                fixed += l.fixed;
-                fixed_files += usize::from(l.fixed > 0);
-                diff.push_str(&l.diff);
-            }
-            Err(e) => problems.push(e),
-        }
-    }
-    // The inventory files are reported too: their own findings, and the place related
-    // locations point to.
-    if let Some(l) = &loaded {
-        for (i, (path, text)) in l.sources.iter().enumerate() {
-            let name = l.inventory.files[i].name.clone();
-            let listed = files.iter().any(|f| f.path == name)
-                || files.iter().any(|f| same_file(Path::new(&f.path), path));
-            if !listed && !args.diff {
-                let diagnostics = analyse_with(text, &configs[0].1, inventory);
-                files.push(FileReport::new(name, text.clone(), diagnostics));
+    if let (Some(l), false) = (&loaded, args.diff) {
+        for (i, (path, _)) in l.sources.iter().enumerate() {
+            let listed = jobs.iter().any(|j| match j {
+                Job::Input(Input::File(p, _)) => p == path || same_file(p, path),
+                _ => false,
+            });
+            if !listed {
+                jobs.push(Job::Inventory(i));
             }
         }
     }
-
-    let out = if args.diff {
-        diff.clone()
+    let mode = if args.unsafe_fixes {
+        FixMode::Unsafe
     } else {
-        match args.format {
-            Format::Json => report::json::render(&files),
-            Format::Concise => report::concise::render(&files),
-            Format::Sarif => report::sarif::render(&files),
-            Format::Github => report::github::render(&files),
-            Format::Human => {
-                let color = match args.color {
-                    Color::Always => true,
-                    Color::Never => false,
-                    Color::Auto => {
-                        std::io::stdout().is_terminal()
-                            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    }
-                };
-                report::human::render(&files, color)
+        FixMode::Safe
+    };
+
+    let lint_one = |job: &Job| -> Result<Linted, String> {
+        let mut linted = Linted {
+            reports: Vec::new(),
+            fixed: 0,
+            diff: String::new(),
+        };
+        let input = match job {
+            Job::Input(input) => input,
+            Job::Inventory(i) => {
+                let l = loaded.as_ref().expect("inventory jobs come from it");
+                let text = l.sources[*i].1.clone();
+                let diagnostics = analyse_with(&text, &configs[0].1, inventory);
+                let name = l.inventory.files[*i].name.clone();
+                linted
+                    .reports
+                    .push(FileReport::new(name, text, diagnostics));
+                return Ok(linted);
             }
+        };
+        let (name, path) = match input {
+            Input::File(p, _) => (input.name(), Some(p.as_path())),
+            Input::Stdin(_) => match &args.stdin_filename {
+                Some(p) => (p.display().to_string(), Some(p.as_path())),
+                None => (input.name(), None),
+            },
+        };
+        let (config, options) = &configs[input.config()];
+        let options = config.options_for(options, path);
+        let mut text = read(input)?;
+        if args.fix || args.diff {
+            let fixed = fix::fix_all_with(&text, mode, |t| analyse_with(t, &options, inventory));
+            linted.fixed = fixed.applied;
+            if args.diff {
+                linted.diff = fix::unified_diff(&name, &text, &fixed.text);
+                return Ok(linted);
+            }
+            if fixed.text != text {
+                if let Input::File(path, _) = input {
+                    write_atomically(path, &fixed.text)
+                        .map_err(|e| format!("{name}: could not write the fixes: {e}"))?;
+                }
+                text = fixed.text;
+            }
+        }
+        let diagnostics = analyse_with(&text, &options, inventory);
+        let report = FileReport::new(name, text, diagnostics);
+        linted.reports = match input {
+            // `helm template ... | taintlint lint -`: report against the templates.
+            Input::Stdin(_) => report::helm::split(report),
+            Input::File(..) => vec![report],
+        };
+        Ok(linted)
+    };
+
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = stdout.write_all(out.as_bytes());
+    let mut writer: Box<dyn Writer> = match args.format {
+        Format::Json => Box::new(report::json::Json::default()),
+        Format::Concise => Box::new(report::concise::Concise),
+        Format::Sarif => Box::new(report::sarif::Sarif::default()),
+        Format::Github => Box::new(report::github::Github),
+        Format::Human => Box::new(report::human::Human::new(color)),
+    };
+    // Related locations point into the inventory files.
+    let positions = Positions::new(loaded.iter().flat_map(|l| {
+        l.inventory
+            .files
+            .iter()
+            .zip(&l.sources)
+            .map(|(f, (_, text))| (f.name.as_str(), text.as_str()))
+    }));
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    // A closed pipe (`| head`) ends the output, not the run: the exit status still counts.
+    let mut write_ok = args.diff || writer.begin(&mut stdout).is_ok();
+    let mut summary = Summary::default();
+    let mut files = 0;
+    let mut fixed = 0;
+    let mut fixed_files = 0;
+    let mut diffs = false;
+    let threads = ordered::threads();
+    ordered::run(
+        &jobs,
+        threads,
+        4 * threads,
+        lint_one,
+        |result| match result {
+            Ok(l) => {
+                fixed += l.fixed;
+                fixed_files += usize::from(l.fixed > 0);
+                diffs |= !l.diff.is_empty();
+                if args.diff {
+                    write_ok = write_ok && stdout.write_all(l.diff.as_bytes()).is_ok();
+                }
+                for report in &l.reports {
+                    summary.add(&report.diagnostics);
+                    files += 1;
+                    if !args.diff {
+                        write_ok = write_ok && writer.file(&mut stdout, report, &positions).is_ok();
+                    }
+                }
+                if write_ok {
+                    // Each file's findings reach the reader when the file is done.
+                    write_ok = stdout.flush().is_ok();
+                }
+            }
+            Err(e) => problems.push(e),
+        },
+    );
+    if !args.diff && write_ok {
+        let _ = writer.end(&mut stdout, files, &summary);
+    }
     let _ = stdout.flush();
+    drop(stdout);
 
     if args.fix && fixed > 0 {
         let noun =
@@ -241,8 +325,8 @@ pub(crate) fn run(args: LintArgs) -> ExitCode {
     if !problems.is_empty() {
         ExitCode::from(2)
     } else if args.diff {
-        ExitCode::from(u8::from(!diff.is_empty()))
-    } else if Summary::of(&files).error > 0 {
+        ExitCode::from(u8::from(diffs))
+    } else if summary.error > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -307,7 +391,7 @@ fn load_configs(args: &LintArgs) -> Result<Vec<(ConfigFile, Options)>, Vec<Strin
         return Ok(vec![resolve(load(Some(path.clone()))?)?]);
     }
     let mut found: Vec<Option<PathBuf>> = vec![config_file::discover(Path::new("."))];
-    for path in &args.paths {
+    for path in args.paths.iter().chain(&args.stdin_filename) {
         if path.as_os_str() != "-" {
             let f = config_file::discover(path);
             if !found.contains(&f) {

@@ -30,11 +30,19 @@ pub(crate) fn explain(rule: &str) -> ExitCode {
             ExitCode::SUCCESS
         }
         None => {
-            let names: Vec<&str> = rules::all().map(|m| m.name).collect();
-            eprintln!(
-                "taintlint: no rule named {rule:?}; the rules are: {}",
-                names.join(", ")
-            );
+            match rules::closest(rule) {
+                Some(near) => eprintln!(
+                    "taintlint: no rule named {rule:?}; did you mean `{near}`? \
+                     (`taintlint rules` lists them all)"
+                ),
+                None => {
+                    let names: Vec<&str> = rules::all().map(|m| m.name).collect();
+                    eprintln!(
+                        "taintlint: no rule named {rule:?}; the rules are: {}",
+                        names.join(", ")
+                    );
+                }
+            }
             ExitCode::from(2)
         }
     }
