@@ -196,15 +196,15 @@ impl Cluster {
                 }
                 "RuntimeClass" => {
                     let mut tolerations = Vec::new();
-                    for list in ex.tolerations.iter().filter(|l| {
-                        l.owner == Owner::RuntimeClass && l.list.object == Some(index)
-                    }) {
+                    for list in ex
+                        .tolerations
+                        .iter()
+                        .filter(|l| l.owner == Owner::RuntimeClass && l.list.object == Some(index))
+                    {
                         for item in items(doc, &list.list) {
                             if let Some(t) = item.toleration() {
-                                tolerations.push(ApiToleration::new(
-                                    t,
-                                    item.str("operator").is_empty(),
-                                ));
+                                tolerations
+                                    .push(ApiToleration::new(t, item.str("operator").is_empty()));
                             }
                         }
                     }
@@ -214,12 +214,7 @@ impl Cluster {
                         .and_then(|(_, m)| doc.mapping(m))
                         .unwrap_or_default()
                         .iter()
-                        .filter_map(|&(k, v)| {
-                            Some((
-                                scalar_text(doc, k)?,
-                                scalar_text(doc, v)?,
-                            ))
-                        })
+                        .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
                         .collect();
                     let rc = RuntimeClass {
                         name: name.to_string(),
