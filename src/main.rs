@@ -186,6 +186,10 @@ struct ClusterArgs {
     /// Admission plugins to disable (comma-separated).
     #[arg(long, value_name = "PLUGIN,...")]
     disable_admission_plugins: Vec<String>,
+    /// kube-apiserver's admission configuration (an AdmissionConfiguration): the
+    /// PodTolerationRestriction plugin's default tolerations and whitelist.
+    #[arg(long, value_name = "FILE")]
+    admission_control_config_file: Option<PathBuf>,
 }
 
 impl ClusterArgs {
@@ -205,6 +209,17 @@ impl ClusterArgs {
             options
                 .set_admission_plugins(spec, false)
                 .map_err(|e| format!("--disable-admission-plugins: {e}"))?;
+        }
+        if let Some(path) = &self.admission_control_config_file {
+            let name = path.display();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                format!("--admission-control-config-file {name}: {}", io_message(&e))
+            })?;
+            let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            let read = |p: &str| std::fs::read_to_string(dir.join(p)).map_err(|e| io_message(&e));
+            let config = taintlint::admission_config::parse(&text, &read)
+                .map_err(|e| format!("--admission-control-config-file {name}: {e}"))?;
+            options.set_toleration_restriction(config);
         }
         Ok(options)
     }
@@ -331,6 +346,11 @@ fn lint(args: LintArgs) -> ExitCode {
     };
     let inventory = loaded.as_ref().map(|l| &l.inventory);
     let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
+    let cluster = std::sync::Arc::new(cluster_objects(&inputs, inventory));
+    let mut configs = configs;
+    for (_, options) in &mut configs {
+        options.set_cluster(cluster.clone());
+    }
 
     let results: Vec<Result<Linted, String>> = inputs
         .into_par_iter()
@@ -449,6 +469,23 @@ fn lint(args: LintArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The Namespaces and RuntimeClasses of the inventory files and of every input file (standard
+/// input, read once, only counts for itself).
+fn cluster_objects(
+    inputs: &[Input],
+    inventory: Option<&Inventory>,
+) -> taintlint::k8s::cluster::Cluster {
+    let mut cluster = inventory.map(|i| i.cluster.clone()).unwrap_or_default();
+    for input in inputs {
+        if let Input::File(path, _) = input {
+            if let Ok(text) = std::fs::read_to_string(path) {
+                cluster.add_text(&path.display().to_string(), &text);
+            }
+        }
+    }
+    cluster
 }
 
 /// An inventory and the texts it was read from.
@@ -582,6 +619,11 @@ fn simulate(args: SimulateArgs) -> ExitCode {
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
     let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
+    let mut options = options;
+    options.set_cluster(std::sync::Arc::new(cluster_objects(
+        &inputs,
+        Some(inventory),
+    )));
     let simulate_one = |input: &Input| -> Result<SimulatedFile, String> {
         let path = input.name();
         let text = read(input)?;
