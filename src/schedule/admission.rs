@@ -981,7 +981,8 @@ mod tests {
     // Ported from TestMergeTolerations.
     #[test]
     fn merge_cases() {
-        let cases: &[(&str, &[&str], &[&str], &[&str])] = &[
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let cases: &[Case] = &[
             (
                 "disjoint",
                 &["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
