@@ -186,3 +186,20 @@ pub(crate) fn read(input: &Input) -> Result<String, String> {
         )
     })
 }
+
+/// The Namespaces and RuntimeClasses of the inventory files and of every input file (standard
+/// input, read once, only counts for itself).
+pub(crate) fn cluster_objects(
+    inputs: &[Input],
+    inventory: Option<&taintlint::inventory::Inventory>,
+) -> taintlint::k8s::cluster::Cluster {
+    let mut cluster = inventory.map(|i| i.cluster.clone()).unwrap_or_default();
+    for input in inputs {
+        if let Input::File(path, _) = input {
+            if let Ok(text) = std::fs::read_to_string(path) {
+                cluster.add_text(&path.display().to_string(), &text);
+            }
+        }
+    }
+    cluster
+}

@@ -155,6 +155,11 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .as_deref()
         .map_or(0, |p| config_index(p, &configs));
     let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
+    let cluster = std::sync::Arc::new(super::input::cluster_objects(&inputs, inventory));
+    let mut configs = configs;
+    for (_, options) in &mut configs {
+        options.set_cluster(cluster.clone());
+    }
     if inputs.is_empty() && problems.is_empty() {
         let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         eprintln!(

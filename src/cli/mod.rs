@@ -81,6 +81,10 @@ pub(crate) struct ClusterArgs {
     /// Admission plugins to disable (comma-separated).
     #[arg(long, value_name = "PLUGIN,...")]
     disable_admission_plugins: Vec<String>,
+    /// kube-apiserver's admission configuration (an AdmissionConfiguration): the
+    /// PodTolerationRestriction plugin's default tolerations and whitelist.
+    #[arg(long, value_name = "FILE")]
+    admission_control_config_file: Option<std::path::PathBuf>,
 }
 
 impl ClusterArgs {
@@ -100,6 +104,24 @@ impl ClusterArgs {
             options
                 .set_admission_plugins(spec, false)
                 .map_err(|e| format!("--disable-admission-plugins: {e}"))?;
+        }
+        if let Some(path) = &self.admission_control_config_file {
+            let name = path.display();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                format!(
+                    "--admission-control-config-file {name}: {}",
+                    input::io_message(&e)
+                )
+            })?;
+            let dir = path
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf();
+            let read =
+                |p: &str| std::fs::read_to_string(dir.join(p)).map_err(|e| input::io_message(&e));
+            let config = taintlint::admission_config::parse(&text, &read)
+                .map_err(|e| format!("--admission-control-config-file {name}: {e}"))?;
+            options.set_toleration_restriction(config);
         }
         Ok(options)
     }
