@@ -216,7 +216,12 @@ fn the_whitelist_rejects_with_the_namespace_from_another_file() {
     let message = d["message"].as_str().unwrap();
     assert!(message.starts_with("PodTolerationRestriction admission rejects Pod shop/p: toleration {key: gpu, operator: Exists, effect: NoSchedule} (tolerations[0]) is outside namespace shop's tolerationsWhitelist"), "{message}");
     assert_eq!(d["related"][0]["file"], "ns.yaml");
-    // (JSON output is streamed: a place in another linted file is named, not positioned.)
+    // The place in the other file is positioned: at the whitelist annotation.
+    assert_eq!(
+        d["related"][0]["range"]["start"]["line"], 7,
+        "{}",
+        d["related"]
+    );
 }
 
 #[test]

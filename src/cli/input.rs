@@ -188,18 +188,33 @@ pub(crate) fn read(input: &Input) -> Result<String, String> {
 }
 
 /// The Namespaces and RuntimeClasses of the inventory files and of every input file (standard
-/// input, read once, only counts for itself).
+/// input, read once, only counts for itself), and the texts of the input files that hold some
+/// (related locations point into them). Files are read on every core; only the few that may
+/// hold such objects are parsed.
 pub(crate) fn cluster_objects(
     inputs: &[Input],
     inventory: Option<&taintlint::inventory::Inventory>,
-) -> taintlint::k8s::cluster::Cluster {
+) -> (taintlint::k8s::cluster::Cluster, Vec<(String, String)>) {
+    use rayon::prelude::*;
+    use taintlint::k8s::cluster::may_hold_cluster_objects;
     let mut cluster = inventory.map(|i| i.cluster.clone()).unwrap_or_default();
-    for input in inputs {
-        if let Input::File(path, _) = input {
-            if let Ok(text) = std::fs::read_to_string(path) {
-                cluster.add_text(&path.display().to_string(), &text);
+    let candidates: Vec<(String, String)> = inputs
+        .par_iter()
+        .filter_map(|input| match input {
+            Input::File(path, _) => {
+                let text = std::fs::read_to_string(path).ok()?;
+                may_hold_cluster_objects(&text).then(|| (path.display().to_string(), text))
             }
+            Input::Stdin(_) => None,
+        })
+        .collect();
+    let mut holding = Vec::new();
+    for (name, text) in candidates {
+        let before = cluster.len();
+        cluster.add_text(&name, &text);
+        if cluster.len() > before {
+            holding.push((name, text));
         }
     }
-    cluster
+    (cluster, holding)
 }

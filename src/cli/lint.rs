@@ -155,7 +155,8 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .as_deref()
         .map_or(0, |p| config_index(p, &configs));
     let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
-    let cluster = std::sync::Arc::new(super::input::cluster_objects(&inputs, inventory));
+    let (cluster, cluster_files) = super::input::cluster_objects(&inputs, inventory);
+    let cluster = std::sync::Arc::new(cluster);
     let mut configs = configs;
     for (_, options) in &mut configs {
         options.set_cluster(cluster.clone());
@@ -264,14 +265,20 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         Format::Github => Box::new(report::github::Github),
         Format::Human => Box::new(report::human::Human::new(color)),
     };
-    // Related locations point into the inventory files.
-    let positions = Positions::new(loaded.iter().flat_map(|l| {
-        l.inventory
-            .files
+    // Related locations point into the inventory files and the files that hold Namespaces and
+    // RuntimeClasses.
+    let positions = Positions::new(
+        loaded
             .iter()
-            .zip(&l.sources)
-            .map(|(f, (_, text))| (f.name.as_str(), text.as_str()))
-    }));
+            .flat_map(|l| {
+                l.inventory
+                    .files
+                    .iter()
+                    .zip(&l.sources)
+                    .map(|(f, (_, text))| (f.name.as_str(), text.as_str()))
+            })
+            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
+    );
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     // A closed pipe (`| head`) ends the output, not the run: the exit status still counts.
     let mut write_ok = args.diff || writer.begin(&mut stdout).is_ok();

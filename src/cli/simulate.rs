@@ -110,10 +110,9 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     let configs = vec![(config, options.clone())];
     let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
     let mut options = options;
-    options.set_cluster(std::sync::Arc::new(super::input::cluster_objects(
-        &inputs,
-        Some(inventory),
-    )));
+    options.set_cluster(std::sync::Arc::new(
+        super::input::cluster_objects(&inputs, Some(inventory)).0,
+    ));
     let simulate_one = |input: &Input| -> Result<SimulatedFile, String> {
         let path = input.name();
         let text = read(input)?;

@@ -122,6 +122,11 @@ impl Cluster {
         self.namespaces.is_empty() && self.runtime_classes.is_empty()
     }
 
+    /// How many objects it holds.
+    pub fn len(&self) -> usize {
+        self.namespaces.len() + self.runtime_classes.len()
+    }
+
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
         self.namespaces.get(name)
     }
