@@ -23,6 +23,7 @@ use tower_lsp_server::ls_types::request::Request as LspRequest;
 use tower_lsp_server::ls_types::{self as lsp, *};
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
+use crate::analysis::FileAnalysis;
 use crate::diagnostic::Diagnostic;
 use crate::lsp::completion::{self, Context, KnownTaint, SuggestionKind};
 use crate::lsp::convert::{self, Lines};
@@ -36,6 +37,7 @@ use crate::lsp::inventory;
 use crate::lsp::settings::{Settings, SECTION};
 use crate::lsp::workspace::Workspace;
 use crate::position::{Encoding, LineIndex};
+use crate::schedule::placement::{Placement, TolerationPlace};
 
 /// How the server behaves, apart from what the client configures.
 #[derive(Debug, Clone)]
@@ -126,6 +128,9 @@ struct Analysis {
     version: i32,
     generation: u64,
     diagnostics: Vec<Diagnostic>,
+    /// Where each workload lands and what each toleration matches (with an inventory).
+    placements: Vec<Placement>,
+    tolerations: Vec<TolerationPlace>,
     lsp: Vec<lsp::Diagnostic>,
 }
 
@@ -300,10 +305,14 @@ fn analyse(
     encoding: Encoding,
     chunks: &Mutex<ChunkCache>,
 ) -> Analysis {
-    let diagnostics = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
+    let FileAnalysis {
+        diagnostics,
+        placements,
+        tolerations,
+    } = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
         &snap.text,
         ws.generation,
-        |text| ws.analyse(text),
+        |text| ws.analyse_file(text, true),
     );
     let indexes: RefCell<HashMap<PathBuf, LineIndex>> = RefCell::new(HashMap::new());
     let other_file = |file: &str, range: Range<usize>| -> Option<Location> {
@@ -329,6 +338,8 @@ fn analyse(
         version: snap.version,
         generation: ws.generation,
         diagnostics,
+        placements,
+        tolerations,
         lsp,
     }
 }
@@ -782,23 +793,27 @@ impl Inner {
     /// Taints on the Nodes in the inventory and in the open files, for completion.
     async fn known_taints(&self) -> jsonrpc::Result<Vec<KnownTaint>> {
         let workspace = self.lock().workspace.clone();
-        let mut out: Vec<KnownTaint> = workspace
-            .inventory
-            .taints()
-            .iter()
-            .map(|t| KnownTaint {
-                key: t.taint.key.clone(),
-                value: t.taint.value.clone(),
-                source: format!(
-                    "Node {} (inventory {})",
-                    t.node,
-                    t.path.file_name().map_or_else(
-                        || t.path.display().to_string(),
-                        |n| n.to_string_lossy().into_owned()
-                    )
-                ),
-            })
-            .collect();
+        let mut out: Vec<KnownTaint> = Vec::new();
+        if let Some(cluster) = &workspace.cluster {
+            for pool in &cluster.pools {
+                for t in &pool.taints {
+                    let file = Path::new(cluster.file_name(&t.at));
+                    out.push(KnownTaint {
+                        key: t.taint.key.clone(),
+                        value: t.taint.value.clone(),
+                        source: format!(
+                            "pool {} ({}, inventory {})",
+                            pool.name,
+                            pool.size(),
+                            file.file_name().map_or_else(
+                                || file.display().to_string(),
+                                |n| n.to_string_lossy().into_owned()
+                            )
+                        ),
+                    });
+                }
+            }
+        }
         let docs = self.facts(self.open_uris()).await?;
         for (uri, _, facts) in &docs {
             for t in &facts.taints {
@@ -1162,7 +1177,7 @@ impl LanguageServer for Backend {
         let on_toleration = facts.toleration_at(offset).filter(|_| sections.is_empty());
         let on_taint = facts.taint_at(offset).filter(|_| sections.is_empty());
         if let Some(t) = on_toleration {
-            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
+            sections.push(hover::toleration(t, gate, ws.cluster.as_deref()));
             range = Some(t.range.clone());
         } else if let Some(t) = on_taint {
             let tolerators = match &t.taint {
