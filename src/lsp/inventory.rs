@@ -8,7 +8,9 @@
 //! completion, lenses, hints, definitions) reads that one inventory.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use crate::position::LineIndex;
 use std::time::SystemTime;
 
 /// One inventory file as last read.
@@ -19,6 +21,8 @@ pub struct InventoryFile {
     pub text: Result<Arc<str>, String>,
     /// When it was last modified, to notice changes when the client cannot watch files.
     pub modified: Option<SystemTime>,
+    /// Where its lines start, made when a position in it is first needed.
+    lines: Arc<OnceLock<LineIndex>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -64,6 +68,14 @@ impl InventoryFiles {
             .iter()
             .find(|f| f.path == path)
             .and_then(|f| f.text.as_deref().ok())
+    }
+
+    /// The text of an inventory file and where its lines start (computed once per reading: an
+    /// inventory can be a hundred megabytes).
+    pub fn lines(&self, path: &Path) -> Option<(&str, &LineIndex)> {
+        let f = self.files.iter().find(|f| f.path == path)?;
+        let text = f.text.as_deref().ok()?;
+        Some((text, f.lines.get_or_init(|| LineIndex::new(text))))
     }
 
     /// Files that could not be read, as messages.
@@ -121,6 +133,7 @@ fn read_file(path: &Path) -> InventoryFile {
         path: path.to_path_buf(),
         text,
         modified: modified(path),
+        lines: Arc::default(),
     }
 }
 

@@ -8,6 +8,7 @@
 //! [`completion`] and [`facts`] (what one open document says) produce what the editor shows;
 //! everything about the cluster comes from the one core inventory the workspace holds.
 
+pub mod cluster;
 pub mod completion;
 pub mod convert;
 pub mod diagnostics;
