@@ -9,6 +9,8 @@
 
 #[path = "../tests/support/client.rs"]
 mod client;
+// Shared with the other benchmarks: this one uses the inventory and the manifests only.
+#[allow(dead_code)]
 #[path = "support/cluster.rs"]
 mod cluster;
 

@@ -415,7 +415,10 @@ fn check_cluster(report: &Value, last: &Value) {
 
     // Definition on the `example.com/spot` toleration: the taint the inventory got, its line.
     let def = &report["definition"];
-    assert!(def["file"].as_str().unwrap().ends_with("nodes.yaml"), "{def}");
+    assert!(
+        def["file"].as_str().unwrap().ends_with("nodes.yaml"),
+        "{def}"
+    );
     let taint_line = nodes
         .lines()
         .position(|l| l == "  - key: example.com/spot")
@@ -446,7 +449,9 @@ fn check_cluster(report: &Value, last: &Value) {
     // :checkhealth taintlint names the inventory in use.
     let health = report["health"].as_str().unwrap();
     assert!(
-        health.lines().any(|l| l.contains("OK inventory ") && l.contains("nodes.yaml")),
+        health
+            .lines()
+            .any(|l| l.contains("OK inventory ") && l.contains("nodes.yaml")),
         "{health}"
     );
 }
