@@ -344,12 +344,13 @@ fn legend(pools: &[Pool], max: usize) -> String {
         }
         what
     };
-    // Taints in a column of their own when the longest fits there, else under each pool.
+    // Taints in a column of their own when the longest (and a comma) fits there, else under
+    // each pool.
     let indent = 2 + label + 2 + name + 2 + size + 2;
     let tabular = pools
         .iter()
-        .flat_map(|p| what(p))
-        .all(|w| indent + width(&w) + 1 <= max);
+        .flat_map(&what)
+        .all(|w| indent + width(&w) < max);
     for (i, p) in pools.iter().enumerate() {
         let text = what(p).join(", ");
         let letter = format!("  {}  ", pad(&column(i), label));
