@@ -3,9 +3,10 @@
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, Inventory};
-use crate::k8s::objects::extract;
+use crate::k8s::objects::{extract, items};
 use crate::rules::{self, check_lists, RuleMeta};
-use crate::schedule::{self, Rejected, WorkloadResult};
+use crate::schedule::placement::{Placement, TolerationPlace};
+use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
 use crate::suppress;
 use crate::syntax::{self, Document, NodeKind, SyntaxError};
 
@@ -24,8 +25,40 @@ pub fn analyse_with(
     options: &Options,
     inventory: Option<&Inventory>,
 ) -> Vec<Diagnostic> {
+    analyse_file(text, options, inventory, false).diagnostics
+}
+
+/// One file's analysis: its findings and, when asked for (`placements`) and an inventory is
+/// given, where each pod template lands and what each toleration matches, as editors show
+/// them. The simulations are those the inventory rules ran, kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileAnalysis {
+    pub diagnostics: Vec<Diagnostic>,
+    /// One per pod template, in document order.
+    pub placements: Vec<Placement>,
+    /// One per valid toleration written in the file, in document order.
+    pub tolerations: Vec<TolerationPlace>,
+}
+
+impl From<Vec<Diagnostic>> for FileAnalysis {
+    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+        FileAnalysis {
+            diagnostics,
+            ..FileAnalysis::default()
+        }
+    }
+}
+
+/// [`analyse_with`], keeping the placements too when `placements` is set.
+pub fn analyse_file(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+) -> FileAnalysis {
     let mut stream = syntax::parse(text);
-    let mut out = check_stream(text, &mut stream, options, inventory);
+    let mut places = (placements && inventory.is_some()).then(Places::default);
+    let mut out = check_stream(text, &mut stream, options, inventory, places.as_mut());
     settle(text, &stream, options, &mut out);
 
     out.sort_by(|a, b| {
@@ -39,7 +72,18 @@ pub fn analyse_with(
             && a.message == b.message
             && a.server_message == b.server_message
     });
-    out
+    let places = places.unwrap_or_default();
+    FileAnalysis {
+        diagnostics: out,
+        placements: places.placements,
+        tolerations: places.tolerations,
+    }
+}
+
+#[derive(Default)]
+struct Places {
+    placements: Vec<Placement>,
+    tolerations: Vec<TolerationPlace>,
 }
 
 /// Simulates every pod template of a file's text against an inventory, and marks those the API
@@ -125,6 +169,7 @@ fn check_stream<'a>(
     stream: &mut syntax::Stream<'a>,
     options: &Options,
     inventory: Option<&Inventory>,
+    mut places: Option<&mut Places>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
 
@@ -192,7 +237,20 @@ fn check_stream<'a>(
         );
         rules::admission_rejected::check(doc, &extracted, options, &mut out);
         if let Some(inventory) = inventory {
-            rules::check_workloads(text, doc, options, &extracted, inventory, &mut out);
+            let placements = places.as_deref_mut().map(|p| &mut p.placements);
+            rules::check_workloads(
+                text, doc, options, &extracted, inventory, &mut out, placements,
+            );
+            if let Some(places) = places.as_deref_mut() {
+                let gate = options.feature(COMPARISON_GATE);
+                for list in &extracted.tolerations {
+                    for item in items(doc, &list.list) {
+                        places
+                            .tolerations
+                            .extend(TolerationPlace::new(text, doc, &item, inventory, gate));
+                    }
+                }
+            }
         }
     }
     out

@@ -18,6 +18,7 @@ use crate::syntax::{self, Document, NodeId};
 
 pub mod admission;
 pub mod affinity;
+pub mod placement;
 
 use admission::Source;
 use affinity::{Affinity, NodeView};

@@ -12,7 +12,7 @@ mod human;
 mod json;
 
 pub use human::{human, HumanOptions};
-pub use json::{reason_json, JsonWriter};
+pub use json::JsonWriter;
 
 /// The workloads of one file.
 pub struct SimulatedFile {

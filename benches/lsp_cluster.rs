@@ -1,0 +1,127 @@
+//! The cluster in the editor at scale: with a 5,000-node inventory (`kubectl get nodes -o json`,
+//! about 20 KB a node) configured and a 13,000-line manifest of 500 Deployments open, how long
+//! the language server takes to answer `textDocument/codeLens` (every workload),
+//! `textDocument/inlayHint` (the whole file) and `textDocument/definition` (a toleration in the
+//! middle, into the inventory file). Each request goes through real JSON-RPC framing; the
+//! document's analysis is already there (lenses and hints never simulate again).
+//!
+//! `cargo bench --bench lsp_cluster`
+
+#[path = "../tests/support/client.rs"]
+mod client;
+// Shared with the other benchmarks: this one uses the inventory and the manifests only.
+#[allow(dead_code)]
+#[path = "support/cluster.rs"]
+mod cluster;
+
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use serde_json::{json, Value};
+
+use client::{push_client, Client};
+
+const URI: &str = "file:///bench/manifest.yaml";
+const NODES: usize = 5_000;
+const WORKLOADS: usize = 500;
+const SAMPLES: usize = 100;
+
+struct Request {
+    name: &'static str,
+    method: &'static str,
+    params: Value,
+    /// Checks the answer is a real one.
+    check: fn(&Value),
+}
+
+async fn time(client: &mut Client, r: &Request) -> Duration {
+    let start = Instant::now();
+    let answer = client.request(r.method, r.params.clone()).await;
+    let elapsed = start.elapsed();
+    (r.check)(&answer);
+    elapsed
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let inventory = dir.path().join("nodes.json");
+    std::fs::write(&inventory, cluster::nodes_json(NODES)).unwrap();
+    let text = cluster::manifest_files(WORKLOADS, 1).remove(0);
+    let lines = text.lines().count();
+    assert!((12_000..14_000).contains(&lines), "{lines} lines");
+    // A toleration in the middle of the file.
+    let middle = text[text.len() / 2..].find("- key: dedicated").unwrap() + text.len() / 2;
+    let line = text[..middle].matches('\n').count();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut client = runtime.block_on(async {
+        let mut c = Client::start(taintlint::lsp::Config::default());
+        c.initialize(
+            push_client(),
+            json!({"inventory": inventory.to_str().unwrap()}),
+        )
+        .await;
+        c.open(URI, &text).await;
+        c.diagnostics(URI, 1).await;
+        c
+    });
+    let requests = [
+        Request {
+            name: "lsp/codeLens (500 workloads, 5,000 nodes)",
+            method: "textDocument/codeLens",
+            params: json!({"textDocument": {"uri": URI}}),
+            check: |a| assert_eq!(a["result"].as_array().map(Vec::len), Some(WORKLOADS), "{a}"),
+        },
+        Request {
+            name: "lsp/inlayHint, whole file (13,000 lines, 5,000 nodes)",
+            method: "textDocument/inlayHint",
+            params: json!({"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines + 1, "character": 0}}}),
+            check: |a| assert!(a["result"].as_array().is_some_and(|h| h.len() > 500), "{a}"),
+        },
+        Request {
+            name: "lsp/definition, toleration to inventory (5,000 nodes)",
+            method: "textDocument/definition",
+            params: json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": 8}}),
+            check: |a| assert!(a["result"].as_array().is_some_and(|t| !t.is_empty()), "{a}"),
+        },
+    ];
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut report = Vec::new();
+    for r in &requests {
+        let mut samples: Vec<Duration> = runtime.block_on(async {
+            let mut out = Vec::new();
+            for _ in 0..SAMPLES {
+                out.push(time(&mut client, r).await);
+            }
+            out
+        });
+        samples.sort();
+        let pct = |p: usize| samples[(samples.len() * p / 100).min(samples.len() - 1)];
+        criterion.bench_function(r.name, |b| {
+            b.iter_custom(|iters| {
+                runtime.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        total += time(&mut client, r).await;
+                    }
+                    total
+                })
+            })
+        });
+        report.push(format!(
+            "{}: over {} requests, median {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+            r.name,
+            samples.len(),
+            pct(50).as_secs_f64() * 1e3,
+            pct(90).as_secs_f64() * 1e3,
+            samples.last().unwrap().as_secs_f64() * 1e3,
+        ));
+    }
+    criterion.final_summary();
+    for line in report {
+        println!("{line}");
+    }
+}
