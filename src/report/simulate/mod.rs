@@ -11,7 +11,7 @@ use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
 mod human;
 mod json;
 
-pub use human::human;
+pub use human::{human, HumanOptions};
 pub use json::JsonWriter;
 
 /// The workloads of one file.
