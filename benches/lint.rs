@@ -106,7 +106,8 @@ fn bench(c: &mut Criterion) {
     group.finish();
     // The same corpus as files, to time the binary on it:
     // `taintlint lint --format concise target/bench-data/lint-corpus`.
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/lint-corpus");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/lint-corpus");
     if !dir.join(format!("{:05}.yaml", MANIFESTS - 1)).is_file() {
         std::fs::create_dir_all(&dir).unwrap();
         for (i, text) in corpus.iter().enumerate() {

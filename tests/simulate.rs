@@ -187,6 +187,7 @@ fn list_items_are_simulated_with_their_index() {
             "namespace",
             "fits",
             "nodes",
+            "rejected",
             "reasons",
             "pools"
         ]
