@@ -220,6 +220,7 @@ pub(crate) fn parse<'a>(
                 unschedulable: unschedulable.clone(),
                 at: Loc { file, range: span },
                 pool: Some(((file, index), name.clone())),
+                declared: None,
             });
         }
     }

@@ -222,6 +222,7 @@ fn node(
         unschedulable,
         at,
         pool: None,
+        declared: None,
     })
 }
 

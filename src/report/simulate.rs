@@ -98,6 +98,7 @@ pub fn reason_json(reason: &Reason, pool: &Pool) -> Value {
             json!({"code": "node-selector", "key": key, "value": wanted, "message": message})
         }
         Reason::NodeAffinity(_) => json!({"code": "node-affinity", "message": message}),
+        Reason::Requirements(_) => json!({"code": "requirements", "message": message}),
     }
 }
 
@@ -156,10 +157,23 @@ impl<'i> JsonWriter<'i> {
                 .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
                 .collect();
             let (line, column) = place(pool.at.file, pool.at.range.start).unzip();
+            let count = pool
+                .declared
+                .as_ref()
+                .map(|d| json!({"min": d.count.min, "max": d.count.max}));
+            let startup: Vec<Value> = pool
+                .declared
+                .iter()
+                .flat_map(|d| &d.startup_taints)
+                .map(|t| json!({"key": t.taint.key, "value": t.taint.value, "effect": t.taint.effect.to_string()}))
+                .collect();
             let value = json!({
                 "id": i,
                 "name": pool.name,
+                "kind": pool.kind(),
                 "nodes": pool.nodes.len(),
+                "count": count,
+                "startupTaints": startup,
                 "taints": taints,
                 "labels": labels,
                 "unschedulable": pool.unschedulable.is_some(),
