@@ -150,7 +150,8 @@ fn incompatible(pool: &[PoolRequirement], asked: &[Asked<'_>]) -> Option<String>
             let Some(existing) = Allowed::new(&r.operator, &r.values) else {
                 continue;
             };
-            if !existing.intersects(&a.allowed) && !(a.allowed.negative() && existing.negative()) {
+            let both_negative = a.allowed.negative() && existing.negative();
+            if !(existing.intersects(&a.allowed) || both_negative) {
                 let values = if r.values.is_empty() {
                     String::new()
                 } else {
@@ -184,9 +185,7 @@ pub fn failure(
     if let Some(why) = incompatible(pool, &from_selector) {
         return Some(why);
     }
-    let Some(affinity) = affinity else {
-        return None;
-    };
+    let affinity = affinity?;
     let mut first: Option<String> = None;
     for term in &affinity.terms {
         if let Some(e) = &term.error {
