@@ -2,7 +2,7 @@
 
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
-use crate::inventory::{compact, Inventory};
+use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::extract;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::suppress;
@@ -23,8 +23,18 @@ pub fn analyse_with(
     options: &Options,
     inventory: Option<&Inventory>,
 ) -> Vec<Diagnostic> {
-    let mut stream = syntax::parse(text);
-    let mut out = check_stream(text, &mut stream, options, inventory);
+    let (stream, mut out) = if terraform::looks_like_hcl(text) {
+        let stream = syntax::Stream {
+            documents: Vec::new(),
+            comments: Vec::new(),
+            error: None,
+        };
+        (stream, check_hcl(text, options))
+    } else {
+        let mut stream = syntax::parse(text);
+        let out = check_stream(text, &mut stream, options, inventory);
+        (stream, out)
+    };
     settle(text, &stream, options, &mut out);
 
     out.sort_by(|a, b| {
@@ -123,6 +133,51 @@ fn check_stream<'a>(
         if let Some(inventory) = inventory {
             rules::check_workloads(text, doc, options, &extracted, inventory, &mut out);
         }
+    }
+    out
+}
+
+/// A Terraform file: the taints of its node pools get the taint rules, at their characters in
+/// the HCL strings. An effect in a provider's spelling (`NO_SCHEDULE`) is checked against that
+/// provider's list; fixes are kept only when they edit inside a string.
+fn check_hcl(text: &str, options: &Options) -> Vec<Diagnostic> {
+    let hcl = match terraform::parse(text) {
+        Ok(hcl) => hcl,
+        Err(e) => {
+            let at = e.offset.unwrap_or(0).min(text.len());
+            let start = crate::position::floor_char_boundary(text, at);
+            return vec![file_diagnostic(
+                &rules::HCL_SYNTAX,
+                start..start,
+                Some(0),
+                e.message,
+            )];
+        }
+    };
+    let mut out = Vec::new();
+    check_lists(text, &hcl.doc, options, &[], &[], &hcl.lists(), &mut out);
+    out.retain(|d| {
+        !(d.rule == rules::unknown_effect::META.name
+            && hcl.spelled.iter().any(|s| s.range == d.range))
+    });
+    out.extend(
+        hcl.spelled
+            .iter()
+            .filter_map(rules::unknown_effect::check_provider_effect),
+    );
+    let strings: Vec<std::ops::Range<usize>> = (0..hcl.doc.nodes_len() as u32)
+        .filter(|&id| matches!(hcl.doc.node(id).kind, NodeKind::Scalar { .. }))
+        .map(|id| hcl.doc.node(id).span.clone())
+        .collect();
+    for d in &mut out {
+        d.fixes.retain(|f| {
+            f.edits.iter().all(|e| {
+                strings
+                    .iter()
+                    .any(|s| s.start <= e.range.start && e.range.end <= s.end)
+                    && !e.replacement.contains(['"', '\\', '\n'])
+            })
+        });
     }
     out
 }

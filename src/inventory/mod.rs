@@ -27,6 +27,7 @@ pub mod compact;
 mod json;
 mod karpenter;
 mod nodes;
+pub mod terraform;
 
 pub(crate) use nodes::scalar_text;
 
@@ -298,7 +299,9 @@ impl Inventory {
                 }),
                 message: e.message,
             };
-            let read = if json::looks_like_json(text) {
+            let read = if terraform::looks_like_hcl(text) {
+                terraform::read(index, text)
+            } else if json::looks_like_json(text) {
                 json::read(index, text).map(|r| (r.nodes, r.invalid_taints))
             } else {
                 nodes::parse_file(index, text)

@@ -17,6 +17,7 @@ mod empty_key_requires_exists;
 mod equal_empty_value;
 mod eviction_loop;
 mod exists_with_value;
+mod hcl_syntax;
 mod helm_template;
 mod invalid_key;
 mod invalid_value;
@@ -30,7 +31,7 @@ mod toleration_does_not_attract;
 mod toleration_seconds_requires_no_execute;
 mod toleration_unused;
 mod undecodable_value;
-mod unknown_effect;
+pub(crate) mod unknown_effect;
 pub(crate) mod unknown_field;
 mod unknown_operator;
 mod unschedulable;
@@ -75,6 +76,7 @@ pub trait Rule: Sync {
 /// Every rule, in the order they are documented.
 pub static RULES: &[&dyn Rule] = &[
     &yaml_syntax::YamlSyntax,
+    &hcl_syntax::HclSyntax,
     &undecodable_value::UndecodableValue,
     &unknown_field::UnknownField,
     &invalid_key::InvalidKey,
@@ -209,6 +211,7 @@ pub fn markdown_docs() -> String {
     out
 }
 
+pub(crate) use hcl_syntax::META as HCL_SYNTAX;
 pub(crate) use helm_template::META as HELM_TEMPLATE;
 pub(crate) use yaml_syntax::META as YAML_SYNTAX;
 
