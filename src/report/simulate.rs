@@ -305,12 +305,22 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile]) -> String {
     let mut out = String::new();
     let pools = &inventory.pools;
     let names: Vec<&str> = inventory.files.iter().map(|f| f.name.as_str()).collect();
-    out.push_str(&format!(
-        "Cluster: {} in {} pools ({})\n",
-        nodes_noun(inventory.node_count()),
-        pools.len(),
-        names.join(", ")
-    ));
+    let as_code = pools.iter().filter(|p| p.declared.is_some()).count();
+    let listed: usize = pools
+        .iter()
+        .filter(|p| p.declared.is_none())
+        .map(|p| p.nodes.len())
+        .sum();
+    let size = match (as_code, listed) {
+        (0, n) => format!("{} in {} pools", nodes_noun(n), pools.len()),
+        (c, 0) => format!("{c} pools defined as code"),
+        (c, n) => format!(
+            "{} in {} pools, and {c} pools defined as code",
+            nodes_noun(n),
+            pools.len() - c
+        ),
+    };
+    out.push_str(&format!("Cluster: {size} ({})\n", names.join(", ")));
     let label_width = column(pools.len().saturating_sub(1)).len();
     let name_width = pools
         .iter()
@@ -392,6 +402,15 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile]) -> String {
                         " {}",
                         if fitting == 0 {
                             "fits no node".to_string()
+                        } else if as_code > 0 {
+                            let n = w
+                                .simulation
+                                .pools
+                                .iter()
+                                .zip(pools)
+                                .filter(|(v, p)| v.fitting(p) > 0)
+                                .count();
+                            format!("fits {n} pool{}", if n == 1 { "" } else { "s" })
                         } else {
                             format!("{} fit", nodes_noun(fitting))
                         }
