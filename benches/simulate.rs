@@ -19,7 +19,8 @@ mod cluster;
 const POOLS: usize = cluster::POOLS;
 const WORKLOADS: usize = 10_000;
 
-/// Writes the inventories and 25,000 workloads in 10,000 files for measuring the binary.
+/// Writes the inventories, 25,000 workloads in 10,000 files and a file of 250,000 findings,
+/// for measuring the binary.
 fn write_data() -> std::path::PathBuf {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     let manifests = dir.join("manifests");
@@ -28,6 +29,11 @@ fn write_data() -> std::path::PathBuf {
         for (i, text) in cluster::manifest_files(25_000, 10_000).iter().enumerate() {
             std::fs::write(manifests.join(format!("{i:04}.yaml")), text).unwrap();
         }
+    }
+    // One big manifest of 250,000 findings, for lint's memory in every output format.
+    let findings = dir.join("findings-250000.yaml");
+    if !findings.is_file() {
+        std::fs::write(findings, cluster::findings_file(250_000)).unwrap();
     }
     for nodes in [5_000, 10_000] {
         let file = dir.join(format!("nodes-{nodes}.json"));

@@ -104,6 +104,26 @@ fn check_stream<'a>(
     if let Some(error) = &stream.error {
         out.push(syntax_diagnostic(text, error, stream.documents.len()));
     }
+    // Namespaces and RuntimeClasses of this file are part of the cluster too (places in this
+    // file carry no file name); the file's own definitions come first.
+    let local;
+    let options = if crate::k8s::cluster::may_hold_cluster_objects(text) {
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+            cluster.add_document("", doc);
+        }
+        if cluster.is_empty() {
+            options
+        } else {
+            cluster.merge(options.cluster().clone());
+            let mut o = options.clone();
+            o.set_cluster(std::sync::Arc::new(cluster));
+            local = o;
+            &local
+        }
+    } else {
+        options
+    };
     for doc in stream.documents.iter_mut() {
         if let Some(error) = &doc.error {
             out.push(syntax_diagnostic(text, error, doc.index));
@@ -130,6 +150,7 @@ fn check_stream<'a>(
             &extracted.taints,
             &mut out,
         );
+        rules::admission_rejected::check(doc, &extracted, options, &mut out);
         if let Some(inventory) = inventory {
             rules::check_workloads(text, doc, options, &extracted, inventory, &mut out);
         }

@@ -1,8 +1,10 @@
 //! Cluster behaviour that differs between clusters, named as kube-apiserver names it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::diagnostic::Severity;
+use crate::k8s::cluster::{ApiToleration, Cluster};
 use crate::rules::{self, RuleMeta};
 
 /// Feature gates taintlint knows, with their default in current Kubernetes.
@@ -84,6 +86,19 @@ pub struct Options {
     enabled_plugins: BTreeSet<String>,
     /// Rules whose severity was set (`None`: the rule is off), by name.
     rule_levels: BTreeMap<&'static str, Option<Severity>>,
+    /// The Namespaces and RuntimeClasses admission looks up.
+    cluster: Arc<Cluster>,
+    /// The PodTolerationRestriction plugin's configuration.
+    toleration_restriction: TolerationRestriction,
+}
+
+/// The PodTolerationRestriction plugin's configuration
+/// (podtolerationrestriction.admission.k8s.io/v1 `Configuration`): the cluster's default
+/// tolerations and whitelist, for namespaces without the annotations.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TolerationRestriction {
+    pub default: Vec<ApiToleration>,
+    pub whitelist: Vec<ApiToleration>,
 }
 
 impl Default for Options {
@@ -95,6 +110,8 @@ impl Default for Options {
                 .map(|s| s.to_string())
                 .collect(),
             rule_levels: BTreeMap::new(),
+            cluster: Arc::default(),
+            toleration_restriction: TolerationRestriction::default(),
         }
     }
 }
@@ -109,6 +126,23 @@ impl Options {
             .iter()
             .find(|(n, _)| *n == name)
             .is_some_and(|&(_, on)| on)
+    }
+
+    /// The Namespaces and RuntimeClasses known of the cluster.
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    pub fn set_cluster(&mut self, cluster: Arc<Cluster>) {
+        self.cluster = cluster;
+    }
+
+    pub fn toleration_restriction(&self) -> &TolerationRestriction {
+        &self.toleration_restriction
+    }
+
+    pub fn set_toleration_restriction(&mut self, config: TolerationRestriction) {
+        self.toleration_restriction = config;
     }
 
     pub fn admission_enabled(&self, plugin: &str) -> bool {

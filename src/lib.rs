@@ -3,6 +3,7 @@
 //! [`analysis::analyse`] is the pure core (text in, diagnostics with byte ranges out); the CLI
 //! and the reports convert at the edges.
 
+pub mod admission_config;
 pub mod analysis;
 pub mod config;
 pub mod config_file;

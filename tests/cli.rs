@@ -101,12 +101,84 @@ fn exit_codes() {
         .ends_with("Found 1 error, 0 warnings, 0 infos, 0 hints in 2 files.\n"));
 
     // Usage problems are 2 as well.
-    assert_eq!(run_in(dir.path(), &["lint"]).code, 2);
     assert_eq!(
         run_in(dir.path(), &["lint", "--format", "xml", "good.yaml"]).code,
         2
     );
     assert_eq!(run_in(dir.path(), &["frobnicate"]).code, 2);
+}
+
+#[test]
+fn without_a_path_the_current_directory_is_linted() {
+    let dir = dir_with(&[
+        ("good.yaml", GOOD.as_bytes()),
+        ("sub/bad.yaml", BAD.as_bytes()),
+    ]);
+    let r = run_in(dir.path(), &["lint", "--format", "concise"]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .starts_with("./sub/bad.yaml:10:13: error[unknown-effect]"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn finding_no_file_is_said_and_fails_when_a_path_was_named() {
+    let dir = dir_with(&[("notes.txt", b"not a manifest")]);
+    let said = "taintlint: no file to lint in . (files named *.yaml, *.yml or *.json, unless the \
+                configuration says otherwise)\n";
+    // Named explicitly: a wrong path in CI must not pass silently.
+    let r = run_in(dir.path(), &["lint", "."]);
+    assert_eq!((r.code, r.stderr.as_str()), (2, said));
+    // The implicit `.`: said, but nothing was asked for that is missing.
+    let r = run_in(dir.path(), &["lint"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, said));
+}
+
+#[test]
+fn stdin_filename_names_standard_input_and_finds_its_configuration() {
+    let dir = dir_with(&[
+        (
+            "team/.taintlint.yaml",
+            b"rules:\n  unknown-effect: warning\n",
+        ),
+        ("other.yaml", GOOD.as_bytes()),
+    ]);
+    let r = run_with(
+        &[
+            "lint",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "team/pod.yaml",
+            "-",
+        ],
+        Some(BAD),
+        &[],
+        Some(dir.path()),
+    );
+    assert!(
+        r.stdout.starts_with(
+            "team/pod.yaml:10:13: warning[unknown-effect] unknown effect `noschedule`"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.code, 0, "the team's configuration made it a warning");
+    // Without it, standard input is `-`, with the current directory's configuration.
+    let r = run_with(
+        &["lint", "--format", "concise", "-"],
+        Some(BAD),
+        &[],
+        Some(dir.path()),
+    );
+    assert!(
+        r.stdout.starts_with("-:10:13: error[unknown-effect]"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -416,12 +488,20 @@ fn explain() {
     assert!(r.stdout.contains(meta.explanation));
     assert!(r.stdout.contains("## What it catches"));
 
+    // A near miss gets a suggestion; a name like no rule gets the list.
     let r = run_with(&["explain", "unknown-efect"], None, &[], None);
     assert_eq!(r.code, 2);
     assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "taintlint: no rule named \"unknown-efect\"; did you mean `unknown-effect`? \
+         (`taintlint rules` lists them all)\n"
+    );
+    let r = run_with(&["explain", "frobnication"], None, &[], None);
+    assert_eq!(r.code, 2);
     assert!(
         r.stderr
-            .starts_with("taintlint: no rule named \"unknown-efect\"; the rules are: yaml-syntax,"),
+            .starts_with("taintlint: no rule named \"frobnication\"; the rules are: yaml-syntax,"),
         "{}",
         r.stderr
     );

@@ -281,3 +281,68 @@ fn a_file_that_cannot_be_written_is_an_io_problem() {
         assert!(r.stderr.starts_with("Fixed"), "{}", r.stderr);
     }
 }
+
+/// `--fix --unsafe-fixes` through the binary applies what the bulk fixer applies in the
+/// `Unsafe` mode (against the fixture's inventory when it has one), `--fix` alone leaves the
+/// fixes that need review, and `--diff --unsafe-fixes` shows exactly what the former writes.
+#[test]
+fn unsafe_fixes_from_the_command_line() {
+    use taintlint::fix::{fix_all_with, FixMode};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules");
+    let mut rules: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    rules.sort();
+    let mut needed_review = 0;
+    for rule in rules {
+        let dir = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(rule.join("bad.yaml")).unwrap();
+        std::fs::write(dir.path().join("bad.yaml"), &text).unwrap();
+        let inventory = rule.join("inventory.yaml");
+        let mut args = vec!["lint", "--format", "concise"];
+        let mut expected_inventory = None;
+        if inventory.is_file() {
+            std::fs::copy(&inventory, dir.path().join("inventory.yaml")).unwrap();
+            args.extend(["--inventory", "inventory.yaml"]);
+            let inv_text = std::fs::read_to_string(&inventory).unwrap();
+            expected_inventory = Some(
+                taintlint::inventory::Inventory::load(&[("inventory.yaml", &inv_text)]).unwrap(),
+            );
+        }
+        let lint = |t: &str| {
+            taintlint::analyse_with(
+                t,
+                &taintlint::Options::default(),
+                expected_inventory.as_ref(),
+            )
+        };
+        let safe = fix_all_with(&text, FixMode::Safe, lint).text;
+        let all = fix_all_with(&text, FixMode::Unsafe, lint).text;
+        let name = rule.file_name().unwrap().to_string_lossy().to_string();
+
+        let with = |extra: &[&str]| {
+            let mut a = args.clone();
+            a.extend(extra);
+            a.push("bad.yaml");
+            run_in(dir.path(), &a, None)
+        };
+        let diff = with(&["--diff", "--unsafe-fixes"]);
+        assert_eq!(
+            diff.stdout,
+            taintlint::fix::unified_diff("bad.yaml", &text, &all),
+            "{name}"
+        );
+        with(&["--fix"]);
+        let after_safe = std::fs::read_to_string(dir.path().join("bad.yaml")).unwrap();
+        assert_eq!(after_safe, safe, "{name}: --fix");
+        with(&["--fix", "--unsafe-fixes"]);
+        let after_all = std::fs::read_to_string(dir.path().join("bad.yaml")).unwrap();
+        assert_eq!(after_all, all, "{name}: --fix --unsafe-fixes");
+        needed_review += usize::from(safe != all);
+    }
+    assert!(
+        needed_review >= 3,
+        "the fixtures exercise fixes that need review"
+    );
+}

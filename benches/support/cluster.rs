@@ -212,3 +212,30 @@ pub fn manifest_files(workloads: usize, files: usize) -> Vec<String> {
     }
     out
 }
+
+/// One file with at least `findings` findings, as a big generated manifest gives them: a
+/// `kind: List` of Pods whose tolerations carry the usual mistakes (an `Exists` with a value,
+/// an effect in the wrong case, an operator in the wrong case, an unknown field), about 150
+/// bytes of YAML per finding.
+pub fn findings_file(findings: usize) -> String {
+    const PER_POD: usize = 8;
+    let pods = findings.div_ceil(PER_POD);
+    let mut s = String::with_capacity(findings * 160);
+    s.push_str("apiVersion: v1\nkind: List\nitems:\n");
+    for p in 0..pods {
+        s.push_str(&format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: batch-{p}\n    namespace: team{}\n  spec:\n    containers:\n    - name: worker\n      image: registry.example.com/batch/worker:2.{p}\n    tolerations:\n",
+            p % 40
+        ));
+        for t in 0..PER_POD {
+            let key = format!("example.com/queue-{}", (p * PER_POD + t) % 997);
+            s.push_str(&match t % 4 {
+                0 => format!("    - key: {key}\n      operator: Exists\n      value: \"true\"\n      effect: NoSchedule\n"),
+                1 => format!("    - key: {key}\n      operator: Equal\n      value: batch\n      effect: noschedule\n"),
+                2 => format!("    - key: {key}\n      operator: exists\n      effect: NoExecute\n      tolerationSeconds: 300\n"),
+                _ => format!("    - key: {key}\n      operator: Equal\n      value: batch\n      efect: NoSchedule\n"),
+            });
+        }
+    }
+    s
+}

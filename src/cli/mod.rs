@@ -1,4 +1,139 @@
-//! The command line's own machinery: running work on every core while writing results in a
-//! stable order.
+//! The `taintlint` command: I/O, threads and exit codes around the pure core. One file per
+//! subcommand; `input` walks the command line's paths and reads files, `inventory` loads the
+//! cluster, `ordered` runs work on every core with results in input order.
 
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use taintlint::Options;
+
+mod input;
+mod inventory;
+mod lint;
 pub mod ordered;
+mod rules;
+mod simulate;
+
+#[derive(Parser)]
+#[command(
+    name = "taintlint",
+    version,
+    about = "A policy linter for Kubernetes taints and tolerations",
+    long_about = "A policy linter for Kubernetes taints and tolerations.\n\n\
+                  Finds what the API server would reject (to the exact character, with its \
+                  message) and what it would accept but almost certainly does not mean."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint manifests: files, directories (*.yaml, *.yml, *.json; .gitignore honoured) or `-`
+    /// for standard input.
+    ///
+    /// Exit status: 0 when nothing error-level was found, 1 when something was, 2 on a usage,
+    /// configuration or I/O problem (the other files are still linted and reported). With
+    /// `--diff`: 0 when no fix applies, 1 when one does.
+    Lint(lint::LintArgs),
+    /// Simulate kube-scheduler: on which nodes of a cluster inventory each workload can land,
+    /// and what keeps it off the others.
+    ///
+    /// Exit status: 0 when every workload fits some node, 1 when one fits none, 2 on a usage,
+    /// inventory or I/O problem.
+    Simulate(simulate::SimulateArgs),
+    /// List every rule: name, default severity, whether it needs an inventory, whether it has a
+    /// fix.
+    Rules {
+        /// `human` (a table), `json` (an array), or `markdown` (the rule reference,
+        /// docs/rules.md).
+        #[arg(long, value_enum, default_value_t = rules::RulesFormat::Human)]
+        format: rules::RulesFormat,
+    },
+    /// Run the language server on standard input and output (editors start it; see README).
+    ///
+    /// Exit status: 0 after the client's `shutdown` and `exit`, 1 when the client exits or
+    /// closes the connection without `shutdown`.
+    Server {
+        /// Accepted for clients that pass it (the server always speaks over stdio).
+        #[arg(long)]
+        stdio: bool,
+    },
+    /// Explain one rule: what it catches, why it matters, an example, the fix.
+    Explain {
+        /// The rule's name, as shown in brackets in lint output (e.g. `unknown-effect`).
+        rule: String,
+    },
+}
+
+/// Cluster behaviour, set the way kube-apiserver names it.
+#[derive(Args)]
+pub(crate) struct ClusterArgs {
+    /// Feature gates, as kube-apiserver takes them: `Name=true,Other=false`. Known:
+    /// TaintTolerationComparisonOperators (enables the Lt and Gt operators).
+    #[arg(long, value_name = "NAME=BOOL,...")]
+    feature_gates: Vec<String>,
+    /// Admission plugins to enable in addition to kube-apiserver's defaults (comma-separated).
+    #[arg(long, value_name = "PLUGIN,...")]
+    enable_admission_plugins: Vec<String>,
+    /// Admission plugins to disable (comma-separated).
+    #[arg(long, value_name = "PLUGIN,...")]
+    disable_admission_plugins: Vec<String>,
+    /// kube-apiserver's admission configuration (an AdmissionConfiguration): the
+    /// PodTolerationRestriction plugin's default tolerations and whitelist.
+    #[arg(long, value_name = "FILE")]
+    admission_control_config_file: Option<std::path::PathBuf>,
+}
+
+impl ClusterArgs {
+    /// Applies the command line's cluster settings on top of `options` (the configuration's).
+    pub(crate) fn apply(&self, mut options: Options) -> Result<Options, String> {
+        for spec in &self.feature_gates {
+            options
+                .set_feature_gates(spec)
+                .map_err(|e| format!("--feature-gates: {e}"))?;
+        }
+        for spec in &self.enable_admission_plugins {
+            options
+                .set_admission_plugins(spec, true)
+                .map_err(|e| format!("--enable-admission-plugins: {e}"))?;
+        }
+        for spec in &self.disable_admission_plugins {
+            options
+                .set_admission_plugins(spec, false)
+                .map_err(|e| format!("--disable-admission-plugins: {e}"))?;
+        }
+        if let Some(path) = &self.admission_control_config_file {
+            let name = path.display();
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                format!(
+                    "--admission-control-config-file {name}: {}",
+                    input::io_message(&e)
+                )
+            })?;
+            let dir = path
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf();
+            let read =
+                |p: &str| std::fs::read_to_string(dir.join(p)).map_err(|e| input::io_message(&e));
+            let config = taintlint::admission_config::parse(&text, &read)
+                .map_err(|e| format!("--admission-control-config-file {name}: {e}"))?;
+            options.set_toleration_restriction(config);
+        }
+        Ok(options)
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Lint(args) => lint::run(args),
+        Command::Simulate(args) => simulate::run(args),
+        Command::Server { .. } => taintlint::lsp::run_stdio(),
+        Command::Rules { format } => rules::list(format),
+        Command::Explain { rule } => rules::explain(&rule),
+    }
+}

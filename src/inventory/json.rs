@@ -102,6 +102,9 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Read, ParseError> {
         invalid_taints: 0,
     };
     let kind = top.kind.as_deref().unwrap_or("");
+    if super::is_cluster_kind(kind) {
+        return Ok(out);
+    }
     if kind == "Node" {
         let at = 0..text.len();
         out.nodes
@@ -139,6 +142,7 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Read, ParseError> {
         })?;
         match item.kind.as_deref() {
             Some("Node") => {}
+            Some(k) if super::is_cluster_kind(k) => continue,
             None if looks_like_a_node(&item) => {}
             other => {
                 return Err(ParseError::at(

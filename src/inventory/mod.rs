@@ -20,6 +20,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
 
+use crate::k8s::cluster::Cluster;
 use crate::k8s::model::Taint;
 use crate::position::LineIndex;
 
@@ -201,6 +202,8 @@ pub type NodeRef = (u32, u32);
 #[derive(Debug)]
 pub struct Inventory {
     pub files: Vec<InventoryFile>,
+    /// The Namespaces and RuntimeClasses the files hold.
+    pub cluster: Cluster,
     pub pools: Vec<Pool>,
     /// Label keys kept per node (they name nodes, or are topology labels), sorted.
     identity_keys: Vec<String>,
@@ -215,6 +218,12 @@ pub struct Inventory {
 /// The formats an inventory file may have, for messages.
 pub(crate) const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
      documents, or a pool file (`pools:`)";
+
+/// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
+/// (`kubectl get ns,runtimeclass -o yaml`), read by [`Cluster`](crate::k8s::cluster::Cluster).
+pub(crate) fn is_cluster_kind(kind: &str) -> bool {
+    matches!(kind, "Namespace" | "RuntimeClass")
+}
 
 /// Why the `i`th item of a list is not taken for a Node.
 pub(crate) fn not_a_node_item(i: usize, kind: Option<&str>, has_metadata: bool) -> String {
@@ -286,6 +295,7 @@ impl Inventory {
         let mut errors = Vec::new();
         let mut raw = Vec::new();
         let mut files = Vec::new();
+        let mut cluster = Cluster::default();
         for (index, &(name, text)) in sources.iter().enumerate() {
             let error = |e: ParseError| InventoryError {
                 file: name.to_string(),
@@ -306,9 +316,13 @@ impl Inventory {
             } else {
                 nodes::parse_file(index, text)
             };
+            let mut objects = Cluster::default();
+            objects.add_text(name, text);
+            let has_objects = !objects.is_empty();
+            cluster.merge(objects);
             match read {
                 Ok((nodes, invalid_taints)) => {
-                    if nodes.is_empty() {
+                    if nodes.is_empty() && !has_objects {
                         errors.push(error(ParseError {
                             offset: None,
                             message: format!("holds no nodes; an inventory is {FORMATS}"),
@@ -334,7 +348,9 @@ impl Inventory {
         if !errors.is_empty() {
             return Err(errors);
         }
-        Ok(group(files, raw))
+        let mut inventory = group(files, raw);
+        inventory.cluster = cluster;
+        Ok(inventory)
     }
 
     /// How many nodes the cluster has.
@@ -504,6 +520,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     }
     Inventory {
         files,
+        cluster: Cluster::default(),
         pools,
         identity_keys: identity.into_iter().collect(),
         naming_keys: naming.into_iter().collect(),

@@ -57,11 +57,13 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
             .get(root, "items")
             .and_then(|(_, v)| doc.sequence(v).map(<[NodeId]>::to_vec));
         match (kind, items_seq) {
+            (k, _) if super::is_cluster_kind(k) => {}
             ("Node", _) => nodes.push(node(file, doc, root, &mut invalid)?),
             (k, Some(seq)) if k.ends_with("List") || k.is_empty() => {
                 for (i, item) in seq.into_iter().enumerate() {
                     match doc.get_str(item, "kind") {
                         Some("Node") => {}
+                        Some(k) if super::is_cluster_kind(k) => continue,
                         None if looks_like_a_node(doc, item) => {}
                         other => {
                             return Err(ParseError::at(

@@ -1,5 +1,6 @@
 //! The Kubernetes domain: names, decoding, taints and tolerations, and where they live.
 
+pub mod cluster;
 pub mod decode;
 pub mod model;
 pub mod names;

@@ -5,6 +5,8 @@
 //! tolerations under `scheduling`, Node its taints under `spec`. Any other `tolerations:`
 //! sequence of mappings (a CRD, a Helm values file) is found by walking the tree.
 
+use std::collections::HashSet;
+
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
 use crate::syntax::{Document, NodeId, NodeKind};
@@ -63,6 +65,8 @@ pub struct Extracted<'d> {
     pub pod_specs: Vec<PodSpec>,
     pub tolerations: Vec<TolerationList>,
     pub taints: Vec<List>,
+    /// The sequences already in `tolerations` (a list is found once, by the first way to it).
+    listed: HashSet<NodeId>,
 }
 
 /// The path from an object to its pod spec, by kind.
@@ -277,7 +281,7 @@ pub fn taint_list_at(
 }
 
 fn push_tolerations(out: &mut Extracted<'_>, list: List, owner: Owner) {
-    if !out.tolerations.iter().any(|t| t.list.node == list.node) {
+    if out.listed.insert(list.node) {
         out.tolerations.push(TolerationList { list, owner });
     }
 }

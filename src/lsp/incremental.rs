@@ -14,6 +14,7 @@
 //!
 //! Texts this cannot cut safely are analysed whole: YAML directives (`%YAML`, `%TAG`),
 //! document end markers (`...`), Go template braces (the Helm check looks at the whole file),
+//! Namespaces and RuntimeClasses (admission looks them up from the other documents),
 //! and CRLF line ends in some chunks but not others (a fix that adds a line ends it as the
 //! text does).
 
@@ -157,7 +158,8 @@ fn shifted(d: &Diagnostic, by: usize, documents: usize) -> Diagnostic {
 /// The chunks of a text: byte ranges, each (but the first) starting at a `---` line. `None`
 /// when the text has what chunks cannot keep the meaning of.
 pub fn chunks(text: &str) -> Option<Vec<Range<usize>>> {
-    if text.contains("{{") {
+    // A Namespace or RuntimeClass in the file is looked up by the other documents' pods.
+    if text.contains("{{") || crate::k8s::cluster::may_hold_cluster_objects(text) {
         return None;
     }
     let bytes = text.as_bytes();

@@ -1,25 +1,42 @@
 //! `--format concise`: one line per finding, `file:line:col: severity[rule] message`.
 
-use super::{line_column, FileReport};
+use std::io::{self, Write};
+
+use super::{line_column, FileReport, Positions, Writer};
 use crate::position::LineIndex;
 
-/// Renders every finding of every file, one line each (nothing when there is none).
-pub fn render(files: &[FileReport]) -> String {
-    let mut out = String::new();
-    for file in files {
+/// Writes one line per finding (nothing for a file without any).
+pub struct Concise;
+
+impl Writer for Concise {
+    fn file(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        _: &Positions<'_>,
+    ) -> io::Result<()> {
+        if file.diagnostics.is_empty() {
+            return Ok(());
+        }
         let index = LineIndex::new(&file.text);
         for d in &file.diagnostics {
             let (line, column) = line_column(&index, &file.text, d.range.start);
-            out.push_str(&format!(
-                "{}:{line}:{column}: {}[{}] {}\n",
+            writeln!(
+                out,
+                "{}:{line}:{column}: {}[{}] {}",
                 file.path,
                 d.severity,
                 d.rule,
                 one_line(&d.message)
-            ));
+            )?;
         }
+        Ok(())
     }
-    out
+}
+
+/// Renders every finding of every file, one line each (nothing when there is none).
+pub fn render(files: &[FileReport]) -> String {
+    super::render_with(&mut Concise, files)
 }
 
 /// A message on one line: line breaks become `\n`, so each finding stays one line.

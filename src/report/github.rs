@@ -6,7 +6,9 @@
 //! Info and hint findings become `notice`s. Escaping follows the runner's rules: in the message
 //! `%`, `\r` and `\n` are percent-encoded; in property values `:` and `,` are too.
 
-use super::{line_column, FileReport};
+use std::io::{self, Write};
+
+use super::{FileReport, Positions, Writer};
 use crate::diagnostic::Severity;
 use crate::position::LineIndex;
 
@@ -30,25 +32,39 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// Renders every finding as a workflow command.
-pub fn render(files: &[FileReport]) -> String {
-    let mut out = String::new();
-    for file in files {
+/// Writes every finding as a workflow command.
+pub struct Github;
+
+impl Writer for Github {
+    fn file(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        _: &Positions<'_>,
+    ) -> io::Result<()> {
+        if file.diagnostics.is_empty() {
+            return Ok(());
+        }
         let index = LineIndex::new(&file.text);
         for d in &file.diagnostics {
-            let (line, col) = line_column(&index, &file.text, d.range.start);
-            let (end_line, end_col) = line_column(&index, &file.text, d.range.end);
-            out.push_str(&format!(
+            let ((line, col), (end_line, end_col)) = file.span(&index, &d.range);
+            writeln!(
+                out,
                 "::{} file={},line={line},col={col},endLine={end_line},endColumn={end_col},\
-                 title={}::{}\n",
+                 title={}::{}",
                 command(d.severity),
                 escape_property(&file.path),
                 escape_property(&format!("taintlint ({})", d.rule)),
                 escape_data(&d.message),
-            ));
+            )?;
         }
+        Ok(())
     }
-    out
+}
+
+/// Renders every finding as a workflow command.
+pub fn render(files: &[FileReport]) -> String {
+    super::render_with(&mut Github, files)
 }
 
 #[cfg(test)]

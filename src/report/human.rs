@@ -2,7 +2,9 @@
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
-use super::{FileReport, Positions, Summary};
+use std::io::{self, Write};
+
+use super::{FileReport, Positions, Summary, Writer};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::position::LineIndex;
 
@@ -15,41 +17,67 @@ fn level(severity: Severity) -> Level<'static> {
     }
 }
 
-/// Renders every finding of every file, then a one-line summary.
-pub fn render(files: &[FileReport], color: bool) -> String {
-    let renderer = if color {
-        Renderer::styled()
-    } else {
-        Renderer::plain()
-    };
-    let positions = Positions::new(files);
-    let mut out = String::new();
-    for file in files {
-        let index = LineIndex::new(&file.text);
-        for d in &file.diagnostics {
-            out.push_str(&render_one(&renderer, &positions, file, &index, d));
-            out.push_str("\n\n");
+/// rustc-style snippets for every finding, then a one-line summary.
+pub struct Human {
+    renderer: Renderer,
+}
+
+impl Human {
+    pub fn new(color: bool) -> Self {
+        Human {
+            renderer: if color {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            },
         }
     }
-    let s = Summary::of(files);
-    let total = s.error + s.warning + s.info + s.hint;
-    let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    if total == 0 {
-        out.push_str(&format!(
-            "No problems found in {}.\n",
-            noun(files.len(), "file", "files")
-        ));
-    } else {
-        out.push_str(&format!(
-            "Found {}, {}, {}, {} in {}.\n",
-            noun(s.error, "error", "errors"),
-            noun(s.warning, "warning", "warnings"),
-            noun(s.info, "info", "infos"),
-            noun(s.hint, "hint", "hints"),
-            noun(files.len(), "file", "files"),
-        ));
+}
+
+impl Writer for Human {
+    fn file(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        positions: &Positions<'_>,
+    ) -> io::Result<()> {
+        if file.diagnostics.is_empty() {
+            return Ok(());
+        }
+        let index = LineIndex::new(&file.text);
+        for d in &file.diagnostics {
+            let snippet = render_one(&self.renderer, positions, file, &index, d);
+            write!(out, "{snippet}\n\n")?;
+        }
+        Ok(())
     }
-    out
+
+    fn end(&mut self, out: &mut dyn Write, files: usize, s: &Summary) -> io::Result<()> {
+        let noun =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        if s.total() == 0 {
+            writeln!(
+                out,
+                "No problems found in {}.",
+                noun(files, "file", "files")
+            )
+        } else {
+            writeln!(
+                out,
+                "Found {}, {}, {}, {} in {}.",
+                noun(s.error, "error", "errors"),
+                noun(s.warning, "warning", "warnings"),
+                noun(s.info, "info", "infos"),
+                noun(s.hint, "hint", "hints"),
+                noun(files, "file", "files"),
+            )
+        }
+    }
+}
+
+/// Renders every finding of every file, then a one-line summary.
+pub fn render(files: &[FileReport], color: bool) -> String {
+    super::render_with(&mut Human::new(color), files)
 }
 
 fn render_one(
@@ -111,7 +139,7 @@ fn render_one(
         .id(d.rule)
         .element(snippet);
     for r in d.related.iter().filter(|r| r.file.is_some()) {
-        let place = match positions.related(file, r) {
+        let place = match positions.related(file, index, r) {
             (path, Some(((line, column), _))) => format!("{path}:{line}:{column}"),
             (path, None) => path.to_string(),
         };

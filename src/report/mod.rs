@@ -2,6 +2,7 @@
 //! edge, from the core's byte ranges.
 
 use std::cell::OnceCell;
+use std::io::{self, Write};
 use std::ops::Range;
 
 use crate::diagnostic::{Diagnostic, Related, Severity};
@@ -42,50 +43,105 @@ pub fn line_column(index: &LineIndex, text: &str, offset: usize) -> (usize, usiz
     (lc.line as usize + 1, lc.col as usize + 1)
 }
 
-/// Places locations in any of a report's files (a finding's own, or an inventory a related
+/// Places related locations that point into other files (the inventory a finding's related
 /// location points into), building each file's line index once, on first use.
-pub struct Positions<'f> {
-    files: &'f [FileReport],
+pub struct Positions<'t> {
+    files: Vec<(&'t str, &'t str)>,
     indexes: Vec<OnceCell<LineIndex>>,
 }
 
-impl<'f> Positions<'f> {
-    pub fn new(files: &'f [FileReport]) -> Self {
+impl<'t> Positions<'t> {
+    /// Positions in these files, given as (name, text).
+    pub fn new(files: impl IntoIterator<Item = (&'t str, &'t str)>) -> Self {
+        let files: Vec<(&str, &str)> = files.into_iter().collect();
         Positions {
-            files,
             indexes: files.iter().map(|_| OnceCell::new()).collect(),
+            files,
         }
     }
 
-    /// The file named `name` among the reported ones, and its line index.
-    fn file(&self, name: &str) -> Option<(&'f FileReport, &LineIndex)> {
-        let i = self.files.iter().position(|f| f.path == name)?;
-        let file = &self.files[i];
-        Some((
-            file,
-            self.indexes[i].get_or_init(|| LineIndex::new(&file.text)),
-        ))
+    /// Positions in the reported files themselves.
+    pub fn of(reports: &'t [FileReport]) -> Self {
+        Positions::new(reports.iter().map(|f| (f.path.as_str(), f.text.as_str())))
     }
 
     /// 1-based start and end (line, column) of a range in the file named `name`; `None` when
-    /// that file is not part of the report.
+    /// that file's text is not known.
     pub fn span(&self, name: &str, range: &Range<usize>) -> Option<Span> {
-        let (file, index) = self.file(name)?;
+        let i = self.files.iter().position(|(n, _)| *n == name)?;
+        let text = self.files[i].1;
+        let index = self.indexes[i].get_or_init(|| LineIndex::new(text));
         Some((
-            line_column(index, &file.text, range.start),
-            line_column(index, &file.text, range.end),
+            line_column(index, text, range.start),
+            line_column(index, text, range.end),
         ))
     }
 
-    /// The file a related location of a finding in `file` is in, and where in it.
+    /// The file a related location of a finding in `file` (whose line index is `index`) is
+    /// in, and where in it.
     pub fn related<'r>(
         &self,
         file: &'r FileReport,
+        index: &LineIndex,
         related: &'r Related,
     ) -> (&'r str, Option<Span>) {
-        let name = related.file.as_deref().unwrap_or(&file.path);
-        (name, self.span(name, &related.range))
+        match related.file.as_deref() {
+            None => (file.path.as_str(), Some(file.span(index, &related.range))),
+            Some(name) if name == file.path => (name, Some(file.span(index, &related.range))),
+            Some(name) => (name, self.span(name, &related.range)),
+        }
     }
+}
+
+impl FileReport {
+    /// 1-based start and end (line, column) of a range in this file.
+    pub fn span(&self, index: &LineIndex, range: &Range<usize>) -> Span {
+        (
+            line_column(index, &self.text, range.start),
+            line_column(index, &self.text, range.end),
+        )
+    }
+}
+
+/// A lint output format, written file by file as each is done: nothing but counts is kept
+/// between files.
+pub trait Writer {
+    /// What comes before the first file's findings.
+    fn begin(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// One file's findings; `positions` places related locations in other files.
+    fn file(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        positions: &Positions<'_>,
+    ) -> io::Result<()>;
+
+    /// What comes after the last file: `files` files were reported, with these findings.
+    fn end(&mut self, _out: &mut dyn Write, _files: usize, _summary: &Summary) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes every report with `writer` into a string (related locations are placed in the
+/// reported files).
+pub fn render_with(writer: &mut dyn Writer, files: &[FileReport]) -> String {
+    let positions = Positions::of(files);
+    let mut out = Vec::new();
+    let mut summary = Summary::default();
+    writer.begin(&mut out).expect("writing to memory");
+    for file in files {
+        writer
+            .file(&mut out, file, &positions)
+            .expect("writing to memory");
+        summary.add(&file.diagnostics);
+    }
+    writer
+        .end(&mut out, files.len(), &summary)
+        .expect("writing to memory");
+    String::from_utf8(out).expect("writers write UTF-8")
 }
 
 /// Counts of findings by severity.
@@ -100,14 +156,25 @@ pub struct Summary {
 impl Summary {
     pub fn of(files: &[FileReport]) -> Summary {
         let mut s = Summary::default();
-        for d in files.iter().flat_map(|f| &f.diagnostics) {
-            match d.severity {
-                Severity::Error => s.error += 1,
-                Severity::Warning => s.warning += 1,
-                Severity::Info => s.info += 1,
-                Severity::Hint => s.hint += 1,
-            }
+        for f in files {
+            s.add(&f.diagnostics);
         }
         s
+    }
+
+    /// Counts these findings too.
+    pub fn add(&mut self, diagnostics: &[Diagnostic]) {
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => self.error += 1,
+                Severity::Warning => self.warning += 1,
+                Severity::Info => self.info += 1,
+                Severity::Hint => self.hint += 1,
+            }
+        }
+    }
+
+    pub fn total(&self) -> usize {
+        self.error + self.warning + self.info + self.hint
     }
 }

@@ -8,7 +8,10 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{line_column, FileReport, Positions};
+use std::io::{self, Write};
+
+use super::json::write_pretty;
+use super::{line_column, FileReport, Positions, Summary, Writer};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::position::LineIndex;
 use crate::rules::{self, RuleMeta};
@@ -156,7 +159,7 @@ fn result(
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let (name, position) = positions.related(file, r);
+            let (name, position) = positions.related(file, index, r);
             let mut physical = json!({"artifactLocation": {"uri": path_to_uri(name)}});
             if let Some(((sl, sc), (el, ec))) = position {
                 physical["region"] =
@@ -220,42 +223,100 @@ fn result(
     out
 }
 
-/// The whole SARIF log for a lint run.
-pub fn render(files: &[FileReport]) -> String {
-    let metas: Vec<&RuleMeta> = rules::all().collect();
-    let positions = Positions::new(files);
-    let mut results = Vec::new();
-    for file in files {
-        let index = LineIndex::new(&file.text);
-        for d in &file.diagnostics {
-            let rule_index = metas.iter().position(|m| m.name == d.rule).unwrap_or(0);
-            results.push(result(&positions, file, &index, d, rule_index));
-        }
-    }
+/// The log around the results: the one run, its tool with every rule, and an empty `results`.
+fn skeleton() -> Value {
     let version = env!("CARGO_PKG_VERSION");
     let mut driver = json!({
         "name": "taintlint",
         "fullName": format!("taintlint {version}"),
         "version": version,
         "semanticVersion": version,
-        "rules": metas.iter().map(|m| rule_descriptor(m)).collect::<Vec<_>>(),
+        "rules": rules::all().map(rule_descriptor).collect::<Vec<_>>(),
     });
     let home = env!("CARGO_PKG_REPOSITORY");
     if !home.is_empty() {
         driver["informationUri"] = json!(home);
     }
-    let log = json!({
+    json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": driver},
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": [],
         }],
-    });
-    let mut text = serde_json::to_string_pretty(&log).expect("JSON values always serialize");
-    text.push('\n');
-    text
+    })
+}
+
+/// Writes the SARIF log, one result at a time.
+pub struct Sarif {
+    metas: Vec<&'static RuleMeta>,
+    /// What follows the results array's last element.
+    tail: String,
+    written: usize,
+}
+
+impl Default for Sarif {
+    fn default() -> Self {
+        Sarif {
+            metas: rules::all().collect(),
+            tail: String::new(),
+            written: 0,
+        }
+    }
+}
+
+/// How deep the results' elements are: root, `runs`, the run, `results`.
+const RESULT_DEPTH: usize = 4;
+
+impl Writer for Sarif {
+    fn begin(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(&skeleton()).map_err(io::Error::other)?;
+        const EMPTY: &str = "\"results\": []";
+        let at = text
+            .rfind(EMPTY)
+            .expect("the skeleton has an empty results array");
+        self.tail = text[at + EMPTY.len()..].to_string();
+        out.write_all(&text.as_bytes()[..at + EMPTY.len() - 1])
+    }
+
+    fn file(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        positions: &Positions<'_>,
+    ) -> io::Result<()> {
+        if file.diagnostics.is_empty() {
+            return Ok(());
+        }
+        let index = LineIndex::new(&file.text);
+        let indent = "  ".repeat(RESULT_DEPTH);
+        for d in &file.diagnostics {
+            let rule_index = self
+                .metas
+                .iter()
+                .position(|m| m.name == d.rule)
+                .unwrap_or(0);
+            let value = result(positions, file, &index, d, rule_index);
+            let sep = if self.written == 0 { "" } else { "," };
+            write!(out, "{sep}\n{indent}")?;
+            write_pretty(out, &value, RESULT_DEPTH)?;
+            self.written += 1;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, out: &mut dyn Write, _files: usize, _summary: &Summary) -> io::Result<()> {
+        if self.written > 0 {
+            write!(out, "\n{}", "  ".repeat(RESULT_DEPTH - 1))?;
+        }
+        writeln!(out, "]{}", self.tail)
+    }
+}
+
+/// The whole SARIF log for a lint run.
+pub fn render(files: &[FileReport]) -> String {
+    super::render_with(&mut Sarif::default(), files)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use crate::syntax::Document;
 
 pub mod edits;
 
+pub(crate) mod admission_rejected;
 mod deprecated_taint_key;
 mod duplicate_taint;
 mod duplicate_toleration;
@@ -95,6 +96,7 @@ pub static RULES: &[&dyn Rule] = &[
     &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
     &null_value::NullValue,
     &duplicate_toleration::DuplicateToleration,
+    &admission_rejected::AdmissionRejected,
     &unschedulable::Unschedulable,
     &only_avoided_nodes::OnlyAvoidedNodes,
     &eviction_loop::EvictionLoop,

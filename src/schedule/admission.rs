@@ -1,10 +1,19 @@
 //! Tolerations a pod gets that its manifest does not show: the DaemonSet controller's
 //! (pkg/controller/daemon/util `AddOrUpdateDaemonPodTolerations`) and the admission plugins'
 //! (`DefaultTolerationSeconds`, on by default; `ExtendedResourceToleration`, off by default),
-//! each switchable with kube-apiserver's `--enable/--disable-admission-plugins`.
+//! each switchable with kube-apiserver's `--enable/--disable-admission-plugins`; then
+//! `PodTolerationRestriction` (off by default: a namespace's default tolerations and whitelist)
+//! and `RuntimeClass` (on by default: the class's `scheduling`). They run in kube-apiserver's
+//! order (pkg/kubeapiserver/options/plugins.go `AllOrderedPlugins`): DefaultTolerationSeconds,
+//! PodTolerationRestriction, ExtendedResourceToleration, RuntimeClass; every mutating plugin
+//! before any validating one, so PodTolerationRestriction's whitelist is checked once when it
+//! admits the pod and again after RuntimeClass has merged its tolerations.
 
 use crate::config::Options;
-use crate::k8s::model::{Effect, Toleration};
+use crate::k8s::cluster::{
+    AnnotationError, ApiToleration, DEFAULT_TOLERATIONS, TOLERATIONS_WHITELIST,
+};
+use crate::k8s::model::{Effect, Operator, Toleration};
 use crate::k8s::names::is_qualified_name;
 use crate::k8s::well_known::{NOT_READY, UNREACHABLE, UNSCHEDULABLE};
 
@@ -19,6 +28,16 @@ pub enum Source {
     DefaultTolerationSeconds,
     /// The ExtendedResourceToleration admission plugin, for this requested resource.
     ExtendedResourceToleration(String),
+    /// PodTolerationRestriction: the `i`th of the namespace's default tolerations (its
+    /// `scheduler.alpha.kubernetes.io/defaultTolerations` annotation).
+    NamespaceDefault(String, usize),
+    /// PodTolerationRestriction: the `i`th of the cluster's default tolerations (the plugin's
+    /// configuration), for a namespace without the annotation.
+    ClusterDefault(usize),
+    /// PodTolerationRestriction: memory-pressure, for every pod that is not BestEffort.
+    MemoryPressure,
+    /// The `i`th of the RuntimeClass's `scheduling.tolerations`.
+    RuntimeClass(String, usize),
 }
 
 impl Source {
@@ -33,8 +52,200 @@ impl Source {
             Source::ExtendedResourceToleration(r) => {
                 format!("added by the ExtendedResourceToleration admission plugin for {r}")
             }
+            Source::NamespaceDefault(ns, i) => format!(
+                "a default toleration of namespace {ns} (defaultTolerations[{i}], merged by \
+                 PodTolerationRestriction)"
+            ),
+            Source::ClusterDefault(i) => format!(
+                "the cluster's default toleration {i} (PodTolerationRestriction configuration)"
+            ),
+            Source::MemoryPressure => {
+                "added by PodTolerationRestriction to every pod that is not BestEffort".into()
+            }
+            Source::RuntimeClass(rc, i) => {
+                format!("from RuntimeClass {rc} (scheduling.tolerations[{i}])")
+            }
         }
     }
+
+    /// Whether admission added it to the pod (the DaemonSet controller does not see these when
+    /// it picks the nodes a daemon pod is made for).
+    pub fn from_admission(&self) -> bool {
+        !matches!(self, Source::Manifest(_) | Source::DaemonSet)
+    }
+}
+
+/// Which whitelist a toleration is checked against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The namespace's `scheduler.alpha.kubernetes.io/tolerationsWhitelist`.
+    Namespace(String),
+    /// The PodTolerationRestriction configuration's whitelist.
+    Cluster,
+}
+
+impl Scope {
+    /// Upstream's word for it in the rejection ("conflict with its %s whitelist").
+    pub fn word(&self) -> &'static str {
+        match self {
+            Scope::Namespace(_) => "namespace",
+            Scope::Cluster => "cluster",
+        }
+    }
+}
+
+/// Why the API server refuses to create the pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// RuntimeClass: `pod rejected: RuntimeClass %q not found`.
+    RuntimeClassNotFound(String),
+    /// RuntimeClass: the class's nodeSelector sets a key the pod sets to another value.
+    NodeSelectorConflict {
+        class: String,
+        key: String,
+        class_value: String,
+        pod_value: String,
+    },
+    /// PodTolerationRestriction cannot read one of the namespace's annotations.
+    Annotation {
+        namespace: String,
+        annotation: &'static str,
+        error: AnnotationError,
+    },
+    /// PodTolerationRestriction: a toleration is not within the whitelist; `others` more are
+    /// not either.
+    NotWhitelisted {
+        toleration: Toleration,
+        source: Source,
+        scope: Scope,
+        others: usize,
+        /// Whether it was found only after RuntimeClass merged its tolerations.
+        after_runtime_class: bool,
+    },
+}
+
+impl Rejection {
+    /// The admission plugin that rejects the pod.
+    pub fn plugin(&self) -> &'static str {
+        match self {
+            Rejection::RuntimeClassNotFound(_) | Rejection::NodeSelectorConflict { .. } => {
+                "RuntimeClass"
+            }
+            _ => "PodTolerationRestriction",
+        }
+    }
+
+    /// The API server's own message.
+    pub fn server_message(&self) -> String {
+        match self {
+            Rejection::RuntimeClassNotFound(name) => {
+                format!("pod rejected: RuntimeClass {name:?} not found")
+            }
+            Rejection::NodeSelectorConflict {
+                key,
+                class_value,
+                pod_value,
+                ..
+            } => format!(
+                "conflict: runtimeClass.scheduling.nodeSelector[{key}] = {class_value}; \
+                 pod.spec.nodeSelector[{key}] = {pod_value}"
+            ),
+            Rejection::Annotation { error, .. } => error.message.clone(),
+            Rejection::NotWhitelisted { scope, .. } => format!(
+                "pod tolerations (possibly merged with namespace default tolerations) conflict \
+                 with its {} whitelist",
+                scope.word()
+            ),
+        }
+    }
+}
+
+/// A pod as admission sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Pod<'a> {
+    pub kind: Option<&'a str>,
+    /// Its namespace (`default` when the manifest names none, as `kubectl apply` would).
+    pub namespace: &'a str,
+    pub host_network: bool,
+    pub requested: &'a [String],
+    /// Whether no container requests or limits CPU or memory (QoS class BestEffort).
+    pub best_effort: bool,
+    pub runtime_class: Option<&'a str>,
+    pub node_selector: &'a [(String, String)],
+}
+
+/// What admission makes of a pod.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Admitted {
+    pub tolerations: Tolerations,
+    /// The nodeSelector entries its RuntimeClass adds.
+    pub node_selector: Vec<(String, String)>,
+    /// Why the API server refuses it, if it does.
+    pub rejection: Option<Rejection>,
+}
+
+/// upstream `isSuperset` (pkg/util/tolerations/tolerations.go): whether `ss` tolerates a
+/// superset of what `t` tolerates.
+pub fn is_superset(ss: &ApiToleration, t: &ApiToleration) -> bool {
+    if ss == t {
+        return true;
+    }
+    let (s, u) = (&ss.toleration, &t.toleration);
+    if u.key != s.key && (!s.key.is_empty() || s.operator != Operator::Exists) {
+        return false;
+    }
+    if u.effect != s.effect && s.effect.is_some() {
+        return false;
+    }
+    if s.effect == Some(Effect::NoExecute) {
+        if let Some(limit) = s.toleration_seconds {
+            if u.toleration_seconds.is_none_or(|secs| secs > limit) {
+                return false;
+            }
+        }
+    }
+    match s.operator {
+        // Upstream compares the operator string with "Equal": an omitted one is not.
+        Operator::Equal => u.operator == Operator::Equal && !t.bare_operator && u.value == s.value,
+        Operator::Exists => true,
+        Operator::Lt | Operator::Gt => false,
+    }
+}
+
+/// upstream `MergeTolerations`: both lists, each toleration kept only when no other one
+/// (already kept, or later and not equal) is a superset of it.
+pub fn merge_tolerations<T: Clone>(
+    first: &[(ApiToleration, T)],
+    second: &[(ApiToleration, T)],
+) -> Vec<(ApiToleration, T)> {
+    let all: Vec<&(ApiToleration, T)> = first.iter().chain(second).collect();
+    let mut merged: Vec<(ApiToleration, T)> = Vec::new();
+    'next: for (i, t) in all.iter().enumerate() {
+        if merged.iter().any(|m| is_superset(&m.0, &t.0)) {
+            continue;
+        }
+        for t2 in &all[i + 1..] {
+            if t.0 != t2.0 && is_superset(&t2.0, &t.0) {
+                continue 'next;
+            }
+        }
+        merged.push((*t).clone());
+    }
+    merged
+}
+
+/// upstream `VerifyAgainstWhitelist`, returning the tolerations (indices) no whitelist entry
+/// covers: none when the whitelist or the tolerations are empty.
+pub fn outside_whitelist(tolerations: &[ApiToleration], whitelist: &[ApiToleration]) -> Vec<usize> {
+    if whitelist.is_empty() {
+        return Vec::new();
+    }
+    tolerations
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !whitelist.iter().any(|w| is_superset(w, t)))
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// A pod's tolerations with where each comes from.
@@ -150,7 +361,8 @@ pub fn extended_resource_toleration(tolerations: &mut Tolerations, requested: &[
 }
 
 /// Every toleration a pod of this kind ends up with: the manifest's, then the DaemonSet
-/// controller's, then the enabled admission plugins'.
+/// controller's, then the enabled admission plugins' (see [`admit`]), for a pod in a namespace
+/// without annotations and without a RuntimeClass.
 pub fn effective(
     manifest: Tolerations,
     kind: Option<&str>,
@@ -158,17 +370,190 @@ pub fn effective(
     requested: &[String],
     options: &Options,
 ) -> Tolerations {
+    let pod = Pod {
+        kind,
+        namespace: "default",
+        host_network,
+        requested,
+        best_effort: true,
+        runtime_class: None,
+        node_selector: &[],
+    };
+    admit(&pod, manifest, &[], options).tolerations
+}
+
+/// The toleration memory-pressure, which PodTolerationRestriction gives pods that are not
+/// BestEffort.
+fn memory_pressure() -> ApiToleration {
+    ApiToleration::new(
+        Toleration::exists(MEMORY_PRESSURE, Effect::NoSchedule),
+        false,
+    )
+}
+
+/// What the API server makes of a pod: the manifest's tolerations (`bare[i]`: whether the
+/// `i`th omits its operator), the DaemonSet controller's, then each enabled admission plugin in
+/// kube-apiserver's order; and the first reason it refuses the pod.
+pub fn admit(pod: &Pod<'_>, manifest: Tolerations, bare: &[bool], options: &Options) -> Admitted {
+    let cluster = options.cluster();
+    let namespace = cluster.namespace(pod.namespace);
+    // Whether a toleration omits its operator, from where it was written.
+    let api = |t: &Toleration, s: &Source| -> ApiToleration {
+        let bare = match s {
+            Source::Manifest(i) => bare.get(*i).copied().unwrap_or(false),
+            Source::NamespaceDefault(_, i) => namespace
+                .and_then(|n| n.default_tolerations.as_ref())
+                .and_then(|a| a.tolerations.as_ref().ok())
+                .and_then(|ts| ts.get(*i))
+                .is_some_and(|t| t.bare_operator),
+            Source::ClusterDefault(i) => options
+                .toleration_restriction()
+                .default
+                .get(*i)
+                .is_some_and(|t| t.bare_operator),
+            Source::RuntimeClass(rc, i) => cluster
+                .runtime_class(rc)
+                .and_then(|rc| rc.tolerations.get(*i))
+                .is_some_and(|t| t.bare_operator),
+            _ => false,
+        };
+        ApiToleration::new(t.clone(), bare)
+    };
+    let with_api = |list: &Tolerations| -> Vec<(ApiToleration, Source)> {
+        list.iter().map(|(t, s)| (api(t, s), s.clone())).collect()
+    };
+    let without_api = |list: Vec<(ApiToleration, Source)>| -> Tolerations {
+        list.into_iter().map(|(t, s)| (t.toleration, s)).collect()
+    };
+
     let mut out = manifest;
-    if kind == Some("DaemonSet") {
-        daemon_set(&mut out, host_network);
+    if pod.kind == Some("DaemonSet") {
+        daemon_set(&mut out, pod.host_network);
     }
     if options.admission_enabled("DefaultTolerationSeconds") {
         default_toleration_seconds(&mut out);
     }
-    if options.admission_enabled("ExtendedResourceToleration") {
-        extended_resource_toleration(&mut out, requested);
+    let mut admitted = Admitted::default();
+    let restriction = options.admission_enabled("PodTolerationRestriction");
+    // PodTolerationRestriction's whitelist check (its Validate, which its Admit calls too).
+    let check = |list: &Tolerations, after_runtime_class: bool| -> Option<Rejection> {
+        if list.is_empty() {
+            return None;
+        }
+        let config = options.toleration_restriction();
+        let (whitelist, scope) = match namespace.and_then(|n| n.whitelist.as_ref()) {
+            Some(a) => match &a.tolerations {
+                Ok(w) => (w.as_slice(), Scope::Namespace(pod.namespace.to_string())),
+                Err(error) => {
+                    return Some(Rejection::Annotation {
+                        namespace: pod.namespace.to_string(),
+                        annotation: TOLERATIONS_WHITELIST,
+                        error: error.clone(),
+                    })
+                }
+            },
+            None => (config.whitelist.as_slice(), Scope::Cluster),
+        };
+        let tolerations: Vec<ApiToleration> = list.iter().map(|(t, s)| api(t, s)).collect();
+        let outside = outside_whitelist(&tolerations, whitelist);
+        let &first = outside.first()?;
+        Some(Rejection::NotWhitelisted {
+            toleration: list[first].0.clone(),
+            source: list[first].1.clone(),
+            scope,
+            others: outside.len() - 1,
+            after_runtime_class,
+        })
+    };
+    if restriction {
+        let mut extra: Vec<(ApiToleration, Source)> =
+            match namespace.and_then(|n| n.default_tolerations.as_ref()) {
+                Some(a) => match &a.tolerations {
+                    Ok(ts) => ts
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| {
+                            (
+                                t.clone(),
+                                Source::NamespaceDefault(pod.namespace.to_string(), i),
+                            )
+                        })
+                        .collect(),
+                    Err(error) => {
+                        admitted.tolerations = out;
+                        admitted.rejection = Some(Rejection::Annotation {
+                            namespace: pod.namespace.to_string(),
+                            annotation: DEFAULT_TOLERATIONS,
+                            error: error.clone(),
+                        });
+                        return admitted;
+                    }
+                },
+                None => options
+                    .toleration_restriction()
+                    .default
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.clone(), Source::ClusterDefault(i)))
+                    .collect(),
+            };
+        if !pod.best_effort {
+            extra.push((memory_pressure(), Source::MemoryPressure));
+        }
+        if !extra.is_empty() {
+            out = without_api(merge_tolerations(&with_api(&out), &extra));
+        }
+        admitted.rejection = check(&out, false);
     }
-    out
+    if options.admission_enabled("ExtendedResourceToleration") {
+        extended_resource_toleration(&mut out, pod.requested);
+    }
+    if options.admission_enabled("RuntimeClass") && admitted.rejection.is_none() {
+        if let Some(name) = pod.runtime_class {
+            match cluster.runtime_class(name) {
+                None if cluster.knows_runtime_classes() => {
+                    admitted.rejection = Some(Rejection::RuntimeClassNotFound(name.to_string()));
+                }
+                None => {}
+                Some(rc) => {
+                    let conflict = rc.node_selector.iter().find_map(|(k, v)| {
+                        let (_, pod_value) = pod.node_selector.iter().find(|(pk, _)| pk == k)?;
+                        (pod_value != v).then(|| Rejection::NodeSelectorConflict {
+                            class: name.to_string(),
+                            key: k.clone(),
+                            class_value: v.clone(),
+                            pod_value: pod_value.clone(),
+                        })
+                    });
+                    if conflict.is_some() {
+                        admitted.rejection = conflict;
+                    } else {
+                        admitted.node_selector = rc
+                            .node_selector
+                            .iter()
+                            .filter(|(k, _)| !pod.node_selector.iter().any(|(pk, _)| pk == k))
+                            .cloned()
+                            .collect();
+                        let class: Vec<(ApiToleration, Source)> = rc
+                            .tolerations
+                            .iter()
+                            .enumerate()
+                            .map(|(i, t)| (t.clone(), Source::RuntimeClass(name.to_string(), i)))
+                            .collect();
+                        if !class.is_empty() {
+                            out = without_api(merge_tolerations(&with_api(&out), &class));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // The validating phase: PodTolerationRestriction checks what every plugin has added.
+    if restriction && admitted.rejection.is_none() {
+        admitted.rejection = check(&out, true);
+    }
+    admitted.tolerations = out;
+    admitted
 }
 
 #[cfg(test)]
@@ -385,5 +770,524 @@ mod tests {
             effective(vec![], Some("DaemonSet"), false, &[], &options).len(),
             6
         );
+    }
+
+    fn upstream_tolerations() -> Vec<(&'static str, ApiToleration)> {
+        use Effect::*;
+        use Operator::*;
+        let t = |key: &str, op, value: &str, effect, secs| {
+            ApiToleration::new(tol(key, op, value, effect, secs), false)
+        };
+        vec![
+            ("all", t("", Exists, "", None, None)),
+            ("all-nosched", t("", Exists, "", Some(NoSchedule), None)),
+            ("all-noexec", t("", Exists, "", Some(NoExecute), None)),
+            ("foo", t("foo", Exists, "", None, None)),
+            ("foo-bar", t("foo", Equal, "bar", None, None)),
+            ("foo-nosched", t("foo", Exists, "", Some(NoSchedule), None)),
+            (
+                "foo-bar-nosched",
+                t("foo", Equal, "bar", Some(NoSchedule), None),
+            ),
+            (
+                "foo-baz-nosched",
+                t("foo", Equal, "baz", Some(NoSchedule), None),
+            ),
+            ("faz-nosched", t("faz", Exists, "", Some(NoSchedule), None)),
+            (
+                "faz-baz-nosched",
+                t("faz", Equal, "baz", Some(NoSchedule), None),
+            ),
+            (
+                "foo-prefnosched",
+                t("foo", Exists, "", Some(PreferNoSchedule), None),
+            ),
+            ("foo-noexec", t("foo", Exists, "", Some(NoExecute), None)),
+            (
+                "foo-bar-noexec",
+                t("foo", Equal, "bar", Some(NoExecute), None),
+            ),
+            (
+                "foo-noexec-10",
+                t("foo", Exists, "", Some(NoExecute), Some(10)),
+            ),
+            (
+                "foo-noexec-0",
+                t("foo", Exists, "", Some(NoExecute), Some(0)),
+            ),
+            (
+                "foo-bar-noexec-10",
+                t("foo", Equal, "bar", Some(NoExecute), Some(10)),
+            ),
+        ]
+    }
+
+    fn named(names: &[&str]) -> Vec<ApiToleration> {
+        let all = upstream_tolerations();
+        names
+            .iter()
+            .map(|n| all.iter().find(|(k, _)| k == n).unwrap().1.clone())
+            .collect()
+    }
+
+    // Ported from pkg/util/tolerations/tolerations_test.go TestIsSuperset.
+    #[test]
+    fn is_superset_cases() {
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "all",
+                &[
+                    "all-nosched",
+                    "all-noexec",
+                    "foo",
+                    "foo-bar",
+                    "foo-nosched",
+                    "foo-bar-nosched",
+                    "foo-baz-nosched",
+                    "faz-nosched",
+                    "faz-baz-nosched",
+                    "foo-prefnosched",
+                    "foo-noexec",
+                    "foo-bar-noexec",
+                    "foo-noexec-10",
+                    "foo-noexec-0",
+                    "foo-bar-noexec-10",
+                ],
+            ),
+            (
+                "all-nosched",
+                &[
+                    "foo-nosched",
+                    "foo-bar-nosched",
+                    "foo-baz-nosched",
+                    "faz-nosched",
+                    "faz-baz-nosched",
+                ],
+            ),
+            (
+                "all-noexec",
+                &[
+                    "foo-noexec",
+                    "foo-bar-noexec",
+                    "foo-noexec-10",
+                    "foo-noexec-0",
+                    "foo-bar-noexec-10",
+                ],
+            ),
+            (
+                "foo",
+                &[
+                    "foo-bar",
+                    "foo-nosched",
+                    "foo-bar-nosched",
+                    "foo-baz-nosched",
+                    "foo-prefnosched",
+                    "foo-noexec",
+                    "foo-bar-noexec",
+                    "foo-noexec-10",
+                    "foo-noexec-0",
+                    "foo-bar-noexec-10",
+                ],
+            ),
+            (
+                "foo-bar",
+                &["foo-bar-nosched", "foo-bar-noexec", "foo-bar-noexec-10"],
+            ),
+            ("foo-nosched", &["foo-bar-nosched", "foo-baz-nosched"]),
+            ("foo-bar-nosched", &[]),
+            ("faz-nosched", &["faz-baz-nosched"]),
+            ("faz-baz-nosched", &[]),
+            ("foo-prefnosched", &[]),
+            (
+                "foo-noexec",
+                &[
+                    "foo-noexec",
+                    "foo-bar-noexec",
+                    "foo-noexec-10",
+                    "foo-noexec-0",
+                    "foo-bar-noexec-10",
+                ],
+            ),
+            ("foo-bar-noexec", &["foo-bar-noexec-10"]),
+            ("foo-noexec-10", &["foo-noexec-0", "foo-bar-noexec-10"]),
+            ("foo-noexec-0", &[]),
+            ("foo-bar-noexec-10", &[]),
+        ];
+        let all = upstream_tolerations();
+        for (sup, subs) in cases {
+            let s = &named(&[sup])[0];
+            for (name, t) in &all {
+                let want = name == sup || subs.contains(name);
+                assert_eq!(is_superset(s, t), want, "{sup} superset of {name}");
+            }
+        }
+        // An omitted operator is not DeepEqual to Equal, and upstream compares the string.
+        let mut bare = named(&["foo-bar"])[0].clone();
+        bare.bare_operator = true;
+        assert!(!is_superset(&named(&["foo-bar"])[0], &bare));
+        assert!(is_superset(&named(&["foo"])[0], &bare));
+    }
+
+    // Ported from TestVerifyAgainstWhitelist.
+    #[test]
+    fn whitelist_cases() {
+        let cases: &[(&str, &[&str], &[&str], bool)] = &[
+            (
+                "equal input and whitelist",
+                &["foo-bar-nosched", "foo-baz-nosched"],
+                &["foo-bar-nosched", "foo-baz-nosched"],
+                true,
+            ),
+            (
+                "duplicate input allowed",
+                &["foo-bar-nosched", "foo-bar-nosched"],
+                &["foo-bar-nosched", "foo-baz-nosched"],
+                true,
+            ),
+            (
+                "allow all",
+                &["foo-bar-nosched", "foo-bar-nosched"],
+                &["all"],
+                true,
+            ),
+            (
+                "duplicate input forbidden",
+                &["foo-bar-nosched", "foo-bar-nosched"],
+                &["foo-baz-nosched"],
+                false,
+            ),
+            (
+                "value mismatch",
+                &["foo-bar-nosched", "foo-baz-nosched"],
+                &["foo-baz-nosched"],
+                false,
+            ),
+            (
+                "input does not exist in whitelist",
+                &["foo-bar-nosched"],
+                &["foo-baz-nosched"],
+                false,
+            ),
+            ("disjoint sets", &["foo-bar"], &["foo-nosched"], false),
+            ("empty whitelist", &["foo-bar"], &[], true),
+            ("empty input", &[], &["foo-bar"], true),
+        ];
+        for (name, input, whitelist, want) in cases {
+            let ok = outside_whitelist(&named(input), &named(whitelist)).is_empty();
+            assert_eq!(ok, *want, "{name}");
+        }
+    }
+
+    // Ported from TestMergeTolerations.
+    #[test]
+    fn merge_cases() {
+        type Case<'a> = (&'a str, &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let cases: &[Case] = &[
+            (
+                "disjoint",
+                &["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
+                &["foo-prefnosched", "foo-baz-nosched"],
+                &[
+                    "foo-bar-nosched",
+                    "faz-baz-nosched",
+                    "foo-noexec-10",
+                    "foo-prefnosched",
+                    "foo-baz-nosched",
+                ],
+            ),
+            (
+                "duplicate",
+                &["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
+                &["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
+                &["foo-bar-nosched", "faz-baz-nosched", "foo-noexec-10"],
+            ),
+            (
+                "merge redundant",
+                &["foo-bar-nosched", "foo-baz-nosched"],
+                &["foo-nosched", "faz-baz-nosched"],
+                &["foo-nosched", "faz-baz-nosched"],
+            ),
+            (
+                "merge all",
+                &["foo-bar-nosched", "foo-baz-nosched", "foo-noexec-10"],
+                &["all"],
+                &["all"],
+            ),
+            (
+                "merge into all",
+                &["all"],
+                &["foo-bar-nosched", "foo-baz-nosched", "foo-noexec-10"],
+                &["all"],
+            ),
+        ];
+        for (name, a, b, want) in cases {
+            let tag = |v: Vec<ApiToleration>| v.into_iter().map(|t| (t, ())).collect::<Vec<_>>();
+            let got: Vec<ApiToleration> = merge_tolerations(&tag(named(a)), &tag(named(b)))
+                .into_iter()
+                .map(|(t, _)| t)
+                .collect();
+            assert_eq!(got, named(want), "{name}");
+        }
+    }
+
+    fn cluster_options(text: &str, plugins: &str) -> Options {
+        let mut c = crate::k8s::cluster::Cluster::default();
+        c.add_text("cluster.yaml", text);
+        let mut o = Options::default();
+        o.set_cluster(std::sync::Arc::new(c));
+        if !plugins.is_empty() {
+            o.set_admission_plugins(plugins, true).unwrap();
+        }
+        o
+    }
+
+    fn pod<'a>(ns: &'a str, rc: Option<&'a str>, sel: &'a [(String, String)]) -> Pod<'a> {
+        Pod {
+            kind: Some("Pod"),
+            namespace: ns,
+            host_network: false,
+            requested: &[],
+            best_effort: true,
+            runtime_class: rc,
+            node_selector: sel,
+        }
+    }
+
+    fn ns(name: &str, default: Option<&str>, whitelist: Option<&str>) -> String {
+        let mut a = String::new();
+        if let Some(d) = default {
+            a.push_str(&format!("    {DEFAULT_TOLERATIONS}: '{d}'\n"));
+        }
+        if let Some(w) = whitelist {
+            a.push_str(&format!("    {TOLERATIONS_WHITELIST}: '{w}'\n"));
+        }
+        format!("kind: Namespace\nmetadata:\n  name: {name}\n  annotations:\n{a}---\n")
+    }
+
+    // Cases of plugin/pkg/admission/podtolerationrestriction/admission_test.go TestPodAdmission,
+    // with DefaultTolerationSeconds off as there.
+    #[test]
+    fn pod_toleration_restriction_cases() {
+        use Effect::*;
+        use Operator::*;
+        let nosched = |k: &str, v: &str| tol(k, Equal, v, Some(NoSchedule), None);
+        let j = |t: &Toleration| ApiToleration::new(t.clone(), false).to_json();
+        let a = nosched("testKey", "testValue");
+        let b = nosched("testKey", "testValue1");
+        let c = tol("testKey", Exists, "", Some(NoSchedule), None);
+        let text = [
+            ns("empty", None, None),
+            ns("d-a", Some(&format!("[{}]", j(&a))), None),
+            ns("w-a", None, Some(&format!("[{}]", j(&a)))),
+            ns(
+                "d-a-w-a",
+                Some(&format!("[{}]", j(&a))),
+                Some(&format!("[{}]", j(&a))),
+            ),
+            ns(
+                "d-a-w-c",
+                Some(&format!("[{}]", j(&a))),
+                Some(&format!("[{}]", j(&c))),
+            ),
+            ns("w-b", None, Some(&format!("[{}]", j(&b)))),
+            ns("bad", Some("[{"), None),
+        ]
+        .concat();
+        let mut options = cluster_options(&text, "PodTolerationRestriction");
+        options
+            .set_admission_plugins("DefaultTolerationSeconds", false)
+            .unwrap();
+        let run = |namespace: &str, given: Vec<Toleration>, best_effort: bool| {
+            let mut p = pod(namespace, None, &[]);
+            p.best_effort = best_effort;
+            admit(&p, manifest(given), &[], &options)
+        };
+        // default tolerations are merged into a pod without tolerations
+        let r = run("d-a", vec![], true);
+        assert_eq!(only(&r.tolerations), vec![a.clone()]);
+        assert_eq!(
+            r.tolerations[0].1,
+            Source::NamespaceDefault("d-a".into(), 0)
+        );
+        assert_eq!(r.rejection, None);
+        // a pod's toleration that the default supersets is dropped; others are kept
+        let r = run("d-a", vec![c.clone()], true);
+        assert_eq!(only(&r.tolerations), vec![c.clone()]);
+        // whitelist allows the pod's own toleration
+        assert_eq!(run("w-a", vec![a.clone()], true).rejection, None);
+        // whitelist rejects another value, naming the namespace scope
+        let r = run("w-a", vec![b.clone()], true);
+        match r.rejection {
+            Some(Rejection::NotWhitelisted {
+                toleration, scope, ..
+            }) => {
+                assert_eq!(toleration, b);
+                assert_eq!(scope, Scope::Namespace("w-a".into()));
+            }
+            other => panic!("{other:?}"),
+        }
+        // defaults and whitelist agree
+        assert_eq!(run("d-a-w-a", vec![], true).rejection, None);
+        assert_eq!(run("d-a-w-c", vec![], true).rejection, None);
+        // a non-BestEffort pod gets memory-pressure, which the whitelist must cover
+        let r = run("w-a", vec![a.clone()], false);
+        assert!(matches!(
+            r.rejection,
+            Some(Rejection::NotWhitelisted {
+                source: Source::MemoryPressure,
+                ..
+            })
+        ));
+        // a pod without tolerations is never checked against the whitelist
+        assert_eq!(run("w-b", vec![], true).rejection, None);
+        // a namespace without annotations falls back to the cluster's configuration
+        let mut cfg = options.clone();
+        cfg.set_toleration_restriction(crate::config::TolerationRestriction {
+            default: vec![ApiToleration::new(b.clone(), false)],
+            whitelist: vec![ApiToleration::new(b.clone(), false)],
+        });
+        let r = admit(
+            &pod("empty", None, &[]),
+            manifest(vec![a.clone()]),
+            &[],
+            &cfg,
+        );
+        assert!(matches!(
+            r.rejection,
+            Some(Rejection::NotWhitelisted {
+                scope: Scope::Cluster,
+                ..
+            })
+        ));
+        let r = admit(&pod("unknown-ns", None, &[]), manifest(vec![]), &[], &cfg);
+        assert_eq!(only(&r.tolerations), vec![b.clone()]);
+        // a malformed annotation rejects every pod of the namespace
+        assert!(matches!(
+            run("bad", vec![], true).rejection,
+            Some(Rejection::Annotation {
+                annotation: DEFAULT_TOLERATIONS,
+                ..
+            })
+        ));
+        // off by default
+        let off = cluster_options(&text, "");
+        let r = admit(&pod("w-a", None, &[]), manifest(vec![b.clone()]), &[], &off);
+        assert_eq!(r.rejection, None);
+    }
+
+    // plugin/pkg/admission/runtimeclass/admission_test.go TestSetScheduling and the not-found
+    // case of TestAdmit.
+    #[test]
+    fn runtime_class_cases() {
+        use Effect::*;
+        use Operator::*;
+        let text = "kind: RuntimeClass\nmetadata: {name: sandbox}\nhandler: runsc\nscheduling:\n  nodeSelector: {foo: bar}\n  tolerations:\n  - {key: foo, operator: Equal, value: bar, effect: NoSchedule}\n---\nkind: RuntimeClass\nmetadata: {name: plain}\nhandler: runc\n";
+        let options = cluster_options(text, "");
+        let sel = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        // selector and tolerations are merged
+        let none = sel(&[]);
+        let r = admit(
+            &pod("default", Some("sandbox"), &none),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(r.node_selector, sel(&[("foo", "bar")]));
+        let t = only(&r.tolerations);
+        assert!(t.contains(&tol("foo", Equal, "bar", Some(NoSchedule), None)));
+        assert_eq!(r.rejection, None);
+        // the same selector entry is no conflict; another value is
+        let same = sel(&[("foo", "bar"), ("x", "y")]);
+        let r = admit(
+            &pod("default", Some("sandbox"), &same),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(r.node_selector, none);
+        assert_eq!(r.rejection, None);
+        let other = sel(&[("foo", "baz")]);
+        let r = admit(
+            &pod("default", Some("sandbox"), &other),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(
+            r.rejection.unwrap().server_message(),
+            "conflict: runtimeClass.scheduling.nodeSelector[foo] = bar; pod.spec.nodeSelector[foo] = baz"
+        );
+        // a pod's toleration that tolerates more is kept instead of the class's
+        let wide = tol("foo", Exists, "", None, None);
+        let r = admit(
+            &pod("default", Some("sandbox"), &none),
+            manifest(vec![wide.clone()]),
+            &[],
+            &options,
+        );
+        assert!(only(&r.tolerations).contains(&wide));
+        assert!(!r
+            .tolerations
+            .iter()
+            .any(|(_, s)| matches!(s, Source::RuntimeClass(..))));
+        // a class without scheduling changes nothing
+        let r = admit(
+            &pod("default", Some("plain"), &none),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(r.node_selector, none);
+        assert_eq!(r.rejection, None);
+        // not found, when the cluster's classes are known
+        let r = admit(
+            &pod("default", Some("kata"), &none),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(
+            r.rejection.unwrap().server_message(),
+            "pod rejected: RuntimeClass \"kata\" not found"
+        );
+        // taken on trust when none is known
+        let r = admit(
+            &pod("default", Some("kata"), &none),
+            manifest(vec![]),
+            &[],
+            &Options::default(),
+        );
+        assert_eq!(r.rejection, None);
+        // and the whitelist sees what RuntimeClass added (validating phase)
+        let ns_text = format!(
+            "{}{text}",
+            ns(
+                "tenant",
+                None,
+                Some(r#"[{"operator":"Exists","effect":"NoExecute"}]"#)
+            )
+        );
+        let mut o = cluster_options(&ns_text, "PodTolerationRestriction");
+        o.set_admission_plugins("DefaultTolerationSeconds", false)
+            .unwrap();
+        let r = admit(
+            &pod("tenant", Some("sandbox"), &none),
+            manifest(vec![]),
+            &[],
+            &o,
+        );
+        assert!(matches!(
+            r.rejection,
+            Some(Rejection::NotWhitelisted {
+                source: Source::RuntimeClass(..),
+                after_runtime_class: true,
+                ..
+            })
+        ));
     }
 }

@@ -60,6 +60,10 @@ pub struct Workload<'d> {
     pub host_network: bool,
     /// Resources the containers request (requests and limits: limits default the requests).
     pub requested: Vec<String>,
+    /// The nodeSelector entries its RuntimeClass adds.
+    pub class_selector: Vec<(String, String)>,
+    /// Why the API server refuses to create its pods, if it does.
+    pub rejection: Option<admission::Rejection>,
 }
 
 impl<'d> Workload<'d> {
@@ -79,10 +83,14 @@ impl<'d> Workload<'d> {
             .find(|t| t.owner == Owner::PodSpec(spec_index))
             .map(|t| t.list.clone());
         let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
+        let mut bare = vec![false; items.len()];
         let manifest: admission::Tolerations = items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| Some((item.toleration()?, Source::Manifest(i))))
+            .filter_map(|(i, item)| {
+                bare[i] = item.str("operator").is_empty();
+                Some((item.toleration()?, Source::Manifest(i)))
+            })
             .collect();
         let text = |id| crate::inventory::scalar_text(doc, id);
         let node_name = doc
@@ -114,6 +122,9 @@ impl<'d> Workload<'d> {
             )
         });
         let mut requested = Vec::new();
+        // QoS class BestEffort: no container requests or limits CPU or memory
+        // (pkg/apis/core/helper/qos GetPodQOS; a zero quantity does not count).
+        let mut best_effort = true;
         for containers in ["containers", "initContainers"] {
             for &c in doc
                 .get(spec, containers)
@@ -125,15 +136,39 @@ impl<'d> Workload<'d> {
                 };
                 for part in ["requests", "limits"] {
                     if let Some((_, m)) = doc.get(resources, part) {
-                        for &(k, _) in doc.mapping(m).unwrap_or_default() {
-                            requested.extend(text(k));
+                        for &(k, v) in doc.mapping(m).unwrap_or_default() {
+                            let name = text(k);
+                            if matches!(name.as_deref(), Some("cpu" | "memory"))
+                                && text(v).is_some_and(|q| !is_zero_quantity(&q))
+                            {
+                                best_effort = false;
+                            }
+                            requested.extend(name);
                         }
                     }
                 }
             }
         }
-        let effective = admission::effective(manifest, kind, host_network, &requested, options);
-        let (tolerations, sources) = effective.into_iter().unzip();
+        let object = &ex.objects[pod.object];
+        let runtime_class = doc
+            .get(spec, "runtimeClassName")
+            .and_then(|(_, v)| text(v))
+            .filter(|n| !n.is_empty());
+        let selector: Vec<(String, String)> = node_selector
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect();
+        let admission_pod = admission::Pod {
+            kind,
+            namespace: object.namespace.unwrap_or("default"),
+            host_network,
+            requested: &requested,
+            best_effort,
+            runtime_class: runtime_class.as_deref(),
+            node_selector: &selector,
+        };
+        let admitted = admission::admit(&admission_pod, manifest, &bare, options);
+        let (tolerations, sources) = admitted.tolerations.into_iter().unzip();
         Workload {
             spec_index,
             object: pod.object,
@@ -150,7 +185,24 @@ impl<'d> Workload<'d> {
             affinity: affinity::required(doc, spec),
             host_network,
             requested,
+            class_selector: admitted.node_selector,
+            rejection: admitted.rejection,
         }
+    }
+
+    /// The tolerations that decide which nodes it can run on: for a DaemonSet, those the
+    /// DaemonSet controller sees when it picks nodes (the template's and its own; upstream
+    /// `NodeShouldRunDaemonPod` builds the pod without admission), else all of them.
+    pub fn placing_tolerations(&self) -> Vec<Toleration> {
+        if self.kind != Some("DaemonSet") {
+            return self.tolerations.clone();
+        }
+        self.tolerations
+            .iter()
+            .zip(&self.sources)
+            .filter(|(_, s)| !s.from_admission())
+            .map(|(t, _)| t.clone())
+            .collect()
     }
 
     /// Whether anything steers it to particular nodes: `nodeName`, `nodeSelector`, or required
@@ -166,6 +218,12 @@ impl<'d> Workload<'d> {
             _ => None,
         }
     }
+}
+
+/// Whether a resource quantity is zero (`0`, `0m`, `0Gi`, `0.0`, ...).
+fn is_zero_quantity(q: &str) -> bool {
+    let digits = q.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    !digits.is_empty() && digits.chars().all(|c| c == '0' || c == '.')
 }
 
 /// Why a node does not fit.
@@ -508,6 +566,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     let identity = |k: &str| inventory.is_identity_key(k);
     let per_node = w.node_name.is_some()
         || w.node_selector.iter().any(|e| identity(&e.key))
+        || w.class_selector.iter().any(|(k, _)| identity(k))
         || w.affinity.as_ref().is_some_and(|a| a.per_node(&identity));
     let named = if per_node {
         named_nodes(w, inventory)
@@ -519,7 +578,8 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         value: String::new(),
         effect: Effect::NoSchedule,
     };
-    let tolerates_cordon = tolerations_tolerate_taint(&w.tolerations, &unschedulable_taint, gate);
+    let placing = w.placing_tolerations();
+    let tolerates_cordon = tolerations_tolerate_taint(&placing, &unschedulable_taint, gate);
     // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
     // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
     // predicate.go), and not the cordon.
@@ -535,7 +595,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             }
             let mut taint_reasons = Vec::new();
             for (i, t) in pool.taints.iter().enumerate() {
-                let tolerated = tolerations_tolerate_taint(&w.tolerations, &t.taint, gate);
+                let tolerated = tolerations_tolerate_taint(&placing, &t.taint, gate);
                 let enforced = if bound {
                     t.taint.effect == Effect::NoExecute
                 } else {
@@ -641,6 +701,16 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
             out.push(Reason::NodeSelector {
                 key: e.key.clone(),
                 wanted: e.value.clone(),
+                actual: actual.map(str::to_string),
+            });
+        }
+    }
+    for (key, wanted) in &w.class_selector {
+        let actual = node.label(key);
+        if actual != Some(wanted.as_str()) {
+            out.push(Reason::NodeSelector {
+                key: key.clone(),
+                wanted: wanted.clone(),
                 actual: actual.map(str::to_string),
             });
         }

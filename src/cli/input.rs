@@ -1,0 +1,227 @@
+//! The command line's paths: walking directories in a stable order, reading files and standard
+//! input, writing fixes back.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use taintlint::config_file::{self, ConfigFile};
+use taintlint::Options;
+
+/// An input to lint, and the configuration it is linted with (an index into the loaded ones).
+pub(crate) enum Input {
+    Stdin(usize),
+    File(PathBuf, usize),
+}
+
+impl Input {
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Input::Stdin(_) => "-".to_string(),
+            Input::File(p, _) => p.display().to_string(),
+        }
+    }
+
+    pub(crate) fn config(&self) -> usize {
+        match self {
+            Input::Stdin(c) | Input::File(_, c) => *c,
+        }
+    }
+}
+
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Standard input can be read once: as the manifests or as the inventory, not both.
+pub(crate) fn one_stdin(paths: &[PathBuf], inventory: &[PathBuf]) -> Result<(), String> {
+    let stdin = |p: &&PathBuf| p.as_os_str() == "-";
+    let count = paths.iter().filter(stdin).count() + inventory.iter().filter(stdin).count();
+    if count > 1 {
+        return Err(
+            "standard input (`-`) can be read only once: give it as the manifests or as the \
+             inventory, not both"
+                .to_string(),
+        );
+    }
+    Ok(())
+}
+
+/// The index of the configuration for a command-line path.
+pub(crate) fn config_index(path: &Path, configs: &[(ConfigFile, Options)]) -> usize {
+    if configs.len() == 1 {
+        return 0;
+    }
+    let found = config_file::discover(path);
+    configs
+        .iter()
+        .position(|(c, _)| c.path == found)
+        .unwrap_or(0)
+}
+
+/// Expands the command line's paths into files, in a stable order: each argument in turn, and
+/// a directory's files sorted by path. A directory walk lints the files the configuration
+/// includes and does not exclude, skips dot-directories, honours .gitignore, and skips the
+/// `templates/` directory of a Helm chart (Go templates are not YAML until rendered).
+pub(crate) fn collect_inputs(
+    paths: &[PathBuf],
+    configs: &[(ConfigFile, Options)],
+    force_exclude: bool,
+    problems: &mut Vec<String>,
+) -> Vec<Input> {
+    let mut inputs = Vec::new();
+    for path in paths {
+        if path.as_os_str() == "-" {
+            inputs.push(Input::Stdin(0));
+            continue;
+        }
+        let c = config_index(path, configs);
+        let config = &configs[c].0;
+        match std::fs::metadata(path) {
+            Err(e) => problems.push(format!("{}: {}", path.display(), io_message(&e))),
+            Ok(meta) if meta.is_dir() => {
+                let mut found = Vec::new();
+                let root = path.clone();
+                let skip_config = config.clone();
+                let walker = ignore::WalkBuilder::new(path)
+                    .hidden(false)
+                    .git_ignore(true)
+                    .require_git(false)
+                    .sort_by_file_path(|a, b| a.cmp(b))
+                    .filter_entry(move |e| {
+                        let p = e.path();
+                        if p == root {
+                            return true;
+                        }
+                        let dir = e.file_type().is_some_and(|t| t.is_dir());
+                        !(dir && (is_dot_dir(p) || is_chart_templates(p)))
+                            && !skip_config.is_excluded(p)
+                    })
+                    .build();
+                for entry in walker {
+                    match entry {
+                        Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
+                            if config.is_included(e.path()) || defines_node_pools(e.path()) {
+                                found.push(e.into_path());
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(e) => problems.push(e.to_string()),
+                    }
+                }
+                inputs.extend(found.into_iter().map(|p| Input::File(p, c)));
+            }
+            Ok(_) => {
+                let skip = force_exclude
+                    && (config.is_excluded(path)
+                        || path.ancestors().skip(1).any(is_chart_templates));
+                if !skip {
+                    inputs.push(Input::File(path.clone(), c));
+                }
+            }
+        }
+    }
+    inputs
+}
+
+/// A Terraform file that defines node pools (it is linted like a manifest).
+fn defines_node_pools(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "tf")
+        && std::fs::read_to_string(path)
+            .is_ok_and(|t| taintlint::inventory::terraform::defines_pools(&t))
+}
+
+/// `.git` and other dot-directories (dot-files are linted).
+pub(crate) fn is_dot_dir(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
+}
+
+/// The `templates` directory of a Helm chart (next to its Chart.yaml).
+pub(crate) fn is_chart_templates(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "templates")
+        && path
+            .parent()
+            .is_some_and(|chart| chart.join("Chart.yaml").is_file())
+}
+
+/// Replaces a file's contents so that a crash leaves either the old file or the new one: the
+/// new text goes to a temporary file in the same directory (with the old file's permissions),
+/// which is then renamed over it. A symbolic link is followed, and its target rewritten.
+pub(crate) fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path)?;
+    let dir = target.parent().unwrap_or(Path::new("."));
+    let permissions = std::fs::metadata(&target)?.permissions();
+    let mut temp = tempfile::Builder::new()
+        .prefix(".taintlint-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    temp.write_all(text.as_bytes())?;
+    temp.as_file().sync_all()?;
+    std::fs::set_permissions(temp.path(), permissions)?;
+    temp.persist(&target).map_err(|e| e.error)?;
+    Ok(())
+}
+
+pub(crate) fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => e.to_string(),
+    }
+}
+
+pub(crate) fn read(input: &Input) -> Result<String, String> {
+    let name = input.name();
+    let bytes = match input {
+        Input::Stdin(_) => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| format!("standard input: {}", io_message(&e)))?;
+            buf
+        }
+        Input::File(p, _) => std::fs::read(p).map_err(|e| format!("{name}: {}", io_message(&e)))?,
+    };
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{name}: not UTF-8 text (invalid byte at offset {}); Kubernetes manifests must be UTF-8",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// The Namespaces and RuntimeClasses of the inventory files and of every input file (standard
+/// input, read once, only counts for itself), and the texts of the input files that hold some
+/// (related locations point into them). Files are read on every core; only the few that may
+/// hold such objects are parsed.
+pub(crate) fn cluster_objects(
+    inputs: &[Input],
+    inventory: Option<&taintlint::inventory::Inventory>,
+) -> (taintlint::k8s::cluster::Cluster, Vec<(String, String)>) {
+    use rayon::prelude::*;
+    use taintlint::k8s::cluster::may_hold_cluster_objects;
+    let mut cluster = inventory.map(|i| i.cluster.clone()).unwrap_or_default();
+    let candidates: Vec<(String, String)> = inputs
+        .par_iter()
+        .filter_map(|input| match input {
+            Input::File(path, _) => {
+                let text = std::fs::read_to_string(path).ok()?;
+                may_hold_cluster_objects(&text).then(|| (path.display().to_string(), text))
+            }
+            Input::Stdin(_) => None,
+        })
+        .collect();
+    let mut holding = Vec::new();
+    for (name, text) in candidates {
+        let before = cluster.len();
+        cluster.add_text(&name, &text);
+        if cluster.len() > before {
+            holding.push((name, text));
+        }
+    }
+    (cluster, holding)
+}

@@ -1,0 +1,183 @@
+//! `taintlint simulate`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+
+use taintlint::config_file::{self, ConfigFile};
+use taintlint::report::{self, simulate::SimulatedFile};
+use taintlint::schedule::simulate_text;
+
+use super::input::{collect_inputs, one_stdin, read, Input};
+use super::inventory::load_inventory;
+use super::{ordered, ClusterArgs};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SimulateFormat {
+    /// A matrix of workloads by node pools, with what blocks each.
+    Human,
+    /// One JSON object (version 2: per workload, how it fits each pool) for machines.
+    Json,
+}
+
+#[derive(Args)]
+pub(crate) struct SimulateArgs {
+    /// Files or directories of manifests; `-` reads standard input.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// The cluster inventory (repeatable: several files make one cluster); `-` reads standard
+    /// input (`kubectl get nodes -o json | taintlint simulate --inventory - manifests/`).
+    /// Without it, the configuration file's `inventory` is used.
+    #[arg(long, value_name = "FILE")]
+    inventory: Vec<PathBuf>,
+    /// The configuration file. Without it, `.taintlint.yaml` is looked for in the current
+    /// directory and the directories above it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
+    format: SimulateFormat,
+    /// With `--format json`: list, per workload, the names of the nodes it fits
+    /// (`schedulable`) and of those among them it would rather avoid (`avoid`).
+    #[arg(long)]
+    nodes: bool,
+    #[command(flatten)]
+    cluster: ClusterArgs,
+}
+
+pub(crate) fn run(args: SimulateArgs) -> ExitCode {
+    let config = match args
+        .config
+        .clone()
+        .or_else(|| config_file::discover(Path::new(".")))
+    {
+        None => ConfigFile::default(),
+        Some(path) => match config_file::load(&path) {
+            Ok(c) => c,
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("taintlint: {e}");
+                }
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let options = match args.cluster.apply(config.options.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("taintlint: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let inventory_paths = if args.inventory.is_empty() {
+        config.inventory.clone()
+    } else {
+        args.inventory.clone()
+    };
+    if inventory_paths.is_empty() {
+        eprintln!(
+            "taintlint: simulate needs a cluster inventory: --inventory FILE (for example the \
+             output of `kubectl get nodes -o yaml`), or `inventory:` in .taintlint.yaml"
+        );
+        return ExitCode::from(2);
+    }
+    if let Err(e) = one_stdin(&args.paths, &inventory_paths) {
+        eprintln!("taintlint: {e}");
+        return ExitCode::from(2);
+    }
+    let loaded = match load_inventory(&inventory_paths) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let inventory = &loaded.inventory;
+    for f in &inventory.files {
+        if f.invalid_taints > 0 {
+            eprintln!(
+                "taintlint: warning: inventory {} has {} left out of the simulation; \
+                 `taintlint lint {}` shows why",
+                f.name,
+                match f.invalid_taints {
+                    1 => "an invalid taint".to_string(),
+                    n => format!("{n} invalid taints"),
+                },
+                f.name
+            );
+        }
+    }
+    let mut problems = Vec::new();
+    let configs = vec![(config, options.clone())];
+    let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
+    let mut options = options;
+    options.set_cluster(std::sync::Arc::new(
+        super::input::cluster_objects(&inputs, Some(inventory)).0,
+    ));
+    let simulate_one = |input: &Input| -> Result<SimulatedFile, String> {
+        let path = input.name();
+        let text = read(input)?;
+        Ok(SimulatedFile {
+            path,
+            workloads: simulate_text(&text, &options, inventory),
+        })
+    };
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut nowhere = false;
+    // JSON is streamed: each file's workloads are written as soon as it is done. The matrix
+    // needs every row before its first line.
+    let line_indexes: Vec<_> = loaded
+        .sources
+        .iter()
+        .map(|(_, t)| taintlint::position::LineIndex::new(t))
+        .collect();
+    let place = |file: usize, offset: usize| {
+        let text = &loaded.sources.get(file)?.1;
+        Some(report::line_column(&line_indexes[file], text, offset))
+    };
+    let mut writer = match args.format {
+        SimulateFormat::Json => Some(report::simulate::JsonWriter::new(inventory, args.nodes)),
+        SimulateFormat::Human => None,
+    };
+    // A closed pipe (`| head`) ends the output, not the run.
+    let mut write_ok = match &mut writer {
+        Some(w) => w.begin(&mut stdout, &place).is_ok(),
+        None => true,
+    };
+    let mut files = Vec::new();
+    ordered::run(
+        &inputs,
+        ordered::threads(),
+        64,
+        simulate_one,
+        |result| match result {
+            Ok(file) => {
+                nowhere |= file.workloads.iter().any(|w| !w.simulation.fits_anywhere());
+                match &mut writer {
+                    Some(w) => write_ok = write_ok && w.file(&mut stdout, &file).is_ok(),
+                    None => files.push(file),
+                }
+            }
+            Err(e) => problems.push(e),
+        },
+    );
+    match &mut writer {
+        Some(w) => {
+            let _ = write_ok && w.end(&mut stdout).is_ok();
+        }
+        None => {
+            let _ = stdout.write_all(report::simulate::human(inventory, &files).as_bytes());
+        }
+    }
+    let _ = stdout.flush();
+    drop(stdout);
+    for p in &problems {
+        eprintln!("taintlint: {p}");
+    }
+    if !problems.is_empty() {
+        ExitCode::from(2)
+    } else if nowhere {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

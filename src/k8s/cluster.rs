@@ -1,0 +1,486 @@
+//! What the API server knows about a cluster when it admits a pod: its Namespaces (with the
+//! PodTolerationRestriction annotations) and its RuntimeClasses (with their `scheduling`).
+//!
+//! Both are read from any YAML text (linted manifests, inventory files, `kubectl get
+//! ns,runtimeclass -o yaml`). A namespace with no Namespace document exists without annotations.
+//! When at least one RuntimeClass is known, the known ones are the cluster's; when none is, a
+//! `runtimeClassName` is taken on trust.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use crate::k8s::decode::{decode, Decoded};
+use crate::k8s::model::{Effect, Operator, Toleration};
+use crate::k8s::objects::{extract, items, Owner};
+use crate::syntax::{self, Document, NodeId, Style};
+
+/// The namespace annotation with a namespace's default tolerations (PodTolerationRestriction).
+pub const DEFAULT_TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/defaultTolerations";
+/// The namespace annotation with a namespace's toleration whitelist (PodTolerationRestriction).
+pub const TOLERATIONS_WHITELIST: &str = "scheduler.alpha.kubernetes.io/tolerationsWhitelist";
+
+/// A toleration as admission code compares it. Upstream's operator is a string, and an omitted
+/// one (`""`) is not DeepEqual to `Equal`: `bare_operator` keeps that difference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiToleration {
+    pub toleration: Toleration,
+    pub bare_operator: bool,
+}
+
+impl ApiToleration {
+    pub fn new(toleration: Toleration, bare_operator: bool) -> Self {
+        ApiToleration {
+            toleration,
+            bare_operator,
+        }
+    }
+
+    /// As JSON, the way the API writes a toleration (omitting empty fields).
+    pub fn to_json(&self) -> String {
+        let t = &self.toleration;
+        let mut parts = Vec::new();
+        if !t.key.is_empty() {
+            parts.push(format!("\"key\":{}", json_string(&t.key)));
+        }
+        if !self.bare_operator {
+            parts.push(format!("\"operator\":\"{}\"", t.operator.as_str()));
+        }
+        if !t.value.is_empty() {
+            parts.push(format!("\"value\":{}", json_string(&t.value)));
+        }
+        if let Some(e) = t.effect {
+            parts.push(format!("\"effect\":\"{e}\""));
+        }
+        if let Some(s) = t.toleration_seconds {
+            parts.push(format!("\"tolerationSeconds\":{s}"));
+        }
+        format!("{{{}}}", parts.join(","))
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).expect("a string always serializes")
+}
+
+/// A place in one of the texts the cluster was read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Place {
+    pub file: String,
+    pub range: Range<usize>,
+}
+
+/// A toleration list annotation of a namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    /// Where its value is written.
+    pub at: Place,
+    /// The tolerations, or why the API server cannot read them (and where in the value).
+    pub tolerations: Result<Vec<ApiToleration>, AnnotationError>,
+}
+
+/// Why an annotation's JSON does not decode into tolerations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnnotationError {
+    pub message: String,
+    /// A byte offset in the JSON text, when the error has one.
+    pub offset: Option<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace {
+    pub name: String,
+    pub at: Place,
+    pub default_tolerations: Option<Annotation>,
+    pub whitelist: Option<Annotation>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuntimeClass {
+    pub name: String,
+    /// Its `metadata.name`.
+    pub at: Place,
+    /// `scheduling.tolerations` that the API server accepts.
+    pub tolerations: Vec<ApiToleration>,
+    /// `scheduling.nodeSelector`.
+    pub node_selector: Vec<(String, String)>,
+}
+
+/// The Namespaces and RuntimeClasses of a cluster, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cluster {
+    namespaces: BTreeMap<String, Namespace>,
+    runtime_classes: BTreeMap<String, RuntimeClass>,
+}
+
+/// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
+pub fn may_hold_cluster_objects(text: &str) -> bool {
+    text.contains("Namespace") || text.contains("RuntimeClass")
+}
+
+impl Cluster {
+    pub fn is_empty(&self) -> bool {
+        self.namespaces.is_empty() && self.runtime_classes.is_empty()
+    }
+
+    /// How many objects it holds.
+    pub fn len(&self) -> usize {
+        self.namespaces.len() + self.runtime_classes.len()
+    }
+
+    pub fn namespace(&self, name: &str) -> Option<&Namespace> {
+        self.namespaces.get(name)
+    }
+
+    pub fn runtime_class(&self, name: &str) -> Option<&RuntimeClass> {
+        self.runtime_classes.get(name)
+    }
+
+    /// Whether the cluster's RuntimeClasses are known (at least one was read).
+    pub fn knows_runtime_classes(&self) -> bool {
+        !self.runtime_classes.is_empty()
+    }
+
+    pub fn runtime_class_names(&self) -> impl Iterator<Item = &str> {
+        self.runtime_classes.keys().map(String::as_str)
+    }
+
+    /// Adds what another source knows; the first definition of a name is kept.
+    pub fn merge(&mut self, other: Cluster) {
+        for (k, v) in other.namespaces {
+            self.namespaces.entry(k).or_insert(v);
+        }
+        for (k, v) in other.runtime_classes {
+            self.runtime_classes.entry(k).or_insert(v);
+        }
+    }
+
+    /// Reads the Namespaces and RuntimeClasses of one file's text (`file` names it in places).
+    pub fn add_text(&mut self, file: &str, text: &str) {
+        if !may_hold_cluster_objects(text) {
+            return;
+        }
+        let stream = syntax::parse(text);
+        for doc in &stream.documents {
+            if doc.error.is_some() {
+                continue;
+            }
+            self.add_document(file, doc);
+        }
+    }
+
+    /// Reads the Namespaces and RuntimeClasses of one parsed document.
+    pub fn add_document(&mut self, file: &str, doc: &Document<'_>) {
+        let ex = extract(doc);
+        for (index, object) in ex.objects.iter().enumerate() {
+            let (Some(kind), Some(name)) = (object.kind, object.name) else {
+                continue;
+            };
+            let name_at = doc
+                .get(object.node, "metadata")
+                .and_then(|(_, m)| doc.get(m, "name"))
+                .map_or(doc.node(object.node).span.clone(), |(_, v)| {
+                    doc.node(v).span.clone()
+                });
+            let place = |range: Range<usize>| Place {
+                file: file.to_string(),
+                range,
+            };
+            match kind {
+                "Namespace" => {
+                    let annotation = |key: &str| {
+                        let (_, value) = namespace_annotation(doc, object.node, key)?;
+                        Some(read_annotation(doc, value, file))
+                    };
+                    let ns = Namespace {
+                        name: name.to_string(),
+                        at: place(name_at),
+                        default_tolerations: annotation(DEFAULT_TOLERATIONS),
+                        whitelist: annotation(TOLERATIONS_WHITELIST),
+                    };
+                    self.namespaces.entry(name.to_string()).or_insert(ns);
+                }
+                "RuntimeClass" => {
+                    let mut tolerations = Vec::new();
+                    for list in ex
+                        .tolerations
+                        .iter()
+                        .filter(|l| l.owner == Owner::RuntimeClass && l.list.object == Some(index))
+                    {
+                        for item in items(doc, &list.list) {
+                            if let Some(t) = item.toleration() {
+                                tolerations
+                                    .push(ApiToleration::new(t, item.str("operator").is_empty()));
+                            }
+                        }
+                    }
+                    let node_selector = doc
+                        .get(object.node, "scheduling")
+                        .and_then(|(_, s)| doc.get(s, "nodeSelector"))
+                        .and_then(|(_, m)| doc.mapping(m))
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
+                        .collect();
+                    let rc = RuntimeClass {
+                        name: name.to_string(),
+                        at: place(name_at),
+                        tolerations,
+                        node_selector,
+                    };
+                    self.runtime_classes.entry(name.to_string()).or_insert(rc);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A label's key or value as text: a string, or a scalar written in place of one.
+fn scalar_text(doc: &Document<'_>, id: NodeId) -> Option<String> {
+    match decode(doc, id) {
+        Decoded::Str(s) => Some(s.to_string()),
+        Decoded::Null => Some(String::new()),
+        Decoded::Mapping | Decoded::Sequence => None,
+        _ => doc.scalar(id).map(|(s, _)| s.to_string()),
+    }
+}
+
+/// A Namespace's `metadata.annotations[key]`: (key node, value node).
+pub fn namespace_annotation(
+    doc: &Document<'_>,
+    object: NodeId,
+    key: &str,
+) -> Option<(NodeId, NodeId)> {
+    let (_, metadata) = doc.get(object, "metadata")?;
+    let (_, annotations) = doc.get(metadata, "annotations")?;
+    doc.get(annotations, key)
+}
+
+/// Reads a toleration list annotation's value node.
+pub fn read_annotation(doc: &Document<'_>, value: NodeId, file: &str) -> Annotation {
+    let at = Place {
+        file: file.to_string(),
+        range: doc.node(value).span.clone(),
+    };
+    let tolerations = match decode(doc, value) {
+        Decoded::Str(s) => parse_tolerations_json(s),
+        Decoded::Null => Ok(Vec::new()),
+        _ => Err(AnnotationError {
+            message: "an annotation's value must be a string".to_string(),
+            offset: None,
+        }),
+    };
+    Annotation { at, tolerations }
+}
+
+/// Upstream `extractNSTolerations` (plugin/pkg/admission/podtolerationrestriction/admission.go):
+/// an empty value is an empty list; otherwise `json.Unmarshal` into `[]v1.Toleration`, whose
+/// field names match case-insensitively and whose unknown fields are ignored. An operator or
+/// effect the API does not know is an error here: the merged pod would fail validation.
+pub fn parse_tolerations_json(json: &str) -> Result<Vec<ApiToleration>, AnnotationError> {
+    if json.is_empty() {
+        return Ok(Vec::new());
+    }
+    let value: serde_json::Value = serde_json::from_str(json).map_err(|e| AnnotationError {
+        message: format!("not JSON: {e}"),
+        offset: Some(line_col_offset(json, e.line(), e.column())),
+    })?;
+    let items = match value {
+        serde_json::Value::Array(items) => items,
+        serde_json::Value::Null => return Ok(Vec::new()),
+        other => {
+            return Err(AnnotationError {
+                message: format!(
+                    "json: cannot unmarshal {} into Go value of type []v1.Toleration",
+                    go_json_kind(&other)
+                ),
+                offset: None,
+            })
+        }
+    };
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let fields = match item {
+            serde_json::Value::Object(fields) => fields,
+            serde_json::Value::Null => {
+                // A null item is the zero toleration: operator "" and an empty key.
+                let zero = Toleration {
+                    key: String::new(),
+                    operator: Operator::Equal,
+                    value: String::new(),
+                    effect: None,
+                    toleration_seconds: None,
+                };
+                out.push(ApiToleration::new(zero, true));
+                continue;
+            }
+            other => {
+                return Err(AnnotationError {
+                    message: format!(
+                        "json: cannot unmarshal {} into Go value of type v1.Toleration",
+                        go_json_kind(other)
+                    ),
+                    offset: None,
+                })
+            }
+        };
+        let field = |name: &str| {
+            fields
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v)
+                .next_back()
+        };
+        let string = |name: &str| -> Result<String, AnnotationError> {
+            match field(name) {
+                None | Some(serde_json::Value::Null) => Ok(String::new()),
+                Some(serde_json::Value::String(s)) => Ok(s.clone()),
+                Some(other) => Err(AnnotationError {
+                    message: format!(
+                        "json: cannot unmarshal {} into Go struct field Toleration.{name} of type string",
+                        go_json_kind(other)
+                    ),
+                    offset: None,
+                }),
+            }
+        };
+        let key = string("key")?;
+        let operator = string("operator")?;
+        let value = string("value")?;
+        let effect = string("effect")?;
+        let seconds = match field("tolerationSeconds") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
+            Some(other) => {
+                return Err(AnnotationError {
+                    message: format!(
+                        "json: cannot unmarshal {} into Go struct field Toleration.tolerationSeconds of type int64",
+                        go_json_kind(other)
+                    ),
+                    offset: None,
+                })
+            }
+        };
+        let Some(op) = Operator::parse(&operator) else {
+            return Err(AnnotationError {
+                message: format!(
+                    "[{i}].operator: Unsupported value: {}: the pods it is merged into fail validation",
+                    json_string(&operator)
+                ),
+                offset: None,
+            });
+        };
+        let effect = match effect.as_str() {
+            "" => None,
+            e => Some(Effect::parse(e).ok_or_else(|| AnnotationError {
+                message: format!(
+                    "[{i}].effect: Unsupported value: {}: the pods it is merged into fail validation",
+                    json_string(e)
+                ),
+                offset: None,
+            })?),
+        };
+        out.push(ApiToleration::new(
+            Toleration {
+                key,
+                operator: op,
+                value,
+                effect,
+                toleration_seconds: seconds,
+            },
+            operator.is_empty(),
+        ));
+    }
+    Ok(out)
+}
+
+fn go_json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "bool",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
+}
+
+/// serde_json's 1-based line and column (in bytes) as a byte offset.
+fn line_col_offset(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    crate::position::floor_char_boundary(text, (start + column.saturating_sub(1)).min(text.len()))
+}
+
+/// Where a byte offset of a string scalar's value is in the source: exact when the scalar is
+/// written as it reads (plain, or quoted without escapes on one line); else `None`.
+pub fn value_offset(doc: &Document<'_>, text: &str, node: NodeId, offset: usize) -> Option<usize> {
+    let (value, style) = doc.scalar(node)?;
+    let span = doc.node(node).span.clone();
+    let src = text.get(span.clone())?;
+    let inner = match style {
+        Style::Plain => src,
+        Style::SingleQuoted | Style::DoubleQuoted => src.get(1..src.len().checked_sub(1)?)?,
+        _ => return None,
+    };
+    let skip = match style {
+        Style::Plain => 0,
+        _ => 1,
+    };
+    (inner == value && offset <= value.len()).then_some(span.start + skip + offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn namespaces_and_runtime_classes_are_read() {
+        let text = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    scheduler.alpha.kubernetes.io/defaultTolerations: '[{\"key\":\"team\",\"operator\":\"Equal\",\"value\":\"shop\",\"effect\":\"NoSchedule\"}]'\n    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{\"operator\": \"Exists\", \"effect\": \"NoSchedule\", \"key\": \"team\"}]'\n---\napiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling:\n  nodeSelector: {sandbox: gvisor}\n  tolerations:\n  - {key: sandbox, operator: Equal, value: gvisor, effect: NoSchedule}\n";
+        let mut c = Cluster::default();
+        c.add_text("cluster.yaml", text);
+        let ns = c.namespace("shop").unwrap();
+        let d = ns.default_tolerations.as_ref().unwrap();
+        let d = d.tolerations.as_ref().unwrap();
+        assert_eq!(d[0].toleration.key, "team");
+        assert_eq!(d[0].toleration.value, "shop");
+        let w = ns.whitelist.as_ref().unwrap().tolerations.as_ref().unwrap();
+        assert_eq!(w[0].toleration.operator, Operator::Exists);
+        let rc = c.runtime_class("gvisor").unwrap();
+        assert_eq!(rc.node_selector, vec![("sandbox".into(), "gvisor".into())]);
+        assert_eq!(rc.tolerations[0].toleration.value, "gvisor");
+        assert_eq!(&text[rc.at.range.clone()], "gvisor");
+        assert!(c.knows_runtime_classes());
+    }
+
+    #[test]
+    fn annotation_json_as_go_reads_it() {
+        assert_eq!(parse_tolerations_json("").unwrap(), vec![]);
+        assert_eq!(parse_tolerations_json("null").unwrap(), vec![]);
+        let t = parse_tolerations_json(r#"[{"KEY":"a","value":"b","unknown":1}]"#).unwrap();
+        assert_eq!(t[0].toleration.key, "a");
+        assert!(t[0].bare_operator);
+        let e = parse_tolerations_json(r#"[{"key": 1}]"#).unwrap_err();
+        assert!(e.message.contains("Toleration.key of type string"), "{e:?}");
+        let e = parse_tolerations_json(r#"{"key": "a"}"#).unwrap_err();
+        assert!(e.message.contains("cannot unmarshal object"), "{e:?}");
+        let e = parse_tolerations_json("[{\"key\": \"a\",}]").unwrap_err();
+        assert_eq!(e.offset, Some(13));
+        let e = parse_tolerations_json(r#"[{"operator":"exists"}]"#).unwrap_err();
+        assert!(e.message.contains("Unsupported value: \"exists\""), "{e:?}");
+    }
+
+    #[test]
+    fn offsets_inside_a_scalar() {
+        let text = "a: '[x]'\nb: \"[\\\"x\\\"]\"\nc: [x]\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let (_, a) = doc.get(doc.root.unwrap(), "a").unwrap();
+        assert_eq!(value_offset(doc, text, a, 1), Some(5));
+        let (_, b) = doc.get(doc.root.unwrap(), "b").unwrap();
+        assert_eq!(value_offset(doc, text, b, 1), None);
+    }
+}

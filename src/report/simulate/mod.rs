@@ -1,0 +1,103 @@
+//! `taintlint simulate` output: the JSON contract of DESIGN.md (version 2), written a file at a
+//! time ([`json`]), and a matrix of workloads by node pools for people ([`human`]).
+//!
+//! Version 2 grows with workloads x pools, never with nodes: a workload says per pool whether
+//! it fits (`yes`, `avoided`, `partial`, `no`), on how many nodes, and why not, as data. Node
+//! names are listed only when asked for (`--nodes`).
+
+use crate::inventory::{Inventory, Pool};
+use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
+
+mod human;
+mod json;
+
+pub use human::human;
+pub use json::{reason_json, JsonWriter};
+
+/// The workloads of one file.
+pub struct SimulatedFile {
+    pub path: String,
+    pub workloads: Vec<WorkloadResult>,
+}
+
+/// Where a place in an inventory file is, as 1-based (line, column): the caller knows the texts.
+pub type Place<'a> = &'a dyn Fn(usize, usize) -> Option<(usize, usize)>;
+
+/// How a workload fits a pool, or the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    Yes,
+    /// Only on nodes with an untolerated PreferNoSchedule taint.
+    Avoided,
+    /// On some nodes of the pool only.
+    Partial,
+    No,
+}
+
+impl Fit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fit::Yes => "yes",
+            Fit::Avoided => "avoided",
+            Fit::Partial => "partial",
+            Fit::No => "no",
+        }
+    }
+
+    /// How a workload fits one pool.
+    pub fn of_pool(verdict: &PoolVerdict, pool: &Pool) -> Fit {
+        let fitting = verdict.fitting(pool);
+        if fitting == 0 {
+            Fit::No
+        } else if fitting < pool.nodes.len() {
+            Fit::Partial
+        } else if verdict.avoided(pool) == fitting {
+            Fit::Avoided
+        } else {
+            Fit::Yes
+        }
+    }
+
+    /// How a workload fits the cluster: `yes`, `avoided` (only on nodes to avoid) or `no`.
+    pub fn of_workload(w: &WorkloadResult, inventory: &Inventory) -> (Fit, usize) {
+        let mut fitting = 0;
+        let mut avoided = 0;
+        for (v, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
+            fitting += v.fitting(pool);
+            avoided += v.avoided(pool);
+        }
+        let fit = if fitting == 0 {
+            Fit::No
+        } else if avoided == fitting {
+            Fit::Avoided
+        } else {
+            Fit::Yes
+        };
+        (fit, fitting)
+    }
+}
+
+/// Counts for the summary.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SimulateSummary {
+    pub workloads: usize,
+    pub yes: usize,
+    pub avoided: usize,
+    pub no: usize,
+}
+
+/// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
+pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
+    let mut out: Vec<&Reason> = Vec::new();
+    for (v, _, _) in verdict.groups(pool) {
+        for r in &v.reasons {
+            if !out
+                .iter()
+                .any(|seen| seen.describe(pool) == r.describe(pool))
+            {
+                out.push(r);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,263 @@
+//! Namespace toleration policy (PodTolerationRestriction) and RuntimeClass scheduling through the
+//! binary: cluster objects from other linted files and from inventory files, the admission
+//! configuration file, and placements that a namespace default or a RuntimeClass decides.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_taintlint");
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn dir_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+const NAMESPACE: &str = r#"apiVersion: v1
+kind: Namespace
+metadata:
+  name: shop
+  annotations:
+    scheduler.alpha.kubernetes.io/defaultTolerations: '[{"key":"tenant","operator":"Equal","value":"shop","effect":"NoSchedule"}]'
+    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{"key":"tenant","operator":"Equal","value":"shop","effect":"NoSchedule"},{"operator":"Exists","effect":"NoExecute"}]'
+"#;
+
+const RUNTIME_CLASS: &str = "apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: gvisor
+handler: runsc
+scheduling:
+  nodeSelector: {sandbox: gvisor}
+  tolerations:
+  - {key: sandbox, operator: Equal, value: gvisor, effect: NoSchedule}
+";
+
+const NODES: &str = "pools:
+  shop:
+    nodes: [shop-1, shop-2]
+    labels: {pool: shop}
+    taints: [tenant=shop:NoSchedule]
+  sandbox:
+    nodes: [sandbox-1, sandbox-2, sandbox-3]
+    labels: {sandbox: gvisor}
+    taints: [sandbox=gvisor:NoSchedule]
+";
+
+/// Every workload kind, in namespace `shop`, with `extra` lines under its pod spec.
+fn every_kind(extra: &str) -> String {
+    let spec = |indent: usize| {
+        let pad = " ".repeat(indent);
+        let mut out = String::new();
+        for line in extra.lines() {
+            out.push_str(&format!("{pad}{line}\n"));
+        }
+        out.push_str(&format!("{pad}containers: [{{name: c, image: nginx}}]\n"));
+        out
+    };
+    let mut docs = vec![format!(
+        "kind: Pod\nmetadata: {{name: p, namespace: shop}}\nspec:\n{}",
+        spec(2)
+    )];
+    for kind in [
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "ReplicationController",
+        "Job",
+    ] {
+        docs.push(format!(
+            "kind: {kind}\nmetadata: {{name: w, namespace: shop}}\nspec:\n  template:\n    spec:\n{}",
+            spec(6)
+        ));
+    }
+    docs.push(format!(
+        "kind: CronJob\nmetadata: {{name: c, namespace: shop}}\nspec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n{}",
+        spec(10)
+    ));
+    docs.push(format!(
+        "kind: PodTemplate\nmetadata: {{name: t, namespace: shop}}\ntemplate:\n  spec:\n{}",
+        spec(4)
+    ));
+    docs.join("---\n")
+}
+
+fn fits(json: &Value) -> Vec<(String, String)> {
+    let name = |id: &Value| -> String {
+        json["cluster"]["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["id"] == *id)
+            .map_or("?".to_string(), |p| p["name"].as_str().unwrap().to_string())
+    };
+    json["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let pools: Vec<String> = w["pools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["fit"] == "yes")
+                .map(|p| name(&p["pool"]))
+                .collect();
+            (w["kind"].as_str().unwrap().to_string(), pools.join(","))
+        })
+        .collect()
+}
+
+#[test]
+fn a_namespace_default_decides_the_placement_of_every_kind() {
+    let dir = dir_with(&[
+        ("ns.yaml", NAMESPACE),
+        ("nodes.yaml", NODES),
+        ("apps.yaml", &every_kind("")),
+    ]);
+    let args = [
+        "simulate",
+        "--inventory",
+        "nodes.yaml",
+        "--format",
+        "json",
+        "apps.yaml",
+        "ns.yaml",
+    ];
+    // Without the plugin, nothing tolerates the shop pool's taint.
+    let (code, out, _) = run(dir.path(), &args);
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert!(fits(&json).iter().all(|(_, p)| p.is_empty()), "{out}");
+    // With it, the namespace's default toleration lets every pod onto the shop pool, except a
+    // DaemonSet's: its controller picks nodes with the template's tolerations.
+    let mut with = args.to_vec();
+    with.extend(["--enable-admission-plugins", "PodTolerationRestriction"]);
+    let (_, out, err) = run(dir.path(), &with);
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    for (kind, pools) in fits(&json) {
+        let want = if kind == "DaemonSet" { "" } else { "shop" };
+        assert_eq!(pools, want, "{kind}");
+    }
+}
+
+#[test]
+fn a_runtime_class_decides_the_placement_of_every_kind() {
+    let dir = dir_with(&[
+        ("nodes.yaml", NODES),
+        ("classes.yaml", RUNTIME_CLASS),
+        ("apps.yaml", &every_kind("runtimeClassName: gvisor")),
+    ]);
+    // The RuntimeClass comes from the inventory files here.
+    let args = [
+        "simulate",
+        "--inventory",
+        "nodes.yaml",
+        "--inventory",
+        "classes.yaml",
+        "--format",
+        "json",
+        "apps.yaml",
+    ];
+    let (_, out, err) = run(dir.path(), &args);
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let got = fits(&json);
+    assert_eq!(got.len(), 9);
+    for (kind, pools) in got {
+        let want = if kind == "DaemonSet" { "" } else { "sandbox" };
+        assert_eq!(pools, want, "{kind}");
+    }
+}
+
+#[test]
+fn the_whitelist_rejects_with_the_namespace_from_another_file() {
+    let pod = "kind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  tolerations:\n  - {key: gpu, operator: Exists, effect: NoSchedule}\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[("ns.yaml", NAMESPACE), ("pod.yaml", pod)]);
+    let (code, out, _) = run(
+        dir.path(),
+        &["lint", "--format", "json", "pod.yaml", "ns.yaml"],
+    );
+    assert_eq!(code, 0, "off by default: {out}");
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--enable-admission-plugins",
+            "PodTolerationRestriction",
+            "pod.yaml",
+            "ns.yaml",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["rule"], "admission-rejected");
+    assert_eq!(d["path"], "spec.tolerations[0]");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.starts_with("PodTolerationRestriction admission rejects Pod shop/p: toleration {key: gpu, operator: Exists, effect: NoSchedule} (tolerations[0]) is outside namespace shop's tolerationsWhitelist"), "{message}");
+    assert_eq!(d["related"][0]["file"], "ns.yaml");
+    // The place in the other file is positioned: at the whitelist annotation.
+    assert_eq!(
+        d["related"][0]["range"]["start"]["line"], 7,
+        "{}",
+        d["related"]
+    );
+}
+
+#[test]
+fn the_admission_configuration_file() {
+    let config = "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  path: ptr.yaml\n";
+    let ptr = "apiVersion: podtolerationrestriction.admission.k8s.io/v1alpha1\nkind: Configuration\nwhitelist:\n- {key: gpu, operator: Exists}\n";
+    let pod = "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - {key: spot, operator: Exists, effect: NoSchedule}\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[
+        ("admission.yaml", config),
+        ("ptr.yaml", ptr),
+        ("pod.yaml", pod),
+    ]);
+    let args = [
+        "lint",
+        "--format",
+        "json",
+        "--enable-admission-plugins",
+        "PodTolerationRestriction",
+        "--admission-control-config-file",
+        "admission.yaml",
+        "pod.yaml",
+    ];
+    let (code, out, err) = run(dir.path(), &args);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("is outside the cluster's whitelist"), "{out}");
+    // An invalid file stops the run, as it would stop kube-apiserver.
+    std::fs::write(
+        dir.path().join("ptr.yaml"),
+        "kind: Configuration\nwhitelist: [{key: gpu, effect: Never}]\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(dir.path(), &args);
+    assert_eq!(code, 2);
+    assert!(err.contains("--admission-control-config-file admission.yaml: PodTolerationRestriction configuration ptr.yaml: whitelist[0]: not a valid toleration"), "{err}");
+    std::fs::remove_file(dir.path().join("ptr.yaml")).unwrap();
+    let (code, _, err) = run(dir.path(), &args);
+    assert_eq!(code, 2);
+    assert!(err.contains("ptr.yaml: no such file"), "{err}");
+}
