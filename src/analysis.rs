@@ -24,12 +24,7 @@ pub fn analyse_with(
     inventory: Option<&Inventory>,
 ) -> Vec<Diagnostic> {
     let (stream, mut out) = if terraform::looks_like_hcl(text) {
-        let stream = syntax::Stream {
-            documents: Vec::new(),
-            comments: Vec::new(),
-            error: None,
-        };
-        (stream, check_hcl(text, options))
+        check_hcl(text, options)
     } else {
         let mut stream = syntax::parse(text);
         let out = check_stream(text, &mut stream, options, inventory);
@@ -161,18 +156,20 @@ fn check_stream<'a>(
 /// A Terraform file: the taints of its node pools get the taint rules, at their characters in
 /// the HCL strings. An effect in a provider's spelling (`NO_SCHEDULE`) is checked against that
 /// provider's list; fixes are kept only when they edit inside a string.
-fn check_hcl(text: &str, options: &Options) -> Vec<Diagnostic> {
+/// Returns them with a stream of the taints' tree and the comments, for the suppressions.
+fn check_hcl<'a>(text: &'a str, options: &Options) -> (syntax::Stream<'a>, Vec<Diagnostic>) {
+    let mut stream = syntax::Stream {
+        documents: Vec::new(),
+        comments: terraform::line_comments(text),
+        error: None,
+    };
     let hcl = match terraform::parse(text) {
         Ok(hcl) => hcl,
         Err(e) => {
             let at = e.offset.unwrap_or(0).min(text.len());
             let start = crate::position::floor_char_boundary(text, at);
-            return vec![file_diagnostic(
-                &rules::HCL_SYNTAX,
-                start..start,
-                Some(0),
-                e.message,
-            )];
+            let error = file_diagnostic(&rules::HCL_SYNTAX, start..start, Some(0), e.message);
+            return (stream, vec![error]);
         }
     };
     let mut out = Vec::new();
@@ -200,7 +197,8 @@ fn check_hcl(text: &str, options: &Options) -> Vec<Diagnostic> {
             })
         });
     }
-    out
+    stream.documents.push(hcl.doc);
+    (stream, out)
 }
 
 fn file_diagnostic(

@@ -105,7 +105,7 @@ impl Hcl<'_> {
 /// (`resource "type" "name" {`) or sets an attribute (`name = ...`).
 pub(crate) fn looks_like_hcl(text: &str) -> bool {
     let mut in_comment = false;
-    for line in text.lines() {
+    for line in text.trim_start_matches('\u{feff}').lines() {
         let line = line.trim();
         if in_comment {
             in_comment = !line.contains("*/");
@@ -131,6 +131,26 @@ pub(crate) fn looks_like_hcl(text: &str) -> bool {
     false
 }
 
+/// The `#` comments of an HCL text that are alone on their line (where a
+/// `# taintlint: disable=...` directive goes).
+pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let lead = body.len() - body.trim_start_matches([' ', '\t', '\u{feff}']).len();
+        if body[lead..].starts_with('#') {
+            let start = at + lead;
+            out.push(crate::syntax::Comment {
+                span: start..at + body.len(),
+                text: Cow::Borrowed(&text[start + 1..at + body.len()]),
+            });
+        }
+        at += line.len();
+    }
+    out
+}
+
 /// Whether a Terraform text defines node pools (cheap: by resource type names).
 pub fn defines_pools(text: &str) -> bool {
     looks_like_hcl(text)
@@ -148,14 +168,19 @@ pub fn defines_pools(text: &str) -> bool {
 
 /// Parses a Terraform file's node pools.
 pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
-    let body = hcl_edit::parser::parse_body(text).map_err(|e| {
+    // The parser does not take a byte order mark: it is skipped, and spans shifted past it.
+    let off = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let src = &text[off..];
+    let body = hcl_edit::parser::parse_body(src).map_err(|e| {
         ParseError::at(
-            e.location().offset(),
+            off + e.location().offset(),
             format!("not valid HCL: {}", e.message()),
         )
     })?;
     let mut b = Builder {
         text,
+        src,
+        off,
         doc: Document::synthetic(0..text.len()),
         pools: Vec::new(),
         spelled: Vec::new(),
@@ -163,7 +188,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
     for s in body.iter() {
         let Structure::Block(block) = s else { continue };
         let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
-        let at = block.span().unwrap_or(0..0);
+        let at = b.span_of(block).unwrap_or(0..0);
         match (block.ident.as_str(), labels.as_slice()) {
             ("resource", ["google_container_node_pool", name]) => {
                 let address = format!("google_container_node_pool.{name}");
@@ -172,7 +197,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             ("resource", ["google_container_cluster", name]) => {
                 for (i, pool) in block.body.get_blocks("node_pool").enumerate() {
                     let address = format!("google_container_cluster.{name}.node_pool[{i}]");
-                    let at = pool.span().unwrap_or(at.clone());
+                    let at = b.span_of(pool).unwrap_or(at.clone());
                     b.gke_pool(&pool.body, &address, "google_container_cluster", at);
                 }
             }
@@ -189,7 +214,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             }
             ("resource", ["azurerm_kubernetes_cluster", name]) => {
                 if let Some(pool) = block.body.get_blocks("default_node_pool").next() {
-                    let at = pool.span().unwrap_or(at.clone());
+                    let at = b.span_of(pool).unwrap_or(at.clone());
                     b.aks_pool(&pool.body, name, "azurerm_kubernetes_cluster", at);
                 }
             }
@@ -338,13 +363,22 @@ fn count(min: Option<u64>, max: Option<u64>, exact: Option<u64>) -> Count {
 }
 
 struct Builder<'a> {
+    /// The whole text (spans of the tree built point into it).
     text: &'a str,
+    /// The text the parser read (after a byte order mark) and how far into `text` it starts.
+    src: &'a str,
+    off: usize,
     doc: Document<'a>,
     pools: Vec<TfPool>,
     spelled: Vec<Spelled>,
 }
 
 impl<'a> Builder<'a> {
+    /// A parsed element's span, in `text`.
+    fn span_of(&self, s: &impl Span) -> Option<Range<usize>> {
+        s.span().map(|r| r.start + self.off..r.end + self.off)
+    }
+
     fn scalar(&mut self, span: Range<usize>, value: Cow<'a, str>, style: Style) -> NodeId {
         self.doc.add_node(Node {
             span,
@@ -356,7 +390,7 @@ impl<'a> Builder<'a> {
     /// A scalar for a literal expression: spanning the characters of a string between its
     /// quotes (the whole token when it has escapes).
     fn literal_node(&mut self, e: &Expression) -> Option<NodeId> {
-        let span = e.span()?;
+        let span = self.span_of(e)?;
         let value = literal(e)?;
         let inner = if matches!(e, Expression::String(_)) && span.len() >= 2 {
             span.start + 1..span.end - 1
@@ -473,7 +507,7 @@ impl<'a> Builder<'a> {
         let min = a("min_node_count").or(a("total_min_node_count"));
         let max = a("max_node_count").or(a("total_max_node_count"));
         let exact = number(f.get("node_count")).or(number(f.get("initial_node_count")));
-        let name = written(self.text, f.get("name"), address);
+        let name = written(self.src, f.get("name"), address);
         let mut labels = map(config.and_then(|c| c.get("labels")));
         // GKE labels every node with its pool's name.
         labels.extend(platform_label(
@@ -507,7 +541,7 @@ impl<'a> Builder<'a> {
             "eks.amazonaws.com/nodegroup",
         ));
         self.push(TfPool {
-            name: written(self.text, f.get("node_group_name"), &address),
+            name: written(self.src, f.get("node_group_name"), &address),
             kind: "aws_eks_node_group",
             at,
             labels,
@@ -528,16 +562,16 @@ impl<'a> Builder<'a> {
             };
             let key = match k {
                 ObjectKey::Ident(i) => i.as_str().to_string(),
-                ObjectKey::Expression(e) => written(self.text, Some(e), "?"),
+                ObjectKey::Expression(e) => written(self.src, Some(e), "?"),
             };
             let f = Fields::Object(group);
             let address = format!("module.{module}.eks_managed_node_groups.{key}");
             let taints = f.children("taints");
             let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taints"));
-            let at = v.expr().span().unwrap_or(0..0);
+            let at = self.span_of(v.expr()).unwrap_or(0..0);
             let n = |name: &str| number(f.get(name));
             self.push(TfPool {
-                name: written(self.text, f.get("name"), &key),
+                name: written(self.src, f.get("name"), &key),
                 kind: "eks_managed_node_group",
                 at,
                 labels: map(f.get("labels")),
@@ -556,7 +590,7 @@ impl<'a> Builder<'a> {
         let mut skipped = 0;
         if let Some(Expression::Array(a)) = f.get("node_taints") {
             for e in a.iter() {
-                let (Some(span), Expression::String(_)) = (e.span(), e) else {
+                let (Some(span), Expression::String(_)) = (self.span_of(e), e) else {
                     skipped += 1;
                     continue;
                 };
@@ -579,13 +613,13 @@ impl<'a> Builder<'a> {
                         value: "true".to_string(),
                         effect: crate::k8s::model::Effect::NoSchedule,
                     },
-                    e.span().unwrap_or(at.clone()),
+                    self.span_of(e).unwrap_or(at.clone()),
                 ));
             }
         }
         let n = |name: &str| number(f.get(name));
         self.push(TfPool {
-            name: written(self.text, f.get("name"), &address),
+            name: written(self.src, f.get("name"), &address),
             kind,
             at,
             labels: map(f.get("node_labels")),
@@ -603,7 +637,7 @@ impl<'a> Builder<'a> {
         let (list, skipped) = self.taint_list(&taints, None, format!("{address}.taints"));
         let n = |name: &str| number(f.get(name));
         self.push(TfPool {
-            name: written(self.text, f.get("name"), &address),
+            name: written(self.src, f.get("name"), &address),
             kind: "huaweicloud_cce_node_pool",
             at,
             labels: map(f.get("labels")),
