@@ -27,6 +27,7 @@ use crate::position::LineIndex;
 pub mod compact;
 mod json;
 mod karpenter;
+mod machines;
 mod nodes;
 pub mod terraform;
 

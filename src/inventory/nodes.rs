@@ -1,6 +1,6 @@
 //! Reading one inventory file: Node documents, `kubectl get nodes` lists, or a pool file.
 
-use super::{compact, karpenter, Loc, ParseError, PoolTaint, RawNode};
+use super::{compact, karpenter, machines, Loc, ParseError, PoolTaint, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::{items, List};
 use crate::syntax::{self, Document, NodeId, NodeKind};
@@ -45,8 +45,14 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
             invalid += lists.iter().map(|l| taints(file, doc, l).1).sum::<usize>();
             continue;
         }
-        if karpenter::is_karpenter(doc, root) {
-            let (node, left_out) = karpenter::read(file, doc, root, index)?;
+        let read = if karpenter::is_karpenter(doc, root) {
+            Some(karpenter::read(file, doc, root, index)?)
+        } else if machines::is_machine_set(doc, root) {
+            Some(machines::read(file, doc, root, index)?)
+        } else {
+            None
+        };
+        if let Some((node, left_out)) = read {
             nodes.push(node);
             invalid += left_out;
             defines_pools = true;

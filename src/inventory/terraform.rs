@@ -883,3 +883,53 @@ mod tests {
         assert!(Inventory::load(&[("v.tf", "variable \"x\" {}\n")]).is_err());
     }
 }
+
+#[cfg(test)]
+mod huawei_tests {
+    use crate::config::Options;
+    use crate::inventory::Inventory;
+
+    // Adapted from huaweicloud/terraform-provider-huaweicloud docs/resources/cce_node_pool.md.
+    const CCE: &str = r#"resource "huaweicloud_cce_node_pool" "node_pool" {
+  cluster_id         = huaweicloud_cce_cluster.cluster.id
+  name               = "testpool"
+  os                 = "EulerOS 2.9"
+  initial_node_count = 2
+  flavor_id          = "s3.large.4"
+  min_node_count     = 0
+  max_node_count     = 10
+  labels = {
+    pool = "test"
+  }
+  taints {
+    key    = "dedicated"
+    value  = "test"
+    effect = "NoSchedule"
+  }
+}
+"#;
+
+    #[test]
+    fn cce_node_pools_use_kubernetes_effects() {
+        let inv = Inventory::load(&[("cce.tf", CCE)]).unwrap();
+        let pool = &inv.pools[0];
+        assert_eq!(
+            (pool.name.as_str(), pool.kind(), pool.size().as_str()),
+            ("testpool", "huaweicloud_cce_node_pool", "0..10 nodes")
+        );
+        assert_eq!(
+            pool.taints[0].taint.to_string(),
+            "dedicated=test:NoSchedule"
+        );
+        assert_eq!(pool.label(None, "pool"), Some("test"));
+        assert_eq!(crate::analyse(CCE, &Options::default()), []);
+        // The provider does not check the effect (no ValidateFunc); the rules do.
+        let text = CCE.replace("\"NoSchedule\"", "\"NO_SCHEDULE\"");
+        let found = crate::analyse(&text, &Options::default());
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].rule, &text[found[0].range.clone()]),
+            ("unknown-effect", "NO_SCHEDULE")
+        );
+    }
+}

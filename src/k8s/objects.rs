@@ -234,7 +234,10 @@ const fn field(path: &'static [&'static str], startup: bool) -> TaintField {
 /// a Node (`spec.taints`), a Karpenter NodePool (`karpenter.sh/v1` and `v1beta1`,
 /// kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go and nodeclaim.go:
 /// `spec.template.spec.taints` and `startupTaints`) and the v1alpha5 Provisioner
-/// (pkg/apis/v1alpha5/provisioner.go: `spec.taints`, `spec.startupTaints`).
+/// (pkg/apis/v1alpha5/provisioner.go: `spec.taints`, `spec.startupTaints`); an OpenShift
+/// MachineSet (openshift/api machine/v1beta1/types_machine.go `MachineSpec.Taints`) and the
+/// Cluster API MachineDeployment, MachineSet and MachinePool (kubernetes-sigs/cluster-api
+/// api/core/v1beta2/machine_types.go `MachineSpec.Taints`): `spec.template.spec.taints`.
 pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'static [TaintField]> {
     const NODE: &[TaintField] = &[field(&["spec", "taints"], false)];
     const NODEPOOL: &[TaintField] = &[
@@ -245,11 +248,16 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
         field(&["spec", "taints"], false),
         field(&["spec", "startupTaints"], true),
     ];
+    const MACHINES: &[TaintField] = &[field(&["spec", "template", "spec", "taints"], false)];
     let group = api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g);
     Some(match (group, kind) {
         (None, "Node") => NODE,
         (Some("karpenter.sh"), "NodePool") => NODEPOOL,
         (Some("karpenter.sh"), "Provisioner") => PROVISIONER,
+        (Some("machine.openshift.io"), "MachineSet")
+        | (Some("cluster.x-k8s.io"), "MachineDeployment" | "MachineSet" | "MachinePool") => {
+            MACHINES
+        }
         _ => return None,
     })
 }
