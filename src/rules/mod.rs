@@ -26,6 +26,7 @@ mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod null_value;
 mod only_avoided_nodes;
+mod platform_taint;
 mod taint_missing_field;
 mod tolerates_everything;
 mod toleration_does_not_attract;
@@ -89,6 +90,7 @@ pub static RULES: &[&dyn Rule] = &[
     &toleration_seconds_requires_no_execute::TolerationSecondsRequiresNoExecute,
     &taint_missing_field::TaintMissingField,
     &duplicate_taint::DuplicateTaint,
+    &platform_taint::PlatformTaint,
     &deprecated_taint_key::DeprecatedTaintKey,
     &misspelled_taint_key::MisspelledTaintKey,
     &tolerates_everything::ToleratesEverything,
