@@ -1,10 +1,12 @@
 //! The pure core: text in, diagnostics out. No file system, threads or protocol here.
 
 use crate::config::Options;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::extract;
+use crate::k8s::objects::{extract, items};
 use crate::rules::{self, check_lists, RuleMeta};
+use crate::schedule::placement::{Placement, TolerationPlace};
+use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
 use crate::suppress;
 use crate::syntax::{self, Document, NodeKind, SyntaxError};
 
@@ -23,11 +25,43 @@ pub fn analyse_with(
     options: &Options,
     inventory: Option<&Inventory>,
 ) -> Vec<Diagnostic> {
+    analyse_file(text, options, inventory, false).diagnostics
+}
+
+/// One file's analysis: its findings and, when asked for (`placements`) and an inventory is
+/// given, where each pod template lands and what each toleration matches, as editors show
+/// them. The simulations are those the inventory rules ran, kept.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileAnalysis {
+    pub diagnostics: Vec<Diagnostic>,
+    /// One per pod template, in document order.
+    pub placements: Vec<Placement>,
+    /// One per valid toleration written in the file, in document order.
+    pub tolerations: Vec<TolerationPlace>,
+}
+
+impl From<Vec<Diagnostic>> for FileAnalysis {
+    fn from(diagnostics: Vec<Diagnostic>) -> Self {
+        FileAnalysis {
+            diagnostics,
+            ..FileAnalysis::default()
+        }
+    }
+}
+
+/// [`analyse_with`], keeping the placements too when `placements` is set.
+pub fn analyse_file(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+) -> FileAnalysis {
+    let mut places = (placements && inventory.is_some()).then(Places::default);
     let (stream, mut out) = if terraform::looks_like_hcl(text) {
         check_hcl(text, options)
     } else {
         let mut stream = syntax::parse(text);
-        let out = check_stream(text, &mut stream, options, inventory);
+        let out = check_stream(text, &mut stream, options, inventory, places.as_mut());
         (stream, out)
     };
     settle(text, &stream, options, &mut out);
@@ -43,6 +77,66 @@ pub fn analyse_with(
             && a.message == b.message
             && a.server_message == b.server_message
     });
+    let places = places.unwrap_or_default();
+    FileAnalysis {
+        diagnostics: out,
+        placements: places.placements,
+        tolerations: places.tolerations,
+    }
+}
+
+#[derive(Default)]
+struct Places {
+    placements: Vec<Placement>,
+    tolerations: Vec<TolerationPlace>,
+}
+
+/// Simulates every pod template of a file's text against an inventory, and marks those the API
+/// server would not create ([`WorkloadResult::rejected`]): a rule that finds what the API server
+/// rejects (an error that needs no inventory, as `unknown-field` or `admission-rejected`) has a
+/// finding inside the pod template. Configuration and suppressions change nothing here: the API
+/// server rejects what it rejects.
+pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
+    let stream = syntax::parse(text);
+    let mut out = Vec::new();
+    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+        let extracted = extract(doc);
+        let first = out.len();
+        schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
+        if out.len() == first {
+            continue;
+        }
+        let mut found = Vec::new();
+        check_lists(
+            text,
+            doc,
+            options,
+            &extracted.objects,
+            &extracted.tolerations,
+            &[],
+            &mut found,
+        );
+        rules::admission_rejected::check(doc, &extracted, options, &mut found);
+        found.retain(|d| {
+            rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
+        });
+        found.sort_by_key(|d| d.range.start);
+        for w in &mut out[first..] {
+            w.rejected = found
+                .iter()
+                .find(|d| {
+                    d.path.as_deref().is_some_and(|p| {
+                        p.strip_prefix(w.path.as_str())
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                    })
+                })
+                .map(|d| Rejected {
+                    rule: d.rule,
+                    message: d.message.clone(),
+                    path: d.path.clone(),
+                });
+        }
+    }
     out
 }
 
@@ -80,6 +174,7 @@ fn check_stream<'a>(
     stream: &mut syntax::Stream<'a>,
     options: &Options,
     inventory: Option<&Inventory>,
+    mut places: Option<&mut Places>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
 
@@ -147,7 +242,20 @@ fn check_stream<'a>(
         );
         rules::admission_rejected::check(doc, &extracted, options, &mut out);
         if let Some(inventory) = inventory {
-            rules::check_workloads(text, doc, options, &extracted, inventory, &mut out);
+            let placements = places.as_deref_mut().map(|p| &mut p.placements);
+            rules::check_workloads(
+                text, doc, options, &extracted, inventory, &mut out, placements,
+            );
+            if let Some(places) = places.as_deref_mut() {
+                let gate = options.feature(COMPARISON_GATE);
+                for list in &extracted.tolerations {
+                    for item in items(doc, &list.list) {
+                        places
+                            .tolerations
+                            .extend(TolerationPlace::new(text, doc, &item, inventory, gate));
+                    }
+                }
+            }
         }
     }
     out

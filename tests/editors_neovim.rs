@@ -354,6 +354,106 @@ fn check_session(report: &Value, encoding: &str) {
     let want_changed = with_inventory(changed);
     assert_ne!(want_changed, want_set);
     assert_eq!(shown(changed), want_changed);
+
+    check_cluster(report, changed);
+}
+
+/// Lenses, hints, definition, outline, the placement window and `:checkhealth`: what Neovim
+/// showed is what the core says about the same text and inventory.
+fn check_cluster(report: &Value, last: &Value) {
+    let text = last["text"].as_str().unwrap();
+    let nodes = last["inventory"].as_str().unwrap();
+    let inventory = taintlint::inventory::Inventory::load(&[("nodes.yaml", nodes)]).unwrap();
+    let analysis = taintlint::analysis::analyse_file(
+        text,
+        &taintlint::Options::default(),
+        Some(&inventory),
+        true,
+    );
+    let line_of_offset = |at: usize| text[..at].matches('\n').count() as u64;
+
+    // One lens per workload, on its `kind:` line, with the core's words.
+    let lenses = report["lenses"].as_array().expect("lenses");
+    assert_eq!(lenses.len(), analysis.placements.len(), "{lenses:?}");
+    for (lens, p) in lenses.iter().zip(&analysis.placements) {
+        assert_eq!(lens["line"], line_of_offset(p.anchor.start));
+        assert_eq!(lens["title"], p.summary(&inventory).as_str());
+        assert_eq!(lens["command"], "taintlint.showPlacement");
+        assert_eq!(
+            lens["details"],
+            taintlint::schedule::placement::details(&p.title, &p.simulation, &inventory).as_str()
+        );
+    }
+    // The placement window shows the same details.
+    let details = lenses[0]["details"].as_str().unwrap();
+    assert_eq!(report["placement"].as_str(), Some(details.trim()));
+    assert!(details.contains("example.com/spot"), "{details}");
+
+    // A hint per toleration (and one per tolerationSeconds that evicts), the core's words.
+    let labels: Vec<&str> = report["hints"]
+        .as_array()
+        .expect("inlay hints")
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    let mut want = Vec::new();
+    for t in &analysis.tolerations {
+        want.push(taintlint::schedule::placement::describe_matches(
+            &t.tolerated,
+            &inventory,
+        ));
+        if t.seconds.is_some() {
+            want.extend(taintlint::schedule::placement::describe_eviction(
+                &t.toleration,
+                &t.tolerated,
+                &inventory,
+            ));
+        }
+    }
+    assert_eq!(labels, want);
+    assert!(labels.len() >= 5, "{labels:?}");
+
+    // Definition on the `example.com/spot` toleration: the taint the inventory got, its line.
+    let def = &report["definition"];
+    assert!(
+        def["file"].as_str().unwrap().ends_with("nodes.yaml"),
+        "{def}"
+    );
+    let taint_line = nodes
+        .lines()
+        .position(|l| l == "  - key: example.com/spot")
+        .unwrap();
+    assert_eq!(def["line"], taint_line as u64, "{def}");
+    assert_eq!(def["col"], 4, "{def}");
+
+    // The outline: the workload, its tolerations beneath it.
+    let outline: Vec<&str> = report["outline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    // (The first toleration has the misspelt effect of step 5: it is named by its path.)
+    assert_eq!(
+        outline,
+        [
+            "Deployment jobs/batch-worker",
+            "  spec.template.spec.tolerations[0]",
+            "  専用🚀ノード (exists):NoExecute",
+            "  example.com/spot=true:NoExecute",
+            "  node.kubernetes.io/unreachable (exists):NoExecute",
+            "  * (exists)",
+        ]
+    );
+
+    // :checkhealth taintlint names the inventory in use.
+    let health = report["health"].as_str().unwrap();
+    assert!(
+        health
+            .lines()
+            .any(|l| l.contains("OK inventory ") && l.contains("nodes.yaml")),
+        "{health}"
+    );
 }
 
 #[test]

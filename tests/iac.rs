@@ -103,7 +103,9 @@ fn karpenter_nodepools_as_inventory() {
             ),
         ]
     );
-    let arm = &report["workloads"][2]["pools"][0]["reasons"][0];
+    // Reasons are listed once per workload, and pools refer to them by index.
+    let arm = &report["workloads"][2];
+    let arm = &arm["reasons"][arm["pools"][0]["reasons"][0].as_u64().unwrap() as usize];
     assert_eq!(arm["code"], "requirements");
     assert_eq!(
         arm["message"],

@@ -7,18 +7,34 @@ use crate::diagnostic::ObjectRef;
 use crate::k8s::decode::Decoded;
 use crate::k8s::model::{Taint, Toleration};
 use crate::k8s::objects::{extract, items, Item, Object};
-use crate::syntax::{self, Document};
+use crate::schedule::placement::item_range;
+use crate::syntax;
 
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
+    /// Objects with a pod template, tolerations or taints (and every Node), for the outline.
+    pub objects: Vec<ObjectFact>,
     pub tolerations: Vec<TolerationFact>,
     pub taints: Vec<TaintFact>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ObjectFact {
+    /// `Deployment shop/web`.
+    pub label: String,
+    pub kind: Option<String>,
+    /// The whole object.
+    pub range: Range<usize>,
+    /// Its `kind: ...` entry, else its name, else the start of the object.
+    pub selection: Range<usize>,
 }
 
 #[derive(Debug, Clone)]
 pub struct TolerationFact {
     /// The whole item, from its `-` to its last value.
     pub range: Range<usize>,
+    /// Its object, an index in [`Facts::objects`].
+    pub owner: Option<usize>,
     pub path: String,
     pub object: Option<ObjectRef>,
     /// The toleration as the API server stores it, when it is valid enough to match.
@@ -32,6 +48,8 @@ pub struct TolerationFact {
 #[derive(Debug, Clone)]
 pub struct TaintFact {
     pub range: Range<usize>,
+    /// Its object, an index in [`Facts::objects`].
+    pub owner: Option<usize>,
     pub path: String,
     pub object: Option<ObjectRef>,
     pub taint: Option<Taint>,
@@ -47,10 +65,48 @@ impl Facts {
             }
             let extracted = extract(doc);
             let object = |i: Option<usize>| i.map(|i| object_ref(&extracted.objects[i]));
+            // Index in `facts.objects` of each extracted object that is listed.
+            let mut listed: Vec<Option<usize>> = vec![None; extracted.objects.len()];
+            let mut list = |i: usize, facts: &mut Facts| -> usize {
+                *listed[i].get_or_insert_with(|| {
+                    let o = &extracted.objects[i];
+                    let span = |id| doc.node(id).span.clone();
+                    let entry =
+                        |m, key: &str| doc.get(m, key).map(|(k, v)| span(k).start..span(v).end);
+                    let range = span(o.node);
+                    let selection = entry(o.node, "kind")
+                        .or_else(|| {
+                            doc.get(o.node, "metadata")
+                                .and_then(|(_, m)| entry(m, "name"))
+                        })
+                        .unwrap_or(range.start..range.start);
+                    facts.objects.push(ObjectFact {
+                        label: object_label(Some(&object_ref(o))),
+                        kind: o.kind.map(str::to_string),
+                        // A block mapping's span runs on to the next token.
+                        range: range.start..range.start + text[range].trim_end().len(),
+                        selection,
+                    });
+                    facts.objects.len() - 1
+                })
+            };
+            let mut listed_objects: Vec<usize> =
+                extracted.pod_specs.iter().map(|p| p.object).collect();
+            listed_objects.extend(
+                (0..extracted.objects.len()).filter(|&i| extracted.objects[i].kind == Some("Node")),
+            );
+            listed_objects.extend(extracted.tolerations.iter().filter_map(|t| t.list.object));
+            listed_objects.extend(extracted.taints.iter().filter_map(|t| t.object));
+            listed_objects.sort_unstable();
+            listed_objects.dedup();
+            for i in listed_objects {
+                list(i, &mut facts);
+            }
             for list in &extracted.tolerations {
                 for item in items(doc, &list.list) {
                     facts.tolerations.push(TolerationFact {
                         range: item_range(text, doc, &item),
+                        owner: list.list.object.and_then(|i| listed[i]),
                         path: item.path.clone(),
                         object: object(list.list.object),
                         toleration: item.toleration(),
@@ -63,6 +119,7 @@ impl Facts {
                 for item in items(doc, list) {
                     facts.taints.push(TaintFact {
                         range: item_range(text, doc, &item),
+                        owner: list.object.and_then(|i| listed[i]),
                         path: item.path.clone(),
                         object: object(list.object),
                         taint: item.taint(),
@@ -103,20 +160,6 @@ fn omitted(item: &Item<'_>, field: &str) -> bool {
         Some(Decoded::Str(s)) => s.is_empty() && field == "effect",
         Some(_) => false,
     }
-}
-
-/// An item's span, widened to the `- ` that introduces it in a block sequence.
-fn item_range(text: &str, doc: &Document<'_>, item: &Item<'_>) -> Range<usize> {
-    let span = doc.node(item.node).span.clone();
-    // A block mapping's span runs on to the next token; the item ends at its last character.
-    let end = span.start + text[span.clone()].trim_end().len();
-    let before = &text[..span.start];
-    let trimmed = before.trim_end_matches([' ', '\t']);
-    let start = match trimmed.strip_suffix('-') {
-        Some(rest) if rest.is_empty() || rest.ends_with([' ', '\t', '\n', '\r']) => rest.len(),
-        _ => span.start,
-    };
-    start..end
 }
 
 /// A short name for an object: `Deployment shop/web`.

@@ -3,10 +3,12 @@
 //! rule registry (nothing here is written twice).
 
 use crate::diagnostic::Diagnostic;
+use crate::inventory::{nodes_noun, Inventory};
 use crate::k8s::model::{Effect, Operator};
+use crate::k8s::model::{Taint, Toleration};
 use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
-use crate::lsp::inventory::InventoryTaint;
 use crate::rules;
+use crate::schedule::placement;
 
 /// A toleration, somewhere in the open files, that tolerates a taint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +26,7 @@ const MAX_LISTED: usize = 20;
 pub fn toleration(
     fact: &TolerationFact,
     comparison_operators: bool,
-    inventory: &[InventoryTaint],
+    inventory: Option<&Inventory>,
 ) -> String {
     let mut out = format!(
         "**Toleration** `{}` in {}\n\n",
@@ -76,65 +78,64 @@ pub fn toleration(
             out.push_str(&format!("- {n}\n"));
         }
     }
-    if !inventory.is_empty() {
+    if let Some(inventory) = inventory {
         out.push('\n');
         out.push_str(&inventory_section(t, comparison_operators, inventory));
     }
     out
 }
 
-/// Which of the inventory's taints a toleration tolerates, and on how many nodes.
-fn inventory_section(
-    t: &crate::k8s::model::Toleration,
-    comparison_operators: bool,
-    inventory: &[InventoryTaint],
-) -> String {
-    // Taints in the order first seen, with the nodes that carry them.
-    let mut tolerated: Vec<(String, Vec<&str>)> = Vec::new();
-    let mut nodes: Vec<&str> = Vec::new();
-    for it in inventory {
-        if !nodes.contains(&it.node.as_str()) {
-            nodes.push(&it.node);
-        }
-        if !t.tolerates(&it.taint, comparison_operators) {
-            continue;
-        }
-        let name = it.taint.to_string();
-        match tolerated.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, on)) => {
-                if !on.contains(&it.node.as_str()) {
-                    on.push(&it.node)
-                }
-            }
-            None => tolerated.push((name, vec![&it.node])),
+/// Which of the inventory's taints a toleration tolerates, on which pools: the words of
+/// [`placement`], with the taints listed.
+fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inventory) -> String {
+    let tolerated = placement::tolerated_taints(t, inventory, comparison_operators);
+    // Each distinct taint with the pools that carry it, in the order first seen.
+    let mut taints: Vec<(&Taint, Vec<usize>)> = Vec::new();
+    for &(p, i) in &tolerated {
+        let taint = &inventory.pools[p as usize].taints[i as usize].taint;
+        match taints.iter_mut().find(|(seen, _)| *seen == taint) {
+            Some((_, pools)) => pools.push(p as usize),
+            None => taints.push((taint, vec![p as usize])),
         }
     }
-    if tolerated.is_empty() {
-        return format!(
-            "In the inventory: it tolerates none of the taints on its {} tainted node{}.\n",
-            nodes.len(),
-            if nodes.len() == 1 { "" } else { "s" }
-        );
-    }
-    let mut out = String::from("In the inventory, it tolerates:\n");
-    for (taint, on) in tolerated.iter().take(MAX_LISTED) {
-        let shown: Vec<&str> = on.iter().take(5).copied().collect();
-        let more = if on.len() > 5 {
-            format!(", and {} more", on.len() - 5)
+    let on = |taint: &Taint, pools: &[usize]| {
+        let nodes: usize = pools.iter().map(|&p| inventory.pools[p].nodes.len()).sum();
+        let names: Vec<&str> = pools
+            .iter()
+            .take(5)
+            .map(|&p| inventory.pools[p].name.as_str())
+            .collect();
+        let more = if pools.len() > 5 {
+            format!(", and {} more", pools.len() - 5)
         } else {
             String::new()
         };
-        out.push_str(&format!(
-            "- `{taint}` on {} node{} ({}{more})\n",
-            on.len(),
-            if on.len() == 1 { "" } else { "s" },
-            shown.join(", ")
-        ));
+        format!(
+            "`{taint}` on {} (pool{} {}{more})",
+            nodes_noun(nodes),
+            if pools.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        )
+    };
+    if let [(taint, pools)] = taints.as_slice() {
+        return format!("In the inventory, it tolerates {}.\n", on(taint, pools));
     }
-    if tolerated.len() > MAX_LISTED {
+    let words = placement::describe_matches(&tolerated, inventory);
+    let mut words = words.chars();
+    let first = words.next().map(|c| c.to_ascii_uppercase());
+    let mut out: String = first.into_iter().chain(words).collect();
+    if taints.is_empty() {
+        out.push_str(".\n");
+        return out;
+    }
+    out.push_str(":\n");
+    for (taint, pools) in taints.iter().take(MAX_LISTED) {
+        out.push_str(&format!("- {}\n", on(taint, pools)));
+    }
+    if taints.len() > MAX_LISTED {
         out.push_str(&format!(
             "- and {} more taints\n",
-            tolerated.len() - MAX_LISTED
+            taints.len() - MAX_LISTED
         ));
     }
     out

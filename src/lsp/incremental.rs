@@ -24,13 +24,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::analysis::FileAnalysis;
 use crate::diagnostic::Diagnostic;
 use crate::syntax;
 
-/// One chunk's findings, relative to the chunk.
+/// One chunk's analysis, relative to the chunk.
 #[derive(Debug)]
 struct ChunkResult {
-    diagnostics: Vec<Diagnostic>,
+    analysis: FileAnalysis,
     /// How many YAML documents the parser counts in the chunk.
     documents: usize,
 }
@@ -42,15 +43,15 @@ pub struct ChunkCache {
     generation: u64,
     chunks: HashMap<Arc<str>, Arc<ChunkResult>>,
     /// The text from the first chunk with a syntax error to the end, and its findings.
-    rest: Option<(Arc<str>, Arc<Vec<Diagnostic>>)>,
+    rest: Option<(Arc<str>, Arc<FileAnalysis>)>,
 }
 
 impl ChunkCache {
     /// Analyses `text` with `analyse` (which must look at one YAML stream at a time and return
     /// byte ranges into it), reusing what is cached for unchanged chunks.
-    pub fn analyse<F>(&mut self, text: &str, generation: u64, analyse: F) -> Vec<Diagnostic>
+    pub fn analyse<F>(&mut self, text: &str, generation: u64, analyse: F) -> FileAnalysis
     where
-        F: Fn(&str) -> Vec<Diagnostic> + Sync,
+        F: Fn(&str) -> FileAnalysis + Sync,
     {
         if generation != self.generation {
             self.chunks.clear();
@@ -75,7 +76,7 @@ impl ChunkCache {
             .par_iter()
             .map(|piece| {
                 let result = ChunkResult {
-                    diagnostics: analyse(piece),
+                    analysis: analyse(piece),
                     documents: syntax::parse(piece).documents.len(),
                 };
                 (Arc::from(*piece), Arc::new(result))
@@ -97,11 +98,12 @@ impl ChunkCache {
         // one on, the rest of the text is analysed as a whole.
         let broken = pieces.iter().position(|p| {
             self.chunks[*p]
+                .analysis
                 .diagnostics
                 .iter()
                 .any(|d| d.rule == crate::rules::YAML_SYNTAX.name)
         });
-        let mut out = Vec::new();
+        let mut out = FileAnalysis::default();
         let mut documents = 0;
         for (range, piece) in ranges
             .iter()
@@ -109,29 +111,46 @@ impl ChunkCache {
             .take(broken.unwrap_or(pieces.len()))
         {
             let result = &self.chunks[*piece];
-            for d in &result.diagnostics {
-                out.push(shifted(d, range.start, documents));
-            }
+            extend_shifted(&mut out, &result.analysis, range.start, documents);
             documents += result.documents;
         }
         match broken {
             Some(k) => {
                 let start = ranges[k].start;
                 let rest = &text[start..];
-                let diagnostics = match &self.rest {
-                    Some((cached, diagnostics)) if **cached == *rest => diagnostics.clone(),
+                let analysis = match &self.rest {
+                    Some((cached, analysis)) if **cached == *rest => analysis.clone(),
                     _ => {
-                        let diagnostics = Arc::new(analyse(rest));
-                        self.rest = Some((Arc::from(rest), diagnostics.clone()));
-                        diagnostics
+                        let analysis = Arc::new(analyse(rest));
+                        self.rest = Some((Arc::from(rest), analysis.clone()));
+                        analysis
                     }
                 };
-                out.extend(diagnostics.iter().map(|d| shifted(d, start, documents)));
+                extend_shifted(&mut out, &analysis, start, documents);
             }
             None => self.rest = None,
         }
         out
     }
+}
+
+/// Appends a chunk's analysis, moved to where the chunk sits in the file.
+fn extend_shifted(out: &mut FileAnalysis, chunk: &FileAnalysis, by: usize, documents: usize) {
+    out.diagnostics
+        .extend(chunk.diagnostics.iter().map(|d| shifted(d, by, documents)));
+    out.placements.extend(chunk.placements.iter().map(|p| {
+        let mut p = p.clone();
+        p.document += documents;
+        p.anchor = shift(&p.anchor, by);
+        p.range = shift(&p.range, by);
+        p
+    }));
+    out.tolerations.extend(chunk.tolerations.iter().map(|t| {
+        let mut t = t.clone();
+        t.item = shift(&t.item, by);
+        t.seconds = t.seconds.as_ref().map(|r| shift(r, by));
+        t
+    }));
 }
 
 fn shift(r: &Range<usize>, by: usize) -> Range<usize> {
@@ -216,7 +235,9 @@ mod tests {
     }
 
     fn chunked(cache: &mut ChunkCache, text: &str) -> Vec<Diagnostic> {
-        cache.analyse(text, 1, |t| crate::analyse(t, &Options::default()))
+        cache
+            .analyse(text, 1, |t| crate::analyse(t, &Options::default()).into())
+            .diagnostics
     }
 
     fn assert_same(text: &str) {
@@ -309,6 +330,32 @@ mod tests {
         }
     }
 
+    /// Placements and toleration places land where analysing the whole text puts them.
+    #[test]
+    fn placements_equal_the_whole_analysis() {
+        let pools = "pools:\n  gpu:\n    nodes: [g1]\n    taints: [\"gpu=a:NoSchedule\"]\n  web:\n    count: 2\n";
+        let inventory = crate::inventory::Inventory::load(&[("pools.yaml", pools)]).unwrap();
+        let options = Options::default();
+        let whole = |t: &str| crate::analysis::analyse_file(t, &options, Some(&inventory), true);
+        let doc = |i: usize| {
+            format!(
+                "# 日本🚀 {i}\nkind: Deployment\nmetadata: {{name: w{i}}}\nspec:\n  template:\n    spec:\n      tolerations:\n      - {{key: gpu, operator: Exists, tolerationSeconds: {i}}}\n"
+            )
+        };
+        let text: String = (0..6).map(doc).collect::<Vec<_>>().join("---\n");
+        let mut cache = ChunkCache::default();
+        let first = cache.analyse(&text, 1, whole);
+        assert_eq!(first, whole(&text));
+        assert_eq!(first.placements.len(), 6);
+        assert_eq!(first.tolerations.len(), 6);
+        let edited = text
+            .replacen("w3", "renamed", 1)
+            .replacen("name: w0", "", 1);
+        assert_eq!(cache.analyse(&edited, 1, whole), whole(&edited));
+        let broken = edited.replacen("w4}", "w4", 1);
+        assert_eq!(cache.analyse(&broken, 1, whole), whole(&broken));
+    }
+
     #[test]
     fn only_changed_chunks_are_analysed_again() {
         let doc = "tolerations:\n- key: a\n  effect: noschedule\n";
@@ -317,7 +364,7 @@ mod tests {
         let calls = std::sync::atomic::AtomicUsize::new(0);
         let count = |t: &str| {
             calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            crate::analyse(t, &Options::default())
+            FileAnalysis::from(crate::analyse(t, &Options::default()))
         };
         cache.analyse(&text, 1, count);
         // The same 20 chunk texts repeat: each is analysed once.
@@ -325,7 +372,7 @@ mod tests {
         let edited = text.replacen("key: a", "key: b", 1);
         let out = cache.analyse(&edited, 1, count);
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
-        assert_eq!(out, full(&edited));
+        assert_eq!(out.diagnostics, full(&edited));
         // New settings: everything again.
         cache.analyse(&edited, 2, count);
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);

@@ -2,18 +2,16 @@
 //! (the analysis core never touches the file system), reloaded when they change on disk or are
 //! saved in the editor.
 //!
-//! This module and [`crate::lsp::workspace::Workspace`] are the only places that know about the
-//! inventory: turning these texts into the analysis core's inventory model happens in
-//! `Workspace::new`, and handing it to the analysis in `Workspace::analyse`. Hover and
-//! completion read the taints of the Nodes the files hold ([`InventoryFiles::taints`]).
+//! This module only reads the files: turning their texts into the core's
+//! [`Inventory`](crate::inventory::Inventory) (every format it reads) happens in
+//! `Workspace::new`, and everything the editor shows about the cluster (diagnostics, hover,
+//! completion, lenses, hints, definitions) reads that one inventory.
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::SystemTime;
+use std::sync::{Arc, OnceLock};
 
-use crate::k8s::model::Taint;
-use crate::lsp::facts::Facts;
+use crate::position::LineIndex;
+use std::time::SystemTime;
 
 /// One inventory file as last read.
 #[derive(Debug, Clone)]
@@ -23,22 +21,13 @@ pub struct InventoryFile {
     pub text: Result<Arc<str>, String>,
     /// When it was last modified, to notice changes when the client cannot watch files.
     pub modified: Option<SystemTime>,
-}
-
-/// A taint on a Node of an inventory file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InventoryTaint {
-    pub taint: Taint,
-    /// The Node's name.
-    pub node: String,
-    pub path: PathBuf,
-    pub range: Range<usize>,
+    /// Where its lines start, made when a position in it is first needed.
+    lines: Arc<OnceLock<LineIndex>>,
 }
 
 #[derive(Debug, Clone, Default)]
 pub struct InventoryFiles {
     files: Vec<InventoryFile>,
-    taints: Vec<InventoryTaint>,
 }
 
 impl InventoryFiles {
@@ -58,30 +47,7 @@ impl InventoryFiles {
     }
 
     fn from_files(files: Vec<InventoryFile>) -> Self {
-        let mut taints = Vec::new();
-        for f in &files {
-            let Ok(text) = &f.text else { continue };
-            for t in Facts::collect(text).taints {
-                let Some(taint) = t.taint else { continue };
-                let node = t
-                    .object
-                    .and_then(|o| o.name)
-                    .unwrap_or_else(|| "(unnamed)".to_string());
-                taints.push(InventoryTaint {
-                    taint,
-                    node,
-                    path: f.path.clone(),
-                    range: t.range,
-                });
-            }
-        }
-        InventoryFiles { files, taints }
-    }
-
-    /// The taints on the Nodes in the files: Node documents, and the items of a `kind: List`
-    /// (`kubectl get nodes -o yaml`).
-    pub fn taints(&self) -> &[InventoryTaint] {
-        &self.taints
+        InventoryFiles { files }
     }
 
     pub fn files(&self) -> &[InventoryFile] {
@@ -102,6 +68,14 @@ impl InventoryFiles {
             .iter()
             .find(|f| f.path == path)
             .and_then(|f| f.text.as_deref().ok())
+    }
+
+    /// The text of an inventory file and where its lines start (computed once per reading: an
+    /// inventory can be a hundred megabytes).
+    pub fn lines(&self, path: &Path) -> Option<(&str, &LineIndex)> {
+        let f = self.files.iter().find(|f| f.path == path)?;
+        let text = f.text.as_deref().ok()?;
+        Some((text, f.lines.get_or_init(|| LineIndex::new(text))))
     }
 
     /// Files that could not be read, as messages.
@@ -159,6 +133,7 @@ fn read_file(path: &Path) -> InventoryFile {
         path: path.to_path_buf(),
         text,
         modified: modified(path),
+        lines: Arc::default(),
     }
 }
 
@@ -178,9 +153,6 @@ mod tests {
         let nodes = dir.path().join("nodes.yaml");
         assert!(files.contains(&nodes));
         assert_eq!(files.text(&nodes), Some(nodes_text));
-        assert_eq!(files.taints().len(), 1);
-        assert_eq!(files.taints()[0].node, "n1");
-        assert_eq!(files.taints()[0].taint.to_string(), "a:NoSchedule");
         assert_eq!(
             files.problems(),
             [format!(

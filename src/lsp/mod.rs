@@ -5,8 +5,10 @@
 //! [`documents`] holds the open texts, [`convert`] maps byte offsets to positions in the
 //! negotiated encoding, [`settings`] and [`workspace`] turn the client's settings into the
 //! analysis' inputs ([`inventory`] holds the inventory files), [`diagnostics`], [`hover`],
-//! [`completion`] and [`facts`] produce what the editor shows.
+//! [`completion`] and [`facts`] (what one open document says) produce what the editor shows;
+//! everything about the cluster comes from the one core inventory the workspace holds.
 
+pub mod cluster;
 pub mod completion;
 pub mod convert;
 pub mod diagnostics;

@@ -6,7 +6,6 @@
 //! blocking threads; a result is used only if the document still has the version (and the
 //! workspace the generation) it was computed for. Every request to the client has a timeout.
 
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -23,7 +22,9 @@ use tower_lsp_server::ls_types::request::Request as LspRequest;
 use tower_lsp_server::ls_types::{self as lsp, *};
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
+use crate::analysis::FileAnalysis;
 use crate::diagnostic::Diagnostic;
+use crate::lsp::cluster;
 use crate::lsp::completion::{self, Context, KnownTaint, SuggestionKind};
 use crate::lsp::convert::{self, Lines};
 use crate::lsp::diagnostics::{self, DiagnosticData, FixData};
@@ -35,7 +36,8 @@ use crate::lsp::incremental::ChunkCache;
 use crate::lsp::inventory;
 use crate::lsp::settings::{Settings, SECTION};
 use crate::lsp::workspace::Workspace;
-use crate::position::{Encoding, LineIndex};
+use crate::position::Encoding;
+use crate::schedule::placement::{Placement, TolerationPlace};
 
 /// How the server behaves, apart from what the client configures.
 #[derive(Debug, Clone)]
@@ -77,6 +79,9 @@ struct Caps {
     watch_relative: bool,
     document_changes: bool,
     markdown: bool,
+    /// `workspace/codeLens/refresh` and `workspace/inlayHint/refresh`.
+    lens_refresh: bool,
+    hint_refresh: bool,
 }
 
 impl Caps {
@@ -113,6 +118,14 @@ impl Caps {
                 .and_then(|w| w.workspace_edit.as_ref())
                 .and_then(|e| e.document_changes)
                 .unwrap_or(false),
+            lens_refresh: ws
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|l| l.refresh_support)
+                .unwrap_or(false),
+            hint_refresh: ws
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|l| l.refresh_support)
+                .unwrap_or(false),
             markdown: td
                 .and_then(|t| t.hover.as_ref())
                 .and_then(|h| h.content_format.as_ref())
@@ -126,6 +139,9 @@ struct Analysis {
     version: i32,
     generation: u64,
     diagnostics: Vec<Diagnostic>,
+    /// Where each workload lands and what each toleration matches (with an inventory).
+    placements: Vec<Placement>,
+    tolerations: Vec<TolerationPlace>,
     lsp: Vec<lsp::Diagnostic>,
 }
 
@@ -300,23 +316,17 @@ fn analyse(
     encoding: Encoding,
     chunks: &Mutex<ChunkCache>,
 ) -> Analysis {
-    let diagnostics = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
+    let FileAnalysis {
+        diagnostics,
+        placements,
+        tolerations,
+    } = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
         &snap.text,
         ws.generation,
-        |text| ws.analyse(text),
+        |text| ws.analyse_file(text, true),
     );
-    let indexes: RefCell<HashMap<PathBuf, LineIndex>> = RefCell::new(HashMap::new());
-    let other_file = |file: &str, range: Range<usize>| -> Option<Location> {
-        let path = inventory::resolve(file, ws.root.as_deref());
-        let text = ws.inventory.text(&path)?;
-        let uri = Uri::from_file_path(&path)?;
-        let mut indexes = indexes.borrow_mut();
-        let index = indexes.entry(path).or_insert_with(|| LineIndex::new(text));
-        Some(Location::new(
-            uri,
-            Lines::new(text, index, encoding).range(range),
-        ))
-    };
+    let other_file =
+        |file: &str, range: Range<usize>| inventory_location(ws, file, range, encoding);
     let lsp = diagnostics::all_to_lsp(
         &diagnostics,
         snap.lines(encoding),
@@ -329,8 +339,26 @@ fn analyse(
         version: snap.version,
         generation: ws.generation,
         diagnostics,
+        placements,
+        tolerations,
         lsp,
     }
+}
+
+/// A place in an inventory file (named as the core inventory names it), for the client.
+fn inventory_location(
+    ws: &Workspace,
+    file: &str,
+    range: Range<usize>,
+    encoding: Encoding,
+) -> Option<Location> {
+    let path = inventory::resolve(file, ws.root.as_deref());
+    let (text, index) = ws.inventory.lines(&path)?;
+    let uri = Uri::from_file_path(&path)?;
+    Some(Location::new(
+        uri,
+        Lines::new(text, index, encoding).range(range),
+    ))
 }
 
 /// A file's name for people: the last segment of its path.
@@ -475,12 +503,43 @@ impl Inner {
     /// Re-analyses every open document: pushes new diagnostics, or asks a pulling client to
     /// pull again.
     async fn reanalyse_all(self: &Arc<Self>) {
-        let (pull, refresh) = {
+        let (pull, refresh, lens_refresh, hint_refresh) = {
             let mut state = self.lock();
             let uris: Vec<Uri> = state.documents.keys().cloned().collect();
             state.dirty.extend(uris);
-            (state.caps.pull, state.caps.refresh)
+            (
+                state.caps.pull,
+                state.caps.refresh,
+                state.caps.lens_refresh,
+                state.caps.hint_refresh,
+            )
         };
+        // Lenses and hints show the inventory: ask for them again.
+        if lens_refresh || hint_refresh {
+            let me = self.clone();
+            tokio::spawn(async move {
+                let lens = async {
+                    if lens_refresh {
+                        me.request::<lsp::request::CodeLensRefresh>(()).await
+                    } else {
+                        Ok(())
+                    }
+                };
+                let hint = async {
+                    if hint_refresh {
+                        me.request::<lsp::request::InlayHintRefreshRequest>(())
+                            .await
+                    } else {
+                        Ok(())
+                    }
+                };
+                let (a, b) = tokio::join!(lens, hint);
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
+                        .await;
+                }
+            });
+        }
         if !pull {
             self.wake.notify_one();
         } else if refresh {
@@ -753,6 +812,63 @@ impl Inner {
         }
     }
 
+    /// The taint under the cursor and its range: a taint of a Node in the document, or of the
+    /// inventory when the document is an inventory file as loaded (a pool file's too).
+    async fn taint_at(
+        &self,
+        uri: &Uri,
+        snap: &Snapshot,
+        ws: &Workspace,
+        offset: usize,
+    ) -> jsonrpc::Result<Option<(crate::k8s::model::Taint, Range<usize>)>> {
+        let facts = self.facts(vec![uri.clone()]).await?;
+        if let Some((_, _, facts)) = facts.iter().find(|(_, s, _)| s.version == snap.version) {
+            if let Some(t) = facts.taint_at(offset) {
+                return Ok(t.taint.clone().map(|taint| (taint, t.range.clone())));
+            }
+        }
+        let (Some(cluster), Some(path)) = (&ws.cluster, uri.to_file_path()) else {
+            return Ok(None);
+        };
+        // Only while the document says what the inventory was read from.
+        if ws.inventory.text(&path) != Some(&*snap.text) {
+            return Ok(None);
+        }
+        let name = path.display().to_string();
+        let Some(file) = cluster.files.iter().position(|f| f.name == name) else {
+            return Ok(None);
+        };
+        Ok(cluster
+            .pools
+            .iter()
+            .flat_map(|p| &p.taints)
+            .find(|t| t.at.file == file && contains(&t.at.range, offset))
+            .map(|t| (t.taint.clone(), t.at.range.clone())))
+    }
+
+    /// Where the open files' tolerations that tolerate a taint are.
+    async fn tolerating(
+        &self,
+        taint: &crate::k8s::model::Taint,
+        gate: bool,
+        encoding: Encoding,
+    ) -> jsonrpc::Result<Vec<Location>> {
+        let docs = self.facts(self.open_uris()).await?;
+        let mut out = Vec::new();
+        for (uri, snap, facts) in &docs {
+            let lines = snap.lines(encoding);
+            for t in &facts.tolerations {
+                if t.toleration
+                    .as_ref()
+                    .is_some_and(|t| t.tolerates(taint, gate))
+                {
+                    out.push(Location::new(uri.clone(), lines.range(t.range.clone())));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The tolerations in the open files that tolerate a taint.
     async fn tolerators(
         &self,
@@ -782,23 +898,27 @@ impl Inner {
     /// Taints on the Nodes in the inventory and in the open files, for completion.
     async fn known_taints(&self) -> jsonrpc::Result<Vec<KnownTaint>> {
         let workspace = self.lock().workspace.clone();
-        let mut out: Vec<KnownTaint> = workspace
-            .inventory
-            .taints()
-            .iter()
-            .map(|t| KnownTaint {
-                key: t.taint.key.clone(),
-                value: t.taint.value.clone(),
-                source: format!(
-                    "Node {} (inventory {})",
-                    t.node,
-                    t.path.file_name().map_or_else(
-                        || t.path.display().to_string(),
-                        |n| n.to_string_lossy().into_owned()
-                    )
-                ),
-            })
-            .collect();
+        let mut out: Vec<KnownTaint> = Vec::new();
+        if let Some(cluster) = &workspace.cluster {
+            for pool in &cluster.pools {
+                for t in &pool.taints {
+                    let file = Path::new(cluster.file_name(&t.at));
+                    out.push(KnownTaint {
+                        key: t.taint.key.clone(),
+                        value: t.taint.value.clone(),
+                        source: format!(
+                            "pool {} ({}, inventory {})",
+                            pool.name,
+                            pool.size(),
+                            file.file_name().map_or_else(
+                                || file.display().to_string(),
+                                |n| n.to_string_lossy().into_owned()
+                            )
+                        ),
+                    });
+                }
+            }
+        }
         let docs = self.facts(self.open_uris()).await?;
         for (uri, _, facts) in &docs {
             for t in &facts.taints {
@@ -889,6 +1009,13 @@ impl LanguageServer for Backend {
                     },
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
                 completion_provider: Some(CompletionOptions {
                     trigger_characters: Some(vec![":".into(), " ".into()]),
                     ..Default::default()
@@ -1162,7 +1289,7 @@ impl LanguageServer for Backend {
         let on_toleration = facts.toleration_at(offset).filter(|_| sections.is_empty());
         let on_taint = facts.taint_at(offset).filter(|_| sections.is_empty());
         if let Some(t) = on_toleration {
-            sections.push(hover::toleration(t, gate, ws.inventory.taints()));
+            sections.push(hover::toleration(t, gate, ws.cluster.as_deref()));
             range = Some(t.range.clone());
         } else if let Some(t) = on_taint {
             let tolerators = match &t.taint {
@@ -1187,6 +1314,123 @@ impl LanguageServer for Backend {
             }),
             range: range.map(|r| snap.lines(encoding).range(r)),
         }))
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> jsonrpc::Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let Some(cluster) = ws.cluster.clone() else {
+            return Ok(Some(Vec::new()));
+        };
+        let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        Ok(Some(cluster::lenses(
+            &analysis.placements,
+            &cluster,
+            &snap.lines(encoding),
+        )))
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> jsonrpc::Result<Option<Vec<InlayHint>>> {
+        let uri = params.text_document.uri;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let Some(cluster) = ws.cluster.clone() else {
+            return Ok(Some(Vec::new()));
+        };
+        let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        let lines = snap.lines(encoding);
+        let within = lines.byte_range(params.range);
+        Ok(Some(cluster::hints(
+            &analysis.tolerations,
+            &cluster,
+            &lines,
+            within,
+        )))
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> jsonrpc::Result<Option<GotoDefinitionResponse>> {
+        let at = params.text_document_position_params;
+        let uri = at.text_document.uri;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let Some(cluster) = ws.cluster.clone() else {
+            return Ok(None);
+        };
+        let offset = snap.lines(encoding).offset(at.position);
+        let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        let Some(t) = analysis
+            .tolerations
+            .iter()
+            .find(|t| contains(&t.item, offset))
+        else {
+            return Ok(None);
+        };
+        let targets: Vec<Location> = t
+            .tolerated
+            .iter()
+            .filter_map(|&(p, i)| {
+                let at = &cluster.pools[p as usize].taints[i as usize].at;
+                inventory_location(&ws, cluster.file_name(at), at.range.clone(), encoding)
+            })
+            .collect();
+        if targets.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(GotoDefinitionResponse::Array(targets)))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> jsonrpc::Result<Option<Vec<Location>>> {
+        let at = params.text_document_position;
+        let uri = at.text_document.uri;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let offset = snap.lines(encoding).offset(at.position);
+        let Some((taint, declaration)) = self.inner.taint_at(&uri, &snap, &ws, offset).await?
+        else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        if params.context.include_declaration {
+            out.push(Location::new(
+                uri.clone(),
+                snap.lines(encoding).range(declaration),
+            ));
+        }
+        out.extend(
+            self.inner
+                .tolerating(&taint, ws.comparison_operators(), encoding)
+                .await?,
+        );
+        Ok(Some(out))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> jsonrpc::Result<Option<DocumentSymbolResponse>> {
+        let uri = params.text_document.uri;
+        let Some((snap, _, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let facts = self.inner.facts(vec![uri.clone()]).await?;
+        let Some((_, _, facts)) = facts
+            .into_iter()
+            .find(|(_, s, _)| s.version == snap.version)
+        else {
+            return Ok(None);
+        };
+        Ok(Some(DocumentSymbolResponse::Nested(cluster::symbols(
+            &facts,
+            &snap.lines(encoding),
+        ))))
     }
 
     async fn completion(

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::analysis::FileAnalysis;
 use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -131,9 +132,17 @@ impl Workspace {
         (workspace, problems)
     }
 
-    /// Lints one document: the only call from the server into the analysis core.
+    /// Lints one document.
     pub fn analyse(&self, text: &str) -> Vec<Diagnostic> {
-        let mut diagnostics = crate::analyse_with(text, &self.options, self.cluster.as_deref());
+        self.analyse_file(text, false).diagnostics
+    }
+
+    /// Analyses one document, with the placements of its workloads when `placements` is set
+    /// (and an inventory is loaded): the only call from the server into the analysis core.
+    pub fn analyse_file(&self, text: &str, placements: bool) -> FileAnalysis {
+        let mut analysis =
+            crate::analysis::analyse_file(text, &self.options, self.cluster.as_deref(), placements);
+        let diagnostics = &mut analysis.diagnostics;
         if !self.severities.is_empty() {
             diagnostics.retain_mut(|d| {
                 match self
@@ -151,7 +160,7 @@ impl Workspace {
                 }
             });
         }
-        diagnostics
+        analysis
     }
 
     /// Whether `path` is the project's configuration file (a change to it reloads everything).

@@ -10,6 +10,7 @@ use crate::k8s::model::{Miss, Operator, Taint, Toleration};
 use crate::k8s::objects::{Extracted, Item, Object};
 use crate::k8s::well_known::edit_distance;
 use crate::schedule::admission::Source;
+use crate::schedule::placement::Placement;
 use crate::schedule::{simulate, Simulation, Workload, COMPARISON_GATE};
 use crate::syntax::{Document, NodeId, NodeKind, Style};
 
@@ -136,7 +137,8 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
     }
 }
 
-/// Runs every rule's workload check over the pod templates of one document.
+/// Runs every rule's workload check over the pod templates of one document; keeps each
+/// simulation in `placements` when asked to.
 pub(crate) fn check_workloads<'a, 'd>(
     text: &'a str,
     doc: &'d Document<'a>,
@@ -144,6 +146,7 @@ pub(crate) fn check_workloads<'a, 'd>(
     extracted: &'d Extracted<'d>,
     inventory: &'a Inventory,
     out: &'a mut Vec<Diagnostic>,
+    mut placements: Option<&mut Vec<Placement>>,
 ) {
     for i in 0..extracted.pod_specs.len() {
         let workload = Workload::new(doc, extracted, i, options);
@@ -161,6 +164,10 @@ pub(crate) fn check_workloads<'a, 'd>(
                 rule: rule.meta(),
             };
             rule.check_workload(&mut cx);
+        }
+        if let Some(placements) = placements.as_deref_mut() {
+            let object = &extracted.objects[workload.object];
+            placements.push(Placement::new(doc, object, &workload, simulation));
         }
     }
 }

@@ -11,4 +11,8 @@ return {
   before_init = function(params, config)
     require('taintlint')._before_init(params, config)
   end,
+  -- Code lenses (and inlay hints, when setup({ inlay_hints = true }) asks for them).
+  on_attach = function(client, bufnr)
+    require('taintlint.cluster').attach(client, bufnr)
+  end,
 }

@@ -14,10 +14,12 @@ import {
 const SECTION = "taintlint";
 
 let client: LanguageClient | undefined;
+let extensionDir = "";
 let output: vscode.LogOutputChannel;
 let traceOutput: vscode.LogOutputChannel;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  extensionDir = context.extensionPath;
   output = vscode.window.createOutputChannel("taintlint", { log: true });
   traceOutput = traceChannel(
     vscode.window.createOutputChannel("taintlint Trace"),
@@ -28,6 +30,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     traceOutput,
     vscode.commands.registerCommand("taintlint.restartServer", () => restart()),
     vscode.commands.registerCommand("taintlint.showOutput", () => output.show(true)),
+    // A code lens's command: the workload's per-pool verdicts, in a read-only document beside.
+    vscode.commands.registerCommand(
+      "taintlint.showPlacement",
+      async (arg?: { title?: string; details?: string }) => {
+        const doc = await vscode.workspace.openTextDocument({
+          language: "plaintext",
+          content: arg?.details ?? arg?.title ?? "",
+        });
+        await vscode.window.showTextDocument(doc, {
+          viewColumn: vscode.ViewColumn.Beside,
+          preview: true,
+          preserveFocus: true,
+        });
+      },
+    ),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // Every other setting reaches the running server as workspace/didChangeConfiguration;
       // only a different executable needs a new process.
@@ -204,7 +221,8 @@ function serverSettings(scope?: vscode.Uri): Record<string, unknown> {
 
 /**
  * The executable to run: `taintlint.path` when set (`~` and paths relative to the first
- * workspace folder are resolved), else `taintlint` on PATH. Says clearly what is missing.
+ * workspace folder are resolved), else the one a platform package carries (`bin/` in the
+ * extension), else `taintlint` on PATH. Says clearly what is missing.
  */
 function findServer(): string | undefined {
   const configured = vscode.workspace.getConfiguration(SECTION).get<string>("path", "").trim();
@@ -219,6 +237,10 @@ function findServer(): string | undefined {
     return undefined;
   }
   const exe = process.platform === "win32" ? "taintlint.exe" : "taintlint";
+  const bundled = path.join(extensionDir, "bin", exe);
+  if (extensionDir && isExecutable(bundled)) {
+    return bundled;
+  }
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
     if (dir && isExecutable(path.join(dir, exe))) {
       return path.join(dir, exe);

@@ -237,6 +237,101 @@ local function steps()
   end, _G.taintlint_log)
   snapshot('inventory')
   report.steps[#report.steps].inventory = read(inventory)
+
+  -- 8. The cluster in the editor. Code lenses: the plugin asks for them again when the
+  -- diagnostics change (as they did when the inventory came and changed).
+  local function lenses()
+    local out = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command and lens.command.title ~= '' then
+        table.insert(out, {
+          line = lens.range.start.line,
+          title = lens.command.title,
+          command = lens.command.command,
+          details = ((lens.command.arguments or {})[1] or {}).details,
+        })
+      end
+    end
+    return out
+  end
+  wait_for('code lenses', function()
+    local l = lenses()
+    -- The inventory's last change (a NoExecute taint) shows in the details.
+    return #l > 0 and l[1].details ~= nil and l[1].details:find('example.com/spot', 1, true) ~= nil
+  end)
+  report.lenses = lenses()
+
+  -- 9. Inlay hints, once setup() asks for them.
+  require('taintlint').setup({
+    cmd = { os.getenv('TAINTLINT_BIN'), 'server' },
+    rules = { [severity_rule] = 'error' },
+    inventory = { vim.fs.basename(inventory) },
+    inlay_hints = true,
+  })
+  wait_for('inlay hints', function()
+    return #vim.lsp.inlay_hint.get({ bufnr = buf }) > 0
+  end)
+  report.hints = {}
+  for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+    local label = h.inlay_hint.label
+    if type(label) == 'table' then
+      label = table.concat(vim.tbl_map(function(p) return p.value end, label))
+    end
+    table.insert(report.hints, { line = h.inlay_hint.position.line, character = h.inlay_hint.position.character, label = label })
+  end
+  table.sort(report.hints, function(a, b)
+    if a.line ~= b.line then
+      return a.line < b.line
+    end
+    return a.character < b.character
+  end)
+
+  -- 10. Go to definition on a toleration: into the inventory file, on the taint's line (the
+  -- `example.com/spot` toleration tolerates the taint step 7 added).
+  lnum, col = find_line('- key: example.com/spot')
+  vim.api.nvim_win_set_cursor(win, { lnum + 1, col + 4 })
+  vim.lsp.buf.definition()
+  wait_for('the jump into the inventory', function()
+    return vim.api.nvim_buf_get_name(0):sub(-#vim.fs.basename(inventory)) == vim.fs.basename(inventory)
+  end)
+  local cursor = vim.api.nvim_win_get_cursor(0)
+  report.definition = {
+    file = vim.api.nvim_buf_get_name(0),
+    line = cursor[1] - 1,
+    col = cursor[2],
+    text = vim.api.nvim_get_current_line(),
+  }
+  vim.api.nvim_set_current_buf(buf)
+
+  -- 11. The outline.
+  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/documentSymbol', {
+    textDocument = vim.lsp.util.make_text_document_params(buf),
+  }, TIMEOUT) or {}
+  report.outline = {}
+  local function walk(symbols, depth)
+    for _, s in ipairs(symbols or {}) do
+      table.insert(report.outline, string.rep('  ', depth) .. s.name)
+      walk(s.children, depth + 1)
+    end
+  end
+  for _, response in pairs(responses) do
+    walk(response.result, 0)
+  end
+
+  -- 12. :TaintlintPlacement on the workload: the per-pool verdicts in a floating window.
+  lnum = find_line('kind: Deployment')
+  vim.api.nvim_win_set_cursor(win, { lnum + 1, 0 })
+  local float_buf, float_win = require('taintlint.cluster').placement()
+  report.placement = float_buf and table.concat(vim.api.nvim_buf_get_lines(float_buf, 0, -1, true), '\n') or nil
+  if float_win then
+    vim.api.nvim_win_close(float_win, true)
+  end
+
+  -- 13. :checkhealth taintlint names the inventory in use.
+  vim.cmd('checkhealth taintlint')
+  report.health = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, true), '\n')
+  vim.cmd('bwipeout!')
+  vim.api.nvim_set_current_buf(buf)
 end
 
 local ok, err = xpcall(steps, debug.traceback)

@@ -23,6 +23,38 @@ function M.check()
   end
   local clients = vim.lsp.get_clients({ name = 'taintlint' })
   vim.health.info(('%d taintlint client(s) running'):format(#clients))
+
+  -- The inventory: what lenses, hints, definitions and the inventory rules read.
+  vim.health.start('taintlint: inventory')
+  local settings = require('taintlint').settings
+    or ((vim.lsp.config.taintlint or {}).settings or {}).taintlint
+    or {}
+  local inventory = settings.inventory or {}
+  if type(inventory) == 'string' then
+    inventory = { inventory }
+  end
+  if #inventory == 0 then
+    vim.health.info(
+      'no inventory configured: no code lenses, inlay hints or definitions into the cluster',
+      { "require('taintlint').setup({ inventory = { 'clusters/prod/nodes.yaml' } })" }
+    )
+    return
+  end
+  local root = clients[1] and clients[1].root_dir or vim.fn.getcwd()
+  for _, path in ipairs(inventory) do
+    local full = vim.fs.normalize(path)
+    if not vim.startswith(full, '/') then
+      full = vim.fs.joinpath(root, full)
+    end
+    local stat = vim.uv.fs_stat(full)
+    if stat and stat.type == 'file' then
+      vim.health.ok(('inventory %s (%d bytes)'):format(full, stat.size))
+    else
+      vim.health.error(('inventory %s: no such file'):format(full), {
+        'Paths are relative to the workspace root: ' .. root,
+      })
+    end
+  end
 end
 
 return M

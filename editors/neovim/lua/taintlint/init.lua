@@ -15,6 +15,8 @@ local M = {}
 ---@class taintlint.Options: taintlint.Settings
 ---@field cmd? string[] how to start the server (default { 'taintlint', 'server' })
 ---@field enable? boolean call vim.lsp.enable('taintlint') (default true)
+---@field codelens? boolean show a code lens per workload: where it lands (default true)
+---@field inlay_hints? boolean show inlay hints after tolerations (default false)
 
 local LISTS = { 'inventory', 'enableAdmissionPlugins', 'disableAdmissionPlugins' }
 local MAPS = { 'featureGates', 'rules' }
@@ -28,14 +30,14 @@ M.settings = nil
 ---@param opts table
 ---@return table
 local function server_settings(opts)
-  local known = { cmd = true, enable = true }
+  local known = { cmd = true, enable = true, codelens = true, inlay_hints = true }
   for _, k in ipairs(vim.list_extend(vim.list_extend({}, LISTS), MAPS)) do
     known[k] = true
   end
   for k in pairs(opts) do
     if not known[k] then
       error(
-        ('taintlint.setup: unknown option %q (known: cmd, enable, %s, %s)'):format(
+        ('taintlint.setup: unknown option %q (known: cmd, enable, codelens, inlay_hints, %s, %s)'):format(
           k,
           table.concat(LISTS, ', '),
           table.concat(MAPS, ', ')
@@ -77,6 +79,20 @@ function M.setup(opts)
   vim.validate('opts', opts, 'table')
   vim.validate('opts.cmd', opts.cmd, 'table', true)
   M.settings = server_settings(opts)
+  local cluster = require('taintlint.cluster')
+  vim.validate('opts.codelens', opts.codelens, 'boolean', true)
+  vim.validate('opts.inlay_hints', opts.inlay_hints, 'boolean', true)
+  if opts.codelens ~= nil then
+    cluster.options.codelens = opts.codelens
+  end
+  if opts.inlay_hints ~= nil then
+    cluster.options.inlay_hints = opts.inlay_hints
+    for _, client in ipairs(vim.lsp.get_clients({ name = 'taintlint' })) do
+      for bufnr in pairs(client.attached_buffers) do
+        vim.lsp.inlay_hint.enable(opts.inlay_hints, { bufnr = bufnr })
+      end
+    end
+  end
   if opts.cmd then
     vim.lsp.config('taintlint', { cmd = opts.cmd })
   end

@@ -1,0 +1,170 @@
+//! The cluster in the editor at scale: with a 5,000-node inventory (`kubectl get nodes -o json`,
+//! about 20 KB a node) configured and a 14,800-line manifest of 500 Deployments open, how long
+//! the language server takes to answer `textDocument/codeLens` (every workload),
+//! `textDocument/inlayHint` (the whole file) and `textDocument/definition` (a toleration in the
+//! middle, into the inventory file), and edit-to-diagnostics (a character typed in a workload's
+//! name); then the process's resident memory. Each request goes through real JSON-RPC framing;
+//! the document's analysis is already there (lenses and hints never simulate again).
+//!
+//! `cargo bench --bench lsp_cluster`
+
+#[path = "../tests/support/client.rs"]
+mod client;
+// Shared with the other benchmarks: this one uses the inventory and the manifests only.
+#[allow(dead_code)]
+#[path = "support/cluster.rs"]
+mod cluster;
+
+use std::time::{Duration, Instant};
+
+use criterion::Criterion;
+use serde_json::{json, Value};
+
+use client::{push_client, Client};
+
+const URI: &str = "file:///bench/manifest.yaml";
+const NODES: usize = 5_000;
+const WORKLOADS: usize = 500;
+const SAMPLES: usize = 100;
+
+struct Request {
+    name: &'static str,
+    method: &'static str,
+    params: Value,
+    /// Checks the answer is a real one.
+    check: fn(&Value),
+}
+
+async fn time(client: &mut Client, r: &Request) -> Duration {
+    let start = Instant::now();
+    let answer = client.request(r.method, r.params.clone()).await;
+    let elapsed = start.elapsed();
+    (r.check)(&answer);
+    elapsed
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let inventory = dir.path().join("nodes.json");
+    std::fs::write(&inventory, cluster::nodes_json(NODES)).unwrap();
+    let text = cluster::manifest_files(WORKLOADS, 1).remove(0);
+    let lines = text.lines().count();
+    assert!((14_000..16_000).contains(&lines), "{lines} lines");
+    // A toleration in the middle of the file.
+    let middle = text[text.len() / 2..].find("- key: dedicated").unwrap() + text.len() / 2;
+    let line = text[..middle].matches('\n').count();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut client = runtime.block_on(async {
+        let mut c = Client::start(taintlint::lsp::Config::default());
+        c.initialize(
+            push_client(),
+            json!({"inventory": inventory.to_str().unwrap()}),
+        )
+        .await;
+        c.open(URI, &text).await;
+        c.diagnostics(URI, 1).await;
+        c
+    });
+    let requests = [
+        Request {
+            name: "lsp/codeLens (500 workloads, 5,000 nodes)",
+            method: "textDocument/codeLens",
+            params: json!({"textDocument": {"uri": URI}}),
+            check: |a| assert_eq!(a["result"].as_array().map(Vec::len), Some(WORKLOADS), "{a}"),
+        },
+        Request {
+            name: "lsp/inlayHint, whole file (14,800 lines, 5,000 nodes)",
+            method: "textDocument/inlayHint",
+            params: json!({"textDocument": {"uri": URI}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines + 1, "character": 0}}}),
+            check: |a| assert!(a["result"].as_array().is_some_and(|h| h.len() > 500), "{a}"),
+        },
+        Request {
+            name: "lsp/definition, toleration to inventory (5,000 nodes)",
+            method: "textDocument/definition",
+            params: json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": 8}}),
+            check: |a| assert!(a["result"].as_array().is_some_and(|t| !t.is_empty()), "{a}"),
+        },
+    ];
+    // Edit-to-diagnostics with the inventory configured: a character typed into (then deleted
+    // from) a workload's name in the middle of the file, until that version's diagnostics arrive.
+    let name_at = text[middle..].find("\n  name: ").unwrap() + middle + 1;
+    let name_line = text[..name_at].matches('\n').count();
+    let edits: Vec<Duration> = runtime.block_on(async {
+        let mut out = Vec::new();
+        for version in 2..(2 + SAMPLES as i64) {
+            let range = if version % 2 == 0 {
+                json!({"start": {"line": name_line, "character": 8}, "end": {"line": name_line, "character": 8}})
+            } else {
+                json!({"start": {"line": name_line, "character": 8}, "end": {"line": name_line, "character": 9}})
+            };
+            let change = if version % 2 == 0 { "x" } else { "" };
+            let start = Instant::now();
+            client
+                .notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": URI, "version": version},
+                           "contentChanges": [{"range": range, "text": change}]}),
+                )
+                .await;
+            client.diagnostics(URI, version).await;
+            out.push(start.elapsed());
+        }
+        out
+    });
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut report = Vec::new();
+    let mut edits = edits;
+    edits.sort();
+    report.push(format!(
+        "lsp/edit-to-diagnostics (14,800 lines, 5,000 nodes): over {} edits, median {:.2} ms, \
+         p90 {:.2} ms, max {:.2} ms",
+        edits.len(),
+        edits[edits.len() / 2].as_secs_f64() * 1e3,
+        edits[edits.len() * 9 / 10].as_secs_f64() * 1e3,
+        edits.last().unwrap().as_secs_f64() * 1e3,
+    ));
+    for r in &requests {
+        let mut samples: Vec<Duration> = runtime.block_on(async {
+            let mut out = Vec::new();
+            for _ in 0..SAMPLES {
+                out.push(time(&mut client, r).await);
+            }
+            out
+        });
+        samples.sort();
+        let pct = |p: usize| samples[(samples.len() * p / 100).min(samples.len() - 1)];
+        criterion.bench_function(r.name, |b| {
+            b.iter_custom(|iters| {
+                runtime.block_on(async {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iters {
+                        total += time(&mut client, r).await;
+                    }
+                    total
+                })
+            })
+        });
+        report.push(format!(
+            "{}: over {} requests, median {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+            r.name,
+            samples.len(),
+            pct(50).as_secs_f64() * 1e3,
+            pct(90).as_secs_f64() * 1e3,
+            samples.last().unwrap().as_secs_f64() * 1e3,
+        ));
+    }
+    criterion.final_summary();
+    for line in report {
+        println!("{line}");
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    for field in ["VmRSS:", "VmHWM:"] {
+        if let Some(l) = status.lines().find(|l| l.starts_with(field)) {
+            println!("resident memory of the process (client and server): {l}");
+        }
+    }
+}

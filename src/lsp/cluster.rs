@@ -1,0 +1,174 @@
+//! The cluster beside the manifest: code lenses (where each workload lands), inlay hints
+//! (what each toleration matches, when it evicts) and the outline. The words come from
+//! [`crate::schedule::placement`] and the data from the document's analysis; this module only
+//! converts positions and builds protocol values.
+
+use std::ops::Range;
+
+use serde_json::json;
+use tower_lsp_server::ls_types::*;
+
+use crate::inventory::Inventory;
+use crate::k8s::model::{Operator, Toleration};
+use crate::lsp::convert::Lines;
+use crate::lsp::facts::Facts;
+use crate::schedule::placement::{self, Placement, TolerationPlace};
+
+/// The client-side command a lens runs: its argument is `{"title", "details"}`, the details
+/// being the per-pool verdicts and reasons as plain text (VS Code opens them in a document,
+/// the Neovim plugin in a floating window).
+pub const SHOW_PLACEMENT: &str = "taintlint.showPlacement";
+
+/// One lens per pod template, on its `kind:` entry.
+pub fn lenses(placements: &[Placement], inventory: &Inventory, lines: &Lines<'_>) -> Vec<CodeLens> {
+    placements
+        .iter()
+        .map(|p| CodeLens {
+            range: lines.range(p.anchor.clone()),
+            command: Some(Command {
+                title: p.summary(inventory),
+                command: SHOW_PLACEMENT.to_string(),
+                arguments: Some(vec![json!({
+                    "title": p.title,
+                    "details": placement::details(&p.title, &p.simulation, inventory),
+                })]),
+            }),
+            data: None,
+        })
+        .collect()
+}
+
+/// After each toleration's first line, what it matches in the inventory; after its
+/// `tolerationSeconds`, when that evicts the pod. Only for tolerations that touch `within`.
+pub fn hints(
+    tolerations: &[TolerationPlace],
+    inventory: &Inventory,
+    lines: &Lines<'_>,
+    within: Range<usize>,
+) -> Vec<InlayHint> {
+    let text = lines.text();
+    let hint = |at: usize, label: String| InlayHint {
+        position: lines.position(at),
+        label: InlayHintLabel::String(label),
+        kind: None,
+        text_edits: None,
+        tooltip: None,
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
+    };
+    let mut out = Vec::new();
+    for t in tolerations {
+        if t.item.end < within.start || t.item.start > within.end {
+            continue;
+        }
+        let first_line_end = text[t.item.clone()]
+            .find(['\n', '\r'])
+            .map_or(t.item.end, |i| t.item.start + i);
+        out.push(hint(
+            first_line_end,
+            placement::describe_matches(&t.tolerated, inventory),
+        ));
+        if let (Some(seconds), Some(label)) = (
+            &t.seconds,
+            placement::describe_eviction(&t.toleration, &t.tolerated, inventory),
+        ) {
+            // On the line's end, after the first hint when both share the line.
+            let line_end = text[seconds.end..]
+                .find(['\n', '\r'])
+                .map_or(text.len(), |i| seconds.end + i);
+            out.push(hint(line_end, label));
+        }
+    }
+    out
+}
+
+/// The outline: each object with a pod template, tolerations or taints (`Deployment shop/web`),
+/// its tolerations and taints beneath it; lists outside any object at the top.
+pub fn symbols(facts: &Facts, lines: &Lines<'_>) -> Vec<DocumentSymbol> {
+    #[allow(deprecated)]
+    let symbol = |name: String,
+                  detail: Option<String>,
+                  kind,
+                  range: &Range<usize>,
+                  selection: &Range<usize>| DocumentSymbol {
+        name,
+        detail,
+        kind,
+        tags: None,
+        deprecated: None,
+        range: lines.range(range.clone()),
+        selection_range: lines.range(selection.clone()),
+        children: None,
+    };
+    let mut objects: Vec<DocumentSymbol> = facts
+        .objects
+        .iter()
+        .map(|o| {
+            symbol(
+                o.label.clone(),
+                None,
+                if o.kind.as_deref() == Some("Node") {
+                    SymbolKind::STRUCT
+                } else {
+                    SymbolKind::OBJECT
+                },
+                &o.range,
+                &o.selection,
+            )
+        })
+        .collect();
+    let mut loose = Vec::new();
+    let mut place = |owner: Option<usize>, s: DocumentSymbol| match owner {
+        Some(i) => objects[i].children.get_or_insert_with(Vec::new).push(s),
+        None => loose.push(s),
+    };
+    for t in &facts.tolerations {
+        let name = t
+            .toleration
+            .as_ref()
+            .map_or_else(|| t.path.clone(), toleration_name);
+        let s = symbol(
+            name,
+            Some("toleration".to_string()),
+            SymbolKind::FIELD,
+            &t.range,
+            &t.range,
+        );
+        place(t.owner, s);
+    }
+    for t in &facts.taints {
+        let name = t
+            .taint
+            .as_ref()
+            .map_or_else(|| t.path.clone(), |t| t.to_string());
+        let s = symbol(
+            name,
+            Some("taint".to_string()),
+            SymbolKind::CONSTANT,
+            &t.range,
+            &t.range,
+        );
+        place(t.owner, s);
+    }
+    let mut out = objects;
+    out.extend(loose);
+    out.sort_by_key(|s| (s.range.start.line, s.range.start.character));
+    out
+}
+
+/// A toleration in a few characters, in the spirit of `kubectl taint` syntax:
+/// `dedicated=gpu:NoSchedule`, `node.kubernetes.io/not-ready (exists):NoExecute`, `* (exists)`.
+pub fn toleration_name(t: &Toleration) -> String {
+    let key = if t.key.is_empty() { "*" } else { &t.key };
+    let matched = match t.operator {
+        Operator::Exists => format!("{key} (exists)"),
+        Operator::Equal => format!("{key}={}", t.value),
+        Operator::Lt => format!("{key} < {}", t.value),
+        Operator::Gt => format!("{key} > {}", t.value),
+    };
+    match t.effect {
+        Some(e) => format!("{matched}:{e}"),
+        None => matched,
+    }
+}

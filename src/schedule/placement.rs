@@ -1,0 +1,487 @@
+//! Where a workload lands and what a toleration matches, in words: what an editor shows beside
+//! a manifest (a code lens per pod template, a hint after each toleration) and what the CLI can
+//! print, from the simulation the analysis already made. Pure: data in, text out.
+//!
+//! The data ([`Placement`], [`TolerationPlace`]) carries byte ranges into the analysed text,
+//! so an editor converts positions at its edge; the words ([`summary`], [`details`],
+//! [`describe_matches`], [`describe_eviction`]) depend only on the simulation and the
+//! inventory.
+
+use std::ops::Range;
+
+use crate::inventory::{nodes_noun, Inventory, Pool};
+use crate::k8s::model::{Effect, Toleration};
+use crate::k8s::objects::{Item, Object};
+use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
+use crate::syntax::Document;
+
+/// How many names a one-line summary lists before "+N more".
+const LISTED: usize = 4;
+
+/// A pod template and where it fits, as found by the analysis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    /// The YAML document's index in the stream.
+    pub document: usize,
+    /// Where to show it: the object's `kind: ...` entry (else its name, else the pod spec).
+    pub anchor: Range<usize>,
+    /// The whole object.
+    pub range: Range<usize>,
+    /// `Deployment shop/web`.
+    pub title: String,
+    pub simulation: Simulation,
+}
+
+impl Placement {
+    pub fn new(
+        doc: &Document<'_>,
+        object: &Object<'_>,
+        workload: &Workload<'_>,
+        simulation: Simulation,
+    ) -> Placement {
+        let span = |id| doc.node(id).span.clone();
+        let entry = |key: &str| {
+            doc.get(object.node, key)
+                .map(|(k, v)| span(k).start..span(v).end)
+        };
+        let name = doc
+            .get(object.node, "metadata")
+            .and_then(|(_, m)| doc.get(m, "name"))
+            .map(|(k, v)| span(k).start..span(v).end);
+        let anchor = entry("kind")
+            .or(name)
+            .unwrap_or_else(|| span(workload.spec));
+        Placement {
+            document: doc.index,
+            anchor,
+            range: span(object.node),
+            title: title(object),
+            simulation,
+        }
+    }
+
+    /// The one-line summary: see [`summary`].
+    pub fn summary(&self, inventory: &Inventory) -> String {
+        summary(&self.simulation, inventory)
+    }
+}
+
+/// `Deployment shop/web`, `Pod web`, `Deployment` (no name).
+pub fn title(object: &Object<'_>) -> String {
+    let kind = object.kind.unwrap_or("object");
+    match (object.namespace, object.name) {
+        (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
+        (None, Some(n)) => format!("{kind} {n}"),
+        _ => kind.to_string(),
+    }
+}
+
+/// A toleration written in a manifest and the inventory taints it tolerates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TolerationPlace {
+    /// The item, from its `- ` to its last character.
+    pub item: Range<usize>,
+    /// The `tolerationSeconds` value, when set.
+    pub seconds: Option<Range<usize>>,
+    pub toleration: Toleration,
+    /// The taints it tolerates: (pool, index in the pool's taints).
+    pub tolerated: Vec<(u32, u32)>,
+}
+
+impl TolerationPlace {
+    /// `None` for an item that is not a toleration the API server would accept.
+    pub fn new(
+        text: &str,
+        doc: &Document<'_>,
+        item: &Item<'_>,
+        inventory: &Inventory,
+        gate: bool,
+    ) -> Option<TolerationPlace> {
+        let toleration = item.toleration()?;
+        Some(TolerationPlace {
+            item: item_range(text, doc, item),
+            seconds: item
+                .field("tolerationSeconds")
+                .map(|f| doc.node(f.value).span.clone()),
+            tolerated: tolerated_taints(&toleration, inventory, gate),
+            toleration,
+        })
+    }
+}
+
+/// An item's span, widened to the `- ` that introduces it in a block sequence, and ending at
+/// its last character (a block mapping's span runs on to the next token).
+pub fn item_range(text: &str, doc: &Document<'_>, item: &Item<'_>) -> Range<usize> {
+    let span = doc.node(item.node).span.clone();
+    let end = span.start + text[span.clone()].trim_end().len();
+    let before = &text[..span.start];
+    let trimmed = before.trim_end_matches([' ', '\t']);
+    let start = match trimmed.strip_suffix('-') {
+        Some(rest) if rest.is_empty() || rest.ends_with([' ', '\t', '\n', '\r']) => rest.len(),
+        _ => span.start,
+    };
+    start..end
+}
+
+/// The inventory's taints a toleration tolerates: (pool, index in the pool's taints).
+pub fn tolerated_taints(t: &Toleration, inventory: &Inventory, gate: bool) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (p, pool) in inventory.pools.iter().enumerate() {
+        for (i, pt) in pool.taints.iter().enumerate() {
+            if t.tolerates(&pt.taint, gate) {
+                out.push((p as u32, i as u32));
+            }
+        }
+    }
+    out
+}
+
+/// What a toleration matches, in a few words: `tolerates 2 taints on 1 pool (2 nodes)`, or
+/// `matches no taint in the inventory`.
+pub fn describe_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> String {
+    if tolerated.is_empty() {
+        return "matches no taint in the inventory".to_string();
+    }
+    let mut taints = Vec::new();
+    let mut pools: Vec<u32> = Vec::new();
+    for &(p, i) in tolerated {
+        let taint = &inventory.pools[p as usize].taints[i as usize].taint;
+        if !taints.contains(&taint) {
+            taints.push(taint);
+        }
+        if !pools.contains(&p) {
+            pools.push(p);
+        }
+    }
+    let nodes: usize = pools
+        .iter()
+        .map(|&p| inventory.pools[p as usize].nodes.len())
+        .sum();
+    let taint_words = if taints.len() == 1 {
+        format!("tolerates {}", taints[0])
+    } else {
+        format!("tolerates {} taints", taints.len())
+    };
+    format!(
+        "{taint_words} on {} pool{} ({})",
+        pools.len(),
+        if pools.len() == 1 { "" } else { "s" },
+        nodes_noun(nodes)
+    )
+}
+
+/// When `tolerationSeconds` matters (the toleration tolerates a NoExecute taint of the
+/// inventory): `evicted 600 s after batch.example.com/spot taints its node`.
+pub fn describe_eviction(
+    t: &Toleration,
+    tolerated: &[(u32, u32)],
+    inventory: &Inventory,
+) -> Option<String> {
+    let seconds = t.toleration_seconds?;
+    let taint = tolerated
+        .iter()
+        .map(|&(p, i)| &inventory.pools[p as usize].taints[i as usize].taint)
+        .find(|taint| taint.effect == Effect::NoExecute)?;
+    Some(if seconds <= 0 {
+        format!("evicted at once when {} taints its node", taint.key)
+    } else {
+        format!("evicted {seconds} s after {} taints its node", taint.key)
+    })
+}
+
+/// How a workload fits one pool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fit {
+    All,
+    /// Every node fits, but only as a node to avoid (an untolerated PreferNoSchedule taint).
+    Avoided,
+    /// Some of the pool's nodes.
+    Some(usize),
+    None,
+}
+
+fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
+    let fitting = verdict.fitting(pool);
+    if fitting == 0 {
+        Fit::None
+    } else if fitting < pool.nodes.len() {
+        Fit::Some(fitting)
+    } else if verdict.avoided(pool) == fitting {
+        Fit::Avoided
+    } else {
+        Fit::All
+    }
+}
+
+/// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
+fn reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
+    let mut out: Vec<&Reason> = Vec::new();
+    for (v, _, _) in verdict.groups(pool) {
+        for r in &v.reasons {
+            if !out.iter().any(|seen| seen.same_as(r)) {
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+/// A reason in a word or two, for a one-line summary.
+fn short(reason: &Reason, pool: &Pool) -> String {
+    match reason {
+        Reason::Unschedulable => "cordoned".to_string(),
+        Reason::NodeName(n) => format!("nodeName {n}"),
+        Reason::Taint(i) => format!("untolerated {}", pool.taints[*i].taint),
+        Reason::NodeSelector { .. } => "nodeSelector".to_string(),
+        Reason::NodeAffinity(_) => "node affinity".to_string(),
+        Reason::Requirements(_) => "pool requirements".to_string(),
+    }
+}
+
+/// Names, at most [`LISTED`] of them, then `+N more`.
+fn listed(names: &[String]) -> String {
+    let mut out = names
+        .iter()
+        .take(LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > LISTED {
+        out.push_str(&format!(", +{} more", names.len() - LISTED));
+    }
+    out
+}
+
+/// Where a workload fits, in one line: `fits 2 of 3 pools (3 nodes): gpu, batch~` (`~`: only as
+/// nodes to avoid; `web 2/5`: on 2 of the pool's 5 nodes), or why it fits nowhere:
+/// `fits no node: untolerated dedicated=gpu:NoSchedule (gpu), nodeSelector (web, batch)`.
+pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
+    let mut fitting = Vec::new();
+    let mut nodes = 0;
+    for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
+        match fit(v, pool) {
+            Fit::None => continue,
+            Fit::All => fitting.push(pool.name.clone()),
+            Fit::Avoided => fitting.push(format!("{}~", pool.name)),
+            Fit::Some(n) => fitting.push(format!("{} {n}/{}", pool.name, pool.nodes.len())),
+        }
+        nodes += v.fitting(pool);
+    }
+    let total = inventory.pools.len();
+    if !fitting.is_empty() {
+        return format!(
+            "fits {} of {total} pool{} ({}): {}",
+            fitting.len(),
+            if total == 1 { "" } else { "s" },
+            nodes_noun(nodes),
+            listed(&fitting)
+        );
+    }
+    // Each short reason with the pools it blocks, in order of first appearance.
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
+        for r in reasons(v, pool) {
+            let text = short(r, pool);
+            match groups.iter_mut().find(|(t, _)| *t == text) {
+                Some((_, pools)) => {
+                    if !pools.contains(&pool.name) {
+                        pools.push(pool.name.clone())
+                    }
+                }
+                None => groups.push((text, vec![pool.name.clone()])),
+            }
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(text, pools)| format!("{text} ({})", listed(pools)))
+        .collect();
+    format!("fits no node: {}", listed(&parts))
+}
+
+/// Every pool's verdict and reasons, one pool a paragraph: what activating the summary shows.
+pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
+    let mut out = format!("{title}: {}\n", summary(sim, inventory));
+    for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
+        let head = format!("\npool {} ({})", pool.name, pool.size());
+        let fitting = v.fitting(pool);
+        let verdict = match fit(v, pool) {
+            Fit::All => "fits".to_string(),
+            Fit::Avoided => "fits, but as a node to avoid".to_string(),
+            Fit::Some(n) => format!("fits {} of them", nodes_noun(n)),
+            Fit::None => "does not fit".to_string(),
+        };
+        out.push_str(&format!("{head}: {verdict}\n"));
+        for r in reasons(v, pool) {
+            out.push_str(&format!("  - {}\n", r.explain(pool)));
+        }
+        if fitting > 0 {
+            let mut avoid: Vec<usize> = Vec::new();
+            let mut eviction = None;
+            for (verdict, _, _) in v.groups(pool) {
+                if !verdict.fits() {
+                    continue;
+                }
+                for &i in &verdict.avoid {
+                    if !avoid.contains(&i) {
+                        avoid.push(i);
+                    }
+                }
+                eviction = eviction.or(verdict.eviction.as_ref());
+            }
+            for i in avoid {
+                out.push_str(&format!(
+                    "  - avoided: untolerated {}\n",
+                    pool.taints[i].taint
+                ));
+            }
+            if let Some(e) = eviction {
+                out.push_str(&format!(
+                    "  - evicted {} s after {} taints the node\n",
+                    e.seconds, pool.taints[e.taint].taint.key
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Options;
+    use crate::k8s::objects::{extract, items};
+    use crate::schedule::simulate;
+    use crate::syntax;
+
+    const POOLS: &str = "\
+pools:
+  gpu:
+    nodes: [gpu-1]
+    taints: [\"team.example.com/inference=a:NoSchedule\"]
+    labels: {disk: ssd}
+  batch:
+    nodes: [batch-1, batch-2]
+    taints: [\"batch.example.com/spot=true:PreferNoSchedule\", \"batch.example.com/spot=true:NoExecute\"]
+    labels: {disk: ssd}
+  web:
+    nodes: [web-1, web-2, web-3]
+    labels: {disk: hdd}
+";
+
+    fn inventory() -> Inventory {
+        Inventory::load(&[("pools.yaml", POOLS)]).unwrap()
+    }
+
+    /// The placements and toleration places of the first document of `text`.
+    fn analyse(text: &str) -> (Vec<Placement>, Vec<TolerationPlace>) {
+        let inv = inventory();
+        let options = Options::default();
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let mut placements = Vec::new();
+        for i in 0..ex.pod_specs.len() {
+            let w = Workload::new(doc, &ex, i, &options);
+            let sim = simulate(&w, &inv, &options);
+            placements.push(Placement::new(doc, &ex.objects[w.object], &w, sim));
+        }
+        let mut places = Vec::new();
+        for list in &ex.tolerations {
+            for item in items(doc, &list.list) {
+                places.extend(TolerationPlace::new(text, doc, &item, &inv, false));
+            }
+        }
+        (placements, places)
+    }
+
+    #[test]
+    fn a_workload_that_fits_lists_its_pools() {
+        let text = "\
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      nodeSelector: {disk: ssd}
+      tolerations:
+      - key: team.example.com/inference
+        operator: Exists
+      - {key: batch.example.com/spot, operator: Exists, effect: NoExecute, tolerationSeconds: 600}
+";
+        let (placements, places) = analyse(text);
+        let inv = inventory();
+        assert_eq!(placements.len(), 1);
+        let p = &placements[0];
+        assert_eq!(&text[p.anchor.clone()], "kind: Deployment");
+        assert_eq!(p.title, "Deployment shop/web");
+        assert_eq!(p.summary(&inv), "fits 2 of 3 pools (3 nodes): gpu, batch~");
+        let details = details(&p.title, &p.simulation, &inv);
+        assert!(
+            details.contains("pool web (3 nodes): does not fit\n  - nodeSelector disk=ssd does not match (the node has disk=hdd)"),
+            "{details}"
+        );
+        assert!(
+            details.contains("pool batch (2 nodes): fits, but as a node to avoid\n  - avoided: untolerated batch.example.com/spot=true:PreferNoSchedule\n  - evicted 600 s after batch.example.com/spot taints the node"),
+            "{details}"
+        );
+
+        assert_eq!(places.len(), 2);
+        assert_eq!(
+            &text[places[0].item.clone()],
+            "- key: team.example.com/inference\n        operator: Exists"
+        );
+        assert_eq!(
+            describe_matches(&places[0].tolerated, &inv),
+            "tolerates team.example.com/inference=a:NoSchedule on 1 pool (1 node)"
+        );
+        assert_eq!(
+            describe_eviction(&places[0].toleration, &places[0].tolerated, &inv),
+            None
+        );
+        assert_eq!(
+            describe_matches(&places[1].tolerated, &inv),
+            "tolerates batch.example.com/spot=true:NoExecute on 1 pool (2 nodes)"
+        );
+        assert_eq!(&text[places[1].seconds.clone().unwrap()], "600");
+        assert_eq!(
+            describe_eviction(&places[1].toleration, &places[1].tolerated, &inv).unwrap(),
+            "evicted 600 s after batch.example.com/spot taints its node"
+        );
+    }
+
+    #[test]
+    fn a_workload_that_fits_nowhere_says_why_per_pool() {
+        let text = "\
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {disk: nvme}
+  tolerations:
+  - {key: nothing.example.com/here, operator: Exists}
+  - {operator: Exists}
+";
+        let (placements, places) = analyse(text);
+        let inv = inventory();
+        assert_eq!(
+            placements[0].summary(&inv),
+            "fits no node: nodeSelector (gpu, batch, web)"
+        );
+        assert_eq!(
+            describe_matches(&places[0].tolerated, &inv),
+            "matches no taint in the inventory"
+        );
+        assert_eq!(
+            describe_matches(&places[1].tolerated, &inv),
+            "tolerates 3 taints on 2 pools (3 nodes)"
+        );
+
+        let text = "kind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {disk: ssd}\n";
+        let (placements, _) = analyse(text);
+        assert_eq!(
+            placements[0].summary(&inv),
+            "fits no node: untolerated team.example.com/inference=a:NoSchedule (gpu), \
+             untolerated batch.example.com/spot=true:NoExecute (batch), nodeSelector (web)"
+        );
+    }
+}

@@ -1,0 +1,510 @@
+//! The cluster in the editor, through real JSON-RPC (in memory): code lenses per workload,
+//! inlay hints on tolerations, definition into the inventory, references to a taint, the
+//! outline; positions under Japanese text and emoji in UTF-16 and UTF-8.
+
+#[path = "support/client.rs"]
+mod client;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use client::{push_client, Client};
+
+/// A pool file with Japanese text and an emoji before a taint on its line.
+const POOLS: &str = "\
+# 日本のクラスタ 🚀
+pools:
+  gpu: {labels: {disk: ssd}, nodes: [gpu-1], note: 0, taints: [\"team.example.com/inference=a:NoSchedule\"]}
+  batch:
+    count: 2
+    labels: {disk: ssd}
+    taints:
+    - batch.example.com/spot=true:PreferNoSchedule
+    - {key: batch.example.com/spot, value: \"true\", effect: NoExecute} # 🚀
+  web:
+    count: 3
+    labels: {disk: hdd}
+";
+
+/// Workloads with Japanese text and emoji before the places the server points at.
+const WORKLOADS: &str = "\
+# ワークロード 🚀
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      nodeSelector: {disk: ssd}
+      tolerations:
+      - key: team.example.com/inference # 推論用🚀ノード
+        operator: Exists
+      - {key: batch.example.com/spot, operator: Exists, effect: NoExecute, tolerationSeconds: 600} # 🚀
+---
+kind: List
+items:
+- {metadata: {name: p, annotations: {note: \"日本🚀\"}}, kind: Pod, spec: {nodeSelector: {disk: nvme}, tolerations: [{key: nowhere.example.com/x, operator: Exists}]}}
+";
+
+fn pools_text() -> String {
+    POOLS.replace("note: 0, ", "")
+}
+
+/// A position (0-based line, column in UTF-16 units or bytes) of byte offset `at`.
+fn position_at(text: &str, at: usize, utf16: bool) -> Value {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[..at].matches('\n').count();
+    let col: usize = if utf16 {
+        text[line_start..at].chars().map(char::len_utf16).sum()
+    } else {
+        at - line_start
+    };
+    json!({"line": line, "character": col})
+}
+
+/// The position of the start of `needle`.
+fn position(text: &str, needle: &str, utf16: bool) -> Value {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in text"));
+    position_at(text, at, utf16)
+}
+
+/// The position just after `needle`.
+fn position_after(text: &str, needle: &str, utf16: bool) -> Value {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in text"))
+        + needle.len();
+    position_at(text, at, utf16)
+}
+
+fn file_uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+/// A client with code lens and inlay hint refresh, in UTF-16 or UTF-8.
+fn caps(utf16: bool) -> Value {
+    let mut caps = push_client();
+    if !utf16 {
+        caps["general"] = json!({"positionEncodings": ["utf-8", "utf-16"]});
+    }
+    caps["workspace"]["didChangeWatchedFiles"] = json!({"dynamicRegistration": true});
+    caps["workspace"]["codeLens"] = json!({"refreshSupport": true});
+    caps["workspace"]["inlayHint"] = json!({"refreshSupport": true});
+    caps
+}
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    pools: std::path::PathBuf,
+    workloads_uri: String,
+    c: Client,
+}
+
+async fn start(utf16: bool, inventory: bool) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let pools = dir.path().join("pools.yaml");
+    std::fs::write(&pools, pools_text()).unwrap();
+    let workloads = dir.path().join("workloads.yaml");
+    std::fs::write(&workloads, WORKLOADS).unwrap();
+    let mut c = Client::start(Client::test_config());
+    let options = if inventory {
+        json!({"inventory": pools.to_str().unwrap()})
+    } else {
+        Value::Null
+    };
+    let r = c.initialize(caps(utf16), options).await;
+    let encoding = r["result"]["capabilities"]["positionEncoding"].clone();
+    assert_eq!(encoding, if utf16 { "utf-16" } else { "utf-8" });
+    let workloads_uri = file_uri(&workloads);
+    c.open(&workloads_uri, WORKLOADS).await;
+    Setup {
+        _dir: dir,
+        pools,
+        workloads_uri,
+        c,
+    }
+}
+
+async fn lenses(c: &mut Client, uri: &str) -> Value {
+    let r = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+    r["result"].clone()
+}
+
+async fn hints(c: &mut Client, uri: &str) -> Value {
+    let r = c
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+    r["result"].clone()
+}
+
+#[tokio::test]
+async fn lenses_hints_and_definitions_in_both_encodings() {
+    for utf16 in [true, false] {
+        let Setup {
+            _dir,
+            pools,
+            workloads_uri: uri,
+            mut c,
+        } = start(utf16, true).await;
+        let pools_text = pools_text();
+
+        // One lens per workload, on its `kind:` entry, with the per-pool details to show.
+        let lenses = lenses(&mut c, &uri).await;
+        let lenses = lenses.as_array().unwrap();
+        assert_eq!(lenses.len(), 2, "{lenses:?}");
+        assert_eq!(
+            lenses[0]["command"]["title"],
+            "fits 2 of 3 pools (3 nodes): gpu, batch~"
+        );
+        assert_eq!(lenses[0]["command"]["command"], "taintlint.showPlacement");
+        assert_eq!(
+            lenses[0]["range"]["start"],
+            position(WORKLOADS, "kind: Deployment", utf16)
+        );
+        let details = lenses[0]["command"]["arguments"][0]["details"]
+            .as_str()
+            .unwrap();
+        assert!(
+            details.starts_with("Deployment shop/web: fits 2 of 3 pools (3 nodes): gpu, batch~\n"),
+            "{details}"
+        );
+        assert!(
+            details.contains(
+                "pool web (3 nodes): does not fit\n  - nodeSelector disk=ssd does not match (the node has disk=hdd)"
+            ),
+            "{details}"
+        );
+        assert_eq!(
+            lenses[1]["command"]["title"],
+            "fits no node: untolerated team.example.com/inference=a:NoSchedule (gpu), \
+             nodeSelector (gpu, batch, web), untolerated batch.example.com/spot=true:NoExecute (batch)"
+        );
+        // After Japanese text and an emoji on the line.
+        assert_eq!(
+            lenses[1]["range"]["start"],
+            position(WORKLOADS, "kind: Pod", utf16)
+        );
+        assert_eq!(
+            lenses[1]["range"]["end"],
+            position_after(WORKLOADS, "kind: Pod", utf16)
+        );
+
+        // A hint after each toleration's first line, and one after tolerationSeconds.
+        let hints = hints(&mut c, &uri).await;
+        let got: Vec<(Value, &str)> = hints
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["position"].clone(), h["label"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    position_after(WORKLOADS, "# 推論用🚀ノード", utf16),
+                    "tolerates team.example.com/inference=a:NoSchedule on 1 pool (1 node)"
+                ),
+                (
+                    position_after(WORKLOADS, "tolerationSeconds: 600}", utf16),
+                    "tolerates batch.example.com/spot=true:NoExecute on 1 pool (2 nodes)"
+                ),
+                (
+                    position_after(WORKLOADS, "tolerationSeconds: 600} # 🚀", utf16),
+                    "evicted 600 s after batch.example.com/spot taints its node"
+                ),
+                (
+                    position_after(WORKLOADS, "nowhere.example.com/x, operator: Exists}", utf16),
+                    "matches no taint in the inventory"
+                ),
+            ]
+        );
+        // A range covers only what it touches.
+        let r = c
+            .request(
+                "textDocument/inlayHint",
+                json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 13, "character": 0}, "end": {"line": 15, "character": 0}}}),
+            )
+            .await;
+        assert_eq!(r["result"].as_array().unwrap().len(), 1, "{r}");
+
+        // Definition: from a toleration to the inventory taints it tolerates, exact places.
+        let r = c
+            .request(
+                "textDocument/definition",
+                json!({"textDocument": {"uri": uri}, "position": position(WORKLOADS, "operator: Exists\n", utf16)}),
+            )
+            .await;
+        let targets = r["result"].as_array().unwrap();
+        assert_eq!(targets.len(), 1, "{r}");
+        assert_eq!(targets[0]["uri"], file_uri(&pools));
+        assert_eq!(
+            targets[0]["range"],
+            json!({
+                "start": position(&pools_text, "\"team.example.com/inference=a", utf16),
+                "end": position_after(&pools_text, "inference=a:NoSchedule\"", utf16),
+            })
+        );
+        let r = c
+            .request(
+                "textDocument/definition",
+                json!({"textDocument": {"uri": uri}, "position": position(WORKLOADS, "tolerationSeconds", utf16)}),
+            )
+            .await;
+        let targets = r["result"].as_array().unwrap();
+        assert_eq!(targets.len(), 1, "{r}");
+        assert_eq!(
+            targets[0]["range"]["start"],
+            position(&pools_text, "{key: batch.example.com/spot, value", utf16)
+        );
+        // Nothing tolerated, or not on a toleration: no target.
+        for needle in ["nowhere.example.com", "namespace: shop"] {
+            let r = c
+                .request(
+                    "textDocument/definition",
+                    json!({"textDocument": {"uri": uri}, "position": position(WORKLOADS, needle, utf16)}),
+                )
+                .await;
+            assert_eq!(r["result"], Value::Null, "{needle}: {r}");
+        }
+        assert!(c.finish().await);
+    }
+}
+
+#[tokio::test]
+async fn without_an_inventory_no_lenses_no_hints_no_error() {
+    let Setup {
+        _dir,
+        workloads_uri: uri,
+        mut c,
+        ..
+    } = start(true, false).await;
+    assert_eq!(lenses(&mut c, &uri).await, json!([]));
+    assert_eq!(hints(&mut c, &uri).await, json!([]));
+    let r = c
+        .request(
+            "textDocument/definition",
+            json!({"textDocument": {"uri": uri}, "position": position(WORKLOADS, "operator: Exists", true)}),
+        )
+        .await;
+    assert_eq!(r["result"], Value::Null, "{r}");
+    assert!(r.get("error").is_none(), "{r}");
+    // A document that is not open: nothing, and no error.
+    let r = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": "file:///nowhere.yaml"}}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
+async fn lenses_follow_the_inventory_on_disk() {
+    let Setup {
+        _dir,
+        pools,
+        workloads_uri: uri,
+        mut c,
+    } = start(true, true).await;
+    let before = lenses(&mut c, &uri).await;
+    assert!(
+        before[1]["command"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("fits no node: "),
+        "{before}"
+    );
+    // The web pool gets NVMe disks.
+    std::fs::write(&pools, pools_text().replace("disk: hdd", "disk: nvme")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&pools), "type": 2}]}),
+    )
+    .await;
+    // The client is asked to fetch lenses and hints again.
+    c.server_request("workspace/codeLens/refresh").await;
+    c.server_request("workspace/inlayHint/refresh").await;
+    let after = lenses(&mut c, &uri).await;
+    assert_eq!(
+        after[1]["command"]["title"],
+        "fits 1 of 3 pools (3 nodes): web"
+    );
+    assert_eq!(
+        after[0]["command"]["title"],
+        "fits 2 of 3 pools (3 nodes): gpu, batch~"
+    );
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
+async fn references_list_the_tolerations_of_a_taint() {
+    for utf16 in [true, false] {
+        let Setup {
+            _dir,
+            pools,
+            workloads_uri: uri,
+            mut c,
+        } = start(utf16, true).await;
+        let pools_text = pools_text();
+        let pools_uri = file_uri(&pools);
+        // In the pool file, opened as it is on disk.
+        c.open(&pools_uri, &pools_text).await;
+        let r = c
+            .request(
+                "textDocument/references",
+                json!({"textDocument": {"uri": pools_uri}, "position": position(&pools_text, "inference=a", utf16), "context": {"includeDeclaration": true}}),
+            )
+            .await;
+        let found: Vec<(String, Value)> = r["result"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|l| {
+                (
+                    l["uri"].as_str().unwrap().to_string(),
+                    l["range"]["start"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    pools_uri.clone(),
+                    position(&pools_text, "\"team.example.com/inference=a", utf16)
+                ),
+                (
+                    uri.clone(),
+                    position(WORKLOADS, "- key: team.example.com/inference", utf16)
+                ),
+            ]
+        );
+        // In a Node document: the tolerations of every open file.
+        let node = "kind: Node\nmetadata: {name: \"n\"} # 日本🚀\nspec:\n  taints: [{key: batch.example.com/spot, value: \"true\", effect: NoExecute}]\n";
+        c.open("file:///node.yaml", node).await;
+        let r = c
+            .request(
+                "textDocument/references",
+                json!({"textDocument": {"uri": "file:///node.yaml"}, "position": position(node, "spot", utf16), "context": {"includeDeclaration": false}}),
+            )
+            .await;
+        let found = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+        assert_eq!(found.len(), 1, "{r}");
+        assert_eq!(found[0]["uri"], uri);
+        assert_eq!(
+            found[0]["range"]["start"],
+            position(WORKLOADS, "- {key: batch.example.com/spot", utf16)
+        );
+        // Not on a taint: nothing.
+        let r = c
+            .request(
+                "textDocument/references",
+                json!({"textDocument": {"uri": "file:///node.yaml"}, "position": {"line": 0, "character": 0}, "context": {"includeDeclaration": true}}),
+            )
+            .await;
+        assert_eq!(r["result"], Value::Null, "{r}");
+        assert!(c.finish().await);
+    }
+}
+
+#[tokio::test]
+async fn the_outline_lists_workloads_tolerations_and_taints() {
+    let Setup {
+        _dir,
+        workloads_uri: uri,
+        mut c,
+        ..
+    } = start(true, false).await;
+    let node = "# 日本🚀\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints:\n  - {key: a, effect: NoSchedule}\n";
+    c.open("file:///node.yaml", node).await;
+    let outline = |r: &Value| -> Vec<String> {
+        fn walk(s: &Value, depth: usize, out: &mut Vec<String>) {
+            out.push(format!(
+                "{}{} [{}:{}]",
+                "  ".repeat(depth),
+                s["name"].as_str().unwrap(),
+                s["selectionRange"]["start"]["line"],
+                s["selectionRange"]["start"]["character"]
+            ));
+            for c in s["children"].as_array().into_iter().flatten() {
+                walk(c, depth + 1, out);
+            }
+        }
+        let mut out = Vec::new();
+        for s in r["result"].as_array().unwrap_or_else(|| panic!("{r}")) {
+            walk(s, 0, &mut out);
+        }
+        out
+    };
+    let r = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    let kind_pod = position(WORKLOADS, "kind: Pod", true);
+    let nowhere = position(WORKLOADS, "{key: nowhere", true);
+    assert_eq!(
+        outline(&r),
+        [
+            "Deployment shop/web [1:0]".to_string(),
+            "  team.example.com/inference (exists) [8:6]".to_string(),
+            "  batch.example.com/spot (exists):NoExecute [10:6]".to_string(),
+            format!("Pod p [{}:{}]", kind_pod["line"], kind_pod["character"]),
+            format!(
+                "  nowhere.example.com/x (exists) [{}:{}]",
+                nowhere["line"], nowhere["character"]
+            ),
+        ]
+    );
+    let r = c
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": "file:///node.yaml"}}),
+        )
+        .await;
+    assert_eq!(outline(&r), ["Node n1 [1:0]", "  a:NoSchedule [5:2]"]);
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
+async fn completion_offers_a_pool_files_taints() {
+    let Setup { _dir, mut c, .. } = start(true, true).await;
+    let text = "tolerations:\n- key: batch.example.com/spot\n  value: \n";
+    c.open("file:///v.yaml", text).await;
+    let r = c
+        .request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": "file:///v.yaml"}, "position": {"line": 2, "character": 9}}),
+        )
+        .await;
+    let values: Vec<(&str, &str)> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["label"].as_str().unwrap(),
+                i["documentation"]["value"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        values,
+        [("true", "On pool batch (2 nodes, inventory pools.yaml).")]
+    );
+    assert!(c.finish().await);
+}
