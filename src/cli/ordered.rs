@@ -12,6 +12,8 @@ struct State<R> {
     /// The index of the next result to hand out.
     next: usize,
     ready: BTreeMap<usize, R>,
+    /// Workers waiting for room in the window.
+    waiting: usize,
 }
 
 /// Runs `work` on every item with `threads` workers and calls `emit` with the results in the
@@ -28,8 +30,12 @@ pub fn run<T: Sync, R: Send>(
     let state = Mutex::new(State {
         next: 0,
         ready: BTreeMap::new(),
+        waiting: 0,
     });
-    let changed = Condvar::new();
+    // Two conditions, so a finished item wakes only the emitter, and only when it is the one
+    // the emitter waits for; and workers are woken only when one of them waits for the window.
+    let emittable = Condvar::new();
+    let room = Condvar::new();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| loop {
@@ -40,13 +46,17 @@ pub fn run<T: Sync, R: Send>(
                 {
                     let mut s = state.lock().expect("no worker panics while holding it");
                     while i >= s.next + window {
-                        s = changed.wait(s).expect("no worker panics while holding it");
+                        s.waiting += 1;
+                        s = room.wait(s).expect("no worker panics while holding it");
+                        s.waiting -= 1;
                     }
                 }
                 let result = work(&items[i]);
                 let mut s = state.lock().expect("no worker panics while holding it");
                 s.ready.insert(i, result);
-                changed.notify_all();
+                if i == s.next {
+                    emittable.notify_one();
+                }
             });
         }
         let mut s = state.lock().expect("no worker panics while holding it");
@@ -55,12 +65,18 @@ pub fn run<T: Sync, R: Send>(
             match s.ready.remove(&next) {
                 Some(result) => {
                     s.next += 1;
-                    changed.notify_all();
+                    if s.waiting > 0 {
+                        room.notify_all();
+                    }
                     drop(s);
                     emit(result);
                     s = state.lock().expect("no worker panics while holding it");
                 }
-                None => s = changed.wait(s).expect("no worker panics while holding it"),
+                None => {
+                    s = emittable
+                        .wait(s)
+                        .expect("no worker panics while holding it")
+                }
             }
         }
     });
