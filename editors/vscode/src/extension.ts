@@ -247,7 +247,8 @@ function findServer(): string | undefined {
     }
   }
   missing(
-    "taintlint: the `taintlint` executable was not found on PATH. Install it " +
+    "taintlint: this package carries no `taintlint` executable and none is on PATH. Install the " +
+      "platform package (`taintlint-<platform>-<version>.vsix`), put `taintlint` on PATH " +
       "(`cargo install --path .` in a taintlint checkout) or set `taintlint.path` to where it is.",
   );
   return undefined;
