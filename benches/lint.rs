@@ -1,5 +1,6 @@
 //! Lint throughput over a generated corpus of 10,000 manifests, against parsing the same corpus
-//! alone. Run with `cargo bench --bench lint`.
+//! alone, on one core and on every core. Run with `cargo bench --bench lint`; it also writes the
+//! corpus under `target/bench-data/lint-corpus/` for timing the binary.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
@@ -88,7 +89,31 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    // What `taintlint lint` does with the corpus: every core (the target: no slower than
+    // parse-only on one).
+    group.bench_with_input(
+        BenchmarkId::new("lint on every core", MANIFESTS),
+        &corpus,
+        |b, corpus| {
+            use rayon::prelude::*;
+            b.iter(|| {
+                corpus.par_iter().for_each(|text| {
+                    black_box(analyse(black_box(text), &options));
+                })
+            })
+        },
+    );
     group.finish();
+    // The same corpus as files, to time the binary on it:
+    // `taintlint lint --format concise target/bench-data/lint-corpus`.
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/lint-corpus");
+    if !dir.join(format!("{:05}.yaml", MANIFESTS - 1)).is_file() {
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, text) in corpus.iter().enumerate() {
+            std::fs::write(dir.join(format!("{i:05}.yaml")), text).unwrap();
+        }
+    }
 }
 
 criterion_group!(benches, bench);

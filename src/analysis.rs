@@ -1,12 +1,12 @@
 //! The pure core: text in, diagnostics out. No file system, threads or protocol here.
 
 use crate::config::Options;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, Inventory};
 use crate::k8s::objects::{extract, items};
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
-use crate::schedule::COMPARISON_GATE;
+use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
 use crate::suppress;
 use crate::syntax::{self, Document, NodeKind, SyntaxError};
 
@@ -84,6 +84,55 @@ pub fn analyse_file(
 struct Places {
     placements: Vec<Placement>,
     tolerations: Vec<TolerationPlace>,
+}
+
+/// Simulates every pod template of a file's text against an inventory, and marks those the API
+/// server would not create ([`WorkloadResult::rejected`]): a rule that finds what the API server
+/// rejects (an error that needs no inventory, as `unknown-field` or `admission-rejected`) has a
+/// finding inside the pod template. Configuration and suppressions change nothing here: the API
+/// server rejects what it rejects.
+pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
+    let stream = syntax::parse(text);
+    let mut out = Vec::new();
+    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+        let extracted = extract(doc);
+        let first = out.len();
+        schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
+        if out.len() == first {
+            continue;
+        }
+        let mut found = Vec::new();
+        check_lists(
+            text,
+            doc,
+            options,
+            &extracted.objects,
+            &extracted.tolerations,
+            &[],
+            &mut found,
+        );
+        rules::admission_rejected::check(doc, &extracted, options, &mut found);
+        found.retain(|d| {
+            rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
+        });
+        found.sort_by_key(|d| d.range.start);
+        for w in &mut out[first..] {
+            w.rejected = found
+                .iter()
+                .find(|d| {
+                    d.path.as_deref().is_some_and(|p| {
+                        p.strip_prefix(w.path.as_str())
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                    })
+                })
+                .map(|d| Rejected {
+                    rule: d.rule,
+                    message: d.message.clone(),
+                    path: d.path.clone(),
+                });
+        }
+    }
+    out
 }
 
 /// Applies the configured rule levels and the inline suppressions, and reports suppressions

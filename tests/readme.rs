@@ -33,3 +33,39 @@ fn readme_pool_file_example_loads() {
     assert_eq!(inventory.files[0].invalid_taints, 0);
     assert_eq!(taintlint::analyse(text, &taintlint::Options::default()), []);
 }
+
+/// Every command the README shows as `cargo run --release -- ARGS` followed by a block of its
+/// output prints exactly that output (run from the repository root, without colour).
+#[test]
+fn readme_command_outputs_are_what_the_commands_print() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    const COMMAND: &str = "```sh\ncargo run --release -- ";
+    let mut checked = 0;
+    let mut rest = readme.as_str();
+    while let Some(at) = rest.find(COMMAND) {
+        rest = &rest[at + COMMAND.len()..];
+        let line_end = rest.find('\n').unwrap();
+        let args: Vec<&str> = rest[..line_end].split_whitespace().collect();
+        let after = &rest[line_end + 1..];
+        let Some(block) = after.strip_prefix("```\n\n```\n") else {
+            continue; // a command shown without its output
+        };
+        let expected = &block[..block.find("```").unwrap()];
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .args(&args)
+            .current_dir(root)
+            .env("NO_COLOR", "1")
+            .env_remove("COLUMNS")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            expected,
+            "README's output of `taintlint {}` is stale",
+            args.join(" ")
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "the README shows commands with their output");
+}

@@ -1,14 +1,17 @@
 //! `taintlint simulate`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
+use taintlint::analysis::simulate_text;
 use taintlint::config_file::{self, ConfigFile};
-use taintlint::report::{self, simulate::SimulatedFile};
-use taintlint::schedule::simulate_text;
+use taintlint::report::{
+    self,
+    simulate::{Fit, HumanOptions, SimulatedFile},
+};
 
 use super::input::{collect_inputs, one_stdin, read, Input};
 use super::inventory::load_inventory;
@@ -20,6 +23,41 @@ enum SimulateFormat {
     Human,
     /// One JSON object (version 2: per workload, how it fits each pool) for machines.
     Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OnlyFit {
+    No,
+    Avoided,
+    Yes,
+}
+
+impl OnlyFit {
+    fn fit(self) -> Fit {
+        match self {
+            OnlyFit::No => Fit::No,
+            OnlyFit::Avoided => Fit::Avoided,
+            OnlyFit::Yes => Fit::Yes,
+        }
+    }
+}
+
+/// The width to fit: `COLUMNS` when it is a number, else the terminal's, else (output to a file
+/// or a pipe) 100 columns.
+fn output_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return n;
+    }
+    if std::io::stdout().is_terminal() {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+            return w as usize;
+        }
+    }
+    100
 }
 
 #[derive(Args)]
@@ -43,6 +81,15 @@ pub(crate) struct SimulateArgs {
     /// (`schedulable`) and of those among them it would rather avoid (`avoid`).
     #[arg(long)]
     nodes: bool,
+    /// Say what blocks every workload; without it, only those that fit no node or only nodes to
+    /// avoid are explained.
+    #[arg(long)]
+    why: bool,
+    /// Show only the workloads that fit so: `no` (no node; also those the API server would
+    /// reject), `avoided` (only nodes with an untolerated PreferNoSchedule taint), `yes`.
+    /// Repeatable or comma-separated. The summary still counts every workload.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FIT")]
+    only: Vec<OnlyFit>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -151,7 +198,10 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         simulate_one,
         |result| match result {
             Ok(file) => {
-                nowhere |= file.workloads.iter().any(|w| !w.simulation.fits_anywhere());
+                nowhere |= file
+                    .workloads
+                    .iter()
+                    .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
                 match &mut writer {
                     Some(w) => write_ok = write_ok && w.file(&mut stdout, &file).is_ok(),
                     None => files.push(file),
@@ -165,7 +215,13 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             let _ = write_ok && w.end(&mut stdout).is_ok();
         }
         None => {
-            let _ = stdout.write_all(report::simulate::human(inventory, &files).as_bytes());
+            let human = HumanOptions {
+                width: output_width(),
+                why: args.why,
+                only: args.only.iter().map(|o| o.fit()).collect(),
+            };
+            let text = report::simulate::human(inventory, &files, &human);
+            let _ = stdout.write_all(text.as_bytes());
         }
     }
     let _ = stdout.flush();

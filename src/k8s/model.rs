@@ -345,8 +345,8 @@ impl fmt::Display for Miss {
             Miss::Value { toleration, taint } => write!(
                 f,
                 "value {} does not equal {}",
-                crate::rules::go_quote(toleration),
-                crate::rules::go_quote(taint)
+                super::go_quote(toleration),
+                super::go_quote(taint)
             ),
             Miss::GateOff(op) => write!(
                 f,
@@ -364,8 +364,8 @@ impl fmt::Display for Miss {
                         f,
                         "{} compares canonical integers, and {} or {} is not one",
                         operator.as_str(),
-                        crate::rules::go_quote(toleration),
-                        crate::rules::go_quote(taint)
+                        super::go_quote(toleration),
+                        super::go_quote(taint)
                     )
                 } else {
                     let relation = if *operator == Operator::Lt {

@@ -1,6 +1,7 @@
 //! The rules: one file each, each declaring its metadata once. The registry below is the only
 //! list of them; CLI output, `taintlint explain`, hover text and the README's table read it.
 
+pub use crate::k8s::go_quote;
 use std::ops::Range;
 
 use crate::config::Options;
@@ -455,25 +456,6 @@ pub fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
-}
-
-/// A Go `%q`-style quoted string, as the API server prints values in its messages.
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 #[cfg(test)]

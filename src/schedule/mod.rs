@@ -743,6 +743,21 @@ pub struct WorkloadResult {
     /// The pod spec's path.
     pub path: String,
     pub simulation: Simulation,
+    /// Why the API server would not create its pods, if it would not: then it runs nowhere,
+    /// whatever [`simulation`](Self::simulation) says. Only the analysis can tell (its rules
+    /// find what the API server rejects): [`crate::analysis::simulate_text`] fills it in.
+    pub rejected: Option<Rejected>,
+}
+
+/// A finding that makes the API server reject a workload (or every pod it creates).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejected {
+    /// The rule that finds it (`unknown-field`, `admission-rejected`, ...).
+    pub rule: &'static str,
+    /// Its message: what is wrong, in plain words.
+    pub message: String,
+    /// Where, as a field path from the document root.
+    pub path: Option<String>,
 }
 
 impl WorkloadResult {
@@ -757,7 +772,9 @@ impl WorkloadResult {
     }
 }
 
-/// Simulates every pod template of a file's text.
+/// Simulates every pod template of a file's text, as the scheduler would place them: whether
+/// the API server accepts them is left unsaid ([`WorkloadResult::rejected`] is `None`);
+/// [`crate::analysis::simulate_text`] says it too.
 pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
     let stream = syntax::parse(text);
     let mut out = Vec::new();
@@ -766,21 +783,33 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
             continue;
         }
         let ex = extract(doc);
-        for i in 0..ex.pod_specs.len() {
-            let w = Workload::new(doc, &ex, i, options);
-            let object = &ex.objects[w.object];
-            out.push(WorkloadResult {
-                document: doc.index,
-                item: object.item,
-                kind: object.kind.map(str::to_string),
-                name: object.name.map(str::to_string),
-                namespace: object.namespace.map(str::to_string),
-                path: w.path.clone(),
-                simulation: simulate(&w, inventory, options),
-            });
-        }
+        simulate_document(doc, &ex, options, inventory, &mut out);
     }
     out
+}
+
+/// Simulates every pod template of one parsed document.
+pub fn simulate_document(
+    doc: &Document<'_>,
+    ex: &Extracted<'_>,
+    options: &Options,
+    inventory: &Inventory,
+    out: &mut Vec<WorkloadResult>,
+) {
+    for i in 0..ex.pod_specs.len() {
+        let w = Workload::new(doc, ex, i, options);
+        let object = &ex.objects[w.object];
+        out.push(WorkloadResult {
+            document: doc.index,
+            item: object.item,
+            kind: object.kind.map(str::to_string),
+            name: object.name.map(str::to_string),
+            namespace: object.namespace.map(str::to_string),
+            path: w.path.clone(),
+            simulation: simulate(&w, inventory, options),
+            rejected: None,
+        });
+    }
 }
 
 #[cfg(test)]

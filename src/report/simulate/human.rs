@@ -1,11 +1,51 @@
-//! The matrix of workloads by node pools, for people.
+//! Workloads by node pools, for people, at any cluster size and terminal width.
+//!
+//! The pools are a legend (a letter, name, size and taints each); the workloads follow, those
+//! that fit no node first, then those the API server would reject, those that fit only nodes to
+//! avoid, and those that fit. Each is a row of the matrix (a column per pool letter) when the
+//! pools fit the width as columns, else a line saying where it fits. What blocks a workload is
+//! said under it when it fits nowhere or only on nodes to avoid (for every row with `why`).
+//! Widths are display widths (a CJK character takes two columns); names are never cut: one that
+//! does not fit its column gets a line of its own.
 
-use super::{pool_reasons, SimulatedFile};
-use crate::inventory::{nodes_noun, Inventory};
+use unicode_width::UnicodeWidthStr;
+
+use super::{pool_reasons, Fit, SimulatedFile};
+use crate::inventory::{nodes_noun, Inventory, Pool};
 use crate::schedule::WorkloadResult;
 
-const WIDTH: usize = 100;
-const NAME_WIDTH: usize = 34;
+/// How to render.
+#[derive(Debug, Clone)]
+pub struct HumanOptions {
+    /// The width to fit, in terminal columns.
+    pub width: usize,
+    /// Say what blocks every workload, not only those that fit nowhere or only on nodes to avoid.
+    pub why: bool,
+    /// Show only the workloads that fit the cluster so (`Fit::No` includes those the API server
+    /// rejects); empty: all.
+    pub only: Vec<Fit>,
+}
+
+impl Default for HumanOptions {
+    fn default() -> Self {
+        HumanOptions {
+            width: 100,
+            why: false,
+            only: Vec::new(),
+        }
+    }
+}
+
+/// The narrowest width rendered: below it, lines are as long as they must be.
+const MIN_WIDTH: usize = 40;
+/// The narrowest name column of the matrix; with less room, the list form is used.
+const MIN_NAME: usize = 16;
+/// The widest name column of the pool legend (longer names get a line of their own).
+const POOL_NAME: usize = 24;
+/// How many workloads of a kind the summary names.
+const NAMED: usize = 10;
+/// Where reasons start under a row, and where their wrapped lines go on.
+const REASON_INDENT: usize = 6;
 
 /// A column label for the `i`th pool: A..Z, then AA, AB, ...
 fn column(mut i: usize) -> String {
@@ -20,173 +60,542 @@ fn column(mut i: usize) -> String {
     s
 }
 
-fn truncate(s: &str, width: usize) -> String {
-    if s.chars().count() <= width {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
+/// Display width in terminal columns.
+fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
 }
 
-/// Wraps `text` at [`WIDTH`] columns, the first line after `first`, the others after `indent`.
-fn wrap(first: &str, indent: usize, text: &str) -> String {
+/// `s` padded with spaces to `w` columns.
+fn pad(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+/// `text` split into lines of at most `w` columns, each starting at a character (a word longer
+/// than the line is broken, never dropped).
+fn hard_wrap(text: &str, w: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    let mut len = 0;
+    for c in text.chars() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if len + cw > w && len > 0 {
+            lines.push(String::new());
+            len = 0;
+        }
+        lines.last_mut().expect("one line at least").push(c);
+        len += cw;
+    }
+    lines
+}
+
+/// Wraps `text` at `max` columns: the first line after `first`, the others after `indent`
+/// spaces. Words are kept whole.
+fn wrap(first: &str, indent: usize, text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut line = first.to_string();
-    let mut len = first.chars().count();
-    for word in text.split(' ') {
-        let w = word.chars().count();
-        if len + 1 + w > WIDTH && len > indent {
+    let mut len = width(first);
+    let mut fresh = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let w = width(word);
+        if !fresh && len + 1 + w > max {
             out.push_str(line.trim_end());
             out.push('\n');
             line = " ".repeat(indent);
             len = indent;
-        } else if len > indent && !line.ends_with(' ') {
+        } else if !fresh {
             line.push(' ');
             len += 1;
         }
         line.push_str(word);
         len += w;
+        fresh = false;
     }
-    out.push_str(&line);
+    out.push_str(line.trim_end());
     out.push('\n');
     out
 }
 
-/// The matrix for people.
-pub fn human(inventory: &Inventory, files: &[SimulatedFile]) -> String {
+/// Items three spaces apart, as many to a line as fit.
+fn items(items: &[&str], max: usize) -> String {
     let mut out = String::new();
-    let pools = &inventory.pools;
-    let names: Vec<&str> = inventory.files.iter().map(|f| f.name.as_str()).collect();
-    out.push_str(&format!(
-        "Cluster: {} in {} pools ({})\n",
-        nodes_noun(inventory.node_count()),
-        pools.len(),
-        names.join(", ")
-    ));
-    let label_width = column(pools.len().saturating_sub(1)).len();
-    let name_width = pools
+    let mut line = String::new();
+    for item in items {
+        if !line.is_empty() && width(&line) + 3 + width(item) > max {
+            out.push_str(&format!("{line}\n"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push_str("   ");
+        }
+        line.push_str(item);
+    }
+    format!("{out}{line}\n")
+}
+
+/// A workload's name on its own lines, at `indent`, broken only if longer than the width.
+fn name_lines(name: &str, indent: usize, max: usize) -> String {
+    let mut out = String::new();
+    for (i, part) in hard_wrap(name, max.saturating_sub(indent + 2).max(1))
         .iter()
-        .map(|p| p.name.chars().count())
+        .enumerate()
+    {
+        let at = if i == 0 { indent } else { indent + 2 };
+        out.push_str(&format!("{}{part}\n", " ".repeat(at)));
+    }
+    out
+}
+
+/// Pool letters, runs of three or more as ranges: `A-C E F`.
+fn letters(pools: &[usize], total: usize) -> String {
+    if pools.len() == total && total > 1 {
+        return "every pool".to_string();
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < pools.len() {
+        let mut j = i;
+        while j + 1 < pools.len() && pools[j + 1] == pools[j] + 1 {
+            j += 1;
+        }
+        if j >= i + 2 {
+            parts.push(format!("{}-{}", column(pools[i]), column(pools[j])));
+        } else {
+            parts.extend((i..=j).map(|k| column(pools[k])));
+        }
+        i = j + 1;
+    }
+    parts.join(" ")
+}
+
+/// Where a workload stands, in the order the output shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    No,
+    Rejected,
+    Avoided,
+    Yes,
+}
+
+impl Class {
+    fn of(w: &WorkloadResult, inventory: &Inventory) -> (Class, usize) {
+        if w.rejected.is_some() {
+            return (Class::Rejected, 0);
+        }
+        let (fit, nodes) = Fit::of_workload(w, inventory);
+        let class = match fit {
+            Fit::No | Fit::Partial => Class::No,
+            Fit::Avoided => Class::Avoided,
+            Fit::Yes => Class::Yes,
+        };
+        (class, nodes)
+    }
+
+    fn heading(self) -> &'static str {
+        match self {
+            Class::No => "Fit no node",
+            Class::Rejected => "Rejected by the API server, not placed",
+            Class::Avoided => "Fit only on nodes to avoid",
+            Class::Yes => "Fit",
+        }
+    }
+
+    fn shown(self, only: &[Fit]) -> bool {
+        only.is_empty()
+            || only.contains(&match self {
+                Class::No | Class::Rejected => Fit::No,
+                Class::Avoided => Fit::Avoided,
+                Class::Yes => Fit::Yes,
+            })
+    }
+}
+
+struct Row<'a> {
+    file: &'a str,
+    w: &'a WorkloadResult,
+    class: Class,
+    nodes: usize,
+    title: String,
+}
+
+/// The matrix (or list) for people, with a summary that names what fits nowhere.
+pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOptions) -> String {
+    let max = options.width.max(MIN_WIDTH);
+    let pools = &inventory.pools;
+    let mut out = String::new();
+    let names: Vec<&str> = inventory.files.iter().map(|f| f.name.as_str()).collect();
+    out.push_str(&wrap(
+        "",
+        2,
+        &format!(
+            "Cluster: {} in {} ({})",
+            nodes_noun(inventory.node_count()),
+            match pools.len() {
+                1 => "1 pool".to_string(),
+                n => format!("{n} pools"),
+            },
+            names.join(", ")
+        ),
+        max,
+    ));
+    out.push_str(&legend(pools, max));
+
+    let mut rows: Vec<Row> = files
+        .iter()
+        .flat_map(|f| f.workloads.iter().map(move |w| (f.path.as_str(), w)))
+        .map(|(file, w)| {
+            let (class, nodes) = Class::of(w, inventory);
+            Row {
+                file,
+                w,
+                class,
+                nodes,
+                title: w.title(),
+            }
+        })
+        .collect();
+    // Stable: files and documents keep their order within a class.
+    rows.sort_by_key(|r| r.class);
+
+    let layout = Layout::new(pools, &rows, max);
+    out.push('\n');
+    out.push_str(&match layout {
+        Some(_) => items(
+            &[
+                "✓ fits",
+                "~ fits, but avoided (PreferNoSchedule)",
+                "± fits some nodes",
+                "✗ no fit",
+            ],
+            max,
+        ),
+        None => items(
+            &[
+                "name~ fits, but avoided (PreferNoSchedule)",
+                "name± fits some nodes",
+            ],
+            max,
+        ),
+    });
+
+    let shown: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.class.shown(&options.only))
+        .collect();
+    let mut class = None;
+    let mut file = None;
+    for r in &shown {
+        if class != Some(r.class) {
+            class = Some(r.class);
+            file = None;
+            let count = shown.iter().filter(|s| s.class == r.class).count();
+            out.push_str(&format!("\n{} ({count})\n", r.class.heading()));
+            if let (Some(l), true) = (&layout, r.class != Class::Rejected) {
+                out.push_str(&l.header(pools.len()));
+            }
+        }
+        if file != Some(r.file) {
+            file = Some(r.file);
+            out.push_str(&name_lines(r.file, 0, max));
+        }
+        match (&layout, r.class) {
+            (_, Class::Rejected) => {
+                out.push_str(&name_lines(&r.title, 2, max));
+                let rejected = r.w.rejected.as_ref().expect("a rejected row");
+                let first = format!("{}rejected: ", " ".repeat(REASON_INDENT));
+                out.push_str(&wrap(
+                    &first,
+                    REASON_INDENT + 2,
+                    &format!("{} ({})", rejected.message, rejected.rule),
+                    max,
+                ));
+                continue;
+            }
+            (Some(l), _) => out.push_str(&l.row(inventory, r, max)),
+            (None, _) => out.push_str(&list_row(inventory, r, max)),
+        }
+        if options.why || matches!(r.class, Class::No | Class::Avoided) {
+            out.push_str(&reasons(inventory, r.w, max));
+        }
+    }
+
+    out.push('\n');
+    out.push_str(&summary(&rows, shown.len(), options, max));
+    out
+}
+
+/// The pools: letter, name, size, and what keeps workloads off (cordon, taints).
+fn legend(pools: &[Pool], max: usize) -> String {
+    let mut out = String::new();
+    let label = width(&column(pools.len().saturating_sub(1)));
+    let name = pools
+        .iter()
+        .map(|p| width(&p.name))
+        .filter(|&w| w <= POOL_NAME)
         .max()
-        .unwrap_or(0)
-        .min(20);
-    for (i, p) in pools.iter().enumerate() {
+        .unwrap_or(POOL_NAME);
+    let size = pools.iter().map(|p| width(&p.size())).max().unwrap_or(0);
+    let what = |p: &Pool| -> Vec<String> {
         let mut what: Vec<String> = Vec::new();
         if p.unschedulable.is_some() {
             what.push("cordoned".into());
         }
         what.extend(p.taints.iter().map(|t| t.taint.to_string()));
-        let head = format!(
-            "  {:<label_width$}  {:<name_width$}  {:<8}  ",
-            column(i),
-            truncate(&p.name, name_width),
-            p.size()
-        );
-        let indent = head.chars().count();
-        let text = if what.is_empty() {
-            "no taints".to_string()
+        if what.is_empty() {
+            what.push("no taints".into());
+        }
+        what
+    };
+    // Taints in a column of their own when the longest (and a comma) fits there, else under
+    // each pool.
+    let indent = 2 + label + 2 + name + 2 + size + 2;
+    let tabular = pools
+        .iter()
+        .flat_map(&what)
+        .all(|w| indent + width(&w) < max);
+    for (i, p) in pools.iter().enumerate() {
+        let text = what(p).join(", ");
+        let letter = format!("  {}  ", pad(&column(i), label));
+        let lead = letter.len();
+        if tabular && width(&p.name) <= name {
+            let head = format!("{letter}{}  {}  ", pad(&p.name, name), pad(&p.size(), size));
+            out.push_str(&wrap(&head, indent, &text, max));
+            continue;
+        }
+        // The name whole, on its own line(s) if need be.
+        let parts = hard_wrap(&p.name, max.saturating_sub(lead).max(1));
+        for (j, part) in parts.iter().enumerate() {
+            let at = if j == 0 {
+                letter.clone()
+            } else {
+                " ".repeat(lead)
+            };
+            let line = format!("{at}{part}");
+            if j + 1 == parts.len() && !tabular && width(&line) + 2 + width(&p.size()) <= max {
+                out.push_str(&format!("{line}  {}\n", p.size()));
+            } else {
+                out.push_str(&format!("{line}\n"));
+            }
+        }
+        if tabular {
+            let head = format!("{}{}  ", " ".repeat(lead + name + 2), pad(&p.size(), size));
+            out.push_str(&wrap(&head, indent, &text, max));
         } else {
-            what.join(", ")
-        };
-        out.push_str(&wrap(&head, indent, &text));
+            if width(parts.last().map_or("", String::as_str)) + lead + 2 + width(&p.size()) > max {
+                out.push_str(&format!("{}{}\n", " ".repeat(lead), p.size()));
+            }
+            out.push_str(&wrap(&" ".repeat(lead + 2), lead + 2, &text, max));
+        }
     }
-    out.push_str(
-        "\n✓ fits   ~ fits, but avoided (PreferNoSchedule)   ± fits some nodes   ✗ no fit\n",
-    );
+    out
+}
 
-    let cell = label_width + 1;
-    let per_chunk = ((WIDTH - NAME_WIDTH - 4 - 12) / cell).max(1);
-    let chunks: Vec<std::ops::Range<usize>> = (0..pools.len())
-        .step_by(per_chunk)
-        .map(|s| s..(s + per_chunk).min(pools.len()))
-        .collect();
-    let mut total = 0;
-    let mut nowhere = 0;
-    for chunk in &chunks {
-        out.push('\n');
-        let mut header = format!("  {:NAME_WIDTH$}  ", "");
-        for p in chunk.clone() {
-            header.push_str(&format!("{:<cell$}", column(p)));
+/// The matrix's columns, when the pools fit the width as columns.
+struct Layout {
+    /// The name column's width.
+    name: usize,
+    /// A cell's width (a pool letter and a space).
+    cell: usize,
+}
+
+impl Layout {
+    fn new(pools: &[Pool], rows: &[Row], max: usize) -> Option<Layout> {
+        let cell = width(&column(pools.len().saturating_sub(1))) + 1;
+        let count = rows
+            .iter()
+            .map(|r| width(&count_text(r.nodes)))
+            .max()
+            .unwrap_or(0);
+        let fixed = 2 + 2 + cell * pools.len() + 1 + count;
+        let room = max.checked_sub(fixed)?;
+        let longest = rows.iter().map(|r| width(&r.title)).max().unwrap_or(0);
+        if room < MIN_NAME.min(longest.max(1)) {
+            return None;
         }
-        out.push_str(header.trim_end());
-        out.push('\n');
-        for f in files {
-            if f.workloads.is_empty() {
-                continue;
-            }
-            out.push_str(&format!("{}\n", f.path));
-            for w in &f.workloads {
-                if chunk.start == 0 {
-                    total += 1;
-                }
-                let fitting = w.simulation.fitting(inventory);
-                if fitting == 0 && chunk.start == 0 {
-                    nowhere += 1;
-                }
-                let mut row = format!("  {:<NAME_WIDTH$}  ", truncate(&w.title(), NAME_WIDTH));
-                for p in chunk.clone() {
-                    let pool = &pools[p];
-                    let pv = &w.simulation.pools[p];
-                    let fit = pv.fitting(pool);
-                    let mark = if fit == 0 {
-                        "✗"
-                    } else if fit < pool.nodes.len() {
-                        "±"
-                    } else if pv.avoided(pool) == fit {
-                        "~"
-                    } else {
-                        "✓"
-                    };
-                    row.push_str(&format!("{mark:<cell$}"));
-                }
-                if chunk.end == pools.len() {
-                    row.push_str(&format!(
-                        " {}",
-                        if fitting == 0 {
-                            "fits no node".to_string()
-                        } else {
-                            format!("{} fit", nodes_noun(fitting))
-                        }
-                    ));
-                }
-                out.push_str(row.trim_end());
-                out.push('\n');
-                if chunk.end == pools.len() {
-                    out.push_str(&reasons(inventory, w));
-                }
-            }
-        }
+        Some(Layout {
+            name: room.min(longest).max(1),
+            cell,
+        })
     }
-    out.push_str(&format!(
-        "\n{} simulated; {} {} no node.\n",
-        if total == 1 {
-            "1 workload".to_string()
+
+    fn header(&self, pools: usize) -> String {
+        let mut line = " ".repeat(2 + self.name + 2);
+        for p in 0..pools {
+            line.push_str(&pad(&column(p), self.cell));
+        }
+        format!("{}\n", line.trim_end())
+    }
+
+    fn row(&self, inventory: &Inventory, r: &Row, max: usize) -> String {
+        let mut out = String::new();
+        let mut line = if width(&r.title) <= self.name {
+            format!("  {}  ", pad(&r.title, self.name))
         } else {
-            format!("{total} workloads")
-        },
-        nowhere,
-        if nowhere == 1 { "fits" } else { "fit" }
-    ));
+            out.push_str(&name_lines(&r.title, 2, max));
+            " ".repeat(2 + self.name + 2)
+        };
+        for (pv, pool) in r.w.simulation.pools.iter().zip(&inventory.pools) {
+            let mark = match Fit::of_pool(pv, pool) {
+                Fit::No => "✗",
+                Fit::Partial => "±",
+                Fit::Avoided => "~",
+                Fit::Yes => "✓",
+            };
+            line.push_str(&pad(mark, self.cell));
+        }
+        let mut line = line.trim_end().to_string();
+        line.push_str("  ");
+        line.push_str(&count_text(r.nodes));
+        out.push_str(&line);
+        out.push('\n');
+        out
+    }
+}
+
+/// "fits no node" / "1 node fits" / "4 nodes fit".
+fn count_text(nodes: usize) -> String {
+    match nodes {
+        0 => "fits no node".to_string(),
+        1 => "1 node fits".to_string(),
+        n => format!("{n} nodes fit"),
+    }
+}
+
+/// A workload as a line or two: its name, then the pools it fits.
+fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
+    let mut out = name_lines(&r.title, 2, max);
+    let mut fitting: Vec<String> = Vec::new();
+    let mut whole = 0;
+    for (p, (pv, pool)) in
+        r.w.simulation
+            .pools
+            .iter()
+            .zip(&inventory.pools)
+            .enumerate()
+    {
+        let fit = Fit::of_pool(pv, pool);
+        if fit == Fit::Yes {
+            whole += 1;
+        }
+        let mark = match fit {
+            Fit::No => continue,
+            Fit::Partial => "±",
+            Fit::Avoided => "~",
+            Fit::Yes => "",
+        };
+        // A no-break space: the wrap keeps a pool's letter with its name.
+        fitting.push(format!("{}\u{a0}{}{mark}", column(p), pool.name));
+    }
+    let text = if fitting.is_empty() {
+        "fits no node".to_string()
+    } else if whole == inventory.pools.len() {
+        format!("{}: every pool", count_text(r.nodes))
+    } else {
+        format!("{}: {}", count_text(r.nodes), fitting.join(", "))
+    };
+    // Wrapped lines hang under the first pool, apart from the reasons that follow.
+    let first = " ".repeat(REASON_INDENT - 2);
+    let hang = text
+        .find(": ")
+        .map_or(REASON_INDENT, |i| first.len() + i + 2);
+    out.push_str(&wrap(&first, hang, &text, max).replace('\u{a0}', " "));
     out
 }
 
 /// Under a row: each distinct blocking reason with the pools it blocks.
-fn reasons(inventory: &Inventory, w: &WorkloadResult) -> String {
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
+    // First what makes the nodes it fits ones to avoid: untolerated PreferNoSchedule taints.
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
+        for (v, _, _) in pv.groups(pool) {
+            if !v.fits() {
+                continue;
+            }
+            for &t in &v.avoid {
+                let text = format!("nodes to avoid: untolerated taint {}", pool.taints[t].taint);
+                match groups.iter_mut().find(|(x, _)| *x == text) {
+                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
+                    Some(_) => {}
+                    None => groups.push((text, vec![p])),
+                }
+            }
+        }
+    }
+    // Then what keeps it off the other pools.
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
         for r in pool_reasons(pv, pool) {
             let text = r.describe(pool);
             match groups.iter_mut().find(|(t, _)| *t == text) {
-                Some((_, cols)) => cols.push(column(p)),
-                None => groups.push((text, vec![column(p)])),
+                Some((_, cols)) => cols.push(p),
+                None => groups.push((text, vec![p])),
             }
         }
     }
     let mut out = String::new();
     for (text, cols) in groups {
-        let first = format!("      {}: ", cols.join(" "));
-        out.push_str(&wrap(&first, 8, &text));
+        let first = format!(
+            "{}{}: ",
+            " ".repeat(REASON_INDENT),
+            letters(&cols, inventory.pools.len())
+        );
+        out.push_str(&wrap(&first, REASON_INDENT + 2, &text, max));
+    }
+    out
+}
+
+/// The counts, and the names of the workloads that run nowhere.
+fn summary(rows: &[Row], shown: usize, options: &HumanOptions, max: usize) -> String {
+    let count = |c: Class| rows.iter().filter(|r| r.class == c).count();
+    let mut parts = vec![format!("{} fit", count(Class::Yes) + count(Class::Avoided))];
+    if count(Class::Avoided) > 0 {
+        parts.push(format!(
+            "{} of them only on nodes to avoid",
+            count(Class::Avoided)
+        ));
+    }
+    parts.push(match count(Class::No) {
+        1 => "1 fits no node".to_string(),
+        n => format!("{n} fit no node"),
+    });
+    if count(Class::Rejected) > 0 {
+        parts.push(format!(
+            "{} rejected by the API server",
+            count(Class::Rejected)
+        ));
+    }
+    let total = rows.len();
+    let mut out = wrap(
+        "",
+        0,
+        &format!(
+            "{} simulated: {}.",
+            match total {
+                1 => "1 workload".to_string(),
+                n => format!("{n} workloads"),
+            },
+            parts.join(", ")
+        ),
+        max,
+    );
+    if !options.only.is_empty() {
+        let only: Vec<&str> = options.only.iter().map(|f| f.as_str()).collect();
+        out.push_str(&format!(
+            "{shown} of them shown (--only {}).\n",
+            only.join(",")
+        ));
+    }
+    for (class, what) in [(Class::No, "Fit no node"), (Class::Rejected, "Rejected")] {
+        let named: Vec<&Row> = rows.iter().filter(|r| r.class == class).collect();
+        if named.is_empty() {
+            continue;
+        }
+        let mut list: Vec<String> = named
+            .iter()
+            .take(NAMED)
+            .map(|r| format!("{} ({})", r.title, r.file))
+            .collect();
+        if named.len() > NAMED {
+            list.push(format!("and {} more", named.len() - NAMED));
+        }
+        out.push_str(&wrap(&format!("{what}: "), 2, &list.join(", "), max));
     }
     out
 }
@@ -196,14 +605,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn columns_and_wrapping() {
+    fn columns_and_letters() {
         assert_eq!(column(0), "A");
         assert_eq!(column(25), "Z");
         assert_eq!(column(26), "AA");
         assert_eq!(column(27), "AB");
+        assert_eq!(letters(&[0, 1, 2, 4, 5], 10), "A-C E F");
+        assert_eq!(letters(&[3], 10), "D");
+        assert_eq!(letters(&[0, 1, 2], 3), "every pool");
+        assert_eq!(letters(&[24, 25, 26, 27], 50), "Y-AB");
+    }
+
+    #[test]
+    fn wrapping_counts_display_width_and_keeps_words() {
         let long = "word ".repeat(40);
-        for line in wrap("  x: ", 4, long.trim()).lines() {
-            assert!(line.chars().count() <= WIDTH, "{line}");
+        for line in wrap("  x: ", 4, long.trim(), 60).lines() {
+            assert!(width(line) <= 60, "{line}");
         }
+        // Two columns a CJK character: 20 of them take 40 columns.
+        let cjk = "支払い処理 ".repeat(8);
+        for line in wrap("", 0, cjk.trim(), 30).lines() {
+            assert!(width(line) <= 30, "{line}");
+            assert_eq!(line.trim(), line.trim().replace("  ", " "));
+        }
+        // A word longer than the line stays whole.
+        let w = "x".repeat(70);
+        assert_eq!(wrap("", 0, &w, 60), format!("{w}\n"));
+        assert_eq!(pad("支払い", 8), "支払い  ");
+        assert_eq!(hard_wrap("支払い処理", 4), ["支払", "い処", "理"]);
     }
 }

@@ -112,6 +112,14 @@ struct PoolFit {
     taints: Vec<usize>,
 }
 
+/// Why the API server would refuse the workload's pods: the finding that says so.
+#[derive(Serialize)]
+struct RejectedOut<'a> {
+    rule: &'a str,
+    message: &'a str,
+    path: Option<&'a str>,
+}
+
 #[derive(Serialize)]
 struct WorkloadOut<'a> {
     file: &'a str,
@@ -122,6 +130,7 @@ struct WorkloadOut<'a> {
     namespace: Option<&'a str>,
     fits: &'static str,
     nodes: usize,
+    rejected: Option<RejectedOut<'a>>,
     reasons: Vec<ReasonOut<'a>>,
     pools: Vec<PoolFit>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -136,6 +145,7 @@ struct SummaryOut {
     yes: usize,
     avoided: usize,
     no: usize,
+    rejected: usize,
 }
 
 /// Writes `taintlint simulate --format json` (version 2): [`begin`](Self::begin) with the
@@ -213,6 +223,7 @@ impl<'i> JsonWriter<'i> {
         let inv: &'a Inventory = self.inventory;
         let (fit, fitting) = Fit::of_workload(w, inv);
         self.summary.workloads += 1;
+        self.summary.rejected += usize::from(w.rejected.is_some());
         match fit {
             Fit::No => self.summary.no += 1,
             Fit::Avoided => self.summary.avoided += 1,
@@ -261,6 +272,11 @@ impl<'i> JsonWriter<'i> {
             namespace: w.namespace.as_deref(),
             fits: fit.as_str(),
             nodes: fitting,
+            rejected: w.rejected.as_ref().map(|r| RejectedOut {
+                rule: r.rule,
+                message: &r.message,
+                path: r.path.as_deref(),
+            }),
             reasons,
             pools,
             schedulable,
@@ -276,6 +292,7 @@ impl<'i> JsonWriter<'i> {
             yes: s.yes,
             avoided: s.avoided,
             no: s.no,
+            rejected: s.rejected,
         };
         serde_json::to_writer(&mut *out, &summary).map_err(json_error)?;
         out.write_all(b"}\n")

@@ -11,7 +11,7 @@ use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
 mod human;
 mod json;
 
-pub use human::human;
+pub use human::{human, HumanOptions};
 pub use json::JsonWriter;
 
 /// The workloads of one file.
@@ -84,6 +84,9 @@ pub struct SimulateSummary {
     pub yes: usize,
     pub avoided: usize,
     pub no: usize,
+    /// Workloads whose pods the API server would refuse (counted in the others too: they are
+    /// placed as written).
+    pub rejected: usize,
 }
 
 /// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
