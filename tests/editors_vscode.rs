@@ -3,10 +3,10 @@
 //! carries the release `taintlint`, installed where `taintlint` is not on `PATH` and no
 //! `taintlint.path` is set: the Problems panel lists what `taintlint lint` reports, at the same
 //! `[Ln, Col]` (VS Code counts UTF-16 units), the hovers explain, the code lenses and inlay hints
-//! say what the core says about the inventory, a lens opens the workload's placement, and a
-//! wrong `taintlint.path` gives a clear message. Screenshots land in target/e2e/vscode/ (with
-//! `TAINTLINT_BLESS=1`, the ones the READMEs show are copied to editors/vscode/images/). Needs
-//! the tools of scripts/install-editor-test-deps.sh.
+//! say what the core says about the inventory, a lens opens the workload's placement, a
+//! `taintlint.path` replaces the bundled server, and a wrong one gives a clear message.
+//! Screenshots land in target/e2e/vscode/ (with `TAINTLINT_BLESS=1`, the ones the READMEs show
+//! are copied to editors/vscode/images/). Needs the tools of scripts/install-editor-test-deps.sh.
 
 mod editor_support;
 
@@ -83,6 +83,7 @@ fn vscode_shows_taintlint_problems_and_hovers() {
     let started = Instant::now();
     let output = loopback_only(&tools.node, &[driver.to_str().unwrap()])
         .current_dir(repo())
+        .env("TAINTLINT_BIN", server_bin())
         .env("TAINTLINT_E2E_HOME", e2e_home())
         .env("TAINTLINT_E2E_ARTIFACTS", &dir)
         .env("TAINTLINT_E2E_FIXTURE", repo().join(FIXTURE))
@@ -134,12 +135,14 @@ fn vscode_shows_taintlint_problems_and_hovers() {
     );
     assert_eq!(result["bundled"].as_array().unwrap().len(), 1, "{result}");
     assert_eq!(result["path_without_taintlint"], true);
-    // (Then `taintlint.path` names a missing file, and no server starts.)
+    // Then `taintlint.path` comes first: the server restarts from there; when it names a
+    // missing file, no server starts.
     assert_eq!(
         result["server_commands"],
-        serde_json::json!([format!(
-            "extensions/taintlint.taintlint-{version}/bin/taintlint"
-        )])
+        serde_json::json!([
+            format!("extensions/taintlint.taintlint-{version}/bin/taintlint"),
+            server_bin().to_str().unwrap()
+        ])
     );
 
     // The Problems panel: every diagnostic of the CLI with the same inventory, at [Ln, Col] in

@@ -27,6 +27,8 @@ function env(name) {
 const E2E_HOME = env("TAINTLINT_E2E_HOME");
 const ARTIFACTS = env("TAINTLINT_E2E_ARTIFACTS");
 const FIXTURE = env("TAINTLINT_E2E_FIXTURE");
+// Another taintlint, which `taintlint.path` names to take precedence over the bundled one.
+const BIN = env("TAINTLINT_BIN");
 // A manifest of several workloads and the inventory file the workspace settings name.
 const CLUSTER_MANIFEST = env("TAINTLINT_E2E_CLUSTER_MANIFEST");
 const INVENTORY = env("TAINTLINT_E2E_INVENTORY");
@@ -239,6 +241,17 @@ async function clusterDecorations(page) {
     }
     return { lenses, hints, lines };
   });
+}
+
+/** The commands the extension started its server with, from its log under `logs`. */
+function serverCommands(logs) {
+  if (!fs.existsSync(logs)) return [];
+  return fs
+    .readdirSync(logs, { recursive: true })
+    .filter((f) => path.basename(String(f)) === "taintlint.log")
+    .flatMap((f) => fs.readFileSync(path.join(logs, String(f)), "utf8").split("\n"))
+    .map((l) => /\[info\] starting (.*) server$/.exec(l)?.[1])
+    .filter(Boolean);
 }
 
 /** Changes settings the way a person does: in a settings.json, in the editor, saved. */
@@ -514,6 +527,15 @@ async function main() {
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(ARTIFACTS, "cluster.png") });
 
+    step("point taintlint.path at another taintlint: it replaces the bundled one");
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", {
+      "taintlint.inventory": [inventoryName],
+      "taintlint.path": BIN,
+    });
+    await until("the server to restart from taintlint.path", async () =>
+      serverCommands(path.join(dirs["user-data"], "logs")).includes(BIN),
+    );
+
     step("point taintlint.path at a missing file");
     const missing = path.join(root, "no-such-taintlint");
     await editSettings(page, "Preferences: Open Workspace Settings (JSON)", { "taintlint.path": missing });
@@ -539,14 +561,9 @@ async function main() {
     } catch {}
     // The extension host's logs, the taintlint output channel among them.
     fs.cpSync(path.join(dirs["user-data"], "logs"), path.join(ARTIFACTS, "logs"), { recursive: true, force: true });
-    // The commands the extension started its server with, from its log.
-    result.server_commands = fs
-      .readdirSync(path.join(ARTIFACTS, "logs"), { recursive: true })
-      .filter((f) => path.basename(String(f)) === "taintlint.log")
-      .flatMap((f) => fs.readFileSync(path.join(ARTIFACTS, "logs", String(f)), "utf8").split("\n"))
-      .map((l) => /\[info\] starting (.*) server$/.exec(l)?.[1])
-      .filter(Boolean)
-      .map((command) => path.relative(root, command));
+    result.server_commands = serverCommands(path.join(ARTIFACTS, "logs")).map((command) =>
+      command.startsWith(root) ? path.relative(root, command) : command,
+    );
     writeJson(path.join(ARTIFACTS, "result.json"), result);
     fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
