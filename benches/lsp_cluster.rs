@@ -51,7 +51,16 @@ fn main() {
     let lines = text.lines().count();
     assert!((14_000..16_000).contains(&lines), "{lines} lines");
     // A toleration in the middle of the file.
-    let middle = text[text.len() / 2..].find("- key: dedicated").unwrap() + text.len() / 2;
+    // (One for an even pool: those have the `dedicated` taint it tolerates.)
+    let middle = text[text.len() / 2..]
+        .match_indices("- key: dedicated\n        operator: Equal\n        value: pool")
+        .map(|(at, m)| (at + text.len() / 2, at + text.len() / 2 + m.len()))
+        .find(|&(_, value)| {
+            let digits: String = text[value..].chars().take_while(char::is_ascii_digit).collect();
+            digits.parse::<usize>().is_ok_and(|p| p % 2 == 0)
+        })
+        .unwrap()
+        .0;
     let line = text[..middle].matches('\n').count();
 
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -2,7 +2,7 @@
 
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::inventory::{compact, Inventory};
+use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::{extract, items};
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
@@ -56,9 +56,14 @@ pub fn analyse_file(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> FileAnalysis {
-    let mut stream = syntax::parse(text);
     let mut places = (placements && inventory.is_some()).then(Places::default);
-    let mut out = check_stream(text, &mut stream, options, inventory, places.as_mut());
+    let (stream, mut out) = if terraform::looks_like_hcl(text) {
+        check_hcl(text, options)
+    } else {
+        let mut stream = syntax::parse(text);
+        let out = check_stream(text, &mut stream, options, inventory, places.as_mut());
+        (stream, out)
+    };
     settle(text, &stream, options, &mut out);
 
     out.sort_by(|a, b| {
@@ -254,6 +259,54 @@ fn check_stream<'a>(
         }
     }
     out
+}
+
+/// A Terraform file: the taints of its node pools get the taint rules, at their characters in
+/// the HCL strings. An effect in a provider's spelling (`NO_SCHEDULE`) is checked against that
+/// provider's list; fixes are kept only when they edit inside a string.
+/// Returns them with a stream of the taints' tree and the comments, for the suppressions.
+fn check_hcl<'a>(text: &'a str, options: &Options) -> (syntax::Stream<'a>, Vec<Diagnostic>) {
+    let mut stream = syntax::Stream {
+        documents: Vec::new(),
+        comments: terraform::line_comments(text),
+        error: None,
+    };
+    let hcl = match terraform::parse(text) {
+        Ok(hcl) => hcl,
+        Err(e) => {
+            let at = e.offset.unwrap_or(0).min(text.len());
+            let start = crate::position::floor_char_boundary(text, at);
+            let error = file_diagnostic(&rules::HCL_SYNTAX, start..start, Some(0), e.message);
+            return (stream, vec![error]);
+        }
+    };
+    let mut out = Vec::new();
+    check_lists(text, &hcl.doc, options, &[], &[], &hcl.lists(), &mut out);
+    out.retain(|d| {
+        !(d.rule == rules::unknown_effect::META.name
+            && hcl.spelled.iter().any(|s| s.range == d.range))
+    });
+    out.extend(
+        hcl.spelled
+            .iter()
+            .filter_map(rules::unknown_effect::check_provider_effect),
+    );
+    let strings: Vec<std::ops::Range<usize>> = (0..hcl.doc.nodes_len() as u32)
+        .filter(|&id| matches!(hcl.doc.node(id).kind, NodeKind::Scalar { .. }))
+        .map(|id| hcl.doc.node(id).span.clone())
+        .collect();
+    for d in &mut out {
+        d.fixes.retain(|f| {
+            f.edits.iter().all(|e| {
+                strings
+                    .iter()
+                    .any(|s| s.start <= e.range.start && e.range.end <= s.end)
+                    && !e.replacement.contains(['"', '\\', '\n'])
+            })
+        });
+    }
+    stream.documents.push(hcl.doc);
+    (stream, out)
 }
 
 fn file_diagnostic(

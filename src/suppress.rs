@@ -235,7 +235,12 @@ pub const REASON_PLACEHOLDER: &str = "TODO: say why";
 
 /// Rules whose findings a `disable=` comment cannot silence: they are about the file or the
 /// comments themselves.
-pub const NOT_SUPPRESSIBLE: &[&str] = &["yaml-syntax", "helm-template", "unused-suppression"];
+pub const NOT_SUPPRESSIBLE: &[&str] = &[
+    "yaml-syntax",
+    "hcl-syntax",
+    "helm-template",
+    "unused-suppression",
+];
 
 /// The edit that silences `rule` for the line holding `offset` (ruff's "noqa" action): a
 /// `# taintlint: disable=RULE -- TODO: say why` comment on its own line above it, indented as

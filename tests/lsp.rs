@@ -871,3 +871,58 @@ async fn the_project_configuration_file_is_read_from_the_root() {
     );
     assert!(c.finish().await);
 }
+
+/// Files that define node pools get the same findings in the editor as from `lint`, with
+/// hovers: a Karpenter NodePool (YAML) and Terraform (HCL, whatever the client calls it).
+#[tokio::test]
+async fn pool_definitions_in_the_editor() {
+    let nodepool = include_str!("fixtures/iac/nodepools.yaml")
+        .replace("effect: NoSchedule", "effect: noschedule");
+    let terraform = include_str!("fixtures/iac/typos.tf");
+    let mut c = push_server().await;
+    for (uri, text) in [
+        ("file:///project/nodepools.yaml", nodepool.as_str()),
+        ("file:///project/main.tf", terraform),
+    ] {
+        c.open(uri, text).await;
+        let d = c.diagnostics(uri, 1).await;
+        let got: Vec<(String, Value)> = d["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["code"].as_str().unwrap().to_string(),
+                    d["range"]["start"].clone(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, Value)> = taintlint::analyse(text, &taintlint::Options::default())
+            .iter()
+            .map(|d| {
+                let before = &text[..d.range.start];
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
+                let line = before.matches('\n').count();
+                (
+                    d.rule.to_string(),
+                    json!({"line": line, "character": character}),
+                )
+            })
+            .collect();
+        assert!(!want.is_empty(), "{uri}");
+        assert_eq!(got, want, "{uri}");
+        let first = &d["params"]["diagnostics"][0];
+        let r = c
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": first["range"]["start"]}),
+            )
+            .await;
+        let hover = r["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(hover.contains("unknown-effect"), "{uri}: {hover}");
+    }
+    assert!(c.finish().await);
+}

@@ -253,6 +253,79 @@ proptest! {
     }
 }
 
+/// Node pools defined as code: Karpenter NodePools and Terraform files.
+fn pool_definitions() -> Vec<String> {
+    let root = common::root();
+    let mut paths: Vec<PathBuf> = ["tests/fixtures/iac", "examples/cluster-as-code"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| common::read(p)).collect()
+}
+
+/// What HCL and the pool readers care about.
+const HCL_SNIPPETS: &[&str] = &[
+    "=",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "${",
+    "%{",
+    "<<EOF\n",
+    "\n",
+    "#",
+    "//",
+    "/*",
+    ",",
+    ":",
+    "taint {\n",
+    "key = \"a\"\n",
+    "effect = \"NO_SCHEDULE\"\n",
+    "node_taints = [\"a=b:NoSchedule\"]\n",
+    "var.x",
+    "-1",
+    "1e99",
+    "true",
+    "null",
+    "resource \"aws_eks_node_group\" \"x\" {\n",
+    "replicas: ",
+    "requirements:\n- ",
+    "operator: Gt\n",
+    "values: [a]\n",
+    "taints:\n- ",
+    "🚀",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// No pool reader panics on a mutated NodePool or Terraform file: loading it as an
+    /// inventory gives pools or errors, and linting it holds the usual properties.
+    #[test]
+    fn mutated_pool_definitions(
+        pick in any::<usize>(),
+        edits in prop::collection::vec((any::<usize>(), 0..HCL_SNIPPETS.len(), 0..8usize), 1..6),
+        mutations in prop::collection::vec(mutation(), 0..3),
+    ) {
+        let corpus = pool_definitions();
+        let mut text = corpus[pick % corpus.len()].clone();
+        for &(at, snippet, cut) in &edits {
+            let at = floor(&text, at);
+            let end = floor(&text, (at + cut).min(text.len())).max(at);
+            text = format!("{}{}{}", &text[..at], HCL_SNIPPETS[snippet], &text[end..]);
+        }
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        let _ = taintlint::inventory::Inventory::load(&[("p", text.as_str())]);
+        check_text(&text, false)?;
+    }
+}
+
 #[test]
 fn the_corpus_itself_holds() {
     for text in corpus() {

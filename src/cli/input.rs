@@ -103,7 +103,7 @@ pub(crate) fn collect_inputs(
                 for entry in walker {
                     match entry {
                         Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                            if config.is_included(e.path()) {
+                            if config.is_included(e.path()) || defines_node_pools(e.path()) {
                                 found.push(e.into_path());
                             }
                         }
@@ -124,6 +124,13 @@ pub(crate) fn collect_inputs(
         }
     }
     inputs
+}
+
+/// A Terraform file that defines node pools (it is linted like a manifest).
+fn defines_node_pools(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "tf")
+        && std::fs::read_to_string(path)
+            .is_ok_and(|t| taintlint::inventory::terraform::defines_pools(&t))
 }
 
 /// `.git` and other dot-directories (dot-files are linted).

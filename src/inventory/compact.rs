@@ -220,6 +220,7 @@ pub(crate) fn parse<'a>(
                 unschedulable: unschedulable.clone(),
                 at: Loc { file, range: span },
                 pool: Some(((file, index), name.clone())),
+                declared: None,
             });
         }
     }
@@ -239,7 +240,7 @@ fn segment(name: &str) -> String {
 
 /// Turns a `key=value:Effect` string into a mapping node (`{key, value, effect}`) whose scalars
 /// span the matching characters of the string, as `kubectl taint` splits it.
-fn taint_spec<'a>(
+pub(crate) fn taint_spec<'a>(
     text: &'a str,
     doc: &mut Document<'a>,
     item: NodeId,

@@ -226,6 +226,7 @@ fn node(
         unschedulable,
         at,
         pool: None,
+        declared: None,
     })
 }
 

@@ -26,7 +26,10 @@ use crate::position::LineIndex;
 
 pub mod compact;
 mod json;
+mod karpenter;
+mod machines;
 mod nodes;
+pub mod terraform;
 
 pub(crate) use nodes::scalar_text;
 
@@ -88,6 +91,49 @@ pub struct Variant {
     pub members: Vec<u32>,
 }
 
+/// How many nodes a pool defined as code has: a number, a range (`min..max`, either end
+/// unknown), or unknown (both `None`), as the file says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Count {
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+}
+
+impl fmt::Display for Count {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.min, self.max) {
+            (Some(a), Some(b)) if a == b => write!(f, "{}", nodes_noun(a as usize)),
+            (Some(a), Some(b)) => write!(f, "{a}..{b} nodes"),
+            (Some(a), None) => write!(f, "{a}+ nodes"),
+            (None, Some(b)) => write!(f, "..{b} nodes"),
+            (None, None) => write!(f, "? nodes"),
+        }
+    }
+}
+
+/// A node requirement of a pool defined as code (a Karpenter NodePool's `requirements`): the
+/// nodes it makes have label `key` matching `operator` and `values`, a node selector
+/// requirement (`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`; Karpenter adds `Gte`, `Lte`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolRequirement {
+    pub key: String,
+    pub operator: String,
+    pub values: Vec<String>,
+}
+
+/// What a file that defines a pool (rather than listing nodes) says beyond taints and labels.
+#[derive(Debug, Clone, Default)]
+pub struct Declared {
+    /// The format: `nodepool`, `provisioner`, ...
+    pub kind: &'static str,
+    pub count: Count,
+    /// Taints the nodes start with and lose once ready: they do not count for fit.
+    pub startup_taints: Vec<PoolTaint>,
+    /// Node requirements (a pod's node selector and affinity must be compatible with them);
+    /// `None` when the nodes' labels are all known.
+    pub requirements: Option<Vec<PoolRequirement>>,
+}
+
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
 #[derive(Debug, Clone)]
 pub struct Pool {
@@ -103,6 +149,10 @@ pub struct Pool {
     pub variants: Vec<Variant>,
     /// Where the pool (or its first node) is defined.
     pub at: Loc,
+    /// For a pool defined as code (a NodePool, a node group): its kind, declared count,
+    /// startup taints and requirements. Its nodes are then one member standing for them all,
+    /// unless the count is an exact number, when there is one member per node.
+    pub declared: Option<Box<Declared>>,
 }
 
 impl Pool {
@@ -116,9 +166,17 @@ impl Pool {
         find_label(&self.labels, key)
     }
 
-    /// "1 node" / "4 nodes".
+    /// "1 node" / "4 nodes", or a declared count ("1..10 nodes", "? nodes").
     pub fn size(&self) -> String {
-        nodes_noun(self.nodes.len())
+        match &self.declared {
+            Some(d) => d.count.to_string(),
+            None => nodes_noun(self.nodes.len()),
+        }
+    }
+
+    /// The pool's kind: `nodes` for listed nodes (node lists, pool files), or the format that defines it.
+    pub fn kind(&self) -> &'static str {
+        self.declared.as_ref().map_or("nodes", |d| d.kind)
     }
 }
 
@@ -212,6 +270,8 @@ pub(crate) struct RawNode {
     pub at: Loc,
     /// The pool a pool file puts it in (nodes of named pools are never merged with others).
     pub pool: Option<((usize, usize), String)>,
+    /// For a pool defined as code, what its file declares (the same for all its nodes).
+    pub declared: Option<Box<Declared>>,
 }
 
 /// An error at a byte offset of a file, turned into a line and column by the caller.
@@ -250,7 +310,9 @@ impl Inventory {
                 }),
                 message: e.message,
             };
-            let read = if json::looks_like_json(text) {
+            let read = if terraform::looks_like_hcl(text) {
+                terraform::read(index, text)
+            } else if json::looks_like_json(text) {
                 json::read(index, text).map(|r| (r.nodes, r.invalid_taints))
             } else {
                 nodes::parse_file(index, text)
@@ -410,6 +472,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
                     nodes: vec![member],
                     variants: Vec::new(),
                     at: node.at,
+                    declared: node.declared,
                 });
             }
         }

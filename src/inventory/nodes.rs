@@ -1,6 +1,6 @@
 //! Reading one inventory file: Node documents, `kubectl get nodes` lists, or a pool file.
 
-use super::{compact, Loc, ParseError, PoolTaint, RawNode};
+use super::{compact, karpenter, machines, Loc, ParseError, PoolTaint, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::{items, List};
 use crate::syntax::{self, Document, NodeId, NodeKind};
@@ -16,7 +16,11 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
     }
     let mut nodes = Vec::new();
     let mut invalid = 0;
-    for doc in stream.documents.iter_mut() {
+    // A file that defines pools (NodePools, ...) may hold other objects beside them (the
+    // EC2NodeClass a NodePool refers to): those are skipped. Elsewhere they are an error.
+    let mut defines_pools = false;
+    let mut other: Option<ParseError> = None;
+    for (index, doc) in stream.documents.iter_mut().enumerate() {
         if let Some(e) = &doc.error {
             return Err(ParseError::at(
                 e.offset,
@@ -39,6 +43,19 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
         if compact::is_pool_file(doc, root) {
             let lists = compact::parse(file, text, doc, root, Some(&mut nodes))?;
             invalid += lists.iter().map(|l| taints(file, doc, l).1).sum::<usize>();
+            continue;
+        }
+        let read = if karpenter::is_karpenter(doc, root) {
+            Some(karpenter::read(file, doc, root, index)?)
+        } else if machines::is_machine_set(doc, root) {
+            Some(machines::read(file, doc, root, index)?)
+        } else {
+            None
+        };
+        if let Some((node, left_out)) = read {
+            nodes.push(node);
+            invalid += left_out;
+            defines_pools = true;
             continue;
         }
         let kind = doc.get_str(root, "kind").unwrap_or("");
@@ -68,10 +85,15 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
                     nodes.push(node(file, doc, item, &mut invalid)?);
                 }
             }
-            _ => return Err(not_inventory(doc, root)),
+            _ => {
+                other.get_or_insert_with(|| not_inventory(doc, root));
+            }
         }
     }
-    Ok((nodes, invalid))
+    match other {
+        Some(e) if !defines_pools => Err(e),
+        _ => Ok((nodes, invalid)),
+    }
 }
 
 /// An item without `kind` is a Node when it has a name and a Node's spec or status fields (as
@@ -218,5 +240,6 @@ fn node(
         unschedulable,
         at,
         pool: None,
+        declared: None,
     })
 }

@@ -169,15 +169,11 @@ fn add_object<'d>(
                 }
             }
         }
-        Some("Node") => {
-            if let Some((_, spec)) = doc.get(node, "spec") {
-                if let Some((key, value)) = doc.get(spec, "taints") {
-                    out.taints.push(List {
-                        node: value,
-                        key,
-                        path: join(&join(&path, "spec"), "taints"),
-                        object: Some(index),
-                    });
+        Some(kind) if pool_taint_paths(doc.get_str(node, "apiVersion"), kind).is_some() => {
+            let api_version = doc.get_str(node, "apiVersion");
+            for field in pool_taint_paths(api_version, kind).unwrap_or_default() {
+                if let Some(list) = taint_list_at(doc, node, &path, field.path, Some(index)) {
+                    out.taints.push(list);
                 }
             }
         }
@@ -220,6 +216,76 @@ fn add_object<'d>(
         None => {}
     }
     walk_tolerations(doc, out, node, path, Some(index));
+}
+
+/// A taint list of an object that defines nodes: where it is, and whether its taints are
+/// startup taints (expected to be removed once the node is ready: they do not count for fit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaintField {
+    pub path: &'static [&'static str],
+    pub startup: bool,
+}
+
+const fn field(path: &'static [&'static str], startup: bool) -> TaintField {
+    TaintField { path, startup }
+}
+
+/// Where the objects that define nodes keep their taints, by `apiVersion` group and `kind`:
+/// a Node (`spec.taints`), a Karpenter NodePool (`karpenter.sh/v1` and `v1beta1`,
+/// kubernetes-sigs/karpenter pkg/apis/v1/nodepool.go and nodeclaim.go:
+/// `spec.template.spec.taints` and `startupTaints`) and the v1alpha5 Provisioner
+/// (pkg/apis/v1alpha5/provisioner.go: `spec.taints`, `spec.startupTaints`); an OpenShift
+/// MachineSet (openshift/api machine/v1beta1/types_machine.go `MachineSpec.Taints`) and the
+/// Cluster API MachineDeployment, MachineSet and MachinePool (kubernetes-sigs/cluster-api
+/// api/core/v1beta2/machine_types.go `MachineSpec.Taints`): `spec.template.spec.taints`.
+pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'static [TaintField]> {
+    const NODE: &[TaintField] = &[field(&["spec", "taints"], false)];
+    const NODEPOOL: &[TaintField] = &[
+        field(&["spec", "template", "spec", "taints"], false),
+        field(&["spec", "template", "spec", "startupTaints"], true),
+    ];
+    const PROVISIONER: &[TaintField] = &[
+        field(&["spec", "taints"], false),
+        field(&["spec", "startupTaints"], true),
+    ];
+    const MACHINES: &[TaintField] = &[field(&["spec", "template", "spec", "taints"], false)];
+    let group = api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g);
+    Some(match (group, kind) {
+        (None, "Node") => NODE,
+        (Some("karpenter.sh"), "NodePool") => NODEPOOL,
+        (Some("karpenter.sh"), "Provisioner") => PROVISIONER,
+        (Some("machine.openshift.io"), "MachineSet")
+        | (Some("cluster.x-k8s.io"), "MachineDeployment" | "MachineSet" | "MachinePool") => {
+            MACHINES
+        }
+        _ => return None,
+    })
+}
+
+/// The taint list at `segments` under an object, if the field is there.
+pub fn taint_list_at(
+    doc: &Document<'_>,
+    object: NodeId,
+    object_path: &str,
+    segments: &[&str],
+    index: Option<usize>,
+) -> Option<List> {
+    let (last, parents) = segments.split_last()?;
+    let mut at = object;
+    let mut path = object_path.to_string();
+    for segment in parents {
+        let (_, v) = doc.get(at, segment)?;
+        doc.mapping(v)?;
+        at = v;
+        path = join(&path, segment);
+    }
+    let (key, value) = doc.get(at, last)?;
+    Some(List {
+        node: value,
+        key,
+        path: join(&path, last),
+        object: index,
+    })
 }
 
 fn push_tolerations(out: &mut Extracted<'_>, list: List, owner: Owner) {

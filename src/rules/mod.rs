@@ -19,6 +19,7 @@ mod empty_key_requires_exists;
 mod equal_empty_value;
 mod eviction_loop;
 mod exists_with_value;
+mod hcl_syntax;
 mod helm_template;
 mod invalid_key;
 mod invalid_value;
@@ -26,13 +27,14 @@ mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod null_value;
 mod only_avoided_nodes;
+mod platform_taint;
 mod taint_missing_field;
 mod tolerates_everything;
 mod toleration_does_not_attract;
 mod toleration_seconds_requires_no_execute;
 mod toleration_unused;
 mod undecodable_value;
-mod unknown_effect;
+pub(crate) mod unknown_effect;
 pub(crate) mod unknown_field;
 mod unknown_operator;
 mod unschedulable;
@@ -77,6 +79,7 @@ pub trait Rule: Sync {
 /// Every rule, in the order they are documented.
 pub static RULES: &[&dyn Rule] = &[
     &yaml_syntax::YamlSyntax,
+    &hcl_syntax::HclSyntax,
     &undecodable_value::UndecodableValue,
     &unknown_field::UnknownField,
     &invalid_key::InvalidKey,
@@ -88,6 +91,7 @@ pub static RULES: &[&dyn Rule] = &[
     &toleration_seconds_requires_no_execute::TolerationSecondsRequiresNoExecute,
     &taint_missing_field::TaintMissingField,
     &duplicate_taint::DuplicateTaint,
+    &platform_taint::PlatformTaint,
     &deprecated_taint_key::DeprecatedTaintKey,
     &misspelled_taint_key::MisspelledTaintKey,
     &tolerates_everything::ToleratesEverything,
@@ -212,6 +216,7 @@ pub fn markdown_docs() -> String {
     out
 }
 
+pub(crate) use hcl_syntax::META as HCL_SYNTAX;
 pub(crate) use helm_template::META as HELM_TEMPLATE;
 pub(crate) use yaml_syntax::META as YAML_SYNTAX;
 

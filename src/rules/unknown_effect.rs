@@ -119,3 +119,65 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         .with_server_message(server)
         .with_fix(fix);
 }
+
+/// An effect where a Terraform provider spells effects its own way (the google and aws
+/// providers take the GKE / EKS API enum: `NO_SCHEDULE`, `PREFER_NO_SCHEDULE`, `NO_EXECUTE`;
+/// terraform-provider-google `google/services/container/node_config.go`,
+/// terraform-provider-aws `internal/service/eks/node_group.go`): anything else, the Kubernetes
+/// spelling included, fails `terraform plan`.
+pub(crate) fn check_provider_effect(
+    spelled: &crate::inventory::terraform::Spelled,
+) -> Option<crate::diagnostic::Diagnostic> {
+    if spelled.valid() {
+        return None;
+    }
+    let expected: Vec<String> = spelled
+        .spelling
+        .effects
+        .iter()
+        .map(|(p, _)| format!("`{p}`"))
+        .collect();
+    let written = &spelled.written;
+    let suggestion = suggest(&written.replace('_', "")).and_then(|(e, _)| {
+        spelled
+            .spelling
+            .effects
+            .iter()
+            .find(|(_, k8s)| *k8s == e.as_str())
+            .map(|(p, _)| *p)
+    });
+    let message = match suggestion {
+        Some(p) => format!(
+            "unknown effect {} for {}; did you mean `{p}`? (it expects {})",
+            shown(written),
+            spelled.spelling.provider,
+            expected.join(", ")
+        ),
+        None => format!(
+            "unknown effect {}: {} expects {}",
+            shown(written),
+            spelled.spelling.provider,
+            expected.join(", ")
+        ),
+    };
+    let fix = suggestion.map(|p| Fix {
+        title: format!("Write `{p}`"),
+        applicability: Applicability::NeedsReview,
+        edits: vec![crate::diagnostic::Edit {
+            range: spelled.range.clone(),
+            replacement: p.to_string(),
+        }],
+    });
+    Some(crate::diagnostic::Diagnostic {
+        rule: META.name,
+        severity: META.severity,
+        message,
+        server_message: None,
+        range: spelled.range.clone(),
+        document: Some(0),
+        path: Some(spelled.path.clone()),
+        object: None,
+        related: Vec::new(),
+        fixes: fix.into_iter().collect(),
+    })
+}

@@ -18,7 +18,8 @@ pub static META: RuleMeta = RuleMeta {
         "Strict validation, kubectl's default, rejects the object; without it the field is dropped.",
     explanation: r#"## What it catches
 A key inside a toleration other than `key`, `operator`, `value`, `effect` and
-`tolerationSeconds`, or inside a node taint other than `key`, `value`, `effect` and `timeAdded`.
+`tolerationSeconds`, or inside a node taint other than `key`, `value`, `effect` and `timeAdded`
+(in a Cluster API machine template: `key`, `value`, `effect` and `propagation`).
 Field names are case-sensitive: `Effect:` is unknown too.
 
 ## Why it matters
@@ -41,6 +42,7 @@ Correct the name (taintlint suggests the field it is closest to) or remove the f
 
 pub const TOLERATION_FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
 pub const TAINT_FIELDS: &[&str] = &["key", "value", "effect", "timeAdded"];
+const CAPI_TAINT_FIELDS: &[&str] = &["key", "value", "effect", "propagation"];
 
 impl Rule for UnknownField {
     fn meta(&self) -> &'static RuleMeta {
@@ -52,7 +54,22 @@ impl Rule for UnknownField {
     }
 
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        check(cx, item, TAINT_FIELDS);
+        // A Cluster API MachineTaint has `propagation` (Always | OnInitialization) and no
+        // `timeAdded` (kubernetes-sigs/cluster-api api/core/v1beta2/common_types.go).
+        let capi = cx.object.is_some_and(|o| {
+            matches!(
+                o.kind,
+                Some("MachineDeployment" | "MachineSet" | "MachinePool")
+            ) && cx
+                .doc
+                .get_str(o.node, "apiVersion")
+                .is_some_and(|a| a.starts_with("cluster.x-k8s.io/"))
+        });
+        if capi {
+            check(cx, item, CAPI_TAINT_FIELDS);
+        } else {
+            check(cx, item, TAINT_FIELDS);
+        }
     }
 }
 

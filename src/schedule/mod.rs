@@ -19,6 +19,7 @@ use crate::syntax::{self, Document, NodeId};
 pub mod admission;
 pub mod affinity;
 pub mod placement;
+pub mod requirements;
 
 use admission::Source;
 use affinity::{Affinity, NodeView};
@@ -243,6 +244,9 @@ pub enum Reason {
     },
     /// Required node affinity does not match; why.
     NodeAffinity(String),
+    /// The pool makes nodes on demand (a Karpenter NodePool) and its requirements rule out
+    /// what the pod's `nodeSelector` or required affinity asks for; why.
+    Requirements(String),
 }
 
 impl Reason {
@@ -256,6 +260,7 @@ impl Reason {
                 format!("nodeSelector {key}={wanted} does not match")
             }
             Reason::NodeAffinity(why) => format!("required node affinity does not match: {why}"),
+            Reason::Requirements(why) => why.clone(),
         }
     }
 
@@ -675,6 +680,22 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
 }
 
 fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>) {
+    if let Some(reqs) = node
+        .pool
+        .declared
+        .as_ref()
+        .and_then(|d| d.requirements.as_ref())
+    {
+        let selector: Vec<(&str, &str)> = w
+            .node_selector
+            .iter()
+            .map(|e| (e.key.as_str(), e.value.as_str()))
+            .collect();
+        if let Some(why) = requirements::failure(reqs, &selector, w.affinity.as_ref()) {
+            out.push(Reason::Requirements(why));
+        }
+        return;
+    }
     for e in &w.node_selector {
         let actual = node.label(&e.key);
         if actual != Some(e.value.as_str()) {

@@ -234,6 +234,7 @@ fn short(reason: &Reason, pool: &Pool) -> String {
         Reason::Taint(i) => format!("untolerated {}", pool.taints[*i].taint),
         Reason::NodeSelector { .. } => "nodeSelector".to_string(),
         Reason::NodeAffinity(_) => "node affinity".to_string(),
+        Reason::Requirements(_) => "pool requirements".to_string(),
     }
 }
 

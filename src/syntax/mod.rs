@@ -110,6 +110,18 @@ pub enum NodeKind<'a> {
 }
 
 impl<'a> Document<'a> {
+    /// An empty document, for trees built from another syntax (HCL) whose nodes point into
+    /// that text: set `root` after adding nodes.
+    pub fn synthetic(span: Range<usize>) -> Document<'a> {
+        Document {
+            index: 0,
+            span,
+            root: None,
+            nodes: Vec::new(),
+            error: None,
+        }
+    }
+
     pub fn node(&self, id: NodeId) -> &Node<'a> {
         &self.nodes[id as usize]
     }

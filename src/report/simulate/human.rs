@@ -225,15 +225,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
     out.push_str(&wrap(
         "",
         2,
-        &format!(
-            "Cluster: {} in {} ({})",
-            nodes_noun(inventory.node_count()),
-            match pools.len() {
-                1 => "1 pool".to_string(),
-                n => format!("{n} pools"),
-            },
-            names.join(", ")
-        ),
+        &format!("Cluster: {} ({})", cluster_size(pools), names.join(", ")),
         max,
     ));
     out.push_str(&legend(pools, max));
@@ -447,6 +439,31 @@ impl Layout {
         out.push_str(&line);
         out.push('\n');
         out
+    }
+}
+
+/// "10 nodes in 6 pools"; pools defined as code (a NodePool, a node group) are counted as pools,
+/// their nodes being one that stands for all.
+fn cluster_size(pools: &[Pool]) -> String {
+    let pools_noun = |n: usize| match n {
+        1 => "1 pool".to_string(),
+        n => format!("{n} pools"),
+    };
+    let as_code = pools.iter().filter(|p| p.declared.is_some()).count();
+    let listed: usize = pools
+        .iter()
+        .filter(|p| p.declared.is_none())
+        .map(|p| p.nodes.len())
+        .sum();
+    match (as_code, listed) {
+        (0, n) => format!("{} in {}", nodes_noun(n), pools_noun(pools.len())),
+        (c, 0) => format!("{} defined as code", pools_noun(c)),
+        (c, n) => format!(
+            "{} in {}, and {} defined as code",
+            nodes_noun(n),
+            pools_noun(pools.len() - c),
+            pools_noun(c)
+        ),
     }
 }
 

@@ -43,11 +43,23 @@ struct Source<'a> {
 struct PoolOut<'a> {
     id: usize,
     name: &'a str,
+    /// `nodes` for listed nodes, else the format that defines the pool (`nodepool`, ...).
+    kind: &'static str,
     nodes: usize,
+    /// For a pool defined as code: its declared size (`null` ends are unknown).
+    count: Option<CountOut>,
+    #[serde(rename = "startupTaints")]
+    startup_taints: Vec<TaintOut<'a>>,
     taints: Vec<TaintOut<'a>>,
     labels: Labels<'a>,
     unschedulable: bool,
     source: Source<'a>,
+}
+
+#[derive(Serialize)]
+struct CountOut {
+    min: Option<u64>,
+    max: Option<u64>,
 }
 
 /// Labels as a JSON object, in the pool's (sorted) order.
@@ -77,6 +89,10 @@ enum Subject<'a> {
         #[serde(skip)]
         why: &'a str,
     },
+    Requirements {
+        #[serde(skip)]
+        why: &'a str,
+    },
 }
 
 impl<'a> Subject<'a> {
@@ -90,6 +106,7 @@ impl<'a> Subject<'a> {
                 Subject::NodeSelector { key, value: wanted }
             }
             Reason::NodeAffinity(why) => Subject::NodeAffinity { why },
+            Reason::Requirements(why) => Subject::Requirements { why },
         })
     }
 }
@@ -186,7 +203,18 @@ impl<'i> JsonWriter<'i> {
             let value = PoolOut {
                 id: i,
                 name: &pool.name,
+                kind: pool.kind(),
                 nodes: pool.nodes.len(),
+                count: pool.declared.as_ref().map(|d| CountOut {
+                    min: d.count.min,
+                    max: d.count.max,
+                }),
+                startup_taints: pool
+                    .declared
+                    .iter()
+                    .flat_map(|d| &d.startup_taints)
+                    .map(|t| (&t.taint).into())
+                    .collect(),
                 taints: pool.taints.iter().map(|t| (&t.taint).into()).collect(),
                 labels: Labels(&pool.labels),
                 unschedulable: pool.unschedulable.is_some(),

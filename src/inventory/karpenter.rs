@@ -1,0 +1,353 @@
+//! Karpenter NodePools (`karpenter.sh/v1`, `v1beta1`) and Provisioners (`karpenter.sh/v1alpha5`)
+//! as node pools.
+//!
+//! Where things are (kubernetes-sigs/karpenter `pkg/apis/v1/nodepool.go`, `nodeclaim.go`;
+//! v1alpha5 `pkg/apis/v1alpha5/provisioner.go`): taints and startup taints as
+//! [`pool_taint_paths`] lists them; node labels in `spec.template.metadata.labels` (v1alpha5:
+//! `spec.labels`); requirements in `spec.template.spec.requirements` (v1alpha5:
+//! `spec.requirements`). Every node gets `karpenter.sh/nodepool=<name>` (v1alpha5:
+//! `karpenter.sh/provisioner-name`) and, in v1, `<nodeClassRef.group>/<lowercase kind>=<name>`
+//! (`pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go`, `pkg/apis/v1/labels.go`).
+//! Requirements and labels together bound the nodes' labels: a custom key with one `In` value
+//! is a label every node has. The size is `spec.replicas` for a static pool, else dynamic (from
+//! none up to `spec.limits.nodes`, when set).
+
+use super::nodes::{labels, scalar_text, taints};
+use super::{Count, Declared, Loc, ParseError, PoolRequirement, RawNode};
+use crate::k8s::decode::{decode, Decoded};
+use crate::k8s::objects::{pool_taint_paths, taint_list_at};
+use crate::syntax::{Document, NodeId};
+
+/// Whether a document is a Karpenter NodePool or Provisioner.
+pub(crate) fn is_karpenter(doc: &Document<'_>, root: NodeId) -> bool {
+    let api = doc.get_str(root, "apiVersion");
+    api.is_some_and(|a| a.starts_with("karpenter.sh/"))
+        && doc
+            .get_str(root, "kind")
+            .is_some_and(|k| pool_taint_paths(api, k).is_some())
+}
+
+/// Reads one NodePool or Provisioner (`is_karpenter` holds) into the node that stands for its
+/// nodes; returns it with the number of taints left out as invalid.
+pub(crate) fn read(
+    file: usize,
+    doc: &Document<'_>,
+    root: NodeId,
+    index: usize,
+) -> Result<(RawNode, usize), ParseError> {
+    let api = doc.get_str(root, "apiVersion");
+    let kind = doc.get_str(root, "kind").unwrap_or_default();
+    let provisioner = kind == "Provisioner";
+    let at = Loc {
+        file,
+        range: doc.node(root).span.clone(),
+    };
+    let name = doc
+        .get(root, "metadata")
+        .and_then(|(_, m)| doc.get_str(m, "name"))
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| ParseError::at(at.range.start, format!("a {kind} without metadata.name")))?
+        .to_string();
+    let path = |segments: &[&str]| -> Option<NodeId> {
+        let mut at = root;
+        for s in segments {
+            at = doc.get(at, s)?.1;
+        }
+        Some(at)
+    };
+    let (labels_path, requirements_path): (&[&str], &[&str]) = if provisioner {
+        (&["spec", "labels"], &["spec", "requirements"])
+    } else {
+        (
+            &["spec", "template", "metadata", "labels"],
+            &["spec", "template", "spec", "requirements"],
+        )
+    };
+    let mut node_labels = match path(labels_path) {
+        Some(v) => labels(doc, v, &labels_path.join("."))?,
+        None => Vec::new(),
+    };
+    let name_label = if provisioner {
+        "karpenter.sh/provisioner-name"
+    } else {
+        "karpenter.sh/nodepool"
+    };
+    node_labels.push((name_label.to_string(), name.clone()));
+    if let Some(class) = path(&["spec", "template", "spec", "nodeClassRef"]) {
+        let group = doc.get_str(class, "group").unwrap_or_default();
+        let class_kind = doc.get_str(class, "kind").unwrap_or_default();
+        let class_name = doc.get_str(class, "name").unwrap_or_default();
+        if !group.is_empty() && !class_kind.is_empty() && !class_name.is_empty() {
+            node_labels.push((
+                format!("{group}/{}", class_kind.to_ascii_lowercase()),
+                class_name.to_string(),
+            ));
+        }
+    }
+    let mut requirements = Vec::new();
+    for &item in path(requirements_path)
+        .and_then(|v| doc.sequence(v))
+        .unwrap_or_default()
+    {
+        let text = |f: &str| doc.get(item, f).and_then(|(_, v)| scalar_text(doc, v));
+        let (Some(key), Some(operator)) = (text("key"), text("operator")) else {
+            continue; // not a requirement Karpenter would accept: the CRD rejects it
+        };
+        let values: Vec<String> = doc
+            .get(item, "values")
+            .and_then(|(_, v)| doc.sequence(v))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&v| scalar_text(doc, v))
+            .collect();
+        if operator == "In" && values.len() == 1 && !node_labels.iter().any(|(k, _)| *k == key) {
+            node_labels.push((key.clone(), values[0].clone()));
+        }
+        requirements.push(PoolRequirement {
+            key,
+            operator,
+            values,
+        });
+    }
+    // Labels bound the nodes too: a requirement `key In [value]` each.
+    for (k, v) in &node_labels {
+        if !requirements.iter().any(|r| r.key == *k) {
+            requirements.push(PoolRequirement {
+                key: k.clone(),
+                operator: "In".to_string(),
+                values: vec![v.clone()],
+            });
+        }
+    }
+    let int = |segments: &[&str]| {
+        path(segments).and_then(|v| match decode(doc, v) {
+            Decoded::Str(s) => s.parse::<u64>().ok(),
+            d => d
+                .as_int64()
+                .ok()
+                .flatten()
+                .and_then(|n| u64::try_from(n).ok()),
+        })
+    };
+    let count = match int(&["spec", "replicas"]) {
+        Some(n) => Count {
+            min: Some(n),
+            max: Some(n),
+        },
+        None => Count {
+            min: Some(0),
+            max: int(&["spec", "limits", "nodes"]),
+        },
+    };
+    let mut pool_taints = Vec::new();
+    let mut startup_taints = Vec::new();
+    let mut invalid = 0;
+    for field in pool_taint_paths(api, kind).unwrap_or_default() {
+        if let Some(list) = taint_list_at(doc, root, "", field.path, None) {
+            let (found, left_out) = taints(file, doc, &list);
+            invalid += left_out;
+            if field.startup {
+                startup_taints.extend(found);
+            } else {
+                pool_taints.extend(found);
+            }
+        }
+    }
+    Ok((
+        RawNode {
+            // One node stands for all: named for what it is, not as a node of the cluster.
+            name: format!("{name}-*"),
+            labels: node_labels,
+            taints: pool_taints,
+            unschedulable: None,
+            at,
+            pool: Some(((file, index), name)),
+            declared: Some(Box::new(Declared {
+                kind: if provisioner {
+                    "provisioner"
+                } else {
+                    "nodepool"
+                },
+                count,
+                startup_taints,
+                requirements: Some(requirements),
+            })),
+        },
+        invalid,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Options;
+    use crate::inventory::{Count, Inventory};
+
+    // Adapted from aws/karpenter-provider-aws examples/v1/general-purpose.yaml and the NodePool
+    // reference (website/content/en/preview/concepts/nodepools.md: the Cilium startup taint).
+    const NODEPOOL: &str = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    metadata:
+      labels:
+        team: ml
+    spec:
+      requirements:
+        - key: kubernetes.io/arch
+          operator: In
+          values: [\"amd64\"]
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: [\"spot\", \"on-demand\"]
+        - key: example.com/accelerator
+          operator: In
+          values: [\"a100\"]
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      taints:
+        - key: nvidia.com/gpu
+          value: \"true\"
+          effect: NoSchedule
+      startupTaints:
+        - key: node.cilium.io/agent-not-ready
+          value: \"true\"
+          effect: NoExecute
+  limits:
+    cpu: 1000
+    nodes: 20
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiSelectorTerms:
+    - alias: al2023@latest
+";
+
+    #[test]
+    fn a_nodepool_is_a_pool() {
+        let inv = Inventory::load(&[("nodepool.yaml", NODEPOOL)]).unwrap();
+        assert_eq!(inv.pools.len(), 1);
+        let pool = &inv.pools[0];
+        assert_eq!(pool.name, "gpu");
+        assert_eq!(pool.kind(), "nodepool");
+        assert_eq!(pool.size(), "0..20 nodes");
+        assert_eq!(
+            pool.taints
+                .iter()
+                .map(|t| t.taint.to_string())
+                .collect::<Vec<_>>(),
+            ["nvidia.com/gpu=true:NoSchedule"]
+        );
+        let declared = pool.declared.as_ref().unwrap();
+        assert_eq!(
+            declared.startup_taints[0].taint.to_string(),
+            "node.cilium.io/agent-not-ready=true:NoExecute"
+        );
+        assert_eq!(
+            NODEPOOL[pool.taints[0].at.range.clone()].trim_end(),
+            "key: nvidia.com/gpu\n          value: \"true\"\n          effect: NoSchedule"
+        );
+        assert_eq!(pool.label(None, "team"), Some("ml"));
+        assert_eq!(pool.label(None, "karpenter.sh/nodepool"), Some("gpu"));
+        assert_eq!(
+            pool.label(None, "karpenter.k8s.aws/ec2nodeclass"),
+            Some("default")
+        );
+        assert_eq!(pool.label(None, "example.com/accelerator"), Some("a100"));
+        assert_eq!(pool.label(None, "kubernetes.io/arch"), Some("amd64"));
+        // Two capacity types: not a label every node has.
+        assert_eq!(pool.label(None, "karpenter.sh/capacity-type"), None);
+        let reqs = declared.requirements.as_ref().unwrap();
+        assert!(reqs
+            .iter()
+            .any(|r| r.key == "karpenter.sh/capacity-type" && r.values.len() == 2));
+        // The file lints clean; the EC2NodeClass beside it is not an error.
+        assert_eq!(crate::analyse(NODEPOOL, &Options::default()), []);
+    }
+
+    #[test]
+    fn static_pools_and_provisioners() {
+        let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: fixed}\nspec:\n  replicas: 3\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n";
+        let inv = Inventory::load(&[("static.yaml", text)]).unwrap();
+        assert_eq!(
+            inv.pools[0].declared.as_ref().unwrap().count,
+            Count {
+                min: Some(3),
+                max: Some(3)
+            }
+        );
+        assert_eq!(inv.pools[0].size(), "3 nodes");
+        // Adapted from the v1alpha5 Provisioner reference (aws/karpenter v0.31 docs).
+        let text = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n  labels: {billing-team: my-team}\n  taints:\n    - key: example.com/special-taint\n      effect: NoSchedule\n  startupTaints:\n    - key: example.com/another-taint\n      effect: NoSchedule\n  requirements:\n    - key: karpenter.sh/capacity-type\n      operator: In\n      values: [spot]\n";
+        let inv = Inventory::load(&[("provisioner.yaml", text)]).unwrap();
+        let pool = &inv.pools[0];
+        assert_eq!(pool.kind(), "provisioner");
+        assert_eq!(pool.size(), "0+ nodes");
+        assert_eq!(
+            pool.label(None, "karpenter.sh/provisioner-name"),
+            Some("default")
+        );
+        assert_eq!(
+            pool.taints[0].taint.to_string(),
+            "example.com/special-taint:NoSchedule"
+        );
+    }
+
+    #[test]
+    fn nodepool_taints_get_the_taint_rules() {
+        let text = NODEPOOL
+            .replace("effect: NoSchedule", "effect: NoSchedul")
+            .replace(
+                "node.cilium.io/agent-not-ready",
+                "node.cilium.io/agent not ready",
+            );
+        let found: Vec<(&str, &str, String)> = crate::analyse(&text, &Options::default())
+            .iter()
+            .map(|d| {
+                (
+                    d.rule,
+                    &text[d.range.clone()],
+                    d.path.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    "unknown-effect",
+                    "NoSchedul",
+                    "spec.template.spec.taints[0].effect".to_string()
+                ),
+                (
+                    "invalid-key",
+                    "node.cilium.io/agent not ready",
+                    "spec.template.spec.startupTaints[0].key".to_string()
+                ),
+            ]
+        );
+        // The invalid taints are left out of the simulation.
+        let inv = Inventory::load(&[("nodepool.yaml", text.as_str())]).unwrap();
+        assert_eq!(inv.files[0].invalid_taints, 1);
+    }
+
+    #[test]
+    fn a_nodepool_without_a_name_is_an_error() {
+        let e = Inventory::load(&[(
+            "np.yaml",
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nspec: {}\n",
+        )])
+        .unwrap_err();
+        assert_eq!(
+            e[0].to_string(),
+            "np.yaml:1:1: a NodePool without metadata.name"
+        );
+    }
+}

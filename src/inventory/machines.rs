@@ -1,0 +1,201 @@
+//! Machine sets as node pools: the OpenShift MachineSet (`machine.openshift.io/v1beta1`) and the
+//! Cluster API MachineDeployment, MachineSet and MachinePool (`cluster.x-k8s.io`).
+//!
+//! Taints are `spec.template.spec.taints` (see [`pool_taint_paths`]). The node labels of an
+//! OpenShift MachineSet are `spec.template.spec.metadata.labels` ("will autopopulate the Node
+//! created", openshift/api machine/v1beta1/types_machine.go), not `spec.template.metadata.labels`
+//! (those label the Machine only); its `spec.replicas` defaults to 1 (types_machineset.go
+//! `+kubebuilder:default=1`). Cluster API copies to the Node only the Machine labels of the
+//! `node-role.kubernetes.io`, `node-restriction.kubernetes.io` and `node.cluster.x-k8s.io`
+//! domains (util/labels/helpers.go `GetManagedLabels`); its `spec.replicas` may be left to an
+//! autoscaler (unknown here).
+
+use super::nodes::{labels, taints};
+use super::{Count, Declared, Loc, ParseError, RawNode};
+use crate::k8s::decode::decode;
+use crate::k8s::objects::{pool_taint_paths, taint_list_at};
+use crate::syntax::{Document, NodeId};
+
+/// Whether a document is a machine set this module reads.
+pub(crate) fn is_machine_set(doc: &Document<'_>, root: NodeId) -> bool {
+    let api = doc.get_str(root, "apiVersion");
+    let openshift = api.is_some_and(|a| a.starts_with("machine.openshift.io/"));
+    let capi = api.is_some_and(|a| a.starts_with("cluster.x-k8s.io/"));
+    (openshift || capi)
+        && doc
+            .get_str(root, "kind")
+            .is_some_and(|k| pool_taint_paths(api, k).is_some())
+}
+
+fn is_synced_by_capi(key: &str) -> bool {
+    let domain = key.split_once('/').map_or("", |(d, _)| d);
+    [
+        "node-role.kubernetes.io",
+        "node-restriction.kubernetes.io",
+        "node.cluster.x-k8s.io",
+    ]
+    .iter()
+    .any(|d| domain == *d || domain.ends_with(&format!(".{d}")))
+}
+
+/// Reads one machine set (`is_machine_set` holds) into the node that stands for its machines.
+pub(crate) fn read(
+    file: usize,
+    doc: &Document<'_>,
+    root: NodeId,
+    index: usize,
+) -> Result<(RawNode, usize), ParseError> {
+    let api = doc.get_str(root, "apiVersion");
+    let kind = doc.get_str(root, "kind").unwrap_or_default();
+    let openshift = api.is_some_and(|a| a.starts_with("machine.openshift.io/"));
+    let at = Loc {
+        file,
+        range: doc.node(root).span.clone(),
+    };
+    let name = doc
+        .get(root, "metadata")
+        .and_then(|(_, m)| doc.get_str(m, "name"))
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| ParseError::at(at.range.start, format!("a {kind} without metadata.name")))?
+        .to_string();
+    let path = |segments: &[&str]| -> Option<NodeId> {
+        let mut at = root;
+        for s in segments {
+            at = doc.get(at, s)?.1;
+        }
+        Some(at)
+    };
+    let node_labels = if openshift {
+        match path(&["spec", "template", "spec", "metadata", "labels"]) {
+            Some(v) => labels(doc, v, "spec.template.spec.metadata.labels")?,
+            None => Vec::new(),
+        }
+    } else {
+        match path(&["spec", "template", "metadata", "labels"]) {
+            Some(v) => labels(doc, v, "spec.template.metadata.labels")?
+                .into_iter()
+                .filter(|(k, _)| is_synced_by_capi(k))
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let replicas = path(&["spec", "replicas"])
+        .and_then(|v| decode(doc, v).as_int64().ok().flatten())
+        .and_then(|n| u64::try_from(n).ok())
+        .or(if openshift { Some(1) } else { None });
+    let count = Count {
+        min: replicas,
+        max: replicas,
+    };
+    let mut pool_taints = Vec::new();
+    let mut invalid = 0;
+    for field in pool_taint_paths(api, kind).unwrap_or_default() {
+        if let Some(list) = taint_list_at(doc, root, "", field.path, None) {
+            let (found, left_out) = taints(file, doc, &list);
+            invalid += left_out;
+            pool_taints.extend(found);
+        }
+    }
+    Ok((
+        RawNode {
+            name: format!("{name}-*"),
+            labels: node_labels,
+            taints: pool_taints,
+            unschedulable: None,
+            at,
+            pool: Some(((file, index), name)),
+            declared: Some(Box::new(Declared {
+                kind: if openshift {
+                    "machineset"
+                } else {
+                    match kind {
+                        "MachineDeployment" => "machinedeployment",
+                        "MachinePool" => "machinepool",
+                        _ => "capi-machineset",
+                    }
+                },
+                count,
+                startup_taints: Vec::new(),
+                requirements: None,
+            })),
+        },
+        invalid,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Options;
+    use crate::inventory::Inventory;
+
+    const MACHINES: &str = include_str!("../../tests/fixtures/iac/machinesets.yaml");
+
+    #[test]
+    fn machine_sets_are_pools() {
+        let inv = Inventory::load(&[("machines.yaml", MACHINES)]).unwrap();
+        let got: Vec<(&str, &str, String, Vec<String>)> = inv
+            .pools
+            .iter()
+            .map(|p| {
+                (
+                    p.name.as_str(),
+                    p.kind(),
+                    p.size(),
+                    p.taints.iter().map(|t| t.taint.to_string()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "infra-us-east-1a",
+                    "machineset",
+                    "2 nodes".to_string(),
+                    vec!["node-role.kubernetes.io/infra:NoSchedule".to_string()]
+                ),
+                (
+                    "md-gpu",
+                    "machinedeployment",
+                    "? nodes".to_string(),
+                    vec!["nvidia.com/gpu=present:NoSchedule".to_string()]
+                ),
+            ]
+        );
+        // Node labels: the MachineSet's spec.template.spec.metadata.labels; of the Cluster API
+        // Machine labels, only the domains it syncs to the Node.
+        assert_eq!(
+            inv.pools[0].label(None, "node-role.kubernetes.io/infra"),
+            Some("")
+        );
+        assert_eq!(
+            inv.pools[0].label(None, "machine.openshift.io/cluster-api-machineset"),
+            None
+        );
+        assert_eq!(
+            inv.pools[1].label(None, "node-role.kubernetes.io/gpu"),
+            Some("")
+        );
+        assert_eq!(
+            inv.pools[1].label(None, "cluster.x-k8s.io/cluster-name"),
+            None
+        );
+        // `propagation` is a field of a Cluster API taint, not an unknown one.
+        let found = crate::analyse(MACHINES, &Options::default());
+        assert_eq!(
+            found.iter().map(|d| d.rule).collect::<Vec<_>>(),
+            Vec::<&str>::new(),
+            "{found:#?}"
+        );
+        let text = MACHINES.replace(
+            "effect: NoSchedule\n          propagation",
+            "effect: noschedule\n          propagation",
+        );
+        let found = crate::analyse(&text, &Options::default());
+        assert_eq!(found[0].rule, "unknown-effect");
+        assert_eq!(
+            found[0].path.as_deref(),
+            Some("spec.template.spec.taints[0].effect")
+        );
+    }
+}

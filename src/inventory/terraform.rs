@@ -1,0 +1,935 @@
+//! Terraform node pools, read as HCL (hcl-edit, with byte spans).
+//!
+//! Resources and where their taints are (provider source, see each const below):
+//! `google_container_node_pool` and the `node_pool` blocks of `google_container_cluster`
+//! (`node_config { taint { key value effect } }`, or the pre-5.0 attribute `taint = [{...}]`;
+//! effects `NO_SCHEDULE`, `PREFER_NO_SCHEDULE`, `NO_EXECUTE`), `aws_eks_node_group` (`taint`
+//! blocks, the same effect spelling), the terraform-aws-modules/eks module's
+//! `eks_managed_node_groups = { <name> = { taints = { <id> = {key, value, effect} } } }`,
+//! `azurerm_kubernetes_cluster_node_pool` (`node_taints = ["key=value:Effect"]`) and the AKS
+//! default pool (`only_critical_addons_enabled = true` means
+//! `CriticalAddonsOnly=true:NoSchedule`), `huaweicloud_cce_node_pool` (`taints` blocks,
+//! Kubernetes spelling).
+//!
+//! Taints are turned into a tree of the YAML syntax's nodes whose scalars span the exact
+//! characters of the HCL strings, so the ordinary taint rules check them where they are
+//! written. A value that is not a literal (`var.x`, `"${local.name}"`) is never guessed: a
+//! taint with one is left out (of the rules and of the simulation), a pool name is kept as
+//! written.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use hcl_edit::expr::{Expression, ObjectKey};
+use hcl_edit::structure::{Body, Structure};
+use hcl_edit::Span;
+
+use super::{compact, Count, Declared, Loc, ParseError, RawNode};
+use crate::k8s::objects::List;
+use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
+
+/// How a provider spells the taint effects, when not as Kubernetes does.
+pub(crate) struct Spelling {
+    pub provider: &'static str,
+    /// (provider spelling, Kubernetes spelling).
+    pub effects: &'static [(&'static str, &'static str)],
+}
+
+/// hashicorp/terraform-provider-google `google/services/container/node_config.go` (`taint`
+/// effect `StringInSlice`) and hashicorp/terraform-provider-aws
+/// `internal/service/eks/node_group.go` (`taint.effect`): the EKS/GKE API enum spelling.
+const API_EFFECTS: &[(&str, &str)] = &[
+    ("NO_SCHEDULE", "NoSchedule"),
+    ("PREFER_NO_SCHEDULE", "PreferNoSchedule"),
+    ("NO_EXECUTE", "NoExecute"),
+];
+const GOOGLE: Spelling = Spelling {
+    provider: "the google provider",
+    effects: API_EFFECTS,
+};
+const AWS: Spelling = Spelling {
+    provider: "the aws provider",
+    effects: API_EFFECTS,
+};
+
+/// A node pool found in a Terraform file.
+pub(crate) struct TfPool {
+    /// As the user knows it: the `name` (or `node_group_name`) as written, else the resource's
+    /// address.
+    pub name: String,
+    pub kind: &'static str,
+    pub at: Range<usize>,
+    pub labels: Vec<(String, String)>,
+    pub count: Count,
+    /// Its taint list in [`Hcl::doc`], and taints known without one (the AKS default pool's).
+    pub list: Option<List>,
+    pub implied: Vec<(crate::k8s::model::Taint, Range<usize>)>,
+    /// Taints left out: not literals, or not splittable strings.
+    pub skipped: usize,
+}
+
+/// An effect written where a provider spells effects its own way.
+pub(crate) struct Spelled {
+    pub range: Range<usize>,
+    pub written: String,
+    pub spelling: &'static Spelling,
+    /// The field's path (`google_container_node_pool.gpu.node_config.taint[0].effect`).
+    pub path: String,
+}
+
+impl Spelled {
+    /// Whether it is one of the provider's effects.
+    pub fn valid(&self) -> bool {
+        self.spelling
+            .effects
+            .iter()
+            .any(|(p, _)| *p == self.written)
+    }
+}
+
+/// A Terraform file's node pools and their taints as a syntax tree for the rules.
+pub(crate) struct Hcl<'a> {
+    pub doc: Document<'a>,
+    pub pools: Vec<TfPool>,
+    /// Effects written in a provider's spelling (the rules see them in Kubernetes spelling).
+    pub spelled: Vec<Spelled>,
+}
+
+impl Hcl<'_> {
+    pub fn lists(&self) -> Vec<List> {
+        self.pools.iter().filter_map(|p| p.list.clone()).collect()
+    }
+}
+
+/// Whether a text is HCL rather than YAML or JSON: its first statement opens a block
+/// (`resource "type" "name" {`) or sets an attribute (`name = ...`).
+pub(crate) fn looks_like_hcl(text: &str) -> bool {
+    let mut in_comment = false;
+    for line in text.trim_start_matches('\u{feff}').lines() {
+        let line = line.trim();
+        if in_comment {
+            in_comment = !line.contains("*/");
+            continue;
+        }
+        if line.is_empty() || line.starts_with('#') || line.starts_with("//") {
+            continue;
+        }
+        if line.starts_with("/*") {
+            in_comment = !line.contains("*/");
+            continue;
+        }
+        let ident_end = line
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(line.len());
+        if ident_end == 0 || !line.as_bytes()[0].is_ascii_alphabetic() {
+            return false;
+        }
+        let rest = line[ident_end..].trim_start();
+        return (rest.starts_with('=') && !rest.starts_with("=="))
+            || (rest.ends_with('{') && !rest.contains(':'));
+    }
+    false
+}
+
+/// The `#` comments of an HCL text that are alone on their line (where a
+/// `# taintlint: disable=...` directive goes).
+pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let lead = body.len() - body.trim_start_matches([' ', '\t', '\u{feff}']).len();
+        if body[lead..].starts_with('#') {
+            let start = at + lead;
+            out.push(crate::syntax::Comment {
+                span: start..at + body.len(),
+                text: Cow::Borrowed(&text[start + 1..at + body.len()]),
+            });
+        }
+        at += line.len();
+    }
+    out
+}
+
+/// Whether a Terraform text defines node pools (cheap: by resource type names).
+pub fn defines_pools(text: &str) -> bool {
+    looks_like_hcl(text)
+        && [
+            "google_container_node_pool",
+            "google_container_cluster",
+            "aws_eks_node_group",
+            "eks_managed_node_groups",
+            "azurerm_kubernetes_cluster",
+            "huaweicloud_cce_node_pool",
+        ]
+        .iter()
+        .any(|r| text.contains(r))
+}
+
+/// Parses a Terraform file's node pools.
+pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
+    // The parser does not take a byte order mark: it is skipped, and spans shifted past it.
+    let off = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let src = &text[off..];
+    let body = hcl_edit::parser::parse_body(src).map_err(|e| {
+        ParseError::at(
+            off + e.location().offset(),
+            format!("not valid HCL: {}", e.message()),
+        )
+    })?;
+    let mut b = Builder {
+        text,
+        src,
+        off,
+        doc: Document::synthetic(0..text.len()),
+        pools: Vec::new(),
+        spelled: Vec::new(),
+    };
+    for s in body.iter() {
+        let Structure::Block(block) = s else { continue };
+        let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
+        let at = b.span_of(block).unwrap_or(0..0);
+        match (block.ident.as_str(), labels.as_slice()) {
+            ("resource", ["google_container_node_pool", name]) => {
+                let address = format!("google_container_node_pool.{name}");
+                b.gke_pool(&block.body, &address, "google_container_node_pool", at);
+            }
+            ("resource", ["google_container_cluster", name]) => {
+                for (i, pool) in block.body.get_blocks("node_pool").enumerate() {
+                    let address = format!("google_container_cluster.{name}.node_pool[{i}]");
+                    let at = b.span_of(pool).unwrap_or(at.clone());
+                    b.gke_pool(&pool.body, &address, "google_container_cluster", at);
+                }
+            }
+            ("resource", ["aws_eks_node_group", name]) => {
+                b.eks_node_group(&block.body, name, at);
+            }
+            ("resource", ["azurerm_kubernetes_cluster_node_pool", name]) => {
+                b.aks_pool(
+                    &block.body,
+                    name,
+                    "azurerm_kubernetes_cluster_node_pool",
+                    at,
+                );
+            }
+            ("resource", ["azurerm_kubernetes_cluster", name]) => {
+                if let Some(pool) = block.body.get_blocks("default_node_pool").next() {
+                    let at = b.span_of(pool).unwrap_or(at.clone());
+                    b.aks_pool(&pool.body, name, "azurerm_kubernetes_cluster", at);
+                }
+            }
+            ("resource", ["huaweicloud_cce_node_pool", name]) => {
+                b.cce_pool(&block.body, name, at);
+            }
+            ("module", [name]) => {
+                if let Some(groups) = attr(&block.body, "eks_managed_node_groups") {
+                    b.eks_module(groups, name);
+                }
+            }
+            _ => {}
+        }
+    }
+    let seq = b.doc.add_node(Node {
+        span: 0..text.len(),
+        tag: None,
+        kind: NodeKind::Sequence {
+            items: Vec::new(),
+            flow: true,
+        },
+    });
+    b.doc.root = Some(seq);
+    Ok(Hcl {
+        doc: b.doc,
+        pools: b.pools,
+        spelled: b.spelled,
+    })
+}
+
+/// A place that holds fields: a block's body or an object.
+#[derive(Clone, Copy)]
+enum Fields<'b> {
+    Body(&'b Body),
+    Object(&'b hcl_edit::expr::Object),
+}
+
+impl<'b> Fields<'b> {
+    fn get(self, name: &str) -> Option<&'b Expression> {
+        match self {
+            Fields::Body(b) => attr(b, name),
+            Fields::Object(o) => o.iter().find_map(|(k, v)| {
+                let key = match k {
+                    ObjectKey::Ident(i) => i.as_str(),
+                    ObjectKey::Expression(e) => e.as_str()?,
+                };
+                (key == name).then(|| v.expr())
+            }),
+        }
+    }
+
+    /// The blocks named `name` (in a body) and the objects of an attribute `name` (a list of
+    /// objects, or an object of objects).
+    fn children(self, name: &str) -> Vec<Fields<'b>> {
+        let mut out = Vec::new();
+        if let Fields::Body(b) = self {
+            out.extend(
+                b.blocks()
+                    .filter(|b| b.has_ident(name))
+                    .map(|b| Fields::Body(&b.body)),
+            );
+        }
+        match self.get(name) {
+            Some(Expression::Array(a)) => {
+                out.extend(a.iter().filter_map(|e| e.as_object().map(Fields::Object)))
+            }
+            Some(Expression::Object(o)) => out.extend(
+                o.iter()
+                    .filter_map(|(_, v)| v.expr().as_object().map(Fields::Object)),
+            ),
+            _ => {}
+        }
+        out
+    }
+
+    fn child(self, name: &str) -> Option<Fields<'b>> {
+        self.children(name).into_iter().next()
+    }
+}
+
+fn attr<'b>(body: &'b Body, name: &str) -> Option<&'b Expression> {
+    body.get_attribute(name).map(|a| &a.value)
+}
+
+/// A literal written as text: a string without interpolation, a number, a bool.
+fn literal(e: &Expression) -> Option<String> {
+    match e {
+        Expression::String(s) => Some(s.value().to_string()),
+        Expression::Bool(b) => Some(b.value().to_string()),
+        Expression::Number(n) => Some(n.value().to_string()),
+        _ => None,
+    }
+}
+
+fn number(e: Option<&Expression>) -> Option<u64> {
+    match e? {
+        Expression::Number(n) => n.value().as_u64(),
+        _ => None,
+    }
+}
+
+/// The literal pairs of a map attribute (`labels = {...}`): entries that are not literals
+/// are not certain, so they are left out.
+fn map(e: Option<&Expression>) -> Vec<(String, String)> {
+    let Some(Expression::Object(o)) = e else {
+        return Vec::new();
+    };
+    o.iter()
+        .filter_map(|(k, v)| {
+            let key = match k {
+                ObjectKey::Ident(i) => i.as_str().to_string(),
+                ObjectKey::Expression(e) => literal(e)?,
+            };
+            Some((key, literal(v.expr())?))
+        })
+        .collect()
+}
+
+/// A name as written: a literal's value, else the expression's text.
+fn written(text: &str, e: Option<&Expression>, fallback: &str) -> String {
+    match e {
+        Some(e) => literal(e).unwrap_or_else(|| {
+            e.span()
+                .and_then(|s| text.get(s))
+                .unwrap_or(fallback)
+                .to_string()
+        }),
+        None => fallback.to_string(),
+    }
+}
+
+/// A label the platform sets to a literal name.
+fn platform_label(name: Option<&Expression>, key: &str) -> Option<(String, String)> {
+    Some((key.to_string(), literal(name?)?))
+}
+
+fn count(min: Option<u64>, max: Option<u64>, exact: Option<u64>) -> Count {
+    match (exact, min, max) {
+        (_, Some(_), _) | (_, _, Some(_)) => Count { min, max },
+        (Some(n), None, None) => Count {
+            min: Some(n),
+            max: Some(n),
+        },
+        (None, None, None) => Count::default(),
+    }
+}
+
+struct Builder<'a> {
+    /// The whole text (spans of the tree built point into it).
+    text: &'a str,
+    /// The text the parser read (after a byte order mark) and how far into `text` it starts.
+    src: &'a str,
+    off: usize,
+    doc: Document<'a>,
+    pools: Vec<TfPool>,
+    spelled: Vec<Spelled>,
+}
+
+impl<'a> Builder<'a> {
+    /// A parsed element's span, in `text`.
+    fn span_of(&self, s: &impl Span) -> Option<Range<usize>> {
+        s.span().map(|r| r.start + self.off..r.end + self.off)
+    }
+
+    fn scalar(&mut self, span: Range<usize>, value: Cow<'a, str>, style: Style) -> NodeId {
+        self.doc.add_node(Node {
+            span,
+            tag: Some("!!str".into()),
+            kind: NodeKind::Scalar { value, style },
+        })
+    }
+
+    /// A scalar for a literal expression: spanning the characters of a string between its
+    /// quotes (the whole token when it has escapes).
+    fn literal_node(&mut self, e: &Expression) -> Option<NodeId> {
+        let span = self.span_of(e)?;
+        let value = literal(e)?;
+        let inner = if matches!(e, Expression::String(_)) && span.len() >= 2 {
+            span.start + 1..span.end - 1
+        } else {
+            span.clone()
+        };
+        let (span, value) = match self.text.get(inner.clone()) {
+            Some(t) if t == value => (inner, Cow::Borrowed(t)),
+            _ => (span, Cow::Owned(value)),
+        };
+        Some(self.scalar(span, value, Style::Plain))
+    }
+
+    /// A `{key, value, effect}` taint as a mapping; `None` when a field is not a literal.
+    fn taint_mapping(
+        &mut self,
+        f: Fields<'_>,
+        spelling: Option<&'static Spelling>,
+    ) -> Option<NodeId> {
+        let mut entries = Vec::new();
+        let mut span: Option<Range<usize>> = None;
+        for name in ["key", "value", "effect"] {
+            let Some(e) = f.get(name) else { continue };
+            let mut v = self.literal_node(e)?;
+            let vspan = self.doc.node(v).span.clone();
+            if name == "effect" {
+                if let Some(sp) = spelling {
+                    let written = self.doc.scalar(v).map(|(s, _)| s.to_string())?;
+                    if let Some((_, k8s)) = sp.effects.iter().find(|(p, _)| *p == written) {
+                        v = self.scalar(vspan.clone(), Cow::Borrowed(k8s), Style::Plain);
+                    }
+                    self.spelled.push(Spelled {
+                        range: vspan.clone(),
+                        written,
+                        spelling: sp,
+                        path: String::new(),
+                    });
+                }
+            }
+            let k = self.scalar(vspan.clone(), Cow::Borrowed(name), Style::Plain);
+            span = Some(match span {
+                Some(s) => s.start.min(vspan.start)..s.end.max(vspan.end),
+                None => vspan,
+            });
+            entries.push((k, v));
+        }
+        Some(self.doc.add_node(Node {
+            span: span.unwrap_or(0..0),
+            tag: None,
+            kind: NodeKind::Mapping {
+                entries,
+                flow: true,
+            },
+        }))
+    }
+
+    /// A taint list node from taint mappings; returns it and how many were left out.
+    fn taint_list(
+        &mut self,
+        taints: &[Fields<'_>],
+        spelling: Option<&'static Spelling>,
+        path: String,
+    ) -> (Option<List>, usize) {
+        if taints.is_empty() {
+            return (None, 0);
+        }
+        let mut items = Vec::new();
+        for &t in taints {
+            let before = self.spelled.len();
+            if let Some(m) = self.taint_mapping(t, spelling) {
+                for s in &mut self.spelled[before..] {
+                    s.path = format!("{path}[{}].effect", items.len());
+                }
+                items.push(m);
+            } else {
+                self.spelled.truncate(before);
+            }
+        }
+        let skipped = taints.len() - items.len();
+        (self.list(items, path), skipped)
+    }
+
+    fn list(&mut self, items: Vec<NodeId>, path: String) -> Option<List> {
+        let start = items.iter().map(|&i| self.doc.node(i).span.start).min()?;
+        let end = items.iter().map(|&i| self.doc.node(i).span.end).max()?;
+        let node = self.doc.add_node(Node {
+            span: start..end,
+            tag: None,
+            kind: NodeKind::Sequence { items, flow: true },
+        });
+        Some(List {
+            node,
+            key: node,
+            path,
+            object: None,
+        })
+    }
+
+    fn push(&mut self, pool: TfPool) {
+        self.pools.push(pool);
+    }
+
+    fn gke_pool(&mut self, body: &Body, address: &str, kind: &'static str, at: Range<usize>) {
+        let f = Fields::Body(body);
+        let config = f.child("node_config");
+        let taints = config.map(|c| c.children("taint")).unwrap_or_default();
+        let (list, skipped) = self.taint_list(
+            &taints,
+            Some(&GOOGLE),
+            format!("{address}.node_config.taint"),
+        );
+        let auto = f.child("autoscaling");
+        let a = |n: &str| number(auto.and_then(|a| a.get(n)));
+        let min = a("min_node_count").or(a("total_min_node_count"));
+        let max = a("max_node_count").or(a("total_max_node_count"));
+        let exact = number(f.get("node_count")).or(number(f.get("initial_node_count")));
+        let name = written(self.src, f.get("name"), address);
+        let mut labels = map(config.and_then(|c| c.get("labels")));
+        // GKE labels every node with its pool's name.
+        labels.extend(platform_label(
+            f.get("name"),
+            "cloud.google.com/gke-nodepool",
+        ));
+        self.push(TfPool {
+            name,
+            kind,
+            at,
+            labels,
+            count: count(min, max, exact),
+            list,
+            implied: Vec::new(),
+            skipped,
+        });
+    }
+
+    fn eks_node_group(&mut self, body: &Body, name: &str, at: Range<usize>) {
+        let f = Fields::Body(body);
+        let address = format!("aws_eks_node_group.{name}");
+        let taints = f.children("taint");
+        let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taint"));
+        let scaling = f.child("scaling_config");
+        let s = |n: &str| number(scaling.and_then(|a| a.get(n)));
+        let mut labels = map(f.get("labels"));
+        // EKS labels every node of a managed node group with its name (eksctl types.go
+        // EKSNodeGroupNameLabel).
+        labels.extend(platform_label(
+            f.get("node_group_name"),
+            "eks.amazonaws.com/nodegroup",
+        ));
+        self.push(TfPool {
+            name: written(self.src, f.get("node_group_name"), &address),
+            kind: "aws_eks_node_group",
+            at,
+            labels,
+            count: count(s("min_size"), s("max_size"), s("desired_size")),
+            list,
+            implied: Vec::new(),
+            skipped,
+        });
+    }
+
+    fn eks_module(&mut self, groups: &Expression, module: &str) {
+        let Expression::Object(o) = groups else {
+            return;
+        };
+        for (k, v) in o.iter() {
+            let Some(group) = v.expr().as_object() else {
+                continue;
+            };
+            let key = match k {
+                ObjectKey::Ident(i) => i.as_str().to_string(),
+                ObjectKey::Expression(e) => written(self.src, Some(e), "?"),
+            };
+            let f = Fields::Object(group);
+            let address = format!("module.{module}.eks_managed_node_groups.{key}");
+            let taints = f.children("taints");
+            let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taints"));
+            let at = self.span_of(v.expr()).unwrap_or(0..0);
+            let n = |name: &str| number(f.get(name));
+            self.push(TfPool {
+                name: written(self.src, f.get("name"), &key),
+                kind: "eks_managed_node_group",
+                at,
+                labels: map(f.get("labels")),
+                count: count(n("min_size"), n("max_size"), n("desired_size")),
+                list,
+                implied: Vec::new(),
+                skipped,
+            });
+        }
+    }
+
+    fn aks_pool(&mut self, body: &Body, name: &str, kind: &'static str, at: Range<usize>) {
+        let f = Fields::Body(body);
+        let address = format!("{kind}.{name}");
+        let mut items = Vec::new();
+        let mut skipped = 0;
+        if let Some(Expression::Array(a)) = f.get("node_taints") {
+            for e in a.iter() {
+                let (Some(span), Expression::String(_)) = (self.span_of(e), e) else {
+                    skipped += 1;
+                    continue;
+                };
+                let value = literal(e).unwrap_or_default();
+                let scalar = self.scalar(span, Cow::Owned(value), Style::DoubleQuoted);
+                match compact::taint_spec(self.text, &mut self.doc, scalar, name) {
+                    Ok(m) => items.push(m),
+                    Err(_) => skipped += 1,
+                }
+            }
+        }
+        let list = self.list(items, format!("{address}.node_taints"));
+        // kubernetes_nodepool.go ExpandDefaultNodePool (hashicorp/terraform-provider-azurerm).
+        let mut implied = Vec::new();
+        if let Some(e) = f.get("only_critical_addons_enabled") {
+            if matches!(e, Expression::Bool(b) if *b.value()) {
+                implied.push((
+                    crate::k8s::model::Taint {
+                        key: "CriticalAddonsOnly".to_string(),
+                        value: "true".to_string(),
+                        effect: crate::k8s::model::Effect::NoSchedule,
+                    },
+                    self.span_of(e).unwrap_or(at.clone()),
+                ));
+            }
+        }
+        let n = |name: &str| number(f.get(name));
+        self.push(TfPool {
+            name: written(self.src, f.get("name"), &address),
+            kind,
+            at,
+            labels: map(f.get("node_labels")),
+            count: count(n("min_count"), n("max_count"), n("node_count")),
+            list,
+            implied,
+            skipped,
+        });
+    }
+
+    fn cce_pool(&mut self, body: &Body, name: &str, at: Range<usize>) {
+        let f = Fields::Body(body);
+        let address = format!("huaweicloud_cce_node_pool.{name}");
+        let taints = f.children("taints");
+        let (list, skipped) = self.taint_list(&taints, None, format!("{address}.taints"));
+        let n = |name: &str| number(f.get(name));
+        self.push(TfPool {
+            name: written(self.src, f.get("name"), &address),
+            kind: "huaweicloud_cce_node_pool",
+            at,
+            labels: map(f.get("labels")),
+            count: count(
+                n("min_node_count"),
+                n("max_node_count"),
+                n("initial_node_count"),
+            ),
+            list,
+            implied: Vec::new(),
+            skipped,
+        });
+    }
+}
+
+/// Reads a Terraform file's node pools, one node standing for each pool.
+pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), ParseError> {
+    let hcl = parse(text)?;
+    let mut out = Vec::new();
+    let mut invalid = 0;
+    for (index, pool) in hcl.pools.iter().enumerate() {
+        let mut taints = Vec::new();
+        if let Some(list) = &pool.list {
+            let (found, left_out) = super::nodes::taints(file, &hcl.doc, list);
+            taints = found;
+            invalid += left_out;
+        }
+        invalid += pool.skipped;
+        taints.extend(pool.implied.iter().map(|(t, r)| super::PoolTaint {
+            taint: t.clone(),
+            at: Loc {
+                file,
+                range: r.clone(),
+            },
+        }));
+        out.push(RawNode {
+            name: format!("{}-*", pool.name),
+            labels: pool.labels.clone(),
+            taints,
+            unschedulable: None,
+            at: Loc {
+                file,
+                range: pool.at.clone(),
+            },
+            pool: Some(((file, index), pool.name.clone())),
+            declared: Some(Box::new(Declared {
+                kind: pool.kind,
+                count: pool.count,
+                startup_taints: Vec::new(),
+                requirements: None,
+            })),
+        });
+    }
+    Ok((out, invalid))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Options;
+    use crate::inventory::{Count, Inventory};
+
+    const GKE: &str = include_str!("../../tests/fixtures/iac/gke.tf");
+    const EKS_AKS: &str = include_str!("../../tests/fixtures/iac/eks-aks.tf");
+
+    fn found(text: &str) -> Vec<(&'static str, String, String)> {
+        crate::analyse(text, &Options::default())
+            .into_iter()
+            .map(|d| (d.rule, text[d.range.clone()].to_string(), d.message))
+            .collect()
+    }
+
+    #[test]
+    fn pools_names_taints_labels_counts() {
+        let inv = Inventory::load(&[("gke.tf", GKE), ("eks-aks.tf", EKS_AKS)]).unwrap();
+        let got: Vec<(String, &str, String, Vec<String>)> = inv
+            .pools
+            .iter()
+            .map(|p| {
+                (
+                    p.name.clone(),
+                    p.kind(),
+                    p.size(),
+                    p.taints.iter().map(|t| t.taint.to_string()).collect(),
+                )
+            })
+            .collect();
+        let want = [
+            (
+                "gpu-pool",
+                "google_container_node_pool",
+                "0..4 nodes",
+                "nvidia.com/gpu=present:NoSchedule",
+            ),
+            (
+                "\"${var.prefix}-batch\"",
+                "google_container_node_pool",
+                "3 nodes",
+                "dedicated=batch:NoExecute",
+            ),
+            (
+                "system",
+                "aws_eks_node_group",
+                "1..3 nodes",
+                "CriticalAddonsOnly=true:NoSchedule",
+            ),
+            (
+                "spot",
+                "eks_managed_node_group",
+                "0..10 nodes",
+                "example.com/spot=true:NoSchedule",
+            ),
+            (
+                "system#2",
+                "azurerm_kubernetes_cluster",
+                "1 node",
+                "CriticalAddonsOnly=true:NoSchedule",
+            ),
+            (
+                "spot#2",
+                "azurerm_kubernetes_cluster_node_pool",
+                "0..5 nodes",
+                "kubernetes.azure.com/scalesetpriority=spot:NoSchedule",
+            ),
+        ];
+        let want: Vec<(String, &str, String, Vec<String>)> = want
+            .iter()
+            .map(|(n, k, s, t)| (n.to_string(), *k, s.to_string(), vec![t.to_string()]))
+            .collect();
+        assert_eq!(got, want);
+        // The google cluster with its default pool removed defines no pool of its own.
+        let gpu = &inv.pools[0];
+        assert_eq!(gpu.label(None, "example.com/accelerator"), Some("nvidia"));
+        assert_eq!(
+            gpu.label(None, "cloud.google.com/gke-nodepool"),
+            Some("gpu-pool")
+        );
+        // A name that is an expression is kept as written, and no label is guessed from it.
+        assert_eq!(
+            inv.pools[1].label(None, "cloud.google.com/gke-nodepool"),
+            None
+        );
+        assert_eq!(
+            inv.pools[2].label(None, "eks.amazonaws.com/nodegroup"),
+            Some("system")
+        );
+        // Taints point at their place in the HCL text.
+        let at = &gpu.taints[0].at.range;
+        assert!(
+            GKE[at.clone()].starts_with("nvidia.com/gpu"),
+            "{}",
+            &GKE[at.clone()]
+        );
+        let aks = &inv.pools[5];
+        assert_eq!(
+            &EKS_AKS[aks.taints[0].at.range.clone()],
+            "\"kubernetes.azure.com/scalesetpriority=spot:NoSchedule\""
+        );
+        assert_eq!(
+            aks.declared.as_ref().unwrap().count,
+            Count {
+                min: Some(0),
+                max: Some(5)
+            }
+        );
+        // The examples lint clean.
+        assert_eq!(found(GKE), []);
+        assert_eq!(found(EKS_AKS), []);
+    }
+
+    #[test]
+    fn taint_errors_at_their_characters() {
+        let text = GKE
+            .replace("\"nvidia.com/gpu\"", "\"nvidia.com/gpu/x\"")
+            .replace("\"NO_EXECUTE\"", "\"NoExecute\"");
+        assert_eq!(
+            found(&text)
+                .iter()
+                .map(|(r, t, _)| (*r, t.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("invalid-key", "nvidia.com/gpu/x"),
+                ("unknown-effect", "NoExecute")
+            ]
+        );
+        let (_, _, message) = &found(&text)[1];
+        assert_eq!(
+            message,
+            "unknown effect `NoExecute` for the google provider; did you mean `NO_EXECUTE`? \
+             (it expects `NO_SCHEDULE`, `PREFER_NO_SCHEDULE`, `NO_EXECUTE`)"
+        );
+        let fixed = crate::analyse(&text, &Options::default())[1].fixes[0].apply(&text);
+        assert!(fixed.contains("effect = \"NO_EXECUTE\""), "{fixed}");
+        // Inside `key=value:Effect` strings (AKS node_taints).
+        let text = EKS_AKS.replace("spot:NoSchedule\"]", "spot:NoSchedul\"]");
+        let got = found(&text);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(
+            (got[0].0, got[0].1.as_str()),
+            ("unknown-effect", "NoSchedul")
+        );
+        let d = &crate::analyse(&text, &Options::default())[0];
+        let line_col = crate::position::LineIndex::new(&text).line_col(
+            &text,
+            d.range.start,
+            crate::position::Encoding::Utf32,
+        );
+        assert_eq!((line_col.line + 1, line_col.col + 1), (76, 62));
+        assert_eq!(
+            d.fixes[0].apply(&text).lines().nth(75),
+            Some("  node_taints = [\"kubernetes.azure.com/scalesetpriority=spot:NoSchedule\"]")
+        );
+    }
+
+    #[test]
+    fn not_literals_are_never_guessed() {
+        let text = "resource \"aws_eks_node_group\" \"x\" {\n  node_group_name = var.name\n  scaling_config {\n    desired_size = var.n\n  }\n  taint {\n    key    = var.key\n    effect = \"NO_SCHEDULE\"\n  }\n}\n";
+        let inv = Inventory::load(&[("x.tf", text)]).unwrap();
+        let pool = &inv.pools[0];
+        assert_eq!(pool.name, "var.name");
+        assert_eq!(pool.size(), "? nodes");
+        assert!(pool.taints.is_empty());
+        assert_eq!(inv.files[0].invalid_taints, 1);
+        assert_eq!(found(text), []);
+    }
+
+    #[test]
+    fn broken_hcl_is_a_syntax_error_not_yaml() {
+        let text = "resource \"google_container_node_pool\" \"x\" {\n  name =\n}\n";
+        let got = crate::analyse(text, &Options::default());
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].rule, "hcl-syntax");
+        let e = Inventory::load(&[("x.tf", text)]).unwrap_err();
+        assert!(
+            e[0].to_string().starts_with("x.tf:2:9: not valid HCL"),
+            "{}",
+            e[0]
+        );
+        // Terraform without node pools lints clean and is not an inventory.
+        assert_eq!(
+            crate::analyse("variable \"x\" {}\n", &Options::default()),
+            []
+        );
+        assert!(Inventory::load(&[("v.tf", "variable \"x\" {}\n")]).is_err());
+    }
+}
+
+#[cfg(test)]
+mod huawei_tests {
+    use crate::config::Options;
+    use crate::inventory::Inventory;
+
+    // Adapted from huaweicloud/terraform-provider-huaweicloud docs/resources/cce_node_pool.md.
+    const CCE: &str = r#"resource "huaweicloud_cce_node_pool" "node_pool" {
+  cluster_id         = huaweicloud_cce_cluster.cluster.id
+  name               = "testpool"
+  os                 = "EulerOS 2.9"
+  initial_node_count = 2
+  flavor_id          = "s3.large.4"
+  min_node_count     = 0
+  max_node_count     = 10
+  labels = {
+    pool = "test"
+  }
+  taints {
+    key    = "dedicated"
+    value  = "test"
+    effect = "NoSchedule"
+  }
+}
+"#;
+
+    #[test]
+    fn cce_node_pools_use_kubernetes_effects() {
+        let inv = Inventory::load(&[("cce.tf", CCE)]).unwrap();
+        let pool = &inv.pools[0];
+        assert_eq!(
+            (pool.name.as_str(), pool.kind(), pool.size().as_str()),
+            ("testpool", "huaweicloud_cce_node_pool", "0..10 nodes")
+        );
+        assert_eq!(
+            pool.taints[0].taint.to_string(),
+            "dedicated=test:NoSchedule"
+        );
+        assert_eq!(pool.label(None, "pool"), Some("test"));
+        assert_eq!(crate::analyse(CCE, &Options::default()), []);
+        // The provider does not check the effect (no ValidateFunc); the rules do.
+        let text = CCE.replace("\"NoSchedule\"", "\"NO_SCHEDULE\"");
+        let found = crate::analyse(&text, &Options::default());
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].rule, &text[found[0].range.clone()]),
+            ("unknown-effect", "NO_SCHEDULE")
+        );
+    }
+}
