@@ -56,7 +56,10 @@ fn main() {
         .match_indices("- key: dedicated\n        operator: Equal\n        value: pool")
         .map(|(at, m)| (at + text.len() / 2, at + text.len() / 2 + m.len()))
         .find(|&(_, value)| {
-            let digits: String = text[value..].chars().take_while(char::is_ascii_digit).collect();
+            let digits: String = text[value..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
             digits.parse::<usize>().is_ok_and(|p| p % 2 == 0)
         })
         .unwrap()
