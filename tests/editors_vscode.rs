@@ -1,9 +1,12 @@
 //! VS Code (code-server on 127.0.0.1, in headless Chromium driven by playwright-core) with the
-//! extension from editors/vscode packaged into a .vsix and installed, and the `taintlint server`
-//! built by this crate: the Problems panel lists what `taintlint lint` reports, at the same
-//! `[Ln, Col]` (VS Code counts UTF-16 units), the hovers explain, and a wrong `taintlint.path`
-//! gives a clear message. Screenshots land in target/e2e/vscode/. Needs the tools of
-//! scripts/install-editor-test-deps.sh.
+//! extension from editors/vscode packaged by `npm run package` into this platform's .vsix, which
+//! carries the release `taintlint`, installed where `taintlint` is not on `PATH` and no
+//! `taintlint.path` is set: the Problems panel lists what `taintlint lint` reports, at the same
+//! `[Ln, Col]` (VS Code counts UTF-16 units), the hovers explain, the code lenses and inlay hints
+//! say what the core says about the inventory, a lens opens the workload's placement, a
+//! `taintlint.path` replaces the bundled server, and a wrong one gives a clear message.
+//! Screenshots land in target/e2e/vscode/ (with `TAINTLINT_BLESS=1`, the ones the READMEs show
+//! are copied to editors/vscode/images/). Needs the tools of scripts/install-editor-test-deps.sh.
 
 mod editor_support;
 
@@ -14,6 +17,10 @@ use editor_support::*;
 use serde_json::Value;
 
 const FIXTURE: &str = "tests/e2e/fixtures/workload.yaml";
+/// A manifest of workloads that land differently on the inventory: lenses and hints.
+const CLUSTER_MANIFEST: &str = "examples/inference.yaml";
+/// The inventory the workspace settings name (`taintlint.inventory`).
+const INVENTORY: &str = "examples/inventory/pools.yaml";
 const HOVER_RULE: &str = "toleration-seconds-requires-no-execute";
 const HOVER_TOLERATION: &str = "key: node.kubernetes.io/unreachable";
 /// A warning in the fixture that the test makes an error through the user settings.
@@ -80,6 +87,11 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         .env("TAINTLINT_E2E_HOME", e2e_home())
         .env("TAINTLINT_E2E_ARTIFACTS", &dir)
         .env("TAINTLINT_E2E_FIXTURE", repo().join(FIXTURE))
+        .env(
+            "TAINTLINT_E2E_CLUSTER_MANIFEST",
+            repo().join(CLUSTER_MANIFEST),
+        )
+        .env("TAINTLINT_E2E_INVENTORY", repo().join(INVENTORY))
         .env("TAINTLINT_VSCODE_EXTENSION", repo().join("editors/vscode"))
         .env("TAINTLINT_E2E_HOVER_RULE", HOVER_RULE)
         .env("TAINTLINT_E2E_HOVER_TOLERATION", HOVER_TOLERATION)
@@ -102,20 +114,46 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         dir.display()
     );
 
-    // The packaged extension is what got installed.
-    assert!(
-        result["installed"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().starts_with("taintlint.taintlint-")),
-        "installed extensions: {}",
-        result["installed"]
+    // `npm run package` wrote this platform's package, which is what got installed, with its
+    // binary; code-server had no taintlint on PATH and no taintlint.path, so the server that
+    // answered everything below is the one the package carries.
+    let version = read_json(&repo().join("editors/vscode/package.json"))["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        result["packages"],
+        serde_json::json!([format!("taintlint-linux-x64-{version}.vsix")])
+    );
+    assert_eq!(
+        result["installed"],
+        serde_json::json!([format!("taintlint.taintlint-{version}")])
+    );
+    assert_eq!(
+        result["installed_platforms"],
+        serde_json::json!([format!("taintlint.taintlint-{version}:linux-x64")])
+    );
+    assert_eq!(result["bundled"].as_array().unwrap().len(), 1, "{result}");
+    assert_eq!(result["path_without_taintlint"], true);
+    // Then `taintlint.path` comes first: the server restarts from there; when it names a
+    // missing file, no server starts.
+    assert_eq!(
+        result["server_commands"],
+        serde_json::json!([
+            format!("extensions/taintlint.taintlint-{version}/bin/taintlint"),
+            server_bin().to_str().unwrap()
+        ])
     );
 
-    // The Problems panel: every diagnostic of the CLI, at [Ln, Col] in UTF-16 units, 1-based.
+    // The Problems panel: every diagnostic of the CLI with the same inventory, at [Ln, Col] in
+    // UTF-16 units, 1-based.
     let fixture = std::fs::read_to_string(repo().join(FIXTURE)).unwrap();
-    let cli = lint(&fixture, &[]);
+    let inventory_path = repo().join(INVENTORY);
+    let cli = lint(&fixture, &["--inventory", inventory_path.to_str().unwrap()]);
+    assert!(
+        cli.iter().any(|e| e.rule == "toleration-unused"),
+        "the inventory adds findings: {cli:?}"
+    );
     let mut want: Vec<(u64, u64, String)> = cli
         .iter()
         .map(|e| {
@@ -204,8 +242,12 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         "{message}"
     );
 
+    check_cluster(&result);
+
     for shot in [
         "squiggles.png",
+        "lenses.png",
+        "cluster.png",
         "problems.png",
         "hover-diagnostic.png",
         "hover-toleration.png",
@@ -217,4 +259,112 @@ fn vscode_shows_taintlint_problems_and_hovers() {
             .unwrap_or(0);
         assert!(len > 10_000, "screenshot {shot} is missing or empty");
     }
+    if std::env::var_os("TAINTLINT_BLESS").is_some() {
+        for (shot, image) in [
+            ("cluster.png", "cluster.png"),
+            ("problems.png", "screenshot.png"),
+        ] {
+            std::fs::copy(
+                dir.join(shot),
+                repo().join("editors/vscode/images").join(image),
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// The lenses, hints and placement VS Code drew for the cluster manifest: the core's words for
+/// the same text and inventory, on the lines the server put them.
+fn check_cluster(result: &Value) {
+    let text = std::fs::read_to_string(repo().join(CLUSTER_MANIFEST)).unwrap();
+    let pools = std::fs::read_to_string(repo().join(INVENTORY)).unwrap();
+    let inventory =
+        taintlint::inventory::Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
+    let analysis = taintlint::analysis::analyse_file(
+        &text,
+        &taintlint::Options::default(),
+        Some(&inventory),
+        true,
+    );
+    let line = |at: usize| text[..at].matches('\n').count() as u64 + 1;
+
+    // A lens above each workload's `kind:` line, saying where it lands.
+    let lenses: Vec<(u64, String)> = result["lenses"]
+        .as_array()
+        .expect("lenses")
+        .iter()
+        .map(|l| {
+            (
+                l["line"].as_u64().unwrap_or(0),
+                l["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want: Vec<(u64, String)> = analysis
+        .placements
+        .iter()
+        .map(|p| (line(p.anchor.start), p.summary(&inventory)))
+        .collect();
+    assert_eq!(lenses, want, "code lenses");
+    assert!(want.len() >= 4, "{want:?}");
+    assert!(
+        want.iter().any(|(_, t)| t.starts_with("fits no node")),
+        "one workload fits no node: {want:?}"
+    );
+
+    // After each toleration's first line what it matches; after a tolerationSeconds that
+    // evicts, when.
+    let hints: Vec<(u64, String)> = result["hints"]
+        .as_array()
+        .expect("inlay hints")
+        .iter()
+        .map(|h| {
+            (
+                h["line"].as_u64().unwrap_or(0),
+                h["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut want = Vec::new();
+    for t in &analysis.tolerations {
+        want.push((
+            line(t.item.start),
+            taintlint::schedule::placement::describe_matches(&t.tolerated, &inventory),
+        ));
+        if let (Some(seconds), Some(label)) = (
+            &t.seconds,
+            taintlint::schedule::placement::describe_eviction(
+                &t.toleration,
+                &t.tolerated,
+                &inventory,
+            ),
+        ) {
+            want.push((line(seconds.start), label));
+        }
+    }
+    assert_eq!(hints, want, "inlay hints");
+    assert!(
+        want.iter().any(|(_, h)| h.starts_with("evicted ")),
+        "an eviction hint: {want:?}"
+    );
+
+    // The first lens opens its workload's per-pool verdicts beside the manifest.
+    let p = &analysis.placements[0];
+    let details = taintlint::schedule::placement::details(&p.title, &p.simulation, &inventory);
+    let shown = result["placement"]
+        .as_str()
+        .expect("the placement document");
+    let trim =
+        |s: &str| -> Vec<String> { s.trim().lines().map(|l| l.trim_end().to_string()).collect() };
+    assert_eq!(trim(shown), trim(&details), "placement");
+    // In a read-only document named after the workload, which closes without asking to save.
+    let tab = &result["placement_tab"];
+    assert!(
+        tab["label"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{} placement", p.title.replace('/', "\u{2215}"))),
+        "{tab}"
+    );
+    assert_eq!(tab["dirty"], false, "{tab}");
 }

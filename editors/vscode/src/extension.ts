@@ -12,8 +12,12 @@ import {
 } from "vscode-languageclient/node";
 
 const SECTION = "taintlint";
+/** Read-only documents of a workload's per-pool verdicts, opened from its code lens. */
+const PLACEMENT_SCHEME = "taintlint-placement";
 
 let client: LanguageClient | undefined;
+const placements = new Map<string, string>();
+const placementChanged = new vscode.EventEmitter<vscode.Uri>();
 let extensionDir = "";
 let output: vscode.LogOutputChannel;
 let traceOutput: vscode.LogOutputChannel;
@@ -30,14 +34,25 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     traceOutput,
     vscode.commands.registerCommand("taintlint.restartServer", () => restart()),
     vscode.commands.registerCommand("taintlint.showOutput", () => output.show(true)),
-    // A code lens's command: the workload's per-pool verdicts, in a read-only document beside.
+    // A code lens's command: the workload's per-pool verdicts, in a read-only document beside
+    // (named after the workload; never unsaved, so closing it asks nothing).
+    vscode.workspace.registerTextDocumentContentProvider(PLACEMENT_SCHEME, {
+      onDidChange: placementChanged.event,
+      provideTextDocumentContent: (uri) => placements.get(uri.toString()) ?? "",
+    }),
+    placementChanged,
     vscode.commands.registerCommand(
       "taintlint.showPlacement",
       async (arg?: { title?: string; details?: string }) => {
-        const doc = await vscode.workspace.openTextDocument({
-          language: "plaintext",
-          content: arg?.details ?? arg?.title ?? "",
+        const title = arg?.title || "workload";
+        // A slash in `Deployment ns/name` would make a folder of the namespace.
+        const uri = vscode.Uri.from({
+          scheme: PLACEMENT_SCHEME,
+          path: `/${title.replaceAll("/", "\u2215")} placement`,
         });
+        placements.set(uri.toString(), arg?.details ?? "");
+        placementChanged.fire(uri);
+        const doc = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(doc, {
           viewColumn: vscode.ViewColumn.Beside,
           preview: true,
@@ -247,7 +262,8 @@ function findServer(): string | undefined {
     }
   }
   missing(
-    "taintlint: the `taintlint` executable was not found on PATH. Install it " +
+    "taintlint: this package carries no `taintlint` executable and none is on PATH. Install the " +
+      "platform package (`taintlint-<platform>-<version>.vsix`), put `taintlint` on PATH " +
       "(`cargo install --path .` in a taintlint checkout) or set `taintlint.path` to where it is.",
   );
   return undefined;

@@ -1,9 +1,12 @@
 // Run by the VS Code end-to-end test (tests/editors_vscode.rs): packages the extension in
-// editors/vscode into a .vsix, installs it into a fresh code-server (VS Code in the browser) on
-// 127.0.0.1, opens the fixture in headless Chromium through playwright-core, and records what a
-// person would see: the squiggles, the Problems panel, the hovers, the error shown for a missing
-// server binary. Screenshots and logs go to $TAINTLINT_E2E_ARTIFACTS; what was seen goes to
-// result.json there, for the Rust side to check against `taintlint lint`.
+// editors/vscode into this platform's .vsix (`npm run package`, which carries the release
+// binary), installs it into a fresh code-server (VS Code in the browser) on 127.0.0.1 whose PATH
+// has no `taintlint` and whose settings have no `taintlint.path`, opens a workspace with an
+// inventory configured in headless Chromium through playwright-core, and records what a person
+// would see: the squiggles, the Problems panel, the hovers, the code lenses and inlay hints of
+// the cluster, a workload's placement, the error shown for a missing server binary. Screenshots
+// and logs go to $TAINTLINT_E2E_ARTIFACTS; what was seen goes to result.json there, for the Rust
+// side to check against `taintlint lint` and the core.
 "use strict";
 
 const { spawn, spawnSync } = require("node:child_process");
@@ -21,10 +24,14 @@ function env(name) {
   return value;
 }
 
-const BIN = env("TAINTLINT_BIN");
 const E2E_HOME = env("TAINTLINT_E2E_HOME");
 const ARTIFACTS = env("TAINTLINT_E2E_ARTIFACTS");
 const FIXTURE = env("TAINTLINT_E2E_FIXTURE");
+// Another taintlint, which `taintlint.path` names to take precedence over the bundled one.
+const BIN = env("TAINTLINT_BIN");
+// A manifest of several workloads and the inventory file the workspace settings name.
+const CLUSTER_MANIFEST = env("TAINTLINT_E2E_CLUSTER_MANIFEST");
+const INVENTORY = env("TAINTLINT_E2E_INVENTORY");
 const EXTENSION = env("TAINTLINT_VSCODE_EXTENSION");
 const CHROMIUM = process.env.TAINTLINT_CHROMIUM || "/usr/bin/chromium";
 const CODE_SERVER = path.join(E2E_HOME, "code-server/node_modules/.bin/code-server");
@@ -177,13 +184,74 @@ async function openFile(page, name) {
   await page.keyboard.press("Control+P");
   await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
   await page.keyboard.type(name);
-  await page.waitForSelector(".quick-input-list .monaco-list-row", { timeout: TIMEOUT });
+  // The recently opened files are listed at once: wait for the one searched for.
+  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: TIMEOUT });
   await page.keyboard.press("Enter");
   await activeTab(page, name);
 }
 
 async function activeTab(page, name, extra = "") {
   await page.waitForSelector(`.tabs-container .tab.active${extra}[aria-label^="${name}"]`, { timeout: TIMEOUT });
+}
+
+/**
+ * The code lenses and the inlay hints drawn in the first editor group, each with its 1-based
+ * line (read from the line numbers in the margin): a lens sits in the space above its line.
+ */
+async function clusterDecorations(page) {
+  return page.evaluate(() => {
+    const editor = document.querySelector(".part.editor .editor-group-container .monaco-editor");
+    if (!editor) return { lenses: [], hints: [], lines: [] };
+    // (`lines`: the numbers of the lines drawn.)
+    const numbers = Array.from(editor.querySelectorAll(".margin-view-overlays .line-numbers"))
+      .map((e) => ({ line: Number(e.textContent.trim()), top: e.getBoundingClientRect().top }))
+      .filter((n) => n.line > 0)
+      .sort((a, b) => a.top - b.top);
+    const lineAt = (top) => numbers.find((n) => Math.abs(n.top - top) < 3)?.line ?? null;
+    const lenses = Array.from(editor.querySelectorAll(".contentWidgets .codelens-decoration"))
+      .map((lens) => {
+        const top = lens.getBoundingClientRect().top;
+        return {
+          line: numbers.find((n) => n.top > top + 1)?.line ?? null,
+          text: lens.innerText.replace(/\u00a0/g, " ").trim(),
+        };
+      })
+      // (Widgets kept for lines out of view are empty.)
+      .filter((lens) => lens.text);
+    const hints = [];
+    const lines = [];
+    for (const row of editor.querySelectorAll(".view-lines .view-line")) {
+      const line = lineAt(row.getBoundingClientRect().top);
+      lines.push(line);
+      // An inlay hint is text VS Code injects into the line, in spans of its own class (a long
+      // one in pieces of 50 characters, side by side; separate hints have a gap between).
+      let last;
+      for (const span of row.querySelectorAll("span[class*='dyn-rule']")) {
+        const text = span.innerText.replace(/\u00a0/g, " ");
+        const box = span.getBoundingClientRect();
+        if (!text.trim()) continue;
+        if (last && Math.abs(box.left - last.right) < 1) {
+          last.text += text;
+          last.right = box.right;
+        } else {
+          last = { line, left: box.left, right: box.right, text, class: span.className };
+          hints.push(last);
+        }
+      }
+    }
+    return { lenses, hints, lines };
+  });
+}
+
+/** The commands the extension started its server with, from its log under `logs`. */
+function serverCommands(logs) {
+  if (!fs.existsSync(logs)) return [];
+  return fs
+    .readdirSync(logs, { recursive: true })
+    .filter((f) => path.basename(String(f)) === "taintlint.log")
+    .flatMap((f) => fs.readFileSync(path.join(logs, String(f)), "utf8").split("\n"))
+    .map((l) => /\[info\] starting (.*) server$/.exec(l)?.[1])
+    .filter(Boolean);
 }
 
 /** Changes settings the way a person does: in a settings.json, in the editor, saved. */
@@ -208,10 +276,16 @@ async function main() {
     result.steps.push(name);
   };
 
-  // The extension, packaged the way a release is.
+  // The extension, packaged the way a release is: this platform's .vsix, with the binary.
   step("package the extension");
-  const vsix = path.join(ARTIFACTS, "taintlint.vsix");
-  run("npm", ["run", "--silent", "package", "--", "--out", vsix], { cwd: EXTENSION });
+  const packages = path.join(ARTIFACTS, "package");
+  fs.mkdirSync(packages);
+  run("npm", ["run", "--silent", "package", "--", "--out", packages], { cwd: EXTENSION });
+  result.packages = fs.readdirSync(packages);
+  if (result.packages.length !== 1) {
+    throw new Error(`npm run package wrote ${JSON.stringify(result.packages)}`);
+  }
+  const vsix = path.join(packages, result.packages[0]);
 
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "taintlint-vscode-e2e-"));
   const dirs = {};
@@ -221,9 +295,30 @@ async function main() {
   }
   const fileName = path.basename(FIXTURE);
   fs.copyFileSync(FIXTURE, path.join(dirs.workspace, fileName));
+  const clusterName = path.basename(CLUSTER_MANIFEST);
+  fs.copyFileSync(CLUSTER_MANIFEST, path.join(dirs.workspace, clusterName));
+  const inventoryName = path.basename(INVENTORY);
+  fs.copyFileSync(INVENTORY, path.join(dirs.workspace, inventoryName));
+  // The repository's own settings name its inventory, as a team's would.
+  writeJson(path.join(dirs.workspace, ".vscode", "settings.json"), { "taintlint.inventory": [inventoryName] });
+  // A machine without taintlint on PATH: the extension must run the binary it carries.
+  const isExe = (file) => {
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const searchPath = (process.env.PATH || "")
+    .split(path.delimiter)
+    .filter((dir) => dir && !isExe(path.join(dir, "taintlint")))
+    .join(path.delimiter);
+  result.path_without_taintlint = !searchPath.split(path.delimiter).some((dir) => isExe(path.join(dir, "taintlint")));
   const closedPort = await freePort();
   const csEnv = {
     ...process.env,
+    PATH: searchPath,
     XDG_CONFIG_HOME: dirs["xdg-config"],
     XDG_DATA_HOME: dirs["xdg-data"],
     TMPDIR: dirs.tmp,
@@ -241,7 +336,18 @@ async function main() {
 
   step("install the .vsix into code-server");
   run(CODE_SERVER, [...common, "--install-extension", vsix], { env: csEnv });
-  result.installed = fs.readdirSync(dirs.extensions).filter((n) => !n.startsWith("."));
+  result.installed = fs.readdirSync(dirs.extensions).filter((n) => !n.startsWith(".") && n !== "extensions.json");
+  // The platform each was packaged for, from the manifest VS Code keeps beside it.
+  result.installed_platforms = result.installed.map((n) => {
+    const manifest = path.join(dirs.extensions, n, ".vsixmanifest");
+    const xml = fs.existsSync(manifest) ? fs.readFileSync(manifest, "utf8") : "";
+    return `${n}:${/TargetPlatform="([^"]*)"/.exec(xml)?.[1]}`;
+  });
+  result.installed_files = result.installed.flatMap((n) => fs.readdirSync(path.join(dirs.extensions, n)).map((f) => `${n}/${f}`));
+  // The binary the installed extension carries, as VS Code unpacked it.
+  result.bundled = result.installed
+    .map((n) => path.join(dirs.extensions, n, "bin", "taintlint"))
+    .filter((file) => isExe(file));
 
   const settingsFile = path.join(dirs["user-data"], "User", "settings.json");
   const settings = {
@@ -261,12 +367,12 @@ async function main() {
     "editor.stickyScroll.enabled": false,
     "editor.hover.delay": 200,
     "window.zoomLevel": 0,
+    // No `taintlint.path`: the bundled binary runs. VS Code's default cuts inlay hints at 43
+    // characters; the README tells users the same setting.
+    "editor.inlayHints.maximumLength": 0,
     "taintlint.trace.server": "messages",
   };
   writeJson(settingsFile, settings);
-  // taintlint.path is a machine setting (a workspace must not choose what runs): in code-server,
-  // as in any remote window, it is read from the remote machine's settings, not the user's.
-  writeJson(path.join(dirs["user-data"], "Machine", "settings.json"), { "taintlint.path": BIN });
 
   const port = await freePort();
   step(`start code-server on 127.0.0.1:${port}`);
@@ -364,6 +470,72 @@ async function main() {
     });
     await page.screenshot({ path: path.join(ARTIFACTS, "settings.png") });
 
+    step(`open ${clusterName}: code lenses and inlay hints from ${inventoryName}`);
+    if (await page.isVisible(".part.panel")) {
+      await page.keyboard.press("Control+J"); // the panel away: room for the manifest
+    }
+    await openFile(page, clusterName);
+    await page.waitForSelector(".monaco-editor .codelens-decoration a", { timeout: TIMEOUT });
+    // Page through the file: the editor draws only the lines in view.
+    const seen = { lenses: new Map(), hints: new Map() };
+    const lineCount = fs.readFileSync(CLUSTER_MANIFEST, "utf8").replace(/\n$/, "").split("\n").length;
+    await page.keyboard.press("Control+Home");
+    for (let i = 0; i < 20; i++) {
+      // Lenses and hints come after the text: wait until what is drawn holds still.
+      const view = await until("the lenses and hints to settle", async () => {
+        const first = await clusterDecorations(page);
+        await page.waitForTimeout(800);
+        const second = await clusterDecorations(page);
+        const same = JSON.stringify(first.lenses) === JSON.stringify(second.lenses) &&
+          JSON.stringify(first.hints.map((h) => [h.line, h.text])) === JSON.stringify(second.hints.map((h) => [h.line, h.text]));
+        return same && second.lenses.length > 0 ? second : undefined;
+      });
+      for (const l of view.lenses) seen.lenses.set(`${l.line}`, l);
+      for (const h of view.hints) seen.hints.set(`${h.line}:${h.text}`, { ...h, text: h.text.trim() });
+      if (i === 0) {
+        await page.screenshot({ path: path.join(ARTIFACTS, "lenses.png") });
+      }
+      if (view.lines.includes(lineCount)) break;
+      await page.keyboard.press("PageDown");
+      await page.waitForTimeout(300);
+    }
+    result.lenses = [...seen.lenses.values()].sort((a, b) => a.line - b.line);
+    result.hints = [...seen.hints.values()].sort((a, b) => a.line - b.line || a.left - b.left);
+
+    step("click the first lens: the placement beside the manifest");
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Control+B"); // the side bar away: room for both
+    await page.waitForTimeout(500);
+    await page.click(".part.editor .codelens-decoration a");
+    result.placement = await until("the placement document", async () => {
+      const groups = await page.$$(".part.editor .editor-group-container");
+      if (groups.length < 2) return undefined;
+      const text = await groups[1].$eval(".view-lines", (e) =>
+        Array.from(e.querySelectorAll(".view-line"))
+          .map((l) => ({ top: l.getBoundingClientRect().top, text: l.innerText.replace(/\u00a0/g, " ") }))
+          .sort((a, b) => a.top - b.top)
+          .map((l) => l.text)
+          .join("\n"),
+      ).catch(() => "");
+      return text.trim() ? text : undefined;
+    });
+    const beside = (await page.$$(".part.editor .editor-group-container"))[1];
+    result.placement_tab = await beside.$eval(".tab.active", (tab) => ({
+      label: tab.getAttribute("aria-label") || "",
+      dirty: tab.classList.contains("dirty"),
+    }));
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(ARTIFACTS, "cluster.png") });
+
+    step("point taintlint.path at another taintlint: it replaces the bundled one");
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", {
+      "taintlint.inventory": [inventoryName],
+      "taintlint.path": BIN,
+    });
+    await until("the server to restart from taintlint.path", async () =>
+      serverCommands(path.join(dirs["user-data"], "logs")).includes(BIN),
+    );
+
     step("point taintlint.path at a missing file");
     const missing = path.join(root, "no-such-taintlint");
     await editSettings(page, "Preferences: Open Workspace Settings (JSON)", { "taintlint.path": missing });
@@ -389,6 +561,9 @@ async function main() {
     } catch {}
     // The extension host's logs, the taintlint output channel among them.
     fs.cpSync(path.join(dirs["user-data"], "logs"), path.join(ARTIFACTS, "logs"), { recursive: true, force: true });
+    result.server_commands = serverCommands(path.join(ARTIFACTS, "logs")).map((command) =>
+      command.startsWith(root) ? path.relative(root, command) : command,
+    );
     writeJson(path.join(ARTIFACTS, "result.json"), result);
     fs.rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
