@@ -3,33 +3,30 @@
 use std::io::{self, Write};
 
 use super::{line_column, FileReport, Positions, Writer};
+use crate::diagnostic::Diagnostic;
 use crate::position::LineIndex;
 
 /// Writes one line per finding (nothing for a file without any).
 pub struct Concise;
 
 impl Writer for Concise {
-    fn file(
+    fn finding(
         &mut self,
         out: &mut dyn Write,
         file: &FileReport,
+        index: &LineIndex,
+        d: &Diagnostic,
         _: &Positions<'_>,
     ) -> io::Result<()> {
-        if file.diagnostics.is_empty() {
-            return Ok(());
-        }
-        let index = LineIndex::new(&file.text);
-        for d in &file.diagnostics {
-            let (line, column) = line_column(&index, &file.text, d.range.start);
-            writeln!(
-                out,
-                "{}:{line}:{column}: {}[{}] {}",
-                file.path,
-                d.severity,
-                d.rule,
-                one_line(&d.message)
-            )?;
-        }
+        let (line, column) = line_column(index, &file.text, d.range.start);
+        writeln!(
+            out,
+            "{}:{line}:{column}: {}[{}] {}",
+            file.path,
+            d.severity,
+            d.rule,
+            one_line(&d.message)
+        )?;
         Ok(())
     }
 }

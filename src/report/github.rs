@@ -9,7 +9,7 @@
 use std::io::{self, Write};
 
 use super::{FileReport, Positions, Writer};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::position::LineIndex;
 
 fn command(severity: Severity) -> &'static str {
@@ -36,28 +36,24 @@ pub fn escape_property(s: &str) -> String {
 pub struct Github;
 
 impl Writer for Github {
-    fn file(
+    fn finding(
         &mut self,
         out: &mut dyn Write,
         file: &FileReport,
+        index: &LineIndex,
+        d: &Diagnostic,
         _: &Positions<'_>,
     ) -> io::Result<()> {
-        if file.diagnostics.is_empty() {
-            return Ok(());
-        }
-        let index = LineIndex::new(&file.text);
-        for d in &file.diagnostics {
-            let ((line, col), (end_line, end_col)) = file.span(&index, &d.range);
-            writeln!(
-                out,
-                "::{} file={},line={line},col={col},endLine={end_line},endColumn={end_col},\
-                 title={}::{}",
-                command(d.severity),
-                escape_property(&file.path),
-                escape_property(&format!("taintlint ({})", d.rule)),
-                escape_data(&d.message),
-            )?;
-        }
+        let ((line, col), (end_line, end_col)) = file.span(index, &d.range);
+        writeln!(
+            out,
+            "::{} file={},line={line},col={col},endLine={end_line},endColumn={end_col},\
+             title={}::{}",
+            command(d.severity),
+            escape_property(&file.path),
+            escape_property(&format!("taintlint ({})", d.rule)),
+            escape_data(&d.message),
+        )?;
         Ok(())
     }
 }

@@ -35,20 +35,16 @@ impl Human {
 }
 
 impl Writer for Human {
-    fn file(
+    fn finding(
         &mut self,
         out: &mut dyn Write,
         file: &FileReport,
+        index: &LineIndex,
+        d: &Diagnostic,
         positions: &Positions<'_>,
     ) -> io::Result<()> {
-        if file.diagnostics.is_empty() {
-            return Ok(());
-        }
-        let index = LineIndex::new(&file.text);
-        for d in &file.diagnostics {
-            let snippet = render_one(&self.renderer, positions, file, &index, d);
-            write!(out, "{snippet}\n\n")?;
-        }
+        let snippet = render_one(&self.renderer, positions, file, index, d);
+        write!(out, "{snippet}\n\n")?;
         Ok(())
     }
 

@@ -122,71 +122,67 @@ impl Writer for Json {
         out.write_all(b"{\n  \"version\": 1,\n  \"diagnostics\": [")
     }
 
-    fn file(
+    fn finding(
         &mut self,
         out: &mut dyn Write,
         file: &FileReport,
+        index: &LineIndex,
+        d: &crate::diagnostic::Diagnostic,
         positions: &Positions<'_>,
     ) -> io::Result<()> {
-        if file.diagnostics.is_empty() {
-            return Ok(());
-        }
-        let index = LineIndex::new(&file.text);
-        for d in &file.diagnostics {
-            let related = d
-                .related
-                .iter()
-                .map(|r| {
-                    let (name, place) = positions.related(file, &index, r);
-                    Related {
-                        file: name,
-                        range: place.map(JsonRange::from),
-                        message: &r.message,
-                    }
-                })
-                .collect();
-            let fixes = d
-                .fixes
-                .iter()
-                .map(|f| Fix {
-                    title: &f.title,
-                    applicability: f.applicability,
-                    edits: f
-                        .edits
-                        .iter()
-                        .map(|e| Edit {
-                            range: file.span(&index, &e.range).into(),
-                            replacement: &e.replacement,
-                        })
-                        .collect(),
-                })
-                .collect();
-            let object = d.object.as_ref();
-            let value = Diagnostic {
-                file: &file.path,
-                rule: d.rule,
-                severity: d.severity,
-                message: &d.message,
-                server_message: d.server_message.as_deref(),
-                range: file.span(&index, &d.range).into(),
-                document: d.document,
-                path: d.path.as_deref(),
-                object: Object {
-                    kind: object.and_then(|o| o.kind.as_deref()),
-                    name: object.and_then(|o| o.name.as_deref()),
-                    namespace: object.and_then(|o| o.namespace.as_deref()),
-                },
-                related,
-                fixes,
-            };
-            out.write_all(if self.written == 0 {
-                b"\n    "
-            } else {
-                b",\n    "
-            })?;
-            write_pretty(out, &value, 2)?;
-            self.written += 1;
-        }
+        let related = d
+            .related
+            .iter()
+            .map(|r| {
+                let (name, place) = positions.related(file, index, r);
+                Related {
+                    file: name,
+                    range: place.map(JsonRange::from),
+                    message: &r.message,
+                }
+            })
+            .collect();
+        let fixes = d
+            .fixes
+            .iter()
+            .map(|f| Fix {
+                title: &f.title,
+                applicability: f.applicability,
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| Edit {
+                        range: file.span(index, &e.range).into(),
+                        replacement: &e.replacement,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let object = d.object.as_ref();
+        let value = Diagnostic {
+            file: &file.path,
+            rule: d.rule,
+            severity: d.severity,
+            message: &d.message,
+            server_message: d.server_message.as_deref(),
+            range: file.span(index, &d.range).into(),
+            document: d.document,
+            path: d.path.as_deref(),
+            object: Object {
+                kind: object.and_then(|o| o.kind.as_deref()),
+                name: object.and_then(|o| o.name.as_deref()),
+                namespace: object.and_then(|o| o.namespace.as_deref()),
+            },
+            related,
+            fixes,
+        };
+        out.write_all(if self.written == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        })?;
+        write_pretty(out, &value, 2)?;
+        self.written += 1;
         Ok(())
     }
 

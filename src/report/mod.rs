@@ -111,13 +111,33 @@ pub trait Writer {
         Ok(())
     }
 
-    /// One file's findings; `positions` places related locations in other files.
+    /// One finding of `file`, whose line index is `index`; `positions` places related
+    /// locations in other files.
+    fn finding(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        index: &LineIndex,
+        d: &Diagnostic,
+        positions: &Positions<'_>,
+    ) -> io::Result<()>;
+
+    /// One file's findings, in order (nothing for a file without any).
     fn file(
         &mut self,
         out: &mut dyn Write,
         file: &FileReport,
         positions: &Positions<'_>,
-    ) -> io::Result<()>;
+    ) -> io::Result<()> {
+        if file.diagnostics.is_empty() {
+            return Ok(());
+        }
+        let index = LineIndex::new(&file.text);
+        for d in &file.diagnostics {
+            self.finding(out, file, &index, d, positions)?;
+        }
+        Ok(())
+    }
 
     /// What comes after the last file: `files` files were reported, with these findings.
     fn end(&mut self, _out: &mut dyn Write, _files: usize, _summary: &Summary) -> io::Result<()> {
@@ -154,14 +174,6 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn of(files: &[FileReport]) -> Summary {
-        let mut s = Summary::default();
-        for f in files {
-            s.add(&f.diagnostics);
-        }
-        s
-    }
-
     /// Counts these findings too.
     pub fn add(&mut self, diagnostics: &[Diagnostic]) {
         for d in diagnostics {

@@ -280,29 +280,25 @@ impl Writer for Sarif {
         out.write_all(&text.as_bytes()[..at + EMPTY.len() - 1])
     }
 
-    fn file(
+    fn finding(
         &mut self,
         out: &mut dyn Write,
         file: &FileReport,
+        index: &LineIndex,
+        d: &Diagnostic,
         positions: &Positions<'_>,
     ) -> io::Result<()> {
-        if file.diagnostics.is_empty() {
-            return Ok(());
-        }
-        let index = LineIndex::new(&file.text);
         let indent = "  ".repeat(RESULT_DEPTH);
-        for d in &file.diagnostics {
-            let rule_index = self
-                .metas
-                .iter()
-                .position(|m| m.name == d.rule)
-                .unwrap_or(0);
-            let value = result(positions, file, &index, d, rule_index);
-            let sep = if self.written == 0 { "" } else { "," };
-            write!(out, "{sep}\n{indent}")?;
-            write_pretty(out, &value, RESULT_DEPTH)?;
-            self.written += 1;
-        }
+        let rule_index = self
+            .metas
+            .iter()
+            .position(|m| m.name == d.rule)
+            .unwrap_or(0);
+        let value = result(positions, file, index, d, rule_index);
+        let sep = if self.written == 0 { "" } else { "," };
+        write!(out, "{sep}\n{indent}")?;
+        write_pretty(out, &value, RESULT_DEPTH)?;
+        self.written += 1;
         Ok(())
     }
 

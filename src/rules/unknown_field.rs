@@ -73,7 +73,6 @@ impl Rule for UnknownField {
     }
 }
 
-/// The known field a misspelt name most likely meant.
 /// The known field a misspelt one most likely means.
 pub(crate) fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
     known

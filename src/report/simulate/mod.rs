@@ -94,10 +94,7 @@ pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Rea
     let mut out: Vec<&Reason> = Vec::new();
     for (v, _, _) in verdict.groups(pool) {
         for r in &v.reasons {
-            if !out
-                .iter()
-                .any(|seen| seen.describe(pool) == r.describe(pool))
-            {
+            if !out.iter().any(|seen| seen.same_as(r)) {
                 out.push(r);
             }
         }
