@@ -12,10 +12,11 @@
 //! is a label every node has. The size is `spec.replicas` for a static pool, else dynamic (from
 //! none up to `spec.limits.nodes`, when set).
 
-use super::nodes::{labels, scalar_text, taints};
-use super::{Count, Declared, Loc, ParseError, PoolRequirement, RawNode};
+use super::nodes::{labels, scalar_text};
+use super::pool_object::{PoolObject, Taints};
+use super::{Count, Declared, ParseError, PoolRequirement, RawNode};
 use crate::k8s::decode::{decode, Decoded};
-use crate::k8s::objects::{pool_taint_paths, taint_list_at};
+use crate::k8s::objects::pool_taint_paths;
 use crate::syntax::{Document, NodeId};
 
 /// Whether a document is a Karpenter NodePool or Provisioner.
@@ -35,26 +36,9 @@ pub(crate) fn read(
     root: NodeId,
     index: usize,
 ) -> Result<(RawNode, usize), ParseError> {
-    let api = doc.get_str(root, "apiVersion");
-    let kind = doc.get_str(root, "kind").unwrap_or_default();
-    let provisioner = kind == "Provisioner";
-    let at = Loc {
-        file,
-        range: doc.node(root).span.clone(),
-    };
-    let name = doc
-        .get(root, "metadata")
-        .and_then(|(_, m)| doc.get_str(m, "name"))
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| ParseError::at(at.range.start, format!("a {kind} without metadata.name")))?
-        .to_string();
-    let path = |segments: &[&str]| -> Option<NodeId> {
-        let mut at = root;
-        for s in segments {
-            at = doc.get(at, s)?.1;
-        }
-        Some(at)
-    };
+    let object = PoolObject::read(file, doc, root)?;
+    let provisioner = object.kind == "Provisioner";
+    let path = |segments: &[&str]| object.at_path(segments);
     let (labels_path, requirements_path): (&[&str], &[&str]) = if provisioner {
         (&["spec", "labels"], &["spec", "requirements"])
     } else {
@@ -72,7 +56,7 @@ pub(crate) fn read(
     } else {
         "karpenter.sh/nodepool"
     };
-    node_labels.push((name_label.to_string(), name.clone()));
+    node_labels.push((name_label.to_string(), object.name.clone()));
     if let Some(class) = path(&["spec", "template", "spec", "nodeClassRef"]) {
         let group = doc.get_str(class, "group").unwrap_or_default();
         let class_kind = doc.get_str(class, "kind").unwrap_or_default();
@@ -139,20 +123,12 @@ pub(crate) fn read(
             max: int(&["spec", "limits", "nodes"]),
         },
     };
-    let mut pool_taints = Vec::new();
-    let mut startup_taints = Vec::new();
-    let mut invalid = 0;
-    for field in pool_taint_paths(api, kind).unwrap_or_default() {
-        if let Some(list) = taint_list_at(doc, root, "", field.path, None) {
-            let (found, left_out) = taints(file, doc, &list);
-            invalid += left_out;
-            if field.startup {
-                startup_taints.extend(found);
-            } else {
-                pool_taints.extend(found);
-            }
-        }
-    }
+    let Taints {
+        taints: pool_taints,
+        startup: startup_taints,
+        invalid,
+    } = object.taints();
+    let PoolObject { name, at, .. } = object;
     Ok((
         RawNode {
             // One node stands for all: named for what it is, not as a node of the cluster.

@@ -10,10 +10,11 @@
 //! domains (util/labels/helpers.go `GetManagedLabels`); its `spec.replicas` may be left to an
 //! autoscaler (unknown here).
 
-use super::nodes::{labels, taints};
-use super::{Count, Declared, Loc, ParseError, RawNode};
+use super::nodes::labels;
+use super::pool_object::{PoolObject, Taints};
+use super::{Count, Declared, ParseError, RawNode};
 use crate::k8s::decode::decode;
-use crate::k8s::objects::{pool_taint_paths, taint_list_at};
+use crate::k8s::objects::pool_taint_paths;
 use crate::syntax::{Document, NodeId};
 
 /// Whether a document is a machine set this module reads.
@@ -45,26 +46,11 @@ pub(crate) fn read(
     root: NodeId,
     index: usize,
 ) -> Result<(RawNode, usize), ParseError> {
-    let api = doc.get_str(root, "apiVersion");
-    let kind = doc.get_str(root, "kind").unwrap_or_default();
-    let openshift = api.is_some_and(|a| a.starts_with("machine.openshift.io/"));
-    let at = Loc {
-        file,
-        range: doc.node(root).span.clone(),
-    };
-    let name = doc
-        .get(root, "metadata")
-        .and_then(|(_, m)| doc.get_str(m, "name"))
-        .filter(|n| !n.is_empty())
-        .ok_or_else(|| ParseError::at(at.range.start, format!("a {kind} without metadata.name")))?
-        .to_string();
-    let path = |segments: &[&str]| -> Option<NodeId> {
-        let mut at = root;
-        for s in segments {
-            at = doc.get(at, s)?.1;
-        }
-        Some(at)
-    };
+    let object = PoolObject::read(file, doc, root)?;
+    let openshift = object
+        .api
+        .is_some_and(|a| a.starts_with("machine.openshift.io/"));
+    let path = |segments: &[&str]| object.at_path(segments);
     let node_labels = if openshift {
         match path(&["spec", "template", "spec", "metadata", "labels"]) {
             Some(v) => labels(doc, v, "spec.template.spec.metadata.labels")?,
@@ -87,15 +73,12 @@ pub(crate) fn read(
         min: replicas,
         max: replicas,
     };
-    let mut pool_taints = Vec::new();
-    let mut invalid = 0;
-    for field in pool_taint_paths(api, kind).unwrap_or_default() {
-        if let Some(list) = taint_list_at(doc, root, "", field.path, None) {
-            let (found, left_out) = taints(file, doc, &list);
-            invalid += left_out;
-            pool_taints.extend(found);
-        }
-    }
+    let Taints {
+        taints: pool_taints,
+        invalid,
+        ..
+    } = object.taints();
+    let PoolObject { name, at, kind, .. } = object;
     Ok((
         RawNode {
             name: format!("{name}-*"),

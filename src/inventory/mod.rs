@@ -29,6 +29,7 @@ mod json;
 mod karpenter;
 mod machines;
 mod nodes;
+mod pool_object;
 pub mod terraform;
 
 pub(crate) use nodes::scalar_text;
