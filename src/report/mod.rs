@@ -2,6 +2,7 @@
 //! edge, from the core's byte ranges.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::Range;
 
@@ -47,6 +48,8 @@ pub fn line_column(index: &LineIndex, text: &str, offset: usize) -> (usize, usiz
 /// location points into), building each file's line index once, on first use.
 pub struct Positions<'t> {
     files: Vec<(&'t str, &'t str)>,
+    /// A file's index in `files`, by name.
+    by_name: HashMap<&'t str, usize>,
     indexes: Vec<OnceCell<LineIndex>>,
 }
 
@@ -54,8 +57,13 @@ impl<'t> Positions<'t> {
     /// Positions in these files, given as (name, text).
     pub fn new(files: impl IntoIterator<Item = (&'t str, &'t str)>) -> Self {
         let files: Vec<(&str, &str)> = files.into_iter().collect();
+        let mut by_name = HashMap::with_capacity(files.len());
+        for (i, &(name, _)) in files.iter().enumerate() {
+            by_name.entry(name).or_insert(i);
+        }
         Positions {
             indexes: files.iter().map(|_| OnceCell::new()).collect(),
+            by_name,
             files,
         }
     }
@@ -68,7 +76,7 @@ impl<'t> Positions<'t> {
     /// 1-based start and end (line, column) of a range in the file named `name`; `None` when
     /// that file's text is not known.
     pub fn span(&self, name: &str, range: &Range<usize>) -> Option<Span> {
-        let i = self.files.iter().position(|(n, _)| *n == name)?;
+        let &i = self.by_name.get(name)?;
         let text = self.files[i].1;
         let index = self.indexes[i].get_or_init(|| LineIndex::new(text));
         Some((
