@@ -160,7 +160,7 @@ async fn lenses_hints_and_definitions_in_both_encodings() {
         } = start(utf16, true).await;
         let pools_text = pools_text();
 
-        // One lens per workload, on its `kind:` entry, with the per-pool details to show.
+        // One lens per workload, on its `kind:` entry; running it asks for the per-pool details.
         let lenses = lenses(&mut c, &uri).await;
         let lenses = lenses.as_array().unwrap();
         assert_eq!(lenses.len(), 2, "{lenses:?}");
@@ -173,9 +173,18 @@ async fn lenses_hints_and_definitions_in_both_encodings() {
             lenses[0]["range"]["start"],
             position(WORKLOADS, "kind: Deployment", utf16)
         );
-        let details = lenses[0]["command"]["arguments"][0]["details"]
-            .as_str()
-            .unwrap();
+        let argument = &lenses[0]["command"]["arguments"][0];
+        assert_eq!(argument["title"], "Deployment shop/web");
+        assert_eq!(argument["uri"], uri);
+        assert_eq!(argument["position"], lenses[0]["range"]["start"]);
+        let r = c
+            .request(
+                "taintlint/placement",
+                json!({"textDocument": {"uri": uri}, "position": argument["position"]}),
+            )
+            .await;
+        assert_eq!(r["result"]["title"], "Deployment shop/web", "{r}");
+        let details = r["result"]["details"].as_str().unwrap();
         assert!(
             details.starts_with("Deployment shop/web: fits 2 of 3 pools (3 nodes): gpu, batch~\n"),
             "{details}"
@@ -195,6 +204,35 @@ async fn lenses_hints_and_definitions_in_both_encodings() {
         assert_eq!(
             lenses[1]["range"]["start"],
             position(WORKLOADS, "kind: Pod", utf16)
+        );
+        // Anywhere in a workload (here a List's item, after Japanese text and an emoji) asks
+        // for that workload; outside any, nothing.
+        for (at, title) in [
+            (position(WORKLOADS, "nowhere.example.com", utf16), json!("Pod p")),
+            (position(WORKLOADS, "tolerationSeconds", utf16), json!("Deployment shop/web")),
+            (position(WORKLOADS, "# ワークロード", utf16), Value::Null),
+        ] {
+            let r = c
+                .request(
+                    "taintlint/placement",
+                    json!({"textDocument": {"uri": uri}, "position": at}),
+                )
+                .await;
+            assert!(r.get("error").is_none(), "{r}");
+            assert_eq!(r["result"]["title"], title, "{r}");
+        }
+        let r = c
+            .request(
+                "taintlint/placement",
+                json!({"textDocument": {"uri": uri}, "position": position(WORKLOADS, "nowhere.example.com", utf16)}),
+            )
+            .await;
+        assert!(
+            r["result"]["details"]
+                .as_str()
+                .unwrap()
+                .starts_with("Pod p: fits no node: "),
+            "{r}"
         );
         assert_eq!(
             lenses[1]["range"]["end"],

@@ -14,28 +14,55 @@ use crate::lsp::convert::Lines;
 use crate::lsp::facts::Facts;
 use crate::schedule::placement::{self, Placement, TolerationPlace};
 
-/// The client-side command a lens runs: its argument is `{"title", "details"}`, the details
-/// being the per-pool verdicts and reasons as plain text (VS Code opens them in a document,
-/// the Neovim plugin in a floating window).
+/// The client-side command a lens runs: its argument is `{"title", "uri", "position"}` (the
+/// workload and where its lens is). The client asks for the per-pool verdicts and reasons with
+/// [`PLACEMENT_REQUEST`] when the lens is run (VS Code opens them in a document, the Neovim
+/// plugin in a floating window): sending them with every lens would make the answer for a file
+/// of 500 workloads and 50 pools some megabytes, most of it never read.
 pub const SHOW_PLACEMENT: &str = "taintlint.showPlacement";
 
+/// `taintlint/placement`: `{"textDocument": {"uri"}, "position"}` to `{"title", "details"}` of
+/// the workload at that position (in the document's current version), or `null`.
+pub const PLACEMENT_REQUEST: &str = "taintlint/placement";
+
 /// One lens per pod template, on its `kind:` entry.
-pub fn lenses(placements: &[Placement], inventory: &Inventory, lines: &Lines<'_>) -> Vec<CodeLens> {
+pub fn lenses(
+    placements: &[Placement],
+    inventory: &Inventory,
+    lines: &Lines<'_>,
+    uri: &Uri,
+) -> Vec<CodeLens> {
     placements
         .iter()
-        .map(|p| CodeLens {
-            range: lines.range(p.anchor.clone()),
-            command: Some(Command {
-                title: p.summary(inventory),
-                command: SHOW_PLACEMENT.to_string(),
-                arguments: Some(vec![json!({
-                    "title": p.title,
-                    "details": placement::details(&p.title, &p.simulation, inventory),
-                })]),
-            }),
-            data: None,
+        .map(|p| {
+            let range = lines.range(p.anchor.clone());
+            CodeLens {
+                range,
+                command: Some(Command {
+                    title: p.summary(inventory),
+                    command: SHOW_PLACEMENT.to_string(),
+                    arguments: Some(vec![json!({
+                        "title": p.title,
+                        "uri": uri.as_str(),
+                        "position": range.start,
+                    })]),
+                }),
+                data: None,
+            }
         })
         .collect()
+}
+
+/// The workload whose object holds `offset` (the innermost, for a `kind: List`), or whose lens
+/// anchor does.
+pub fn placement_at(placements: &[Placement], offset: usize) -> Option<&Placement> {
+    placements
+        .iter()
+        .filter(|p| {
+            (p.range.start <= offset && offset <= p.range.end)
+                || (p.anchor.start <= offset && offset <= p.anchor.end)
+        })
+        .min_by_key(|p| p.range.len())
 }
 
 /// After each toleration's first line, what it matches in the inventory; after its

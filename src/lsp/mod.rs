@@ -27,7 +27,7 @@ use std::process::ExitCode;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::Server;
 
-pub use server::{Backend, Config, DocumentText};
+pub use server::{Backend, Config, DocumentText, PlacementDetails, PlacementParams};
 
 /// How many requests are handled at once. Handlers do their heavy work on blocking threads,
 /// so this bounds waiting, not CPU.

@@ -192,6 +192,21 @@ pub struct DocumentTextParams {
     pub uri: Uri,
 }
 
+/// `taintlint/placement`'s parameters: a document and a position in a workload.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementParams {
+    pub text_document: TextDocumentIdentifier,
+    pub position: Position,
+}
+
+/// `taintlint/placement`'s answer: the workload, and every pool's verdict and reasons.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PlacementDetails {
+    pub title: String,
+    pub details: String,
+}
+
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct DocumentText {
     pub version: i32,
@@ -203,7 +218,8 @@ pub fn service(config: Config) -> (LspService<Backend>, tower_lsp_server::Client
     let test_methods = config.test_methods;
     let builder = LspService::build(move |client| Backend::new(client, config))
         .custom_method(guard::INVALID_REQUEST, Backend::invalid_request)
-        .custom_method(guard::INVALID_NOTIFICATION, Backend::invalid_notification);
+        .custom_method(guard::INVALID_NOTIFICATION, Backend::invalid_notification)
+        .custom_method(cluster::PLACEMENT_REQUEST, Backend::placement);
     let builder = if test_methods {
         builder.custom_method("taintlint/documentText", Backend::document_text)
     } else {
@@ -273,6 +289,29 @@ impl Backend {
                 format!("taintlint: ignored a message: {}", params.message),
             )
             .await;
+    }
+
+    /// `taintlint/placement`: what running a workload's lens shows, from the document's
+    /// current analysis (the lens carries only where it is).
+    async fn placement(
+        &self,
+        params: PlacementParams,
+    ) -> jsonrpc::Result<Option<PlacementDetails>> {
+        let uri = params.text_document.uri;
+        let Some((snap, ws, encoding)) = self.inner.snapshot(&uri) else {
+            return Ok(None);
+        };
+        let Some(cluster) = ws.cluster.clone() else {
+            return Ok(None);
+        };
+        let offset = snap.lines(encoding).offset(params.position);
+        let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        Ok(
+            cluster::placement_at(&analysis.placements, offset).map(|p| PlacementDetails {
+                title: p.title.clone(),
+                details: crate::schedule::placement::details(&p.title, &p.simulation, &cluster),
+            }),
+        )
     }
 
     async fn document_text(
@@ -1329,6 +1368,7 @@ impl LanguageServer for Backend {
             &analysis.placements,
             &cluster,
             &snap.lines(encoding),
+            &uri,
         )))
     }
 

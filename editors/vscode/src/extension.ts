@@ -43,14 +43,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     placementChanged,
     vscode.commands.registerCommand(
       "taintlint.showPlacement",
-      async (arg?: { title?: string; details?: string }) => {
-        const title = arg?.title || "workload";
+      async (arg?: { title?: string; uri?: string; position?: { line: number; character: number } }) => {
+        // The lens carries where the workload is; the server says how it fits, pool by pool.
+        const placement =
+          client && arg?.uri && arg.position
+            ? await client.sendRequest<{ title: string; details: string } | null>(
+                "taintlint/placement",
+                { textDocument: { uri: arg.uri }, position: arg.position },
+              )
+            : null;
+        if (!placement) {
+          void vscode.window.showInformationMessage(
+            "taintlint: no workload there any more (or no inventory configured).",
+          );
+          return;
+        }
+        const title = placement.title || arg?.title || "workload";
         // A slash in `Deployment ns/name` would make a folder of the namespace.
         const uri = vscode.Uri.from({
           scheme: PLACEMENT_SCHEME,
           path: `/${title.replaceAll("/", "\u2215")} placement`,
         });
-        placements.set(uri.toString(), arg?.details ?? "");
+        placements.set(uri.toString(), placement.details);
         placementChanged.fire(uri);
         const doc = await vscode.workspace.openTextDocument(uri);
         await vscode.window.showTextDocument(doc, {

@@ -248,7 +248,8 @@ local function steps()
           line = lens.range.start.line,
           title = lens.command.title,
           command = lens.command.command,
-          details = ((lens.command.arguments or {})[1] or {}).details,
+          -- What running the lens shows: the server's per-pool verdicts for its place.
+          details = (require('taintlint.cluster').details(buf, ((lens.command.arguments or {})[1] or {}).position) or {}).details,
         })
       end
     end

@@ -20,10 +20,37 @@ function M.float(text)
   })
 end
 
--- The lens command: `{ title, details }`, the details being the per-pool verdicts.
-vim.lsp.commands[COMMAND] = function(command)
+--- The workload at a position and how it fits, pool by pool (`{ title, details }`), asked of the
+--- server; nil when there is no workload there or no inventory.
+---@param bufnr integer
+---@param position lsp.Position
+---@return { title: string, details: string }?
+function M.details(bufnr, position)
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = 'taintlint' })[1]
+  if not client or not position then
+    return nil
+  end
+  local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr), position = position }
+  local response = client:request_sync('taintlint/placement', params, 5000, bufnr)
+  if not response or response.err or type(response.result) ~= 'table' then
+    return nil
+  end
+  return response.result
+end
+
+-- The lens command: `{ title, uri, position }`, where the workload is; the per-pool verdicts
+-- come from the server when it runs.
+vim.lsp.commands[COMMAND] = function(command, ctx)
   local arg = (command.arguments or {})[1] or {}
-  return M.float(arg.details or command.title)
+  local bufnr = (ctx and ctx.bufnr and ctx.bufnr ~= 0) and ctx.bufnr
+    or (arg.uri and vim.uri_to_bufnr(arg.uri))
+    or vim.api.nvim_get_current_buf()
+  local placement = arg.position and M.details(bufnr, arg.position)
+  if not placement then
+    vim.notify('taintlint: no workload there any more, or no inventory configured', vim.log.levels.WARN)
+    return
+  end
+  return M.float(placement.details)
 end
 
 --- The lens of the workload under the cursor (the last one that starts at or above it).
@@ -44,12 +71,14 @@ end
 --- :TaintlintPlacement: where the workload under the cursor lands, pool by pool.
 function M.placement()
   local bufnr = vim.api.nvim_get_current_buf()
-  local lens = M.lens_at_cursor(bufnr)
-  if not lens then
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = 'taintlint' })[1]
+  local placement = client
+    and M.details(bufnr, vim.lsp.util.make_position_params(0, client.offset_encoding).position)
+  if not placement then
     vim.notify('taintlint: no workload here, or no inventory configured (see :checkhealth taintlint)', vim.log.levels.WARN)
     return
   end
-  return vim.lsp.commands[COMMAND](lens.command, {})
+  return M.float(placement.details)
 end
 
 vim.api.nvim_create_user_command('TaintlintPlacement', function()
