@@ -8,6 +8,7 @@
 //! inventory.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::inventory::{nodes_noun, Inventory, Pool};
 use crate::k8s::model::{Effect, Toleration};
@@ -29,7 +30,9 @@ pub struct Placement {
     pub range: Range<usize>,
     /// `Deployment shop/web`.
     pub title: String,
-    pub simulation: Simulation,
+    /// Shared: an editor keeps a file's placements per YAML document and puts the file's
+    /// together again after each edit, which must not copy (or free) every pool's verdicts.
+    pub simulation: Arc<Simulation>,
 }
 
 impl Placement {
@@ -56,7 +59,7 @@ impl Placement {
             anchor,
             range: span(object.node),
             title: title(object),
-            simulation,
+            simulation: Arc::new(simulation),
         }
     }
 
