@@ -7,22 +7,126 @@
 //! `Workspace::new`, and everything the editor shows about the cluster (diagnostics, hover,
 //! completion, lenses, hints, definitions) reads that one inventory.
 
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
-
-use crate::position::LineIndex;
+use std::sync::Arc;
 use std::time::SystemTime;
+
+use tower_lsp_server::ls_types as lsp;
+
+use crate::lsp::convert::Lines;
+use crate::position::{Encoding, LineIndex};
 
 /// One inventory file as last read.
 #[derive(Debug, Clone)]
 pub struct InventoryFile {
     pub path: PathBuf,
-    /// The text, or why it could not be read.
-    pub text: Result<Arc<str>, String>,
+    /// What was read, or why it could not be.
+    content: Result<Content, String>,
     /// When it was last modified, to notice changes when the client cannot watch files.
     pub modified: Option<SystemTime>,
-    /// Where its lines start, made when a position in it is first needed.
-    lines: Arc<OnceLock<LineIndex>>,
+}
+
+/// What the server keeps of an inventory file: not its text (a `kubectl get nodes -o json` of
+/// 5,000 nodes is a hundred megabytes, and the core inventory holds what it says), only what
+/// places positions in it and tells whether an open document is the file as read.
+#[derive(Debug, Clone)]
+struct Content {
+    /// The text, only until the core inventory is made from it ([`InventoryFiles::without_texts`]).
+    text: Option<Arc<str>>,
+    len: usize,
+    hash: u64,
+    positions: Arc<Positions>,
+}
+
+/// Where a text's lines start, and the text of the lines that are not ASCII: enough to turn a
+/// byte offset into a position in any encoding (on an ASCII line a column is the byte count).
+#[derive(Debug)]
+pub struct Positions {
+    /// Line starts, in 32 bits while the text is under 4 GiB.
+    starts: Starts,
+    len: usize,
+    /// Each line with a character outside ASCII (a byte order mark included), from its start to
+    /// the next line's.
+    wide: HashMap<usize, Box<str>>,
+}
+
+#[derive(Debug)]
+enum Starts {
+    Small(Vec<u32>),
+    Large(Vec<usize>),
+}
+
+impl Starts {
+    fn get(&self, line: usize) -> Option<usize> {
+        match self {
+            Starts::Small(v) => v.get(line).map(|&s| s as usize),
+            Starts::Large(v) => v.get(line).copied(),
+        }
+    }
+
+    /// The line that holds `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        match self {
+            Starts::Small(v) => v.partition_point(|&s| s as usize <= offset) - 1,
+            Starts::Large(v) => v.partition_point(|&s| s <= offset) - 1,
+        }
+    }
+}
+
+impl Positions {
+    pub fn new(text: &str) -> Positions {
+        let index = LineIndex::new(text);
+        let count = index.line_count();
+        let line_start = |i: usize| index.line_start(i).unwrap_or(text.len());
+        let starts = if u32::try_from(text.len()).is_ok() {
+            Starts::Small((0..count).map(|i| line_start(i) as u32).collect())
+        } else {
+            Starts::Large((0..count).map(line_start).collect())
+        };
+        let mut wide = HashMap::new();
+        for i in 0..count {
+            let line = &text[line_start(i)..line_start(i + 1)];
+            if !line.is_ascii() {
+                wide.insert(i, Box::from(line));
+            }
+        }
+        Positions {
+            starts,
+            len: text.len(),
+            wide,
+        }
+    }
+
+    /// The position of a byte offset (clamped to the text; inside a character, its start).
+    pub fn position(&self, offset: usize, encoding: Encoding) -> lsp::Position {
+        let offset = offset.min(self.len);
+        let line = self.starts.line_of(offset);
+        let start = self.starts.get(line).unwrap_or(0);
+        match self.wide.get(&line) {
+            None => lsp::Position::new(line as u32, (offset - start) as u32),
+            Some(text) => {
+                let index = LineIndex::new(text);
+                let at = Lines::new(text, &index, encoding).position(offset - start);
+                lsp::Position::new(line as u32, at.character)
+            }
+        }
+    }
+
+    pub fn range(&self, range: Range<usize>, encoding: Encoding) -> lsp::Range {
+        lsp::Range::new(
+            self.position(range.start, encoding),
+            self.position(range.end, encoding),
+        )
+    }
+}
+
+fn hash(text: &str) -> u64 {
+    let mut h = DefaultHasher::new();
+    text.hash(&mut h);
+    h.finish()
 }
 
 #[derive(Debug, Clone, Default)]
@@ -50,6 +154,16 @@ impl InventoryFiles {
         InventoryFiles { files }
     }
 
+    /// The same files without their texts, once the core inventory is made from them.
+    pub fn without_texts(mut self) -> Self {
+        for f in &mut self.files {
+            if let Ok(c) = &mut f.content {
+                c.text = None;
+            }
+        }
+        self
+    }
+
     pub fn files(&self) -> &[InventoryFile] {
         &self.files
     }
@@ -62,20 +176,19 @@ impl InventoryFiles {
         self.files.iter().any(|f| f.path == path)
     }
 
-    /// The text of an inventory file, to place positions that point into it.
-    pub fn text(&self, path: &Path) -> Option<&str> {
+    /// Whether `text` is what the inventory file at `path` held when it was read.
+    pub fn holds(&self, path: &Path, text: &str) -> bool {
         self.files
             .iter()
             .find(|f| f.path == path)
-            .and_then(|f| f.text.as_deref().ok())
+            .and_then(|f| f.content.as_ref().ok())
+            .is_some_and(|c| c.len == text.len() && c.hash == hash(text))
     }
 
-    /// The text of an inventory file and where its lines start (computed once per reading: an
-    /// inventory can be a hundred megabytes).
-    pub fn lines(&self, path: &Path) -> Option<(&str, &LineIndex)> {
+    /// Where positions in an inventory file are.
+    pub fn positions(&self, path: &Path) -> Option<&Positions> {
         let f = self.files.iter().find(|f| f.path == path)?;
-        let text = f.text.as_deref().ok()?;
-        Some((text, f.lines.get_or_init(|| LineIndex::new(text))))
+        Some(&f.content.as_ref().ok()?.positions)
     }
 
     /// Files that could not be read, as messages.
@@ -83,7 +196,7 @@ impl InventoryFiles {
         self.files
             .iter()
             .filter_map(|f| {
-                f.text
+                f.content
                     .as_ref()
                     .err()
                     .map(|e| format!("inventory {}: {e}", f.path.display()))
@@ -94,6 +207,16 @@ impl InventoryFiles {
     /// Whether any file changed on disk since it was read (for clients that cannot watch).
     pub fn changed_on_disk(&self) -> bool {
         self.files.iter().any(|f| modified(&f.path) != f.modified)
+    }
+}
+
+impl InventoryFile {
+    /// The text as read, until [`InventoryFiles::without_texts`]; why it could not be read.
+    pub fn text(&self) -> Result<Option<&str>, &str> {
+        match &self.content {
+            Ok(c) => Ok(c.text.as_deref()),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -118,7 +241,7 @@ fn modified(path: &Path) -> Option<SystemTime> {
 
 fn read_file(path: &Path) -> InventoryFile {
     let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Arc::from).map_err(|e| {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
             format!(
                 "not UTF-8 text (invalid byte at offset {})",
                 e.utf8_error().valid_up_to()
@@ -131,15 +254,44 @@ fn read_file(path: &Path) -> InventoryFile {
     };
     InventoryFile {
         path: path.to_path_buf(),
-        text,
+        content: text.map(|text| Content {
+            len: text.len(),
+            hash: hash(&text),
+            positions: Arc::new(Positions::new(&text)),
+            text: Some(Arc::from(text)),
+        }),
         modified: modified(path),
-        lines: Arc::default(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every offset of texts with Japanese text, emoji, a byte order mark, CRLF and lone CR
+    /// lands where the full text's line index puts it, in each encoding.
+    #[test]
+    fn positions_without_the_text_equal_the_texts() {
+        for text in [
+            "kind: List\nitems: []\n",
+            "\u{feff}# 日本🚀\r\nkind: Node # ノード\rspec: {taints: [{key: \"🚀\", effect: NoSchedule}]}\n",
+            "a: 1\n\n\u{feff}b: \"é\"",
+            "",
+        ] {
+            let positions = Positions::new(text);
+            let index = LineIndex::new(text);
+            for encoding in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+                let lines = Lines::new(text, &index, encoding);
+                for offset in 0..=text.len() + 2 {
+                    assert_eq!(
+                        positions.position(offset, encoding),
+                        lines.position(offset),
+                        "{text:?} at {offset} in {encoding:?}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn reads_resolves_and_reports() {
@@ -152,7 +304,18 @@ mod tests {
         );
         let nodes = dir.path().join("nodes.yaml");
         assert!(files.contains(&nodes));
-        assert_eq!(files.text(&nodes), Some(nodes_text));
+        assert_eq!(files.files()[0].text(), Ok(Some(nodes_text)));
+        let files = files.without_texts();
+        assert_eq!(files.files()[0].text(), Ok(None));
+        assert!(files.holds(&nodes, nodes_text));
+        assert!(!files.holds(&nodes, &nodes_text.replace("n1", "n2")));
+        assert_eq!(
+            files.positions(&nodes).unwrap().position(
+                nodes_text.find("taints").unwrap(),
+                Encoding::Utf16
+            ),
+            lsp::Position::new(5, 4)
+        );
         assert_eq!(
             files.problems(),
             [format!(

@@ -26,7 +26,7 @@ use crate::analysis::FileAnalysis;
 use crate::diagnostic::Diagnostic;
 use crate::lsp::cluster;
 use crate::lsp::completion::{self, Context, KnownTaint, SuggestionKind};
-use crate::lsp::convert::{self, Lines};
+use crate::lsp::convert;
 use crate::lsp::diagnostics::{self, DiagnosticData, FixData};
 use crate::lsp::documents::{Document, Snapshot};
 use crate::lsp::facts::{object_label, Facts};
@@ -392,12 +392,9 @@ fn inventory_location(
     encoding: Encoding,
 ) -> Option<Location> {
     let path = inventory::resolve(file, ws.root.as_deref());
-    let (text, index) = ws.inventory.lines(&path)?;
+    let positions = ws.inventory.positions(&path)?;
     let uri = Uri::from_file_path(&path)?;
-    Some(Location::new(
-        uri,
-        Lines::new(text, index, encoding).range(range),
-    ))
+    Some(Location::new(uri, positions.range(range, encoding)))
 }
 
 /// A file's name for people: the last segment of its path.
@@ -870,7 +867,7 @@ impl Inner {
             return Ok(None);
         };
         // Only while the document says what the inventory was read from.
-        if ws.inventory.text(&path) != Some(&*snap.text) {
+        if !ws.inventory.holds(&path, &snap.text) {
             return Ok(None);
         }
         let name = path.display().to_string();

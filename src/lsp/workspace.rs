@@ -105,6 +105,7 @@ impl Workspace {
         let inventory = InventoryFiles::read(&paths, root);
         problems.extend(inventory.problems());
         let cluster = load_cluster(&inventory, &mut problems);
+        let inventory = inventory.without_texts();
         let workspace = Workspace {
             settings,
             root: root.map(Path::to_path_buf),
@@ -123,6 +124,7 @@ impl Workspace {
         let inventory = self.inventory.reread();
         let mut problems = inventory.problems();
         let cluster = load_cluster(&inventory, &mut problems);
+        let inventory = inventory.without_texts();
         let workspace = Workspace {
             inventory,
             cluster,
@@ -174,10 +176,10 @@ impl Workspace {
     }
 }
 
-/// Parses the inventory files into one cluster. Files are named by their path, which is what
+/// Parses the inventory files (as read, texts still held) into one cluster. Files are named by their path, which is what
 /// related locations into them carry. Nothing when a file is unreadable or none is set.
 fn load_cluster(files: &InventoryFiles, problems: &mut Vec<String>) -> Option<Arc<Inventory>> {
-    if files.is_empty() || files.files().iter().any(|f| f.text.is_err()) {
+    if files.is_empty() || files.files().iter().any(|f| f.text().is_err()) {
         return None;
     }
     let names: Vec<String> = files
@@ -188,7 +190,7 @@ fn load_cluster(files: &InventoryFiles, problems: &mut Vec<String>) -> Option<Ar
     let sources: Vec<(&str, &str)> = names
         .iter()
         .zip(files.files())
-        .filter_map(|(name, f)| Some((name.as_str(), f.text.as_deref().ok()?)))
+        .filter_map(|(name, f)| Some((name.as_str(), f.text().ok()??)))
         .collect();
     match Inventory::load(&sources) {
         Ok(inventory) => Some(Arc::new(inventory)),
