@@ -25,21 +25,23 @@ pub const SHOW_PLACEMENT: &str = "taintlint.showPlacement";
 /// the workload at that position (in the document's current version), or `null`.
 pub const PLACEMENT_REQUEST: &str = "taintlint/placement";
 
-/// One lens per pod template, on its `kind:` entry.
+/// One lens per pod template, on its `kind:` entry, titled with its summary
+/// ([`Placement::summary`], one per placement).
 pub fn lenses(
     placements: &[Placement],
-    inventory: &Inventory,
+    summaries: &[String],
     lines: &Lines<'_>,
     uri: &Uri,
 ) -> Vec<CodeLens> {
     placements
         .iter()
-        .map(|p| {
+        .zip(summaries)
+        .map(|(p, summary)| {
             let range = lines.range(p.anchor.clone());
             CodeLens {
                 range,
                 command: Some(Command {
-                    title: p.summary(inventory),
+                    title: summary.clone(),
                     command: SHOW_PLACEMENT.to_string(),
                     arguments: Some(vec![json!({
                         "title": p.title,

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use rayon::prelude::*;
@@ -143,6 +143,8 @@ struct Analysis {
     placements: Vec<Placement>,
     tolerations: Vec<TolerationPlace>,
     lsp: Vec<lsp::Diagnostic>,
+    /// Each placement's one-line summary, made when lenses are first asked for.
+    summaries: OnceLock<Vec<String>>,
 }
 
 struct Open {
@@ -381,6 +383,7 @@ fn analyse(
         placements,
         tolerations,
         lsp,
+        summaries: OnceLock::new(),
     }
 }
 
@@ -1361,9 +1364,16 @@ impl LanguageServer for Backend {
             return Ok(Some(Vec::new()));
         };
         let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
+        let summaries = analysis.summaries.get_or_init(|| {
+            analysis
+                .placements
+                .iter()
+                .map(|p| p.summary(&cluster))
+                .collect()
+        });
         Ok(Some(cluster::lenses(
             &analysis.placements,
-            &cluster,
+            summaries,
             &snap.lines(encoding),
             &uri,
         )))
