@@ -2,8 +2,9 @@
 //! about 20 KB a node) configured and a 14,800-line manifest of 500 Deployments open, how long
 //! the language server takes to answer `textDocument/codeLens` (every workload),
 //! `textDocument/inlayHint` (the whole file) and `textDocument/definition` (a toleration in the
-//! middle, into the inventory file), and edit-to-diagnostics (a character typed in a workload's
-//! name); then the process's resident memory. Each request goes through real JSON-RPC framing;
+//! middle, into the inventory file), `taintlint/placement` (what running a lens shows: one
+//! workload's verdict in each of the 50 pools), and edit-to-diagnostics (a character typed in
+//! a workload's name); then the process's resident memory. Each request goes through real JSON-RPC framing;
 //! the document's analysis is already there (lenses and hints never simulate again).
 //!
 //! `cargo bench --bench lsp_cluster`
@@ -65,6 +66,9 @@ fn main() {
         .unwrap()
         .0;
     let line = text[..middle].matches('\n').count();
+    let kind_line = text[..text[..middle].rfind("kind: Deployment").unwrap()]
+        .matches('\n')
+        .count();
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -99,6 +103,19 @@ fn main() {
             method: "textDocument/definition",
             params: json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": 8}}),
             check: |a| assert!(a["result"].as_array().is_some_and(|t| !t.is_empty()), "{a}"),
+        },
+        Request {
+            name: "lsp/taintlint/placement, a lens run (50 pools, 5,000 nodes)",
+            method: "taintlint/placement",
+            params: json!({"textDocument": {"uri": URI}, "position": {"line": kind_line, "character": 0}}),
+            check: |a| {
+                assert!(
+                    a["result"]["details"]
+                        .as_str()
+                        .is_some_and(|d| d.matches("\npool ").count() == 50),
+                    "{a}"
+                )
+            },
         },
     ];
     // Edit-to-diagnostics with the inventory configured: a character typed into (then deleted
