@@ -208,8 +208,14 @@ async fn lenses_hints_and_definitions_in_both_encodings() {
         // Anywhere in a workload (here a List's item, after Japanese text and an emoji) asks
         // for that workload; outside any, nothing.
         for (at, title) in [
-            (position(WORKLOADS, "nowhere.example.com", utf16), json!("Pod p")),
-            (position(WORKLOADS, "tolerationSeconds", utf16), json!("Deployment shop/web")),
+            (
+                position(WORKLOADS, "nowhere.example.com", utf16),
+                json!("Pod p"),
+            ),
+            (
+                position(WORKLOADS, "tolerationSeconds", utf16),
+                json!("Deployment shop/web"),
+            ),
             (position(WORKLOADS, "# ワークロード", utf16), Value::Null),
         ] {
             let r = c
@@ -545,4 +551,121 @@ async fn completion_offers_a_pool_files_taints() {
         [("true", "On pool batch (2 nodes, inventory pools.yaml).")]
     );
     assert!(c.finish().await);
+}
+
+/// References on a taint list the tolerations of the whole workspace, read from disk, not
+/// only of the open files; the list follows files that change on disk and the open text wins.
+#[tokio::test]
+async fn references_reach_the_files_of_the_workspace() {
+    for utf16 in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("apps/日本")).unwrap();
+        let pools = root.join("pools.yaml");
+        std::fs::write(&pools, pools_text()).unwrap();
+        // Never opened: one in a folder named in Japanese, one a lint would skip (.gitignore).
+        let workloads = root.join("apps/日本/workloads.yaml");
+        std::fs::write(&workloads, WORKLOADS).unwrap();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::write(root.join("build/out.yaml"), WORKLOADS).unwrap();
+        std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+        let later = root.join("apps/later.yaml");
+
+        let mut c = Client::start(Client::test_config());
+        c.initialize_in(
+            Some(&file_uri(&root)),
+            caps(utf16),
+            json!({"inventory": "pools.yaml"}),
+        )
+        .await;
+        let read = c
+            .notification_where(|m| {
+                m["method"] == "window/logMessage"
+                    && m["params"]["message"]
+                        .as_str()
+                        .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+            })
+            .await;
+        assert_eq!(
+            read["params"]["message"],
+            "taintlint: read the workspace: 1 files with tolerations"
+        );
+        // The client is asked to watch the workspace's manifests.
+        let registration = c.server_request("client/registerCapability").await;
+        let watchers = &registration["params"]["registrations"][0]["registerOptions"]["watchers"];
+        assert_eq!(
+            watchers.as_array().unwrap().last().unwrap()["globPattern"],
+            format!("{}/**/*.{{yaml,yml,json}}", root.display()).as_str(),
+            "{registration}"
+        );
+
+        let pools_text = pools_text();
+        let pools_uri = file_uri(&pools);
+        c.open(&pools_uri, &pools_text).await;
+        let params = json!({"textDocument": {"uri": pools_uri}, "position": position(&pools_text, "inference=a", utf16), "context": {"includeDeclaration": false}});
+        let found = |r: &Value| -> Vec<(String, Value)> {
+            r["result"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{r}"))
+                .iter()
+                .map(|l| {
+                    (
+                        l["uri"].as_str().unwrap().to_string(),
+                        l["range"]["start"].clone(),
+                    )
+                })
+                .collect()
+        };
+        let workloads_uri = tower_lsp_server::ls_types::Uri::from_file_path(&workloads)
+            .unwrap()
+            .as_str()
+            .to_string();
+        let r = c.request("textDocument/references", params.clone()).await;
+        assert_eq!(
+            found(&r),
+            [(
+                workloads_uri.clone(),
+                position(WORKLOADS, "- key: team.example.com/inference", utf16)
+            )]
+        );
+
+        // A new file on disk, reported by the client's watcher, is read.
+        let later_text =
+            "# 後で 🚀\ntolerations: [{key: team.example.com/inference, operator: Exists}]\n";
+        std::fs::write(&later, later_text).unwrap();
+        c.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": file_uri(&later), "type": 1}]}),
+        )
+        .await;
+        // The open text of a file wins over what is on disk.
+        let edited = WORKLOADS.replace("team.example.com/inference #", "elsewhere.example.com/x #");
+        c.open(&workloads_uri, &edited).await;
+        let want = vec![(file_uri(&later), position(later_text, "{key: team", utf16))];
+        let r = references_until(&mut c, &params, |r| found(r) == want).await;
+        assert_eq!(found(&r), want);
+        // Deleted on disk: gone.
+        std::fs::remove_file(&later).unwrap();
+        c.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": file_uri(&later), "type": 3}]}),
+        )
+        .await;
+        let r = references_until(&mut c, &params, |r| found(r).is_empty()).await;
+        assert_eq!(found(&r), []);
+        assert!(c.finish().await);
+    }
+}
+
+/// Asks for references until the answer is `done` (a watched-file change is read in the
+/// background) or five seconds have passed; returns the last answer.
+async fn references_until(c: &mut Client, params: &Value, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let r = c.request("textDocument/references", params.clone()).await;
+        if done(&r) || std::time::Instant::now() > deadline {
+            return r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }

@@ -310,10 +310,10 @@ mod tests {
         assert!(files.holds(&nodes, nodes_text));
         assert!(!files.holds(&nodes, &nodes_text.replace("n1", "n2")));
         assert_eq!(
-            files.positions(&nodes).unwrap().position(
-                nodes_text.find("taints").unwrap(),
-                Encoding::Utf16
-            ),
+            files
+                .positions(&nodes)
+                .unwrap()
+                .position(nodes_text.find("taints").unwrap(), Encoding::Utf16),
             lsp::Position::new(5, 4)
         );
         assert_eq!(

@@ -6,6 +6,7 @@
 //! negotiated encoding, [`settings`] and [`workspace`] turn the client's settings into the
 //! analysis' inputs ([`inventory`] holds the inventory files), [`diagnostics`], [`hover`],
 //! [`completion`] and [`facts`] (what one open document says) produce what the editor shows;
+//! [`index`] holds the tolerations of the workspace's files that are not open;
 //! everything about the cluster comes from the one core inventory the workspace holds.
 
 pub mod cluster;
@@ -17,6 +18,7 @@ pub mod facts;
 pub mod guard;
 pub mod hover;
 pub mod incremental;
+pub mod index;
 pub mod inventory;
 mod server;
 pub mod settings;

@@ -33,6 +33,7 @@ use crate::lsp::facts::{object_label, Facts};
 use crate::lsp::guard::{self, Invalid};
 use crate::lsp::hover::{self, Tolerator};
 use crate::lsp::incremental::ChunkCache;
+use crate::lsp::index::{self, WorkspaceIndex};
 use crate::lsp::inventory;
 use crate::lsp::settings::{Settings, SECTION};
 use crate::lsp::workspace::Workspace;
@@ -170,6 +171,8 @@ struct State {
     watching: Option<Vec<PathBuf>>,
     /// Whether the worker and poller are running.
     started: bool,
+    /// The tolerations of the workspace's files (read in the background after `initialized`).
+    index: WorkspaceIndex,
 }
 
 struct Inner {
@@ -261,6 +264,7 @@ impl Backend {
             startup_problems: Vec::new(),
             watching: None,
             started: false,
+            index: WorkspaceIndex::default(),
         };
         let inner = Arc::new(Inner {
             client,
@@ -731,13 +735,18 @@ impl Inner {
                 .collect();
             (paths, state.caps.clone(), state.watching.clone())
         };
+        let root = self.lock().root.clone();
         if !caps.watch_dynamic || previous.as_ref() == Some(&paths) {
             return;
         }
         {
             self.lock().watching = Some(paths.clone());
         }
-        if previous.as_ref().is_some_and(|p| !p.is_empty()) {
+        // A registration exists when the last had paths, or a workspace root to watch.
+        if previous
+            .as_ref()
+            .is_some_and(|p| !p.is_empty() || root.is_some())
+        {
             let params = UnregistrationParams {
                 unregisterations: vec![Unregistration {
                     id: WATCH_ID.to_string(),
@@ -752,13 +761,31 @@ impl Inner {
                     .await;
             }
         }
-        if paths.is_empty() {
+        if paths.is_empty() && root.is_none() {
             return;
         }
-        let watchers: Vec<FileSystemWatcher> = paths
+        let mut watchers: Vec<FileSystemWatcher> = paths
             .iter()
             .filter_map(|p| watcher(p, caps.watch_relative))
             .collect();
+        // The workspace's manifests, for the index that references read.
+        if let Some(root) = &root {
+            let glob = match Uri::from_file_path(root) {
+                Some(base) if caps.watch_relative => GlobPattern::Relative(RelativePattern {
+                    base_uri: OneOf::Right(base),
+                    pattern: index::WATCH_GLOB.to_string(),
+                }),
+                _ => GlobPattern::String(format!(
+                    "{}/{}",
+                    root.to_string_lossy().trim_end_matches('/'),
+                    index::WATCH_GLOB
+                )),
+            };
+            watchers.push(FileSystemWatcher {
+                glob_pattern: glob,
+                kind: None,
+            });
+        }
         let options = DidChangeWatchedFilesRegistrationOptions { watchers };
         let params = RegistrationParams {
             registrations: vec![Registration {
@@ -829,6 +856,71 @@ impl Inner {
         }
     }
 
+    /// Reads the tolerations of the workspace's files, once, in the background.
+    async fn index_workspace(self: Arc<Self>) {
+        let (root, encoding) = {
+            let state = self.lock();
+            (state.root.clone(), state.encoding)
+        };
+        let Some(root) = root else { return };
+        let result = blocking("reading the workspace", move || {
+            WorkspaceIndex::build(&root, encoding)
+        })
+        .await;
+        match result {
+            Ok(built) => {
+                let (files, truncated) = (built.len(), built.truncated);
+                self.lock().index = built;
+                let more = if truncated {
+                    format!(
+                        " (only the first {} manifest files were read)",
+                        index::MAX_FILES
+                    )
+                } else {
+                    String::new()
+                };
+                self.log(
+                    MessageType::INFO,
+                    format!("taintlint: read the workspace: {files} files with tolerations{more}"),
+                )
+                .await;
+            }
+            Err(e) => self.log(MessageType::ERROR, e.message).await,
+        }
+    }
+
+    /// Whether a file is one the workspace index reads: a manifest under the workspace root.
+    fn indexes(&self, path: &Path) -> bool {
+        let state = self.lock();
+        index::is_manifest(path)
+            && state.root.as_deref().is_some_and(|r| path.starts_with(r))
+            && !state.workspace.inventory.contains(path)
+    }
+
+    /// Reads workspace files again (they changed on disk or were saved).
+    async fn reindex(&self, paths: Vec<PathBuf>) {
+        if paths.is_empty() {
+            return;
+        }
+        let encoding = self.lock().encoding;
+        let result = blocking("reading changed files", move || {
+            paths
+                .into_iter()
+                .map(|p| {
+                    let entry = index::read(&p, encoding);
+                    (p, entry)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
+        if let Ok(read) = result {
+            let mut state = self.lock();
+            for (path, entry) in read {
+                state.index.set(&path, entry);
+            }
+        }
+    }
+
     /// For clients that cannot watch files: checks the inventory files now and then.
     async fn inventory_poller(self: Arc<Self>) {
         loop {
@@ -892,7 +984,8 @@ impl Inner {
         gate: bool,
         encoding: Encoding,
     ) -> jsonrpc::Result<Vec<Location>> {
-        let docs = self.facts(self.open_uris()).await?;
+        let open = self.open_uris();
+        let docs = self.facts(open.clone()).await?;
         let mut out = Vec::new();
         for (uri, snap, facts) in &docs {
             let lines = snap.lines(encoding);
@@ -905,6 +998,29 @@ impl Inner {
                 }
             }
         }
+        // The workspace's other files, as last read from disk (an open file's text wins).
+        let mut others = Vec::new();
+        {
+            let state = self.lock();
+            for (uri, tolerations) in state.index.files() {
+                if open.binary_search(uri).is_ok() {
+                    continue;
+                }
+                for t in tolerations {
+                    if t.toleration.tolerates(taint, gate) {
+                        others.push(Location::new(uri.clone(), t.range));
+                    }
+                }
+            }
+        }
+        others.sort_by(|a, b| {
+            (a.uri.as_str(), a.range.start.line, a.range.start.character).cmp(&(
+                b.uri.as_str(),
+                b.range.start.line,
+                b.range.start.character,
+            ))
+        });
+        out.extend(others);
         Ok(out)
     }
 
@@ -1108,6 +1224,9 @@ impl LanguageServer for Backend {
             }
         }
         inner.report_problems(problems).await;
+        if start {
+            tokio::spawn(inner.clone().index_workspace());
+        }
         let me = inner.clone();
         tokio::spawn(async move {
             if caps.configuration_dynamic {
@@ -1202,6 +1321,15 @@ impl LanguageServer for Backend {
         } else if is_inventory {
             self.inner.reload_inventory().await;
         }
+        let saved: Vec<PathBuf> = params
+            .text_document
+            .uri
+            .to_file_path()
+            .map(|p| p.into_owned())
+            .filter(|p| self.inner.indexes(p))
+            .into_iter()
+            .collect();
+        self.inner.reindex(saved).await;
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -1235,14 +1363,14 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let paths: Vec<PathBuf> = params
+            .changes
+            .iter()
+            .filter_map(|c| c.uri.to_file_path())
+            .map(|p| p.into_owned())
+            .collect();
         let (touched, config) = {
             let state = self.inner.lock();
-            let paths: Vec<PathBuf> = params
-                .changes
-                .iter()
-                .filter_map(|c| c.uri.to_file_path())
-                .map(|p| p.into_owned())
-                .collect();
             (
                 paths.iter().any(|p| state.workspace.inventory.contains(p)),
                 paths.iter().any(|p| state.workspace.is_config(p)),
@@ -1253,6 +1381,11 @@ impl LanguageServer for Backend {
         } else if touched {
             self.inner.reload_inventory().await;
         }
+        let manifests = paths
+            .into_iter()
+            .filter(|p| self.inner.indexes(p))
+            .collect();
+        self.inner.reindex(manifests).await;
     }
 
     async fn diagnostic(

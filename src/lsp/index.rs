@@ -1,0 +1,235 @@
+//! The workspace's manifests as the server knows them without their being open: the
+//! tolerations of each file a lint of the workspace root reads (the project's include and
+//! exclude patterns, `.gitignore`, no dot-directories, no Helm chart `templates/`), so that
+//! references on a taint list the tolerations of the whole workspace, not only of the open
+//! files. Read off the request path, once after `initialized` and again for the files the
+//! client reports changed; bounded in files and in bytes a file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use tower_lsp_server::ls_types::{self as lsp, Uri};
+
+use crate::config_file::{self, ConfigFile};
+use crate::k8s::model::Toleration;
+use crate::lsp::convert::Lines;
+use crate::lsp::facts::Facts;
+use crate::position::{Encoding, LineIndex};
+
+/// At most this many files are read (the first ones in path order).
+pub const MAX_FILES: usize = 20_000;
+/// Larger files are left out (a manifest this size is a generated dump, not something edited).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
+/// A toleration written in a workspace file.
+#[derive(Debug, Clone)]
+pub struct Indexed {
+    /// The whole item, in the negotiated encoding.
+    pub range: lsp::Range,
+    pub toleration: Toleration,
+}
+
+/// A file's URI and its tolerations.
+pub type Entry = (Uri, Arc<[Indexed]>);
+
+/// The tolerations of the workspace's files, by file (files without any are not kept).
+#[derive(Debug, Default)]
+pub struct WorkspaceIndex {
+    files: HashMap<PathBuf, Entry>,
+    /// Whether the walk found more than [`MAX_FILES`] files.
+    pub truncated: bool,
+}
+
+impl WorkspaceIndex {
+    /// Reads the manifests under `root`.
+    pub fn build(root: &Path, encoding: Encoding) -> WorkspaceIndex {
+        let config = config_file::discover(root)
+            .and_then(|p| config_file::load(&p).ok())
+            .unwrap_or_default();
+        let (paths, truncated) = manifest_files(root, &config);
+        let files = paths
+            .into_par_iter()
+            .filter_map(|path| {
+                let entry = read(&path, encoding)?;
+                Some((path, entry))
+            })
+            .collect();
+        WorkspaceIndex { files, truncated }
+    }
+
+    /// How many files hold tolerations.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Reads one file again (it changed on disk, or was saved); forgets it when it is gone or
+    /// holds no toleration.
+    pub fn update(&mut self, path: &Path, encoding: Encoding) {
+        self.set(path, read(path, encoding));
+    }
+
+    /// Keeps what [`read`] found in a file.
+    pub fn set(&mut self, path: &Path, entry: Option<Entry>) {
+        match entry {
+            Some(entry) => {
+                self.files.insert(path.to_path_buf(), entry);
+            }
+            None => {
+                self.files.remove(path);
+            }
+        }
+    }
+
+    /// Each file's URI and tolerations.
+    pub fn files(&self) -> impl Iterator<Item = (&Uri, &[Indexed])> {
+        self.files.values().map(|(uri, t)| (uri, &t[..]))
+    }
+}
+
+/// Whether a changed file is one the index reads (by its name: `.yaml`, `.yml`, `.json`).
+pub fn is_manifest(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+}
+
+/// The glob a client watches for the index.
+pub const WATCH_GLOB: &str = "**/*.{yaml,yml,json}";
+
+/// The tolerations of one file on disk; `None` when it has none (or is not a readable
+/// manifest of at most [`MAX_FILE_BYTES`]).
+pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let text = String::from_utf8(std::fs::read(path).ok()?).ok()?;
+    let facts = Facts::collect(&text);
+    let index = LineIndex::new(&text);
+    let lines = Lines::new(&text, &index, encoding);
+    let tolerations: Vec<Indexed> = facts
+        .tolerations
+        .into_iter()
+        .filter_map(|t| {
+            Some(Indexed {
+                range: lines.range(t.range),
+                toleration: t.toleration?,
+            })
+        })
+        .collect();
+    if tolerations.is_empty() {
+        return None;
+    }
+    Some((Uri::from_file_path(path)?, tolerations.into()))
+}
+
+/// The files a directory walk of `root` lints (manifests only, in path order), at most
+/// [`MAX_FILES`]; and whether there were more.
+fn manifest_files(root: &Path, config: &ConfigFile) -> (Vec<PathBuf>, bool) {
+    let top = root.to_path_buf();
+    let skip = config.clone();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(true)
+        .require_git(false)
+        .sort_by_file_path(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            let p = e.path();
+            if p == top {
+                return true;
+            }
+            let dir = e.file_type().is_some_and(|t| t.is_dir());
+            !(dir && (is_dot_dir(p) || is_chart_templates(p))) && !skip.is_excluded(p)
+        })
+        .build();
+    let mut out = Vec::new();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.into_path();
+        if is_manifest(&path) && config.is_included(&path) {
+            if out.len() == MAX_FILES {
+                return (out, true);
+            }
+            out.push(path);
+        }
+    }
+    (out, false)
+}
+
+/// `.git` and other dot-directories.
+fn is_dot_dir(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
+}
+
+/// The `templates` directory of a Helm chart (next to its Chart.yaml): Go templates, not YAML.
+fn is_chart_templates(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "templates")
+        && path
+            .parent()
+            .is_some_and(|chart| chart.join("Chart.yaml").is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_manifests_a_lint_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let toleration = "tolerations:\n- {key: a, operator: Exists}\n";
+        for (path, text) in [
+            ("apps/web.yaml", toleration),
+            (
+                "apps/日本🚀.yml",
+                "# 日本🚀\ntolerations: [{key: a, operator: Exists}]\n",
+            ),
+            ("apps/none.yaml", "kind: ConfigMap\n"),
+            (".hidden/x.yaml", toleration),
+            ("chart/Chart.yaml", "name: c\n"),
+            ("chart/templates/x.yaml", toleration),
+            ("ignored/x.yaml", toleration),
+            ("notes.txt", toleration),
+        ] {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
+        let mut index = WorkspaceIndex::build(root, Encoding::Utf16);
+        let mut found: Vec<(String, lsp::Range)> = index
+            .files()
+            .flat_map(|(uri, t)| t.iter().map(move |t| (uri.as_str().to_string(), t.range)))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(found.len(), 2, "{found:?}");
+        // `日本🚀.yml` percent-encoded comes first.
+        assert!(found[0].0.ends_with("%F0%9F%9A%80.yml"), "{found:?}");
+        assert!(found[1].0.ends_with("/apps/web.yaml"), "{found:?}");
+        // After Japanese text and an emoji, in UTF-16 columns.
+        assert_eq!(found[0].1.start, lsp::Position::new(1, 14));
+        assert!(!index.truncated);
+
+        // A file that changes on disk is read again; one that is gone is forgotten.
+        let web = root.join("apps/web.yaml");
+        std::fs::write(&web, "kind: ConfigMap\n").unwrap();
+        index.update(&web, Encoding::Utf16);
+        assert_eq!(index.len(), 1);
+        std::fs::write(&web, toleration).unwrap();
+        index.update(&web, Encoding::Utf16);
+        assert_eq!(index.len(), 2);
+        std::fs::remove_file(&web).unwrap();
+        index.update(&web, Encoding::Utf16);
+        assert_eq!(index.len(), 1);
+    }
+}
