@@ -873,18 +873,20 @@ async fn the_project_configuration_file_is_read_from_the_root() {
 }
 
 /// Files that define node pools get the same findings in the editor as from `lint`, with
-/// hovers: a Karpenter NodePool (YAML) and Terraform (HCL, whatever the client calls it).
+/// hovers: a Karpenter NodePool (YAML) and Terraform (HCL, whatever the client calls it: VS
+/// Code with a Terraform extension and Neovim say `terraform`, VS Code without one `plaintext`).
 #[tokio::test]
 async fn pool_definitions_in_the_editor() {
     let nodepool = include_str!("fixtures/iac/nodepools.yaml")
         .replace("effect: NoSchedule", "effect: noschedule");
     let terraform = include_str!("fixtures/iac/typos.tf");
     let mut c = push_server().await;
-    for (uri, text) in [
-        ("file:///project/nodepools.yaml", nodepool.as_str()),
-        ("file:///project/main.tf", terraform),
+    for (uri, language, text) in [
+        ("file:///project/nodepools.yaml", "yaml", nodepool.as_str()),
+        ("file:///project/main.tf", "terraform", terraform),
+        ("file:///project/eks/pools.tf", "plaintext", terraform),
     ] {
-        c.open(uri, text).await;
+        c.open_as(uri, language, text).await;
         let d = c.diagnostics(uri, 1).await;
         let got: Vec<(String, Value)> = d["params"]["diagnostics"]
             .as_array()

@@ -256,9 +256,14 @@ impl Client {
     }
 
     pub async fn open(&mut self, uri: &str, text: &str) {
+        self.open_as(uri, "yaml", text).await;
+    }
+
+    /// Opens a document with the language the editor gives it (`terraform`, `json`, ...).
+    pub async fn open_as(&mut self, uri: &str, language: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
+            json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
         )
         .await;
     }

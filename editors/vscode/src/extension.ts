@@ -124,6 +124,10 @@ async function start(): Promise<void> {
       { scheme: "untitled", language: "yaml" },
       { scheme: "file", language: "json" },
       { scheme: "untitled", language: "json" },
+      // Terraform node pools (EKS, GKE, AKS, ...), as `taintlint lint` reads them: by name, since
+      // without a Terraform extension VS Code calls a .tf file plain text.
+      { scheme: "file", language: "terraform" },
+      { scheme: "file", pattern: "**/*.tf" },
     ],
     outputChannel: output,
     traceOutputChannel: traceOutput,
