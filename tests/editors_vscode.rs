@@ -2,7 +2,8 @@
 //! extension from editors/vscode packaged by `npm run package` into this platform's .vsix, which
 //! carries the release `taintlint`, installed where `taintlint` is not on `PATH` and no
 //! `taintlint.path` is set: the Problems panel lists what `taintlint lint` reports, at the same
-//! `[Ln, Col]` (VS Code counts UTF-16 units), the hovers explain, the code lenses and inlay hints
+//! `[Ln, Col]` (VS Code counts UTF-16 units), each row readable whole, the hovers explain and a
+//! finding's fits without scrolling (photographed, cut to the hover), the code lenses and inlay hints
 //! say what the core says about the inventory, a lens opens the workload's placement, a
 //! `taintlint.path` replaces the bundled server, and a wrong one gives a clear message.
 //! Screenshots land in target/e2e/vscode/ (with `TAINTLINT_BLESS=1`, the ones the READMEs show
@@ -48,6 +49,14 @@ fn tools() -> Result<Tools, String> {
         .map_err(|e| format!("the VS Code extension's npm dependencies are not installed ({e})"))?;
     let node = which("node").ok_or("node is not on PATH")?;
     Ok(Tools { node })
+}
+
+/// A PNG's width and height, from its header.
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "{} is not a PNG", path.display());
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    (be(16), be(20))
 }
 
 fn which(name: &str) -> Option<PathBuf> {
@@ -257,12 +266,29 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         let len = std::fs::metadata(dir.join(shot))
             .map(|m| m.len())
             .unwrap_or(0);
-        assert!(len > 10_000, "screenshot {shot} is missing or empty");
+        // The hovers are cut to the hover and its line.
+        let least = if shot.starts_with("hover-") {
+            2_000
+        } else {
+            10_000
+        };
+        assert!(len > least, "screenshot {shot} is missing or empty");
     }
+    // The hover's picture is the hover (with its line), not the whole window: smaller than the
+    // 1400x860 page, and as large as the box the driver measured around the hover.
+    let (width, height) = png_size(&dir.join("hover-diagnostic.png"));
+    let bx = &result["hover_diagnostic_box"];
+    assert!(width < 1400 && height < 860, "{width}x{height}");
+    assert!(
+        (width as f64 - bx["width"].as_f64().unwrap()).abs() < 2.0
+            && (height as f64 - bx["height"].as_f64().unwrap()).abs() < 2.0,
+        "{width}x{height} against {bx}"
+    );
     if std::env::var_os("TAINTLINT_BLESS").is_some() {
         for (shot, image) in [
             ("cluster.png", "cluster.png"),
             ("problems.png", "screenshot.png"),
+            ("hover-diagnostic.png", "hover.png"),
         ] {
             std::fs::copy(
                 dir.join(shot),

@@ -137,19 +137,49 @@ async function markerRows(page) {
   return rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r.text)).map(parseProblemRow);
 }
 
-async function showHover(page, line, column) {
+/**
+ * Marks (`data-taintlint-hover`) the hover that is drawn and says `expect`; whether there is one.
+ * Earlier hovers stay in the page, hidden, and VS Code redraws a hover's content as parts of it
+ * arrive.
+ */
+function markHover(page, expect) {
+  return page.evaluate((expect) => {
+    for (const e of document.querySelectorAll("[data-taintlint-hover]")) {
+      e.removeAttribute("data-taintlint-hover");
+    }
+    for (const e of document.querySelectorAll(".monaco-editor .monaco-hover .monaco-hover-content")) {
+      const r = e.getBoundingClientRect();
+      const drawn = r.width > 0 && r.height > 0 && e.checkVisibility({ visibilityProperty: true });
+      if (drawn && e.innerText.replace(/\s+/g, " ").includes(expect)) {
+        e.setAttribute("data-taintlint-hover", "");
+        return true;
+      }
+    }
+    return false;
+  }, expect);
+}
+
+/**
+ * Puts the cursor at `line`:`column`, shows the hover there (editor.action.showHover, as
+ * Ctrl+K Ctrl+I does), waits until it shows `expect` (the server's part comes after the
+ * diagnostic's), and saves a screenshot of it with the line it belongs to as `shot`. Returns
+ * what it shows and whether it needs scrolling.
+ */
+async function showHover(page, line, column, expect, shot) {
   await page.keyboard.press("Escape");
   await page.keyboard.press("Control+G");
   await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
   await page.keyboard.type(`${line}:${column}`);
   await page.keyboard.press("Enter");
   await page.waitForSelector(".quick-input-widget", { state: "hidden", timeout: TIMEOUT });
-  // editor.action.showHover
+  // The mouse away from the editor, so that no mouse hover replaces the keyboard's.
+  await page.mouse.move(5, 5);
   await page.keyboard.press("Control+K");
   await page.keyboard.press("Control+I");
-  const hover = await page.waitForSelector(".monaco-hover-content", { state: "visible", timeout: TIMEOUT });
-  // The diagnostic part shows at once, the server's hover when it answers.
-  await page.waitForTimeout(1500);
+  const visible = "[data-taintlint-hover]";
+  const hover = await until(`the hover at ${line}:${column} to show ${JSON.stringify(expect)}`, async () =>
+    (await markHover(page, expect)) ? page.$(visible) : undefined,
+  );
   // Whether the hover needs scrolling: its scrollable container holds more than it shows.
   const scrolls = await hover.evaluate((e) => {
     for (let n = e; n; n = n.parentElement) {
@@ -161,7 +191,32 @@ async function showHover(page, line, column) {
     return false;
   });
   const text = (await hover.innerText()).trim();
-  return scrolls ? `[scrolls] ${text}` : text;
+  // The hover and the cursor's line, cut from the page as the browser draws it (through the
+  // DevTools protocol: Playwright's own screenshot restyles the page, and VS Code closes a
+  // hover when its layout changes).
+  const box = await page.evaluate((selector) => {
+    const h = document.querySelector(selector).closest(".monaco-hover");
+    const cursor = document.querySelector(".monaco-editor.focused .cursor") || h;
+    const a = h.getBoundingClientRect();
+    const c = cursor.getBoundingClientRect();
+    const x = Math.max(0, Math.min(a.left, c.left) - 120);
+    const y = Math.max(0, Math.min(a.top, c.top) - 30);
+    return {
+      x,
+      y,
+      width: Math.min(window.innerWidth, Math.max(a.right, c.right) + 40) - x,
+      height: Math.min(window.innerHeight, Math.max(a.bottom, c.bottom) + 30) - y,
+    };
+  }, visible);
+  const cdp = await page.context().newCDPSession(page);
+  const { data } = await cdp.send("Page.captureScreenshot", { format: "png", clip: { ...box, scale: 1 } });
+  await cdp.detach();
+  fs.writeFileSync(path.join(ARTIFACTS, shot), Buffer.from(data, "base64"));
+  // Still there after the picture: the picture shows it.
+  if (!(await markHover(page, expect))) {
+    throw new Error(`the hover at ${line}:${column} closed while its screenshot was taken`);
+  }
+  return { text: scrolls ? `[scrolls] ${text}` : text, scrolls, shot: box };
 }
 
 async function runCommand(page, title) {
@@ -444,16 +499,26 @@ async function main() {
       throw new Error(`no problem of rule ${process.env.TAINTLINT_E2E_HOVER_RULE} to hover`);
     }
     step(`hover the ${flagged.code} problem at ${flagged.line}:${flagged.column}`);
-    result.hover_diagnostic = await showHover(page, flagged.line, flagged.column);
-    await page.screenshot({ path: path.join(ARTIFACTS, "hover-diagnostic.png") });
+    // VS Code's own part of the hover comes at once; the server's (`RULE: message`) when it
+    // answers.
+    const hoverDiagnostic = await showHover(
+      page,
+      flagged.line,
+      flagged.column,
+      `${flagged.code}:`,
+      "hover-diagnostic.png",
+    );
+    result.hover_diagnostic = hoverDiagnostic.text;
+    result.hover_diagnostic_box = hoverDiagnostic.shot;
 
     const line = fs.readFileSync(FIXTURE, "utf8").split("\n").findIndex((l) => l.includes(process.env.TAINTLINT_E2E_HOVER_TOLERATION));
     if (line < 0) {
       throw new Error(`no line contains ${process.env.TAINTLINT_E2E_HOVER_TOLERATION}`);
     }
     step(`hover the toleration on line ${line + 1}`);
-    result.hover_toleration = await showHover(page, line + 1, 10);
-    await page.screenshot({ path: path.join(ARTIFACTS, "hover-toleration.png") });
+    result.hover_toleration = (
+      await showHover(page, line + 1, 10, "NoExecute", "hover-toleration.png")
+    ).text;
     await page.keyboard.press("Escape");
 
     const severityRule = env("TAINTLINT_E2E_SEVERITY_RULE");
