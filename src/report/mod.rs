@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::position::{Encoding, LineIndex};
@@ -24,15 +25,17 @@ pub type Span = ((usize, usize), (usize, usize));
 pub struct FileReport {
     /// The name to show (as given on the command line, or `-` for standard input).
     pub path: String,
-    pub text: String,
+    /// Shared: a file reported in pieces is still being linted when its first findings are
+    /// written.
+    pub text: Arc<str>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl FileReport {
-    pub fn new(path: String, text: String, diagnostics: Vec<Diagnostic>) -> Self {
+    pub fn new(path: String, text: impl Into<Arc<str>>, diagnostics: Vec<Diagnostic>) -> Self {
         FileReport {
             path,
-            text,
+            text: text.into(),
             diagnostics,
         }
     }
@@ -42,6 +45,26 @@ impl FileReport {
 pub fn line_column(index: &LineIndex, text: &str, offset: usize) -> (usize, usize) {
     let lc = index.line_col(text, offset.min(text.len()), Encoding::Utf32);
     (lc.line as usize + 1, lc.col as usize + 1)
+}
+
+/// The 1-based (line, column) of each of `offsets` in `text`, column in characters, as
+/// [`line_column`] says them, in one pass over the text up to the last offset: for a few
+/// places in a big file, without a line index of the whole file.
+pub fn line_columns(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut line_start, mut scanned) = (1, 0, 0);
+    for i in order {
+        let offset = crate::position::floor_char_boundary(text, offsets[i].min(text.len()));
+        for nl in memchr::memchr_iter(b'\n', &text.as_bytes()[scanned..offset]) {
+            line += 1;
+            line_start = scanned + nl + 1;
+        }
+        scanned = offset.max(scanned);
+        out[i] = (line, text[line_start..offset].chars().count() + 1);
+    }
+    out
 }
 
 /// Places related locations that point into other files (the inventory a finding's related
@@ -70,7 +93,7 @@ impl<'t> Positions<'t> {
 
     /// Positions in the reported files themselves.
     pub fn of(reports: &'t [FileReport]) -> Self {
-        Positions::new(reports.iter().map(|f| (f.path.as_str(), f.text.as_str())))
+        Positions::new(reports.iter().map(|f| (f.path.as_str(), &*f.text)))
     }
 
     /// 1-based start and end (line, column) of a range in the file named `name`; `None` when
@@ -196,5 +219,23 @@ impl Summary {
 
     pub fn total(&self) -> usize {
         self.error + self.warning + self.info + self.hint
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_columns_agree_with_the_line_index_in_any_order() {
+        let text = "a: 1\nbé: 2\r\n\n  ünï: x\nlast";
+        let offsets = [text.len(), 0, 7, 4, 5, text.find('x').unwrap(), 7, 13];
+        let index = LineIndex::new(text);
+        let expected: Vec<(usize, usize)> = offsets
+            .iter()
+            .map(|&o| line_column(&index, text, o))
+            .collect();
+        assert_eq!(line_columns(text, &offsets), expected);
+        assert_eq!(line_columns(text, &[]), []);
     }
 }

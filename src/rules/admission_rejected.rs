@@ -89,7 +89,7 @@ impl Rule for AdmissionRejected {
 
 /// Whether any pod spec of the document could be refused: a RuntimeClass is named, or
 /// PodTolerationRestriction is on.
-fn worth_admitting(doc: &Document<'_>, ex: &Extracted<'_>, options: &Options) -> bool {
+pub(crate) fn worth_admitting(doc: &Document<'_>, ex: &Extracted<'_>, options: &Options) -> bool {
     options.admission_enabled("PodTolerationRestriction")
         || ex
             .pod_specs
@@ -104,10 +104,21 @@ pub(crate) fn check(
     options: &Options,
     out: &mut Vec<Diagnostic>,
 ) {
-    if !worth_admitting(doc, ex, options) {
-        return;
+    if worth_admitting(doc, ex, options) {
+        check_specs(doc, ex, options, 0..ex.pod_specs.len(), out);
     }
-    for i in 0..ex.pod_specs.len() {
+}
+
+/// [`check`] for the pod specs `specs` (indices in [`Extracted::pod_specs`]), once
+/// [`worth_admitting`] says so.
+pub(crate) fn check_specs(
+    doc: &Document<'_>,
+    ex: &Extracted<'_>,
+    options: &Options,
+    specs: std::ops::Range<usize>,
+    out: &mut Vec<Diagnostic>,
+) {
+    for i in specs {
         let w = Workload::new(doc, ex, i, options);
         let Some(rejection) = &w.rejection else {
             continue;
