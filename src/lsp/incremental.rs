@@ -41,7 +41,8 @@ struct ChunkResult {
 pub struct ChunkCache {
     /// What the results were computed with (the workspace generation).
     generation: u64,
-    chunks: HashMap<Arc<str>, Arc<ChunkResult>>,
+    /// The last text's chunks and their results, in order.
+    chunks: Vec<(Arc<str>, Arc<ChunkResult>)>,
     /// The text from the first chunk with a syntax error to the end, and its findings.
     rest: Option<(Arc<str>, Arc<FileAnalysis>)>,
 }
@@ -49,6 +50,10 @@ pub struct ChunkCache {
 impl ChunkCache {
     /// Analyses `text` with `analyse` (which must look at one YAML stream at a time and return
     /// byte ranges into it), reusing what is cached for unchanged chunks.
+    ///
+    /// An edit changes a run of chunks and keeps the ones before and after it: those are
+    /// matched in place, by comparing their texts; only the chunks between are looked up by
+    /// text (a document moved) or analysed.
     pub fn analyse<F>(&mut self, text: &str, generation: u64, analyse: F) -> FileAnalysis
     where
         F: Fn(&str) -> FileAnalysis + Sync,
@@ -64,53 +69,69 @@ impl ChunkCache {
             return analyse(text);
         };
         let pieces: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
+        let old = std::mem::take(&mut self.chunks);
+        let prefix = pieces
+            .iter()
+            .zip(&old)
+            .take_while(|(p, (o, _))| **p == &**o)
+            .count();
+        let suffix = pieces[prefix..]
+            .iter()
+            .rev()
+            .zip(old[prefix..].iter().rev())
+            .take_while(|(p, (o, _))| **p == &**o)
+            .count();
+        let middle = prefix..pieces.len() - suffix;
+        // The old chunks between, by text; what is not among them is analysed (each distinct
+        // text once, in parallel).
+        let mut known: HashMap<&str, Arc<ChunkResult>> = old[prefix..old.len() - suffix]
+            .iter()
+            .map(|(t, r)| (&**t, r.clone()))
+            .collect();
         let missing: Vec<&str> = {
             let mut seen = std::collections::HashSet::new();
-            pieces
+            pieces[middle.clone()]
                 .iter()
                 .copied()
-                .filter(|p| !self.chunks.contains_key(*p) && seen.insert(*p))
+                .filter(|p| !known.contains_key(*p) && seen.insert(*p))
                 .collect()
         };
-        let computed: Vec<(Arc<str>, Arc<ChunkResult>)> = missing
+        let computed: Vec<(&str, Arc<ChunkResult>)> = missing
             .par_iter()
             .map(|piece| {
                 let result = ChunkResult {
                     analysis: analyse(piece),
                     documents: syntax::parse(piece).documents.len(),
                 };
-                (Arc::from(*piece), Arc::new(result))
+                (*piece, Arc::new(result))
             })
             .collect();
-        let mut old = std::mem::take(&mut self.chunks);
-        for (piece, result) in computed {
-            old.insert(piece, result);
+        known.extend(computed);
+        let mut current: Vec<(Arc<str>, Arc<ChunkResult>)> = Vec::with_capacity(pieces.len());
+        current.extend(old[..prefix].iter().cloned());
+        for piece in &pieces[middle] {
+            current.push((Arc::from(*piece), known[piece].clone()));
         }
-        // Keep only what the current text has.
-        for piece in &pieces {
-            if let Some((k, v)) = old.remove_entry(*piece) {
-                self.chunks.insert(k, v);
-            }
-        }
+        current.extend(old[old.len() - suffix..].iter().cloned());
+        drop(known);
+        drop(old);
 
         // A syntax error can reach past the chunk's `---` (an unclosed quote or bracket runs
         // into the next document, and the parser recovers there), so from the first chunk with
         // one on, the rest of the text is analysed as a whole.
-        let broken = pieces.iter().position(|p| {
-            self.chunks[*p]
-                .analysis
+        let broken = current.iter().position(|(_, r)| {
+            r.analysis
                 .diagnostics
                 .iter()
                 .any(|d| d.rule == crate::rules::YAML_SYNTAX.name)
         });
         let mut out = FileAnalysis::default();
         let mut documents = 0;
-        for (range, piece) in ranges
+        for (range, (_, result)) in ranges
             .iter()
-            .zip(&pieces)
-            .take(broken.unwrap_or(pieces.len()))
+            .zip(&current)
+            .take(broken.unwrap_or(current.len()))
         {
-            let result = &self.chunks[*piece];
             extend_shifted(&mut out, &result.analysis, range.start, documents);
             documents += result.documents;
         }
@@ -130,6 +151,7 @@ impl ChunkCache {
             }
             None => self.rest = None,
         }
+        self.chunks = current;
         out
     }
 }
@@ -328,6 +350,35 @@ mod tests {
             let mut cache = ChunkCache::default();
             proptest::prop_assert_eq!(chunked(&mut cache, &text), full(&text));
         }
+
+        /// One text after another in the same cache (an edit that inserts, removes, changes
+        /// or moves documents): the second's result is the whole analysis of the second.
+        #[test]
+        fn equals_the_whole_analysis_after_an_edit(
+            docs in proptest::collection::vec(0usize..6, 0..12),
+            at in 0usize..12,
+            remove in 0usize..3,
+            insert in proptest::collection::vec(0usize..6, 0..3),
+        ) {
+            const DOCS: &[&str] = &[
+                "tolerations:\n- key: a\n  effect: noschedule\n",
+                "kind: Node\nspec:\n  taints:\n  - {key: b, effect: NoSchedule}\n",
+                "# 日本🚀\ntolerations: [{key: c, operator: Exists, value: x}]\n",
+                "kind: Pod\nspec:\n  tolerations:\n  - key: node.kubernetes.io/net-ready\n",
+                "x: [\n",
+                "a: 1\n",
+            ];
+            let join = |d: &[usize]| d.iter().map(|&i| DOCS[i]).collect::<Vec<_>>().join("---\n");
+            let mut cache = ChunkCache::default();
+            let before = join(&docs);
+            proptest::prop_assert_eq!(chunked(&mut cache, &before), full(&before));
+            let mut edited = docs.clone();
+            let at = at.min(edited.len());
+            let end = (at + remove).min(edited.len());
+            edited.splice(at..end, insert);
+            let after = join(&edited);
+            proptest::prop_assert_eq!(chunked(&mut cache, &after), full(&after));
+        }
     }
 
     /// Placements and toleration places land where analysing the whole text puts them.
@@ -376,5 +427,24 @@ mod tests {
         // New settings: everything again.
         cache.analyse(&edited, 2, count);
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);
+
+        // Documents that move are found by their text, not analysed again; the ones before
+        // and after an edit are kept in place.
+        let docs: Vec<String> = (0..5)
+            .map(|i| format!("tolerations:\n- key: m{i}\n  effect: noschedule\n"))
+            .collect();
+        let mut cache = ChunkCache::default();
+        calls.store(0, std::sync::atomic::Ordering::SeqCst);
+        cache.analyse(&docs.join("---\n"), 1, count);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);
+        let mut moved = docs.clone();
+        moved.swap(1, 3);
+        let text = moved.join("---\n");
+        assert_eq!(cache.analyse(&text, 1, count).diagnostics, full(&text));
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);
+        moved[2] = "kind: Node\n".to_string();
+        let text = moved.join("---\n");
+        assert_eq!(cache.analyse(&text, 1, count).diagnostics, full(&text));
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 6);
     }
 }
