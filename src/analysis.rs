@@ -229,15 +229,20 @@ fn check_stream<'a>(
                 continue;
             }
         }
+        // Node configuration (kubeadm, eksctl, ...) keeps taints in places of its own, some as
+        // `key=value:Effect` strings: they get the taint rules too.
+        let defined = crate::inventory::taint_lists(text, doc);
         let doc = &*doc;
         let extracted = extract(doc);
+        let mut taint_lists = extracted.taints.clone();
+        taint_lists.extend(defined);
         check_lists(
             text,
             doc,
             options,
             &extracted.objects,
             &extracted.tolerations,
-            &extracted.taints,
+            &taint_lists,
             &mut out,
         );
         rules::admission_rejected::check(doc, &extracted, options, &mut out);

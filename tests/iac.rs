@@ -134,3 +134,314 @@ fn nodepool_taint_errors_at_their_place() {
     );
     assert_eq!(d["object"]["kind"], "NodePool");
 }
+
+/// Each pool of a simulate JSON report as `name kind count: taints | startup taints`.
+fn pool_lines(report: &Value) -> Vec<String> {
+    let taints = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let value = t["value"].as_str().unwrap_or("");
+                let kv = if value.is_empty() {
+                    t["key"].as_str().unwrap().to_string()
+                } else {
+                    format!("{}={value}", t["key"].as_str().unwrap())
+                };
+                format!("{kv}:{}", t["effect"].as_str().unwrap())
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let n = |v: &Value| v.as_u64().map_or("?".to_string(), |n| n.to_string());
+    report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {}..{}: {} | {}",
+                p["name"].as_str().unwrap(),
+                p["kind"].as_str().unwrap(),
+                n(&p["count"]["min"]),
+                n(&p["count"]["max"]),
+                taints(&p["taints"]),
+                taints(&p["startupTaints"]),
+            )
+        })
+        .collect()
+}
+
+fn simulate(inventory: &str) -> Value {
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        inventory,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    json(&out)
+}
+
+/// The first finding of `lint --format json` on `text` written to a file named `name`:
+/// (rule, path, line, column, the text it points at).
+fn first_finding(name: &str, text: &str) -> (String, String, u64, u64, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let out = run(&["lint", "--format", "json", path.to_str().unwrap()]);
+    let report = json(&out);
+    let d = &report["diagnostics"][0];
+    let (line, column) = (
+        d["range"]["start"]["line"].as_u64().unwrap(),
+        d["range"]["start"]["column"].as_u64().unwrap(),
+    );
+    let end = d["range"]["end"]["column"].as_u64().unwrap();
+    let pointed: String = text
+        .lines()
+        .nth(line as usize - 1)
+        .unwrap()
+        .chars()
+        .skip(column as usize - 1)
+        .take((end - column) as usize)
+        .collect();
+    (
+        d["rule"].as_str().unwrap().to_string(),
+        d["path"].as_str().unwrap_or("").to_string(),
+        line,
+        column,
+        pointed,
+    )
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{ROOT}/tests/fixtures/iac/{name}")).unwrap()
+}
+
+#[test]
+fn kubeadm_configurations_as_inventory() {
+    let report = simulate("tests/fixtures/iac/kubeadm.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            // No `taints`: the control-plane taint; the KubeletConfiguration's taint goes to
+            // every kubeadm node of the file.
+            "cp-1 initconfiguration 1..1: node-role.kubernetes.io/control-plane:NoSchedule,\
+             example.com/maintenance=false:PreferNoSchedule | ",
+            // A worker: its kubelet's register-with-taints.
+            "gpu-worker joinconfiguration ?..?: nvidia.com/gpu=present:NoSchedule,\
+             example.com/dedicated=ml:NoExecute,example.com/maintenance=false:PreferNoSchedule | ",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    assert_eq!(
+        pools[0]["labels"]["node-role.kubernetes.io/control-plane"],
+        ""
+    );
+    assert_eq!(pools[1]["labels"]["example.com/pool"], "gpu");
+    assert_eq!(pools[1]["source"]["line"], 19);
+    // Map-form kubeletExtraArgs (v1beta3); `taints: []` is none, `taints: null` the default.
+    let report = simulate("tests/fixtures/iac/kubeadm-v1beta3.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "single-node initconfiguration 1..1:  | ",
+            "cp-2 joinconfiguration ?..?: example.com/etcd=true:NoSchedule,\
+             node-role.kubernetes.io/control-plane:NoSchedule | ",
+        ]
+    );
+    assert_eq!(
+        report["cluster"]["pools"][0]["labels"]["example.com/role"],
+        "all-in-one"
+    );
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[("single-node", "yes"), ("cp-2", "no")])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[("single-node", "yes"), ("cp-2", "no")])
+            ),
+        ]
+    );
+    // Taints inside a register-with-taints string are linted at their characters.
+    let text = fixture("kubeadm.yaml").replace("ml:NoExecute", "ml:NoExecut");
+    assert_eq!(
+        first_finding("kubeadm.yaml", &text),
+        (
+            "unknown-effect".to_string(),
+            "nodeRegistration.kubeletExtraArgs[1].value[1].effect".to_string(),
+            32,
+            74,
+            "NoExecut".to_string()
+        )
+    );
+    let text = fixture("kubeadm-v1beta3.yaml").replace("etcd=true", "etcd=tru e");
+    assert_eq!(
+        first_finding("kubeadm.yaml", &text),
+        (
+            "invalid-value".to_string(),
+            "nodeRegistration.kubeletExtraArgs[register-with-taints][0].value".to_string(),
+            20,
+            45,
+            "tru e".to_string()
+        )
+    );
+}
+
+#[test]
+fn cluster_api_bootstrap_as_inventory() {
+    let report = simulate("tests/fixtures/iac/capi-kubeadm.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "my-cluster-control-plane kubeadmcontrolplane 3..3: \
+             node-role.kubernetes.io/control-plane:NoSchedule | ",
+            // Cluster API's own uninitialized taint is a startup taint: it does not count.
+            "my-cluster-md-gpu kubeadmconfigtemplate ?..?: nvidia.com/gpu=present:NoSchedule | \
+             node.cluster.x-k8s.io/uninitialized:NoSchedule",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    // Of the machine template's labels, only the domains Cluster API syncs to the Node.
+    assert_eq!(pools[0]["labels"]["node-role.kubernetes.io/infra"], "");
+    assert!(pools[0]["labels"]["cluster.x-k8s.io/cluster-name"].is_null());
+    assert_eq!(pools[1]["labels"]["example.com/accelerator"], "a100");
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[
+                    ("my-cluster-control-plane", "no"),
+                    ("my-cluster-md-gpu", "no")
+                ])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[
+                    ("my-cluster-control-plane", "no"),
+                    ("my-cluster-md-gpu", "yes")
+                ])
+            ),
+        ]
+    );
+    let text = fixture("capi-kubeadm.yaml").replace("key: nvidia.com/gpu", "key: nvidia.com/gpu/x");
+    assert_eq!(
+        first_finding("capi.yaml", &text),
+        (
+            "invalid-key".to_string(),
+            "spec.template.spec.joinConfiguration.nodeRegistration.taints[0].key".to_string(),
+            43,
+            20,
+            "nvidia.com/gpu/x".to_string()
+        )
+    );
+}
+
+#[test]
+fn eksctl_node_groups_as_inventory() {
+    let report = simulate("tests/fixtures/iac/eksctl.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "ng1-public eksctl-nodegroup 2..8: your.domain.com/db=true:NoSchedule,\
+             your.domain.com/production=true:NoExecute | ",
+            "ng3-public eksctl-nodegroup 3..3:  | ",
+            // The map form: `key: "value:Effect"` and `key: ":Effect"`.
+            "gpu-spot eksctl-nodegroup 0..4: spotInstance=true:PreferNoSchedule,\
+             nvidia.com/gpu:NoSchedule | ",
+            "mng1-public eksctl-managednodegroup ?..?: \
+             your.domain.com/memory-pressure=true:PreferNoSchedule,\
+             your.domain.com/needs-auth=true:NoExecute | ",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    assert_eq!(pools[1]["labels"]["role"], "general");
+    assert_eq!(
+        pools[1]["labels"]["alpha.eksctl.io/cluster-name"],
+        "taints-1"
+    );
+    assert_eq!(
+        pools[3]["labels"]["eks.amazonaws.com/nodegroup"],
+        "mng1-public"
+    );
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[
+                    ("ng1-public", "no"),
+                    ("ng3-public", "yes"),
+                    ("gpu-spot", "no"),
+                    ("mng1-public", "no")
+                ])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[
+                    ("ng1-public", "no"),
+                    ("ng3-public", "yes"),
+                    ("gpu-spot", "avoided"),
+                    ("mng1-public", "no")
+                ])
+            ),
+        ]
+    );
+    let text = fixture("eksctl.yaml").replace("\":NoSchedule\"", "\":NoSchedul\"");
+    assert_eq!(
+        first_finding("eksctl.yaml", &text),
+        (
+            "unknown-effect".to_string(),
+            "nodeGroups[2].taints[1].effect".to_string(),
+            38,
+            25,
+            "NoSchedul".to_string()
+        )
+    );
+    let text = fixture("eksctl.yaml").replace(
+        "effect: NoExecute\n  - name: ng3",
+        "effect: noexecute\n  - name: ng3",
+    );
+    assert_eq!(
+        first_finding("eksctl.yaml", &text).0,
+        "unknown-effect".to_string()
+    );
+}
+
+/// The body of Huawei Cloud CCE's "create a node pool" API, adapted from its reference
+/// (https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0354.html, example request).
+#[test]
+fn cce_api_node_pool_as_inventory() {
+    let report = simulate("tests/fixtures/iac/cce-nodepool.json");
+    assert_eq!(
+        pool_lines(&report),
+        ["gpu-pool cce-nodepool 1..6: nvidia.com/gpu=present:NoSchedule | "]
+    );
+    let pool = &report["cluster"]["pools"][0];
+    assert_eq!(pool["labels"]["accelerator"], "nvidia-v100");
+    assert_eq!(pool["labels"]["cce.cloud.com/cce-nodepool"], "gpu-pool");
+    assert_eq!(
+        fits(&report),
+        [
+            ("web".to_string(), pairs(&[("gpu-pool", "no")])),
+            ("trainer".to_string(), pairs(&[("gpu-pool", "yes")])),
+        ]
+    );
+    let text = fixture("cce-nodepool.json").replace("\"NoSchedule\"", "\"NO_SCHEDULE\"");
+    assert_eq!(
+        first_finding("cce.json", &text),
+        (
+            "unknown-effect".to_string(),
+            "spec.nodeTemplate.taints[0].effect".to_string(),
+            18,
+            65,
+            "\"NO_SCHEDULE\"".to_string()
+        )
+    );
+}

@@ -23,10 +23,16 @@ use std::ops::Range;
 use crate::k8s::cluster::Cluster;
 use crate::k8s::model::Taint;
 use crate::position::LineIndex;
+use crate::syntax;
 
+mod capi_bootstrap;
+mod cce;
 pub mod compact;
+mod eksctl;
 mod json;
 mod karpenter;
+mod kubeadm;
+mod kubelet_flags;
 mod machines;
 mod nodes;
 mod pool_object;
@@ -275,6 +281,51 @@ pub(crate) struct RawNode {
     pub declared: Option<Box<Declared>>,
 }
 
+/// What a reader of node configuration finds in one document: the pools it defines (one node
+/// standing for each), every taint list written (for the rules, which may be built of
+/// `key=value:Effect` strings), and how many taints were left out as invalid.
+#[derive(Default)]
+pub(crate) struct Defined {
+    pub nodes: Vec<RawNode>,
+    pub lists: Vec<crate::k8s::objects::List>,
+    pub invalid: usize,
+}
+
+/// The readers of documents that define pools through node configuration (kubeadm, Cluster API
+/// bootstrap, eksctl, kind, CCE), for the document at `root`; `None` when none reads it. Taints
+/// written as strings become nodes of `doc` that span their characters.
+pub(crate) fn read_defined<'a>(
+    file: usize,
+    text: &'a str,
+    doc: &mut syntax::Document<'a>,
+    root: syntax::NodeId,
+    index: usize,
+) -> Option<Defined> {
+    if kubeadm::is_kubeadm(doc, root) {
+        Some(kubeadm::read(file, text, doc, root, index))
+    } else if capi_bootstrap::is_capi_bootstrap(doc, root) {
+        Some(capi_bootstrap::read(file, text, doc, root, index))
+    } else if eksctl::is_eksctl(doc, root) {
+        Some(eksctl::read(file, text, doc, root, index))
+    } else if cce::is_cce(doc, root) {
+        Some(cce::read(file, doc, root, index))
+    } else {
+        None
+    }
+}
+
+/// The taint lists of a document that defines pools through node configuration, for the rules
+/// (see [`read_defined`]); empty for any other document.
+pub fn taint_lists<'a>(
+    text: &'a str,
+    doc: &mut syntax::Document<'a>,
+) -> Vec<crate::k8s::objects::List> {
+    let Some(root) = doc.root.filter(|&r| doc.mapping(r).is_some()) else {
+        return Vec::new();
+    };
+    read_defined(0, text, doc, root, 0).map_or_else(Vec::new, |d| d.lists)
+}
+
 /// An error at a byte offset of a file, turned into a line and column by the caller.
 pub(crate) struct ParseError {
     pub offset: Option<usize>,
@@ -314,7 +365,11 @@ impl Inventory {
             let read = if terraform::looks_like_hcl(text) {
                 terraform::read(index, text)
             } else if json::looks_like_json(text) {
-                json::read(index, text).map(|r| (r.nodes, r.invalid_taints))
+                match json::read(index, text) {
+                    Ok(Some(r)) => Ok((r.nodes, r.invalid_taints)),
+                    Ok(None) => nodes::parse_file(index, text),
+                    Err(e) => Err(e),
+                }
             } else {
                 nodes::parse_file(index, text)
             };
