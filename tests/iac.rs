@@ -445,3 +445,50 @@ fn cce_api_node_pool_as_inventory() {
         )
     );
 }
+
+#[test]
+fn kind_cluster_config_as_inventory() {
+    let report = simulate("tests/fixtures/iac/kind.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "dev-control-plane kind-node 1..1: node-role.kubernetes.io/control-plane:NoSchedule | ",
+            "dev-worker kind-node 1..1:  | ",
+            // From the JoinConfiguration patch's register-with-taints.
+            "dev-worker2 kind-node 1..1: nvidia.com/gpu=present:NoSchedule | ",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    assert_eq!(pools[1]["labels"]["tier"], "frontend");
+    assert_eq!(pools[2]["labels"]["example.com/pool"], "gpu");
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[
+                    ("dev-control-plane", "no"),
+                    ("dev-worker", "yes"),
+                    ("dev-worker2", "no")
+                ])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[
+                    ("dev-control-plane", "no"),
+                    ("dev-worker", "yes"),
+                    ("dev-worker2", "yes")
+                ])
+            ),
+        ]
+    );
+    // A cluster of one node: kind removes the control-plane taint.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kind.yaml");
+    std::fs::write(&path, "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n").unwrap();
+    let report = simulate(path.to_str().unwrap());
+    assert_eq!(
+        pool_lines(&report),
+        ["kind-control-plane kind-node 1..1:  | "]
+    );
+}

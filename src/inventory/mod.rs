@@ -31,6 +31,7 @@ pub mod compact;
 mod eksctl;
 mod json;
 mod karpenter;
+mod kind;
 mod kubeadm;
 mod kubelet_flags;
 mod machines;
@@ -309,6 +310,8 @@ pub(crate) fn read_defined<'a>(
         Some(eksctl::read(file, text, doc, root, index))
     } else if cce::is_cce(doc, root) {
         Some(cce::read(file, doc, root, index))
+    } else if kind::is_kind(doc, root) {
+        Some(kind::read(file, doc, root, index))
     } else {
         None
     }
