@@ -492,3 +492,66 @@ fn kind_cluster_config_as_inventory() {
         ["kind-control-plane kind-node 1..1:  | "]
     );
 }
+
+#[test]
+fn directories_as_inventory() {
+    // Every inventory file the walk finds, in any mix (YAML, JSON, Terraform); the workloads
+    // beside them are not inventory files and are left out.
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "eksctl.yaml",
+        "cce-nodepool.json",
+        "gke.tf",
+        "iac-workloads.yaml",
+    ] {
+        std::fs::copy(format!("{ROOT}/tests/fixtures/iac/{f}"), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(dir.path().join("variables.tf"), "variable \"x\" {}\n").unwrap();
+    let inventory = dir.path().to_str().unwrap();
+    let report = simulate(inventory);
+    let kinds: Vec<&str> = report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "cce-nodepool",
+            "eksctl-nodegroup",
+            "eksctl-nodegroup",
+            "eksctl-nodegroup",
+            "eksctl-managednodegroup",
+            "google_container_node_pool",
+            "google_container_node_pool",
+        ]
+    );
+    // The configuration's `inventory:` may name a directory too.
+    std::fs::write(dir.path().join(".taintlint.yaml"), "inventory: .\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(["simulate", "--format", "json", "iac-workloads.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["cluster"]["pools"].as_array().unwrap().len(), 7);
+    // A directory without one is an error that says so.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(
+        empty.path().join("web.yaml"),
+        "kind: Pod\nmetadata: {name: x}\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        empty.path().to_str().unwrap(),
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("a directory with no inventory file"),
+        "{stderr}"
+    );
+}

@@ -224,8 +224,32 @@ pub struct Inventory {
     by_name: HashMap<String, Vec<NodeRef>>,
 }
 
+/// Whether a text may define nodes (a cheap look at what it mentions, for picking inventory
+/// files out of a directory): Nodes, a pool file, or node pools defined as code.
+pub fn may_define_nodes(text: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "Node",
+        "pools:",
+        "Provisioner",
+        "MachineSet",
+        "MachineDeployment",
+        "MachinePool",
+        "KubeadmConfig",
+        "KubeadmControlPlane",
+        "InitConfiguration",
+        "JoinConfiguration",
+        "KubeletConfiguration",
+        "eksctl.io/",
+        "kind.x-k8s.io/",
+    ];
+    if terraform::looks_like_hcl(text) {
+        return terraform::defines_pools(text);
+    }
+    MARKS.iter().any(|m| text.contains(m))
+}
+
 /// The formats an inventory file may have, for messages.
-pub(crate) const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
+pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
      documents, or a pool file (`pools:`)";
 
 /// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
