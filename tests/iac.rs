@@ -555,3 +555,36 @@ fn directories_as_inventory() {
         "{stderr}"
     );
 }
+
+#[test]
+fn node_counts_of_pools_as_code_are_never_guessed() {
+    // ng3-public has 3 nodes, gpu-spot 0..4, mng1-public an unknown number: what fits is
+    // counted as the files declare it, never as one node per pool.
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "tests/fixtures/iac/eksctl.yaml",
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  D  mng1-public  count unknown"), "{text}");
+    assert!(
+        text.contains("Deployment web      ✗ ✓ ✗ ✗  3 nodes fit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Deployment trainer  ✗ ✓ ~ ✗  3..7 nodes fit"),
+        "{text}"
+    );
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "tests/fixtures/iac/capi-kubeadm.yaml",
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Deployment trainer  ✗ ✓  fits (count unknown)"),
+        "{text}"
+    );
+}

@@ -265,7 +265,7 @@ spec:
         let inv = Inventory::load(&[("provisioner.yaml", text)]).unwrap();
         let pool = &inv.pools[0];
         assert_eq!(pool.kind(), "provisioner");
-        assert_eq!(pool.size(), "0+ nodes");
+        assert_eq!(pool.size(), "count unknown");
         assert_eq!(
             pool.label(None, "karpenter.sh/provisioner-name"),
             Some("default")

@@ -140,7 +140,7 @@ mod tests {
                 (
                     "md-gpu",
                     "machinedeployment",
-                    "? nodes".to_string(),
+                    "count unknown".to_string(),
                     vec!["nvidia.com/gpu=present:NoSchedule".to_string()]
                 ),
             ]

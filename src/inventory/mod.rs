@@ -107,18 +107,6 @@ pub struct Count {
     pub max: Option<u64>,
 }
 
-impl fmt::Display for Count {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.min, self.max) {
-            (Some(a), Some(b)) if a == b => write!(f, "{}", nodes_noun(a as usize)),
-            (Some(a), Some(b)) => write!(f, "{a}..{b} nodes"),
-            (Some(a), None) => write!(f, "{a}+ nodes"),
-            (None, Some(b)) => write!(f, "..{b} nodes"),
-            (None, None) => write!(f, "? nodes"),
-        }
-    }
-}
-
 /// A node requirement of a pool defined as code (a Karpenter NodePool's `requirements`): the
 /// nodes it makes have label `key` matching `operator` and `values`, a node selector
 /// requirement (`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`; Karpenter adds `Gte`, `Lte`).
@@ -174,11 +162,29 @@ impl Pool {
         find_label(&self.labels, key)
     }
 
-    /// "1 node" / "4 nodes", or a declared count ("1..10 nodes", "? nodes").
+    /// "1 node" / "4 nodes", or a declared count ("1..10 nodes", "count unknown").
     pub fn size(&self) -> String {
+        self.node_count().to_string()
+    }
+
+    /// How many nodes the pool has: its listed nodes, or its declared count.
+    pub fn node_count(&self) -> NodeCount {
         match &self.declared {
-            Some(d) => d.count.to_string(),
-            None => nodes_noun(self.nodes.len()),
+            Some(d) => NodeCount {
+                min: d.count.min.unwrap_or(0),
+                max: d.count.max,
+            },
+            None => NodeCount::exact(self.nodes.len() as u64),
+        }
+    }
+
+    /// How many nodes `members` of its members stand for: themselves for listed nodes; for a
+    /// pool defined as code (one member standing for all), its declared count, or none.
+    pub fn nodes_of(&self, members: usize) -> NodeCount {
+        match (&self.declared, members) {
+            (Some(_), 0) => NodeCount::default(),
+            (Some(_), _) => self.node_count(),
+            (None, n) => NodeCount::exact(n as u64),
         }
     }
 
@@ -193,6 +199,77 @@ fn find_label<'l>(labels: &'l [(String, String)], key: &str) -> Option<&'l str> 
         .binary_search_by(|(k, _)| k.as_str().cmp(key))
         .ok()
         .map(|i| labels[i].1.as_str())
+}
+
+/// A number of nodes as far as the inventory knows it: listed nodes are counted, and a pool
+/// defined as code adds its declared count, which may be a range or unknown (`max: None` is no
+/// upper bound known). It is never "1 node" for a pool whose size is not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeCount {
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+/// No node.
+impl Default for NodeCount {
+    fn default() -> Self {
+        NodeCount::exact(0)
+    }
+}
+
+impl NodeCount {
+    pub fn exact(n: u64) -> NodeCount {
+        NodeCount {
+            min: n,
+            max: Some(n),
+        }
+    }
+
+    /// Whether it is certainly no node.
+    pub fn is_zero(&self) -> bool {
+        self.max == Some(0)
+    }
+
+    /// The known number, when it is one.
+    pub fn known(&self) -> Option<u64> {
+        self.max.filter(|&m| m == self.min)
+    }
+
+    /// As a noun phrase in a sentence: "3 nodes", "1..10 nodes", "an unknown number of nodes".
+    pub fn phrase(&self) -> String {
+        match (self.min, self.max) {
+            (0, None) => "an unknown number of nodes".to_string(),
+            _ => self.to_string(),
+        }
+    }
+}
+
+impl std::ops::Add for NodeCount {
+    type Output = NodeCount;
+    fn add(self, o: NodeCount) -> NodeCount {
+        NodeCount {
+            min: self.min + o.min,
+            max: self.max.zip(o.max).map(|(a, b)| a + b),
+        }
+    }
+}
+
+impl std::iter::Sum for NodeCount {
+    fn sum<I: Iterator<Item = NodeCount>>(iter: I) -> NodeCount {
+        iter.fold(NodeCount::exact(0), |a, b| a + b)
+    }
+}
+
+impl fmt::Display for NodeCount {
+    /// "1 node", "4 nodes", "1..10 nodes", "2+ nodes", "count unknown".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.min, self.max) {
+            (a, Some(b)) if a == b => write!(f, "{}", nodes_noun(a as usize)),
+            (a, Some(b)) => write!(f, "{a}..{b} nodes"),
+            (0, None) => write!(f, "count unknown"),
+            (a, None) => write!(f, "{a}+ nodes"),
+        }
+    }
 }
 
 /// "1 node" / "N nodes".
