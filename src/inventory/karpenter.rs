@@ -315,6 +315,34 @@ spec:
     }
 
     #[test]
+    fn a_startup_taint_may_not_repeat_a_taint() {
+        // Karpenter checks taints and startupTaints together (nodeclaim_validation.go).
+        let text = NODEPOOL.replace(
+            "node.cilium.io/agent-not-ready\n          value: \"true\"\n          effect: NoExecute",
+            "nvidia.com/gpu\n          value: \"other\"\n          effect: NoSchedule",
+        );
+        let found = crate::analyse(&text, &Options::default());
+        let got: Vec<(&str, &str, Option<&str>)> = found
+            .iter()
+            .map(|d| (d.rule, &text[d.range.clone()], d.path.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [(
+                "platform-taint",
+                "key",
+                Some("spec.template.spec.startupTaints[0]")
+            )]
+        );
+        assert_eq!(
+            &text[found[0].related[0].range.clone()],
+            "key",
+            "points at the taint it repeats"
+        );
+        assert!(found[0].related[0].range.start < found[0].range.start);
+    }
+
+    #[test]
     fn a_nodepool_without_a_name_is_an_error() {
         let e = Inventory::load(&[(
             "np.yaml",
