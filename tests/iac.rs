@@ -588,3 +588,81 @@ fn node_counts_of_pools_as_code_are_never_guessed() {
         "{text}"
     );
 }
+
+#[test]
+fn labels_a_pool_definition_does_not_declare_are_unknown() {
+    // gke.tf's gpu-pool declares example.com/accelerator=nvidia (and GKE's node-pool label);
+    // any other label may be set elsewhere (by GKE, the kubelet, a controller).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.yaml");
+    let workload = |name: &str, selector: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  \
+             template:\n    spec:\n      nodeSelector: {{{selector}}}\n      tolerations: \
+             [{{operator: Exists}}]\n      containers: [{{name: c, image: i}}]\n---\n"
+        )
+    };
+    let text = [
+        workload("spot", "cloud.google.com/gke-spot: \"true\""),
+        workload("amd", "example.com/accelerator: amd"),
+        workload("nvidia", "example.com/accelerator: nvidia"),
+    ]
+    .concat();
+    std::fs::write(&path, &text).unwrap();
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/iac/gke.tf",
+        path.to_str().unwrap(),
+    ]);
+    let report = json(&out);
+    let gpu = |w: usize| {
+        let w = &report["workloads"][w];
+        let pool = &w["pools"][0];
+        let reasons: Vec<String> = pool["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| w["reasons"][i.as_u64().unwrap() as usize]["code"].to_string())
+            .collect();
+        (pool["fit"].as_str().unwrap().to_string(), reasons)
+    };
+    assert_eq!(report["cluster"]["pools"][0]["name"], "gpu-pool");
+    // Not declared: it may fit, and says why.
+    assert_eq!(
+        gpu(0),
+        ("partial".to_string(), vec!["\"label-unknown\"".to_string()])
+    );
+    // Declared with another value: it does not.
+    assert_eq!(
+        gpu(1),
+        ("no".to_string(), vec!["\"node-selector\"".to_string()])
+    );
+    assert_eq!(gpu(2), ("yes".to_string(), vec![]));
+    // A workload that may fit is not reported as fitting no node (amd may fit the batch pool,
+    // which does not declare the label).
+    let lint = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/iac/gke.tf",
+        path.to_str().unwrap(),
+    ]);
+    let found = json(&lint);
+    let rules: Vec<(&str, &str)> = found["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["object"]["name"].as_str().unwrap_or(""),
+                d["rule"].as_str().unwrap(),
+            )
+        })
+        .filter(|(_, r)| *r == "unschedulable")
+        .collect();
+    assert_eq!(rules, []);
+}

@@ -196,6 +196,8 @@ enum Fit {
     Avoided,
     /// Some of the pool's nodes.
     Some(usize),
+    /// If labels the pool's definition does not declare are set elsewhere.
+    Maybe,
     None,
 }
 
@@ -203,6 +205,8 @@ fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
     let fitting = verdict.fitting(pool);
     if fitting == 0 {
         Fit::None
+    } else if verdict.uncertain(pool) {
+        Fit::Maybe
     } else if fitting < pool.nodes.len() {
         Fit::Some(fitting)
     } else if verdict.avoided(pool) == fitting {
@@ -263,6 +267,7 @@ pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
             Fit::All => fitting.push(pool.name.clone()),
             Fit::Avoided => fitting.push(format!("{}~", pool.name)),
             Fit::Some(n) => fitting.push(format!("{} {n}/{}", pool.name, pool.nodes.len())),
+            Fit::Maybe => fitting.push(format!("{}?", pool.name)),
         }
         nodes = nodes + pool.nodes_of(v.fitting(pool));
     }
@@ -307,6 +312,18 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::All => "fits".to_string(),
             Fit::Avoided => "fits, but as a node to avoid".to_string(),
             Fit::Some(n) => format!("fits {} of them", nodes_noun(n)),
+            Fit::Maybe => {
+                let keys: Vec<String> = v
+                    .groups(pool)
+                    .iter()
+                    .flat_map(|(g, _, _)| g.unknown.iter().map(|(k, _)| k.clone()))
+                    .collect();
+                format!(
+                    "may fit: its definition does not declare the label {} (it may be set \
+                     elsewhere)",
+                    keys.join(", ")
+                )
+            }
             Fit::None => "does not fit".to_string(),
         };
         out.push_str(&format!("{head}: {verdict}\n"));
