@@ -482,6 +482,36 @@ fn kind_cluster_config_as_inventory() {
             ),
         ]
     );
+    // Taints inside a patch (a literal block) are linted where they are written.
+    let text = fixture("kind.yaml").replace("present:NoSchedule", "present:NoSchedul");
+    assert_eq!(
+        first_finding("kind.yaml", &text),
+        (
+            "unknown-effect".to_string(),
+            "nodes[2].kubeadmConfigPatches[0].nodeRegistration.kubeletExtraArgs\
+             [register-with-taints][0].effect"
+                .to_string(),
+            20,
+            55,
+            "NoSchedul".to_string()
+        )
+    );
+    let text = format!(
+        "{}- role: worker\n  kubeadmConfigPatches:\n  - |\n    kind: JoinConfiguration\n    \
+         nodeRegistration:\n      taints:\n        - key: example.com/x y\n          effect: \
+         NoSchedule\n",
+        fixture("kind.yaml")
+    );
+    assert_eq!(
+        first_finding("kind.yaml", &text),
+        (
+            "invalid-key".to_string(),
+            "nodes[3].kubeadmConfigPatches[0].nodeRegistration.taints[0].key".to_string(),
+            27,
+            16,
+            "example.com/x y".to_string()
+        )
+    );
     // A cluster of one node: kind removes the control-plane taint.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("kind.yaml");

@@ -12,17 +12,23 @@
 //! configuration guide shows) are read from the patch: an InitConfiguration patch applies to the
 //! first control plane, a JoinConfiguration patch to the other nodes.
 //!
-//! Not read: taints in `kubeadmConfigPatchesJSON6902`, and patches are not linted (their taints
-//! are inside YAML inside a string; they point at the patch as a whole).
+//! A patch written as a literal block scalar (`- |`, as kind's documentation writes them) is
+//! linted too: its taint lists are copied into the config's tree with their places in the file,
+//! so the taint rules point inside the patch. Not read: `kubeadmConfigPatchesJSON6902`; patches
+//! in other scalar styles are read but not linted.
 
 use std::ops::Range;
 
+use std::borrow::Cow;
+
 use super::kubeadm::{pool, registration, CONTROL_PLANE};
+use super::kubelet_flags::{self, extra_arg, Arg};
 use super::nodes::{labels, scalar_text};
 use super::{Count, Defined, Loc, PoolTaint, HOSTNAME_LABEL};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Taint};
-use crate::syntax::{self, Document, NodeId};
+use crate::k8s::objects::List;
+use crate::syntax::{self, Document, Node, NodeId, NodeKind, Style};
 
 /// Whether a document is a kind Cluster config.
 pub(crate) fn is_kind(doc: &Document<'_>, root: NodeId) -> bool {
@@ -111,9 +117,194 @@ fn apply(
     out
 }
 
+/// Where each line of a literal block scalar's value is in the text: (offset in the value,
+/// offset in the text) of every line's start; `None` when the scalar is not a literal block or
+/// its lines are not found where expected.
+fn block_lines(text: &str, doc: &Document<'_>, scalar: NodeId) -> Option<Vec<(usize, usize)>> {
+    let node = doc.node(scalar);
+    let NodeKind::Scalar {
+        value,
+        style: Style::Literal,
+    } = &node.kind
+    else {
+        return None;
+    };
+    let source = text.get(node.span.clone())?;
+    // The block's lines start after the header line (`|`, `|-`, `|2`), when the span has it,
+    // else at the start of the line the span starts on.
+    let body_start = if source.starts_with('|') {
+        node.span.start + source.find('\n')? + 1
+    } else {
+        text.get(..node.span.start)?
+            .rfind('\n')
+            .map_or(0, |i| i + 1)
+    };
+    let body = text.get(body_start..node.span.end.max(body_start))?;
+    let indent = body
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches(' ').len())?;
+    let mut out = Vec::new();
+    let mut src = body_start;
+    let mut at = 0;
+    for line in value.split_inclusive('\n') {
+        let content = line.trim_end_matches('\n');
+        let src_line = text.get(src..)?.split_inclusive('\n').next()?;
+        if !content.is_empty() && text.get(src + indent..src + indent + content.len())? != content {
+            return None;
+        }
+        out.push((at, src + indent.min(src_line.trim_end_matches('\n').len())));
+        at += line.len();
+        src += src_line.len();
+    }
+    Some(out)
+}
+
+/// Copies the subtree at `id` of a patch's document into the config's, placing each node
+/// where its characters are in the text (`lines` from [`block_lines`]).
+fn copy<'a>(
+    from: &Document<'_>,
+    id: NodeId,
+    into: &mut Document<'a>,
+    lines: &[(usize, usize)],
+    depth: usize,
+) -> Option<NodeId> {
+    if depth > 32 {
+        return None;
+    }
+    let at = |o: usize| {
+        let i = lines.partition_point(|&(v, _)| v <= o).saturating_sub(1);
+        let (v, s) = lines.get(i).copied().unwrap_or((0, 0));
+        s + (o - v)
+    };
+    let id = from.resolve(id);
+    let node = from.node(id);
+    let span = at(node.span.start)..at(node.span.end.max(node.span.start));
+    let kind = match &node.kind {
+        NodeKind::Scalar { value, style } => NodeKind::Scalar {
+            value: Cow::Owned(value.to_string()),
+            style: *style,
+        },
+        NodeKind::Sequence { items, flow } => NodeKind::Sequence {
+            items: items
+                .iter()
+                .map(|&i| copy(from, i, into, lines, depth + 1))
+                .collect::<Option<Vec<_>>>()?,
+            flow: *flow,
+        },
+        NodeKind::Mapping { entries, flow } => NodeKind::Mapping {
+            entries: entries
+                .iter()
+                .map(|&(k, v)| {
+                    Some((
+                        copy(from, k, into, lines, depth + 1)?,
+                        copy(from, v, into, lines, depth + 1)?,
+                    ))
+                })
+                .collect::<Option<Vec<_>>>()?,
+            flow: *flow,
+        },
+        _ => return None,
+    };
+    Some(into.add_node(Node {
+        span,
+        tag: node.tag.clone(),
+        kind,
+    }))
+}
+
+/// The taint lists of the literal block patches of a `kubeadmConfigPatches` field, copied into
+/// `doc` where they are written, for the rules.
+fn patch_lists<'a>(text: &'a str, doc: &mut Document<'a>, parent: NodeId, path: &str) -> Vec<List> {
+    let mut out = Vec::new();
+    let items: Vec<NodeId> = doc
+        .get(parent, "kubeadmConfigPatches")
+        .and_then(|(_, v)| doc.sequence(v))
+        .map(<[NodeId]>::to_vec)
+        .unwrap_or_default();
+    for (j, item) in items.into_iter().enumerate() {
+        let Some(lines) = block_lines(text, doc, item) else {
+            continue;
+        };
+        let value = match &doc.node(item).kind {
+            NodeKind::Scalar { value, .. } => value.to_string(),
+            _ => continue,
+        };
+        let stream = syntax::parse(&value);
+        for patch in stream.documents.iter().filter(|d| d.error.is_none()) {
+            let Some(root) = patch.root else { continue };
+            if !matches!(
+                patch.get_str(root, "kind"),
+                Some("InitConfiguration" | "JoinConfiguration")
+            ) {
+                continue;
+            }
+            let Some((_, nr)) = patch.get(root, "nodeRegistration") else {
+                continue;
+            };
+            let base = format!("{path}.kubeadmConfigPatches[{j}].nodeRegistration");
+            if let Some((k, v)) = patch.get(nr, "taints") {
+                if let (Some(key), Some(node)) = (
+                    copy(patch, k, doc, &lines, 0),
+                    copy(patch, v, doc, &lines, 0),
+                ) {
+                    out.push(List {
+                        node,
+                        key,
+                        path: format!("{base}.taints"),
+                        object: Some(0),
+                    });
+                }
+            }
+            let flag = patch.get(nr, "kubeletExtraArgs").and_then(|(_, a)| {
+                extra_arg(
+                    patch,
+                    a,
+                    &format!("{base}.kubeletExtraArgs"),
+                    "register-with-taints",
+                )
+            });
+            if let Some(arg) = flag {
+                let (Some(key), Some(value)) = (
+                    copy(patch, arg.key, doc, &lines, 0),
+                    copy(patch, arg.value, doc, &lines, 0),
+                ) else {
+                    continue;
+                };
+                let arg = Arg {
+                    key,
+                    value,
+                    path: arg.path,
+                };
+                out.extend(kubelet_flags::taint_list(text, doc, &arg, Some(0)));
+            }
+        }
+    }
+    out
+}
+
 /// Reads a kind Cluster config (`is_kind` holds): one pool per node.
-pub(crate) fn read(file: usize, doc: &Document<'_>, root: NodeId, index: usize) -> Defined {
-    let mut out = Defined::default();
+pub(crate) fn read<'a>(
+    file: usize,
+    text: &'a str,
+    doc: &mut Document<'a>,
+    root: NodeId,
+    index: usize,
+) -> Defined {
+    let mut out = Defined {
+        lists: patch_lists(text, doc, root, ""),
+        ..Defined::default()
+    };
+    let node_items: Vec<NodeId> = doc
+        .get(root, "nodes")
+        .and_then(|(_, v)| doc.sequence(v))
+        .map(<[NodeId]>::to_vec)
+        .unwrap_or_default();
+    for (i, n) in node_items.into_iter().enumerate() {
+        let lists = patch_lists(text, doc, n, &format!("nodes[{i}]"));
+        out.lists.extend(lists);
+    }
+    let doc = &*doc;
     let cluster = doc
         .get(root, "name")
         .and_then(|(_, v)| scalar_text(doc, v))

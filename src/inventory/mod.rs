@@ -412,7 +412,7 @@ pub(crate) fn read_defined<'a>(
     } else if cce::is_cce(doc, root) {
         Some(cce::read(file, doc, root, index))
     } else if kind::is_kind(doc, root) {
-        Some(kind::read(file, doc, root, index))
+        Some(kind::read(file, text, doc, root, index))
     } else {
         None
     }
