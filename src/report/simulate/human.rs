@@ -261,7 +261,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
             &[
                 "✓ fits",
                 "~ fits, but avoided (PreferNoSchedule)",
-                "± fits some nodes",
+                "± fits some nodes, or may",
                 "✗ no fit",
             ],
             max,
@@ -269,7 +269,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
         None => items(
             &[
                 "name~ fits, but avoided (PreferNoSchedule)",
-                "name± fits some nodes",
+                "name± fits some nodes, or may",
             ],
             max,
         ),
