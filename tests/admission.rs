@@ -114,13 +114,15 @@ fn fits(json: &Value) -> Vec<(String, String)> {
         .unwrap()
         .iter()
         .map(|w| {
-            let pools: Vec<String> = w["pools"]
+            let mut pools: Vec<String> = w["pools"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .filter(|p| p["fit"] == "yes")
-                .map(|p| name(&p["pool"]))
+                .flat_map(|p| p["pools"].as_array().unwrap())
+                .map(name)
                 .collect();
+            pools.sort();
             (w["kind"].as_str().unwrap().to_string(), pools.join(","))
         })
         .collect()
