@@ -656,7 +656,18 @@ fn labels_a_pool_definition_does_not_declare_are_unknown() {
     let report = json(&out);
     let gpu = |w: usize| {
         let w = &report["workloads"][w];
-        let pool = &w["pools"][0];
+        // The entry that stands for pool 0 (entries name the pools on which it fares the same).
+        let pool = w["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| {
+                p["pools"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&serde_json::json!(0))
+            })
+            .unwrap();
         let reasons: Vec<String> = pool["reasons"]
             .as_array()
             .unwrap()

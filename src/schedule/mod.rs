@@ -438,7 +438,6 @@ impl PoolVerdict {
     /// are set elsewhere (see [`Verdict::unknown`]).
     pub fn uncertain(&self, pool: &Pool) -> bool {
         self.groups(pool)
-            .iter()
             .any(|(v, _, _)| v.fits() && !v.unknown.is_empty())
     }
 

@@ -315,7 +315,6 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::Maybe => {
                 let keys: Vec<String> = v
                     .groups(pool)
-                    .iter()
                     .flat_map(|(g, _, _)| g.unknown.iter().map(|(k, _)| k.clone()))
                     .collect();
                 format!(
