@@ -3,7 +3,7 @@
 //! rule registry (nothing here is written twice).
 
 use crate::diagnostic::Diagnostic;
-use crate::inventory::{nodes_noun, Inventory};
+use crate::inventory::{Inventory, NodeCount};
 use crate::k8s::model::{Effect, Operator};
 use crate::k8s::model::{Taint, Toleration};
 use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
@@ -99,7 +99,7 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
         }
     }
     let on = |taint: &Taint, pools: &[usize]| {
-        let nodes: usize = pools.iter().map(|&p| inventory.pools[p].nodes.len()).sum();
+        let nodes: NodeCount = pools.iter().map(|&p| inventory.pools[p].node_count()).sum();
         let names: Vec<&str> = pools
             .iter()
             .take(5)
@@ -112,7 +112,7 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
         };
         format!(
             "`{taint}` on {} (pool{} {}{more})",
-            nodes_noun(nodes),
+            nodes.phrase(),
             if pools.len() == 1 { "" } else { "s" },
             names.join(", ")
         )
