@@ -154,7 +154,7 @@ fn place(doc: &Document<'_>, w: &Workload<'_>, rejection: &Rejection) -> (Range<
             }
         }
         Rejection::NodeSelectorConflict { key, .. } => {
-            if let Some(e) = w.node_selector.iter().find(|e| e.key == *key) {
+            if let Some(e) = w.node_selector.iter().find(|e| *e.key == **key) {
                 return (span(e.value_node), format!("{}.nodeSelector.{key}", w.path));
             }
         }

@@ -300,7 +300,7 @@ fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
             pv.groups(pool).all(|(v, _, _)| {
                 v.reasons
                     .iter()
-                    .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if k == key))
+                    .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if **k == *key))
             })
         })
 }

@@ -30,8 +30,10 @@ pub const COMPARISON_GATE: &str = "TaintTolerationComparisonOperators";
 /// One `nodeSelector` entry.
 #[derive(Debug, Clone)]
 pub struct SelectorEntry {
-    pub key: String,
-    pub value: String,
+    /// Shared with the reasons that name it: a workload that 49 pools turn away for its
+    /// nodeSelector copies no string for it.
+    pub key: std::sync::Arc<str>,
+    pub value: std::sync::Arc<str>,
     pub key_node: NodeId,
     pub value_node: NodeId,
 }
@@ -106,8 +108,8 @@ impl<'d> Workload<'d> {
                     .iter()
                     .filter_map(|&(ek, ev)| {
                         Some(SelectorEntry {
-                            key: text(ek)?,
-                            value: text(ev)?,
+                            key: text(ek)?.into(),
+                            value: text(ev)?.into(),
                             key_node: ek,
                             value_node: ev,
                         })
@@ -157,7 +159,7 @@ impl<'d> Workload<'d> {
             .filter(|n| !n.is_empty());
         let selector: Vec<(String, String)> = node_selector
             .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
+            .map(|e| (e.key.to_string(), e.value.to_string()))
             .collect();
         let admission_pod = admission::Pod {
             kind,
@@ -238,8 +240,8 @@ pub enum Reason {
     Taint(usize),
     /// A `nodeSelector` entry the node's labels do not have.
     NodeSelector {
-        key: String,
-        wanted: String,
+        key: std::sync::Arc<str>,
+        wanted: std::sync::Arc<str>,
         actual: Option<String>,
     },
     /// Required node affinity does not match; why.
@@ -707,7 +709,7 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
         let selector: Vec<(&str, &str)> = w
             .node_selector
             .iter()
-            .map(|e| (e.key.as_str(), e.value.as_str()))
+            .map(|e| (&*e.key, &*e.value))
             .collect();
         if let Some(why) = requirements::failure(reqs, &selector, w.affinity.as_ref()) {
             out.push(Reason::Requirements(why));
@@ -722,8 +724,8 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     for e in &w.node_selector {
         let actual = node.label(&e.key);
         if actual.is_none() && open {
-            unknown.push((e.key.clone(), e.value.clone()));
-        } else if actual != Some(e.value.as_str()) {
+            unknown.push((e.key.to_string(), e.value.to_string()));
+        } else if actual != Some(&*e.value) {
             out.push(Reason::NodeSelector {
                 key: e.key.clone(),
                 wanted: e.value.clone(),
@@ -737,8 +739,8 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
             unknown.push((key.clone(), wanted.clone()));
         } else if actual != Some(wanted.as_str()) {
             out.push(Reason::NodeSelector {
-                key: key.clone(),
-                wanted: wanted.clone(),
+                key: key.as_str().into(),
+                wanted: wanted.as_str().into(),
                 actual: actual.map(str::to_string),
             });
         }
