@@ -123,12 +123,19 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
         });
         found.sort_by_key(|d| d.range.start);
         for w in &mut out[first..] {
+            // The pod's deprecated tolerations annotation is validated with the pod too.
+            let annotation = format!(
+                "{}metadata.annotations[{}]",
+                w.path.strip_suffix("spec").unwrap_or(""),
+                crate::k8s::cluster::POD_TOLERATIONS
+            );
             w.rejected = found
                 .iter()
                 .find(|d| {
                     d.path.as_deref().is_some_and(|p| {
-                        p.strip_prefix(w.path.as_str())
-                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                        p.starts_with(&annotation)
+                            || p.strip_prefix(w.path.as_str())
+                                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                     })
                 })
                 .map(|d| Rejected {

@@ -261,3 +261,66 @@ fn the_admission_configuration_file() {
     assert_eq!(code, 2);
     assert!(err.contains("ptr.yaml: no such file"), "{err}");
 }
+
+#[test]
+fn a_pod_whose_tolerations_annotation_is_invalid_is_rejected_in_simulate() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata:\n      annotations:\n        scheduler.alpha.kubernetes.io/tolerations: '[{\"key\": \"tenant\", \"operator\": \"exists\"}]'\n    spec:\n      containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[("nodes.yaml", NODES), ("web.yaml", deployment)]);
+    let args = [
+        "simulate",
+        "--inventory",
+        "nodes.yaml",
+        "--format",
+        "json",
+        "web.yaml",
+    ];
+    let (_, out, err) = run(dir.path(), &args);
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let w = &json["workloads"][0];
+    assert_eq!(w["rejected"]["rule"], "unknown-operator", "{w}");
+    assert_eq!(
+        w["rejected"]["path"],
+        "spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations][0].operator"
+    );
+}
+
+#[test]
+fn a_malformed_namespace_annotation_is_an_error_at_its_character() {
+    let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{\"key\": \"a\",}]'\n";
+    let pod = "kind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[("ns.yaml", ns), ("pod.yaml", pod)]);
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--enable-admission-plugins",
+            "PodTolerationRestriction",
+            "ns.yaml",
+            "pod.yaml",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    // The annotation itself, and the namespace's pod that the plugin then refuses.
+    assert_eq!(
+        rules,
+        ["invalid-toleration-annotation", "admission-rejected"]
+    );
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["file"], "ns.yaml");
+    // `}` after the trailing comma: line 6, the 71st character.
+    assert_eq!(d["range"]["start"]["line"], 6);
+    assert_eq!(d["range"]["start"]["column"], 71);
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("PodTolerationRestriction refuses every pod of shop"));
+}

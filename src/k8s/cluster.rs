@@ -245,6 +245,67 @@ fn scalar_text(doc: &Document<'_>, id: NodeId) -> Option<String> {
     }
 }
 
+/// The deprecated pod annotation with a JSON list of tolerations, which the API server still
+/// validates (`ValidateTolerationsInPodAnnotations`) and the scheduler ignores.
+pub const POD_TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/tolerations";
+
+/// A pod's (or pod template's) annotation.
+#[derive(Debug, Clone)]
+pub struct PodAnnotation {
+    pub key: NodeId,
+    pub value: NodeId,
+    /// The annotation's path from the document root, as findings name it
+    /// (`spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]`).
+    pub path: String,
+    /// Its path as the API server's validation names it: from the object's root, under
+    /// `metadata.annotations` for a Pod and `<template>.annotations` for a template
+    /// (`ValidatePodTemplateSpec` validates the template's annotations at
+    /// `fldPath.Child("annotations")`).
+    pub api_path: String,
+}
+
+/// The annotation `key` of the pod or pod template in an object of kind `kind`.
+pub fn pod_annotation(
+    doc: &Document<'_>,
+    object: NodeId,
+    object_path: &str,
+    kind: &str,
+    key: &str,
+) -> Option<PodAnnotation> {
+    let segments = crate::k8s::objects::pod_spec_path(kind)?;
+    let (_, template) = segments.split_last()?;
+    let mut at = object;
+    for segment in template {
+        at = doc.get(at, segment)?.1;
+    }
+    let (_, metadata) = doc.get(at, "metadata")?;
+    let (_, annotations) = doc.get(metadata, "annotations")?;
+    let (k, v) = doc.get(annotations, key)?;
+    let template = template.join(".");
+    let api_path = if template.is_empty() {
+        format!("metadata.annotations.{key}")
+    } else {
+        format!("{template}.annotations.{key}")
+    };
+    let mut path = object_path.to_string();
+    for part in [template.as_str(), "metadata.annotations"] {
+        if part.is_empty() {
+            continue;
+        }
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(part);
+    }
+    path.push_str(&format!("[{key}]"));
+    Some(PodAnnotation {
+        key: k,
+        value: v,
+        path,
+        api_path,
+    })
+}
+
 /// A Namespace's `metadata.annotations[key]`: (key node, value node).
 pub fn namespace_annotation(
     doc: &Document<'_>,

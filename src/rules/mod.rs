@@ -13,6 +13,7 @@ pub mod edits;
 
 pub(crate) mod admission_rejected;
 mod deprecated_taint_key;
+mod deprecated_tolerations_annotation;
 mod duplicate_taint;
 mod duplicate_toleration;
 mod empty_key_requires_exists;
@@ -22,8 +23,8 @@ mod exists_with_value;
 mod hcl_syntax;
 mod helm_template;
 mod invalid_key;
-mod invalid_namespace_annotation;
 mod invalid_runtime_class;
+mod invalid_toleration_annotation;
 mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
@@ -104,7 +105,8 @@ pub static RULES: &[&dyn Rule] = &[
     &null_value::NullValue,
     &duplicate_toleration::DuplicateToleration,
     &invalid_runtime_class::InvalidRuntimeClass,
-    &invalid_namespace_annotation::InvalidNamespaceAnnotation,
+    &invalid_toleration_annotation::InvalidTolerationAnnotation,
+    &deprecated_tolerations_annotation::DeprecatedTolerationsAnnotation,
     &admission_rejected::AdmissionRejected,
     &unschedulable::Unschedulable,
     &only_avoided_nodes::OnlyAvoidedNodes,
