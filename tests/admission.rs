@@ -324,3 +324,44 @@ fn a_malformed_namespace_annotation_is_an_error_at_its_character() {
         .unwrap()
         .contains("PodTolerationRestriction refuses every pod of shop"));
 }
+
+#[test]
+fn the_configuration_file_configures_the_plugin() {
+    let config = "admission-plugins:\n  enable: [PodTolerationRestriction]\nadmission:\n  clusterTolerationWhitelist: [{key: gpu, operator: Exists}]\n";
+    let pod = "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - {key: spot, operator: Exists, effect: NoSchedule}\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[(".taintlint.yaml", config), ("pod.yaml", pod)]);
+    let (code, out, err) = run(dir.path(), &["lint", "--format", "json", "pod.yaml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["rule"], "admission-rejected");
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("is outside the cluster's whitelist"));
+
+    // By path, to an AdmissionConfiguration; a missing or invalid one is exit 2.
+    let config = "admission-plugins:\n  enable: [PodTolerationRestriction]\nadmission:\n  admissionControlConfigFile: admission.yaml\n";
+    let dir = dir_with(&[(".taintlint.yaml", config), ("pod.yaml", pod)]);
+    let (code, out, err) = run(dir.path(), &["lint", "pod.yaml"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(".taintlint.yaml:4:31: admission.admissionControlConfigFile")
+            && err.contains("admission.yaml: no such file"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("admission.yaml"), "kind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  configuration:\n    whitelist: [{key: spot, operator: Exists, effect: NoSchedule}, {operator: Exists, effect: NoExecute}]\n").unwrap();
+    let (code, out, err) = run(dir.path(), &["lint", "pod.yaml"]);
+    assert_eq!(code, 0, "{out}{err}");
+    std::fs::write(
+        dir.path().join("admission.yaml"),
+        "kind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  configuration:\n    whitelist: {key: spot}\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(dir.path(), &["lint", "pod.yaml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("whitelist is not a list of tolerations"),
+        "{err}"
+    );
+}
