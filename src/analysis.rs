@@ -116,7 +116,7 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
             &[],
             &mut found,
         );
-        rules::admission_rejected::check(doc, &extracted, options, &mut found);
+        rules::admission_rejected::check(doc, &extracted, options, false, &mut found);
         rules::check_objects(text, doc, options, &extracted, &mut found);
         found.retain(|d| {
             rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
@@ -248,7 +248,7 @@ fn check_stream<'a>(
             &extracted.taints,
             &mut out,
         );
-        rules::admission_rejected::check(doc, &extracted, options, &mut out);
+        rules::admission_rejected::check(doc, &extracted, options, true, &mut out);
         rules::check_objects(text, doc, options, &extracted, &mut out);
         if let Some(inventory) = inventory {
             let placements = places.as_deref_mut().map(|p| &mut p.placements);

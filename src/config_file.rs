@@ -11,6 +11,10 @@
 //!   clusterDefaultTolerations: [{key: tenant, operator: Exists, effect: NoSchedule}]
 //!   clusterTolerationWhitelist: [{operator: Exists, effect: NoSchedule}]
 //!   # or: admissionControlConfigFile: admission.yaml (an AdmissionConfiguration)
+//! policy:                                # the same shapes, checked without the plugin
+//!   clusterTolerationWhitelist: [{operator: Exists, effect: NoExecute}]
+//!   namespaces:
+//!     shop: {tolerationsWhitelist: [{key: tenant, operator: Equal, value: shop}]}
 //! rules:
 //!   tolerates-everything: off            # error | warning | info | hint | off
 //!   duplicate-toleration: warning
@@ -44,6 +48,7 @@ pub const KEYS: &[&str] = &[
     "feature-gates",
     "admission-plugins",
     "admission",
+    "policy",
     "rules",
     "include",
     "exclude",
@@ -461,6 +466,32 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     (None, None) => {}
                 }
             }
+            "policy" => {
+                let file = path.display().to_string();
+                let mut policy = config::Policy::default();
+                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    let key = format!("{name}.{what}");
+                    match what.as_str() {
+                        "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
+                            match crate::admission_config::toleration_list(doc, k, v, &key) {
+                                Ok(list) if what == "clusterDefaultTolerations" => {
+                                    policy.cluster.default = list
+                                }
+                                Ok(list) => policy.cluster.whitelist = list,
+                                Err(e) => p.node_error(doc, v, e),
+                            }
+                        }
+                        "namespaces" => {
+                            for (nk, ns, nv) in p.entries(doc, v, &key).unwrap_or_default() {
+                                let namespace = policy_namespace(&mut p, doc, &file, nk, &ns, nv);
+                                policy.namespaces.insert(ns, namespace);
+                            }
+                        }
+                        _ => p.unknown_key(doc, k, &name, &what, POLICY_KEYS),
+                    }
+                }
+                config.options.set_policy(Some(policy));
+            }
             "rules" => {
                 for (k, rule, v) in p.entries(doc, value, &name).unwrap_or_default() {
                     if rules::find(&rule).is_none() {
@@ -535,6 +566,63 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
     } else {
         Err(p.errors)
     }
+}
+
+const POLICY_KEYS: &[&str] = &[
+    "clusterDefaultTolerations",
+    "clusterTolerationWhitelist",
+    "namespaces",
+];
+
+/// One namespace of `policy.namespaces`: its `defaultTolerations` and `tolerationsWhitelist`,
+/// held as a Namespace's annotations would hold them, placed in the configuration file.
+fn policy_namespace(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    file: &str,
+    key: NodeId,
+    name: &str,
+    value: NodeId,
+) -> crate::k8s::cluster::Namespace {
+    use crate::k8s::cluster::{Annotation, Namespace, Place};
+    let place = |node: NodeId| Place {
+        file: file.to_string(),
+        range: doc.node(node).span.clone(),
+    };
+    let mut ns = Namespace {
+        name: name.to_string(),
+        at: place(key),
+        default_tolerations: None,
+        whitelist: None,
+    };
+    let within = format!("policy.namespaces.{name}");
+    for (k, what, v) in p.entries(doc, value, &within).unwrap_or_default() {
+        let key_path = format!("{within}.{what}");
+        let slot = match what.as_str() {
+            "defaultTolerations" => &mut ns.default_tolerations,
+            "tolerationsWhitelist" => &mut ns.whitelist,
+            _ => {
+                p.unknown_key(
+                    doc,
+                    k,
+                    &within,
+                    &what,
+                    &["defaultTolerations", "tolerationsWhitelist"],
+                );
+                continue;
+            }
+        };
+        match crate::admission_config::toleration_list(doc, k, v, &key_path) {
+            Ok(list) => {
+                *slot = Some(Annotation {
+                    at: place(v),
+                    tolerations: Ok(list),
+                })
+            }
+            Err(e) => p.node_error(doc, v, e),
+        }
+    }
+    ns
 }
 
 fn is_null(doc: &Document<'_>, node: NodeId) -> bool {
@@ -768,6 +856,30 @@ pub fn json_schema() -> Value {
                     },
                 },
             },
+            "policy": {
+                "description": "A toleration policy of the repository's own, in \
+                    PodTolerationRestriction's shapes, checked whether or not the cluster runs \
+                    that plugin: violations are admission-rejected findings marked as the \
+                    policy's. Namespaces it names use their own whitelist and defaults, the \
+                    others the cluster-wide ones.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": {
+                    "clusterDefaultTolerations": {"$ref": "#/$defs/tolerations"},
+                    "clusterTolerationWhitelist": {"$ref": "#/$defs/tolerations"},
+                    "namespaces": {
+                        "type": ["object", "null"],
+                        "additionalProperties": {
+                            "type": ["object", "null"],
+                            "additionalProperties": false,
+                            "properties": {
+                                "defaultTolerations": {"$ref": "#/$defs/tolerations"},
+                                "tolerationsWhitelist": {"$ref": "#/$defs/tolerations"},
+                            },
+                        },
+                    },
+                },
+            },
             "rules": {
                 "description": "Severity per rule; off turns a rule off.",
                 "type": ["object", "null"],
@@ -905,6 +1017,42 @@ admission:
                 ".taintlint.yaml:3:31: admission: give the PodTolerationRestriction configuration \
                  inline (clusterDefaultTolerations, clusterTolerationWhitelist) or in \
                  admissionControlConfigFile, not both",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_policy_section() {
+        let c = ok("\
+policy:
+  clusterTolerationWhitelist: [{operator: Exists, effect: NoExecute}]
+  namespaces:
+    shop:
+      defaultTolerations: [{key: tenant, operator: Equal, value: shop, effect: NoSchedule}]
+      tolerationsWhitelist: [{key: tenant, operator: Exists}]
+    ml: {}
+");
+        let policy = c.options.policy().unwrap();
+        assert_eq!(policy.cluster.whitelist.len(), 1);
+        let shop = &policy.namespaces["shop"];
+        let w = shop
+            .whitelist
+            .as_ref()
+            .unwrap()
+            .tolerations
+            .as_ref()
+            .unwrap();
+        assert_eq!(w[0].toleration.key, "tenant");
+        assert!(shop.default_tolerations.is_some());
+        assert!(policy.namespaces["ml"].whitelist.is_none());
+        assert!(!c.options.admission_enabled("PodTolerationRestriction"));
+        assert_eq!(
+            errors("policy:\n  namespaces:\n    shop: {whitelist: []}\n  other: 1\n"),
+            [
+                ".taintlint.yaml:3:12: unknown key \"whitelist\" in policy.namespaces.shop \
+                 (known keys: defaultTolerations, tolerationsWhitelist)",
+                ".taintlint.yaml:4:3: unknown key \"other\" in policy (known keys: \
+                 clusterDefaultTolerations, clusterTolerationWhitelist, namespaces)",
             ]
         );
     }

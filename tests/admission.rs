@@ -365,3 +365,58 @@ fn the_configuration_file_configures_the_plugin() {
         "{err}"
     );
 }
+
+#[test]
+fn the_repository_policy_without_the_plugin() {
+    let config = "policy:\n  clusterTolerationWhitelist: [{operator: Exists, effect: NoExecute}]\n  namespaces:\n    shop:\n      tolerationsWhitelist:\n      - {key: tenant, operator: Equal, value: shop, effect: NoSchedule}\n      - {operator: Exists, effect: NoExecute}\n";
+    let pods = "kind: Pod\nmetadata: {name: ok, namespace: shop}\nspec:\n  tolerations: [{key: tenant, operator: Equal, value: shop, effect: NoSchedule}]\n  containers: [{name: c, image: nginx}]\n---\nkind: Pod\nmetadata: {name: gpu, namespace: shop}\nspec:\n  tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n  containers: [{name: c, image: nginx}]\n---\nkind: Pod\nmetadata: {name: elsewhere}\nspec:\n  tolerations: [{key: tenant, operator: Equal, value: shop, effect: NoSchedule}]\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[
+        (".taintlint.yaml", config),
+        ("pods.yaml", pods),
+        ("nodes.yaml", NODES),
+    ]);
+    let (code, out, err) = run(dir.path(), &["lint", "--format", "json", "pods.yaml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["object"]["name"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(found[0].0, "gpu");
+    assert!(
+        found[0].1.starts_with("policy (.taintlint.yaml, not the API server) rejects Pod shop/gpu: toleration {key: gpu, operator: Exists, effect: NoSchedule} (tolerations[0]) is outside namespace shop's whitelist"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(found[1].0, "elsewhere");
+    assert!(
+        found[1].1.contains("is outside the cluster-wide whitelist"),
+        "{}",
+        found[1].1
+    );
+    // Not the API server's: no server message, and simulate does not call the pods rejected.
+    assert!(json["diagnostics"][0]["server_message"].is_null());
+    let (_, out, _) = run(
+        dir.path(),
+        &[
+            "simulate",
+            "--inventory",
+            "nodes.yaml",
+            "--format",
+            "json",
+            "pods.yaml",
+        ],
+    );
+    let json: Value = serde_json::from_str(&out).unwrap();
+    for w in json["workloads"].as_array().unwrap() {
+        assert!(w.get("rejected").is_none_or(Value::is_null), "{w}");
+    }
+}

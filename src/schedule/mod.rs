@@ -65,6 +65,8 @@ pub struct Workload<'d> {
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
     pub rejection: Option<admission::Rejection>,
+    /// Why the repository's policy refuses its pods, when the API server does not.
+    pub policy_rejection: Option<admission::Rejection>,
 }
 
 impl<'d> Workload<'d> {
@@ -168,7 +170,14 @@ impl<'d> Workload<'d> {
             runtime_class: runtime_class.as_deref(),
             node_selector: &selector,
         };
+        let policy_manifest = options.policy().map(|_| manifest.clone());
         let admitted = admission::admit(&admission_pod, manifest, &bare, options);
+        let policy_rejection = match policy_manifest {
+            Some(m) if admitted.rejection.is_none() => {
+                admission::policy_rejection(&admission_pod, m, &bare, options)
+            }
+            _ => None,
+        };
         let (tolerations, sources) = admitted.tolerations.into_iter().unzip();
         Workload {
             spec_index,
@@ -188,6 +197,7 @@ impl<'d> Workload<'d> {
             requested,
             class_selector: admitted.node_selector,
             rejection: admitted.rejection,
+            policy_rejection,
         }
     }
 
