@@ -420,3 +420,51 @@ fn the_repository_policy_without_the_plugin() {
         assert!(w.get("rejected").is_none_or(Value::is_null), "{w}");
     }
 }
+
+/// Where a toleration that places a workload came from: simulate's JSON v2 says it per pool.
+#[test]
+fn simulate_says_where_a_placing_toleration_came_from() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        "simulate",
+        "--enable-admission-plugins",
+        "PodTolerationRestriction",
+        "--inventory",
+        "docs/examples/admission/nodes.yaml",
+        "--inventory",
+        "docs/examples/admission/cluster.yaml",
+        "--format",
+        "json",
+        "docs/examples/admission/apps.yaml",
+    ];
+    let (_, out, err) = run(root, &args);
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let workload = |name: &str| {
+        json["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    // web: the shop pool (0) only by the namespace's default toleration.
+    let web = workload("web");
+    let shop = &web["pools"][0];
+    assert_eq!(shop["fit"], "yes");
+    assert_eq!(shop["tolerated"][0]["taint"], 0);
+    assert_eq!(
+        shop["tolerated"][0]["source"],
+        serde_json::json!({"code": "namespace-default", "namespace": "shop", "index": 0})
+    );
+    // checkout: the sandbox pool (1) by its RuntimeClass's toleration.
+    let checkout = workload("checkout");
+    let sandbox = &checkout["pools"][1];
+    assert_eq!(sandbox["fit"], "yes");
+    assert_eq!(
+        sandbox["tolerated"][0]["source"],
+        serde_json::json!({"code": "runtime-class", "runtimeClass": "gvisor", "index": 0})
+    );
+    // No entry where nothing from outside the manifest is needed.
+    assert!(web["pools"][2].get("tolerated").is_none());
+}

@@ -330,6 +330,10 @@ pub struct Verdict {
     pub avoid: Vec<usize>,
     /// When the pod would be evicted, if it fits and a NoExecute taint is tolerated for a time.
     pub eviction: Option<Eviction>,
+    /// The pool's taints the pod tolerates only by a toleration its manifest does not show, and
+    /// where that toleration comes from (a namespace default, a RuntimeClass, an admission
+    /// plugin, the DaemonSet controller): why it fits a pool its own spec does not tolerate.
+    pub granted: Vec<(usize, Source)>,
 }
 
 impl Verdict {
@@ -590,6 +594,12 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         effect: Effect::NoSchedule,
     };
     let placing = w.placing_tolerations();
+    let placing_sources: Vec<(&Toleration, &Source)> = w
+        .tolerations
+        .iter()
+        .zip(&w.sources)
+        .filter(|(_, s)| w.kind != Some("DaemonSet") || !s.from_admission())
+        .collect();
     let tolerates_cordon = tolerations_tolerate_taint(&placing, &unschedulable_taint, gate);
     // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
     // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
@@ -619,6 +629,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 }
             }
             base.eviction = eviction(w, pool, gate);
+            base.granted = granted(&placing_sources, pool, gate);
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base.reasons);
@@ -735,6 +746,25 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
 
 /// upstream taint eviction: for each NoExecute taint, the first toleration that tolerates it is
 /// used; the pod is evicted after the fewest seconds among them (never, if none has seconds).
+/// The pool's taints (that matter for placement or eviction) that no toleration of the manifest
+/// tolerates but one from elsewhere does, with that one's source.
+fn granted(placing: &[(&Toleration, &Source)], pool: &Pool, gate: bool) -> Vec<(usize, Source)> {
+    let mut out = Vec::new();
+    for (i, t) in pool.taints.iter().enumerate() {
+        let mut by = placing
+            .iter()
+            .filter(|(tol, _)| tol.tolerates(&t.taint, gate));
+        let Some(first) = by.clone().next() else {
+            continue;
+        };
+        if by.any(|(_, s)| matches!(s, Source::Manifest(_))) {
+            continue;
+        }
+        out.push((i, first.1.clone()));
+    }
+    out
+}
+
 fn eviction(w: &Workload<'_>, pool: &Pool, gate: bool) -> Option<Eviction> {
     let mut best: Option<Eviction> = None;
     for (i, t) in pool.taints.iter().enumerate() {

@@ -6,6 +6,7 @@
 //! names are listed only when asked for (`--nodes`).
 
 use crate::inventory::{Inventory, Pool};
+use crate::schedule::admission::Source;
 use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
 
 mod human;
@@ -90,6 +91,45 @@ pub struct SimulateSummary {
 }
 
 /// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
+/// The pool's taints that the fitting nodes tolerate only by a toleration from outside the
+/// manifest, with its source, each once.
+pub fn granted<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<(usize, &'v Source)> {
+    let mut out: Vec<(usize, &Source)> = Vec::new();
+    for (v, _, _) in verdict.groups(pool) {
+        if !v.fits() {
+            continue;
+        }
+        for (t, s) in &v.granted {
+            if !out.iter().any(|(seen, _)| seen == t) {
+                out.push((*t, s));
+            }
+        }
+    }
+    out
+}
+
+/// Where a toleration came from, after "by a toleration ...".
+pub fn from_words(source: &Source) -> String {
+    match source {
+        Source::Manifest(i) => format!("of the manifest (tolerations[{i}])"),
+        Source::DaemonSet => "the DaemonSet controller adds".into(),
+        Source::DefaultTolerationSeconds => "DefaultTolerationSeconds adds".into(),
+        Source::ExtendedResourceToleration(r) => {
+            format!("ExtendedResourceToleration adds for {r}")
+        }
+        Source::NamespaceDefault(ns, i) => {
+            format!("namespace {ns} gives by default (defaultTolerations[{i}])")
+        }
+        Source::ClusterDefault(i) => {
+            format!("PodTolerationRestriction's configuration gives by default (default[{i}])")
+        }
+        Source::MemoryPressure => "PodTolerationRestriction adds (not BestEffort)".into(),
+        Source::RuntimeClass(rc, i) => {
+            format!("RuntimeClass {rc} adds (scheduling.tolerations[{i}])")
+        }
+    }
+}
+
 pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
     let mut out: Vec<&Reason> = Vec::new();
     for (v, _, _) in verdict.groups(pool) {
