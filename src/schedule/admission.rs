@@ -68,6 +68,29 @@ impl Source {
         }
     }
 
+    /// Where it came from, in words that follow "by a toleration": `namespace shop gives by
+    /// default (defaultTolerations[0])`, `RuntimeClass gvisor adds (scheduling.tolerations[0])`.
+    pub fn origin(&self) -> String {
+        match self {
+            Source::Manifest(i) => format!("of the manifest (tolerations[{i}])"),
+            Source::DaemonSet => "the DaemonSet controller adds".into(),
+            Source::DefaultTolerationSeconds => "DefaultTolerationSeconds adds".into(),
+            Source::ExtendedResourceToleration(r) => {
+                format!("ExtendedResourceToleration adds for {r}")
+            }
+            Source::NamespaceDefault(ns, i) => {
+                format!("namespace {ns} gives by default (defaultTolerations[{i}])")
+            }
+            Source::ClusterDefault(i) => {
+                format!("PodTolerationRestriction's configuration gives by default (default[{i}])")
+            }
+            Source::MemoryPressure => "PodTolerationRestriction adds (not BestEffort)".into(),
+            Source::RuntimeClass(rc, i) => {
+                format!("RuntimeClass {rc} adds (scheduling.tolerations[{i}])")
+            }
+        }
+    }
+
     /// Whether admission added it to the pod (the DaemonSet controller does not see these when
     /// it picks the nodes a daemon pod is made for).
     pub fn from_admission(&self) -> bool {

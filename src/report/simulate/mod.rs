@@ -108,26 +108,9 @@ pub fn granted<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<(usize, &'v 
     out
 }
 
-/// Where a toleration came from, after "by a toleration ...".
+/// Where a toleration came from, after "by a toleration ..." (see [`Source::origin`]).
 pub fn from_words(source: &Source) -> String {
-    match source {
-        Source::Manifest(i) => format!("of the manifest (tolerations[{i}])"),
-        Source::DaemonSet => "the DaemonSet controller adds".into(),
-        Source::DefaultTolerationSeconds => "DefaultTolerationSeconds adds".into(),
-        Source::ExtendedResourceToleration(r) => {
-            format!("ExtendedResourceToleration adds for {r}")
-        }
-        Source::NamespaceDefault(ns, i) => {
-            format!("namespace {ns} gives by default (defaultTolerations[{i}])")
-        }
-        Source::ClusterDefault(i) => {
-            format!("PodTolerationRestriction's configuration gives by default (default[{i}])")
-        }
-        Source::MemoryPressure => "PodTolerationRestriction adds (not BestEffort)".into(),
-        Source::RuntimeClass(rc, i) => {
-            format!("RuntimeClass {rc} adds (scheduling.tolerations[{i}])")
-        }
-    }
+    source.origin()
 }
 
 pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
