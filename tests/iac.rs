@@ -33,18 +33,24 @@ fn fits(report: &Value) -> Vec<(String, Vec<(String, String)>)> {
         .unwrap()
         .iter()
         .map(|w| {
-            let per_pool = w["pools"]
+            // An entry stands for every pool on which the workload fares the same.
+            let mut per_pool: Vec<(usize, String, String)> = w["pools"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|p| {
-                    let i = p["pool"].as_u64().unwrap() as usize;
-                    (
-                        pools[i]["name"].as_str().unwrap().to_string(),
-                        p["fit"].as_str().unwrap().to_string(),
-                    )
+                .flat_map(|p| {
+                    p["pools"].as_array().unwrap().iter().map(move |i| {
+                        let i = i.as_u64().unwrap() as usize;
+                        (
+                            i,
+                            pools[i]["name"].as_str().unwrap().to_string(),
+                            p["fit"].as_str().unwrap().to_string(),
+                        )
+                    })
                 })
                 .collect();
+            per_pool.sort();
+            let per_pool = per_pool.into_iter().map(|(_, n, f)| (n, f)).collect();
             (w["name"].as_str().unwrap().to_string(), per_pool)
         })
         .collect()

@@ -167,7 +167,7 @@ fn list_items_are_simulated_with_their_index() {
     assert_eq!(w[0]["reasons"], serde_json::json!([]));
     assert_eq!(
         w[0]["pools"],
-        serde_json::json!([{"pool": 0, "fit": "no", "nodes": 0, "reasons": [], "taints": [0]}])
+        serde_json::json!([{"pools": [0], "fit": "no", "nodes": 0, "reasons": [], "taints": [0]}])
     );
     assert_eq!(w[1]["item"], 1);
     assert_eq!(w[1]["fits"], "yes");
@@ -226,8 +226,14 @@ fn simulate_json_marks_avoided_nodes() {
         .iter()
         .position(|p| p["name"] == "batch")
         .unwrap();
-    assert_eq!(reindex["pools"][batch]["fit"], "avoided");
-    assert_eq!(reindex["pools"][batch]["nodes"], 2);
+    let entry = reindex["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["pools"].as_array().unwrap().contains(&batch.into()))
+        .unwrap();
+    assert_eq!(entry["fit"], "avoided");
+    assert_eq!(entry["nodes"], 2);
 }
 
 /// The whole version 2 document for the examples against the pool file: cluster, workloads
@@ -245,6 +251,48 @@ fn simulate_json_v2() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     settings().bind(|| insta::assert_json_snapshot!("simulate_json_v2", v));
+}
+
+/// A workload's pool entries cover every pool exactly once, and pools on which it fares the same
+/// share one entry: the output grows with the distinct verdicts, not with the pools.
+#[test]
+fn pools_with_the_same_verdict_share_one_entry() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/inventory/pools.yaml",
+        "examples/",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pools = v["cluster"]["pools"].as_array().unwrap().len();
+    let mut shared = 0;
+    for w in v["workloads"].as_array().unwrap() {
+        let entries = w["pools"].as_array().unwrap();
+        let mut ids: Vec<u64> = entries
+            .iter()
+            .flat_map(|e| e["pools"].as_array().unwrap())
+            .map(|i| i.as_u64().unwrap())
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..pools as u64).collect::<Vec<_>>(), "{w}");
+        let verdict = |e: &Value| {
+            let mut e = e.clone();
+            e.as_object_mut().unwrap().remove("pools");
+            e
+        };
+        for (i, a) in entries.iter().enumerate() {
+            for b in &entries[i + 1..] {
+                assert_ne!(verdict(a), verdict(b), "{w}");
+            }
+        }
+        shared += usize::from(entries.len() < pools);
+    }
+    assert!(
+        shared > 0,
+        "no workload has two pools with the same verdict"
+    );
 }
 
 /// `kubectl get nodes -o json | taintlint simulate --inventory - ...`

@@ -94,6 +94,13 @@ pub(crate) struct SimulateArgs {
     cluster: ClusterArgs,
 }
 
+/// One file done by a worker: rendered as JSON, or kept for the matrix; and whether one of its
+/// workloads fits no node (or would be rejected).
+enum Simulated {
+    Rendered(report::simulate::RenderedFile, bool),
+    File(SimulatedFile, bool),
+}
+
 pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     let config = match args
         .config
@@ -160,30 +167,47 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     options.set_cluster(std::sync::Arc::new(
         super::input::cluster_objects(&inputs, Some(inventory)).0,
     ));
-    let simulate_one = |input: &Input| -> Result<SimulatedFile, String> {
-        let path = input.name();
-        let text = read(input)?;
-        Ok(SimulatedFile {
-            path,
-            workloads: simulate_text(&text, &options, inventory),
-        })
-    };
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
-    // JSON is streamed: each file's workloads are written as soon as it is done. The matrix
-    // needs every row before its first line.
-    let line_indexes: Vec<_> = loaded
-        .sources
+    // Where each pool is defined: a few places, found in one pass over each inventory file.
+    let mut wanted: Vec<Vec<usize>> = vec![Vec::new(); loaded.sources.len()];
+    for pool in &inventory.pools {
+        if let Some(offsets) = wanted.get_mut(pool.at.file) {
+            offsets.push(pool.at.range.start);
+        }
+    }
+    let places: Vec<std::collections::HashMap<usize, (usize, usize)>> = wanted
         .iter()
-        .map(|(_, t)| taintlint::position::LineIndex::new(t))
+        .zip(&loaded.sources)
+        .map(|(offsets, (_, text))| {
+            let found = report::line_columns(text, offsets);
+            offsets.iter().copied().zip(found).collect()
+        })
         .collect();
-    let place = |file: usize, offset: usize| {
-        let text = &loaded.sources.get(file)?.1;
-        Some(report::line_column(&line_indexes[file], text, offset))
-    };
+    let place = |file: usize, offset: usize| places.get(file)?.get(&offset).copied();
     let mut writer = match args.format {
         SimulateFormat::Json => Some(report::simulate::JsonWriter::new(inventory, args.nodes)),
         SimulateFormat::Human => None,
+    };
+    // JSON is streamed: each file's workloads are rendered on the worker that simulated them
+    // and written as soon as every file before it is. The matrix needs every row before its
+    // first line.
+    let renderer = writer.as_ref().map(|w| w.renderer());
+    let simulate_one = |input: &Input| -> Result<Simulated, String> {
+        let path = input.name();
+        let text = read(input)?;
+        let file = SimulatedFile {
+            path,
+            workloads: simulate_text(&text, &options, inventory),
+        };
+        let nowhere = file
+            .workloads
+            .iter()
+            .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
+        Ok(match renderer {
+            Some(r) => Simulated::Rendered(r.render(&file), nowhere),
+            None => Simulated::File(file, nowhere),
+        })
     };
     // A closed pipe (`| head`) ends the output, not the run.
     let mut write_ok = match &mut writer {
@@ -197,15 +221,15 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         64,
         simulate_one,
         |result| match result {
-            Ok(file) => {
-                nowhere |= file
-                    .workloads
-                    .iter()
-                    .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
-                match &mut writer {
-                    Some(w) => write_ok = write_ok && w.file(&mut stdout, &file).is_ok(),
-                    None => files.push(file),
+            Ok(Simulated::Rendered(rendered, no)) => {
+                nowhere |= no;
+                if let Some(w) = &mut writer {
+                    write_ok = write_ok && w.file(&mut stdout, &rendered).is_ok();
                 }
+            }
+            Ok(Simulated::File(file, no)) => {
+                nowhere |= no;
+                files.push(file);
             }
             Err(e) => problems.push(e),
         },

@@ -44,6 +44,26 @@ pub fn line_column(index: &LineIndex, text: &str, offset: usize) -> (usize, usiz
     (lc.line as usize + 1, lc.col as usize + 1)
 }
 
+/// The 1-based (line, column) of each of `offsets` in `text`, column in characters, as
+/// [`line_column`] says them, in one pass over the text up to the last offset: for a few
+/// places in a big file, without a line index of the whole file.
+pub fn line_columns(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    let (mut line, mut line_start, mut scanned) = (1, 0, 0);
+    for i in order {
+        let offset = crate::position::floor_char_boundary(text, offsets[i].min(text.len()));
+        for nl in memchr::memchr_iter(b'\n', &text.as_bytes()[scanned..offset]) {
+            line += 1;
+            line_start = scanned + nl + 1;
+        }
+        scanned = offset.max(scanned);
+        out[i] = (line, text[line_start..offset].chars().count() + 1);
+    }
+    out
+}
+
 /// Places related locations that point into other files (the inventory a finding's related
 /// location points into), building each file's line index once, on first use.
 pub struct Positions<'t> {
@@ -196,5 +216,23 @@ impl Summary {
 
     pub fn total(&self) -> usize {
         self.error + self.warning + self.info + self.hint
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_columns_agree_with_the_line_index_in_any_order() {
+        let text = "a: 1\nbé: 2\r\n\n  ünï: x\nlast";
+        let offsets = [text.len(), 0, 7, 4, 5, text.find('x').unwrap(), 7, 13];
+        let index = LineIndex::new(text);
+        let expected: Vec<(usize, usize)> = offsets
+            .iter()
+            .map(|&o| line_column(&index, text, o))
+            .collect();
+        assert_eq!(line_columns(text, &offsets), expected);
+        assert_eq!(line_columns(text, &[]), []);
     }
 }

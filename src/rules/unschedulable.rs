@@ -109,8 +109,7 @@ impl Rule for Unschedulable {
         // Each pool's most promising node verdict, and how far it is.
         let mut pools: Vec<(usize, &Verdict, usize)> = Vec::new();
         for (p, (pv, pool)) in cx.simulation.pools.iter().zip(&inv.pools).enumerate() {
-            let groups = pv.groups(pool);
-            let Some(&(v, _, _)) = groups.iter().min_by_key(|(v, _, _)| v.reasons.len()) else {
+            let Some((v, _, _)) = pv.groups(pool).min_by_key(|(v, _, _)| v.reasons.len()) else {
                 continue;
             };
             let taints = v.untolerated_taints();
@@ -298,7 +297,7 @@ fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
         .iter()
         .zip(&cx.inventory.pools)
         .all(|(pv, pool)| {
-            pv.groups(pool).iter().all(|(v, _, _)| {
+            pv.groups(pool).all(|(v, _, _)| {
                 v.reasons
                     .iter()
                     .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if k == key))

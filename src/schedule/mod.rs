@@ -400,14 +400,19 @@ pub enum PoolVerdict {
 
 impl PoolVerdict {
     /// (verdict, a node it stands for or `None` for all, how many nodes it covers).
-    pub fn groups<'a>(&'a self, pool: &'a Pool) -> Vec<(&'a Verdict, Option<usize>, usize)> {
-        match self {
-            PoolVerdict::Uniform(v) => vec![(v, None, pool.nodes.len())],
-            PoolVerdict::Split(parts) => parts
+    pub fn groups<'a>(
+        &'a self,
+        pool: &'a Pool,
+    ) -> impl Iterator<Item = (&'a Verdict, Option<usize>, usize)> + 'a {
+        let (whole, parts) = match self {
+            PoolVerdict::Uniform(v) => (Some((v, None, pool.nodes.len())), &[][..]),
+            PoolVerdict::Split(parts) => (None, &parts[..]),
+        };
+        whole.into_iter().chain(
+            parts
                 .iter()
-                .map(|p| (&p.verdict, Some(p.example as usize), p.nodes))
-                .collect(),
-        }
+                .map(|p| (&p.verdict, Some(p.example as usize), p.nodes)),
+        )
     }
 
     /// The verdict of one node of the pool (an index in [`Pool::nodes`]).
@@ -434,18 +439,16 @@ impl PoolVerdict {
     /// How many of the pool's nodes fit.
     pub fn fitting(&self, pool: &Pool) -> usize {
         self.groups(pool)
-            .iter()
             .filter(|(v, _, _)| v.fits())
-            .map(|&(_, _, n)| n)
+            .map(|(_, _, n)| n)
             .sum()
     }
 
     /// How many of the pool's nodes fit only as nodes to avoid (untolerated PreferNoSchedule).
     pub fn avoided(&self, pool: &Pool) -> usize {
         self.groups(pool)
-            .iter()
             .filter(|(v, _, _)| v.fits() && !v.avoid.is_empty())
-            .map(|&(_, _, n)| n)
+            .map(|(_, _, n)| n)
             .sum()
     }
 

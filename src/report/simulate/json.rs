@@ -1,10 +1,16 @@
 //! `--format json`, version 2: one line per pool of the cluster, then one line per workload.
 //!
 //! A workload lists the distinct reasons that keep it off nodes once, in its `reasons`, each
-//! as data (a `code`, the selector term or node name, a `message`); its `pools` entries refer
-//! to them by index, and to the pool's untolerated taints by their index in the cluster's
-//! `pools[].taints`. So a reason shared by 49 pools is written once, a taint is never restated,
-//! and the output grows with workloads x pools by a few bytes per pool.
+//! as data (a `code`, the selector term or node name, a `message`). Its `pools` entries say,
+//! for a set of pools, how the workload fits each of them (`fit`, and on how many of each one's
+//! nodes), the reasons by index, and the untolerated taints by their index in each pool's own
+//! `taints` in the cluster. Pools with the same verdict share one entry: in a cluster whose
+//! pools each carry their own `dedicated=<pool>` taint (index 0), the 40 pools a workload does
+//! not tolerate make one entry. So a reason shared by 49 pools is written once, a taint is never
+//! restated, and the output grows with workloads x pools by a few bytes per pool at most.
+//!
+//! Each file's workloads are rendered on the worker that simulated it ([`JsonRenderer`]); the
+//! writer only joins them ([`JsonWriter`]).
 
 use std::io::{self, Write};
 
@@ -119,14 +125,17 @@ struct ReasonOut<'a> {
     message: String,
 }
 
+/// The pools (ids in the cluster's `pools`) on which a workload fares the same.
 #[derive(Serialize)]
 struct PoolFit {
-    pool: usize,
-    fit: &'static str,
+    pools: Vec<usize>,
+    #[serde(serialize_with = "fit_str")]
+    fit: Fit,
+    /// On how many nodes of each of the pools.
     nodes: usize,
     /// Indices into the workload's `reasons`.
     reasons: Vec<usize>,
-    /// The pool's taints (indices into its `taints`) that the workload does not tolerate.
+    /// The taints (indices into each pool's `taints`) that the workload does not tolerate.
     taints: Vec<usize>,
     /// The pool's taints the workload tolerates only by a toleration its manifest does not
     /// show, and where that toleration comes from.
@@ -135,7 +144,7 @@ struct PoolFit {
 }
 
 /// A taint tolerated by a toleration from outside the manifest.
-#[derive(Serialize)]
+#[derive(Serialize, PartialEq)]
 struct GrantOut {
     taint: usize,
     source: SourceOut,
@@ -143,7 +152,7 @@ struct GrantOut {
 }
 
 /// Where a toleration comes from, as data.
-#[derive(Serialize)]
+#[derive(Serialize, PartialEq)]
 #[serde(tag = "code", rename_all = "kebab-case")]
 enum SourceOut {
     Manifest {
@@ -194,6 +203,20 @@ impl SourceOut {
     }
 }
 
+fn fit_str<S: serde::Serializer>(fit: &Fit, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(fit.as_str())
+}
+
+impl PoolFit {
+    fn same_verdict(&self, other: &PoolFit) -> bool {
+        self.fit == other.fit
+            && self.nodes == other.nodes
+            && self.reasons == other.reasons
+            && self.taints == other.taints
+            && self.tolerated == other.tolerated
+    }
+}
+
 /// Why the API server would refuse the workload's pods: the finding that says so.
 #[derive(Serialize)]
 struct RejectedOut<'a> {
@@ -233,11 +256,23 @@ struct SummaryOut {
 /// Writes `taintlint simulate --format json` (version 2): [`begin`](Self::begin) with the
 /// cluster, [`file`](Self::file) as each file is done, [`end`](Self::end) with the summary.
 pub struct JsonWriter<'i> {
-    inventory: &'i Inventory,
-    nodes: bool,
+    renderer: JsonRenderer<'i>,
     first: bool,
     pub summary: SimulateSummary,
-    line: Vec<u8>,
+}
+
+/// Renders one file's workloads, on any thread: what [`JsonWriter::file`] writes.
+#[derive(Clone, Copy)]
+pub struct JsonRenderer<'i> {
+    inventory: &'i Inventory,
+    nodes: bool,
+}
+
+/// One file's workloads as JSON (separated by `,\n`, without a leading one), and their counts.
+#[derive(Debug, Default)]
+pub struct RenderedFile {
+    json: Vec<u8>,
+    summary: SimulateSummary,
 }
 
 fn json_error(e: serde_json::Error) -> io::Error {
@@ -248,16 +283,19 @@ impl<'i> JsonWriter<'i> {
     /// `nodes`: list the names of the nodes each workload fits (`--nodes`).
     pub fn new(inventory: &'i Inventory, nodes: bool) -> Self {
         JsonWriter {
-            inventory,
-            nodes,
+            renderer: JsonRenderer { inventory, nodes },
             first: true,
             summary: SimulateSummary::default(),
-            line: Vec::new(),
         }
     }
 
+    /// What renders a file for [`file`](Self::file), to share with the workers.
+    pub fn renderer(&self) -> JsonRenderer<'i> {
+        self.renderer
+    }
+
     pub fn begin(&mut self, out: &mut dyn Write, place: Place<'_>) -> io::Result<()> {
-        let inv = self.inventory;
+        let inv = self.renderer.inventory;
         write!(
             out,
             "{{\"version\":2,\"cluster\":{{\"nodes\":{},\"pools\":[",
@@ -295,63 +333,89 @@ impl<'i> JsonWriter<'i> {
         write!(out, "]}},\"workloads\":[")
     }
 
-    /// The workloads of one file.
-    pub fn file(&mut self, out: &mut dyn Write, file: &SimulatedFile) -> io::Result<()> {
-        for w in &file.workloads {
-            let value = self.workload(&file.path, w);
-            self.line.clear();
-            self.line
-                .extend_from_slice(if self.first { b"\n" } else { b",\n" });
-            serde_json::to_writer(&mut self.line, &value).map_err(json_error)?;
-            out.write_all(&self.line)?;
-            self.first = false;
+    /// The workloads of one file, rendered by [`JsonRenderer::render`].
+    pub fn file(&mut self, out: &mut dyn Write, file: &RenderedFile) -> io::Result<()> {
+        self.summary.add(&file.summary);
+        if file.json.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        out.write_all(if self.first { b"\n" } else { b",\n" })?;
+        self.first = false;
+        out.write_all(&file.json)
     }
 
-    fn workload<'a>(&mut self, file: &'a str, w: &'a WorkloadResult) -> WorkloadOut<'a>
+    pub fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let s = self.summary;
+        out.write_all(b"\n],\"summary\":")?;
+        let summary = SummaryOut {
+            workloads: s.workloads,
+            yes: s.yes,
+            avoided: s.avoided,
+            no: s.no,
+            rejected: s.rejected,
+        };
+        serde_json::to_writer(&mut *out, &summary).map_err(json_error)?;
+        out.write_all(b"}\n")
+    }
+}
+
+impl<'i> JsonRenderer<'i> {
+    /// The workloads of one file.
+    pub fn render(&self, file: &SimulatedFile) -> RenderedFile {
+        let mut out = RenderedFile::default();
+        for (i, w) in file.workloads.iter().enumerate() {
+            let value = self.workload(&file.path, w, &mut out.summary);
+            if i > 0 {
+                out.json.extend_from_slice(b",\n");
+            }
+            serde_json::to_writer(&mut out.json, &value)
+                .expect("a workload serializes: its maps have string keys");
+        }
+        out
+    }
+
+    fn workload<'a>(
+        &self,
+        file: &'a str,
+        w: &'a WorkloadResult,
+        summary: &mut SimulateSummary,
+    ) -> WorkloadOut<'a>
     where
         'i: 'a,
     {
         let inv: &'a Inventory = self.inventory;
         let (fit, fitting) = Fit::of_workload(w, inv);
-        self.summary.workloads += 1;
-        self.summary.rejected += usize::from(w.rejected.is_some());
+        summary.workloads += 1;
+        summary.rejected += usize::from(w.rejected.is_some());
         match fit {
-            Fit::No => self.summary.no += 1,
-            Fit::Avoided => self.summary.avoided += 1,
-            _ => self.summary.yes += 1,
+            Fit::No => summary.no += 1,
+            Fit::Avoided => summary.avoided += 1,
+            _ => summary.yes += 1,
         }
         let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
-        let pools = w
-            .simulation
-            .pools
-            .iter()
-            .zip(&inv.pools)
-            .enumerate()
-            .map(|(i, (v, pool))| {
-                let (reasons, taints) = why_not(v, pool, &mut reasons);
-                PoolFit {
-                    pool: i,
-                    fit: Fit::of_pool(v, pool).as_str(),
-                    nodes: v.fitting(pool),
-                    reasons,
-                    taints,
-                    tolerated: granted(v, pool)
-                        .into_iter()
-                        .map(|(t, source)| GrantOut {
-                            taint: t,
-                            message: format!(
-                                "tolerates {} by a toleration {}",
-                                pool.taints[t].taint,
-                                from_words(source)
-                            ),
-                            source: SourceOut::of(source),
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
+        let mut pools: Vec<PoolFit> = Vec::new();
+        for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {
+            let (reasons, taints) = why_not(v, pool, &mut reasons);
+            let entry = PoolFit {
+                pools: vec![i],
+                fit: Fit::of_pool(v, pool),
+                nodes: v.fitting(pool),
+                reasons,
+                taints,
+                tolerated: granted(v, pool)
+                    .into_iter()
+                    .map(|(t, source)| GrantOut {
+                        taint: t,
+                        source: SourceOut::of(source),
+                        message: format!("by a toleration {}", from_words(source)),
+                    })
+                    .collect(),
+            };
+            match pools.iter_mut().find(|p| p.same_verdict(&entry)) {
+                Some(p) => p.pools.push(i),
+                None => pools.push(entry),
+            }
+        }
         let (schedulable, avoid) = if self.nodes {
             let mut schedulable = Vec::new();
             let mut avoid = Vec::new();
@@ -387,20 +451,6 @@ impl<'i> JsonWriter<'i> {
             schedulable,
             avoid,
         }
-    }
-
-    pub fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        let s = self.summary;
-        out.write_all(b"\n],\"summary\":")?;
-        let summary = SummaryOut {
-            workloads: s.workloads,
-            yes: s.yes,
-            avoided: s.avoided,
-            no: s.no,
-            rejected: s.rejected,
-        };
-        serde_json::to_writer(&mut *out, &summary).map_err(json_error)?;
-        out.write_all(b"}\n")
     }
 }
 

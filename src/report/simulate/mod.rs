@@ -13,7 +13,7 @@ mod human;
 mod json;
 
 pub use human::{human, HumanOptions};
-pub use json::JsonWriter;
+pub use json::{JsonRenderer, JsonWriter, RenderedFile};
 
 /// The workloads of one file.
 pub struct SimulatedFile {
@@ -88,6 +88,16 @@ pub struct SimulateSummary {
     /// Workloads whose pods the API server would refuse (counted in the others too: they are
     /// placed as written).
     pub rejected: usize,
+}
+
+impl SimulateSummary {
+    pub fn add(&mut self, other: &SimulateSummary) {
+        self.workloads += other.workloads;
+        self.yes += other.yes;
+        self.avoided += other.avoided;
+        self.no += other.no;
+        self.rejected += other.rejected;
+    }
 }
 
 /// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
