@@ -6,8 +6,8 @@ use super::go_quote;
 use super::{ObjectCx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
 use crate::k8s::cluster::{
-    namespace_annotation, pod_annotation, read_annotation, value_offset, AnnotationError,
-    DEFAULT_TOLERATIONS, POD_TOLERATIONS, TOLERATIONS_WHITELIST,
+    namespace_annotation, pod_annotation, read_annotation, value_offset, value_offsets,
+    AnnotationError, DEFAULT_TOLERATIONS, POD_TOLERATIONS, TOLERATIONS_WHITELIST,
 };
 use crate::k8s::decode::{decode, Decoded};
 use crate::syntax::NodeId;
@@ -166,17 +166,75 @@ fn report(
     } else {
         value_span.start..value_span.start + trimmed
     };
-    let range = error
+    let at_offset = error
         .offset
         .and_then(|o| value_offset(cx.doc, cx.text, value, o))
-        .map_or(whole, |at| {
+        .map(|at| {
             let len = cx.text[at..].chars().next().map_or(0, char::len_utf8);
             at..at + len
         });
+    // A type error names no offset: find the value it is about in the JSON, and map that.
+    let at_field = || {
+        let json = cx.doc.scalar(value)?.0;
+        let r = field_error_range(json, &error.message)?;
+        let map = value_offsets(cx.doc, cx.text, value)?;
+        Some(*map.get(r.start)?..*map.get(r.end)?)
+    };
+    let range = at_offset.or_else(at_field).unwrap_or(whole);
     let d = cx.report(range, path, message);
     if let Some(server) = server {
         d.with_server_message(server);
     }
+}
+
+/// Where in the JSON text a decoding error is (a byte range), for errors that do not say: the
+/// first value of the field a type error names that is not of its type, the item that is not an
+/// object, or the operator or effect an `[i].field: Unsupported value` names.
+fn field_error_range(json: &str, error: &str) -> Option<std::ops::Range<usize>> {
+    let stream = crate::syntax::parse(json);
+    let doc = stream.documents.first().filter(|d| d.error.is_none())?;
+    let items = doc.sequence(doc.root?)?;
+    let span = |id: NodeId| doc.node(id).span.clone();
+    // `[2].operator: Unsupported value: ...`
+    if let Some(rest) = error.strip_prefix('[') {
+        let (index, rest) = rest.split_once("].")?;
+        let field = rest.split(':').next()?;
+        let item = *items.get(index.parse::<usize>().ok()?)?;
+        let (_, v) = doc.get(item, field)?;
+        return Some(span(v));
+    }
+    let rest = error.strip_prefix("json: cannot unmarshal ")?;
+    if rest.contains(" into Go value of type v1.Toleration") {
+        let item = items.iter().find(|&&i| {
+            doc.mapping(i).is_none() && doc.scalar(i).is_none_or(|(s, _)| s != "null")
+        })?;
+        return Some(span(*item));
+    }
+    let (_, into) = rest.split_once(" into Go struct field Toleration.")?;
+    let (field, ty) = into.split_once(" of type ")?;
+    for &item in items {
+        let Some(entries) = doc.mapping(item) else {
+            continue;
+        };
+        for &(k, v) in entries {
+            if !doc
+                .scalar(k)
+                .is_some_and(|(n, _)| n.eq_ignore_ascii_case(field))
+            {
+                continue;
+            }
+            let fits = match (doc.scalar(v), ty) {
+                (Some(("null", crate::syntax::Style::Plain)), _) => true,
+                (Some((_, style)), "string") => style != crate::syntax::Style::Plain,
+                (Some((text, crate::syntax::Style::Plain)), "int64") => text.parse::<i64>().is_ok(),
+                _ => false,
+            };
+            if !fits {
+                return Some(span(v));
+            }
+        }
+    }
+    None
 }
 
 /// A decoding error in plain words: what is wrong where (the finding's place says where).
@@ -204,4 +262,34 @@ fn plain(error: &str) -> String {
         }
     }
     format!("does not decode: {error}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_error_range;
+
+    #[test]
+    fn type_errors_are_placed_at_their_value() {
+        let json = r#"[{"key": "a"}, {"key": "b", "TolerationSeconds": "60"}]"#;
+        let r = field_error_range(
+            json,
+            "json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64",
+        )
+        .unwrap();
+        assert_eq!(&json[r], "\"60\"");
+        let json = r#"[{"key": "a"}, 3]"#;
+        let r = field_error_range(
+            json,
+            "json: cannot unmarshal number into Go value of type v1.Toleration",
+        )
+        .unwrap();
+        assert_eq!(&json[r], "3");
+        let json = r#"[{"key": "a", "operator": "exists"}]"#;
+        let r = field_error_range(
+            json,
+            "[0].operator: Unsupported value: \"exists\": the pods it is merged into fail validation",
+        )
+        .unwrap();
+        assert_eq!(&json[r], "\"exists\"");
+    }
 }
