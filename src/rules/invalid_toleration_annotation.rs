@@ -26,7 +26,8 @@ An annotation whose value the API server decodes as a JSON list of tolerations (
 `encoding/json` into `[]Toleration`: field names match case-insensitively, unknown fields are
 ignored, an empty value is an empty list) when it does not decode: JSON that does not parse (the
 finding points at the character where it stops), a JSON value that is not a list of objects, or
-a field of the wrong type (`"tolerationSeconds": "60"`). Two places hold one:
+a field of the wrong type (`"tolerationSeconds": "60"`; the finding points at that value). Two
+places hold one:
 
 - The Namespace annotations `scheduler.alpha.kubernetes.io/defaultTolerations` and
   `scheduler.alpha.kubernetes.io/tolerationsWhitelist`, read by the PodTolerationRestriction
