@@ -480,3 +480,36 @@ fn simulate_says_where_a_placing_toleration_came_from() {
     // No entry where nothing from outside the manifest is needed.
     assert!(entry(&web, 2).get("tolerated").is_none());
 }
+
+#[test]
+fn unschedulable_says_which_taints_a_runtime_class_gets_it_past() {
+    let pod = "kind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling:\n  tolerations: [{key: sandbox, operator: Equal, value: gvisor, effect: NoSchedule}]\n---\nkind: Pod\nmetadata: {name: p}\nspec:\n  runtimeClassName: gvisor\n  nodeSelector: {sandbox: gvisor, pool: shop}\n  containers: [{name: c, image: i}]\n";
+    let dir = dir_with(&[("nodes.yaml", NODES), ("pod.yaml", pod)]);
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--inventory",
+            "nodes.yaml",
+            "pod.yaml",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["rule"], "unschedulable");
+    let related: Vec<&str> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        related.iter().any(|m| m.ends_with(
+            "tolerates sandbox=gvisor:NoSchedule by a toleration RuntimeClass gvisor adds (scheduling.tolerations[0])"
+        )),
+        "{related:#?}"
+    );
+}
