@@ -65,24 +65,104 @@ pub fn analyse_file(
         (stream, out)
     };
     settle(text, &stream, options, &mut out);
-
-    out.sort_by(|a, b| {
-        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
-    });
-    // A list reached twice (through an alias) is reported once. (The API server reports an
-    // item aliased into two places at each: their server messages name different paths.)
-    out.dedup_by(|a, b| {
-        a.rule == b.rule
-            && a.range == b.range
-            && a.message == b.message
-            && a.server_message == b.server_message
-    });
+    order(&mut out);
     let places = places.unwrap_or_default();
     FileAnalysis {
         diagnostics: out,
         placements: places.placements,
         tolerations: places.tolerations,
     }
+}
+
+/// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, in
+/// batches of at least `batch` (the last may be smaller), as soon as they are final: a file of
+/// 30,000 pods and 250,000 findings never holds them all. A file with suppression comments, or
+/// one that is not YAML, is handed over whole (a suppression can silence a finding anywhere in
+/// its scope, and an unused one is only known at the end).
+pub fn analyse_streamed(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    batch: usize,
+    emit: &mut dyn FnMut(Vec<Diagnostic>),
+) {
+    let mut emit = |findings: Vec<Diagnostic>| {
+        if !findings.is_empty() {
+            emit(findings)
+        }
+    };
+    if terraform::looks_like_hcl(text) {
+        emit(analyse_with(text, options, inventory));
+        return;
+    }
+    let mut stream = syntax::parse(text);
+    let whole = stream.error.is_some()
+        || stream.comments.iter().any(|c| c.text.contains("taintlint"))
+        || rules::looks_like_helm_template(text, &stream).is_some();
+    if whole {
+        let mut out = check_stream(text, &mut stream, options, inventory, None);
+        settle(text, &stream, options, &mut out);
+        order(&mut out);
+        emit(out);
+        return;
+    }
+    let local = with_local_cluster(text, &stream, options);
+    let options = local.as_ref().unwrap_or(options);
+    let mut out = Vec::new();
+    let mut flush = |out: &mut Vec<Diagnostic>| {
+        if out.len() >= batch {
+            levels(options, out);
+            order(out);
+            emit(std::mem::take(out));
+        }
+    };
+    for doc in stream.documents.iter_mut() {
+        check_document(
+            text,
+            doc,
+            options,
+            inventory,
+            None,
+            &mut out,
+            Some(&mut flush),
+        );
+        // A document's findings lie inside it: a document is a place to cut too.
+        flush(&mut out);
+    }
+    levels(options, &mut out);
+    order(&mut out);
+    emit(out);
+}
+
+/// Sorts findings by place, and reports a list reached twice (through an alias) once. (The API
+/// server reports an item aliased into two places at each: their server messages name
+/// different paths.)
+fn order(out: &mut Vec<Diagnostic>) {
+    // Sorting indices, then moving each finding once, needs no copy of the findings.
+    let mut by_place: Vec<u32> = (0..out.len() as u32).collect();
+    by_place.sort_by(|&a, &b| {
+        let (a, b) = (&out[a as usize], &out[b as usize]);
+        (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
+    });
+    // Position j takes the finding at by_place[j]: follow each cycle of the permutation.
+    for start in 0..by_place.len() {
+        let mut j = start;
+        loop {
+            let k = by_place[j] as usize;
+            by_place[j] = j as u32;
+            if k == start || k == j {
+                break;
+            }
+            out.swap(j, k);
+            j = k;
+        }
+    }
+    out.dedup_by(|a, b| {
+        a.rule == b.rule
+            && a.range == b.range
+            && a.message == b.message
+            && a.server_message == b.server_message
+    });
 }
 
 #[derive(Default)]
@@ -148,9 +228,8 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
     out
 }
 
-/// Applies the configured rule levels and the inline suppressions, and reports suppressions
-/// that silence nothing.
-fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut Vec<Diagnostic>) {
+/// Leaves out the rules `options` turns off and sets the others' severity.
+fn levels(options: &Options, out: &mut Vec<Diagnostic>) {
     out.retain_mut(
         |d| match rules::find(d.rule).and_then(|m| options.rule_level(m)) {
             Some(level) => {
@@ -160,6 +239,12 @@ fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut 
             None => false,
         },
     );
+}
+
+/// Applies the configured rule levels and the inline suppressions, and reports suppressions
+/// that silence nothing.
+fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut Vec<Diagnostic>) {
+    levels(options, out);
     let mut directives = suppress::directives(text, stream);
     suppress::apply(&mut directives, out);
     let document_of = |offset: usize| {
@@ -186,59 +271,105 @@ fn check_stream<'a>(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
 
-    if let Some(at) = rules::looks_like_helm_template(text, stream) {
-        let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-        let end = text[at..end].find("}}").map_or(end, |i| at + i + 2);
-        out.push(file_diagnostic(
-            &rules::HELM_TEMPLATE,
-            at..end,
-            None,
-            "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
-                .to_string(),
-        ));
+    if let Some(helm) = helm_template(text, stream) {
+        out.push(helm);
         return out;
     }
-
     if let Some(error) = &stream.error {
         out.push(syntax_diagnostic(text, error, stream.documents.len()));
     }
-    // Namespaces and RuntimeClasses of this file are part of the cluster too (places in this
-    // file carry no file name); the file's own definitions come first.
-    let local;
-    let options = if crate::k8s::cluster::may_hold_cluster_objects(text) {
-        let mut cluster = crate::k8s::cluster::Cluster::default();
-        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-            cluster.add_document("", doc);
-        }
-        if cluster.is_empty() {
-            options
-        } else {
-            cluster.merge(options.cluster().clone());
-            let mut o = options.clone();
-            o.set_cluster(std::sync::Arc::new(cluster));
-            local = o;
-            &local
-        }
-    } else {
-        options
-    };
+    let local = with_local_cluster(text, stream, options);
+    let options = local.as_ref().unwrap_or(options);
     for doc in stream.documents.iter_mut() {
-        if let Some(error) = &doc.error {
-            out.push(syntax_diagnostic(text, error, doc.index));
-            continue;
+        check_document(
+            text,
+            doc,
+            options,
+            inventory,
+            places.as_deref_mut(),
+            &mut out,
+            None,
+        );
+    }
+    out
+}
+
+/// A file that is a Helm chart template: one finding for it, and nothing else is checked.
+fn helm_template(text: &str, stream: &syntax::Stream<'_>) -> Option<Diagnostic> {
+    let at = rules::looks_like_helm_template(text, stream)?;
+    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let end = text[at..end].find("}}").map_or(end, |i| at + i + 2);
+    Some(file_diagnostic(
+        &rules::HELM_TEMPLATE,
+        at..end,
+        None,
+        "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
+            .to_string(),
+    ))
+}
+
+/// The options with this file's own Namespaces and RuntimeClasses added to the cluster (places
+/// in this file carry no file name; the file's own definitions come first), when it has any.
+fn with_local_cluster(
+    text: &str,
+    stream: &syntax::Stream<'_>,
+    options: &Options,
+) -> Option<Options> {
+    if !crate::k8s::cluster::may_hold_cluster_objects(text) {
+        return None;
+    }
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+        cluster.add_document("", doc);
+    }
+    if cluster.is_empty() {
+        return None;
+    }
+    cluster.merge(options.cluster().clone());
+    let mut o = options.clone();
+    o.set_cluster(std::sync::Arc::new(cluster));
+    Some(o)
+}
+
+/// Takes the findings so far when it wants them (see [`check_document`]).
+type Flush<'f> = dyn FnMut(&mut Vec<Diagnostic>) + 'f;
+
+/// Runs every rule over one document. With `flush`, findings are handed to it after each
+/// object of the document (at least: it decides whether to take them), which in a `kind: List`
+/// of 30,000 items keeps only one item's findings waiting; the findings of an object lie inside
+/// it, so they come out in order. A document with aliases is checked whole (an alias in one item
+/// may put findings inside another).
+#[allow(clippy::too_many_arguments)]
+fn check_document<'a>(
+    text: &'a str,
+    doc: &mut Document<'a>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    mut places: Option<&mut Places>,
+    out: &mut Vec<Diagnostic>,
+    mut flush: Option<&mut Flush<'_>>,
+) {
+    if let Some(error) = &doc.error {
+        out.push(syntax_diagnostic(text, error, doc.index));
+        return;
+    }
+    if unknown_aliases(doc, out) {
+        return;
+    }
+    // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
+    if let Some(root) = doc.root.filter(|&r| compact::is_pool_file(doc, r)) {
+        if let Ok(lists) = compact::parse(0, text, doc, root, None) {
+            check_lists(text, doc, options, &[], &[], &lists, out);
+            return;
         }
-        if unknown_aliases(doc, &mut out) {
-            continue;
-        }
-        // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
-        if let Some(root) = doc.root.filter(|&r| compact::is_pool_file(doc, r)) {
-            if let Ok(lists) = compact::parse(0, text, doc, root, None) {
-                check_lists(text, doc, options, &[], &[], &lists, &mut out);
-                continue;
-            }
-        }
-        let doc = &*doc;
-        let extracted = extract(doc);
+    }
+    let doc = &*doc;
+    let extracted = extract(doc);
+    let chunks = match flush.as_deref_mut() {
+        Some(_) => object_chunks(doc, &extracted),
+        None => None,
+    };
+    let Some(chunks) = chunks else {
         check_lists(
             text,
             doc,
@@ -246,16 +377,23 @@ fn check_stream<'a>(
             &extracted.objects,
             &extracted.tolerations,
             &extracted.taints,
-            &mut out,
+            out,
         );
-        rules::admission_rejected::check(doc, &extracted, options, true, &mut out);
-        rules::check_objects(text, doc, options, &extracted, &mut out);
+        rules::admission_rejected::check(doc, &extracted, options, true, out);
+        rules::check_objects(text, doc, options, &extracted, out);
         if let Some(inventory) = inventory {
             let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
-                text, doc, options, &extracted, inventory, &mut out, placements,
+                text,
+                doc,
+                options,
+                &extracted,
+                inventory,
+                out,
+                placements,
+                0..extracted.pod_specs.len(),
             );
-            if let Some(places) = places.as_deref_mut() {
+            if let Some(places) = places {
                 let gate = options.feature(COMPARISON_GATE);
                 for list in &extracted.tolerations {
                     for item in items(doc, &list.list) {
@@ -266,8 +404,85 @@ fn check_stream<'a>(
                 }
             }
         }
+        return;
+    };
+    let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
+    for (object, chunk) in chunks.into_iter().enumerate() {
+        rules::check_object(text, doc, options, &extracted, object, out);
+        check_lists(
+            text,
+            doc,
+            options,
+            &extracted.objects,
+            &extracted.tolerations[chunk.tolerations],
+            &extracted.taints[chunk.taints],
+            out,
+        );
+        if admit {
+            rules::admission_rejected::check_specs(
+                doc,
+                &extracted,
+                options,
+                chunk.pod_specs.clone(),
+                true,
+                out,
+            );
+        }
+        if let Some(inventory) = inventory {
+            rules::check_workloads(
+                text,
+                doc,
+                options,
+                &extracted,
+                inventory,
+                out,
+                None,
+                chunk.pod_specs,
+            );
+        }
+        if let Some(flush) = flush.as_deref_mut() {
+            flush(out);
+        }
     }
-    out
+}
+
+/// What belongs to one object of a document: ranges in [`Extracted`]'s lists.
+struct ObjectChunk {
+    tolerations: std::ops::Range<usize>,
+    taints: std::ops::Range<usize>,
+    pod_specs: std::ops::Range<usize>,
+}
+
+/// A document's lists cut by object, when that keeps every finding of an object inside it: no
+/// aliases, and every list belongs to an object, in object order.
+fn object_chunks(
+    doc: &Document<'_>,
+    ex: &crate::k8s::objects::Extracted<'_>,
+) -> Option<Vec<ObjectChunk>> {
+    if ex.objects.len() < 2
+        || (0..doc.nodes_len() as u32).any(|id| matches!(doc.node(id).kind, NodeKind::Alias { .. }))
+    {
+        return None;
+    }
+    let owners = |objects: &mut dyn Iterator<Item = Option<usize>>| -> Option<Vec<usize>> {
+        let owners: Vec<usize> = objects.collect::<Option<_>>()?;
+        owners.is_sorted().then_some(owners)
+    };
+    let tolerations = owners(&mut ex.tolerations.iter().map(|l| l.list.object))?;
+    let taints = owners(&mut ex.taints.iter().map(|l| l.object))?;
+    let pod_specs = owners(&mut ex.pod_specs.iter().map(|p| Some(p.object)))?;
+    let range = |owners: &[usize], k: usize| {
+        owners.partition_point(|&o| o < k)..owners.partition_point(|&o| o <= k)
+    };
+    Some(
+        (0..ex.objects.len())
+            .map(|k| ObjectChunk {
+                tolerations: range(&tolerations, k),
+                taints: range(&taints, k),
+                pod_specs: range(&pod_specs, k),
+            })
+            .collect(),
+    )
 }
 
 /// A Terraform file: the taints of its node pools get the taint rules, at their characters in
@@ -369,4 +584,43 @@ fn unknown_aliases(doc: &Document<'_>, out: &mut Vec<Diagnostic>) -> bool {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(start: usize, rule: &'static str, message: &str) -> Diagnostic {
+        let mut d = file_diagnostic(
+            &rules::HELM_TEMPLATE,
+            start..start + 1,
+            None,
+            message.into(),
+        );
+        d.rule = rule;
+        d
+    }
+
+    /// `order` sorts as a stable sort by (start, end, rule) would, and drops exact repeats.
+    #[test]
+    fn order_is_a_stable_sort_by_place_without_repeats() {
+        let mut seed = 7u64;
+        for n in [0, 1, 2, 3, 10, 200] {
+            let mut findings: Vec<Diagnostic> = (0..n)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let rule = if seed >> 40 & 1 == 0 { "a" } else { "b" };
+                    finding((seed >> 33) as usize % 17, rule, &format!("m{}", i % 3))
+                })
+                .collect();
+            let mut expected = findings.clone();
+            expected.sort_by_key(|d| (d.range.start, d.range.end, d.rule));
+            expected
+                .dedup_by(|a, b| a.rule == b.rule && a.range == b.range && a.message == b.message);
+            order(&mut findings);
+            assert_eq!(findings, expected, "n = {n}");
+        }
+    }
 }

@@ -94,3 +94,87 @@ fn the_first_file_is_reported_before_the_last_is_read() {
         }
     }
 }
+
+mod common;
+
+/// Every file under `dir`, recursively, in a stable order.
+fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The findings handed over in batches, concatenated, are the whole analysis's, for every
+/// fixture (against its inventory), whatever the batch size.
+#[test]
+fn findings_in_batches_are_the_whole_analysis() {
+    use taintlint::analysis::{analyse_streamed, analyse_with};
+    use taintlint::Options;
+    let mut files = Vec::new();
+    files_under(&common::root().join("tests/fixtures"), &mut files);
+    files_under(&common::root().join("examples"), &mut files);
+    let mut checked = 0;
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let inventory = common::inventory_for(&path);
+        let options = Options::default();
+        let whole = analyse_with(&text, &options, inventory.as_ref());
+        for batch in [1, 3, usize::MAX] {
+            let mut batches = Vec::new();
+            analyse_streamed(&text, &options, inventory.as_ref(), batch, &mut |b| {
+                batches.push(b)
+            });
+            assert!(batches.iter().all(|b| !b.is_empty()), "{}", path.display());
+            assert_eq!(
+                batches.concat(),
+                whole,
+                "{} in batches of {batch}",
+                path.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked} files");
+}
+
+/// A `kind: List` of 3,000 pods with 4 findings each is handed over a pod at a time: nothing
+/// holds all 12,000 findings of the file.
+#[test]
+fn one_big_file_is_handed_over_an_object_at_a_time() {
+    use taintlint::analysis::{analyse_streamed, analyse_with};
+    use taintlint::Options;
+    let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p{i}\n  spec:\n    \
+             containers: [{{name: c, image: i}}]\n    tolerations:\n    \
+             - key: a\n      operator: exists\n    - key: b\n      effect: noschedule\n    \
+             - key: c\n      operator: Exists\n      value: x\n"
+        ));
+    }
+    let options = Options::default();
+    let mut batches = Vec::new();
+    analyse_streamed(&text, &options, None, 1, &mut |b| batches.push(b));
+    assert_eq!(batches.len(), 3000);
+    for (i, b) in batches.iter().enumerate() {
+        let prefix = format!("items[{i}].");
+        assert_eq!(b.len(), 4, "{b:?}");
+        assert!(
+            b.iter()
+                .all(|d| d.path.as_deref().unwrap().starts_with(&prefix)),
+            "{b:?}"
+        );
+    }
+    assert_eq!(batches.concat(), analyse_with(&text, &options, None));
+}

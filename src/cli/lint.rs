@@ -6,8 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
+use taintlint::analysis::analyse_streamed;
 use taintlint::config_file::{self, ConfigFile};
+use taintlint::diagnostic::Diagnostic;
 use taintlint::fix::{self, FixMode};
+use taintlint::position::LineIndex;
 use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::{analyse_with, config, rules, Options};
 
@@ -97,6 +100,17 @@ struct Linted {
     fixed: usize,
     diff: String,
 }
+
+/// What a worker hands the writer: a whole result, or a file in pieces (its start, then its
+/// findings in batches, in order) so that a file with 250,000 findings never holds them all.
+enum Piece {
+    Whole(Result<Linted, String>),
+    Start(FileReport),
+    Findings(Vec<Diagnostic>),
+}
+
+/// How many findings a piece carries at least (but the last of a file).
+const BATCH: usize = 1024;
 
 /// One file to lint: an input from the command line, or an inventory file (reported too: its
 /// own findings, and the place related locations point to).
@@ -288,32 +302,80 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     let mut fixed_files = 0;
     let mut diffs = false;
     let threads = ordered::threads();
-    ordered::run(
+    // A file from the command line is linted in pieces, unless fixes are applied or shown.
+    let in_pieces = |job: &Job, send: &mut dyn FnMut(Piece)| {
+        if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
+            let (config, options) = &configs[input.config()];
+            let options = config.options_for(options, Some(path.as_path()));
+            match read(input) {
+                Err(e) => send(Piece::Whole(Err(e))),
+                Ok(text) => {
+                    let text: std::sync::Arc<str> = text.into();
+                    send(Piece::Start(FileReport::new(
+                        input.name(),
+                        text.clone(),
+                        Vec::new(),
+                    )));
+                    analyse_streamed(&text, &options, inventory, BATCH, &mut |findings| {
+                        send(Piece::Findings(findings))
+                    });
+                }
+            }
+            return;
+        }
+        send(Piece::Whole(lint_one(job)));
+    };
+    // The file being written in pieces, and its line index once it has a finding.
+    let mut current: Option<(FileReport, Option<LineIndex>)> = None;
+    ordered::run_in_pieces(
         &jobs,
         threads,
         4 * threads,
-        lint_one,
-        |result| match result {
-            Ok(l) => {
-                fixed += l.fixed;
-                fixed_files += usize::from(l.fixed > 0);
-                diffs |= !l.diff.is_empty();
-                if args.diff {
-                    write_ok = write_ok && stdout.write_all(l.diff.as_bytes()).is_ok();
-                }
-                for report in &l.reports {
-                    summary.add(&report.diagnostics);
-                    files += 1;
-                    if !args.diff {
-                        write_ok = write_ok && writer.file(&mut stdout, report, &positions).is_ok();
-                    }
+        in_pieces,
+        |_, piece| match piece {
+            Piece::Start(report) => {
+                files += 1;
+                current = Some((report, None));
+            }
+            Piece::Findings(findings) => {
+                let (report, index) = current
+                    .as_mut()
+                    .expect("a file's findings follow its start");
+                summary.add(&findings);
+                let index = index.get_or_insert_with(|| LineIndex::new(&report.text));
+                for d in &findings {
+                    write_ok = write_ok
+                        && writer
+                            .finding(&mut stdout, report, index, d, &positions)
+                            .is_ok();
                 }
                 if write_ok {
-                    // Each file's findings reach the reader when the file is done.
                     write_ok = stdout.flush().is_ok();
                 }
             }
-            Err(e) => problems.push(e),
+            Piece::Whole(result) => match result {
+                Ok(l) => {
+                    fixed += l.fixed;
+                    fixed_files += usize::from(l.fixed > 0);
+                    diffs |= !l.diff.is_empty();
+                    if args.diff {
+                        write_ok = write_ok && stdout.write_all(l.diff.as_bytes()).is_ok();
+                    }
+                    for report in &l.reports {
+                        summary.add(&report.diagnostics);
+                        files += 1;
+                        if !args.diff {
+                            write_ok =
+                                write_ok && writer.file(&mut stdout, report, &positions).is_ok();
+                        }
+                    }
+                    if write_ok {
+                        // Each file's findings reach the reader when the file is done.
+                        write_ok = stdout.flush().is_ok();
+                    }
+                }
+                Err(e) => problems.push(e),
+            },
         },
     );
     if !args.diff && write_ok {

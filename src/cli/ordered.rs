@@ -2,19 +2,25 @@
 //!
 //! Workers take inputs in order; the calling thread receives each result in input order as soon
 //! as it and every result before it are done, so output starts with the first file and memory
-//! holds at most `window` results that wait for an earlier one.
+//! holds at most `window` results that wait for an earlier one. A result may also come in pieces
+//! ([`run_in_pieces`]), each handed out as soon as every earlier item is done, so that one big
+//! file's findings are written while it is still being linted.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-struct State<R> {
-    /// The index of the next result to hand out.
+struct State<C> {
+    /// The index of the item whose pieces are handed out now.
     next: usize,
-    ready: BTreeMap<usize, R>,
-    /// Workers waiting for room in the window.
+    /// The pieces sent and not yet handed out, and whether the item is done, by item.
+    sent: BTreeMap<usize, (VecDeque<C>, bool)>,
+    /// Workers waiting for room (in the window, or in their item's queue).
     waiting: usize,
 }
+
+/// How many pieces of one item may wait to be handed out before its worker waits.
+const QUEUED: usize = 2;
 
 /// Runs `work` on every item with `threads` workers and calls `emit` with the results in the
 /// items' order. A worker does not start item `i` before result `i - window` is handed out.
@@ -25,17 +31,38 @@ pub fn run<T: Sync, R: Send>(
     work: impl Fn(&T) -> R + Sync,
     mut emit: impl FnMut(R),
 ) {
+    run_in_pieces(
+        items,
+        threads,
+        window,
+        |item, send| send(work(item)),
+        |_, r| emit(r),
+    );
+}
+
+/// Like [`run`], for work that sends its result in pieces as it goes (`send`): `emit` gets every
+/// piece with its item's index, items in order and each item's pieces in the order sent, as
+/// soon as every earlier item is done. A piece of the item being handed out goes out while its
+/// work goes on; at most a few pieces of each item wait, so memory holds no whole result.
+pub fn run_in_pieces<T: Sync, C: Send>(
+    items: &[T],
+    threads: usize,
+    window: usize,
+    work: impl Fn(&T, &mut dyn FnMut(C)) + Sync,
+    mut emit: impl FnMut(usize, C),
+) {
     let window = window.max(1);
     let taken = AtomicUsize::new(0);
     let state = Mutex::new(State {
         next: 0,
-        ready: BTreeMap::new(),
+        sent: BTreeMap::new(),
         waiting: 0,
     });
-    // Two conditions, so a finished item wakes only the emitter, and only when it is the one
-    // the emitter waits for; and workers are woken only when one of them waits for the window.
+    // Two conditions, so a piece wakes only the emitter, and only when it is for the item the
+    // emitter waits on; and workers are woken only when one of them waits for room.
     let emittable = Condvar::new();
     let room = Condvar::new();
+    let lock = || state.lock().expect("no worker panics while holding it");
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| loop {
@@ -44,33 +71,55 @@ pub fn run<T: Sync, R: Send>(
                     return;
                 }
                 {
-                    let mut s = state.lock().expect("no worker panics while holding it");
+                    let mut s = lock();
                     while i >= s.next + window {
                         s.waiting += 1;
                         s = room.wait(s).expect("no worker panics while holding it");
                         s.waiting -= 1;
                     }
                 }
-                let result = work(&items[i]);
-                let mut s = state.lock().expect("no worker panics while holding it");
-                s.ready.insert(i, result);
+                let mut send = |piece: C| {
+                    let mut s = lock();
+                    while s.sent.get(&i).is_some_and(|(q, _)| q.len() >= QUEUED) {
+                        s.waiting += 1;
+                        s = room.wait(s).expect("no worker panics while holding it");
+                        s.waiting -= 1;
+                    }
+                    s.sent.entry(i).or_default().0.push_back(piece);
+                    if i == s.next {
+                        emittable.notify_one();
+                    }
+                };
+                work(&items[i], &mut send);
+                let mut s = lock();
+                s.sent.entry(i).or_default().1 = true;
                 if i == s.next {
                     emittable.notify_one();
                 }
             });
         }
-        let mut s = state.lock().expect("no worker panics while holding it");
+        let mut s = lock();
         while s.next < items.len() {
             let next = s.next;
-            match s.ready.remove(&next) {
-                Some(result) => {
-                    s.next += 1;
+            let (piece, done) = match s.sent.get_mut(&next) {
+                Some((queue, done)) => (queue.pop_front(), *done),
+                None => (None, false),
+            };
+            match piece {
+                Some(piece) => {
                     if s.waiting > 0 {
                         room.notify_all();
                     }
                     drop(s);
-                    emit(result);
-                    s = state.lock().expect("no worker panics while holding it");
+                    emit(next, piece);
+                    s = lock();
+                }
+                None if done => {
+                    s.sent.remove(&next);
+                    s.next += 1;
+                    if s.waiting > 0 {
+                        room.notify_all();
+                    }
                 }
                 None => {
                     s = emittable
@@ -130,5 +179,58 @@ mod tests {
         );
         // The window keeps workers at most 4 items ahead of what has been handed out.
         assert!(when_first.unwrap() < 8, "{when_first:?}");
+    }
+
+    #[test]
+    fn pieces_come_in_item_order_and_in_the_order_sent() {
+        let items: Vec<u64> = (0..50).collect();
+        let mut seen = Vec::new();
+        run_in_pieces(
+            &items,
+            3,
+            4,
+            |&i, send| {
+                std::thread::sleep(std::time::Duration::from_micros((50 - i) * 30));
+                for piece in 0..(i % 5) {
+                    send((i, piece));
+                }
+            },
+            |item, (i, piece)| {
+                assert_eq!(item as u64, i);
+                seen.push((i, piece));
+            },
+        );
+        let expected: Vec<(u64, u64)> = (0..50)
+            .flat_map(|i| (0..i % 5).map(move |p| (i, p)))
+            .collect();
+        assert_eq!(seen, expected);
+    }
+
+    /// One big item's first pieces are handed out while it is still at work, and its worker
+    /// never runs far ahead of the emitter: memory holds a few pieces, not the whole result.
+    #[test]
+    fn a_piece_is_handed_out_before_its_item_is_done() {
+        let items = [0u8];
+        let sent = AtomicUsize::new(0);
+        let mut ahead = Vec::new();
+        run_in_pieces(
+            &items,
+            2,
+            4,
+            |_, send| {
+                for piece in 0..1000 {
+                    sent.fetch_add(1, Ordering::SeqCst);
+                    send(piece);
+                }
+            },
+            |_, piece: usize| ahead.push(sent.load(Ordering::SeqCst) - piece),
+        );
+        assert_eq!(ahead.len(), 1000);
+        // Sent but not handed out: the piece itself, the queue, and one on its way.
+        assert!(
+            ahead.iter().all(|&n| n <= QUEUED + 2),
+            "{:?}",
+            ahead.iter().max()
+        );
     }
 }

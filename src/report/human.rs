@@ -83,7 +83,7 @@ fn render_one(
     index: &LineIndex,
     d: &Diagnostic,
 ) -> String {
-    let text = file.text.as_str();
+    let text = &*file.text;
     // Show only the lines the annotations touch (folding the ones between).
     let mut spans = vec![d.range.clone()];
     spans.extend(

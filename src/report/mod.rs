@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::position::{Encoding, LineIndex};
@@ -24,15 +25,17 @@ pub type Span = ((usize, usize), (usize, usize));
 pub struct FileReport {
     /// The name to show (as given on the command line, or `-` for standard input).
     pub path: String,
-    pub text: String,
+    /// Shared: a file reported in pieces is still being linted when its first findings are
+    /// written.
+    pub text: Arc<str>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl FileReport {
-    pub fn new(path: String, text: String, diagnostics: Vec<Diagnostic>) -> Self {
+    pub fn new(path: String, text: impl Into<Arc<str>>, diagnostics: Vec<Diagnostic>) -> Self {
         FileReport {
             path,
-            text,
+            text: text.into(),
             diagnostics,
         }
     }
@@ -90,7 +93,7 @@ impl<'t> Positions<'t> {
 
     /// Positions in the reported files themselves.
     pub fn of(reports: &'t [FileReport]) -> Self {
-        Positions::new(reports.iter().map(|f| (f.path.as_str(), f.text.as_str())))
+        Positions::new(reports.iter().map(|f| (f.path.as_str(), &*f.text)))
     }
 
     /// 1-based start and end (line, column) of a range in the file named `name`; `None` when

@@ -348,8 +348,8 @@ mod tests {
             },
         ];
         // The inventory is reported beside the manifest, as the CLI reports it.
-        let report = FileReport::new("pod.yaml".into(), text.into(), diagnostics);
-        let nodes = FileReport::new("nodes.yaml".into(), inventory.into(), Vec::new());
+        let report = FileReport::new("pod.yaml".into(), text, diagnostics);
+        let nodes = FileReport::new("nodes.yaml".into(), inventory, Vec::new());
         let log: Value = serde_json::from_str(&render(&[report, nodes])).unwrap();
         let related = &log["runs"][0]["results"][0]["relatedLocations"];
         assert_eq!(

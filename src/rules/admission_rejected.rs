@@ -96,7 +96,7 @@ impl Rule for AdmissionRejected {
 
 /// Whether any pod spec of the document could be refused: a RuntimeClass is named, or
 /// PodTolerationRestriction is on.
-fn worth_admitting(doc: &Document<'_>, ex: &Extracted<'_>, options: &Options) -> bool {
+pub(crate) fn worth_admitting(doc: &Document<'_>, ex: &Extracted<'_>, options: &Options) -> bool {
     options.admission_enabled("PodTolerationRestriction")
         || options.policy().is_some()
         || ex
@@ -115,10 +115,22 @@ pub(crate) fn check(
     policy: bool,
     out: &mut Vec<Diagnostic>,
 ) {
-    if !worth_admitting(doc, ex, options) {
-        return;
+    if worth_admitting(doc, ex, options) {
+        check_specs(doc, ex, options, 0..ex.pod_specs.len(), policy, out);
     }
-    for i in 0..ex.pod_specs.len() {
+}
+
+/// [`check`] for the pod specs `specs` (indices in [`Extracted::pod_specs`]), once
+/// [`worth_admitting`] says so.
+pub(crate) fn check_specs(
+    doc: &Document<'_>,
+    ex: &Extracted<'_>,
+    options: &Options,
+    specs: std::ops::Range<usize>,
+    policy: bool,
+    out: &mut Vec<Diagnostic>,
+) {
+    for i in specs {
         let w = Workload::new(doc, ex, i, options);
         let (rejection, policy) = match (&w.rejection, &w.policy_rejection) {
             (Some(r), _) => (r, false),

@@ -497,19 +497,32 @@ pub(crate) fn check_objects<'a, 'd>(
     extracted: &'d Extracted<'d>,
     out: &'a mut Vec<Diagnostic>,
 ) {
-    for object in &extracted.objects {
-        for rule in RULES {
-            let mut cx = ObjectCx {
-                text,
-                doc,
-                options,
-                object,
-                extracted,
-                out,
-                rule: rule.meta(),
-            };
-            rule.check_object(&mut cx);
-        }
+    for object in 0..extracted.objects.len() {
+        check_object(text, doc, options, extracted, object, out);
+    }
+}
+
+/// Runs every rule's object check over one object (an index in [`Extracted::objects`]).
+pub(crate) fn check_object<'a, 'd>(
+    text: &'a str,
+    doc: &'d Document<'a>,
+    options: &'a Options,
+    extracted: &'d Extracted<'d>,
+    object: usize,
+    out: &'a mut Vec<Diagnostic>,
+) {
+    let object = &extracted.objects[object];
+    for rule in RULES {
+        let mut cx = ObjectCx {
+            text,
+            doc,
+            options,
+            object,
+            extracted,
+            out,
+            rule: rule.meta(),
+        };
+        rule.check_object(&mut cx);
     }
 }
 

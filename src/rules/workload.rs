@@ -139,6 +139,7 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
 
 /// Runs every rule's workload check over the pod templates of one document; keeps each
 /// simulation in `placements` when asked to.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_workloads<'a, 'd>(
     text: &'a str,
     doc: &'d Document<'a>,
@@ -147,8 +148,9 @@ pub(crate) fn check_workloads<'a, 'd>(
     inventory: &'a Inventory,
     out: &'a mut Vec<Diagnostic>,
     mut placements: Option<&mut Vec<Placement>>,
+    specs: std::ops::Range<usize>,
 ) {
-    for i in 0..extracted.pod_specs.len() {
+    for i in specs {
         let workload = Workload::new(doc, extracted, i, options);
         let simulation = simulate(&workload, inventory, options);
         for rule in RULES {
