@@ -363,20 +363,25 @@ fn check_document<'a>(
             return;
         }
     }
+    // Node configuration (kubeadm, eksctl, ...) keeps taints in places of its own, some as
+    // `key=value:Effect` strings: they get the taint rules too.
+    let defined = crate::inventory::taint_lists(text, doc);
     let doc = &*doc;
     let extracted = extract(doc);
     let chunks = match flush.as_deref_mut() {
-        Some(_) => object_chunks(doc, &extracted),
-        None => None,
+        Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
+        _ => None,
     };
     let Some(chunks) = chunks else {
+        let mut taint_lists = extracted.taints.clone();
+        taint_lists.extend(defined);
         check_lists(
             text,
             doc,
             options,
             &extracted.objects,
             &extracted.tolerations,
-            &extracted.taints,
+            &taint_lists,
             out,
         );
         rules::admission_rejected::check(doc, &extracted, options, true, out);

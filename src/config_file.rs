@@ -813,8 +813,8 @@ pub fn json_schema() -> Value {
         "additionalProperties": false,
         "properties": {
             "inventory": {
-                "description": "Cluster inventory files (kubectl get nodes -o yaml, Node \
-                    documents or a pool file).",
+                "description": "Cluster inventory files or directories (kubectl get nodes -o \
+                    yaml, Node documents, a pool file, or node pools defined as code).",
                 "anyOf": [{"type": "string"}, string_list],
             },
             "feature-gates": {

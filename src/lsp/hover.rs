@@ -4,7 +4,7 @@
 
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
-use crate::inventory::{nodes_noun, Inventory};
+use crate::inventory::{Inventory, NodeCount};
 use crate::k8s::model::{Effect, Operator};
 use crate::k8s::model::{Taint, Toleration};
 use crate::k8s::objects::extract;
@@ -173,7 +173,7 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
         }
     }
     let on = |taint: &Taint, pools: &[usize]| {
-        let nodes: usize = pools.iter().map(|&p| inventory.pools[p].nodes.len()).sum();
+        let nodes: NodeCount = pools.iter().map(|&p| inventory.pools[p].node_count()).sum();
         let names: Vec<&str> = pools
             .iter()
             .take(5)
@@ -186,7 +186,7 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
         };
         format!(
             "`{taint}` on {} (pool{} {}{more})",
-            nodes_noun(nodes),
+            nodes.phrase(),
             if pools.len() == 1 { "" } else { "s" },
             names.join(", ")
         )

@@ -334,6 +334,10 @@ pub struct Verdict {
     /// where that toleration comes from (a namespace default, a RuntimeClass, an admission
     /// plugin, the DaemonSet controller): why it fits a pool its own spec does not tolerate.
     pub granted: Vec<(usize, Source)>,
+    /// The `nodeSelector` entries (key, value) on labels a pool defined as code does not
+    /// declare: a label may be set elsewhere (by the platform, the kubelet, a controller), so
+    /// the pod may fit there, or not.
+    pub unknown: Vec<(String, String)>,
 }
 
 impl Verdict {
@@ -442,6 +446,13 @@ impl PoolVerdict {
             .filter(|(v, _, _)| v.fits())
             .map(|(_, _, n)| n)
             .sum()
+    }
+
+    /// Whether the nodes that fit do so only if labels the pool's definition does not declare
+    /// are set elsewhere (see [`Verdict::unknown`]).
+    pub fn uncertain(&self, pool: &Pool) -> bool {
+        self.groups(pool)
+            .any(|(v, _, _)| v.fits() && !v.unknown.is_empty())
     }
 
     /// How many of the pool's nodes fit only as nodes to avoid (untolerated PreferNoSchedule).
@@ -635,7 +646,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             base.granted = granted(&placing_sources, pool, gate);
             if !per_node {
                 base.reasons.extend(taint_reasons);
-                selector_reasons(w, &PoolNode { pool, member: None }, &mut base.reasons);
+                selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
                 return PoolVerdict::Uniform(base);
             }
             let judge = |m: u32| {
@@ -650,7 +661,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                     pool,
                     member: Some(m as usize),
                 };
-                selector_reasons(w, &node, &mut v.reasons);
+                selector_reasons(w, &node, &mut v);
                 v
             };
             let parts = match &named {
@@ -703,7 +714,11 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     Simulation { pools }
 }
 
-fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>) {
+/// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
+/// and, on a pool defined as code whose labels are not all known, the `nodeSelector` labels it
+/// does not declare.
+fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict) {
+    let out = &mut verdict.reasons;
     if let Some(reqs) = node
         .pool
         .declared
@@ -720,9 +735,16 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
         }
         return;
     }
+    // Terraform node pools, machine sets, node groups, ...: only the labels written (or set by
+    // the platform for certain) are known; others may be added where the file does not say.
+    // (A Karpenter NodePool has requirements, above: its nodes' labels are bounded by them.)
+    let open = node.pool.declared.is_some();
+    let unknown = &mut verdict.unknown;
     for e in &w.node_selector {
         let actual = node.label(&e.key);
-        if actual != Some(e.value.as_str()) {
+        if actual.is_none() && open {
+            unknown.push((e.key.clone(), e.value.clone()));
+        } else if actual != Some(e.value.as_str()) {
             out.push(Reason::NodeSelector {
                 key: e.key.clone(),
                 wanted: e.value.clone(),
@@ -732,7 +754,9 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
     }
     for (key, wanted) in &w.class_selector {
         let actual = node.label(key);
-        if actual != Some(wanted.as_str()) {
+        if actual.is_none() && open {
+            unknown.push((key.clone(), wanted.clone()));
+        } else if actual != Some(wanted.as_str()) {
             out.push(Reason::NodeSelector {
                 key: key.clone(),
                 wanted: wanted.clone(),

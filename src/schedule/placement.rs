@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::inventory::{nodes_noun, Inventory, Pool};
+use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::k8s::model::{Effect, Toleration};
 use crate::k8s::objects::{Item, Object};
 use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
@@ -153,9 +153,9 @@ pub fn describe_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> Stri
             pools.push(p);
         }
     }
-    let nodes: usize = pools
+    let nodes: NodeCount = pools
         .iter()
-        .map(|&p| inventory.pools[p as usize].nodes.len())
+        .map(|&p| inventory.pools[p as usize].node_count())
         .sum();
     let taint_words = if taints.len() == 1 {
         format!("tolerates {}", taints[0])
@@ -163,10 +163,9 @@ pub fn describe_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> Stri
         format!("tolerates {} taints", taints.len())
     };
     format!(
-        "{taint_words} on {} pool{} ({})",
+        "{taint_words} on {} pool{} ({nodes})",
         pools.len(),
         if pools.len() == 1 { "" } else { "s" },
-        nodes_noun(nodes)
     )
 }
 
@@ -197,6 +196,8 @@ enum Fit {
     Avoided,
     /// Some of the pool's nodes.
     Some(usize),
+    /// If labels the pool's definition does not declare are set elsewhere.
+    Maybe,
     None,
 }
 
@@ -204,6 +205,8 @@ fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
     let fitting = verdict.fitting(pool);
     if fitting == 0 {
         Fit::None
+    } else if verdict.uncertain(pool) {
+        Fit::Maybe
     } else if fitting < pool.nodes.len() {
         Fit::Some(fitting)
     } else if verdict.avoided(pool) == fitting {
@@ -257,23 +260,23 @@ fn listed(names: &[String]) -> String {
 /// `fits no node: untolerated dedicated=gpu:NoSchedule (gpu), nodeSelector (web, batch)`.
 pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
     let mut fitting = Vec::new();
-    let mut nodes = 0;
+    let mut nodes = NodeCount::exact(0);
     for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
         match fit(v, pool) {
             Fit::None => continue,
             Fit::All => fitting.push(pool.name.clone()),
             Fit::Avoided => fitting.push(format!("{}~", pool.name)),
             Fit::Some(n) => fitting.push(format!("{} {n}/{}", pool.name, pool.nodes.len())),
+            Fit::Maybe => fitting.push(format!("{}?", pool.name)),
         }
-        nodes += v.fitting(pool);
+        nodes = nodes + pool.nodes_of(v.fitting(pool));
     }
     let total = inventory.pools.len();
     if !fitting.is_empty() {
         return format!(
-            "fits {} of {total} pool{} ({}): {}",
+            "fits {} of {total} pool{} ({nodes}): {}",
             fitting.len(),
             if total == 1 { "" } else { "s" },
-            nodes_noun(nodes),
             listed(&fitting)
         );
     }
@@ -309,6 +312,17 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::All => "fits".to_string(),
             Fit::Avoided => "fits, but as a node to avoid".to_string(),
             Fit::Some(n) => format!("fits {} of them", nodes_noun(n)),
+            Fit::Maybe => {
+                let keys: Vec<String> = v
+                    .groups(pool)
+                    .flat_map(|(g, _, _)| g.unknown.iter().map(|(k, _)| k.clone()))
+                    .collect();
+                format!(
+                    "may fit: its definition does not declare the label {} (it may be set \
+                     elsewhere)",
+                    keys.join(", ")
+                )
+            }
             Fit::None => "does not fit".to_string(),
         };
         out.push_str(&format!("{head}: {verdict}\n"));

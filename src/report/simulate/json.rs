@@ -100,6 +100,11 @@ enum Subject<'a> {
         #[serde(skip)]
         why: &'a str,
     },
+    /// A `nodeSelector` label a pool defined as code does not declare: it may fit.
+    LabelUnknown {
+        key: &'a str,
+        value: &'a str,
+    },
 }
 
 impl<'a> Subject<'a> {
@@ -465,6 +470,25 @@ fn why_not<'a>(
     let mut indices = Vec::new();
     let mut taints = Vec::new();
     for (v, _, _) in verdict.groups(pool) {
+        for (key, value) in v.unknown.iter().filter(|_| v.fits()) {
+            let subject = Subject::LabelUnknown { key, value };
+            let index = match reasons.iter().position(|seen| seen.subject == subject) {
+                Some(i) => i,
+                None => {
+                    reasons.push(ReasonOut {
+                        subject,
+                        message: format!(
+                            "nodeSelector {key}={value}: the pool's definition does not declare \
+                             the label {key}; it fits if the label is set elsewhere"
+                        ),
+                    });
+                    reasons.len() - 1
+                }
+            };
+            if !indices.contains(&index) {
+                indices.push(index);
+            }
+        }
         for r in &v.reasons {
             let Some(subject) = Subject::of(r) else {
                 if let Reason::Taint(t) = r {

@@ -30,7 +30,8 @@ pub enum Fit {
     Yes,
     /// Only on nodes with an untolerated PreferNoSchedule taint.
     Avoided,
-    /// On some nodes of the pool only.
+    /// On some nodes of the pool only, or maybe (on labels a pool defined as code does not
+    /// declare).
     Partial,
     No,
 }
@@ -50,7 +51,7 @@ impl Fit {
         let fitting = verdict.fitting(pool);
         if fitting == 0 {
             Fit::No
-        } else if fitting < pool.nodes.len() {
+        } else if fitting < pool.nodes.len() || verdict.uncertain(pool) {
             Fit::Partial
         } else if verdict.avoided(pool) == fitting {
             Fit::Avoided
