@@ -67,6 +67,8 @@ pub struct Workload<'d> {
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
     pub rejection: Option<admission::Rejection>,
+    /// Why the repository's policy refuses its pods, when the API server does not.
+    pub policy_rejection: Option<admission::Rejection>,
 }
 
 impl<'d> Workload<'d> {
@@ -170,7 +172,14 @@ impl<'d> Workload<'d> {
             runtime_class: runtime_class.as_deref(),
             node_selector: &selector,
         };
+        let policy_manifest = options.policy().map(|_| manifest.clone());
         let admitted = admission::admit(&admission_pod, manifest, &bare, options);
+        let policy_rejection = match policy_manifest {
+            Some(m) if admitted.rejection.is_none() => {
+                admission::policy_rejection(&admission_pod, m, &bare, options)
+            }
+            _ => None,
+        };
         let (tolerations, sources) = admitted.tolerations.into_iter().unzip();
         Workload {
             spec_index,
@@ -190,6 +199,7 @@ impl<'d> Workload<'d> {
             requested,
             class_selector: admitted.node_selector,
             rejection: admitted.rejection,
+            policy_rejection,
         }
     }
 
@@ -322,6 +332,10 @@ pub struct Verdict {
     pub avoid: Vec<usize>,
     /// When the pod would be evicted, if it fits and a NoExecute taint is tolerated for a time.
     pub eviction: Option<Eviction>,
+    /// The pool's taints the pod tolerates only by a toleration its manifest does not show, and
+    /// where that toleration comes from (a namespace default, a RuntimeClass, an admission
+    /// plugin, the DaemonSet controller): why it fits a pool its own spec does not tolerate.
+    pub granted: Vec<(usize, Source)>,
     /// The `nodeSelector` entries (key, value) on labels a pool defined as code does not
     /// declare: a label may be set elsewhere (by the platform, the kubelet, a controller), so
     /// the pod may fit there, or not.
@@ -596,6 +610,12 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         effect: Effect::NoSchedule,
     };
     let placing = w.placing_tolerations();
+    let placing_sources: Vec<(&Toleration, &Source)> = w
+        .tolerations
+        .iter()
+        .zip(&w.sources)
+        .filter(|(_, s)| w.kind != Some("DaemonSet") || !s.from_admission())
+        .collect();
     let tolerates_cordon = tolerations_tolerate_taint(&placing, &unschedulable_taint, gate);
     // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
     // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
@@ -625,6 +645,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 }
             }
             base.eviction = eviction(w, pool, gate);
+            base.granted = granted(&placing_sources, pool, gate);
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
@@ -754,6 +775,25 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
 
 /// upstream taint eviction: for each NoExecute taint, the first toleration that tolerates it is
 /// used; the pod is evicted after the fewest seconds among them (never, if none has seconds).
+/// The pool's taints (that matter for placement or eviction) that no toleration of the manifest
+/// tolerates but one from elsewhere does, with that one's source.
+fn granted(placing: &[(&Toleration, &Source)], pool: &Pool, gate: bool) -> Vec<(usize, Source)> {
+    let mut out = Vec::new();
+    for (i, t) in pool.taints.iter().enumerate() {
+        let mut by = placing
+            .iter()
+            .filter(|(tol, _)| tol.tolerates(&t.taint, gate));
+        let Some(first) = by.clone().next() else {
+            continue;
+        };
+        if by.any(|(_, s)| matches!(s, Source::Manifest(_))) {
+            continue;
+        }
+        out.push((i, first.1.clone()));
+    }
+    out
+}
+
 fn eviction(w: &Workload<'_>, pool: &Pool, gate: bool) -> Option<Eviction> {
     let mut best: Option<Eviction> = None;
     for (i, t) in pool.taints.iter().enumerate() {

@@ -332,9 +332,15 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
         if fitting > 0 {
             let mut avoid: Vec<usize> = Vec::new();
             let mut eviction = None;
+            let mut granted: Vec<&(usize, super::admission::Source)> = Vec::new();
             for (verdict, _, _) in v.groups(pool) {
                 if !verdict.fits() {
                     continue;
+                }
+                for g in &verdict.granted {
+                    if !granted.iter().any(|(t, _)| *t == g.0) {
+                        granted.push(g);
+                    }
                 }
                 for &i in &verdict.avoid {
                     if !avoid.contains(&i) {
@@ -342,6 +348,13 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
                     }
                 }
                 eviction = eviction.or(verdict.eviction.as_ref());
+            }
+            for (t, source) in granted {
+                out.push_str(&format!(
+                    "  - tolerates {} by a toleration {}\n",
+                    pool.taints[*t].taint,
+                    source.origin()
+                ));
             }
             for i in avoid {
                 out.push_str(&format!(
@@ -461,6 +474,30 @@ spec:
         assert_eq!(
             describe_eviction(&places[1].toleration, &places[1].tolerated, &inv).unwrap(),
             "evicted 600 s after batch.example.com/spot taints its node"
+        );
+    }
+
+    /// A RuntimeClass's toleration places the workload: the details say so.
+    #[test]
+    fn the_details_say_where_a_placing_toleration_came_from() {
+        let inv = inventory();
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text(
+            "classes.yaml",
+            "kind: RuntimeClass\nmetadata: {name: gpu}\nhandler: runc\nscheduling:\n  tolerations: [{key: team.example.com/inference, operator: Exists}]\n",
+        );
+        options.set_cluster(std::sync::Arc::new(cluster));
+        let text = "kind: Pod\nmetadata: {name: p}\nspec:\n  runtimeClassName: gpu\n  containers: [{name: c, image: i}]\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let w = Workload::new(doc, &ex, 0, &options);
+        let sim = simulate(&w, &inv, &options);
+        let details = details("Pod p", &sim, &inv);
+        assert!(
+            details.contains("pool gpu (1 node): fits\n  - tolerates team.example.com/inference=a:NoSchedule by a toleration RuntimeClass gpu adds (scheduling.tolerations[0])"),
+            "{details}"
         );
     }
 

@@ -546,6 +546,20 @@ fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
             }
         }
     }
+    // Then the taints it tolerates only by a toleration from outside its manifest.
+    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
+        for (t, source) in super::granted(pv, pool) {
+            let text = format!(
+                "tolerates {} by a toleration {}",
+                pool.taints[t].taint,
+                super::from_words(source)
+            );
+            match groups.iter_mut().find(|(x, _)| *x == text) {
+                Some((_, cols)) => cols.push(p),
+                None => groups.push((text, vec![p])),
+            }
+        }
+    }
     // Then what keeps it off the other pools.
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
         for r in pool_reasons(pv, pool) {
