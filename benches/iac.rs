@@ -1,6 +1,7 @@
 //! `cargo bench --bench iac`: reading node pools defined as code, as inventories and as linted
 //! files: 1,000 Terraform files of node pools (a GKE node pool, an EKS node group and an AKS
-//! node pool each) and 1,000 Karpenter NodePools (one file, a document each).
+//! node pool each), 1,000 Karpenter NodePools (one file, a document each) and an eksctl
+//! ClusterConfig of 1,000 node groups.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -94,6 +95,26 @@ spec:
     )
 }
 
+/// One eksctl ClusterConfig with `n` node groups, half with map-form taints (`key: "value:Effect"`,
+/// read into nodes spanning the string) and half with list-form ones.
+fn eksctl(n: usize) -> String {
+    let mut out = String::from(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: big, region: us-west-2}\nnodeGroups:\n",
+    );
+    for i in 0..n {
+        if i % 2 == 0 {
+            out.push_str(&format!(
+                "  - name: ng-{i}\n    minSize: 0\n    maxSize: 10\n    labels: {{example.com/team: team-{i}}}\n    taints:\n      example.com/team: \"team-{i}:NoSchedule\"\n      example.com/spot: \":PreferNoSchedule\"\n"
+            ));
+        } else {
+            out.push_str(&format!(
+                "  - name: ng-{i}\n    desiredCapacity: 3\n    taints:\n      - {{key: example.com/team, value: team-{i}, effect: NoSchedule}}\n"
+            ));
+        }
+    }
+    out
+}
+
 fn bench(c: &mut Criterion) {
     let tf: Vec<(String, String)> = (0..FILES)
         .map(|i| (format!("pools{i}.tf"), terraform_file(i)))
@@ -132,6 +153,21 @@ fn bench(c: &mut Criterion) {
     g.bench_function("lint 1,000 NodePools", |b| {
         let options = Options::default();
         b.iter(|| black_box(analyse(black_box(&nodepools), &options)))
+    });
+    g.finish();
+
+    let groups = eksctl(FILES);
+    let inv = Inventory::load(&[("eksctl.yaml", &groups)]).unwrap();
+    assert_eq!(inv.pools.len(), FILES);
+    let mut g = c.benchmark_group("eksctl");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(groups.len() as u64));
+    g.bench_function("load 1,000 node groups", |b| {
+        b.iter(|| black_box(Inventory::load(&[("eksctl.yaml", black_box(&groups))]).unwrap()))
+    });
+    g.bench_function("lint 1,000 node groups", |b| {
+        let options = Options::default();
+        b.iter(|| black_box(analyse(black_box(&groups), &options)))
     });
     g.finish();
 }

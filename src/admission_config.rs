@@ -94,6 +94,23 @@ fn tolerations(
     let Some((key, value)) = doc.get(node, field) else {
         return Ok(Vec::new());
     };
+    toleration_list(doc, key, value, field)
+}
+
+/// A list of tolerations as the plugin's configuration holds them (`field` names it in errors);
+/// null is an empty list.
+pub fn toleration_list(
+    doc: &Document<'_>,
+    key: NodeId,
+    value: NodeId,
+    field: &str,
+) -> Result<Vec<ApiToleration>, String> {
+    if matches!(
+        doc.scalar(value),
+        Some(("" | "~" | "null" | "Null" | "NULL", syntax::Style::Plain))
+    ) {
+        return Ok(Vec::new());
+    }
     if doc.sequence(value).is_none() {
         return Err(format!("{field} is not a list of tolerations"));
     }

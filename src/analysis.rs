@@ -196,18 +196,26 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
             &[],
             &mut found,
         );
-        rules::admission_rejected::check(doc, &extracted, options, &mut found);
+        rules::admission_rejected::check(doc, &extracted, options, false, &mut found);
+        rules::check_objects(text, doc, options, &extracted, &mut found);
         found.retain(|d| {
             rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
         });
         found.sort_by_key(|d| d.range.start);
         for w in &mut out[first..] {
+            // The pod's deprecated tolerations annotation is validated with the pod too.
+            let annotation = format!(
+                "{}metadata.annotations[{}]",
+                w.path.strip_suffix("spec").unwrap_or(""),
+                crate::k8s::cluster::POD_TOLERATIONS
+            );
             w.rejected = found
                 .iter()
                 .find(|d| {
                     d.path.as_deref().is_some_and(|p| {
-                        p.strip_prefix(w.path.as_str())
-                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                        p.starts_with(&annotation)
+                            || p.strip_prefix(w.path.as_str())
+                                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                     })
                 })
                 .map(|d| Rejected {
@@ -355,23 +363,29 @@ fn check_document<'a>(
             return;
         }
     }
+    // Node configuration (kubeadm, eksctl, ...) keeps taints in places of its own, some as
+    // `key=value:Effect` strings: they get the taint rules too.
+    let defined = crate::inventory::taint_lists(text, doc);
     let doc = &*doc;
     let extracted = extract(doc);
     let chunks = match flush.as_deref_mut() {
-        Some(_) => object_chunks(doc, &extracted),
-        None => None,
+        Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
+        _ => None,
     };
     let Some(chunks) = chunks else {
+        let mut taint_lists = extracted.taints.clone();
+        taint_lists.extend(defined);
         check_lists(
             text,
             doc,
             options,
             &extracted.objects,
             &extracted.tolerations,
-            &extracted.taints,
+            &taint_lists,
             out,
         );
-        rules::admission_rejected::check(doc, &extracted, options, out);
+        rules::admission_rejected::check(doc, &extracted, options, true, out);
+        rules::check_objects(text, doc, options, &extracted, out);
         if let Some(inventory) = inventory {
             let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
@@ -398,7 +412,8 @@ fn check_document<'a>(
         return;
     };
     let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
-    for chunk in chunks {
+    for (object, chunk) in chunks.into_iter().enumerate() {
+        rules::check_object(text, doc, options, &extracted, object, out);
         check_lists(
             text,
             doc,
@@ -414,6 +429,7 @@ fn check_document<'a>(
                 &extracted,
                 options,
                 chunk.pod_specs.clone(),
+                true,
                 out,
             );
         }

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::diagnostic::Severity;
-use crate::k8s::cluster::{ApiToleration, Cluster};
+use crate::k8s::cluster::{ApiToleration, Cluster, Namespace};
 use crate::rules::{self, RuleMeta};
 
 /// Feature gates taintlint knows, with their default in current Kubernetes.
@@ -90,6 +90,22 @@ pub struct Options {
     cluster: Arc<Cluster>,
     /// The PodTolerationRestriction plugin's configuration.
     toleration_restriction: TolerationRestriction,
+    /// The repository's own toleration policy (`.taintlint.yaml` `policy:`).
+    policy: Option<Arc<Policy>>,
+}
+
+/// A toleration policy of the repository's own (`.taintlint.yaml` `policy:`): the shapes of
+/// PodTolerationRestriction's configuration and namespace annotations, checked as that plugin
+/// checks them whether or not the cluster runs it. It changes no pod's tolerations (no plugin
+/// adds the defaults), only what is reported.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// The cluster-wide default tolerations and whitelist, for namespaces the policy does not
+    /// name.
+    pub cluster: TolerationRestriction,
+    /// Per namespace: its default tolerations and whitelist, as a Namespace's annotations
+    /// would hold them (placed in the configuration file).
+    pub namespaces: BTreeMap<String, Namespace>,
 }
 
 /// The PodTolerationRestriction plugin's configuration
@@ -112,6 +128,7 @@ impl Default for Options {
             rule_levels: BTreeMap::new(),
             cluster: Arc::default(),
             toleration_restriction: TolerationRestriction::default(),
+            policy: None,
         }
     }
 }
@@ -143,6 +160,15 @@ impl Options {
 
     pub fn set_toleration_restriction(&mut self, config: TolerationRestriction) {
         self.toleration_restriction = config;
+    }
+
+    /// The repository's own toleration policy, if it has one.
+    pub fn policy(&self) -> Option<&Policy> {
+        self.policy.as_deref()
+    }
+
+    pub fn set_policy(&mut self, policy: Option<Policy>) {
+        self.policy = policy.map(Arc::new);
     }
 
     pub fn admission_enabled(&self, plugin: &str) -> bool {

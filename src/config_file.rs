@@ -5,8 +5,16 @@
 //! feature-gates:
 //!   TaintTolerationComparisonOperators: true
 //! admission-plugins:
-//!   enable: [ExtendedResourceToleration]
+//!   enable: [ExtendedResourceToleration, PodTolerationRestriction]
 //!   disable: [DefaultTolerationSeconds]
+//! admission:                             # PodTolerationRestriction's configuration
+//!   clusterDefaultTolerations: [{key: tenant, operator: Exists, effect: NoSchedule}]
+//!   clusterTolerationWhitelist: [{operator: Exists, effect: NoSchedule}]
+//!   # or: admissionControlConfigFile: admission.yaml (an AdmissionConfiguration)
+//! policy:                                # the same shapes, checked without the plugin
+//!   clusterTolerationWhitelist: [{operator: Exists, effect: NoExecute}]
+//!   namespaces:
+//!     shop: {tolerationsWhitelist: [{key: tenant, operator: Equal, value: shop}]}
 //! rules:
 //!   tolerates-everything: off            # error | warning | info | hint | off
 //!   duplicate-toleration: warning
@@ -39,6 +47,8 @@ pub const KEYS: &[&str] = &[
     "inventory",
     "feature-gates",
     "admission-plugins",
+    "admission",
+    "policy",
     "rules",
     "include",
     "exclude",
@@ -59,6 +69,9 @@ pub struct ConfigFile {
     pub inventory: Vec<PathBuf>,
     /// Cluster behaviour and rule levels.
     pub options: Options,
+    /// `admission.admissionControlConfigFile` (resolved against `dir`) and where it is written:
+    /// [`load`] reads it.
+    admission_file: Option<(PathBuf, (usize, usize))>,
     include: Patterns,
     exclude: Patterns,
     per_path_ignores: Vec<(Patterns, Vec<&'static str>)>,
@@ -121,6 +134,7 @@ impl Default for ConfigFile {
             dir: PathBuf::from("."),
             inventory: Vec::new(),
             options: Options::default(),
+            admission_file: None,
             include: Patterns::new(DEFAULT_INCLUDE).expect("the default patterns compile"),
             exclude: Patterns::new(&[]).expect("no patterns compile"),
             per_path_ignores: Vec::new(),
@@ -279,7 +293,35 @@ pub fn load(path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
             ),
         }]
     })?;
-    parse(&text, path)
+    let mut config = parse(&text, path)?;
+    if let Some((file, position)) = config.admission_file.take() {
+        let error = |message: String| {
+            vec![ConfigError {
+                file: name.clone(),
+                position: Some(position),
+                message: format!(
+                    "admission.admissionControlConfigFile {}: {message}",
+                    file.display()
+                ),
+            }]
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            error(match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                _ => e.to_string(),
+            })
+        })?;
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let read = |p: &str| {
+            std::fs::read_to_string(dir.join(p)).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => "no such file".to_string(),
+                _ => e.to_string(),
+            })
+        };
+        let restriction = crate::admission_config::parse(&text, &read).map_err(error)?;
+        config.options.set_toleration_restriction(restriction);
+    }
+    Ok(config)
 }
 
 /// Parses a configuration file's text; `path` names it in errors and anchors its relative
@@ -372,6 +414,84 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     }
                 }
             }
+            "admission" => {
+                const ADMISSION_KEYS: &[&str] = &[
+                    "clusterDefaultTolerations",
+                    "clusterTolerationWhitelist",
+                    "admissionControlConfigFile",
+                ];
+                let mut restriction = config::TolerationRestriction::default();
+                let mut inline = None;
+                let mut file = None;
+                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    let key = format!("{name}.{what}");
+                    match what.as_str() {
+                        "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
+                            inline.get_or_insert(k);
+                            match crate::admission_config::toleration_list(doc, k, v, &key) {
+                                Ok(list) if what == "clusterDefaultTolerations" => {
+                                    restriction.default = list
+                                }
+                                Ok(list) => restriction.whitelist = list,
+                                Err(e) => p.node_error(doc, v, e),
+                            }
+                        }
+                        "admissionControlConfigFile" => {
+                            if let Some((path, node)) = p.string(doc, v, &key) {
+                                file = Some((path, node));
+                            }
+                        }
+                        _ => p.unknown_key(doc, k, &name, &what, ADMISSION_KEYS),
+                    }
+                }
+                match (inline, file) {
+                    (Some(_), Some((_, node))) => p.node_error(
+                        doc,
+                        node,
+                        format!(
+                            "{name}: give the PodTolerationRestriction configuration inline \
+                             (clusterDefaultTolerations, clusterTolerationWhitelist) or in \
+                             admissionControlConfigFile, not both"
+                        ),
+                    ),
+                    (Some(_), None) => config.options.set_toleration_restriction(restriction),
+                    (None, Some((path, node))) => {
+                        let offset = doc.node(node).span.start;
+                        let lc = p.index.line_col(text, offset, Encoding::Utf32);
+                        config.admission_file = Some((
+                            config.dir.join(path),
+                            (lc.line as usize + 1, lc.col as usize + 1),
+                        ));
+                    }
+                    (None, None) => {}
+                }
+            }
+            "policy" => {
+                let file = path.display().to_string();
+                let mut policy = config::Policy::default();
+                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
+                    let key = format!("{name}.{what}");
+                    match what.as_str() {
+                        "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
+                            match crate::admission_config::toleration_list(doc, k, v, &key) {
+                                Ok(list) if what == "clusterDefaultTolerations" => {
+                                    policy.cluster.default = list
+                                }
+                                Ok(list) => policy.cluster.whitelist = list,
+                                Err(e) => p.node_error(doc, v, e),
+                            }
+                        }
+                        "namespaces" => {
+                            for (nk, ns, nv) in p.entries(doc, v, &key).unwrap_or_default() {
+                                let namespace = policy_namespace(&mut p, doc, &file, nk, &ns, nv);
+                                policy.namespaces.insert(ns, namespace);
+                            }
+                        }
+                        _ => p.unknown_key(doc, k, &name, &what, POLICY_KEYS),
+                    }
+                }
+                config.options.set_policy(Some(policy));
+            }
             "rules" => {
                 for (k, rule, v) in p.entries(doc, value, &name).unwrap_or_default() {
                     if rules::find(&rule).is_none() {
@@ -446,6 +566,63 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
     } else {
         Err(p.errors)
     }
+}
+
+const POLICY_KEYS: &[&str] = &[
+    "clusterDefaultTolerations",
+    "clusterTolerationWhitelist",
+    "namespaces",
+];
+
+/// One namespace of `policy.namespaces`: its `defaultTolerations` and `tolerationsWhitelist`,
+/// held as a Namespace's annotations would hold them, placed in the configuration file.
+fn policy_namespace(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    file: &str,
+    key: NodeId,
+    name: &str,
+    value: NodeId,
+) -> crate::k8s::cluster::Namespace {
+    use crate::k8s::cluster::{Annotation, Namespace, Place};
+    let place = |node: NodeId| Place {
+        file: file.to_string(),
+        range: doc.node(node).span.clone(),
+    };
+    let mut ns = Namespace {
+        name: name.to_string(),
+        at: place(key),
+        default_tolerations: None,
+        whitelist: None,
+    };
+    let within = format!("policy.namespaces.{name}");
+    for (k, what, v) in p.entries(doc, value, &within).unwrap_or_default() {
+        let key_path = format!("{within}.{what}");
+        let slot = match what.as_str() {
+            "defaultTolerations" => &mut ns.default_tolerations,
+            "tolerationsWhitelist" => &mut ns.whitelist,
+            _ => {
+                p.unknown_key(
+                    doc,
+                    k,
+                    &within,
+                    &what,
+                    &["defaultTolerations", "tolerationsWhitelist"],
+                );
+                continue;
+            }
+        };
+        match crate::admission_config::toleration_list(doc, k, v, &key_path) {
+            Ok(list) => {
+                *slot = Some(Annotation {
+                    at: place(v),
+                    tolerations: Ok(list),
+                })
+            }
+            Err(e) => p.node_error(doc, v, e),
+        }
+    }
+    ns
 }
 
 fn is_null(doc: &Document<'_>, node: NodeId) -> bool {
@@ -636,8 +813,8 @@ pub fn json_schema() -> Value {
         "additionalProperties": false,
         "properties": {
             "inventory": {
-                "description": "Cluster inventory files (kubectl get nodes -o yaml, Node \
-                    documents or a pool file).",
+                "description": "Cluster inventory files or directories (kubectl get nodes -o \
+                    yaml, Node documents, a pool file, or node pools defined as code).",
                 "anyOf": [{"type": "string"}, string_list],
             },
             "feature-gates": {
@@ -652,6 +829,56 @@ pub fn json_schema() -> Value {
                 "type": ["object", "null"],
                 "additionalProperties": false,
                 "properties": {"enable": plugin_list.clone(), "disable": plugin_list},
+            },
+            "admission": {
+                "description": "The PodTolerationRestriction admission plugin's configuration \
+                    (kube-apiserver's --admission-control-config-file): the cluster's default \
+                    tolerations and whitelist, for namespaces without the annotations, inline or \
+                    in an AdmissionConfiguration file. It configures the plugin; \
+                    admission-plugins.enable turns it on.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": {
+                    "clusterDefaultTolerations": {
+                        "description": "Tolerations added to pods of namespaces without the \
+                            defaultTolerations annotation (the plugin's `default`).",
+                        "$ref": "#/$defs/tolerations",
+                    },
+                    "clusterTolerationWhitelist": {
+                        "description": "Tolerations the pods of namespaces without the \
+                            tolerationsWhitelist annotation may have (the plugin's `whitelist`).",
+                        "$ref": "#/$defs/tolerations",
+                    },
+                    "admissionControlConfigFile": {
+                        "description": "An AdmissionConfiguration (apiserver.config.k8s.io/v1) \
+                            whose PodTolerationRestriction entry is read, inline or by path.",
+                        "type": "string",
+                    },
+                },
+            },
+            "policy": {
+                "description": "A toleration policy of the repository's own, in \
+                    PodTolerationRestriction's shapes, checked whether or not the cluster runs \
+                    that plugin: violations are admission-rejected findings marked as the \
+                    policy's. Namespaces it names use their own whitelist and defaults, the \
+                    others the cluster-wide ones.",
+                "type": ["object", "null"],
+                "additionalProperties": false,
+                "properties": {
+                    "clusterDefaultTolerations": {"$ref": "#/$defs/tolerations"},
+                    "clusterTolerationWhitelist": {"$ref": "#/$defs/tolerations"},
+                    "namespaces": {
+                        "type": ["object", "null"],
+                        "additionalProperties": {
+                            "type": ["object", "null"],
+                            "additionalProperties": false,
+                            "properties": {
+                                "defaultTolerations": {"$ref": "#/$defs/tolerations"},
+                                "tolerationsWhitelist": {"$ref": "#/$defs/tolerations"},
+                            },
+                        },
+                    },
+                },
             },
             "rules": {
                 "description": "Severity per rule; off turns a rule off.",
@@ -680,6 +907,20 @@ pub fn json_schema() -> Value {
         },
         "$defs": {
             "level": {"enum": ["error", "warning", "info", "hint", "off"]},
+            "tolerations": {
+                "type": ["array", "null"],
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                        "key": {"type": "string"},
+                        "operator": {"enum": ["Equal", "Exists"]},
+                        "value": {"type": "string"},
+                        "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+                        "tolerationSeconds": {"type": "integer"},
+                    },
+                },
+            },
         },
     })
 }
@@ -741,6 +982,119 @@ per-path-ignores:
         let o = c.options_for(&c.options, Some(Path::new("/p/charts/third-party/x.yaml")));
         assert!(!o.rule_enabled("equal-empty-value"));
         assert!(c.options.rule_enabled("equal-empty-value"));
+    }
+
+    #[test]
+    fn the_admission_section() {
+        let c = ok("\
+admission:
+  clusterDefaultTolerations: [{key: tenant, operator: Exists, effect: NoSchedule}]
+  clusterTolerationWhitelist:
+  - {operator: Exists, effect: NoSchedule}
+  - {key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}
+");
+        let r = c.options.toleration_restriction();
+        assert_eq!(r.default.len(), 1);
+        assert_eq!(r.default[0].toleration.key, "tenant");
+        assert_eq!(r.whitelist.len(), 2);
+        assert_eq!(r.whitelist[1].toleration.toleration_seconds, Some(300));
+        // Configuring the plugin does not turn it on, as with kube-apiserver.
+        assert!(!c.options.admission_enabled("PodTolerationRestriction"));
+        assert_eq!(
+            errors("admission:\n  clusterTolerationWhitelist: [{key: a, effect: Nope}]\n"),
+            [
+                ".taintlint.yaml:2:31: admission.clusterTolerationWhitelist[0]: not a valid \
+              toleration (fields key, operator Equal or Exists, value, effect NoSchedule, \
+              PreferNoSchedule or NoExecute, tolerationSeconds)"
+            ]
+        );
+        assert_eq!(
+            errors("admission:\n  clusterDefaultTolerations: {}\n  admissionControlConfigFile: a.yaml\n  whitelist: []\n"),
+            [
+                ".taintlint.yaml:2:30: admission.clusterDefaultTolerations is not a list of tolerations",
+                ".taintlint.yaml:4:3: unknown key \"whitelist\" in admission (known keys: \
+                 clusterDefaultTolerations, clusterTolerationWhitelist, admissionControlConfigFile)",
+                ".taintlint.yaml:3:31: admission: give the PodTolerationRestriction configuration \
+                 inline (clusterDefaultTolerations, clusterTolerationWhitelist) or in \
+                 admissionControlConfigFile, not both",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_policy_section() {
+        let c = ok("\
+policy:
+  clusterTolerationWhitelist: [{operator: Exists, effect: NoExecute}]
+  namespaces:
+    shop:
+      defaultTolerations: [{key: tenant, operator: Equal, value: shop, effect: NoSchedule}]
+      tolerationsWhitelist: [{key: tenant, operator: Exists}]
+    ml: {}
+");
+        let policy = c.options.policy().unwrap();
+        assert_eq!(policy.cluster.whitelist.len(), 1);
+        let shop = &policy.namespaces["shop"];
+        let w = shop
+            .whitelist
+            .as_ref()
+            .unwrap()
+            .tolerations
+            .as_ref()
+            .unwrap();
+        assert_eq!(w[0].toleration.key, "tenant");
+        assert!(shop.default_tolerations.is_some());
+        assert!(policy.namespaces["ml"].whitelist.is_none());
+        assert!(!c.options.admission_enabled("PodTolerationRestriction"));
+        assert_eq!(
+            errors("policy:\n  namespaces:\n    shop: {whitelist: []}\n  other: 1\n"),
+            [
+                ".taintlint.yaml:3:12: unknown key \"whitelist\" in policy.namespaces.shop \
+                 (known keys: defaultTolerations, tolerationsWhitelist)",
+                ".taintlint.yaml:4:3: unknown key \"other\" in policy (known keys: \
+                 clusterDefaultTolerations, clusterTolerationWhitelist, namespaces)",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_admission_configuration_file_is_read_by_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(FILE_NAME);
+        std::fs::write(
+            &config,
+            "admission:\n  admissionControlConfigFile: admission.yaml\n",
+        )
+        .unwrap();
+        let e = load(&config).unwrap_err();
+        assert_eq!(e[0].position, Some((2, 31)));
+        assert!(
+            e[0].message.ends_with("admission.yaml: no such file"),
+            "{e:?}"
+        );
+        std::fs::write(
+            dir.path().join("admission.yaml"),
+            "kind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  path: ptr.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("ptr.yaml"),
+            "kind: Configuration\nwhitelist: [{key: gpu, operator: Exists}]\n",
+        )
+        .unwrap();
+        let c = load(&config).unwrap();
+        assert_eq!(
+            c.options.toleration_restriction().whitelist[0]
+                .toleration
+                .key,
+            "gpu"
+        );
+        std::fs::write(dir.path().join("admission.yaml"), "kind: Pod\n").unwrap();
+        let e = load(&config).unwrap_err();
+        assert!(
+            e[0].message.contains("expected AdmissionConfiguration"),
+            "{e:?}"
+        );
     }
 
     #[test]

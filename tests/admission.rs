@@ -263,3 +263,253 @@ fn the_admission_configuration_file() {
     assert_eq!(code, 2);
     assert!(err.contains("ptr.yaml: no such file"), "{err}");
 }
+
+#[test]
+fn a_pod_whose_tolerations_annotation_is_invalid_is_rejected_in_simulate() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata:\n      annotations:\n        scheduler.alpha.kubernetes.io/tolerations: '[{\"key\": \"tenant\", \"operator\": \"exists\"}]'\n    spec:\n      containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[("nodes.yaml", NODES), ("web.yaml", deployment)]);
+    let args = [
+        "simulate",
+        "--inventory",
+        "nodes.yaml",
+        "--format",
+        "json",
+        "web.yaml",
+    ];
+    let (_, out, err) = run(dir.path(), &args);
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let w = &json["workloads"][0];
+    assert_eq!(w["rejected"]["rule"], "unknown-operator", "{w}");
+    assert_eq!(
+        w["rejected"]["path"],
+        "spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations][0].operator"
+    );
+}
+
+#[test]
+fn a_malformed_namespace_annotation_is_an_error_at_its_character() {
+    let ns = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{\"key\": \"a\",}]'\n";
+    let pod = "kind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[("ns.yaml", ns), ("pod.yaml", pod)]);
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--enable-admission-plugins",
+            "PodTolerationRestriction",
+            "ns.yaml",
+            "pod.yaml",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let rules: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    // The annotation itself, and the namespace's pod that the plugin then refuses.
+    assert_eq!(
+        rules,
+        ["invalid-toleration-annotation", "admission-rejected"]
+    );
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["file"], "ns.yaml");
+    // `}` after the trailing comma: line 6, the 71st character.
+    assert_eq!(d["range"]["start"]["line"], 6);
+    assert_eq!(d["range"]["start"]["column"], 71);
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("PodTolerationRestriction refuses every pod of shop"));
+}
+
+#[test]
+fn the_configuration_file_configures_the_plugin() {
+    let config = "admission-plugins:\n  enable: [PodTolerationRestriction]\nadmission:\n  clusterTolerationWhitelist: [{key: gpu, operator: Exists}]\n";
+    let pod = "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - {key: spot, operator: Exists, effect: NoSchedule}\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[(".taintlint.yaml", config), ("pod.yaml", pod)]);
+    let (code, out, err) = run(dir.path(), &["lint", "--format", "json", "pod.yaml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["rule"], "admission-rejected");
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("is outside the cluster's whitelist"));
+
+    // By path, to an AdmissionConfiguration; a missing or invalid one is exit 2.
+    let config = "admission-plugins:\n  enable: [PodTolerationRestriction]\nadmission:\n  admissionControlConfigFile: admission.yaml\n";
+    let dir = dir_with(&[(".taintlint.yaml", config), ("pod.yaml", pod)]);
+    let (code, out, err) = run(dir.path(), &["lint", "pod.yaml"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(".taintlint.yaml:4:31: admission.admissionControlConfigFile")
+            && err.contains("admission.yaml: no such file"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("admission.yaml"), "kind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  configuration:\n    whitelist: [{key: spot, operator: Exists, effect: NoSchedule}, {operator: Exists, effect: NoExecute}]\n").unwrap();
+    let (code, out, err) = run(dir.path(), &["lint", "pod.yaml"]);
+    assert_eq!(code, 0, "{out}{err}");
+    std::fs::write(
+        dir.path().join("admission.yaml"),
+        "kind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  configuration:\n    whitelist: {key: spot}\n",
+    )
+    .unwrap();
+    let (code, _, err) = run(dir.path(), &["lint", "pod.yaml"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("whitelist is not a list of tolerations"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_repository_policy_without_the_plugin() {
+    let config = "policy:\n  clusterTolerationWhitelist: [{operator: Exists, effect: NoExecute}]\n  namespaces:\n    shop:\n      tolerationsWhitelist:\n      - {key: tenant, operator: Equal, value: shop, effect: NoSchedule}\n      - {operator: Exists, effect: NoExecute}\n";
+    let pods = "kind: Pod\nmetadata: {name: ok, namespace: shop}\nspec:\n  tolerations: [{key: tenant, operator: Equal, value: shop, effect: NoSchedule}]\n  containers: [{name: c, image: nginx}]\n---\nkind: Pod\nmetadata: {name: gpu, namespace: shop}\nspec:\n  tolerations: [{key: gpu, operator: Exists, effect: NoSchedule}]\n  containers: [{name: c, image: nginx}]\n---\nkind: Pod\nmetadata: {name: elsewhere}\nspec:\n  tolerations: [{key: tenant, operator: Equal, value: shop, effect: NoSchedule}]\n  containers: [{name: c, image: nginx}]\n";
+    let dir = dir_with(&[
+        (".taintlint.yaml", config),
+        ("pods.yaml", pods),
+        ("nodes.yaml", NODES),
+    ]);
+    let (code, out, err) = run(dir.path(), &["lint", "--format", "json", "pods.yaml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["object"]["name"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(found[0].0, "gpu");
+    assert!(
+        found[0].1.starts_with("policy (.taintlint.yaml, not the API server) rejects Pod shop/gpu: toleration {key: gpu, operator: Exists, effect: NoSchedule} (tolerations[0]) is outside namespace shop's whitelist"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(found[1].0, "elsewhere");
+    assert!(
+        found[1].1.contains("is outside the cluster-wide whitelist"),
+        "{}",
+        found[1].1
+    );
+    // Not the API server's: no server message, and simulate does not call the pods rejected.
+    assert!(json["diagnostics"][0]["server_message"].is_null());
+    let (_, out, _) = run(
+        dir.path(),
+        &[
+            "simulate",
+            "--inventory",
+            "nodes.yaml",
+            "--format",
+            "json",
+            "pods.yaml",
+        ],
+    );
+    let json: Value = serde_json::from_str(&out).unwrap();
+    for w in json["workloads"].as_array().unwrap() {
+        assert!(w.get("rejected").is_none_or(Value::is_null), "{w}");
+    }
+}
+
+/// Where a toleration that places a workload came from: simulate's JSON v2 says it per pool.
+#[test]
+fn simulate_says_where_a_placing_toleration_came_from() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let args = [
+        "simulate",
+        "--enable-admission-plugins",
+        "PodTolerationRestriction",
+        "--inventory",
+        "docs/examples/admission/nodes.yaml",
+        "--inventory",
+        "docs/examples/admission/cluster.yaml",
+        "--format",
+        "json",
+        "docs/examples/admission/apps.yaml",
+    ];
+    let (_, out, err) = run(root, &args);
+    let json: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let workload = |name: &str| {
+        json["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    // A workload's entry for the pool with this id (pools with the same verdict share one).
+    let entry = |w: &Value, id: u64| {
+        w["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["pools"].as_array().unwrap().contains(&Value::from(id)))
+            .unwrap()
+            .clone()
+    };
+    // web: the shop pool (0) only by the namespace's default toleration.
+    let web = workload("web");
+    let shop = &entry(&web, 0);
+    assert_eq!(shop["fit"], "yes");
+    assert_eq!(shop["tolerated"][0]["taint"], 0);
+    assert_eq!(
+        shop["tolerated"][0]["source"],
+        serde_json::json!({"code": "namespace-default", "namespace": "shop", "index": 0})
+    );
+    // checkout: the sandbox pool (1) by its RuntimeClass's toleration.
+    let checkout = workload("checkout");
+    let sandbox = &entry(&checkout, 1);
+    assert_eq!(sandbox["fit"], "yes");
+    assert_eq!(
+        sandbox["tolerated"][0]["source"],
+        serde_json::json!({"code": "runtime-class", "runtimeClass": "gvisor", "index": 0})
+    );
+    // No entry where nothing from outside the manifest is needed.
+    assert!(entry(&web, 2).get("tolerated").is_none());
+}
+
+#[test]
+fn unschedulable_says_which_taints_a_runtime_class_gets_it_past() {
+    let pod = "kind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling:\n  tolerations: [{key: sandbox, operator: Equal, value: gvisor, effect: NoSchedule}]\n---\nkind: Pod\nmetadata: {name: p}\nspec:\n  runtimeClassName: gvisor\n  nodeSelector: {sandbox: gvisor, pool: shop}\n  containers: [{name: c, image: i}]\n";
+    let dir = dir_with(&[("nodes.yaml", NODES), ("pod.yaml", pod)]);
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--inventory",
+            "nodes.yaml",
+            "pod.yaml",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["rule"], "unschedulable");
+    let related: Vec<&str> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        related.iter().any(|m| m.ends_with(
+            "tolerates sandbox=gvisor:NoSchedule by a toleration RuntimeClass gvisor adds (scheduling.tolerations[0])"
+        )),
+        "{related:#?}"
+    );
+}

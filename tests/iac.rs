@@ -140,3 +140,576 @@ fn nodepool_taint_errors_at_their_place() {
     );
     assert_eq!(d["object"]["kind"], "NodePool");
 }
+
+/// Each pool of a simulate JSON report as `name kind count: taints | startup taints`.
+fn pool_lines(report: &Value) -> Vec<String> {
+    let taints = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let value = t["value"].as_str().unwrap_or("");
+                let kv = if value.is_empty() {
+                    t["key"].as_str().unwrap().to_string()
+                } else {
+                    format!("{}={value}", t["key"].as_str().unwrap())
+                };
+                format!("{kv}:{}", t["effect"].as_str().unwrap())
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let n = |v: &Value| v.as_u64().map_or("?".to_string(), |n| n.to_string());
+    report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {}..{}: {} | {}",
+                p["name"].as_str().unwrap(),
+                p["kind"].as_str().unwrap(),
+                n(&p["count"]["min"]),
+                n(&p["count"]["max"]),
+                taints(&p["taints"]),
+                taints(&p["startupTaints"]),
+            )
+        })
+        .collect()
+}
+
+fn simulate(inventory: &str) -> Value {
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        inventory,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    json(&out)
+}
+
+/// The first finding of `lint --format json` on `text` written to a file named `name`:
+/// (rule, path, line, column, the text it points at).
+fn first_finding(name: &str, text: &str) -> (String, String, u64, u64, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let out = run(&["lint", "--format", "json", path.to_str().unwrap()]);
+    let report = json(&out);
+    let d = &report["diagnostics"][0];
+    let (line, column) = (
+        d["range"]["start"]["line"].as_u64().unwrap(),
+        d["range"]["start"]["column"].as_u64().unwrap(),
+    );
+    let end = d["range"]["end"]["column"].as_u64().unwrap();
+    let pointed: String = text
+        .lines()
+        .nth(line as usize - 1)
+        .unwrap()
+        .chars()
+        .skip(column as usize - 1)
+        .take((end - column) as usize)
+        .collect();
+    (
+        d["rule"].as_str().unwrap().to_string(),
+        d["path"].as_str().unwrap_or("").to_string(),
+        line,
+        column,
+        pointed,
+    )
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!("{ROOT}/tests/fixtures/iac/{name}")).unwrap()
+}
+
+#[test]
+fn kubeadm_configurations_as_inventory() {
+    let report = simulate("tests/fixtures/iac/kubeadm.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            // No `taints`: the control-plane taint; the KubeletConfiguration's taint goes to
+            // every kubeadm node of the file.
+            "cp-1 initconfiguration 1..1: node-role.kubernetes.io/control-plane:NoSchedule,\
+             example.com/maintenance=false:PreferNoSchedule | ",
+            // A worker: its kubelet's register-with-taints.
+            "gpu-worker joinconfiguration ?..?: nvidia.com/gpu=present:NoSchedule,\
+             example.com/dedicated=ml:NoExecute,example.com/maintenance=false:PreferNoSchedule | ",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    assert_eq!(
+        pools[0]["labels"]["node-role.kubernetes.io/control-plane"],
+        ""
+    );
+    assert_eq!(pools[1]["labels"]["example.com/pool"], "gpu");
+    assert_eq!(pools[1]["source"]["line"], 19);
+    // Map-form kubeletExtraArgs (v1beta3); `taints: []` is none, `taints: null` the default.
+    let report = simulate("tests/fixtures/iac/kubeadm-v1beta3.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "single-node initconfiguration 1..1:  | ",
+            "cp-2 joinconfiguration ?..?: example.com/etcd=true:NoSchedule,\
+             node-role.kubernetes.io/control-plane:NoSchedule | ",
+        ]
+    );
+    assert_eq!(
+        report["cluster"]["pools"][0]["labels"]["example.com/role"],
+        "all-in-one"
+    );
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[("single-node", "yes"), ("cp-2", "no")])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[("single-node", "yes"), ("cp-2", "no")])
+            ),
+        ]
+    );
+    // Taints inside a register-with-taints string are linted at their characters.
+    let text = fixture("kubeadm.yaml").replace("ml:NoExecute", "ml:NoExecut");
+    assert_eq!(
+        first_finding("kubeadm.yaml", &text),
+        (
+            "unknown-effect".to_string(),
+            "nodeRegistration.kubeletExtraArgs[1].value[1].effect".to_string(),
+            32,
+            74,
+            "NoExecut".to_string()
+        )
+    );
+    let text = fixture("kubeadm-v1beta3.yaml").replace("etcd=true", "etcd=tru e");
+    assert_eq!(
+        first_finding("kubeadm.yaml", &text),
+        (
+            "invalid-value".to_string(),
+            "nodeRegistration.kubeletExtraArgs[register-with-taints][0].value".to_string(),
+            20,
+            45,
+            "tru e".to_string()
+        )
+    );
+}
+
+#[test]
+fn cluster_api_bootstrap_as_inventory() {
+    let report = simulate("tests/fixtures/iac/capi-kubeadm.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "my-cluster-control-plane kubeadmcontrolplane 3..3: \
+             node-role.kubernetes.io/control-plane:NoSchedule | ",
+            // Cluster API's own uninitialized taint is a startup taint: it does not count.
+            "my-cluster-md-gpu kubeadmconfigtemplate ?..?: nvidia.com/gpu=present:NoSchedule | \
+             node.cluster.x-k8s.io/uninitialized:NoSchedule",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    // Of the machine template's labels, only the domains Cluster API syncs to the Node.
+    assert_eq!(pools[0]["labels"]["node-role.kubernetes.io/infra"], "");
+    assert!(pools[0]["labels"]["cluster.x-k8s.io/cluster-name"].is_null());
+    assert_eq!(pools[1]["labels"]["example.com/accelerator"], "a100");
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[
+                    ("my-cluster-control-plane", "no"),
+                    ("my-cluster-md-gpu", "no")
+                ])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[
+                    ("my-cluster-control-plane", "no"),
+                    ("my-cluster-md-gpu", "yes")
+                ])
+            ),
+        ]
+    );
+    let text = fixture("capi-kubeadm.yaml").replace("key: nvidia.com/gpu", "key: nvidia.com/gpu/x");
+    assert_eq!(
+        first_finding("capi.yaml", &text),
+        (
+            "invalid-key".to_string(),
+            "spec.template.spec.joinConfiguration.nodeRegistration.taints[0].key".to_string(),
+            43,
+            20,
+            "nvidia.com/gpu/x".to_string()
+        )
+    );
+}
+
+#[test]
+fn eksctl_node_groups_as_inventory() {
+    let report = simulate("tests/fixtures/iac/eksctl.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "ng1-public eksctl-nodegroup 2..8: your.domain.com/db=true:NoSchedule,\
+             your.domain.com/production=true:NoExecute | ",
+            "ng3-public eksctl-nodegroup 3..3:  | ",
+            // The map form: `key: "value:Effect"` and `key: ":Effect"`.
+            "gpu-spot eksctl-nodegroup 0..4: spotInstance=true:PreferNoSchedule,\
+             nvidia.com/gpu:NoSchedule | ",
+            "mng1-public eksctl-managednodegroup ?..?: \
+             your.domain.com/memory-pressure=true:PreferNoSchedule,\
+             your.domain.com/needs-auth=true:NoExecute | ",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    assert_eq!(pools[1]["labels"]["role"], "general");
+    assert_eq!(
+        pools[1]["labels"]["alpha.eksctl.io/cluster-name"],
+        "taints-1"
+    );
+    assert_eq!(
+        pools[3]["labels"]["eks.amazonaws.com/nodegroup"],
+        "mng1-public"
+    );
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[
+                    ("ng1-public", "no"),
+                    ("ng3-public", "yes"),
+                    ("gpu-spot", "no"),
+                    ("mng1-public", "no")
+                ])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[
+                    ("ng1-public", "no"),
+                    ("ng3-public", "yes"),
+                    ("gpu-spot", "avoided"),
+                    ("mng1-public", "no")
+                ])
+            ),
+        ]
+    );
+    let text = fixture("eksctl.yaml").replace("\":NoSchedule\"", "\":NoSchedul\"");
+    assert_eq!(
+        first_finding("eksctl.yaml", &text),
+        (
+            "unknown-effect".to_string(),
+            "nodeGroups[2].taints[1].effect".to_string(),
+            38,
+            25,
+            "NoSchedul".to_string()
+        )
+    );
+    let text = fixture("eksctl.yaml").replace(
+        "effect: NoExecute\n  - name: ng3",
+        "effect: noexecute\n  - name: ng3",
+    );
+    assert_eq!(
+        first_finding("eksctl.yaml", &text).0,
+        "unknown-effect".to_string()
+    );
+}
+
+/// The body of Huawei Cloud CCE's "create a node pool" API, adapted from its reference
+/// (https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0354.html, example request).
+#[test]
+fn cce_api_node_pool_as_inventory() {
+    let report = simulate("tests/fixtures/iac/cce-nodepool.json");
+    assert_eq!(
+        pool_lines(&report),
+        ["gpu-pool cce-nodepool 1..6: nvidia.com/gpu=present:NoSchedule | "]
+    );
+    let pool = &report["cluster"]["pools"][0];
+    assert_eq!(pool["labels"]["accelerator"], "nvidia-v100");
+    assert_eq!(pool["labels"]["cce.cloud.com/cce-nodepool"], "gpu-pool");
+    assert_eq!(
+        fits(&report),
+        [
+            ("web".to_string(), pairs(&[("gpu-pool", "no")])),
+            ("trainer".to_string(), pairs(&[("gpu-pool", "yes")])),
+        ]
+    );
+    let text = fixture("cce-nodepool.json").replace("\"NoSchedule\"", "\"NO_SCHEDULE\"");
+    assert_eq!(
+        first_finding("cce.json", &text),
+        (
+            "unknown-effect".to_string(),
+            "spec.nodeTemplate.taints[0].effect".to_string(),
+            18,
+            65,
+            "\"NO_SCHEDULE\"".to_string()
+        )
+    );
+}
+
+#[test]
+fn kind_cluster_config_as_inventory() {
+    let report = simulate("tests/fixtures/iac/kind.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "dev-control-plane kind-node 1..1: node-role.kubernetes.io/control-plane:NoSchedule | ",
+            "dev-worker kind-node 1..1:  | ",
+            // From the JoinConfiguration patch's register-with-taints.
+            "dev-worker2 kind-node 1..1: nvidia.com/gpu=present:NoSchedule | ",
+        ]
+    );
+    let pools = &report["cluster"]["pools"];
+    assert_eq!(pools[1]["labels"]["tier"], "frontend");
+    assert_eq!(pools[2]["labels"]["example.com/pool"], "gpu");
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[
+                    ("dev-control-plane", "no"),
+                    ("dev-worker", "yes"),
+                    ("dev-worker2", "no")
+                ])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[
+                    ("dev-control-plane", "no"),
+                    ("dev-worker", "yes"),
+                    ("dev-worker2", "yes")
+                ])
+            ),
+        ]
+    );
+    // Taints inside a patch (a literal block) are linted where they are written.
+    let text = fixture("kind.yaml").replace("present:NoSchedule", "present:NoSchedul");
+    assert_eq!(
+        first_finding("kind.yaml", &text),
+        (
+            "unknown-effect".to_string(),
+            "nodes[2].kubeadmConfigPatches[0].nodeRegistration.kubeletExtraArgs\
+             [register-with-taints][0].effect"
+                .to_string(),
+            20,
+            55,
+            "NoSchedul".to_string()
+        )
+    );
+    let text = format!(
+        "{}- role: worker\n  kubeadmConfigPatches:\n  - |\n    kind: JoinConfiguration\n    \
+         nodeRegistration:\n      taints:\n        - key: example.com/x y\n          effect: \
+         NoSchedule\n",
+        fixture("kind.yaml")
+    );
+    assert_eq!(
+        first_finding("kind.yaml", &text),
+        (
+            "invalid-key".to_string(),
+            "nodes[3].kubeadmConfigPatches[0].nodeRegistration.taints[0].key".to_string(),
+            27,
+            16,
+            "example.com/x y".to_string()
+        )
+    );
+    // A cluster of one node: kind removes the control-plane taint.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kind.yaml");
+    std::fs::write(&path, "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\n").unwrap();
+    let report = simulate(path.to_str().unwrap());
+    assert_eq!(
+        pool_lines(&report),
+        ["kind-control-plane kind-node 1..1:  | "]
+    );
+}
+
+#[test]
+fn directories_as_inventory() {
+    // Every inventory file the walk finds, in any mix (YAML, JSON, Terraform); the workloads
+    // beside them are not inventory files and are left out.
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "eksctl.yaml",
+        "cce-nodepool.json",
+        "gke.tf",
+        "iac-workloads.yaml",
+    ] {
+        std::fs::copy(format!("{ROOT}/tests/fixtures/iac/{f}"), dir.path().join(f)).unwrap();
+    }
+    std::fs::write(dir.path().join("variables.tf"), "variable \"x\" {}\n").unwrap();
+    let inventory = dir.path().to_str().unwrap();
+    let report = simulate(inventory);
+    let kinds: Vec<&str> = report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "cce-nodepool",
+            "eksctl-nodegroup",
+            "eksctl-nodegroup",
+            "eksctl-nodegroup",
+            "eksctl-managednodegroup",
+            "google_container_node_pool",
+            "google_container_node_pool",
+        ]
+    );
+    // The configuration's `inventory:` may name a directory too.
+    std::fs::write(dir.path().join(".taintlint.yaml"), "inventory: .\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(["simulate", "--format", "json", "iac-workloads.yaml"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(json(&out)["cluster"]["pools"].as_array().unwrap().len(), 7);
+    // A directory without one is an error that says so.
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::write(
+        empty.path().join("web.yaml"),
+        "kind: Pod\nmetadata: {name: x}\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        empty.path().to_str().unwrap(),
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("a directory with no inventory file"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn node_counts_of_pools_as_code_are_never_guessed() {
+    // ng3-public has 3 nodes, gpu-spot 0..4, mng1-public an unknown number: what fits is
+    // counted as the files declare it, never as one node per pool.
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "tests/fixtures/iac/eksctl.yaml",
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  D  mng1-public  count unknown"), "{text}");
+    assert!(
+        text.contains("Deployment web      ✗ ✓ ✗ ✗  3 nodes fit"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Deployment trainer  ✗ ✓ ~ ✗  3..7 nodes fit"),
+        "{text}"
+    );
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "tests/fixtures/iac/capi-kubeadm.yaml",
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Deployment trainer  ✗ ✓  fits (count unknown)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn labels_a_pool_definition_does_not_declare_are_unknown() {
+    // gke.tf's gpu-pool declares example.com/accelerator=nvidia (and GKE's node-pool label);
+    // any other label may be set elsewhere (by GKE, the kubelet, a controller).
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("w.yaml");
+    let workload = |name: &str, selector: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  \
+             template:\n    spec:\n      nodeSelector: {{{selector}}}\n      tolerations: \
+             [{{operator: Exists}}]\n      containers: [{{name: c, image: i}}]\n---\n"
+        )
+    };
+    let text = [
+        workload("spot", "cloud.google.com/gke-spot: \"true\""),
+        workload("amd", "example.com/accelerator: amd"),
+        workload("nvidia", "example.com/accelerator: nvidia"),
+    ]
+    .concat();
+    std::fs::write(&path, &text).unwrap();
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/iac/gke.tf",
+        path.to_str().unwrap(),
+    ]);
+    let report = json(&out);
+    let gpu = |w: usize| {
+        let w = &report["workloads"][w];
+        // The entry that stands for pool 0 (entries name the pools on which it fares the same).
+        let pool = w["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| {
+                p["pools"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&serde_json::json!(0))
+            })
+            .unwrap();
+        let reasons: Vec<String> = pool["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| w["reasons"][i.as_u64().unwrap() as usize]["code"].to_string())
+            .collect();
+        (pool["fit"].as_str().unwrap().to_string(), reasons)
+    };
+    assert_eq!(report["cluster"]["pools"][0]["name"], "gpu-pool");
+    // Not declared: it may fit, and says why.
+    assert_eq!(
+        gpu(0),
+        ("partial".to_string(), vec!["\"label-unknown\"".to_string()])
+    );
+    // Declared with another value: it does not.
+    assert_eq!(
+        gpu(1),
+        ("no".to_string(), vec!["\"node-selector\"".to_string()])
+    );
+    assert_eq!(gpu(2), ("yes".to_string(), vec![]));
+    // A workload that may fit is not reported as fitting no node (amd may fit the batch pool,
+    // which does not declare the label).
+    let lint = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/iac/gke.tf",
+        path.to_str().unwrap(),
+    ]);
+    let found = json(&lint);
+    let rules: Vec<(&str, &str)> = found["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["object"]["name"].as_str().unwrap_or(""),
+                d["rule"].as_str().unwrap(),
+            )
+        })
+        .filter(|(_, r)| *r == "unschedulable")
+        .collect();
+    assert_eq!(rules, []);
+}

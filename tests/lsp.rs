@@ -211,6 +211,32 @@ async fn hover_on_a_toleration() {
     assert!(c.finish().await);
 }
 
+/// On a pod spec's runtimeClassName: where its pods' tolerations come from, with the
+/// RuntimeClass in the same document.
+#[tokio::test]
+async fn hover_on_a_runtime_class_name_says_where_tolerations_come_from() {
+    const URI: &str = "file:///work/sandboxed.yaml";
+    const TEXT: &str = "kind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling:\n  tolerations: [{key: sandbox, operator: Exists, effect: NoSchedule}]\n---\nkind: Pod\nmetadata: {name: p}\nspec:\n  runtimeClassName: gvisor\n  containers: [{name: c, image: i}]\n";
+    let mut c = push_server().await;
+    c.open(URI, TEXT).await;
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": position(TEXT, "gvisor\n  containers", true)}),
+        )
+        .await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.starts_with("**Tolerations its pods get** (Pod p)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a toleration RuntimeClass gvisor adds (scheduling.tolerations[0])"),
+        "{text}"
+    );
+    assert!(c.finish().await);
+}
+
 #[tokio::test]
 async fn hover_on_a_toleration_with_an_inventory() {
     let dir = tempfile::tempdir().unwrap();
@@ -644,7 +670,7 @@ async fn settings_from_initialization_options_and_changes() {
     assert_eq!(
         message["params"]["message"],
         "taintlint settings: unknown setting `colour` (known: inventory, featureGates, \
-         enableAdmissionPlugins, disableAdmissionPlugins, rules, docsUrl)"
+         enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl)"
     );
     let d = c.diagnostics(WORKLOAD_URI, 1).await;
     let found: Vec<(&str, i64)> = d["params"]["diagnostics"]

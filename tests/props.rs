@@ -253,7 +253,8 @@ proptest! {
     }
 }
 
-/// Node pools defined as code: Karpenter NodePools and Terraform files.
+/// Node pools defined as code: Karpenter NodePools, machine sets, kubeadm, Cluster API
+/// bootstrap, eksctl and kind configs, the CCE API JSON, and Terraform files.
 fn pool_definitions() -> Vec<String> {
     let root = common::root();
     let mut paths: Vec<PathBuf> = ["tests/fixtures/iac", "examples/cluster-as-code"]
@@ -298,12 +299,26 @@ const HCL_SNIPPETS: &[&str] = &[
     "values: [a]\n",
     "taints:\n- ",
     "🚀",
+    "nodeRegistration:\n",
+    "kubeletExtraArgs:\n",
+    "register-with-taints: ",
+    "- name: register-with-taints\n  value: ",
+    "a=b=c:NoSchedule,",
+    ":NoSchedule",
+    "taints: null\n",
+    "taints: []\n",
+    "controlPlane: {}\n",
+    "kubeadmConfigPatches:\n- |\n  ",
+    "kind: JoinConfiguration\n",
+    "nodeGroups:\n- ",
+    "\"taints\": ",
+    "\"initialNodeCount\": -1",
 ];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// No pool reader panics on a mutated NodePool or Terraform file: loading it as an
+    /// No pool reader panics on a mutated pool definition (any of them): loading it as an
     /// inventory gives pools or errors, and linting it holds the usual properties.
     #[test]
     fn mutated_pool_definitions(

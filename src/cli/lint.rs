@@ -84,7 +84,9 @@ pub(crate) struct LintArgs {
     #[arg(long)]
     force_exclude: bool,
     /// A cluster inventory: `kubectl get nodes -o yaml` (or -o json) output, Node documents,
-    /// or a pool file; `-` reads standard input. Repeat it to combine files into one cluster;
+    /// a pool file, or node pools defined as code (Karpenter, machine sets, kubeadm, eksctl,
+    /// kind, Terraform); a directory of them; `-` reads standard input. Repeat it to combine
+    /// files into one cluster;
     /// enables the rules that need an inventory. Without it, the configuration file's
     /// `inventory` is used.
     #[arg(long, value_name = "FILE")]

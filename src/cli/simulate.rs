@@ -65,8 +65,8 @@ pub(crate) struct SimulateArgs {
     /// Files or directories of manifests; `-` reads standard input.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// The cluster inventory (repeatable: several files make one cluster); `-` reads standard
-    /// input (`kubectl get nodes -o json | taintlint simulate --inventory - manifests/`).
+    /// The cluster inventory (repeatable: several files make one cluster; a directory stands
+    /// for the inventory files in it); `-` reads standard input (`kubectl get nodes -o json | taintlint simulate --inventory - manifests/`).
     /// Without it, the configuration file's `inventory` is used.
     #[arg(long, value_name = "FILE")]
     inventory: Vec<PathBuf>,

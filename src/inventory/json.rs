@@ -93,8 +93,8 @@ pub(crate) struct Read {
     pub invalid_taints: usize,
 }
 
-/// Reads a JSON inventory file.
-pub(crate) fn read(file: usize, text: &str) -> Result<Read, ParseError> {
+/// Reads a JSON inventory file of Nodes; `None` when it holds something else, to be read as YAML.
+pub(crate) fn read(file: usize, text: &str) -> Result<Option<Read>, ParseError> {
     let body = text.trim_start_matches('\u{feff}');
     let top: Object<'_> = serde_json::from_str(body).map_err(|e| json_error(text, &e))?;
     let mut out = Read {
@@ -103,30 +103,20 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Read, ParseError> {
     };
     let kind = top.kind.as_deref().unwrap_or("");
     if super::is_cluster_kind(kind) {
-        return Ok(out);
+        return Ok(Some(out));
     }
     if kind == "Node" {
         let at = 0..text.len();
         out.nodes
             .push(node(file, text, top, at, &mut out.invalid_taints)?);
-        return Ok(out);
+        return Ok(Some(out));
     }
+    // Anything else (a Karpenter NodePool, a CCE node pool, ...) is read as YAML, which JSON is.
     let Some(items) = top
         .items
         .filter(|_| kind.ends_with("List") || kind.is_empty())
     else {
-        let what = if kind.is_empty() {
-            "this JSON".to_string()
-        } else {
-            format!("a {kind}")
-        };
-        return Err(ParseError::at(
-            text.len() - body.len(),
-            format!(
-                "{what} is not a node inventory: expected {}",
-                super::FORMATS
-            ),
-        ));
+        return Ok(None);
     };
     // The items are read on every core: a 5,000-node list is some 100 MB of JSON.
     use rayon::prelude::*;
@@ -141,7 +131,7 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Read, ParseError> {
             out.invalid_taints += invalid;
         }
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// The `i`th item of a list: a Node with how many of its taints are invalid, or `None` for a

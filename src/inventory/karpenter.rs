@@ -265,7 +265,7 @@ spec:
         let inv = Inventory::load(&[("provisioner.yaml", text)]).unwrap();
         let pool = &inv.pools[0];
         assert_eq!(pool.kind(), "provisioner");
-        assert_eq!(pool.size(), "0+ nodes");
+        assert_eq!(pool.size(), "count unknown");
         assert_eq!(
             pool.label(None, "karpenter.sh/provisioner-name"),
             Some("default")
@@ -312,6 +312,34 @@ spec:
         // The invalid taints are left out of the simulation.
         let inv = Inventory::load(&[("nodepool.yaml", text.as_str())]).unwrap();
         assert_eq!(inv.files[0].invalid_taints, 1);
+    }
+
+    #[test]
+    fn a_startup_taint_may_not_repeat_a_taint() {
+        // Karpenter checks taints and startupTaints together (nodeclaim_validation.go).
+        let text = NODEPOOL.replace(
+            "node.cilium.io/agent-not-ready\n          value: \"true\"\n          effect: NoExecute",
+            "nvidia.com/gpu\n          value: \"other\"\n          effect: NoSchedule",
+        );
+        let found = crate::analyse(&text, &Options::default());
+        let got: Vec<(&str, &str, Option<&str>)> = found
+            .iter()
+            .map(|d| (d.rule, &text[d.range.clone()], d.path.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [(
+                "platform-taint",
+                "key",
+                Some("spec.template.spec.startupTaints[0]")
+            )]
+        );
+        assert_eq!(
+            &text[found[0].related[0].range.clone()],
+            "key",
+            "points at the taint it repeats"
+        );
+        assert!(found[0].related[0].range.start < found[0].range.start);
     }
 
     #[test]

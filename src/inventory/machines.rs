@@ -28,7 +28,7 @@ pub(crate) fn is_machine_set(doc: &Document<'_>, root: NodeId) -> bool {
             .is_some_and(|k| pool_taint_paths(api, k).is_some())
 }
 
-fn is_synced_by_capi(key: &str) -> bool {
+pub(crate) fn is_synced_by_capi(key: &str) -> bool {
     let domain = key.split_once('/').map_or("", |(d, _)| d);
     [
         "node-role.kubernetes.io",
@@ -140,7 +140,7 @@ mod tests {
                 (
                     "md-gpu",
                     "machinedeployment",
-                    "? nodes".to_string(),
+                    "count unknown".to_string(),
                     vec!["nvidia.com/gpu=present:NoSchedule".to_string()]
                 ),
             ]

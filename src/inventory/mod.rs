@@ -23,10 +23,17 @@ use std::ops::Range;
 use crate::k8s::cluster::Cluster;
 use crate::k8s::model::Taint;
 use crate::position::LineIndex;
+use crate::syntax;
 
+mod capi_bootstrap;
+mod cce;
 pub mod compact;
+mod eksctl;
 mod json;
 mod karpenter;
+mod kind;
+mod kubeadm;
+mod kubelet_flags;
 mod machines;
 mod nodes;
 mod pool_object;
@@ -100,18 +107,6 @@ pub struct Count {
     pub max: Option<u64>,
 }
 
-impl fmt::Display for Count {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (self.min, self.max) {
-            (Some(a), Some(b)) if a == b => write!(f, "{}", nodes_noun(a as usize)),
-            (Some(a), Some(b)) => write!(f, "{a}..{b} nodes"),
-            (Some(a), None) => write!(f, "{a}+ nodes"),
-            (None, Some(b)) => write!(f, "..{b} nodes"),
-            (None, None) => write!(f, "? nodes"),
-        }
-    }
-}
-
 /// A node requirement of a pool defined as code (a Karpenter NodePool's `requirements`): the
 /// nodes it makes have label `key` matching `operator` and `values`, a node selector
 /// requirement (`In`, `NotIn`, `Exists`, `DoesNotExist`, `Gt`, `Lt`; Karpenter adds `Gte`, `Lte`).
@@ -167,11 +162,29 @@ impl Pool {
         find_label(&self.labels, key)
     }
 
-    /// "1 node" / "4 nodes", or a declared count ("1..10 nodes", "? nodes").
+    /// "1 node" / "4 nodes", or a declared count ("1..10 nodes", "count unknown").
     pub fn size(&self) -> String {
+        self.node_count().to_string()
+    }
+
+    /// How many nodes the pool has: its listed nodes, or its declared count.
+    pub fn node_count(&self) -> NodeCount {
         match &self.declared {
-            Some(d) => d.count.to_string(),
-            None => nodes_noun(self.nodes.len()),
+            Some(d) => NodeCount {
+                min: d.count.min.unwrap_or(0),
+                max: d.count.max,
+            },
+            None => NodeCount::exact(self.nodes.len() as u64),
+        }
+    }
+
+    /// How many nodes `members` of its members stand for: themselves for listed nodes; for a
+    /// pool defined as code (one member standing for all), its declared count, or none.
+    pub fn nodes_of(&self, members: usize) -> NodeCount {
+        match (&self.declared, members) {
+            (Some(_), 0) => NodeCount::default(),
+            (Some(_), _) => self.node_count(),
+            (None, n) => NodeCount::exact(n as u64),
         }
     }
 
@@ -186,6 +199,77 @@ fn find_label<'l>(labels: &'l [(String, String)], key: &str) -> Option<&'l str> 
         .binary_search_by(|(k, _)| k.as_str().cmp(key))
         .ok()
         .map(|i| labels[i].1.as_str())
+}
+
+/// A number of nodes as far as the inventory knows it: listed nodes are counted, and a pool
+/// defined as code adds its declared count, which may be a range or unknown (`max: None` is no
+/// upper bound known). It is never "1 node" for a pool whose size is not written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeCount {
+    pub min: u64,
+    pub max: Option<u64>,
+}
+
+/// No node.
+impl Default for NodeCount {
+    fn default() -> Self {
+        NodeCount::exact(0)
+    }
+}
+
+impl NodeCount {
+    pub fn exact(n: u64) -> NodeCount {
+        NodeCount {
+            min: n,
+            max: Some(n),
+        }
+    }
+
+    /// Whether it is certainly no node.
+    pub fn is_zero(&self) -> bool {
+        self.max == Some(0)
+    }
+
+    /// The known number, when it is one.
+    pub fn known(&self) -> Option<u64> {
+        self.max.filter(|&m| m == self.min)
+    }
+
+    /// As a noun phrase in a sentence: "3 nodes", "1..10 nodes", "an unknown number of nodes".
+    pub fn phrase(&self) -> String {
+        match (self.min, self.max) {
+            (0, None) => "an unknown number of nodes".to_string(),
+            _ => self.to_string(),
+        }
+    }
+}
+
+impl std::ops::Add for NodeCount {
+    type Output = NodeCount;
+    fn add(self, o: NodeCount) -> NodeCount {
+        NodeCount {
+            min: self.min + o.min,
+            max: self.max.zip(o.max).map(|(a, b)| a + b),
+        }
+    }
+}
+
+impl std::iter::Sum for NodeCount {
+    fn sum<I: Iterator<Item = NodeCount>>(iter: I) -> NodeCount {
+        iter.fold(NodeCount::exact(0), |a, b| a + b)
+    }
+}
+
+impl fmt::Display for NodeCount {
+    /// "1 node", "4 nodes", "1..10 nodes", "2+ nodes", "count unknown".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.min, self.max) {
+            (a, Some(b)) if a == b => write!(f, "{}", nodes_noun(a as usize)),
+            (a, Some(b)) => write!(f, "{a}..{b} nodes"),
+            (0, None) => write!(f, "count unknown"),
+            (a, None) => write!(f, "{a}+ nodes"),
+        }
+    }
 }
 
 /// "1 node" / "N nodes".
@@ -217,8 +301,32 @@ pub struct Inventory {
     by_name: HashMap<String, Vec<NodeRef>>,
 }
 
+/// Whether a text may define nodes (a cheap look at what it mentions, for picking inventory
+/// files out of a directory): Nodes, a pool file, or node pools defined as code.
+pub fn may_define_nodes(text: &str) -> bool {
+    const MARKS: &[&str] = &[
+        "Node",
+        "pools:",
+        "Provisioner",
+        "MachineSet",
+        "MachineDeployment",
+        "MachinePool",
+        "KubeadmConfig",
+        "KubeadmControlPlane",
+        "InitConfiguration",
+        "JoinConfiguration",
+        "KubeletConfiguration",
+        "eksctl.io/",
+        "kind.x-k8s.io/",
+    ];
+    if terraform::looks_like_hcl(text) {
+        return terraform::defines_pools(text);
+    }
+    MARKS.iter().any(|m| text.contains(m))
+}
+
 /// The formats an inventory file may have, for messages.
-pub(crate) const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
+pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
      documents, or a pool file (`pools:`)";
 
 /// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
@@ -275,6 +383,53 @@ pub(crate) struct RawNode {
     pub declared: Option<Box<Declared>>,
 }
 
+/// What a reader of node configuration finds in one document: the pools it defines (one node
+/// standing for each), every taint list written (for the rules, which may be built of
+/// `key=value:Effect` strings), and how many taints were left out as invalid.
+#[derive(Default)]
+pub(crate) struct Defined {
+    pub nodes: Vec<RawNode>,
+    pub lists: Vec<crate::k8s::objects::List>,
+    pub invalid: usize,
+}
+
+/// The readers of documents that define pools through node configuration (kubeadm, Cluster API
+/// bootstrap, eksctl, kind, CCE), for the document at `root`; `None` when none reads it. Taints
+/// written as strings become nodes of `doc` that span their characters.
+pub(crate) fn read_defined<'a>(
+    file: usize,
+    text: &'a str,
+    doc: &mut syntax::Document<'a>,
+    root: syntax::NodeId,
+    index: usize,
+) -> Option<Defined> {
+    if kubeadm::is_kubeadm(doc, root) {
+        Some(kubeadm::read(file, text, doc, root, index))
+    } else if capi_bootstrap::is_capi_bootstrap(doc, root) {
+        Some(capi_bootstrap::read(file, text, doc, root, index))
+    } else if eksctl::is_eksctl(doc, root) {
+        Some(eksctl::read(file, text, doc, root, index))
+    } else if cce::is_cce(doc, root) {
+        Some(cce::read(file, doc, root, index))
+    } else if kind::is_kind(doc, root) {
+        Some(kind::read(file, text, doc, root, index))
+    } else {
+        None
+    }
+}
+
+/// The taint lists of a document that defines pools through node configuration, for the rules
+/// (see [`read_defined`]); empty for any other document.
+pub fn taint_lists<'a>(
+    text: &'a str,
+    doc: &mut syntax::Document<'a>,
+) -> Vec<crate::k8s::objects::List> {
+    let Some(root) = doc.root.filter(|&r| doc.mapping(r).is_some()) else {
+        return Vec::new();
+    };
+    read_defined(0, text, doc, root, 0).map_or_else(Vec::new, |d| d.lists)
+}
+
 /// An error at a byte offset of a file, turned into a line and column by the caller.
 pub(crate) struct ParseError {
     pub offset: Option<usize>,
@@ -314,7 +469,11 @@ impl Inventory {
             let read = if terraform::looks_like_hcl(text) {
                 terraform::read(index, text)
             } else if json::looks_like_json(text) {
-                json::read(index, text).map(|r| (r.nodes, r.invalid_taints))
+                match json::read(index, text) {
+                    Ok(Some(r)) => Ok((r.nodes, r.invalid_taints)),
+                    Ok(None) => nodes::parse_file(index, text),
+                    Err(e) => Err(e),
+                }
             } else {
                 nodes::parse_file(index, text)
             };

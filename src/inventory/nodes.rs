@@ -58,6 +58,12 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
             defines_pools = true;
             continue;
         }
+        if let Some(defined) = super::read_defined(file, text, doc, root, index) {
+            nodes.extend(defined.nodes);
+            invalid += defined.invalid;
+            defines_pools = true;
+            continue;
+        }
         let kind = doc.get_str(root, "kind").unwrap_or("");
         let items_seq = doc
             .get(root, "items")
@@ -90,6 +96,7 @@ pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize
             }
         }
     }
+    super::kubeadm::merge_kubelet_config(&mut nodes);
     match other {
         Some(e) if !defines_pools => Err(e),
         _ => Ok((nodes, invalid)),

@@ -857,7 +857,7 @@ mod tests {
         let inv = Inventory::load(&[("x.tf", text)]).unwrap();
         let pool = &inv.pools[0];
         assert_eq!(pool.name, "var.name");
-        assert_eq!(pool.size(), "? nodes");
+        assert_eq!(pool.size(), "count unknown");
         assert!(pool.taints.is_empty());
         assert_eq!(inv.files[0].invalid_taints, 1);
         assert_eq!(found(text), []);

@@ -245,6 +245,67 @@ fn scalar_text(doc: &Document<'_>, id: NodeId) -> Option<String> {
     }
 }
 
+/// The deprecated pod annotation with a JSON list of tolerations, which the API server still
+/// validates (`ValidateTolerationsInPodAnnotations`) and the scheduler ignores.
+pub const POD_TOLERATIONS: &str = "scheduler.alpha.kubernetes.io/tolerations";
+
+/// A pod's (or pod template's) annotation.
+#[derive(Debug, Clone)]
+pub struct PodAnnotation {
+    pub key: NodeId,
+    pub value: NodeId,
+    /// The annotation's path from the document root, as findings name it
+    /// (`spec.template.metadata.annotations[scheduler.alpha.kubernetes.io/tolerations]`).
+    pub path: String,
+    /// Its path as the API server's validation names it: from the object's root, under
+    /// `metadata.annotations` for a Pod and `<template>.annotations` for a template
+    /// (`ValidatePodTemplateSpec` validates the template's annotations at
+    /// `fldPath.Child("annotations")`).
+    pub api_path: String,
+}
+
+/// The annotation `key` of the pod or pod template in an object of kind `kind`.
+pub fn pod_annotation(
+    doc: &Document<'_>,
+    object: NodeId,
+    object_path: &str,
+    kind: &str,
+    key: &str,
+) -> Option<PodAnnotation> {
+    let segments = crate::k8s::objects::pod_spec_path(kind)?;
+    let (_, template) = segments.split_last()?;
+    let mut at = object;
+    for segment in template {
+        at = doc.get(at, segment)?.1;
+    }
+    let (_, metadata) = doc.get(at, "metadata")?;
+    let (_, annotations) = doc.get(metadata, "annotations")?;
+    let (k, v) = doc.get(annotations, key)?;
+    let template = template.join(".");
+    let api_path = if template.is_empty() {
+        format!("metadata.annotations.{key}")
+    } else {
+        format!("{template}.annotations.{key}")
+    };
+    let mut path = object_path.to_string();
+    for part in [template.as_str(), "metadata.annotations"] {
+        if part.is_empty() {
+            continue;
+        }
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(part);
+    }
+    path.push_str(&format!("[{key}]"));
+    Some(PodAnnotation {
+        key: k,
+        value: v,
+        path,
+        api_path,
+    })
+}
+
 /// A Namespace's `metadata.annotations[key]`: (key node, value node).
 pub fn namespace_annotation(
     doc: &Document<'_>,
@@ -415,22 +476,146 @@ fn line_col_offset(text: &str, line: usize, column: usize) -> usize {
     crate::position::floor_char_boundary(text, (start + column.saturating_sub(1)).min(text.len()))
 }
 
-/// Where a byte offset of a string scalar's value is in the source: exact when the scalar is
-/// written as it reads (plain, or quoted without escapes on one line); else `None`.
+/// Where a byte offset of a string scalar's value is in the source (`offset` may be the
+/// value's length: its end). See [`value_offsets`] for which scalars can be mapped.
 pub fn value_offset(doc: &Document<'_>, text: &str, node: NodeId, offset: usize) -> Option<usize> {
+    value_offsets(doc, text, node)?.get(offset).copied()
+}
+
+/// For each byte offset of a string scalar's value (and its end), the byte offset in the source
+/// where it is written. Plain scalars and quoted ones on one line (escapes included: every byte
+/// an escape stands for maps to its backslash) and literal block scalars (`|`, `|-`, `|+`) map;
+/// a folded block scalar (`>`) or a quoted or plain one that spans lines does not (`None`),
+/// as line folding joins lines the source keeps apart.
+pub fn value_offsets(doc: &Document<'_>, text: &str, node: NodeId) -> Option<Vec<usize>> {
     let (value, style) = doc.scalar(node)?;
     let span = doc.node(node).span.clone();
     let src = text.get(span.clone())?;
-    let inner = match style {
-        Style::Plain => src,
-        Style::SingleQuoted | Style::DoubleQuoted => src.get(1..src.len().checked_sub(1)?)?,
-        _ => return None,
-    };
-    let skip = match style {
-        Style::Plain => 0,
-        _ => 1,
-    };
-    (inner == value && offset <= value.len()).then_some(span.start + skip + offset)
+    let mut map = Vec::with_capacity(value.len() + 1);
+    match style {
+        Style::Plain => {
+            if src != value {
+                return None;
+            }
+            map.extend(span.start..=span.end);
+        }
+        Style::SingleQuoted => {
+            let inner = src.get(1..src.len().checked_sub(1)?)?;
+            let mut i = 0;
+            while i < inner.len() {
+                let c = inner[i..].chars().next()?;
+                if c == '\n' || c == '\r' {
+                    return None;
+                }
+                let at = span.start + 1 + i;
+                if inner[i..].starts_with("''") {
+                    map.push(at);
+                    i += 2;
+                    continue;
+                }
+                map.extend(std::iter::repeat_n(at, c.len_utf8()));
+                i += c.len_utf8();
+            }
+            map.push(span.end - 1);
+        }
+        Style::DoubleQuoted => {
+            let inner = src.get(1..src.len().checked_sub(1)?)?;
+            let mut decoded = String::new();
+            let mut i = 0;
+            while i < inner.len() {
+                let c = inner[i..].chars().next()?;
+                if c == '\n' || c == '\r' {
+                    return None;
+                }
+                let at = span.start + 1 + i;
+                if c != '\\' {
+                    decoded.push(c);
+                    map.extend(std::iter::repeat_n(at, c.len_utf8()));
+                    i += c.len_utf8();
+                    continue;
+                }
+                let e = inner[i + 1..].chars().next()?;
+                let (ch, width) = match e {
+                    'x' => (hex_char(inner.get(i + 2..i + 4)?)?, 4),
+                    'u' => (hex_char(inner.get(i + 2..i + 6)?)?, 6),
+                    'U' => (hex_char(inner.get(i + 2..i + 10)?)?, 10),
+                    other => (
+                        match other {
+                            '0' => '\0',
+                            'a' => '\u{7}',
+                            'b' => '\u{8}',
+                            't' | '\t' => '\t',
+                            'n' => '\n',
+                            'v' => '\u{b}',
+                            'f' => '\u{c}',
+                            'r' => '\r',
+                            'e' => '\u{1b}',
+                            ' ' => ' ',
+                            '"' => '"',
+                            '/' => '/',
+                            '\\' => '\\',
+                            'N' => '\u{85}',
+                            '_' => '\u{a0}',
+                            'L' => '\u{2028}',
+                            'P' => '\u{2029}',
+                            _ => return None,
+                        },
+                        1 + other.len_utf8(),
+                    ),
+                };
+                decoded.push(ch);
+                map.extend(std::iter::repeat_n(at, ch.len_utf8()));
+                i += width;
+            }
+            if decoded != value {
+                return None;
+            }
+            map.push(span.end - 1);
+        }
+        Style::Literal => {
+            // The content lines at one indentation; the span may start at the header line
+            // (`|`, `|-`, `|+`) or at the first content character.
+            let (body_start, indent) = if src.starts_with('|') {
+                let header_end = src.find('\n')? + 1;
+                if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
+                    return None;
+                }
+                let body = &src[header_end..];
+                let indent = body
+                    .split('\n')
+                    .find(|l| !l.trim_end_matches('\r').trim().is_empty())
+                    .map(|l| l.len() - l.trim_start_matches(' ').len())?;
+                (span.start + header_end, indent)
+            } else {
+                let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                (line_start, span.start - line_start)
+            };
+            let body = text.get(body_start..span.end.max(body_start))?;
+            let mut lines = body.split_inclusive('\n');
+            let mut at = body_start;
+            for want in value.split_inclusive('\n') {
+                let line = lines.next()?;
+                let content = line.get(indent.min(line.len())..)?;
+                let content_at = at + indent.min(line.len());
+                let want_text = want.trim_end_matches('\n');
+                if !content.trim_end_matches(['\n', '\r']).eq(want_text) {
+                    return None;
+                }
+                map.extend((0..want_text.len()).map(|j| content_at + j));
+                if want.ends_with('\n') {
+                    map.push(content_at + want_text.len());
+                }
+                at += line.len();
+            }
+            map.push(map.last().map_or(body_start + indent, |&l| l + 1));
+        }
+        Style::Folded => return None,
+    }
+    (map.len() == value.len() + 1).then_some(map)
+}
+
+fn hex_char(hex: &str) -> Option<char> {
+    char::from_u32(u32::from_str_radix(hex, 16).ok()?)
 }
 
 #[cfg(test)]
@@ -481,6 +666,16 @@ mod tests {
         let (_, a) = doc.get(doc.root.unwrap(), "a").unwrap();
         assert_eq!(value_offset(doc, text, a, 1), Some(5));
         let (_, b) = doc.get(doc.root.unwrap(), "b").unwrap();
-        assert_eq!(value_offset(doc, text, b, 1), None);
+        // `["x"]` is written `[\"x\"]`: the quote maps to its backslash, the x after it.
+        assert_eq!(value_offset(doc, text, b, 1), Some(14));
+        assert_eq!(value_offset(doc, text, b, 2), Some(16));
+        let text = "a: 'it''s'\nb: |\n  [x,\n   y]\nc: >\n  x\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let get = |k: &str| doc.get(doc.root.unwrap(), k).unwrap().1;
+        assert_eq!(value_offset(doc, text, get("a"), 3), Some(8));
+        let b = get("b");
+        assert_eq!(&text[value_offset(doc, text, b, 4).unwrap()..][..2], " y");
+        assert_eq!(value_offset(doc, text, get("c"), 0), None);
     }
 }

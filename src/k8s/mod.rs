@@ -5,6 +5,7 @@ pub mod decode;
 pub mod model;
 pub mod names;
 pub mod objects;
+pub mod quantity;
 pub mod well_known;
 
 /// A Go `%q`-style quoted string, as the API server prints values in its messages.

@@ -94,6 +94,33 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<String> {
     errs
 }
 
+const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of lower case \
+                                     alphanumeric characters or '-', and must start and end \
+                                     with an alphanumeric character";
+pub const DNS1123_LABEL_MAX_LENGTH: usize = 63;
+
+/// Upstream `IsDNS1123Label` (k8s.io/apimachinery/pkg/api/validate/content/dns.go): a valid
+/// subdomain that is not a label can only have dots, and says so.
+pub fn is_dns1123_label(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > DNS1123_LABEL_MAX_LENGTH {
+        errs.push(max_len_error(DNS1123_LABEL_MAX_LENGTH));
+    }
+    if !is_dns1123_label_syntax(value) {
+        if is_dns1123_subdomain_syntax(value) {
+            errs.push("must not contain dots".to_string());
+        } else {
+            errs.push(regex_error(
+                DNS1123_LABEL_ERR_MSG,
+                DNS1123_LABEL_FMT,
+                &["my-name", "123-abc"],
+            ));
+        }
+    }
+    errs
+}
+
 /// Upstream `IsQualifiedName`: an optional DNS-1123 subdomain prefix and `/`, then a name of at
 /// most 63 characters.
 pub fn is_qualified_name(value: &str) -> Vec<String> {

@@ -2,13 +2,19 @@
 //! findings under the cursor. Markdown, built from the domain model and the
 //! rule registry (nothing here is written twice).
 
+use crate::config::Options;
 use crate::diagnostic::Diagnostic;
-use crate::inventory::{nodes_noun, Inventory};
+use crate::inventory::{Inventory, NodeCount};
 use crate::k8s::model::{Effect, Operator};
 use crate::k8s::model::{Taint, Toleration};
+use crate::k8s::objects::extract;
 use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
 use crate::rules;
+use crate::rules::workload::flow_yaml;
+use crate::schedule::admission::Source;
 use crate::schedule::placement;
+use crate::schedule::Workload;
+use std::ops::Range;
 
 /// A toleration, somewhere in the open files, that tolerates a taint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +91,74 @@ pub fn toleration(
     out
 }
 
+/// On a pod spec's `runtimeClassName` or `tolerations` key: every toleration its pods end up
+/// with and where each comes from (its own, the namespace's defaults, the RuntimeClass, the
+/// admission plugins, the DaemonSet controller), when any comes from elsewhere than the
+/// manifest. The document's own Namespaces and RuntimeClasses count, as in the analysis.
+pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<usize>, String)> {
+    let stream = crate::syntax::parse(text);
+    let local;
+    let options = if crate::k8s::cluster::may_hold_cluster_objects(text) {
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+            cluster.add_document("", doc);
+        }
+        cluster.merge(options.cluster().clone());
+        let mut o = options.clone();
+        o.set_cluster(std::sync::Arc::new(cluster));
+        local = o;
+        &local
+    } else {
+        options
+    };
+    let doc = stream
+        .documents
+        .iter()
+        .find(|d| d.error.is_none() && d.span.contains(&offset))?;
+    let ex = extract(doc);
+    for (i, spec) in ex.pod_specs.iter().enumerate() {
+        let Some(at) = ["runtimeClassName", "tolerations"]
+            .iter()
+            .filter_map(|k| doc.get(spec.node, k))
+            .map(|(k, v)| {
+                let key = doc.node(k).span.clone();
+                if doc.scalar(v).is_some() {
+                    key.start..doc.node(v).span.end
+                } else {
+                    key
+                }
+            })
+            .find(|r| r.contains(&offset))
+        else {
+            continue;
+        };
+        let w = Workload::new(doc, &ex, i, options);
+        if w.sources.iter().all(|s| matches!(s, Source::Manifest(_))) {
+            return None;
+        }
+        let object = &ex.objects[w.object];
+        let mut out = format!(
+            "**Tolerations its pods get** ({})\n\n",
+            crate::schedule::placement::title(object)
+        );
+        for (t, s) in w.tolerations.iter().zip(&w.sources) {
+            let from = match s {
+                Source::Manifest(i) => format!("its own `tolerations[{i}]`"),
+                other => format!("a toleration {}", other.origin()),
+            };
+            out.push_str(&format!("- `{}`: {from}\n", flow_yaml(t)));
+        }
+        if w.kind == Some("DaemonSet") {
+            out.push_str(
+                "\nThe DaemonSet controller picks nodes with its own and the controller's \
+                 tolerations only; admission adds the others to each pod it makes.\n",
+            );
+        }
+        return Some((at, out));
+    }
+    None
+}
+
 /// Which of the inventory's taints a toleration tolerates, on which pools: the words of
 /// [`placement`], with the taints listed.
 fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inventory) -> String {
@@ -99,7 +173,7 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
         }
     }
     let on = |taint: &Taint, pools: &[usize]| {
-        let nodes: usize = pools.iter().map(|&p| inventory.pools[p].nodes.len()).sum();
+        let nodes: NodeCount = pools.iter().map(|&p| inventory.pools[p].node_count()).sum();
         let names: Vec<&str> = pools
             .iter()
             .take(5)
@@ -112,7 +186,7 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
         };
         format!(
             "`{taint}` on {} (pool{} {}{more})",
-            nodes_noun(nodes),
+            nodes.phrase(),
             if pools.len() == 1 { "" } else { "s" },
             names.join(", ")
         )
@@ -213,4 +287,45 @@ pub fn diagnostic(d: &Diagnostic, docs: &str) -> String {
         }
     }
     out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runtime_class_and_a_namespace_default_are_named() {
+        let text = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    scheduler.alpha.kubernetes.io/defaultTolerations: '[{\"key\": \"tenant\", \"operator\": \"Exists\"}]'\n---\nkind: RuntimeClass\nmetadata: {name: gvisor}\nhandler: runsc\nscheduling:\n  tolerations: [{key: sandbox, operator: Exists, effect: NoSchedule}]\n---\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  runtimeClassName: gvisor\n  tolerations: [{key: a, operator: Exists}]\n  containers: [{name: c, image: i}]\n";
+        let mut options = Options::default();
+        options
+            .set_admission_plugins("PodTolerationRestriction", true)
+            .unwrap();
+        let at = text.find("runtimeClassName").unwrap() + 3;
+        let (range, hover) = admitted(text, at, &options).unwrap();
+        assert_eq!(&text[range], "runtimeClassName: gvisor");
+        assert!(
+            hover.contains("- `{key: a, operator: Exists}`: its own `tolerations[0]`"),
+            "{hover}"
+        );
+        assert!(
+            hover.contains("namespace shop gives by default (defaultTolerations[0])"),
+            "{hover}"
+        );
+        assert!(
+            hover.contains("- `{key: sandbox, operator: Exists, effect: NoSchedule}`: a toleration RuntimeClass gvisor adds (scheduling.tolerations[0])"),
+            "{hover}"
+        );
+        assert!(hover.contains("DefaultTolerationSeconds adds"), "{hover}");
+        // The second pod spec of a document (a List) is found too.
+        let list = "kind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n  spec: {containers: []}\n- kind: Pod\n  metadata: {name: q}\n  spec:\n    runtimeClassName: gvisor\n    containers: []\n";
+        let with_class = format!(
+            "{}---\n{list}",
+            &text[..text.find("---\nkind: Pod").unwrap()]
+        );
+        let at = with_class.rfind("runtimeClassName").unwrap();
+        let (_, hover) = admitted(&with_class, at, &options).unwrap();
+        assert!(hover.contains("(Pod q)"), "{hover}");
+        // Elsewhere in the pod: nothing.
+        assert!(admitted(text, text.find("containers").unwrap(), &options).is_none());
+    }
 }

@@ -1470,6 +1470,13 @@ impl LanguageServer for Backend {
             };
             sections.push(hover::taint(t, &tolerators));
             range = Some(t.range.clone());
+        } else if sections.is_empty() {
+            // On a pod spec's runtimeClassName or tolerations key: where its tolerations come
+            // from.
+            if let Some((r, text)) = hover::admitted(&snap.text, offset, &ws.options) {
+                sections.push(text);
+                range = Some(r);
+            }
         }
         if sections.is_empty() {
             return Ok(None);

@@ -8,6 +8,7 @@
 //!   "enableAdmissionPlugins": ["ExtendedResourceToleration"],
 //!   "disableAdmissionPlugins": [],
 //!   "rules": {"tolerates-everything": "off", "duplicate-toleration": "warning"},
+//!   "admission": {"clusterTolerationWhitelist": [{"operator": "Exists"}]},
 //!   "docsUrl": "https://example.com/taintlint/docs/rules.md"
 //! }
 //! ```
@@ -27,8 +28,18 @@ const KEYS: &[&str] = &[
     "enableAdmissionPlugins",
     "disableAdmissionPlugins",
     "rules",
+    "admission",
     "docsUrl",
 ];
+
+/// The PodTolerationRestriction plugin's configuration, as `.taintlint.yaml`'s `admission:`
+/// takes it: the cluster's default tolerations and whitelist, or an AdmissionConfiguration file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    Inline(crate::config::TolerationRestriction),
+    /// A path relative to the workspace root unless absolute.
+    File(String),
+}
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {
@@ -40,6 +51,8 @@ pub struct Settings {
     pub disable_admission_plugins: Vec<String>,
     /// Rule name and level: `error`, `warning`, `info`, `hint` or `off`.
     pub rules: Vec<(String, String)>,
+    /// The PodTolerationRestriction plugin's configuration (`None`: the configuration file's).
+    pub admission: Option<Admission>,
     /// Where the rule reference (docs/rules.md) is published, for the rule links of
     /// diagnostics and hovers; `None`: [`crate::rules::DOCS_URL`].
     pub docs_url: Option<String>,
@@ -95,6 +108,7 @@ impl Settings {
                     settings.disable_admission_plugins = strings(key, value, &mut problems)
                 }
                 "rules" => settings.rules = rules(value, &mut problems),
+                "admission" => settings.admission = admission(value, &mut problems),
                 "docsUrl" => match value {
                     Value::Null => settings.docs_url = None,
                     Value::String(s) if s.parse::<tower_lsp_server::ls_types::Uri>().is_ok() => {
@@ -187,6 +201,71 @@ fn gates(value: &Value, problems: &mut Vec<String>) -> Vec<String> {
     }
 }
 
+/// `{"clusterDefaultTolerations": [...], "clusterTolerationWhitelist": [...]}` or
+/// `{"admissionControlConfigFile": "admission.yaml"}`. Tolerations are read as the plugin reads
+/// JSON ones (Go's `encoding/json`: field names in any case, unknown fields ignored).
+fn admission(value: &Value, problems: &mut Vec<String>) -> Option<Admission> {
+    let map = match value {
+        Value::Null => return None,
+        Value::Object(map) => map,
+        other => {
+            problems.push(format!(
+                "setting `admission` must be an object, not {}",
+                kind(other)
+            ));
+            return None;
+        }
+    };
+    let mut restriction = crate::config::TolerationRestriction::default();
+    let mut inline = false;
+    let mut file = None;
+    for (key, v) in map {
+        match key.as_str() {
+            "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
+                inline = true;
+                let list = match v {
+                    Value::Null => Ok(Vec::new()),
+                    Value::Array(_) => crate::k8s::cluster::parse_tolerations_json(&v.to_string())
+                        .map_err(|e| e.message),
+                    other => Err(format!(
+                        "must be a list of tolerations, not {}",
+                        kind(other)
+                    )),
+                };
+                match list {
+                    Ok(list) if key == "clusterDefaultTolerations" => restriction.default = list,
+                    Ok(list) => restriction.whitelist = list,
+                    Err(e) => problems.push(format!("setting `admission.{key}`: {e}")),
+                }
+            }
+            "admissionControlConfigFile" => match v {
+                Value::String(s) if !s.trim().is_empty() => file = Some(s.trim().to_string()),
+                other => problems.push(format!(
+                    "setting `admission.admissionControlConfigFile` must be a path, not {}",
+                    kind(other)
+                )),
+            },
+            other => problems.push(format!(
+                "unknown setting `admission.{other}` (known: clusterDefaultTolerations, \
+                 clusterTolerationWhitelist, admissionControlConfigFile)"
+            )),
+        }
+    }
+    match (inline, file) {
+        (true, Some(_)) => {
+            problems.push(
+                "setting `admission`: give clusterDefaultTolerations and \
+                 clusterTolerationWhitelist, or admissionControlConfigFile, not both"
+                    .to_string(),
+            );
+            None
+        }
+        (true, None) => Some(Admission::Inline(restriction)),
+        (false, Some(f)) => Some(Admission::File(f)),
+        (false, None) => None,
+    }
+}
+
 fn rules(value: &Value, problems: &mut Vec<String>) -> Vec<(String, String)> {
     match value {
         Value::Null => Vec::new(),
@@ -238,6 +317,38 @@ mod tests {
     }
 
     #[test]
+    fn admission() {
+        let (s, problems) = Settings::from_json(&json!({
+            "admission": {
+                "clusterDefaultTolerations": [{"key": "tenant", "operator": "Exists"}],
+                "clusterTolerationWhitelist": [{"Key": "gpu", "effect": "NoSchedule"}]
+            }
+        }));
+        assert!(problems.is_empty(), "{problems:?}");
+        let Some(Admission::Inline(r)) = s.unwrap().admission else {
+            panic!("inline")
+        };
+        assert_eq!(r.default[0].toleration.key, "tenant");
+        assert_eq!(r.whitelist[0].toleration.key, "gpu");
+        assert!(r.whitelist[0].bare_operator);
+        let (s, _) =
+            Settings::from_json(&json!({"admission": {"admissionControlConfigFile": "a.yaml"}}));
+        assert_eq!(s.unwrap().admission, Some(Admission::File("a.yaml".into())));
+        let (s, problems) = Settings::from_json(&json!({
+            "admission": {"clusterTolerationWhitelist": [{"operator": "exists"}], "x": 1}
+        }));
+        assert_eq!(
+            s.unwrap().admission,
+            Some(Admission::Inline(Default::default()))
+        );
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems[0].contains("Unsupported value: \"exists\""),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
     fn other_tools_settings_are_not_ours() {
         assert_eq!(
             Settings::from_json(&json!({"yaml": {"schemas": {}}})),
@@ -263,7 +374,7 @@ mod tests {
                 "setting `featureGates.X` must be true or false, not a string",
                 "setting `rules` must be an object of rule names to levels, not a string",
                 "unknown setting `colour` (known: inventory, featureGates, \
-                 enableAdmissionPlugins, disableAdmissionPlugins, rules, docsUrl)",
+                 enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl)",
             ]
         );
     }

@@ -67,6 +67,30 @@ impl Workspace {
                 }
             }
         }
+        match &settings.admission {
+            None => {}
+            Some(crate::lsp::settings::Admission::Inline(r)) => {
+                options.set_toleration_restriction(r.clone())
+            }
+            Some(crate::lsp::settings::Admission::File(f)) => {
+                let path = match root {
+                    Some(root) => root.join(f),
+                    None => PathBuf::from(f),
+                };
+                let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+                let read =
+                    |p: &str| std::fs::read_to_string(dir.join(p)).map_err(|e| e.to_string());
+                match std::fs::read_to_string(&path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|text| crate::admission_config::parse(&text, &read))
+                {
+                    Ok(r) => options.set_toleration_restriction(r),
+                    Err(e) => {
+                        problems.push(format!("admission.admissionControlConfigFile {f}: {e}"))
+                    }
+                }
+            }
+        }
         let mut severities = Vec::new();
         for (name, level) in &settings.rules {
             let Some(meta) = rules::find(name) else {
@@ -240,5 +264,35 @@ mod tests {
             .analyse(text)
             .iter()
             .any(|d| d.rule == "equal-empty-value"));
+    }
+
+    #[test]
+    fn the_admission_setting_configures_the_plugin() {
+        use crate::lsp::settings::Admission;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("admission.yaml"),
+            "kind: AdmissionConfiguration\nplugins:\n- name: PodTolerationRestriction\n  configuration:\n    whitelist: [{key: gpu, operator: Exists}]\n",
+        )
+        .unwrap();
+        let settings = Settings {
+            enable_admission_plugins: vec!["PodTolerationRestriction".into()],
+            admission: Some(Admission::File("admission.yaml".into())),
+            ..Settings::default()
+        };
+        let (ws, problems) = Workspace::new(settings, Some(dir.path()), 1);
+        assert!(problems.is_empty(), "{problems:?}");
+        let pod = "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations: [{key: spot, operator: Exists}]\n  containers: [{name: c, image: i}]\n";
+        assert!(ws
+            .analyse(pod)
+            .iter()
+            .any(|d| d.rule == "admission-rejected"));
+        let settings = Settings {
+            admission: Some(Admission::File("missing.yaml".into())),
+            ..Settings::default()
+        };
+        let (_, problems) = Workspace::new(settings, Some(dir.path()), 1);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("admission.admissionControlConfigFile missing.yaml"));
     }
 }

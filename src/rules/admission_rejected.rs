@@ -46,6 +46,13 @@ by one of two admission plugins:
   BestEffort, and, in the validating phase, those ExtendedResourceToleration and RuntimeClass
   add. A namespace annotation that is not a JSON list of tolerations rejects the namespace's pods.
 
+**The repository's policy** (`.taintlint.yaml` `policy:`) is checked the same way, as if
+PodTolerationRestriction were on with the policy as its configuration and namespace
+annotations (`clusterDefaultTolerations`, `clusterTolerationWhitelist`, and per namespace
+`defaultTolerations` and `tolerationsWhitelist`), whether or not the cluster runs the plugin. Its
+findings start with `policy (.taintlint.yaml, not the API server)`, carry no server message, and
+do not make `simulate` call the workload rejected: the API server would create its pods.
+
 A pod without `metadata.namespace` is taken to be in `default`, as `kubectl apply` puts it
 without `-n`. The message says which toleration is outside which whitelist and where it came
 from; a related location points at the namespace's annotation or the RuntimeClass.
@@ -91,21 +98,25 @@ impl Rule for AdmissionRejected {
 /// PodTolerationRestriction is on.
 pub(crate) fn worth_admitting(doc: &Document<'_>, ex: &Extracted<'_>, options: &Options) -> bool {
     options.admission_enabled("PodTolerationRestriction")
+        || options.policy().is_some()
         || ex
             .pod_specs
             .iter()
             .any(|p| doc.get(p.node, "runtimeClassName").is_some())
 }
 
-/// Reports the pod templates of one document that admission refuses.
+/// Reports the pod templates of one document that admission refuses, and, with `policy`, those
+/// the repository's policy refuses (the API server would create those: `simulate` leaves them
+/// out).
 pub(crate) fn check(
     doc: &Document<'_>,
     ex: &Extracted<'_>,
     options: &Options,
+    policy: bool,
     out: &mut Vec<Diagnostic>,
 ) {
     if worth_admitting(doc, ex, options) {
-        check_specs(doc, ex, options, 0..ex.pod_specs.len(), out);
+        check_specs(doc, ex, options, 0..ex.pod_specs.len(), policy, out);
     }
 }
 
@@ -116,12 +127,15 @@ pub(crate) fn check_specs(
     ex: &Extracted<'_>,
     options: &Options,
     specs: std::ops::Range<usize>,
+    policy: bool,
     out: &mut Vec<Diagnostic>,
 ) {
     for i in specs {
         let w = Workload::new(doc, ex, i, options);
-        let Some(rejection) = &w.rejection else {
-            continue;
+        let (rejection, policy) = match (&w.rejection, &w.policy_rejection) {
+            (Some(r), _) => (r, false),
+            (None, Some(r)) if policy => (r, true),
+            _ => continue,
         };
         let object = &ex.objects[w.object];
         let title = match (object.kind, object.namespace, object.name) {
@@ -130,9 +144,21 @@ pub(crate) fn check_specs(
             _ => "this pod template".to_string(),
         };
         let (range, path) = place(doc, &w, rejection);
-        let message = message(&title, rejection, options);
-        let mut d = finding(&META, doc, Some(object), range, path, message);
-        d.with_server_message(rejection.server_message());
+        let mut d = if policy {
+            // The repository's policy, not the API server: no server message, and the
+            // whitelist is the configuration file's.
+            let message = policy_message(&title, rejection);
+            finding(&META, doc, Some(object), range, path, message)
+        } else {
+            let message = message(&title, rejection, options);
+            let mut d = finding(&META, doc, Some(object), range, path, message);
+            d.with_server_message(rejection.server_message());
+            d
+        };
+        if policy {
+            out.push(d);
+            continue;
+        }
         if let Some((at, what)) = related(rejection, options) {
             if at.file.is_empty() {
                 d.with_related(at.range.clone(), what);
@@ -154,7 +180,7 @@ fn place(doc: &Document<'_>, w: &Workload<'_>, rejection: &Rejection) -> (Range<
             }
         }
         Rejection::NodeSelectorConflict { key, .. } => {
-            if let Some(e) = w.node_selector.iter().find(|e| e.key == *key) {
+            if let Some(e) = w.node_selector.iter().find(|e| *e.key == **key) {
                 return (span(e.value_node), format!("{}.nodeSelector.{key}", w.path));
             }
         }
@@ -246,6 +272,38 @@ fn message(title: &str, rejection: &Rejection, options: &Options) -> String {
             )
         }
     }
+}
+
+/// A rejection by the repository's policy (`.taintlint.yaml` `policy:`), said as such.
+fn policy_message(title: &str, rejection: &Rejection) -> String {
+    let Rejection::NotWhitelisted {
+        toleration,
+        source,
+        scope,
+        others,
+        ..
+    } = rejection
+    else {
+        return format!("the repository's toleration policy rejects {title}");
+    };
+    let whitelist = match scope {
+        Scope::Namespace(ns) => format!("namespace {ns}'s whitelist"),
+        Scope::Cluster => "the cluster-wide whitelist".to_string(),
+    };
+    let from = match source {
+        Source::Manifest(i) => format!("tolerations[{i}]"),
+        other => other.describe(),
+    };
+    let more = match others {
+        0 => String::new(),
+        1 => " (and 1 more)".to_string(),
+        n => format!(" (and {n} more)"),
+    };
+    format!(
+        "policy (.taintlint.yaml, not the API server) rejects {title}: toleration {} ({from}) is \
+         outside {whitelist}{more}",
+        super::workload::flow_yaml(toleration)
+    )
 }
 
 /// The place that explains the rejection: the namespace's annotation, or the RuntimeClass.

@@ -2,7 +2,7 @@
 
 use super::{Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
-use crate::k8s::objects::Item;
+use crate::k8s::objects::{Item, Owner};
 
 pub struct DuplicateToleration;
 
@@ -15,7 +15,10 @@ pub static META: RuleMeta = RuleMeta {
     why: "The second one adds nothing.",
     explanation: r#"## What it catches
 Two tolerations of one pod with the same key, operator, value and effect (upstream
-`MatchToleration`; an omitted operator equals `Equal`).
+`MatchToleration`; an omitted operator equals `Equal`). In a RuntimeClass, where the API server
+refuses a repeated key, operator, value and effect as written, that is an error of
+`invalid-runtime-class`; this rule then only notes an omitted operator beside an explicit
+`Equal`.
 
 ## Why it matters
 The second one adds nothing. If their `tolerationSeconds` differ, the shortest one decides when
@@ -48,6 +51,15 @@ impl Rule for DuplicateToleration {
             else {
                 continue;
             };
+            // In a RuntimeClass, a repeat of the list key (as written) is an error of
+            // `invalid-runtime-class`.
+            if cx.owner == Some(Owner::RuntimeClass)
+                && ["key", "operator", "value", "effect"]
+                    .iter()
+                    .all(|f| items[first].str(f) == items[i].str(f))
+            {
+                continue;
+            }
             let other = tolerations[first].as_ref().expect("matched above");
             let mut message = format!("duplicate of tolerations[{}]", items[first].index);
             if other.toleration_seconds != t.toleration_seconds {

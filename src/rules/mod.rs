@@ -6,13 +6,14 @@ use std::ops::Range;
 
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Fix, ObjectRef, Related, Severity};
-use crate::k8s::objects::{Item, List, Object, Owner, TolerationList};
+use crate::k8s::objects::{Extracted, Item, List, Object, Owner, TolerationList};
 use crate::syntax::Document;
 
 pub mod edits;
 
 pub(crate) mod admission_rejected;
 mod deprecated_taint_key;
+mod deprecated_tolerations_annotation;
 mod duplicate_taint;
 mod duplicate_toleration;
 mod empty_key_requires_exists;
@@ -22,6 +23,8 @@ mod exists_with_value;
 mod hcl_syntax;
 mod helm_template;
 mod invalid_key;
+mod invalid_runtime_class;
+mod invalid_toleration_annotation;
 mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
@@ -74,6 +77,8 @@ pub trait Rule: Sync {
     fn check_taint_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
     /// Called once per pod template when there is an inventory, with the simulation's result.
     fn check_workload(&self, _cx: &mut WorkloadCx<'_, '_>) {}
+    /// Called once per Kubernetes object of a document (a RuntimeClass, a Namespace, a Pod...).
+    fn check_object(&self, _cx: &mut ObjectCx<'_, '_>) {}
 }
 
 /// Every rule, in the order they are documented.
@@ -99,6 +104,9 @@ pub static RULES: &[&dyn Rule] = &[
     &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
     &null_value::NullValue,
     &duplicate_toleration::DuplicateToleration,
+    &invalid_runtime_class::InvalidRuntimeClass,
+    &invalid_toleration_annotation::InvalidTolerationAnnotation,
+    &deprecated_tolerations_annotation::DeprecatedTolerationsAnnotation,
     &admission_rejected::AdmissionRejected,
     &unschedulable::Unschedulable,
     &only_avoided_nodes::OnlyAvoidedNodes,
@@ -437,6 +445,84 @@ pub(crate) fn check_lists<'a, 'd>(
             }
             rule.check_taint_list(&mut cx, &items);
         }
+    }
+}
+
+/// What a rule sees while it checks one object of a document.
+pub struct ObjectCx<'a, 'd> {
+    pub text: &'a str,
+    pub doc: &'d Document<'a>,
+    pub options: &'a Options,
+    pub object: &'d Object<'d>,
+    /// Everything found in the object's document (its toleration lists, its pod specs).
+    pub extracted: &'d Extracted<'d>,
+    pub(crate) out: &'a mut Vec<Diagnostic>,
+    pub(crate) rule: &'static RuleMeta,
+}
+
+impl ObjectCx<'_, '_> {
+    /// Records a finding of the current rule at `range`, for the field at `path` (from the
+    /// document root).
+    pub fn report(
+        &mut self,
+        range: Range<usize>,
+        path: String,
+        message: String,
+    ) -> &mut Diagnostic {
+        let found = finding(self.rule, self.doc, Some(self.object), range, path, message);
+        self.out.push(found);
+        self.out.last_mut().expect("just pushed")
+    }
+
+    /// A field path under the object, from the document root (`items[2].handler` in a List).
+    pub fn path(&self, field: &str) -> String {
+        if self.object.path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{}.{field}", self.object.path)
+        }
+    }
+
+    /// The byte range of a node.
+    pub fn span(&self, node: crate::syntax::NodeId) -> Range<usize> {
+        self.doc.node(node).span.clone()
+    }
+}
+
+/// Runs every rule's object check over the objects of one document.
+pub(crate) fn check_objects<'a, 'd>(
+    text: &'a str,
+    doc: &'d Document<'a>,
+    options: &'a Options,
+    extracted: &'d Extracted<'d>,
+    out: &'a mut Vec<Diagnostic>,
+) {
+    for object in 0..extracted.objects.len() {
+        check_object(text, doc, options, extracted, object, out);
+    }
+}
+
+/// Runs every rule's object check over one object (an index in [`Extracted::objects`]).
+pub(crate) fn check_object<'a, 'd>(
+    text: &'a str,
+    doc: &'d Document<'a>,
+    options: &'a Options,
+    extracted: &'d Extracted<'d>,
+    object: usize,
+    out: &'a mut Vec<Diagnostic>,
+) {
+    let object = &extracted.objects[object];
+    for rule in RULES {
+        let mut cx = ObjectCx {
+            text,
+            doc,
+            options,
+            object,
+            extracted,
+            out,
+            rule: rule.meta(),
+        };
+        rule.check_object(&mut cx);
     }
 }
 

@@ -32,6 +32,10 @@ Taints in node pool definitions whose platform is stricter than Kubernetes:
   `node-role.kubernetes.io/master`, `node.cloudprovider.kubernetes.io/*`, and
   `node.kubernetes.io/*` except `node.kubernetes.io/out-of-service`
   (`internal/util/taints/validation.go` `ValidateMachineTaints`).
+- **Karpenter** again: a startup taint with the key and effect of one of the pool's taints. Its
+  validation checks `taints` and `startupTaints` together for duplicates (one map of key and
+  effect for both lists: `pkg/apis/v1/nodeclaim_validation.go` `validateTaintsField`), though a
+  Node would carry only one of them.
 
 ## Why it matters
 The platform refuses what the API server would accept on a Node: the NodePool is not valid
@@ -94,6 +98,49 @@ fn capi_reserved(key: &str) -> bool {
 impl Rule for PlatformTaint {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    fn check_taint_list(&self, cx: &mut Cx<'_, '_>, items: &[Item<'_>]) {
+        if !matches!(platform(cx), Some(Platform::Karpenter))
+            || !cx.list.path.ends_with("startupTaints")
+        {
+            return;
+        }
+        let Some(object) = cx.object else { return };
+        let fields = crate::k8s::objects::pool_taint_paths(
+            cx.doc.get_str(object.node, "apiVersion"),
+            object.kind.unwrap_or_default(),
+        )
+        .unwrap_or_default();
+        let Some(taints) = fields.iter().find(|f| !f.startup).and_then(|f| {
+            crate::k8s::objects::taint_list_at(cx.doc, object.node, &object.path, f.path, None)
+        }) else {
+            return;
+        };
+        let taints = crate::k8s::objects::items(cx.doc, &taints);
+        for item in items {
+            let (Some(key), Some(effect)) = (item.text("key"), item.text("effect")) else {
+                continue;
+            };
+            let Some(first) = taints
+                .iter()
+                .find(|t| t.text("key") == Some(key) && t.text("effect") == Some(effect))
+            else {
+                continue;
+            };
+            let range = cx.item_range(item);
+            let related = cx.item_range(first);
+            let message = format!(
+                "Karpenter refuses a startup taint with the key {} and effect {effect} of one of \
+                 the pool's taints ({}): it checks both lists together for duplicates",
+                shown(key),
+                first.path.rsplit('.').next().unwrap_or_default()
+            );
+            cx.report(range, item.path.clone(), message).with_related(
+                related,
+                format!("the taint with key {key:?} and effect {effect:?}"),
+            );
+        }
     }
 
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {

@@ -80,15 +80,15 @@ impl Rule for TolerationDoesNotAttract {
             if opened.is_empty() {
                 continue;
             }
-            let outside: usize = inv
+            let outside: crate::inventory::NodeCount = inv
                 .pools
                 .iter()
                 .enumerate()
                 .filter(|(p, _)| !opened.iter().any(|(q, _)| q == p))
-                .map(|(p, pool)| cx.simulation.pools[p].fitting(pool))
+                .map(|(p, pool)| pool.nodes_of(cx.simulation.pools[p].fitting(pool)))
                 .sum();
             opened.retain(|(p, _)| !reported.contains(p));
-            if outside == 0 || opened.is_empty() {
+            if outside.is_zero() || opened.is_empty() {
                 continue;
             }
             let (p, pt) = opened[0];
@@ -107,11 +107,16 @@ impl Rule for TolerationDoesNotAttract {
             } else {
                 "nothing steers it there: it fits"
             };
-            let message = format!(
-                "tolerations[{item_index}] lets it onto {pools}, but {steer} {} other {} too",
-                outside,
-                if outside == 1 { "node" } else { "nodes" }
-            );
+            let other = match outside.known() {
+                Some(1) => "1 other node".to_string(),
+                Some(n) => format!("{n} other nodes"),
+                None if outside.max.is_none() && outside.min == 0 => {
+                    "other nodes (how many is unknown)".to_string()
+                }
+                None => format!("other nodes ({outside})"),
+            };
+            let message =
+                format!("tolerations[{item_index}] lets it onto {pools}, but {steer} {other} too");
             let item = &w.items[item_index];
             let range = cx.item_range(item);
             let file = cx.file(&pt.at).to_string();

@@ -100,11 +100,15 @@ impl Rule for TolerationUnused {
 /// `4 tainted nodes`: the nodes that carry a taint, which is what a toleration can match (the
 /// hover on a toleration counts the same).
 pub fn tainted_nodes(inv: &Inventory) -> String {
-    let n: usize = inv
+    let n: crate::inventory::NodeCount = inv
         .pools
         .iter()
         .filter(|p| !p.taints.is_empty())
-        .map(|p| p.nodes.len())
+        .map(|p| p.node_count())
         .sum();
-    super::count(n, "tainted node")
+    match n.known() {
+        Some(n) => super::count(n as usize, "tainted node"),
+        None if n.max.is_none() && n.min == 0 => "tainted nodes (how many is unknown)".to_string(),
+        None => format!("tainted nodes ({n})"),
+    }
 }

@@ -273,6 +273,20 @@ impl Rule for Unschedulable {
                     format!("{}: {}", cx.pool_title(p), r.explain(pool)),
                 ));
             }
+            // The taints it gets past only by a toleration from elsewhere than its manifest.
+            for (t, source) in &v.granted {
+                let at = pool.taints[*t].at.clone();
+                related.push((
+                    cx.file(&at).to_string(),
+                    at.range,
+                    format!(
+                        "{}: tolerates {} by a toleration {}",
+                        cx.pool_title(p),
+                        pool.taints[*t].taint,
+                        source.origin()
+                    ),
+                ));
+            }
         }
         if order.len() > LISTED_POOLS {
             let (file, at) = {
@@ -300,7 +314,7 @@ fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
             pv.groups(pool).all(|(v, _, _)| {
                 v.reasons
                     .iter()
-                    .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if k == key))
+                    .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if **k == *key))
             })
         })
 }

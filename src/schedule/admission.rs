@@ -11,7 +11,7 @@
 
 use crate::config::Options;
 use crate::k8s::cluster::{
-    AnnotationError, ApiToleration, DEFAULT_TOLERATIONS, TOLERATIONS_WHITELIST,
+    AnnotationError, ApiToleration, Namespace, DEFAULT_TOLERATIONS, TOLERATIONS_WHITELIST,
 };
 use crate::k8s::model::{Effect, Operator, Toleration};
 use crate::k8s::names::is_qualified_name;
@@ -68,6 +68,29 @@ impl Source {
         }
     }
 
+    /// Where it came from, in words that follow "by a toleration": `namespace shop gives by
+    /// default (defaultTolerations[0])`, `RuntimeClass gvisor adds (scheduling.tolerations[0])`.
+    pub fn origin(&self) -> String {
+        match self {
+            Source::Manifest(i) => format!("of the manifest (tolerations[{i}])"),
+            Source::DaemonSet => "the DaemonSet controller adds".into(),
+            Source::DefaultTolerationSeconds => "DefaultTolerationSeconds adds".into(),
+            Source::ExtendedResourceToleration(r) => {
+                format!("ExtendedResourceToleration adds for {r}")
+            }
+            Source::NamespaceDefault(ns, i) => {
+                format!("namespace {ns} gives by default (defaultTolerations[{i}])")
+            }
+            Source::ClusterDefault(i) => {
+                format!("PodTolerationRestriction's configuration gives by default (default[{i}])")
+            }
+            Source::MemoryPressure => "PodTolerationRestriction adds (not BestEffort)".into(),
+            Source::RuntimeClass(rc, i) => {
+                format!("RuntimeClass {rc} adds (scheduling.tolerations[{i}])")
+            }
+        }
+    }
+
     /// Whether admission added it to the pod (the DaemonSet controller does not see these when
     /// it picks the nodes a daemon pod is made for).
     pub fn from_admission(&self) -> bool {
@@ -94,7 +117,7 @@ impl Scope {
     }
 }
 
-/// Why the API server refuses to create the pod.
+/// Why the API server (or the repository's policy) refuses to create the pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Rejection {
     /// RuntimeClass: `pod rejected: RuntimeClass %q not found`.
@@ -395,8 +418,25 @@ fn memory_pressure() -> ApiToleration {
 /// `i`th omits its operator), the DaemonSet controller's, then each enabled admission plugin in
 /// kube-apiserver's order; and the first reason it refuses the pod.
 pub fn admit(pod: &Pod<'_>, manifest: Tolerations, bare: &[bool], options: &Options) -> Admitted {
+    admit_in(
+        pod,
+        manifest,
+        bare,
+        options,
+        options.cluster().namespace(pod.namespace),
+    )
+}
+
+/// [`admit`] with the pod's Namespace given (what PodTolerationRestriction reads its
+/// annotations from): the repository's policy passes its own.
+pub fn admit_in(
+    pod: &Pod<'_>,
+    manifest: Tolerations,
+    bare: &[bool],
+    options: &Options,
+    namespace: Option<&Namespace>,
+) -> Admitted {
     let cluster = options.cluster();
-    let namespace = cluster.namespace(pod.namespace);
     // Whether a toleration omits its operator, from where it was written.
     let api = |t: &Toleration, s: &Source| -> ApiToleration {
         let bare = match s {
@@ -554,6 +594,26 @@ pub fn admit(pod: &Pod<'_>, manifest: Tolerations, bare: &[bool], options: &Opti
     }
     admitted.tolerations = out;
     admitted
+}
+
+/// What the repository's policy (`.taintlint.yaml` `policy:`) refuses of a pod the API server
+/// admits: PodTolerationRestriction's checks with the policy as its configuration and
+/// namespace annotations, as if the plugin were on.
+pub fn policy_rejection(
+    pod: &Pod<'_>,
+    manifest: Tolerations,
+    bare: &[bool],
+    options: &Options,
+) -> Option<Rejection> {
+    let policy = options.policy()?;
+    let mut o = options.clone();
+    o.set_admission_plugins("PodTolerationRestriction", true)
+        .expect("a known plugin");
+    o.set_toleration_restriction(policy.cluster.clone());
+    let namespace = policy.namespaces.get(pod.namespace);
+    admit_in(pod, manifest, bare, &o, namespace)
+        .rejection
+        .filter(|r| matches!(r, Rejection::NotWhitelisted { .. }))
 }
 
 #[cfg(test)]

@@ -30,8 +30,10 @@ pub const COMPARISON_GATE: &str = "TaintTolerationComparisonOperators";
 /// One `nodeSelector` entry.
 #[derive(Debug, Clone)]
 pub struct SelectorEntry {
-    pub key: String,
-    pub value: String,
+    /// Shared with the reasons that name it: a workload that 49 pools turn away for its
+    /// nodeSelector copies no string for it.
+    pub key: std::sync::Arc<str>,
+    pub value: std::sync::Arc<str>,
     pub key_node: NodeId,
     pub value_node: NodeId,
 }
@@ -65,6 +67,8 @@ pub struct Workload<'d> {
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
     pub rejection: Option<admission::Rejection>,
+    /// Why the repository's policy refuses its pods, when the API server does not.
+    pub policy_rejection: Option<admission::Rejection>,
 }
 
 impl<'d> Workload<'d> {
@@ -106,8 +110,8 @@ impl<'d> Workload<'d> {
                     .iter()
                     .filter_map(|&(ek, ev)| {
                         Some(SelectorEntry {
-                            key: text(ek)?,
-                            value: text(ev)?,
+                            key: text(ek)?.into(),
+                            value: text(ev)?.into(),
                             key_node: ek,
                             value_node: ev,
                         })
@@ -157,7 +161,7 @@ impl<'d> Workload<'d> {
             .filter(|n| !n.is_empty());
         let selector: Vec<(String, String)> = node_selector
             .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
+            .map(|e| (e.key.to_string(), e.value.to_string()))
             .collect();
         let admission_pod = admission::Pod {
             kind,
@@ -168,7 +172,14 @@ impl<'d> Workload<'d> {
             runtime_class: runtime_class.as_deref(),
             node_selector: &selector,
         };
+        let policy_manifest = options.policy().map(|_| manifest.clone());
         let admitted = admission::admit(&admission_pod, manifest, &bare, options);
+        let policy_rejection = match policy_manifest {
+            Some(m) if admitted.rejection.is_none() => {
+                admission::policy_rejection(&admission_pod, m, &bare, options)
+            }
+            _ => None,
+        };
         let (tolerations, sources) = admitted.tolerations.into_iter().unzip();
         Workload {
             spec_index,
@@ -188,6 +199,7 @@ impl<'d> Workload<'d> {
             requested,
             class_selector: admitted.node_selector,
             rejection: admitted.rejection,
+            policy_rejection,
         }
     }
 
@@ -238,8 +250,8 @@ pub enum Reason {
     Taint(usize),
     /// A `nodeSelector` entry the node's labels do not have.
     NodeSelector {
-        key: String,
-        wanted: String,
+        key: std::sync::Arc<str>,
+        wanted: std::sync::Arc<str>,
         actual: Option<String>,
     },
     /// Required node affinity does not match; why.
@@ -320,6 +332,14 @@ pub struct Verdict {
     pub avoid: Vec<usize>,
     /// When the pod would be evicted, if it fits and a NoExecute taint is tolerated for a time.
     pub eviction: Option<Eviction>,
+    /// The pool's taints the pod tolerates only by a toleration its manifest does not show, and
+    /// where that toleration comes from (a namespace default, a RuntimeClass, an admission
+    /// plugin, the DaemonSet controller): why it fits a pool its own spec does not tolerate.
+    pub granted: Vec<(usize, Source)>,
+    /// The `nodeSelector` entries (key, value) on labels a pool defined as code does not
+    /// declare: a label may be set elsewhere (by the platform, the kubelet, a controller), so
+    /// the pod may fit there, or not.
+    pub unknown: Vec<(String, String)>,
 }
 
 impl Verdict {
@@ -428,6 +448,13 @@ impl PoolVerdict {
             .filter(|(v, _, _)| v.fits())
             .map(|(_, _, n)| n)
             .sum()
+    }
+
+    /// Whether the nodes that fit do so only if labels the pool's definition does not declare
+    /// are set elsewhere (see [`Verdict::unknown`]).
+    pub fn uncertain(&self, pool: &Pool) -> bool {
+        self.groups(pool)
+            .any(|(v, _, _)| v.fits() && !v.unknown.is_empty())
     }
 
     /// How many of the pool's nodes fit only as nodes to avoid (untolerated PreferNoSchedule).
@@ -583,6 +610,12 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         effect: Effect::NoSchedule,
     };
     let placing = w.placing_tolerations();
+    let placing_sources: Vec<(&Toleration, &Source)> = w
+        .tolerations
+        .iter()
+        .zip(&w.sources)
+        .filter(|(_, s)| w.kind != Some("DaemonSet") || !s.from_admission())
+        .collect();
     let tolerates_cordon = tolerations_tolerate_taint(&placing, &unschedulable_taint, gate);
     // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
     // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
@@ -612,9 +645,10 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 }
             }
             base.eviction = eviction(w, pool, gate);
+            base.granted = granted(&placing_sources, pool, gate);
             if !per_node {
                 base.reasons.extend(taint_reasons);
-                selector_reasons(w, &PoolNode { pool, member: None }, &mut base.reasons);
+                selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
                 return PoolVerdict::Uniform(base);
             }
             let judge = |m: u32| {
@@ -629,7 +663,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                     pool,
                     member: Some(m as usize),
                 };
-                selector_reasons(w, &node, &mut v.reasons);
+                selector_reasons(w, &node, &mut v);
                 v
             };
             let parts = match &named {
@@ -682,7 +716,11 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     Simulation { pools }
 }
 
-fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>) {
+/// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
+/// and, on a pool defined as code whose labels are not all known, the `nodeSelector` labels it
+/// does not declare.
+fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict) {
+    let out = &mut verdict.reasons;
     if let Some(reqs) = node
         .pool
         .declared
@@ -692,16 +730,23 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
         let selector: Vec<(&str, &str)> = w
             .node_selector
             .iter()
-            .map(|e| (e.key.as_str(), e.value.as_str()))
+            .map(|e| (&*e.key, &*e.value))
             .collect();
         if let Some(why) = requirements::failure(reqs, &selector, w.affinity.as_ref()) {
             out.push(Reason::Requirements(why));
         }
         return;
     }
+    // Terraform node pools, machine sets, node groups, ...: only the labels written (or set by
+    // the platform for certain) are known; others may be added where the file does not say.
+    // (A Karpenter NodePool has requirements, above: its nodes' labels are bounded by them.)
+    let open = node.pool.declared.is_some();
+    let unknown = &mut verdict.unknown;
     for e in &w.node_selector {
         let actual = node.label(&e.key);
-        if actual != Some(e.value.as_str()) {
+        if actual.is_none() && open {
+            unknown.push((e.key.to_string(), e.value.to_string()));
+        } else if actual != Some(&*e.value) {
             out.push(Reason::NodeSelector {
                 key: e.key.clone(),
                 wanted: e.value.clone(),
@@ -711,10 +756,12 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
     }
     for (key, wanted) in &w.class_selector {
         let actual = node.label(key);
-        if actual != Some(wanted.as_str()) {
+        if actual.is_none() && open {
+            unknown.push((key.clone(), wanted.clone()));
+        } else if actual != Some(wanted.as_str()) {
             out.push(Reason::NodeSelector {
-                key: key.clone(),
-                wanted: wanted.clone(),
+                key: key.as_str().into(),
+                wanted: wanted.as_str().into(),
                 actual: actual.map(str::to_string),
             });
         }
@@ -728,6 +775,25 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, out: &mut Vec<Reason>
 
 /// upstream taint eviction: for each NoExecute taint, the first toleration that tolerates it is
 /// used; the pod is evicted after the fewest seconds among them (never, if none has seconds).
+/// The pool's taints (that matter for placement or eviction) that no toleration of the manifest
+/// tolerates but one from elsewhere does, with that one's source.
+fn granted(placing: &[(&Toleration, &Source)], pool: &Pool, gate: bool) -> Vec<(usize, Source)> {
+    let mut out = Vec::new();
+    for (i, t) in pool.taints.iter().enumerate() {
+        let mut by = placing
+            .iter()
+            .filter(|(tol, _)| tol.tolerates(&t.taint, gate));
+        let Some(first) = by.clone().next() else {
+            continue;
+        };
+        if by.any(|(_, s)| matches!(s, Source::Manifest(_))) {
+            continue;
+        }
+        out.push((i, first.1.clone()));
+    }
+    out
+}
+
 fn eviction(w: &Workload<'_>, pool: &Pool, gate: bool) -> Option<Eviction> {
     let mut best: Option<Eviction> = None;
     for (i, t) in pool.taints.iter().enumerate() {

@@ -10,7 +10,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::inventory::{nodes_noun, Inventory, Pool};
+use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::k8s::model::{Effect, Toleration};
 use crate::k8s::objects::{Item, Object};
 use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
@@ -156,9 +156,9 @@ pub fn describe_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> Stri
             pools.push(p);
         }
     }
-    let nodes: usize = pools
+    let nodes: NodeCount = pools
         .iter()
-        .map(|&p| inventory.pools[p as usize].nodes.len())
+        .map(|&p| inventory.pools[p as usize].node_count())
         .sum();
     let taint_words = if taints.len() == 1 {
         format!("tolerates {}", taints[0])
@@ -166,10 +166,9 @@ pub fn describe_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> Stri
         format!("tolerates {} taints", taints.len())
     };
     format!(
-        "{taint_words} on {} pool{} ({})",
+        "{taint_words} on {} pool{} ({nodes})",
         pools.len(),
         if pools.len() == 1 { "" } else { "s" },
-        nodes_noun(nodes)
     )
 }
 
@@ -200,6 +199,8 @@ enum Fit {
     Avoided,
     /// Some of the pool's nodes.
     Some(usize),
+    /// If labels the pool's definition does not declare are set elsewhere.
+    Maybe,
     None,
 }
 
@@ -207,6 +208,8 @@ fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
     let fitting = verdict.fitting(pool);
     if fitting == 0 {
         Fit::None
+    } else if verdict.uncertain(pool) {
+        Fit::Maybe
     } else if fitting < pool.nodes.len() {
         Fit::Some(fitting)
     } else if verdict.avoided(pool) == fitting {
@@ -260,23 +263,23 @@ fn listed(names: &[String]) -> String {
 /// `fits no node: untolerated dedicated=gpu:NoSchedule (gpu), nodeSelector (web, batch)`.
 pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
     let mut fitting = Vec::new();
-    let mut nodes = 0;
+    let mut nodes = NodeCount::exact(0);
     for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
         match fit(v, pool) {
             Fit::None => continue,
             Fit::All => fitting.push(pool.name.clone()),
             Fit::Avoided => fitting.push(format!("{}~", pool.name)),
             Fit::Some(n) => fitting.push(format!("{} {n}/{}", pool.name, pool.nodes.len())),
+            Fit::Maybe => fitting.push(format!("{}?", pool.name)),
         }
-        nodes += v.fitting(pool);
+        nodes = nodes + pool.nodes_of(v.fitting(pool));
     }
     let total = inventory.pools.len();
     if !fitting.is_empty() {
         return format!(
-            "fits {} of {total} pool{} ({}): {}",
+            "fits {} of {total} pool{} ({nodes}): {}",
             fitting.len(),
             if total == 1 { "" } else { "s" },
-            nodes_noun(nodes),
             listed(&fitting)
         );
     }
@@ -312,6 +315,17 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::All => "fits".to_string(),
             Fit::Avoided => "fits, but as a node to avoid".to_string(),
             Fit::Some(n) => format!("fits {} of them", nodes_noun(n)),
+            Fit::Maybe => {
+                let keys: Vec<String> = v
+                    .groups(pool)
+                    .flat_map(|(g, _, _)| g.unknown.iter().map(|(k, _)| k.clone()))
+                    .collect();
+                format!(
+                    "may fit: its definition does not declare the label {} (it may be set \
+                     elsewhere)",
+                    keys.join(", ")
+                )
+            }
             Fit::None => "does not fit".to_string(),
         };
         out.push_str(&format!("{head}: {verdict}\n"));
@@ -321,9 +335,15 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
         if fitting > 0 {
             let mut avoid: Vec<usize> = Vec::new();
             let mut eviction = None;
+            let mut granted: Vec<&(usize, super::admission::Source)> = Vec::new();
             for (verdict, _, _) in v.groups(pool) {
                 if !verdict.fits() {
                     continue;
+                }
+                for g in &verdict.granted {
+                    if !granted.iter().any(|(t, _)| *t == g.0) {
+                        granted.push(g);
+                    }
                 }
                 for &i in &verdict.avoid {
                     if !avoid.contains(&i) {
@@ -331,6 +351,13 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
                     }
                 }
                 eviction = eviction.or(verdict.eviction.as_ref());
+            }
+            for (t, source) in granted {
+                out.push_str(&format!(
+                    "  - tolerates {} by a toleration {}\n",
+                    pool.taints[*t].taint,
+                    source.origin()
+                ));
             }
             for i in avoid {
                 out.push_str(&format!(
@@ -450,6 +477,30 @@ spec:
         assert_eq!(
             describe_eviction(&places[1].toleration, &places[1].tolerated, &inv).unwrap(),
             "evicted 600 s after batch.example.com/spot taints its node"
+        );
+    }
+
+    /// A RuntimeClass's toleration places the workload: the details say so.
+    #[test]
+    fn the_details_say_where_a_placing_toleration_came_from() {
+        let inv = inventory();
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text(
+            "classes.yaml",
+            "kind: RuntimeClass\nmetadata: {name: gpu}\nhandler: runc\nscheduling:\n  tolerations: [{key: team.example.com/inference, operator: Exists}]\n",
+        );
+        options.set_cluster(std::sync::Arc::new(cluster));
+        let text = "kind: Pod\nmetadata: {name: p}\nspec:\n  runtimeClassName: gpu\n  containers: [{name: c, image: i}]\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let w = Workload::new(doc, &ex, 0, &options);
+        let sim = simulate(&w, &inv, &options);
+        let details = details("Pod p", &sim, &inv);
+        assert!(
+            details.contains("pool gpu (1 node): fits\n  - tolerates team.example.com/inference=a:NoSchedule by a toleration RuntimeClass gpu adds (scheduling.tolerations[0])"),
+            "{details}"
         );
     }
 

@@ -247,6 +247,7 @@ function serverSettings(scope?: vscode.Uri): Record<string, unknown> {
     enableAdmissionPlugins: config.get<string[]>("enableAdmissionPlugins", []),
     disableAdmissionPlugins: config.get<string[]>("disableAdmissionPlugins", []),
     rules: config.get<Record<string, string>>("rules", {}),
+    admission: config.get<Record<string, unknown>>("admission", {}),
     // null: the server's default (the rule reference in taintlint's repository).
     docsUrl: config.get<string>("docsUrl", "").trim() || null,
   };

@@ -11,7 +11,7 @@
 use unicode_width::UnicodeWidthStr;
 
 use super::{pool_reasons, Fit, SimulatedFile};
-use crate::inventory::{nodes_noun, Inventory, Pool};
+use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::schedule::WorkloadResult;
 
 /// How to render.
@@ -176,11 +176,18 @@ enum Class {
 }
 
 impl Class {
-    fn of(w: &WorkloadResult, inventory: &Inventory) -> (Class, usize) {
+    fn of(w: &WorkloadResult, inventory: &Inventory) -> (Class, NodeCount) {
         if w.rejected.is_some() {
-            return (Class::Rejected, 0);
+            return (Class::Rejected, NodeCount::default());
         }
-        let (fit, nodes) = Fit::of_workload(w, inventory);
+        let (fit, _) = Fit::of_workload(w, inventory);
+        let nodes = w
+            .simulation
+            .pools
+            .iter()
+            .zip(&inventory.pools)
+            .map(|(v, pool)| pool.nodes_of(v.fitting(pool)))
+            .sum();
         let class = match fit {
             Fit::No | Fit::Partial => Class::No,
             Fit::Avoided => Class::Avoided,
@@ -212,7 +219,7 @@ struct Row<'a> {
     file: &'a str,
     w: &'a WorkloadResult,
     class: Class,
-    nodes: usize,
+    nodes: NodeCount,
     title: String,
 }
 
@@ -254,7 +261,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
             &[
                 "✓ fits",
                 "~ fits, but avoided (PreferNoSchedule)",
-                "± fits some nodes",
+                "± fits some nodes, or may",
                 "✗ no fit",
             ],
             max,
@@ -262,7 +269,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
         None => items(
             &[
                 "name~ fits, but avoided (PreferNoSchedule)",
-                "name± fits some nodes",
+                "name± fits some nodes, or may",
             ],
             max,
         ),
@@ -467,12 +474,15 @@ fn cluster_size(pools: &[Pool]) -> String {
     }
 }
 
-/// "fits no node" / "1 node fits" / "4 nodes fit".
-fn count_text(nodes: usize) -> String {
-    match nodes {
-        0 => "fits no node".to_string(),
-        1 => "1 node fits".to_string(),
-        n => format!("{n} nodes fit"),
+/// "fits no node" / "1 node fits" / "4 nodes fit", and for pools defined as code "0..8 nodes
+/// fit", "fits (count unknown)".
+fn count_text(nodes: NodeCount) -> String {
+    match (nodes.known(), nodes.max) {
+        (Some(0), _) => "fits no node".to_string(),
+        (Some(1), _) => "1 node fits".to_string(),
+        (Some(n), _) => format!("{n} nodes fit"),
+        (None, None) if nodes.min == 0 => "fits (count unknown)".to_string(),
+        _ => format!("{nodes} fit"),
     }
 }
 
@@ -533,6 +543,20 @@ fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
                     Some(_) => {}
                     None => groups.push((text, vec![p])),
                 }
+            }
+        }
+    }
+    // Then the taints it tolerates only by a toleration from outside its manifest.
+    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
+        for (t, source) in super::granted(pv, pool) {
+            let text = format!(
+                "tolerates {} by a toleration {}",
+                pool.taints[t].taint,
+                super::from_words(source)
+            );
+            match groups.iter_mut().find(|(x, _)| *x == text) {
+                Some((_, cols)) => cols.push(p),
+                None => groups.push((text, vec![p])),
             }
         }
     }

@@ -16,9 +16,10 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Fit, Place, SimulateSummary, SimulatedFile};
+use super::{from_words, granted, Fit, Place, SimulateSummary, SimulatedFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
+use crate::schedule::admission::Source as TolerationSource;
 use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
 
 #[derive(Serialize, PartialEq)]
@@ -99,6 +100,11 @@ enum Subject<'a> {
         #[serde(skip)]
         why: &'a str,
     },
+    /// A `nodeSelector` label a pool defined as code does not declare: it may fit.
+    LabelUnknown {
+        key: &'a str,
+        value: &'a str,
+    },
 }
 
 impl<'a> Subject<'a> {
@@ -136,6 +142,70 @@ struct PoolFit {
     reasons: Vec<usize>,
     /// The taints (indices into each pool's `taints`) that the workload does not tolerate.
     taints: Vec<usize>,
+    /// The pool's taints the workload tolerates only by a toleration its manifest does not
+    /// show, and where that toleration comes from.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tolerated: Vec<GrantOut>,
+}
+
+/// A taint tolerated by a toleration from outside the manifest.
+#[derive(Serialize, PartialEq)]
+struct GrantOut {
+    taint: usize,
+    source: SourceOut,
+    message: String,
+}
+
+/// Where a toleration comes from, as data.
+#[derive(Serialize, PartialEq)]
+#[serde(tag = "code", rename_all = "kebab-case")]
+enum SourceOut {
+    Manifest {
+        index: usize,
+    },
+    DaemonSet,
+    DefaultTolerationSeconds,
+    ExtendedResourceToleration {
+        resource: String,
+    },
+    NamespaceDefault {
+        namespace: String,
+        index: usize,
+    },
+    ClusterDefault {
+        index: usize,
+    },
+    MemoryPressure,
+    RuntimeClass {
+        #[serde(rename = "runtimeClass")]
+        runtime_class: String,
+        index: usize,
+    },
+}
+
+impl SourceOut {
+    fn of(source: &TolerationSource) -> Self {
+        match source {
+            TolerationSource::Manifest(i) => SourceOut::Manifest { index: *i },
+            TolerationSource::DaemonSet => SourceOut::DaemonSet,
+            TolerationSource::DefaultTolerationSeconds => SourceOut::DefaultTolerationSeconds,
+            TolerationSource::ExtendedResourceToleration(r) => {
+                SourceOut::ExtendedResourceToleration {
+                    resource: r.clone(),
+                }
+            }
+            TolerationSource::NamespaceDefault(ns, i) => SourceOut::NamespaceDefault {
+                namespace: ns.clone(),
+                index: *i,
+            },
+            TolerationSource::ClusterDefault(i) => SourceOut::ClusterDefault { index: *i },
+            TolerationSource::MemoryPressure => SourceOut::MemoryPressure,
+            TolerationSource::RuntimeClass(rc, i) => SourceOut::RuntimeClass {
+                runtime_class: rc.clone(),
+                index: *i,
+            },
+        }
+    }
 }
 
 fn fit_str<S: serde::Serializer>(fit: &Fit, s: S) -> Result<S::Ok, S::Error> {
@@ -148,6 +218,7 @@ impl PoolFit {
             && self.nodes == other.nodes
             && self.reasons == other.reasons
             && self.taints == other.taints
+            && self.tolerated == other.tolerated
     }
 }
 
@@ -336,6 +407,14 @@ impl<'i> JsonRenderer<'i> {
                 nodes: v.fitting(pool),
                 reasons,
                 taints,
+                tolerated: granted(v, pool)
+                    .into_iter()
+                    .map(|(t, source)| GrantOut {
+                        taint: t,
+                        source: SourceOut::of(source),
+                        message: format!("by a toleration {}", from_words(source)),
+                    })
+                    .collect(),
             };
             match pools.iter_mut().find(|p| p.same_verdict(&entry)) {
                 Some(p) => p.pools.push(i),
@@ -391,6 +470,25 @@ fn why_not<'a>(
     let mut indices = Vec::new();
     let mut taints = Vec::new();
     for (v, _, _) in verdict.groups(pool) {
+        for (key, value) in v.unknown.iter().filter(|_| v.fits()) {
+            let subject = Subject::LabelUnknown { key, value };
+            let index = match reasons.iter().position(|seen| seen.subject == subject) {
+                Some(i) => i,
+                None => {
+                    reasons.push(ReasonOut {
+                        subject,
+                        message: format!(
+                            "nodeSelector {key}={value}: the pool's definition does not declare \
+                             the label {key}; it fits if the label is set elsewhere"
+                        ),
+                    });
+                    reasons.len() - 1
+                }
+            };
+            if !indices.contains(&index) {
+                indices.push(index);
+            }
+        }
         for r in &v.reasons {
             let Some(subject) = Subject::of(r) else {
                 if let Reason::Taint(t) = r {

@@ -6,6 +6,7 @@
 //! names are listed only when asked for (`--nodes`).
 
 use crate::inventory::{Inventory, Pool};
+use crate::schedule::admission::Source;
 use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
 
 mod human;
@@ -29,7 +30,8 @@ pub enum Fit {
     Yes,
     /// Only on nodes with an untolerated PreferNoSchedule taint.
     Avoided,
-    /// On some nodes of the pool only.
+    /// On some nodes of the pool only, or maybe (on labels a pool defined as code does not
+    /// declare).
     Partial,
     No,
 }
@@ -49,7 +51,7 @@ impl Fit {
         let fitting = verdict.fitting(pool);
         if fitting == 0 {
             Fit::No
-        } else if fitting < pool.nodes.len() {
+        } else if fitting < pool.nodes.len() || verdict.uncertain(pool) {
             Fit::Partial
         } else if verdict.avoided(pool) == fitting {
             Fit::Avoided
@@ -100,6 +102,28 @@ impl SimulateSummary {
 }
 
 /// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
+/// The pool's taints that the fitting nodes tolerate only by a toleration from outside the
+/// manifest, with its source, each once.
+pub fn granted<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<(usize, &'v Source)> {
+    let mut out: Vec<(usize, &Source)> = Vec::new();
+    for (v, _, _) in verdict.groups(pool) {
+        if !v.fits() {
+            continue;
+        }
+        for (t, s) in &v.granted {
+            if !out.iter().any(|(seen, _)| seen == t) {
+                out.push((*t, s));
+            }
+        }
+    }
+    out
+}
+
+/// Where a toleration came from, after "by a toleration ..." (see [`Source::origin`]).
+pub fn from_words(source: &Source) -> String {
+    source.origin()
+}
+
 pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
     let mut out: Vec<&Reason> = Vec::new();
     for (v, _, _) in verdict.groups(pool) {

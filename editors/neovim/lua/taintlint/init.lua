@@ -10,6 +10,7 @@ local M = {}
 ---@field enableAdmissionPlugins? string[] admission plugins enabled on top of the defaults
 ---@field disableAdmissionPlugins? string[] admission plugins disabled from the defaults
 ---@field rules? table<string, 'error'|'warning'|'info'|'hint'|'off'> severity per rule
+---@field admission? table PodTolerationRestriction's configuration: clusterDefaultTolerations and clusterTolerationWhitelist, or admissionControlConfigFile
 
 --- Options of setup(): the settings above, and
 ---@class taintlint.Options: taintlint.Settings
@@ -19,7 +20,7 @@ local M = {}
 ---@field inlay_hints? boolean show inlay hints after tolerations (default false)
 
 local LISTS = { 'inventory', 'enableAdmissionPlugins', 'disableAdmissionPlugins' }
-local MAPS = { 'featureGates', 'rules' }
+local MAPS = { 'featureGates', 'rules', 'admission' }
 
 --- The settings given to the last setup(), or nil when setup() was not called (then the
 --- `settings` of vim.lsp.config('taintlint') are sent as they are).

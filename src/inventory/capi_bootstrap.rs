@@ -1,0 +1,166 @@
+//! Cluster API kubeadm bootstrap as node pools: `KubeadmConfigTemplate` and `KubeadmConfig`
+//! (`bootstrap.cluster.x-k8s.io`) and `KubeadmControlPlane` (`controlplane.cluster.x-k8s.io`),
+//! v1beta1 (`kubeletExtraArgs` a map) and v1beta2 (a list of `{name, value}`).
+//!
+//! Where (kubernetes-sigs/cluster-api `api/bootstrap/kubeadm/v1beta2/kubeadm_types.go`,
+//! `api/controlplane/kubeadm/v1beta2/kubeadm_control_plane_types.go`): a template's
+//! `spec.template.spec.joinConfiguration.nodeRegistration` (workers), a control plane's
+//! `spec.kubeadmConfigSpec.initConfiguration.nodeRegistration` (its first machine) and
+//! `...joinConfiguration.nodeRegistration` (the others): both control planes, so their taints
+//! default to the control-plane taint (see [`kubeadm`](super::kubeadm)), and the pool has the
+//! taints of either. Cluster API adds `node.cluster.x-k8s.io/uninitialized:NoSchedule` to every
+//! worker's join and removes it once the Node is linked to its Machine
+//! (`bootstrap/kubeadm/internal/controllers/kubeadmconfig_controller.go` `joinWorker`;
+//! `api/core/v1beta2/common_types.go` `NodeUninitializedTaint`): a startup taint. The control
+//! plane's size is `spec.replicas`; a template's is its MachineDeployment's (not read: unknown).
+//! Of `spec.machineTemplate.metadata.labels`, only the domains Cluster API syncs reach the Node.
+
+use super::kubeadm::{pool, registration, Registration};
+use super::machines::is_synced_by_capi;
+use super::nodes::{labels, scalar_text};
+use super::{Count, Defined, Loc, PoolTaint};
+use crate::k8s::decode::decode;
+use crate::k8s::model::{Effect, Taint};
+use crate::syntax::{Document, NodeId};
+
+const UNINITIALIZED: &str = "node.cluster.x-k8s.io/uninitialized";
+
+/// Whether a document is a KubeadmConfigTemplate, KubeadmConfig or KubeadmControlPlane.
+pub(crate) fn is_capi_bootstrap(doc: &Document<'_>, root: NodeId) -> bool {
+    let api = doc.get_str(root, "apiVersion").unwrap_or_default();
+    match doc.get_str(root, "kind") {
+        Some("KubeadmConfigTemplate" | "KubeadmConfig") => {
+            api.starts_with("bootstrap.cluster.x-k8s.io/")
+        }
+        Some("KubeadmControlPlane") => api.starts_with("controlplane.cluster.x-k8s.io/"),
+        _ => false,
+    }
+}
+
+fn at_path(doc: &Document<'_>, root: NodeId, segments: &[&str]) -> Option<NodeId> {
+    let mut at = root;
+    for s in segments {
+        at = doc.get(at, s)?.1;
+    }
+    Some(at)
+}
+
+/// Reads one bootstrap object (`is_capi_bootstrap` holds) into the pool of machines it makes.
+pub(crate) fn read<'a>(
+    file: usize,
+    text: &'a str,
+    doc: &mut Document<'a>,
+    root: NodeId,
+    index: usize,
+) -> Defined {
+    let kind = doc.get_str(root, "kind").unwrap_or_default().to_string();
+    let at = doc.node(root).span.clone();
+    let name = doc
+        .get(root, "metadata")
+        .and_then(|(_, m)| doc.get_str(m, "name"))
+        .filter(|n| !n.is_empty())
+        .unwrap_or(&kind)
+        .to_string();
+    let object = Some(0);
+    // (path of the kubeadm config spec, whether its machines are control planes)
+    let control_plane = kind == "KubeadmControlPlane";
+    let spec: &[&str] = match kind.as_str() {
+        "KubeadmControlPlane" => &["spec", "kubeadmConfigSpec"],
+        "KubeadmConfigTemplate" => &["spec", "template", "spec"],
+        _ => &["spec"],
+    };
+    let mut regs: Vec<Registration> = Vec::new();
+    let mut worker = false;
+    for config in ["initConfiguration", "joinConfiguration"] {
+        let mut segments = spec.to_vec();
+        segments.push(config);
+        let Some(cfg) = at_path(doc, root, &segments) else {
+            continue;
+        };
+        let cfg_key = at_path(doc, root, &segments[..segments.len() - 1])
+            .and_then(|parent| doc.get(parent, config))
+            .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
+        let cp = control_plane
+            || config == "initConfiguration"
+            || doc.get(cfg, "controlPlane").is_some();
+        worker |= !cp;
+        let nr = doc.get(cfg, "nodeRegistration").map(|(_, v)| v);
+        let path = format!("{}.{config}.nodeRegistration", spec.join("."));
+        regs.push(registration(text, doc, nr, &path, cp, object, cfg_key));
+    }
+    let mut lists = Vec::new();
+    let mut taints: Vec<PoolTaint> = Vec::new();
+    let mut node_labels = Vec::new();
+    let mut invalid = 0;
+    for reg in regs {
+        let (found, left_out) = reg.taints(file, doc);
+        invalid += left_out;
+        for t in found {
+            if !taints
+                .iter()
+                .any(|o| o.taint.key == t.taint.key && o.taint.effect == t.taint.effect)
+            {
+                taints.push(t);
+            }
+        }
+        for l in reg.labels {
+            if !node_labels
+                .iter()
+                .any(|(k, _): &(String, String)| *k == l.0)
+            {
+                node_labels.push(l);
+            }
+        }
+        lists.extend(reg.lists);
+    }
+    if let Some(v) = at_path(
+        doc,
+        root,
+        &["spec", "machineTemplate", "metadata", "labels"],
+    ) {
+        node_labels.extend(
+            labels(doc, v, "spec.machineTemplate.metadata.labels")
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|(k, _)| is_synced_by_capi(k)),
+        );
+    }
+    let replicas =
+        at_path(doc, root, &["spec", "replicas"]).and_then(|v| match decode(doc, v).as_int64() {
+            Ok(Some(n)) => u64::try_from(n).ok(),
+            _ => scalar_text(doc, v).and_then(|s| s.parse().ok()),
+        });
+    let count = Count {
+        min: replicas,
+        max: replicas,
+    };
+    let pool_kind: &'static str = match kind.as_str() {
+        "KubeadmControlPlane" => "kubeadmcontrolplane",
+        "KubeadmConfigTemplate" => "kubeadmconfigtemplate",
+        _ => "kubeadmconfig",
+    };
+    let loc = Loc {
+        file,
+        range: at.clone(),
+    };
+    let mut node = pool(name, pool_kind, loc, (file, index), count);
+    node.labels = node_labels;
+    node.taints = taints;
+    if worker {
+        if let Some(d) = node.declared.as_mut() {
+            d.startup_taints.push(PoolTaint {
+                taint: Taint {
+                    key: UNINITIALIZED.to_string(),
+                    value: String::new(),
+                    effect: Effect::NoSchedule,
+                },
+                at: Loc { file, range: at },
+            });
+        }
+    }
+    Defined {
+        nodes: vec![node],
+        lists,
+        invalid,
+    }
+}

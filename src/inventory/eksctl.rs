@@ -1,0 +1,214 @@
+//! eksctl cluster configs (`eksctl.io/v1alpha5` `ClusterConfig`): every entry of `nodeGroups`
+//! and `managedNodeGroups` is a node pool.
+//!
+//! Where (eksctl-io/eksctl `pkg/apis/eksctl.io/v1alpha5/types.go`): `name`, `labels`,
+//! `desiredCapacity`, `minSize`, `maxSize`, and `taints`: for `nodeGroups` either a list of
+//! `{key, value, effect}` or a map `key: "value:Effect"` (`taintsWrapper.UnmarshalJSON`; the
+//! string is split on `:` by `pkg/utils/taints/taints.go` `parseTaint`: one part is the effect,
+//! two are value and effect), for `managedNodeGroups` the list only. Map taints become mappings
+//! whose scalars span the key and the characters inside the string, so the taint rules point
+//! there. Every node is labelled `alpha.eksctl.io/cluster-name` and
+//! `alpha.eksctl.io/nodegroup-name` (`defaults.go` `setDefaultNodeLabels`), a managed group's
+//! also `eks.amazonaws.com/nodegroup` (`types.go` `EKSNodeGroupNameLabel`).
+
+use std::borrow::Cow;
+
+use super::kubeadm::pool;
+use super::nodes::{labels, scalar_text, taints};
+use super::{Count, Defined, Loc};
+use crate::k8s::decode::{decode, Decoded};
+use crate::k8s::objects::List;
+use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
+
+/// Whether a document is an eksctl ClusterConfig.
+pub(crate) fn is_eksctl(doc: &Document<'_>, root: NodeId) -> bool {
+    doc.get_str(root, "kind") == Some("ClusterConfig")
+        && doc
+            .get_str(root, "apiVersion")
+            .is_some_and(|a| a.starts_with("eksctl.io/"))
+}
+
+/// A count from `minSize`, `maxSize` and `desiredCapacity`: the range when bounds are written.
+fn count(doc: &Document<'_>, group: NodeId) -> Count {
+    let n = |f: &str| {
+        doc.get(group, f)
+            .and_then(|(_, v)| decode(doc, v).as_int64().ok().flatten())
+            .and_then(|n| u64::try_from(n).ok())
+    };
+    match (n("minSize"), n("maxSize"), n("desiredCapacity")) {
+        (None, None, Some(d)) => Count {
+            min: Some(d),
+            max: Some(d),
+        },
+        (min, max, _) => Count { min, max },
+    }
+}
+
+/// A map-form taint `key: "value:Effect"` as a `{key, value, effect}` mapping; `None` when the
+/// string's characters cannot be pointed at (escapes, block scalars).
+fn map_taint<'a>(text: &'a str, doc: &mut Document<'a>, k: NodeId, v: NodeId) -> Option<NodeId> {
+    let node = doc.node(doc.resolve(v));
+    let span = node.span.clone();
+    let (value, start) = match &node.kind {
+        NodeKind::Scalar { value, style } => {
+            let start = match style {
+                Style::Plain => span.start,
+                Style::SingleQuoted | Style::DoubleQuoted => span.start + 1,
+                _ => return None,
+            };
+            (value.to_string(), start)
+        }
+        _ => return None,
+    };
+    if text.get(start..start + value.len()) != Some(value.as_str()) {
+        return None;
+    }
+    let whole = doc.node(k).span.start..span.end;
+    let mut entries = Vec::new();
+    let mut field = |doc: &mut Document<'a>, name: &'static str, value: NodeId| {
+        let key = doc.add_node(Node {
+            span: whole.clone(),
+            tag: None,
+            kind: NodeKind::Scalar {
+                value: Cow::Borrowed(name),
+                style: Style::Plain,
+            },
+        });
+        entries.push((key, value));
+    };
+    field(doc, "key", k);
+    let sub = |doc: &mut Document<'a>, at: usize, len: usize| {
+        doc.add_node(Node {
+            span: at..at + len,
+            tag: Some("!!str".into()),
+            kind: NodeKind::Scalar {
+                value: Cow::Borrowed(&text[at..at + len]),
+                style: Style::Plain,
+            },
+        })
+    };
+    match value.split_once(':') {
+        Some((val, effect)) => {
+            let v = sub(doc, start, val.len());
+            field(doc, "value", v);
+            let e = sub(doc, start + val.len() + 1, effect.len());
+            field(doc, "effect", e);
+        }
+        None => {
+            let e = sub(doc, start, value.len());
+            field(doc, "effect", e);
+        }
+    }
+    Some(doc.add_node(Node {
+        span: whole,
+        tag: None,
+        kind: NodeKind::Mapping {
+            entries,
+            flow: true,
+        },
+    }))
+}
+
+/// Reads a ClusterConfig's node groups (`is_eksctl` holds).
+pub(crate) fn read<'a>(
+    file: usize,
+    text: &'a str,
+    doc: &mut Document<'a>,
+    root: NodeId,
+    index: usize,
+) -> Defined {
+    let mut out = Defined::default();
+    let cluster = doc
+        .get(root, "metadata")
+        .and_then(|(_, m)| doc.get(m, "name"))
+        .and_then(|(_, v)| scalar_text(doc, v));
+    let mut n = 0;
+    for (field, managed) in [("nodeGroups", false), ("managedNodeGroups", true)] {
+        let Some((_, seq)) = doc.get(root, field) else {
+            continue;
+        };
+        let groups = doc.sequence(seq).unwrap_or_default().to_vec();
+        for (i, group) in groups.into_iter().enumerate() {
+            if doc.mapping(group).is_none() {
+                continue;
+            }
+            n += 1;
+            let path = format!("{field}[{i}]");
+            let name = doc
+                .get(group, "name")
+                .and_then(|(_, v)| scalar_text(doc, v))
+                .filter(|s| !s.is_empty());
+            let list = match doc.get(group, "taints") {
+                Some((key, value)) if doc.mapping(value).is_some() && !managed => {
+                    let entries = doc.mapping(value).unwrap_or_default().to_vec();
+                    let mut items = Vec::new();
+                    for (k, v) in entries {
+                        match map_taint(text, doc, k, v) {
+                            Some(m) => items.push(m),
+                            None => out.invalid += 1,
+                        }
+                    }
+                    let span = doc.node(value).span.clone();
+                    let node = doc.add_node(Node {
+                        span,
+                        tag: None,
+                        kind: NodeKind::Sequence { items, flow: true },
+                    });
+                    Some(List {
+                        node,
+                        key,
+                        path: format!("{path}.taints"),
+                        object: Some(0),
+                    })
+                }
+                Some((key, node)) if !matches!(decode(doc, node), Decoded::Null) => Some(List {
+                    node,
+                    key,
+                    path: format!("{path}.taints"),
+                    object: Some(0),
+                }),
+                _ => None,
+            };
+            let mut node_labels = doc
+                .get(group, "labels")
+                .and_then(|(_, v)| labels(doc, v, &format!("{path}.labels")).ok())
+                .unwrap_or_default();
+            let shown = name.clone().unwrap_or_else(|| path.clone());
+            if let Some(c) = &cluster {
+                node_labels.push(("alpha.eksctl.io/cluster-name".to_string(), c.clone()));
+            }
+            if let Some(ng) = &name {
+                node_labels.push(("alpha.eksctl.io/nodegroup-name".to_string(), ng.clone()));
+                if managed {
+                    node_labels.push(("eks.amazonaws.com/nodegroup".to_string(), ng.clone()));
+                }
+            }
+            let (found, left_out) = list
+                .as_ref()
+                .map(|l| taints(file, doc, l))
+                .unwrap_or_default();
+            out.invalid += left_out;
+            let at = Loc {
+                file,
+                range: doc.node(group).span.clone(),
+            };
+            let kind = if managed {
+                "eksctl-managednodegroup"
+            } else {
+                "eksctl-nodegroup"
+            };
+            let mut node = pool(
+                shown,
+                kind,
+                at,
+                (file, (index << 16) + n),
+                count(doc, group),
+            );
+            node.labels = node_labels;
+            node.taints = found;
+            out.nodes.push(node);
+            out.lists.extend(list);
+        }
+    }
+    out
+}

@@ -1,0 +1,561 @@
+//! `invalid-runtime-class`: a RuntimeClass the API server refuses for what the toleration rules
+//! do not check (its name, handler, overhead, node selector, and duplicate tolerations).
+
+use super::{go_quote, shown, ObjectCx, Rule, RuleMeta};
+use crate::diagnostic::Severity;
+use crate::k8s::decode::{decode, Decoded};
+use crate::k8s::names::{is_dns1123_label, is_dns1123_subdomain, is_qualified_name};
+use crate::k8s::names::{is_valid_label_value, key_problem, label_value_problem};
+use crate::k8s::objects::{items, Owner};
+use crate::k8s::quantity;
+use crate::syntax::NodeId;
+
+pub struct InvalidRuntimeClass;
+
+pub static META: RuleMeta = RuleMeta {
+    name: "invalid-runtime-class",
+    severity: Severity::Error,
+    needs_inventory: false,
+    fixable: false,
+    summary: "A RuntimeClass the API server refuses: its handler, overhead, node selector or a repeated toleration",
+    why: "The API server rejects the RuntimeClass, and pods that name it are then refused.",
+    explanation: r#"## What it catches
+What `ValidateRuntimeClass` (upstream pkg/apis/node/validation/validation.go) refuses beyond
+the toleration rules, which check `scheduling.tolerations` as they check a pod's:
+
+- `metadata.name` that is not a DNS-1123 subdomain;
+- `handler` that is not a DNS-1123 label (lowercase letters, digits and `-`, at most 63 bytes,
+  no dots); an omitted handler is the empty string, which is refused too;
+- `overhead.podFixed` entries as a container's limits are checked
+  (`ValidateContainerResourceRequirements` in pkg/apis/core/validation/validation.go): a resource
+  name that is a qualified name and, without a prefix, one of `cpu`, `memory`,
+  `ephemeral-storage`, `hugepages-*`, or with a prefix an extended resource name; a quantity
+  that parses (k8s.io/apimachinery/pkg/api/resource quantity.go), is not negative, and is a
+  whole number for an extended resource;
+- `scheduling.nodeSelector` labels (`ValidateLabels`: qualified-name keys, label values);
+- two `scheduling.tolerations` with the same key, operator, value and effect. This is where a
+  RuntimeClass differs from a pod: a pod may repeat a toleration (`duplicate-toleration` is
+  advice there), a RuntimeClass may not (`validateTolerations` keeps a set of list keys:
+  `Duplicate value`). The operator is compared as written: an omitted operator is not
+  `Equal` here, and `tolerationSeconds` is not part of the key.
+
+## Why it matters
+`kubectl apply` fails with `RuntimeClass.node.k8s.io "gvisor" is invalid: ...`. Until the
+class exists, the RuntimeClass admission plugin refuses every pod that names it.
+
+## Example
+```yaml
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: gVisor.runsc          # not a DNS-1123 label
+scheduling:
+  tolerations:
+  - {key: sandbox, operator: Exists, effect: NoSchedule}
+  - {key: sandbox, operator: Exists, effect: NoSchedule, tolerationSeconds: 60}   # duplicate
+```
+
+## Fix
+Write the handler as the container runtime's configuration names it (`runsc`, `kata-qemu`),
+keep one toleration per key, operator, value and effect, and give `overhead.podFixed` standard
+resource names with non-negative quantities.
+"#,
+};
+
+impl Rule for InvalidRuntimeClass {
+    fn meta(&self) -> &'static RuleMeta {
+        &META
+    }
+
+    fn check_object(&self, cx: &mut ObjectCx<'_, '_>) {
+        if cx.object.kind != Some("RuntimeClass") {
+            return;
+        }
+        let node = cx.object.node;
+        check_name(cx, node);
+        check_handler(cx, node);
+        check_overhead(cx, node);
+        check_node_selector(cx, node);
+        check_duplicates(cx);
+    }
+}
+
+/// A value's range, or its key's when the value is empty (`handler:` with nothing after it).
+fn value_range(cx: &ObjectCx<'_, '_>, key: NodeId, value: NodeId) -> std::ops::Range<usize> {
+    let span = cx.span(value);
+    if span.is_empty() {
+        cx.span(key)
+    } else {
+        span
+    }
+}
+
+fn check_name(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
+    let doc = cx.doc;
+    let Some((_, metadata)) = doc.get(node, "metadata") else {
+        return;
+    };
+    let Some((key, value)) = doc.get(metadata, "name") else {
+        return;
+    };
+    let Decoded::Str(name) = decode(doc, value) else {
+        return;
+    };
+    let errors = is_dns1123_subdomain(name);
+    if errors.is_empty() {
+        return;
+    }
+    let server = format!(
+        "metadata.name: Invalid value: {}: {}",
+        go_quote(name),
+        errors.join("; ")
+    );
+    let message = format!(
+        "RuntimeClass name {} is not a DNS-1123 subdomain (lowercase letters, digits, `-` and `.`)",
+        shown(name)
+    );
+    let range = value_range(cx, key, value);
+    let path = cx.path("metadata.name");
+    cx.report(range, path, message).with_server_message(server);
+}
+
+fn check_handler(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
+    let doc = cx.doc;
+    let (range, handler) = match doc.get(node, "handler") {
+        Some((key, value)) => match decode(doc, value) {
+            Decoded::Str(s) => (value_range(cx, key, value), s),
+            Decoded::Null => (cx.span(key), ""),
+            other => {
+                let message = format!(
+                    "handler must be a string, not a {} (quote it)",
+                    other.yaml_type()
+                );
+                let range = value_range(cx, key, value);
+                let path = cx.path("handler");
+                cx.report(range, path, message).with_server_message(format!(
+                    "json: cannot unmarshal {} into Go struct field RuntimeClass.handler of type string",
+                    other.json_type()
+                ));
+                return;
+            }
+        },
+        None => {
+            // No handler at all: point at the kind, which says what the object is.
+            let at = doc
+                .get(node, "kind")
+                .map_or(cx.span(node), |(k, _)| cx.span(k));
+            (at, "")
+        }
+    };
+    let errors = is_dns1123_label(handler);
+    if errors.is_empty() {
+        return;
+    }
+    let server = format!(
+        "handler: Invalid value: {}: {}",
+        go_quote(handler),
+        errors.join("; ")
+    );
+    let message = if handler.is_empty() {
+        "a RuntimeClass needs a handler (the CRI runtime's name, a DNS-1123 label)".to_string()
+    } else if errors.iter().any(|e| e == "must not contain dots") {
+        format!(
+            "handler {} must not contain dots (a DNS-1123 label)",
+            shown(handler)
+        )
+    } else {
+        format!(
+            "handler {} is not a DNS-1123 label (lowercase letters, digits and `-`, at most 63)",
+            shown(handler)
+        )
+    };
+    let path = cx.path("handler");
+    cx.report(range, path, message).with_server_message(server);
+}
+
+/// Upstream `IsStandardContainerResourceName` (pkg/apis/core/helper/helpers.go).
+fn is_standard_container_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-")
+}
+
+/// Upstream `IsNativeResource`: no prefix, or a `kubernetes.io/` one.
+fn is_native_resource(name: &str) -> bool {
+    !name.contains('/') || name.contains("kubernetes.io/")
+}
+
+/// Upstream `IsExtendedResourceName`: not native, not `requests.`, and `requests.<name>` is a
+/// qualified name (what a quota on it is called).
+fn is_extended_resource(name: &str) -> bool {
+    !is_native_resource(name)
+        && !name.starts_with("requests.")
+        && is_qualified_name(&format!("requests.{name}")).is_empty()
+}
+
+fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
+    let doc = cx.doc;
+    let Some((_, overhead)) = doc.get(node, "overhead") else {
+        return;
+    };
+    let Some((_, pod_fixed)) = doc.get(overhead, "podFixed") else {
+        return;
+    };
+    let entries = doc.merged_entries(pod_fixed);
+    for (k, v) in entries {
+        let Some((name, _)) = doc.scalar(k) else {
+            continue;
+        };
+        let api = format!("overhead.podFixed[{name}]");
+        let path = cx.path(&api);
+        // The resource name.
+        let mut name_errors: Vec<String> = is_qualified_name(name);
+        if name_errors.is_empty() {
+            if !name.contains('/') {
+                if !is_standard_container_resource(name) {
+                    name_errors.push("must be a standard resource for containers".to_string());
+                }
+            } else if !is_native_resource(name) && !is_extended_resource(name) {
+                name_errors.push("doesn't follow extended resource name standard".to_string());
+            }
+        }
+        if !name_errors.is_empty() {
+            let server = format!(
+                "{api}: Invalid value: {}: {}",
+                go_quote(name),
+                name_errors.join("; ")
+            );
+            let message = if name.contains('/') || !is_qualified_name(name).is_empty() {
+                format!(
+                    "overhead resource {} is not a valid resource name",
+                    shown(name)
+                )
+            } else {
+                format!(
+                    "overhead resource {} is not one a pod can use: cpu, memory, \
+                     ephemeral-storage, hugepages-<size>, or a prefixed extended resource",
+                    shown(name)
+                )
+            };
+            let range = cx.span(k);
+            cx.report(range, path.clone(), message)
+                .with_server_message(server);
+        }
+        // The quantity: a string or a number.
+        let text = match decode(doc, v) {
+            Decoded::Str(s) => s.to_string(),
+            Decoded::Int(i) => i.to_string(),
+            Decoded::Float(_) => doc.scalar(v).map_or(String::new(), |(s, _)| s.to_string()),
+            other => {
+                let range = value_range(cx, k, v);
+                cx.report(
+                    range,
+                    path.clone(),
+                    format!(
+                        "overhead {name} must be a quantity, not a {}",
+                        other.yaml_type()
+                    ),
+                )
+                .with_server_message(format!(
+                    "json: cannot unmarshal {} into Go value of type resource.Quantity",
+                    other.json_type()
+                ));
+                continue;
+            }
+        };
+        let range = value_range(cx, k, v);
+        match quantity::parse(&text) {
+            Err(e) => {
+                cx.report(
+                    range,
+                    path.clone(),
+                    format!(
+                        "overhead {name} {} is not a quantity (such as `250m` or `64Mi`)",
+                        shown(&text)
+                    ),
+                )
+                .with_server_message(e.to_string());
+            }
+            Ok(q) if q.negative => {
+                cx.report(
+                    range,
+                    path.clone(),
+                    format!("overhead {name} {} is negative", shown(&text)),
+                )
+                .with_server_message(format!(
+                    "{api}: Invalid value: {}: must be greater than or equal to 0",
+                    go_quote(&text)
+                ));
+            }
+            Ok(q) if is_extended_resource(name) && q.is_integer() == Some(false) => {
+                cx.report(
+                    range,
+                    path.clone(),
+                    format!(
+                        "overhead {name} {} must be a whole number (an extended resource)",
+                        shown(&text)
+                    ),
+                )
+                .with_server_message(format!(
+                    "{api}: Invalid value: {}: must be an integer",
+                    go_quote(&text)
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+fn check_node_selector(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
+    let doc = cx.doc;
+    let Some((_, scheduling)) = doc.get(node, "scheduling") else {
+        return;
+    };
+    let Some((_, selector)) = doc.get(scheduling, "nodeSelector") else {
+        return;
+    };
+    for (k, v) in doc.merged_entries(selector) {
+        let Some((key, _)) = doc.scalar(k) else {
+            continue;
+        };
+        let api = "scheduling.nodeSelector";
+        let path = cx.path(&format!("{api}.{key}"));
+        let key_errors = is_qualified_name(key);
+        if !key_errors.is_empty() {
+            let server = format!(
+                "{api}: Invalid value: {}: {}",
+                go_quote(key),
+                key_errors.join("; ")
+            );
+            let problem = key_problem(key).unwrap_or_else(|| "is not a valid key".to_string());
+            let range = cx.span(k);
+            cx.report(
+                range,
+                path.clone(),
+                format!("nodeSelector label {} {problem}", shown(key)),
+            )
+            .with_server_message(server);
+        }
+        let value = match decode(doc, v) {
+            Decoded::Str(s) => s,
+            Decoded::Null => "",
+            other => {
+                let range = value_range(cx, k, v);
+                cx.report(
+                    range,
+                    path.clone(),
+                    format!(
+                        "nodeSelector label {key} must be a string, not a {} (quote it)",
+                        other.yaml_type()
+                    ),
+                )
+                .with_server_message(format!(
+                    "json: cannot unmarshal {} into Go struct field Scheduling.scheduling.nodeSelector of type string",
+                    other.json_type()
+                ));
+                continue;
+            }
+        };
+        let value_errors = is_valid_label_value(value);
+        if !value_errors.is_empty() {
+            let server = format!(
+                "{api}: Invalid value: {}: {}",
+                go_quote(value),
+                value_errors.join("; ")
+            );
+            let problem =
+                label_value_problem(value).unwrap_or_else(|| "is not a valid label value".into());
+            let range = value_range(cx, k, v);
+            cx.report(
+                range,
+                path,
+                format!("nodeSelector value {} {problem}", shown(value)),
+            )
+            .with_server_message(server);
+        }
+    }
+}
+
+/// `validateTolerations`' uniqueness: the list key is key, operator, value and effect, as
+/// written (no defaulting: an omitted operator is its own value).
+fn check_duplicates(cx: &mut ObjectCx<'_, '_>) {
+    let doc = cx.doc;
+    let index = cx
+        .extracted
+        .objects
+        .iter()
+        .position(|o| o.node == cx.object.node);
+    let lists: Vec<_> = cx
+        .extracted
+        .tolerations
+        .iter()
+        .filter(|l| l.owner == Owner::RuntimeClass && l.list.object == index)
+        .map(|l| l.list.clone())
+        .collect();
+    for list in lists {
+        let items = items(doc, &list);
+        let mut seen: Vec<(usize, [&str; 4])> = Vec::new();
+        for item in &items {
+            if !item.decodes() {
+                continue;
+            }
+            let list_key = [
+                item.str("key"),
+                item.str("operator"),
+                item.str("value"),
+                item.str("effect"),
+            ];
+            if let Some(&(first, _)) = seen.iter().find(|(_, k)| *k == list_key) {
+                let api = item
+                    .path
+                    .strip_prefix(&format!("{}.", cx.object.path))
+                    .unwrap_or(&item.path);
+                let server = format!("{api}: Duplicate value: {}", go_struct(&list_key, item));
+                let at = doc
+                    .mapping(item.node)
+                    .and_then(|e| e.first())
+                    .map_or(cx.span(item.node), |&(k, _)| cx.span(k));
+                let related = doc
+                    .mapping(items[first].node)
+                    .and_then(|e| e.first())
+                    .map_or(cx.span(items[first].node), |&(k, _)| cx.span(k));
+                let message = format!(
+                    "duplicate of tolerations[{first}]: a RuntimeClass may not repeat a toleration's \
+                     key, operator, value and effect"
+                );
+                cx.report(at, item.path.clone(), message)
+                    .with_server_message(server)
+                    .with_related(related, "first occurrence".to_string());
+            } else {
+                seen.push((item.index, list_key));
+            }
+        }
+    }
+}
+
+/// A toleration as Go's `%v` of `core.Toleration` prints it in a `Duplicate value` message.
+fn go_struct(list_key: &[&str; 4], item: &crate::k8s::objects::Item<'_>) -> String {
+    let seconds = item
+        .field("tolerationSeconds")
+        .and_then(|f| f.decoded.as_int64().ok().flatten());
+    // `%#v` prints the pointer's address, which no manifest can know.
+    let seconds = match seconds {
+        Some(_) => "(*int64)(0x…)",
+        None => "(*int64)(nil)",
+    };
+    format!(
+        "core.Toleration{{Key:{}, Operator:{}, Value:{}, Effect:{}, TolerationSeconds:{seconds}}}",
+        go_quote(list_key[0]),
+        go_quote(list_key[1]),
+        go_quote(list_key[2]),
+        go_quote(list_key[3]),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Options;
+
+    /// The API paths of this rule's findings for a RuntimeClass with `body` under its name.
+    fn errors(name: &str, body: &str) -> Vec<String> {
+        let text = format!(
+            "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: {name}\n{body}"
+        );
+        crate::analysis::analyse(&text, &Options::default())
+            .into_iter()
+            .filter(|d| d.severity == crate::Severity::Error)
+            .map(|d| d.server_message.unwrap_or(d.message))
+            .collect()
+    }
+
+    /// Upstream TestValidateRuntimeClass (pkg/apis/node/validation/validation_test.go).
+    #[test]
+    fn validate_runtime_class() {
+        let cases: &[(&str, &str, &str, bool)] = &[
+            ("invalid name", "'&!@#'", "handler: foo\n", true),
+            ("invalid Handler name", "foo", "handler: '&@#$'\n", true),
+            ("invalid empty RuntimeClass", "empty", "", true),
+            ("valid Handler", "foo", "handler: bar-baz\n", false),
+        ];
+        for (case, name, body, expect_error) in cases {
+            let errs = errors(name, body);
+            assert_eq!(!errs.is_empty(), *expect_error, "{case}: {errs:?}");
+        }
+    }
+
+    /// Upstream TestValidateOverhead.
+    #[test]
+    fn validate_overhead() {
+        let ok = errors(
+            "foo",
+            "handler: bar\noverhead:\n  podFixed:\n    cpu: \"10\"\n    memory: 10G\n",
+        );
+        assert!(ok.is_empty(), "{ok:?}");
+        let bad = errors(
+            "foo",
+            "handler: bar\noverhead:\n  podFixed:\n    my.org: 10m\n",
+        );
+        assert_eq!(
+            bad,
+            vec!["overhead.podFixed[my.org]: Invalid value: \"my.org\": must be a standard resource for containers"]
+        );
+    }
+
+    /// Upstream TestValidateScheduling, and validateTolerations' uniqueness.
+    #[test]
+    fn validate_scheduling() {
+        let valid = "{key: valid, operator: Exists, effect: NoSchedule}";
+        let bad_key = "{key: \"not a valid key!!!\", operator: Exists, effect: NoSchedule}";
+        let cases: Vec<(&str, String, usize)> = vec![
+            (
+                "valid scheduling",
+                format!("scheduling:\n  nodeSelector: {{valid: \"yes\"}}\n  tolerations: [{valid}]\n"),
+                0,
+            ),
+            ("empty scheduling", "scheduling: {}\n".into(), 0),
+            (
+                "invalid nodeSelector",
+                "scheduling:\n  nodeSelector: {\"not a valid key!!!\": nope}\n".into(),
+                1,
+            ),
+            (
+                "invalid toleration",
+                format!("scheduling:\n  tolerations: [{valid}, {bad_key}]\n"),
+                1,
+            ),
+            (
+                "invalid scheduling",
+                format!(
+                    "scheduling:\n  nodeSelector: {{\"not a valid key!!!\": nope}}\n  tolerations: [{valid}, {bad_key}]\n"
+                ),
+                2,
+            ),
+            (
+                "duplicate toleration, seconds aside",
+                "scheduling:\n  tolerations:\n  - {key: a, operator: Exists, effect: NoExecute}\n  - {key: a, operator: Exists, effect: NoExecute, tolerationSeconds: 5}\n".into(),
+                1,
+            ),
+            (
+                "an omitted operator is not Equal in the list key",
+                "scheduling:\n  tolerations:\n  - {key: a, value: b}\n  - {key: a, operator: Equal, value: b}\n".into(),
+                0,
+            ),
+        ];
+        for (case, body, want) in cases {
+            let errs = errors("foo", &format!("handler: bar\n{body}"));
+            assert_eq!(errs.len(), want, "{case}: {errs:?}");
+        }
+    }
+
+    #[test]
+    fn handler_is_a_dns_label() {
+        let errs = errors("foo", "handler: runsc.v2\n");
+        assert_eq!(
+            errs,
+            vec!["handler: Invalid value: \"runsc.v2\": must not contain dots"]
+        );
+        assert_eq!(
+            errors("foo", &format!("handler: {}\n", "a".repeat(64))).len(),
+            1
+        );
+        assert!(errors("foo", "handler: 123\n")[0].contains("cannot unmarshal number"));
+    }
+}
