@@ -629,6 +629,23 @@ async fn references_reach_the_files_of_the_workspace() {
             )]
         );
 
+        // Hover on a Node's taint names them too, with file and line.
+        let node = "kind: Node\nmetadata: {name: n}\nspec:\n  taints: [{key: team.example.com/inference, value: a, effect: NoSchedule}]\n";
+        c.open("file:///elsewhere/node.yaml", node).await;
+        let r = c
+            .request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": "file:///elsewhere/node.yaml"}, "position": position(node, "inference", utf16)}),
+            )
+            .await;
+        let hover = r["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            hover.contains("Tolerated by 1 toleration in the workspace:\n- Deployment shop/web (`workloads.yaml:9`"),
+            "{hover}"
+        );
+
         // A new file on disk, reported by the client's watcher, is read.
         let later_text =
             "# 後で 🚀\ntolerations: [{key: team.example.com/inference, operator: Exists}]\n";

@@ -16,7 +16,7 @@ use crate::schedule::placement;
 use crate::schedule::Workload;
 use std::ops::Range;
 
-/// A toleration, somewhere in the open files, that tolerates a taint.
+/// A toleration, somewhere in the workspace (an open file or one on disk), that tolerates a taint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tolerator {
     /// `Deployment shop/web`.
@@ -233,12 +233,12 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
         t.effect.meaning()
     ));
     if tolerated_by.is_empty() {
-        out.push_str("No toleration in the open files tolerates it.");
+        out.push_str("No toleration in the workspace tolerates it.");
         return out;
     }
     let n = tolerated_by.len();
     out.push_str(&format!(
-        "Tolerated by {n} toleration{} in the open files:\n",
+        "Tolerated by {n} toleration{} in the workspace:\n",
         if n == 1 { "" } else { "s" }
     ));
     for t in tolerated_by.iter().take(MAX_LISTED) {

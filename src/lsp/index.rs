@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use crate::config_file::{self, ConfigFile};
 use crate::k8s::model::Toleration;
 use crate::lsp::convert::Lines;
-use crate::lsp::facts::Facts;
+use crate::lsp::facts::{object_label, Facts};
 use crate::position::{Encoding, LineIndex};
 
 /// At most this many files are read (the first ones in path order).
@@ -29,6 +29,9 @@ pub struct Indexed {
     /// The whole item, in the negotiated encoding.
     pub range: lsp::Range,
     pub toleration: Toleration,
+    /// Its object, for people (`Deployment shop/web`), and its field path.
+    pub object: String,
+    pub path: String,
 }
 
 /// A file's URI and its tolerations.
@@ -120,6 +123,8 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
             Some(Indexed {
                 range: lines.range(t.range),
                 toleration: t.toleration?,
+                object: object_label(t.object.as_ref()),
+                path: t.path,
             })
         })
         .collect();

@@ -1024,13 +1024,15 @@ impl Inner {
         Ok(out)
     }
 
-    /// The tolerations in the open files that tolerate a taint.
+    /// The tolerations in the workspace that tolerate a taint: the open files as edited, the
+    /// others as on disk.
     async fn tolerators(
         &self,
         taint: &crate::k8s::model::Taint,
         gate: bool,
     ) -> jsonrpc::Result<Vec<Tolerator>> {
-        let docs = self.facts(self.open_uris()).await?;
+        let open = self.open_uris();
+        let docs = self.facts(open.clone()).await?;
         let mut out = Vec::new();
         for (uri, snap, facts) in &docs {
             for t in &facts.tolerations {
@@ -1047,6 +1049,30 @@ impl Inner {
                 }
             }
         }
+        // The workspace's other files, as on disk.
+        let mut others: Vec<(&str, u32, Tolerator)> = Vec::new();
+        let state = self.lock();
+        for (uri, tolerations) in state.index.files() {
+            if open.binary_search(uri).is_ok() {
+                continue;
+            }
+            for t in tolerations {
+                if t.toleration.tolerates(taint, gate) {
+                    let line = t.range.start.line;
+                    others.push((
+                        uri.as_str(),
+                        line,
+                        Tolerator {
+                            object: t.object.clone(),
+                            place: format!("{}:{}", file_name(uri), line + 1),
+                            path: t.path.clone(),
+                        },
+                    ));
+                }
+            }
+        }
+        others.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        out.extend(others.into_iter().map(|(_, _, t)| t));
         Ok(out)
     }
 
