@@ -31,7 +31,9 @@ the toleration rules, which check `scheduling.tolerations` as they check a pod's
   name that is a qualified name and, without a prefix, one of `cpu`, `memory`,
   `ephemeral-storage`, `hugepages-*`, or with a prefix an extended resource name; a quantity
   that parses (k8s.io/apimachinery/pkg/api/resource quantity.go), is not negative, and is a
-  whole number for an extended resource;
+  whole number for an extended resource; and `hugepages-*` only beside `cpu` or `memory`
+  ("HugePages require cpu or memory"). Whether a hugepages quantity is a whole number of pages
+  is not checked;
 - `scheduling.nodeSelector` labels (`ValidateLabels`: qualified-name keys, label values);
 - two `scheduling.tolerations` with the same key, operator, value and effect. This is where a
   RuntimeClass differs from a pod: a pod may repeat a toleration (`duplicate-toleration` is
@@ -196,14 +198,17 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
     let Some((_, overhead)) = doc.get(node, "overhead") else {
         return;
     };
-    let Some((_, pod_fixed)) = doc.get(overhead, "podFixed") else {
+    let Some((pod_fixed_key, pod_fixed)) = doc.get(overhead, "podFixed") else {
         return;
     };
     let entries = doc.merged_entries(pod_fixed);
+    let (mut hugepages, mut cpu_or_memory) = (false, false);
     for (k, v) in entries {
         let Some((name, _)) = doc.scalar(k) else {
             continue;
         };
+        hugepages |= name.starts_with("hugepages-");
+        cpu_or_memory |= name == "cpu" || name == "memory";
         let api = format!("overhead.podFixed[{name}]");
         let path = cx.path(&api);
         // The resource name.
@@ -301,6 +306,21 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
             }
             Ok(_) => {}
         }
+    }
+    // As a container's limits: hugepages only beside cpu or memory.
+    if hugepages && !cpu_or_memory {
+        let range = cx.span(pod_fixed_key);
+        let path = cx.path("overhead.podFixed");
+        cx.report(
+            range,
+            path,
+            "overhead asks for hugepages without cpu or memory, which the API server requires \
+             beside them"
+                .to_string(),
+        )
+        .with_server_message(
+            "overhead.podFixed: Forbidden: HugePages require cpu or memory".to_string(),
+        );
     }
 }
 
@@ -497,6 +517,20 @@ mod tests {
             bad,
             vec!["overhead.podFixed[my.org]: Invalid value: \"my.org\": must be a standard resource for containers"]
         );
+        // ValidateContainerResourceRequirements' cross-field check, limits only.
+        let huge = errors(
+            "foo",
+            "handler: bar\noverhead:\n  podFixed:\n    hugepages-2Mi: 4Mi\n",
+        );
+        assert_eq!(
+            huge,
+            vec!["overhead.podFixed: Forbidden: HugePages require cpu or memory"]
+        );
+        let with_memory = errors(
+            "foo",
+            "handler: bar\noverhead:\n  podFixed:\n    hugepages-2Mi: 4Mi\n    memory: 1Gi\n",
+        );
+        assert!(with_memory.is_empty(), "{with_memory:?}");
     }
 
     /// Upstream TestValidateScheduling, and validateTolerations' uniqueness.
