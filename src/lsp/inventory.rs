@@ -132,26 +132,44 @@ fn hash(text: &str) -> u64 {
 #[derive(Debug, Clone, Default)]
 pub struct InventoryFiles {
     files: Vec<InventoryFile>,
+    /// The paths the settings name, resolved: files, and directories that stand for the
+    /// inventory files in them (as `--inventory DIR` does).
+    sources: Vec<PathBuf>,
 }
 
 impl InventoryFiles {
     /// Resolves the settings' paths against the workspace root and reads each file.
     pub fn read(paths: &[String], root: Option<&Path>) -> Self {
-        let files = paths
-            .iter()
-            .map(|p| resolve(p, root))
-            .map(|path| read_file(&path))
-            .collect();
-        Self::from_files(files)
+        Self::read_sources(paths.iter().map(|p| resolve(p, root)).collect())
     }
 
-    /// The same files, read again.
+    /// The same files, read again (a directory is looked into again).
     pub fn reread(&self) -> Self {
-        Self::from_files(self.files.iter().map(|f| read_file(&f.path)).collect())
+        Self::read_sources(self.sources.clone())
     }
 
-    fn from_files(files: Vec<InventoryFile>) -> Self {
-        InventoryFiles { files }
+    fn read_sources(sources: Vec<PathBuf>) -> Self {
+        let mut files = Vec::new();
+        for source in &sources {
+            if !source.is_dir() {
+                files.push(read_file(source));
+                continue;
+            }
+            let found = inventory_files_in(source);
+            if found.is_empty() {
+                files.push(InventoryFile {
+                    path: source.clone(),
+                    content: Err(format!(
+                        "a directory with no inventory file; an inventory is {}, or node \
+                         pools defined as code",
+                        crate::inventory::FORMATS
+                    )),
+                    modified: modified(source),
+                });
+            }
+            files.extend(found.iter().map(|path| read_file(path)));
+        }
+        InventoryFiles { files, sources }
     }
 
     /// The same files without their texts, once the core inventory is made from them.
@@ -237,6 +255,37 @@ pub fn resolve(path: &str, root: Option<&Path>) -> PathBuf {
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The inventory files of a directory, as `taintlint lint --inventory DIR` takes them: the
+/// manifests, JSON and Terraform files a walk finds (`.gitignore`d ones and dot-directories left
+/// out), in path order, that define nodes.
+fn inventory_files_in(dir: &Path) -> Vec<PathBuf> {
+    let walker = ignore::WalkBuilder::new(dir)
+        .hidden(true)
+        .git_ignore(true)
+        .require_git(false)
+        .sort_by_file_path(|a, b| a.cmp(b))
+        .build();
+    walker
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json" | "tf"))
+        })
+        .filter(|p| {
+            // A file that only mentions a node kind (a manifest beside the pools) holds none.
+            let Ok(text) = std::fs::read_to_string(p) else {
+                return false;
+            };
+            let name = p.display().to_string();
+            crate::inventory::may_define_nodes(&text)
+                && crate::inventory::Inventory::load(&[(name.as_str(), text.as_str())]).is_ok()
+        })
+        .collect()
 }
 
 fn read_file(path: &Path) -> InventoryFile {
@@ -326,5 +375,55 @@ mod tests {
         assert!(!files.changed_on_disk());
         std::fs::remove_file(&nodes).unwrap();
         assert!(files.changed_on_disk());
+    }
+
+    /// A directory in the settings stands for the inventory files in it, as on the command
+    /// line: node lists and pools defined as code, not the manifests beside them.
+    #[test]
+    fn a_directory_stands_for_its_inventory_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let cluster = dir.path().join("cluster");
+        std::fs::create_dir_all(cluster.join("pools")).unwrap();
+        std::fs::write(
+            cluster.join("nodes.yaml"),
+            "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            cluster.join("pools/gpu.yaml"),
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  \
+             template:\n    spec:\n      taints: [{key: gpu, effect: NoSchedule}]\n",
+        )
+        .unwrap();
+        // Mentions a node kind, defines none.
+        std::fs::write(
+            cluster.join("notes.yaml"),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: about-Node}\n",
+        )
+        .unwrap();
+        std::fs::write(cluster.join("README.md"), "kind: Node\n").unwrap();
+        let files = InventoryFiles::read(&["cluster".into()], Some(dir.path()));
+        let paths: Vec<&Path> = files.files().iter().map(|f| f.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [cluster.join("nodes.yaml"), cluster.join("pools/gpu.yaml")]
+        );
+        assert!(files.problems().is_empty(), "{:?}", files.problems());
+        // A pool added to the directory is found when the inventory is read again.
+        std::fs::write(
+            cluster.join("pools/cpu.yaml"),
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: cpu}\nspec: {}\n",
+        )
+        .unwrap();
+        assert_eq!(files.reread().files().len(), 3);
+        // A directory without any is a problem, named.
+        std::fs::create_dir(dir.path().join("empty")).unwrap();
+        let files = InventoryFiles::read(&["empty".into()], Some(dir.path()));
+        let problems = files.problems();
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].contains("a directory with no inventory file"),
+            "{problems:?}"
+        );
     }
 }
