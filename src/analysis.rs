@@ -74,11 +74,12 @@ pub fn analyse_file(
     }
 }
 
-/// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, in
-/// batches of at least `batch` (the last may be smaller), as soon as they are final: a file of
-/// 30,000 pods and 250,000 findings never holds them all. A file with suppression comments, or
-/// one that is not YAML, is handed over whole (a suppression can silence a finding anywhere in
-/// its scope, and an unused one is only known at the end).
+/// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, as
+/// soon as they are final: a batch is cut at the end of an object once `batch` findings wait
+/// (those of rules the options turn off are then left out, so it may be smaller; none is
+/// empty). A file of 30,000 pods and 250,000 findings never holds them all. A file with
+/// suppression comments, or one that is not YAML, is handed over whole (a suppression can
+/// silence a finding anywhere in its scope, and an unused one is only known at the end).
 pub fn analyse_streamed(
     text: &str,
     options: &Options,
