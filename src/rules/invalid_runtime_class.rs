@@ -33,7 +33,8 @@ the toleration rules, which check `scheduling.tolerations` as they check a pod's
   that parses (k8s.io/apimachinery/pkg/api/resource quantity.go), is not negative, and is a
   whole number for an extended resource; and `hugepages-*` only beside `cpu` or `memory`
   ("HugePages require cpu or memory"). Whether a hugepages quantity is a whole number of pages
-  is not checked;
+  is not checked. The API server's messages name these fields `overhead.limits[...]`: it
+  validates `podFixed` as a container's limits (`validateOverhead`);
 - `scheduling.nodeSelector` labels (`ValidateLabels`: qualified-name keys, label values);
 - two `scheduling.tolerations` with the same key, operator, value and effect. This is where a
   RuntimeClass differs from a pod: a pod may repeat a toleration (`duplicate-toleration` is
@@ -209,8 +210,9 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
         };
         hugepages |= name.starts_with("hugepages-");
         cpu_or_memory |= name == "cpu" || name == "memory";
-        let api = format!("overhead.podFixed[{name}]");
-        let path = cx.path(&api);
+        let path = cx.path(&format!("overhead.podFixed[{name}]"));
+        // The API server validates podFixed as a container's limits, and names it so.
+        let api = format!("overhead.limits[{name}]");
         // The resource name.
         let mut name_errors: Vec<String> = is_qualified_name(name);
         if name_errors.is_empty() {
@@ -318,9 +320,7 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
              beside them"
                 .to_string(),
         )
-        .with_server_message(
-            "overhead.podFixed: Forbidden: HugePages require cpu or memory".to_string(),
-        );
+        .with_server_message("overhead: Forbidden: HugePages require cpu or memory".to_string());
     }
 }
 
@@ -515,7 +515,7 @@ mod tests {
         );
         assert_eq!(
             bad,
-            vec!["overhead.podFixed[my.org]: Invalid value: \"my.org\": must be a standard resource for containers"]
+            vec!["overhead.limits[my.org]: Invalid value: \"my.org\": must be a standard resource for containers"]
         );
         // ValidateContainerResourceRequirements' cross-field check, limits only.
         let huge = errors(
@@ -524,7 +524,7 @@ mod tests {
         );
         assert_eq!(
             huge,
-            vec!["overhead.podFixed: Forbidden: HugePages require cpu or memory"]
+            vec!["overhead: Forbidden: HugePages require cpu or memory"]
         );
         let with_memory = errors(
             "foo",
