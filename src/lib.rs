@@ -18,6 +18,7 @@ pub mod rules;
 pub mod schedule;
 pub mod suppress;
 pub mod syntax;
+pub mod walk;
 
 pub use analysis::{analyse, analyse_with};
 pub use config::Options;

@@ -82,41 +82,23 @@ pub(crate) fn collect_inputs(
         match std::fs::metadata(path) {
             Err(e) => problems.push(format!("{}: {}", path.display(), io_message(&e))),
             Ok(meta) if meta.is_dir() => {
-                let mut found = Vec::new();
-                let root = path.clone();
-                let skip_config = config.clone();
-                let walker = ignore::WalkBuilder::new(path)
-                    .hidden(false)
-                    .git_ignore(true)
-                    .require_git(false)
-                    .sort_by_file_path(|a, b| a.cmp(b))
-                    .filter_entry(move |e| {
-                        let p = e.path();
-                        if p == root {
-                            return true;
-                        }
-                        let dir = e.file_type().is_some_and(|t| t.is_dir());
-                        !(dir && (is_dot_dir(p) || is_chart_templates(p)))
-                            && !skip_config.is_excluded(p)
-                    })
-                    .build();
-                for entry in walker {
-                    match entry {
-                        Ok(e) if e.file_type().is_some_and(|t| t.is_file()) => {
-                            if config.is_included(e.path()) || defines_node_pools(e.path()) {
-                                found.push(e.into_path());
-                            }
+                for file in taintlint::walk::files(path, config) {
+                    match file {
+                        Ok(p) if taintlint::walk::lints(&p, config) => {
+                            inputs.push(Input::File(p, c))
                         }
                         Ok(_) => {}
-                        Err(e) => problems.push(e.to_string()),
+                        Err(e) => problems.push(e),
                     }
                 }
-                inputs.extend(found.into_iter().map(|p| Input::File(p, c)));
             }
             Ok(_) => {
                 let skip = force_exclude
                     && (config.is_excluded(path)
-                        || path.ancestors().skip(1).any(is_chart_templates));
+                        || path
+                            .ancestors()
+                            .skip(1)
+                            .any(taintlint::walk::is_chart_templates));
                 if !skip {
                     inputs.push(Input::File(path.clone(), c));
                 }
@@ -124,28 +106,6 @@ pub(crate) fn collect_inputs(
         }
     }
     inputs
-}
-
-/// A Terraform file that defines node pools (it is linted like a manifest).
-fn defines_node_pools(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "tf")
-        && std::fs::read_to_string(path)
-            .is_ok_and(|t| taintlint::inventory::terraform::defines_pools(&t))
-}
-
-/// `.git` and other dot-directories (dot-files are linted).
-pub(crate) fn is_dot_dir(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
-}
-
-/// The `templates` directory of a Helm chart (next to its Chart.yaml).
-pub(crate) fn is_chart_templates(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "templates")
-        && path
-            .parent()
-            .is_some_and(|chart| chart.join("Chart.yaml").is_file())
 }
 
 /// Replaces a file's contents so that a crash leaves either the old file or the new one: the

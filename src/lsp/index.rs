@@ -137,28 +137,8 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
 /// The files a directory walk of `root` lints (manifests only, in path order), at most
 /// [`MAX_FILES`]; and whether there were more.
 fn manifest_files(root: &Path, config: &ConfigFile) -> (Vec<PathBuf>, bool) {
-    let top = root.to_path_buf();
-    let skip = config.clone();
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(false)
-        .git_ignore(true)
-        .require_git(false)
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .filter_entry(move |e| {
-            let p = e.path();
-            if p == top {
-                return true;
-            }
-            let dir = e.file_type().is_some_and(|t| t.is_dir());
-            !(dir && (is_dot_dir(p) || is_chart_templates(p))) && !skip.is_excluded(p)
-        })
-        .build();
     let mut out = Vec::new();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = entry.into_path();
+    for path in crate::walk::files(root, config).flatten() {
         if is_manifest(&path) && config.is_included(&path) {
             if out.len() == MAX_FILES {
                 return (out, true);
@@ -167,21 +147,6 @@ fn manifest_files(root: &Path, config: &ConfigFile) -> (Vec<PathBuf>, bool) {
         }
     }
     (out, false)
-}
-
-/// `.git` and other dot-directories.
-fn is_dot_dir(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with('.') && n != "." && n != "..")
-}
-
-/// The `templates` directory of a Helm chart (next to its Chart.yaml): Go templates, not YAML.
-fn is_chart_templates(path: &Path) -> bool {
-    path.file_name().is_some_and(|n| n == "templates")
-        && path
-            .parent()
-            .is_some_and(|chart| chart.join("Chart.yaml").is_file())
 }
 
 #[cfg(test)]

@@ -257,25 +257,13 @@ fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// The inventory files of a directory, as `taintlint lint --inventory DIR` takes them: the
-/// manifests, JSON and Terraform files a walk finds (`.gitignore`d ones and dot-directories left
-/// out), in path order, that define nodes.
+/// The inventory files of a directory, as `taintlint lint --inventory DIR` takes them: the files
+/// a lint walk of it reads ([`crate::walk`]), in path order, that define nodes.
 fn inventory_files_in(dir: &Path) -> Vec<PathBuf> {
-    let walker = ignore::WalkBuilder::new(dir)
-        .hidden(true)
-        .git_ignore(true)
-        .require_git(false)
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .build();
-    walker
+    let config = crate::config_file::ConfigFile::default();
+    crate::walk::files(dir, &config)
         .flatten()
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .map(|e| e.into_path())
-        .filter(|p| {
-            p.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json" | "tf"))
-        })
+        .filter(|p| crate::walk::lints(p, &config))
         .filter(|p| {
             // A file that only mentions a node kind (a manifest beside the pools) holds none.
             let Ok(text) = std::fs::read_to_string(p) else {
