@@ -15,10 +15,10 @@
 //! plane's size is `spec.replicas`; a template's is its MachineDeployment's (not read: unknown).
 //! Of `spec.machineTemplate.metadata.labels`, only the domains Cluster API syncs reach the Node.
 
-use super::kubeadm::{pool, registration, Registration};
+use super::kubeadm::{registration, Registration};
 use super::machines::is_synced_by_capi;
 use super::nodes::{labels, scalar_text};
-use super::{Count, Defined, Loc, PoolTaint};
+use super::{Count, Defined, Loc, PoolTaint, RawNode};
 use crate::k8s::decode::decode;
 use crate::k8s::model::{Effect, Taint};
 use crate::syntax::{Document, NodeId};
@@ -143,7 +143,7 @@ pub(crate) fn read<'a>(
         file,
         range: at.clone(),
     };
-    let mut node = pool(name, pool_kind, loc, (file, index), count);
+    let mut node = RawNode::defined(name, pool_kind, loc, (file, index), count);
     node.labels = node_labels;
     node.taints = taints;
     if worker {

@@ -13,9 +13,8 @@
 //! `resource_huaweicloud_cce_node_pool.go`). The file is read as YAML (JSON is YAML), so its
 //! taints get the rules at their exact characters.
 
-use super::kubeadm::pool;
 use super::nodes::{labels, scalar_text, taints};
-use super::{Count, Defined, Loc};
+use super::{Count, Defined, Loc, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::List;
 use crate::syntax::{Document, NodeId};
@@ -79,7 +78,7 @@ pub(crate) fn read(file: usize, doc: &Document<'_>, root: NodeId, index: usize) 
         range: doc.node(root).span.clone(),
     };
     let shown = name.unwrap_or_else(|| "NodePool".to_string());
-    let mut node = pool(shown, "cce-nodepool", at, (file, index), count);
+    let mut node = RawNode::defined(shown, "cce-nodepool", at, (file, index), count);
     node.labels = node_labels;
     node.taints = found;
     out.nodes.push(node);

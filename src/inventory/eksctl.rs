@@ -13,9 +13,8 @@
 
 use std::borrow::Cow;
 
-use super::kubeadm::pool;
 use super::nodes::{labels, scalar_text, taints};
-use super::{Count, Defined, Loc};
+use super::{Count, Defined, Loc, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::List;
 use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
@@ -197,7 +196,7 @@ pub(crate) fn read<'a>(
             } else {
                 "eksctl-nodegroup"
             };
-            let mut node = pool(
+            let mut node = RawNode::defined(
                 shown,
                 kind,
                 at,

@@ -14,7 +14,7 @@
 
 use super::nodes::{labels, scalar_text};
 use super::pool_object::{PoolObject, Taints};
-use super::{Count, Declared, ParseError, PoolRequirement, RawNode};
+use super::{Count, ParseError, PoolRequirement, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::pool_taint_paths;
 use crate::syntax::{Document, NodeId};
@@ -129,28 +129,20 @@ pub(crate) fn read(
         invalid,
     } = object.taints();
     let PoolObject { name, at, .. } = object;
-    Ok((
-        RawNode {
-            // One node stands for all: named for what it is, not as a node of the cluster.
-            name: format!("{name}-*"),
-            labels: node_labels,
-            taints: pool_taints,
-            unschedulable: None,
-            at,
-            pool: Some(((file, index), name)),
-            declared: Some(Box::new(Declared {
-                kind: if provisioner {
-                    "provisioner"
-                } else {
-                    "nodepool"
-                },
-                count,
-                startup_taints,
-                requirements: Some(requirements),
-            })),
-        },
-        invalid,
-    ))
+    let kind = if provisioner {
+        "provisioner"
+    } else {
+        "nodepool"
+    };
+    // One node stands for all: named for what it is, not as a node of the cluster.
+    let mut node = RawNode::defined(name, kind, at, (file, index), count);
+    node.labels = node_labels;
+    node.taints = pool_taints;
+    if let Some(declared) = &mut node.declared {
+        declared.startup_taints = startup_taints;
+        declared.requirements = Some(requirements);
+    }
+    Ok((node, invalid))
 }
 
 #[cfg(test)]

@@ -21,10 +21,10 @@ use std::ops::Range;
 
 use std::borrow::Cow;
 
-use super::kubeadm::{pool, registration, CONTROL_PLANE};
+use super::kubeadm::{registration, CONTROL_PLANE};
 use super::kubelet_flags::{self, extra_arg, Arg};
 use super::nodes::{labels, scalar_text};
-use super::{Count, Defined, Loc, PoolTaint, HOSTNAME_LABEL};
+use super::{Count, Defined, Loc, PoolTaint, RawNode, HOSTNAME_LABEL};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Taint};
 use crate::k8s::objects::List;
@@ -375,7 +375,7 @@ pub(crate) fn read<'a>(
             min: Some(1),
             max: Some(1),
         };
-        let mut node = pool(
+        let mut node = RawNode::defined(
             name.clone(),
             "kind-node",
             Loc { file, range: at },

@@ -30,7 +30,7 @@ use std::ops::Range;
 
 use super::kubelet_flags::{self, extra_arg};
 use super::nodes::taints;
-use super::{Count, Declared, Defined, Loc, PoolTaint, RawNode};
+use super::{Count, Defined, Loc, PoolTaint, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Taint};
 use crate::k8s::objects::List;
@@ -168,31 +168,6 @@ impl Registration {
     }
 }
 
-/// A pool made from node configuration: named `name`, of `kind`, defined at `at`, told apart
-/// from the file's other pools by `key`; its labels and taints are set by the caller.
-pub(crate) fn pool(
-    name: String,
-    kind: &'static str,
-    at: Loc,
-    key: (usize, usize),
-    count: Count,
-) -> RawNode {
-    RawNode {
-        name: format!("{name}-*"),
-        labels: Vec::new(),
-        taints: Vec::new(),
-        unschedulable: None,
-        at,
-        pool: Some((key, name)),
-        declared: Some(Box::new(Declared {
-            kind,
-            count,
-            startup_taints: Vec::new(),
-            requirements: None,
-        })),
-    }
-}
-
 /// Reads one kubeadm or kubelet configuration document (`is_kubeadm` holds).
 pub(crate) fn read<'a>(
     file: usize,
@@ -216,7 +191,7 @@ pub(crate) fn read<'a>(
             .as_ref()
             .map(|l| taints(file, doc, l))
             .unwrap_or_default();
-        let mut node = pool(
+        let mut node = RawNode::defined(
             "kubelet".to_string(),
             KUBELET_KIND,
             Loc { file, range: at },
@@ -268,7 +243,7 @@ pub(crate) fn read<'a>(
     } else {
         "joinconfiguration"
     };
-    let mut node = pool(name, kind, Loc { file, range: at }, (file, index), count);
+    let mut node = RawNode::defined(name, kind, Loc { file, range: at }, (file, index), count);
     node.labels = reg.labels;
     node.taints = found;
     Defined {

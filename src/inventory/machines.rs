@@ -12,7 +12,7 @@
 
 use super::nodes::labels;
 use super::pool_object::{PoolObject, Taints};
-use super::{Count, Declared, ParseError, RawNode};
+use super::{Count, ParseError, RawNode};
 use crate::k8s::decode::decode;
 use crate::k8s::objects::pool_taint_paths;
 use crate::syntax::{Document, NodeId};
@@ -79,31 +79,19 @@ pub(crate) fn read(
         ..
     } = object.taints();
     let PoolObject { name, at, kind, .. } = object;
-    Ok((
-        RawNode {
-            name: format!("{name}-*"),
-            labels: node_labels,
-            taints: pool_taints,
-            unschedulable: None,
-            at,
-            pool: Some(((file, index), name)),
-            declared: Some(Box::new(Declared {
-                kind: if openshift {
-                    "machineset"
-                } else {
-                    match kind {
-                        "MachineDeployment" => "machinedeployment",
-                        "MachinePool" => "machinepool",
-                        _ => "capi-machineset",
-                    }
-                },
-                count,
-                startup_taints: Vec::new(),
-                requirements: None,
-            })),
-        },
-        invalid,
-    ))
+    let kind = if openshift {
+        "machineset"
+    } else {
+        match kind {
+            "MachineDeployment" => "machinedeployment",
+            "MachinePool" => "machinepool",
+            _ => "capi-machineset",
+        }
+    };
+    let mut node = RawNode::defined(name, kind, at, (file, index), count);
+    node.labels = node_labels;
+    node.taints = pool_taints;
+    Ok((node, invalid))
 }
 
 #[cfg(test)]

@@ -383,6 +383,34 @@ pub(crate) struct RawNode {
     pub declared: Option<Box<Declared>>,
 }
 
+impl RawNode {
+    /// The one node that stands for a pool defined as code: named `name`, of `kind`, defined
+    /// at `at`, told apart from the file's other pools by `key`; its labels, taints, startup
+    /// taints and requirements are set by the caller.
+    pub(crate) fn defined(
+        name: String,
+        kind: &'static str,
+        at: Loc,
+        key: (usize, usize),
+        count: Count,
+    ) -> RawNode {
+        RawNode {
+            name: format!("{name}-*"),
+            labels: Vec::new(),
+            taints: Vec::new(),
+            unschedulable: None,
+            at,
+            pool: Some((key, name)),
+            declared: Some(Box::new(Declared {
+                kind,
+                count,
+                startup_taints: Vec::new(),
+                requirements: None,
+            })),
+        }
+    }
+}
+
 /// What a reader of node configuration finds in one document: the pools it defines (one node
 /// standing for each), every taint list written (for the rules, which may be built of
 /// `key=value:Effect` strings), and how many taints were left out as invalid.

@@ -24,7 +24,7 @@ use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::{Body, Structure};
 use hcl_edit::Span;
 
-use super::{compact, Count, Declared, Loc, ParseError, RawNode};
+use super::{compact, Count, Loc, ParseError, RawNode};
 use crate::k8s::objects::List;
 use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
 
@@ -673,23 +673,15 @@ pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), Par
                 range: r.clone(),
             },
         }));
-        out.push(RawNode {
-            name: format!("{}-*", pool.name),
-            labels: pool.labels.clone(),
-            taints,
-            unschedulable: None,
-            at: Loc {
-                file,
-                range: pool.at.clone(),
-            },
-            pool: Some(((file, index), pool.name.clone())),
-            declared: Some(Box::new(Declared {
-                kind: pool.kind,
-                count: pool.count,
-                startup_taints: Vec::new(),
-                requirements: None,
-            })),
-        });
+        let at = Loc {
+            file,
+            range: pool.at.clone(),
+        };
+        let mut node =
+            RawNode::defined(pool.name.clone(), pool.kind, at, (file, index), pool.count);
+        node.labels = pool.labels.clone();
+        node.taints = taints;
+        out.push(node);
     }
     Ok((out, invalid))
 }
