@@ -373,55 +373,33 @@ fn check_document<'a>(
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
         _ => None,
     };
-    let Some(chunks) = chunks else {
-        let mut taint_lists = extracted.taints.clone();
-        taint_lists.extend(defined);
-        check_lists(
-            text,
-            doc,
-            options,
-            &extracted.objects,
-            &extracted.tolerations,
-            &taint_lists,
-            out,
-        );
-        rules::admission_rejected::check(doc, &extracted, options, true, out);
-        rules::check_objects(text, doc, options, &extracted, out);
-        if let Some(inventory) = inventory {
-            let placements = places.as_deref_mut().map(|p| &mut p.placements);
-            rules::check_workloads(
-                text,
-                doc,
-                options,
-                &extracted,
-                inventory,
-                out,
-                placements,
-                0..extracted.pod_specs.len(),
-            );
-            if let Some(places) = places {
-                let gate = options.feature(COMPARISON_GATE);
-                for list in &extracted.tolerations {
-                    for item in items(doc, &list.list) {
-                        places
-                            .tolerations
-                            .extend(TolerationPlace::new(text, doc, &item, inventory, gate));
-                    }
-                }
-            }
-        }
-        return;
+    let taint_lists: std::borrow::Cow<'_, [crate::k8s::objects::List]> = if defined.is_empty() {
+        std::borrow::Cow::Borrowed(&extracted.taints)
+    } else {
+        std::borrow::Cow::Owned(extracted.taints.iter().cloned().chain(defined).collect())
     };
+    // Unless it is cut by object, the document is one chunk.
+    let chunks = chunks.unwrap_or_else(|| {
+        vec![ObjectChunk {
+            objects: 0..extracted.objects.len(),
+            tolerations: 0..extracted.tolerations.len(),
+            taints: 0..taint_lists.len(),
+            pod_specs: 0..extracted.pod_specs.len(),
+        }]
+    });
     let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
-    for (object, chunk) in chunks.into_iter().enumerate() {
-        rules::check_object(text, doc, options, &extracted, object, out);
+    for chunk in chunks {
+        for object in chunk.objects {
+            rules::check_object(text, doc, options, &extracted, object, out);
+        }
+        let tolerations = &extracted.tolerations[chunk.tolerations];
         check_lists(
             text,
             doc,
             options,
             &extracted.objects,
-            &extracted.tolerations[chunk.tolerations],
-            &extracted.taints[chunk.taints],
+            tolerations,
+            &taint_lists[chunk.taints],
             out,
         );
         if admit {
@@ -435,6 +413,7 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
+            let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
                 text,
                 doc,
@@ -442,9 +421,19 @@ fn check_document<'a>(
                 &extracted,
                 inventory,
                 out,
-                None,
+                placements,
                 chunk.pod_specs,
             );
+            if let Some(places) = places.as_deref_mut() {
+                let gate = options.feature(COMPARISON_GATE);
+                for list in tolerations {
+                    for item in items(doc, &list.list) {
+                        places
+                            .tolerations
+                            .extend(TolerationPlace::new(text, doc, &item, inventory, gate));
+                    }
+                }
+            }
         }
         if let Some(flush) = flush.as_deref_mut() {
             flush(out);
@@ -452,8 +441,9 @@ fn check_document<'a>(
     }
 }
 
-/// What belongs to one object of a document: ranges in [`Extracted`]'s lists.
+/// What belongs to some objects of a document: ranges in [`Extracted`]'s lists.
 struct ObjectChunk {
+    objects: std::ops::Range<usize>,
     tolerations: std::ops::Range<usize>,
     taints: std::ops::Range<usize>,
     pod_specs: std::ops::Range<usize>,
@@ -483,6 +473,7 @@ fn object_chunks(
     Some(
         (0..ex.objects.len())
             .map(|k| ObjectChunk {
+                objects: k..k + 1,
                 tolerations: range(&tolerations, k),
                 taints: range(&taints, k),
                 pod_specs: range(&pod_specs, k),
