@@ -457,6 +457,39 @@ impl PoolVerdict {
             .any(|(v, _, _)| v.fits() && !v.unknown.is_empty())
     }
 
+    /// The distinct reasons the pool's nodes (or some of them) turn the workload away, in order.
+    pub fn reasons<'a>(&'a self, pool: &'a Pool) -> Vec<&'a Reason> {
+        let mut out: Vec<&Reason> = Vec::new();
+        for (v, _, _) in self.groups(pool) {
+            for r in &v.reasons {
+                if !out.iter().any(|seen| seen.same_as(r)) {
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
+    /// The pool's taints that the fitting nodes tolerate only by a toleration from outside the
+    /// manifest, with its source, each once.
+    pub fn tolerated_elsewhere<'a>(
+        &'a self,
+        pool: &'a Pool,
+    ) -> Vec<(usize, &'a admission::Source)> {
+        let mut out: Vec<(usize, &admission::Source)> = Vec::new();
+        for (v, _, _) in self.groups(pool) {
+            if !v.fits() {
+                continue;
+            }
+            for (t, s) in &v.granted {
+                if !out.iter().any(|(seen, _)| seen == t) {
+                    out.push((*t, s));
+                }
+            }
+        }
+        out
+    }
+
     /// How many of the pool's nodes fit only as nodes to avoid (untolerated PreferNoSchedule).
     pub fn avoided(&self, pool: &Pool) -> usize {
         self.groups(pool)

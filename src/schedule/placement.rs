@@ -219,19 +219,6 @@ fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
     }
 }
 
-/// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
-fn reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
-    let mut out: Vec<&Reason> = Vec::new();
-    for (v, _, _) in verdict.groups(pool) {
-        for r in &v.reasons {
-            if !out.iter().any(|seen| seen.same_as(r)) {
-                out.push(r);
-            }
-        }
-    }
-    out
-}
-
 /// A reason in a word or two, for a one-line summary.
 fn short(reason: &Reason, pool: &Pool) -> String {
     match reason {
@@ -286,7 +273,7 @@ pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
     // Each short reason with the pools it blocks, in order of first appearance.
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
-        for r in reasons(v, pool) {
+        for r in v.reasons(pool) {
             let text = short(r, pool);
             match groups.iter_mut().find(|(t, _)| *t == text) {
                 Some((_, pools)) => {
@@ -329,21 +316,15 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::None => "does not fit".to_string(),
         };
         out.push_str(&format!("{head}: {verdict}\n"));
-        for r in reasons(v, pool) {
+        for r in v.reasons(pool) {
             out.push_str(&format!("  - {}\n", r.explain(pool)));
         }
         if fitting > 0 {
             let mut avoid: Vec<usize> = Vec::new();
             let mut eviction = None;
-            let mut granted: Vec<&(usize, super::admission::Source)> = Vec::new();
             for (verdict, _, _) in v.groups(pool) {
                 if !verdict.fits() {
                     continue;
-                }
-                for g in &verdict.granted {
-                    if !granted.iter().any(|(t, _)| *t == g.0) {
-                        granted.push(g);
-                    }
                 }
                 for &i in &verdict.avoid {
                     if !avoid.contains(&i) {
@@ -352,10 +333,10 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
                 }
                 eviction = eviction.or(verdict.eviction.as_ref());
             }
-            for (t, source) in granted {
+            for (t, source) in v.tolerated_elsewhere(pool) {
                 out.push_str(&format!(
                     "  - tolerates {} by a toleration {}\n",
-                    pool.taints[*t].taint,
+                    pool.taints[t].taint,
                     source.origin()
                 ));
             }

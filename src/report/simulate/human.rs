@@ -10,7 +10,7 @@
 
 use unicode_width::UnicodeWidthStr;
 
-use super::{pool_reasons, Fit, SimulatedFile};
+use super::{Fit, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::schedule::WorkloadResult;
 
@@ -548,11 +548,11 @@ fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
     }
     // Then the taints it tolerates only by a toleration from outside its manifest.
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (t, source) in super::granted(pv, pool) {
+        for (t, source) in pv.tolerated_elsewhere(pool) {
             let text = format!(
                 "tolerates {} by a toleration {}",
                 pool.taints[t].taint,
-                super::from_words(source)
+                source.origin()
             );
             match groups.iter_mut().find(|(x, _)| *x == text) {
                 Some((_, cols)) => cols.push(p),
@@ -562,7 +562,7 @@ fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
     }
     // Then what keeps it off the other pools.
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for r in pool_reasons(pv, pool) {
+        for r in pv.reasons(pool) {
             let text = r.describe(pool);
             match groups.iter_mut().find(|(t, _)| *t == text) {
                 Some((_, cols)) => cols.push(p),

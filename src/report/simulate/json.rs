@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{from_words, granted, Fit, Place, SimulateSummary, SimulatedFile};
+use super::{Fit, Place, SimulateSummary, SimulatedFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::schedule::admission::Source as TolerationSource;
@@ -407,12 +407,13 @@ impl<'i> JsonRenderer<'i> {
                 nodes: v.fitting(pool),
                 reasons,
                 taints,
-                tolerated: granted(v, pool)
+                tolerated: v
+                    .tolerated_elsewhere(pool)
                     .into_iter()
                     .map(|(t, source)| GrantOut {
                         taint: t,
                         source: SourceOut::of(source),
-                        message: format!("by a toleration {}", from_words(source)),
+                        message: format!("by a toleration {}", source.origin()),
                     })
                     .collect(),
             };

@@ -6,8 +6,7 @@
 //! names are listed only when asked for (`--nodes`).
 
 use crate::inventory::{Inventory, Pool};
-use crate::schedule::admission::Source;
-use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
+use crate::schedule::{PoolVerdict, WorkloadResult};
 
 mod human;
 mod json;
@@ -99,39 +98,4 @@ impl SimulateSummary {
         self.no += other.no;
         self.rejected += other.rejected;
     }
-}
-
-/// The distinct reasons a pool's nodes (or some of them) turn the workload away, in order.
-/// The pool's taints that the fitting nodes tolerate only by a toleration from outside the
-/// manifest, with its source, each once.
-pub fn granted<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<(usize, &'v Source)> {
-    let mut out: Vec<(usize, &Source)> = Vec::new();
-    for (v, _, _) in verdict.groups(pool) {
-        if !v.fits() {
-            continue;
-        }
-        for (t, s) in &v.granted {
-            if !out.iter().any(|(seen, _)| seen == t) {
-                out.push((*t, s));
-            }
-        }
-    }
-    out
-}
-
-/// Where a toleration came from, after "by a toleration ..." (see [`Source::origin`]).
-pub fn from_words(source: &Source) -> String {
-    source.origin()
-}
-
-pub fn pool_reasons<'v>(verdict: &'v PoolVerdict, pool: &'v Pool) -> Vec<&'v Reason> {
-    let mut out: Vec<&Reason> = Vec::new();
-    for (v, _, _) in verdict.groups(pool) {
-        for r in &v.reasons {
-            if !out.iter().any(|seen| seen.same_as(r)) {
-                out.push(r);
-            }
-        }
-    }
-    out
 }
