@@ -251,15 +251,7 @@ fn message(title: &str, rejection: &Rejection, options: &Options) -> String {
                 Scope::Namespace(ns) => format!("namespace {ns}'s tolerationsWhitelist"),
                 Scope::Cluster => "the cluster's whitelist (plugin configuration)".to_string(),
             };
-            let from = match source {
-                Source::Manifest(i) => format!("tolerations[{i}]"),
-                other => other.describe(),
-            };
-            let more = match others {
-                0 => String::new(),
-                1 => " (and 1 more)".to_string(),
-                n => format!(" (and {n} more)"),
-            };
+            let (from, more) = origin_and_more(source, *others);
             let when = if *after_runtime_class && !matches!(source, Source::Manifest(_)) {
                 ", checked after every plugin added its tolerations"
             } else {
@@ -272,6 +264,20 @@ fn message(title: &str, rejection: &Rejection, options: &Options) -> String {
             )
         }
     }
+}
+
+/// Where the toleration outside the whitelist came from, and how many others are outside too.
+fn origin_and_more(source: &Source, others: usize) -> (String, String) {
+    let from = match source {
+        Source::Manifest(i) => format!("tolerations[{i}]"),
+        other => other.describe(),
+    };
+    let more = match others {
+        0 => String::new(),
+        1 => " (and 1 more)".to_string(),
+        n => format!(" (and {n} more)"),
+    };
+    (from, more)
 }
 
 /// A rejection by the repository's policy (`.taintlint.yaml` `policy:`), said as such.
@@ -290,15 +296,7 @@ fn policy_message(title: &str, rejection: &Rejection) -> String {
         Scope::Namespace(ns) => format!("namespace {ns}'s whitelist"),
         Scope::Cluster => "the cluster-wide whitelist".to_string(),
     };
-    let from = match source {
-        Source::Manifest(i) => format!("tolerations[{i}]"),
-        other => other.describe(),
-    };
-    let more = match others {
-        0 => String::new(),
-        1 => " (and 1 more)".to_string(),
-        n => format!(" (and {n} more)"),
-    };
+    let (from, more) = origin_and_more(source, *others);
     format!(
         "policy (.taintlint.yaml, not the API server) rejects {title}: toleration {} ({from}) is \
          outside {whitelist}{more}",
