@@ -494,19 +494,23 @@ impl Inventory {
                 }),
                 message: e.message,
             };
+            // Namespaces and RuntimeClasses come from the YAML reader's parse (a JSON list of
+            // nodes is read from its text; Terraform has none).
+            let mut objects = Cluster::default();
             let read = if terraform::looks_like_hcl(text) {
                 terraform::read(index, text)
             } else if json::looks_like_json(text) {
                 match json::read(index, text) {
-                    Ok(Some(r)) => Ok((r.nodes, r.invalid_taints)),
-                    Ok(None) => nodes::parse_file(index, text),
+                    Ok(Some(r)) => {
+                        objects.add_text(name, text);
+                        Ok((r.nodes, r.invalid_taints))
+                    }
+                    Ok(None) => nodes::parse_file(index, name, text, &mut objects),
                     Err(e) => Err(e),
                 }
             } else {
-                nodes::parse_file(index, text)
+                nodes::parse_file(index, name, text, &mut objects)
             };
-            let mut objects = Cluster::default();
-            objects.add_text(name, text);
             let has_objects = !objects.is_empty();
             cluster.merge(objects);
             match read {

@@ -1,13 +1,26 @@
 //! Reading one inventory file: Node documents, `kubectl get nodes` lists, or a pool file.
 
 use super::{compact, karpenter, machines, Loc, ParseError, PoolTaint, RawNode};
+use crate::k8s::cluster::Cluster;
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::{items, List};
 use crate::syntax::{self, Document, NodeId, NodeKind};
 
 /// The nodes of one YAML file, and how many of their taints were left out as invalid.
-pub(crate) fn parse_file(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), ParseError> {
+/// Also adds the file's Namespaces and RuntimeClasses to `cluster` (named `name`), from the
+/// same parse.
+pub(crate) fn parse_file(
+    file: usize,
+    name: &str,
+    text: &str,
+    cluster: &mut Cluster,
+) -> Result<(Vec<RawNode>, usize), ParseError> {
     let mut stream = syntax::parse(text);
+    if crate::k8s::cluster::may_hold_cluster_objects(text) {
+        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+            cluster.add_document(name, doc);
+        }
+    }
     if let Some(e) = &stream.error {
         return Err(ParseError::at(
             e.offset,
