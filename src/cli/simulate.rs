@@ -94,11 +94,11 @@ pub(crate) struct SimulateArgs {
     cluster: ClusterArgs,
 }
 
-/// One file done by a worker: rendered as JSON, or kept for the matrix; and whether one of its
+/// One file done by a worker: rendered as JSON, or as rows of the matrix; and whether one of its
 /// workloads fits no node (or would be rejected).
 enum Simulated {
     Rendered(report::simulate::RenderedFile, bool),
-    File(SimulatedFile, bool),
+    Rows(Vec<report::simulate::Row>, bool),
 }
 
 pub(crate) fn run(args: SimulateArgs) -> ExitCode {
@@ -206,7 +206,10 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
         Ok(match renderer {
             Some(r) => Simulated::Rendered(r.render(&file), nowhere),
-            None => Simulated::File(file, nowhere),
+            None => Simulated::Rows(
+                report::simulate::Row::of_file(inventory, &file, args.why),
+                nowhere,
+            ),
         })
     };
     // A closed pipe (`| head`) ends the output, not the run.
@@ -214,7 +217,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         Some(w) => w.begin(&mut stdout, &place).is_ok(),
         None => true,
     };
-    let mut files = Vec::new();
+    let mut rows = Vec::new();
     ordered::run(
         &inputs,
         ordered::threads(),
@@ -227,9 +230,9 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
                     write_ok = write_ok && w.file(&mut stdout, &rendered).is_ok();
                 }
             }
-            Ok(Simulated::File(file, no)) => {
+            Ok(Simulated::Rows(file_rows, no)) => {
                 nowhere |= no;
-                files.push(file);
+                rows.extend(file_rows);
             }
             Err(e) => problems.push(e),
         },
@@ -244,7 +247,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
                 why: args.why,
                 only: args.only.iter().map(|o| o.fit()).collect(),
             };
-            let text = report::simulate::human(inventory, &files, &human);
+            let text = report::simulate::human(inventory, rows, &human);
             let _ = stdout.write_all(text.as_bytes());
         }
     }

@@ -215,16 +215,58 @@ impl Class {
     }
 }
 
-struct Row<'a> {
-    file: &'a str,
-    w: &'a WorkloadResult,
+/// What the matrix shows of one workload, made on the worker that simulated it: the matrix
+/// needs every row before its first line, and a row is a few hundred bytes where a simulation
+/// is kilobytes (25,000 workloads against 50 pools).
+pub struct Row {
+    file: std::sync::Arc<str>,
+    title: String,
     class: Class,
     nodes: NodeCount,
-    title: String,
+    /// How it fits each pool.
+    fits: Vec<Fit>,
+    /// The reasons under the row, each with the pools it is about (when they are shown).
+    reasons: Vec<(String, Vec<usize>)>,
+    /// For a rejected workload: the finding's message and rule.
+    rejected: Option<(String, &'static str)>,
+}
+
+impl Row {
+    /// The rows of one file's workloads; `why`: keep every row's reasons (`--why`), else
+    /// only those of rows that fit no node or only nodes to avoid.
+    pub fn of_file(inventory: &Inventory, file: &SimulatedFile, why: bool) -> Vec<Row> {
+        let path: std::sync::Arc<str> = file.path.as_str().into();
+        file.workloads
+            .iter()
+            .map(|w| {
+                let (class, nodes) = Class::of(w, inventory);
+                let shows_reasons = why || matches!(class, Class::No | Class::Avoided);
+                Row {
+                    file: path.clone(),
+                    title: w.title(),
+                    class,
+                    nodes,
+                    fits: w
+                        .simulation
+                        .pools
+                        .iter()
+                        .zip(&inventory.pools)
+                        .map(|(pv, pool)| Fit::of_pool(pv, pool))
+                        .collect(),
+                    reasons: if shows_reasons {
+                        reason_groups(inventory, w)
+                    } else {
+                        Vec::new()
+                    },
+                    rejected: w.rejected.as_ref().map(|r| (r.message.clone(), r.rule)),
+                }
+            })
+            .collect()
+    }
 }
 
 /// The matrix (or list) for people, with a summary that names what fits nowhere.
-pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOptions) -> String {
+pub fn human(inventory: &Inventory, rows: Vec<Row>, options: &HumanOptions) -> String {
     let max = options.width.max(MIN_WIDTH);
     let pools = &inventory.pools;
     let mut out = String::new();
@@ -237,20 +279,7 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
     ));
     out.push_str(&legend(pools, max));
 
-    let mut rows: Vec<Row> = files
-        .iter()
-        .flat_map(|f| f.workloads.iter().map(move |w| (f.path.as_str(), w)))
-        .map(|(file, w)| {
-            let (class, nodes) = Class::of(w, inventory);
-            Row {
-                file,
-                w,
-                class,
-                nodes,
-                title: w.title(),
-            }
-        })
-        .collect();
+    let mut rows = rows;
     // Stable: files and documents keep their order within a class.
     rows.sort_by_key(|r| r.class);
 
@@ -291,28 +320,28 @@ pub fn human(inventory: &Inventory, files: &[SimulatedFile], options: &HumanOpti
                 out.push_str(&l.header(pools.len()));
             }
         }
-        if file != Some(r.file) {
-            file = Some(r.file);
-            out.push_str(&name_lines(r.file, 0, max));
+        if file != Some(&*r.file) {
+            file = Some(&*r.file);
+            out.push_str(&name_lines(&r.file, 0, max));
         }
         match (&layout, r.class) {
             (_, Class::Rejected) => {
                 out.push_str(&name_lines(&r.title, 2, max));
-                let rejected = r.w.rejected.as_ref().expect("a rejected row");
+                let (message, rule) = r.rejected.as_ref().expect("a rejected row");
                 let first = format!("{}rejected: ", " ".repeat(REASON_INDENT));
                 out.push_str(&wrap(
                     &first,
                     REASON_INDENT + 2,
-                    &format!("{} ({})", rejected.message, rejected.rule),
+                    &format!("{message} ({rule})"),
                     max,
                 ));
                 continue;
             }
-            (Some(l), _) => out.push_str(&l.row(inventory, r, max)),
+            (Some(l), _) => out.push_str(&l.row(r, max)),
             (None, _) => out.push_str(&list_row(inventory, r, max)),
         }
         if options.why || matches!(r.class, Class::No | Class::Avoided) {
-            out.push_str(&reasons(inventory, r.w, max));
+            out.push_str(&reasons(inventory, &r.reasons, max));
         }
     }
 
@@ -423,7 +452,7 @@ impl Layout {
         format!("{}\n", line.trim_end())
     }
 
-    fn row(&self, inventory: &Inventory, r: &Row, max: usize) -> String {
+    fn row(&self, r: &Row, max: usize) -> String {
         let mut out = String::new();
         let mut line = if width(&r.title) <= self.name {
             format!("  {}  ", pad(&r.title, self.name))
@@ -431,8 +460,8 @@ impl Layout {
             out.push_str(&name_lines(&r.title, 2, max));
             " ".repeat(2 + self.name + 2)
         };
-        for (pv, pool) in r.w.simulation.pools.iter().zip(&inventory.pools) {
-            let mark = match Fit::of_pool(pv, pool) {
+        for fit in &r.fits {
+            let mark = match fit {
                 Fit::No => "✗",
                 Fit::Partial => "±",
                 Fit::Avoided => "~",
@@ -491,14 +520,7 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     let mut out = name_lines(&r.title, 2, max);
     let mut fitting: Vec<String> = Vec::new();
     let mut whole = 0;
-    for (p, (pv, pool)) in
-        r.w.simulation
-            .pools
-            .iter()
-            .zip(&inventory.pools)
-            .enumerate()
-    {
-        let fit = Fit::of_pool(pv, pool);
+    for (p, (&fit, pool)) in r.fits.iter().zip(&inventory.pools).enumerate() {
         if fit == Fit::Yes {
             whole += 1;
         }
@@ -527,8 +549,8 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     out
 }
 
-/// Under a row: each distinct blocking reason with the pools it blocks.
-fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
+/// Each distinct reason under a row, with the pools (indices) it is about.
+fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<usize>)> {
     // First what makes the nodes it fits ones to avoid: untolerated PreferNoSchedule taints.
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
@@ -570,14 +592,19 @@ fn reasons(inventory: &Inventory, w: &WorkloadResult, max: usize) -> String {
             }
         }
     }
+    groups
+}
+
+/// Under a row: each distinct blocking reason with the pools it blocks.
+fn reasons(inventory: &Inventory, groups: &[(String, Vec<usize>)], max: usize) -> String {
     let mut out = String::new();
     for (text, cols) in groups {
         let first = format!(
             "{}{}: ",
             " ".repeat(REASON_INDENT),
-            letters(&cols, inventory.pools.len())
+            letters(cols, inventory.pools.len())
         );
-        out.push_str(&wrap(&first, REASON_INDENT + 2, &text, max));
+        out.push_str(&wrap(&first, REASON_INDENT + 2, text, max));
     }
     out
 }

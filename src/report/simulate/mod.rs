@@ -11,7 +11,7 @@ use crate::schedule::{PoolVerdict, WorkloadResult};
 mod human;
 mod json;
 
-pub use human::{human, HumanOptions};
+pub use human::{human, HumanOptions, Row};
 pub use json::{JsonRenderer, JsonWriter, RenderedFile};
 
 /// The workloads of one file.
