@@ -17,6 +17,9 @@ struct State<C> {
     sent: BTreeMap<usize, (VecDeque<C>, bool)>,
     /// Workers waiting for room (in the window, or in their item's queue).
     waiting: usize,
+    /// A worker panicked: everyone stops, and the scope passes the panic on (rather than
+    /// waiting forever for the item that worker held).
+    failed: bool,
 }
 
 /// How many pieces of one item may wait to be handed out before its worker waits.
@@ -57,6 +60,7 @@ pub fn run_in_pieces<T: Sync, C: Send>(
         next: 0,
         sent: BTreeMap::new(),
         waiting: 0,
+        failed: false,
     });
     // Two conditions, so a piece wakes only the emitter, and only when it is for the item the
     // emitter waits on; and workers are woken only when one of them waits for room.
@@ -72,15 +76,18 @@ pub fn run_in_pieces<T: Sync, C: Send>(
                 }
                 {
                     let mut s = lock();
-                    while i >= s.next + window {
+                    while i >= s.next + window && !s.failed {
                         s.waiting += 1;
                         s = room.wait(s).expect("no worker panics while holding it");
                         s.waiting -= 1;
                     }
+                    if s.failed {
+                        return;
+                    }
                 }
                 let mut send = |piece: C| {
                     let mut s = lock();
-                    while s.sent.get(&i).is_some_and(|(q, _)| q.len() >= QUEUED) {
+                    while !s.failed && s.sent.get(&i).is_some_and(|(q, _)| q.len() >= QUEUED) {
                         s.waiting += 1;
                         s = room.wait(s).expect("no worker panics while holding it");
                         s.waiting -= 1;
@@ -90,8 +97,17 @@ pub fn run_in_pieces<T: Sync, C: Send>(
                         emittable.notify_one();
                     }
                 };
-                work(&items[i], &mut send);
+                let worked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    work(&items[i], &mut send)
+                }));
                 let mut s = lock();
+                if let Err(panic) = worked {
+                    s.failed = true;
+                    emittable.notify_one();
+                    room.notify_all();
+                    drop(s);
+                    std::panic::resume_unwind(panic);
+                }
                 s.sent.entry(i).or_default().1 = true;
                 if i == s.next {
                     emittable.notify_one();
@@ -99,7 +115,7 @@ pub fn run_in_pieces<T: Sync, C: Send>(
             });
         }
         let mut s = lock();
-        while s.next < items.len() {
+        while s.next < items.len() && !s.failed {
             let next = s.next;
             let (piece, done) = match s.sent.get_mut(&next) {
                 Some((queue, done)) => (queue.pop_front(), *done),
@@ -232,5 +248,25 @@ mod tests {
             "{:?}",
             ahead.iter().max()
         );
+    }
+
+    /// A worker that panics does not leave the others (or the caller) waiting for its item:
+    /// the run ends with that panic.
+    #[test]
+    fn a_panic_in_a_worker_ends_the_run_instead_of_hanging() {
+        let items: Vec<usize> = (0..50).collect();
+        let result = std::panic::catch_unwind(|| {
+            run(
+                &items,
+                2,
+                4,
+                |&i| {
+                    assert!(i != 3, "item 3 fails");
+                    i
+                },
+                |_| {},
+            )
+        });
+        assert!(result.is_err());
     }
 }
