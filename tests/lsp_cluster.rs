@@ -674,6 +674,60 @@ async fn references_reach_the_files_of_the_workspace() {
     }
 }
 
+/// The configuration file decides which files of the workspace count: when its `exclude`
+/// patterns change, references follow.
+#[tokio::test]
+async fn references_follow_the_configuration_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join("apps")).unwrap();
+    let pools = root.join("pools.yaml");
+    std::fs::write(&pools, pools_text()).unwrap();
+    let workloads = root.join("apps/workloads.yaml");
+    std::fs::write(&workloads, WORKLOADS).unwrap();
+    let config = root.join(".taintlint.yaml");
+    std::fs::write(&config, "exclude: [\"apps/**\"]\n").unwrap();
+
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(&root)),
+        caps(true),
+        json!({"inventory": "pools.yaml"}),
+    )
+    .await;
+    let read = c
+        .notification_where(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+        })
+        .await;
+    assert_eq!(
+        read["params"]["message"],
+        "taintlint: read the workspace: 0 files with tolerations"
+    );
+    let pools_text = pools_text();
+    let pools_uri = file_uri(&pools);
+    c.open(&pools_uri, &pools_text).await;
+    let params = json!({"textDocument": {"uri": pools_uri}, "position": position(&pools_text, "inference=a", true), "context": {"includeDeclaration": false}});
+    let count = |r: &Value| r["result"].as_array().map_or(0, Vec::len);
+    let r = c.request("textDocument/references", params.clone()).await;
+    assert_eq!(count(&r), 0, "{r}");
+
+    // The exclusion is lifted: the workload's toleration is found.
+    std::fs::write(&config, "exclude: []\n").unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&config), "type": 2}]}),
+    )
+    .await;
+    let r = references_until(&mut c, &params, |r| count(r) == 1).await;
+    let uri = r["result"][0]["uri"].as_str().unwrap_or_default();
+    assert!(uri.ends_with("apps/workloads.yaml"), "{r}");
+    assert!(c.finish().await);
+}
+
 /// Asks for references until the answer is `done` (a watched-file change is read in the
 /// background) or five seconds have passed; returns the last answer.
 async fn references_until(c: &mut Client, params: &Value, done: impl Fn(&Value) -> bool) -> Value {

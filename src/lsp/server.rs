@@ -625,9 +625,12 @@ impl Inner {
     /// Reads the inventory files again (they changed).
     /// The project's configuration file changed: everything is rebuilt from the same editor
     /// settings.
+    /// The configuration file changed: its settings apply again, and the workspace is read
+    /// again for references, since its `include` and `exclude` patterns decide which files count.
     async fn reload_config(self: &Arc<Self>) {
         let settings = self.lock().workspace.settings.clone();
         self.apply_settings(settings, Vec::new()).await;
+        tokio::spawn(self.clone().index_workspace());
     }
 
     async fn reload_inventory(self: &Arc<Self>) {
