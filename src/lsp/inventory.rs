@@ -35,7 +35,9 @@ pub struct InventoryFile {
 #[derive(Debug, Clone)]
 struct Content {
     /// The text, only until the core inventory is made from it ([`InventoryFiles::without_texts`]).
-    text: Option<Arc<str>>,
+    /// An `Arc<String>`, not an `Arc<str>`: making an `Arc<str>` of the text read would copy it,
+    /// and for a hundred-megabyte node list that copy was the server's peak memory.
+    text: Option<Arc<String>>,
     len: usize,
     hash: u64,
     positions: Arc<Positions>,
@@ -232,7 +234,7 @@ impl InventoryFile {
     /// The text as read, until [`InventoryFiles::without_texts`]; why it could not be read.
     pub fn text(&self) -> Result<Option<&str>, &str> {
         match &self.content {
-            Ok(c) => Ok(c.text.as_deref()),
+            Ok(c) => Ok(c.text.as_deref().map(String::as_str)),
             Err(e) => Err(e),
         }
     }
@@ -295,7 +297,7 @@ fn read_file(path: &Path) -> InventoryFile {
             len: text.len(),
             hash: hash(&text),
             positions: Arc::new(Positions::new(&text)),
-            text: Some(Arc::from(text)),
+            text: Some(Arc::new(text)),
         }),
         modified: modified(path),
     }
