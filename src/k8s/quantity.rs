@@ -1,7 +1,8 @@
 //! Resource quantities (`500m`, `1Gi`, `1e3`), as k8s.io/apimachinery/pkg/api/resource
 //! (quantity.go, `ParseQuantity`) reads them: a signed decimal number, then one suffix: a binary
 //! one (`Ki` .. `Ei`), a decimal one (`n`, `u`, `m`, none, `k`, `M`, `G`, `T`, `P`, `E`) or a
-//! decimal exponent (`e3`, `E-2`).
+//! decimal exponent (`e3`, `E-2`). Also `Value()` and `String()`, the canonical form in which
+//! the API server prints a quantity back in its messages.
 
 /// Upstream `ErrFormatWrong`'s text.
 pub const FORMAT_WRONG: &str = "quantities must match the regular expression \
@@ -19,9 +20,12 @@ pub struct Quantity {
     multiplier: Multiplier,
 }
 
+/// The multiplier, which also decides the quantity's upstream `Format`: a decimal suffix or
+/// none is `DecimalSI`, an exponent `DecimalExponent`, a binary suffix `BinarySI`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Multiplier {
     Ten(i32),
+    Exponent(i32),
     Binary(u32),
 }
 
@@ -39,7 +43,7 @@ impl Quantity {
         }
         let n: u128 = digits.parse().ok()?;
         match self.multiplier {
-            Multiplier::Ten(e) => {
+            Multiplier::Ten(e) | Multiplier::Exponent(e) => {
                 let shift = i64::from(self.scale) - i64::from(e);
                 if shift <= 0 {
                     return Some(true);
@@ -53,6 +57,96 @@ impl Quantity {
                 Some(num % div == 0)
             }
         }
+    }
+
+    /// The magnitude exactly, as an integer and how many of its digits are decimals, rounded up
+    /// (away from zero) to nano units as `ParseQuantity` rounds. `None` past 128 bits.
+    fn exact(&self) -> Option<(u128, u32)> {
+        let digits = self.digits.trim_start_matches('0');
+        let n: u128 = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().ok()?
+        };
+        let (mut n, mut places) = match self.multiplier {
+            Multiplier::Ten(e) | Multiplier::Exponent(e) => {
+                let net = i64::from(e) - i64::from(self.scale);
+                if net >= 0 {
+                    let up = 10u128.checked_pow(u32::try_from(net).ok()?)?;
+                    (n.checked_mul(up)?, 0)
+                } else {
+                    (n, u32::try_from(-net).ok()?)
+                }
+            }
+            Multiplier::Binary(k) => (n.checked_mul(1u128.checked_shl(10 * k)?)?, self.scale),
+        };
+        if places > 9 {
+            let div = 10u128.checked_pow(places - 9)?;
+            n = n.div_ceil(div);
+            places = 9;
+        }
+        Some((n, places))
+    }
+
+    /// Upstream `Value()`: the magnitude rounded up to a whole number.
+    pub fn value(&self) -> Option<u128> {
+        let (n, places) = self.exact()?;
+        Some(n.div_ceil(10u128.checked_pow(places)?))
+    }
+
+    /// Upstream `String()`: how the API server prints the quantity (`CanonicalizeBytes` in
+    /// k8s.io/apimachinery/pkg/api/resource/quantity.go). `1.5Gi` is `1536Mi`, `1000` is `1k`,
+    /// `0.5Ki` is `512`. `None` past 128 bits.
+    pub fn canonical(&self) -> Option<String> {
+        let (n, places) = self.exact()?;
+        if n == 0 {
+            return Some("0".to_string());
+        }
+        let sign = if self.negative { "-" } else { "" };
+        // A binary quantity stays binary when it is a whole number of at least 1024.
+        if let Multiplier::Binary(_) = self.multiplier {
+            let unit = 10u128.checked_pow(places)?;
+            if n % unit == 0 && n / unit >= 1024 {
+                let (mut amount, mut exponent) = (n / unit, 0usize);
+                while amount % 1024 == 0 {
+                    amount /= 1024;
+                    exponent += 1;
+                }
+                // As upstream, a power past `Ei` has no suffix.
+                let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
+                    .get(exponent)
+                    .copied()
+                    .unwrap_or("");
+                return Some(format!("{sign}{amount}{suffix}"));
+            }
+        }
+        // Otherwise the factors of ten go into an exponent that is a multiple of three.
+        let (mut amount, mut exponent) = (n, -i64::from(places));
+        while amount % 10 == 0 {
+            amount /= 10;
+            exponent += 1;
+        }
+        let down = exponent.rem_euclid(3);
+        amount = amount.checked_mul(10u128.pow(down as u32))?;
+        exponent -= down;
+        let suffix = match self.multiplier {
+            Multiplier::Exponent(_) if exponent == 0 => String::new(),
+            Multiplier::Exponent(_) => format!("e{exponent}"),
+            _ => match exponent {
+                -9 => "n",
+                -6 => "u",
+                -3 => "m",
+                3 => "k",
+                6 => "M",
+                9 => "G",
+                12 => "T",
+                15 => "P",
+                18 => "E",
+                _ => "",
+            }
+            .to_string(),
+        };
+        Some(format!("{sign}{amount}{suffix}"))
     }
 }
 
@@ -113,7 +207,7 @@ pub fn parse(s: &str) -> Result<Quantity, &'static str> {
             if body.is_empty() || !body.bytes().all(|c| c.is_ascii_digit()) {
                 return Err("unable to parse quantity's suffix");
             }
-            Multiplier::Ten(
+            Multiplier::Exponent(
                 exp.parse()
                     .map_err(|_| "unable to parse quantity's suffix")?,
             )
@@ -171,5 +265,94 @@ mod tests {
         assert_eq!(parse("1.5k").unwrap().is_integer(), Some(true));
         assert_eq!(parse("0.5Ki").unwrap().is_integer(), Some(true));
         assert_eq!(parse("1e-1").unwrap().is_integer(), Some(false));
+    }
+
+    /// Upstream TestQuantityString (each canonical form and its alternate spelling) and
+    /// TestQuantityParseEmit, with their negatives (k8s.io/apimachinery/pkg/api/resource/
+    /// quantity_test.go); then forms a hugepages message shows.
+    #[test]
+    fn canonical_forms_as_upstream_prints_them() {
+        let string = [
+            ("1Gi", "1024Mi"),
+            ("300Mi", "307200Ki"),
+            ("6Ki", ""),
+            ("1001Gi", "1025024Mi"),
+            ("1Ti", "1024Gi"),
+            ("5", "5000m"),
+            ("500m", "0.5"),
+            ("1G", "1000M"),
+            ("1G", "0.001T"),
+            ("1m", "1000u"),
+            ("80m", ""),
+            ("1080m", "1.08"),
+            ("1080m", "1080000000n"),
+            ("300M", ""),
+            ("1T", ""),
+            ("1234567M", ""),
+            ("1234567m", ""),
+            ("3k", ""),
+            ("1025", ""),
+            ("0", "00"),
+            ("1e9", ".001e12"),
+            ("1e-3", "0.001e0"),
+            ("1e-9", "1000e-12"),
+            ("80e-3", ""),
+            ("300e6", ""),
+            ("1e12", ""),
+            ("1e3", ""),
+            ("3e3", ""),
+            ("1n", ""),
+            ("80n", ""),
+            ("1080n", ""),
+            ("1u", ""),
+            ("80u", ""),
+            ("1080u", ""),
+        ];
+        let canonical = |s: &str| parse(s).unwrap().canonical().unwrap();
+        for (expect, alternate) in string {
+            assert_eq!(canonical(expect), expect);
+            if !alternate.is_empty() {
+                assert_eq!(canonical(alternate), expect, "{alternate}");
+            }
+            if expect != "0" {
+                assert_eq!(canonical(&format!("-{expect}")), format!("-{expect}"));
+            }
+        }
+        let emit = [
+            ("1Ki", "1Ki"),
+            ("1Mi", "1Mi"),
+            ("1Gi", "1Gi"),
+            ("1024Mi", "1Gi"),
+            ("1000M", "1G"),
+            (".001Ki", "1024m"),
+            (".000001Ki", "1024u"),
+            (".000000001Ki", "1024n"),
+            (".000000000001Ki", "2n"),
+        ];
+        for (input, expect) in emit {
+            assert_eq!(canonical(input), expect, "{input}");
+            assert_eq!(
+                canonical(&format!("-{input}")),
+                format!("-{expect}"),
+                "-{input}"
+            );
+        }
+        for (input, expect) in [("1.5Gi", "1536Mi"), ("2.5Mi", "2560Ki"), ("0.5Ki", "512")] {
+            assert_eq!(canonical(input), expect, "{input}");
+        }
+    }
+
+    #[test]
+    fn values_round_up_to_whole_numbers() {
+        for (input, value) in [
+            ("3Mi", 3 << 20),
+            ("1.5", 2),
+            ("500m", 1),
+            ("1e3", 1000),
+            ("1n", 1),
+            ("0", 0),
+        ] {
+            assert_eq!(parse(input).unwrap().value(), Some(value), "{input}");
+        }
     }
 }

@@ -32,9 +32,12 @@ the toleration rules, which check `scheduling.tolerations` as they check a pod's
   `ephemeral-storage`, `hugepages-*`, or with a prefix an extended resource name; a quantity
   that parses (k8s.io/apimachinery/pkg/api/resource quantity.go), is not negative, and is a
   whole number for an extended resource; and `hugepages-*` only beside `cpu` or `memory`
-  ("HugePages require cpu or memory"). Whether a hugepages quantity is a whole number of pages
-  is not checked. The API server's messages name these fields `overhead.limits[...]`: it
-  validates `podFixed` as a container's limits (`validateOverhead`);
+  ("HugePages require cpu or memory"); a `hugepages-<size>` quantity is a whole number of pages
+  of that size (`IsHugePageResourceValueDivisible` in pkg/apis/core/helper/helpers.go: the
+  quantity rounded up to whole bytes; zero passes, whatever the message's "positive" says, and
+  a size that does not parse divides nothing). The API server's messages name these fields
+  `overhead.limits[...]`: it validates `podFixed` as a container's limits (`validateOverhead`),
+  and prints quantities in their canonical form (`1.5Gi` as `1536Mi`);
 - `scheduling.nodeSelector` labels (`ValidateLabels`: qualified-name keys, label values);
 - two `scheduling.tolerations` with the same key, operator, value and effect. This is where a
   RuntimeClass differs from a pod: a pod may repeat a toleration (`duplicate-toleration` is
@@ -61,7 +64,7 @@ scheduling:
 ## Fix
 Write the handler as the container runtime's configuration names it (`runsc`, `kata-qemu`),
 keep one toleration per key, operator, value and effect, and give `overhead.podFixed` standard
-resource names with non-negative quantities.
+resource names with non-negative quantities (for `hugepages-<size>`, whole pages).
 "#,
 };
 
@@ -246,7 +249,7 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
             cx.report(range, path.clone(), message)
                 .with_server_message(server);
         }
-        // The quantity: a string or a number.
+        // The quantity: a string or a number. The server prints it back in canonical form.
         let text = match decode(doc, v) {
             Decoded::Str(s) => s.to_string(),
             Decoded::Int(i) => i.to_string(),
@@ -289,7 +292,7 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
                 )
                 .with_server_message(format!(
                     "{api}: Invalid value: {}: must be greater than or equal to 0",
-                    go_quote(&text)
+                    go_quote(&q.canonical().unwrap_or_else(|| text.clone()))
                 ));
             }
             Ok(q) if is_extended_resource(name) && q.is_integer() == Some(false) => {
@@ -303,10 +306,34 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
                 )
                 .with_server_message(format!(
                     "{api}: Invalid value: {}: must be an integer",
-                    go_quote(&text)
+                    go_quote(&q.canonical().unwrap_or_else(|| text.clone()))
                 ));
             }
-            Ok(_) => {}
+            Ok(q) => {
+                if let Some(size) = name.strip_prefix("hugepages-") {
+                    if !whole_pages(size, &q) {
+                        let printed = q.canonical().unwrap_or_else(|| text.clone());
+                        let message = if page_size(size).is_some() {
+                            format!(
+                                "overhead {name} {} is not a whole number of {size} pages",
+                                shown(&text)
+                            )
+                        } else {
+                            format!(
+                                "overhead {name} names no page size the API server reads \
+                                 ({}), so it refuses any quantity",
+                                shown(size)
+                            )
+                        };
+                        cx.report(range, path.clone(), message)
+                            .with_server_message(format!(
+                                "{api}: Invalid value: {}: {printed} is not positive integer \
+                             multiple of {name}",
+                                go_quote(&printed)
+                            ));
+                    }
+                }
+            }
         }
     }
     // As a container's limits: hugepages only beside cpu or memory.
@@ -321,6 +348,27 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
                 .to_string(),
         )
         .with_server_message("overhead: Forbidden: HugePages require cpu or memory".to_string());
+    }
+}
+
+/// A hugepages resource's page size in bytes: the quantity after `hugepages-`, when it parses
+/// and is a positive whole number (`HugePageSizeFromResourceName` and the first checks of
+/// `IsHugePageResourceValueDivisible`, pkg/apis/core/helper/helpers.go).
+fn page_size(size: &str) -> Option<u128> {
+    let page = quantity::parse(size).ok()?;
+    if page.negative || page.is_zero() || page.is_integer() != Some(true) {
+        return None;
+    }
+    page.value()
+}
+
+/// `IsHugePageResourceValueDivisible`: whether a quantity is a whole number of pages of `size`
+/// (its `Value()`, rounded up, divides evenly). A quantity too large to tell is let through.
+fn whole_pages(size: &str, q: &quantity::Quantity) -> bool {
+    match (page_size(size), q.value()) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(page), Some(value)) => value % page == 0,
     }
 }
 
@@ -531,6 +579,41 @@ mod tests {
             "handler: bar\noverhead:\n  podFixed:\n    hugepages-2Mi: 4Mi\n    memory: 1Gi\n",
         );
         assert!(with_memory.is_empty(), "{with_memory:?}");
+        // validateResourceQuantityHugePageValue: whole pages, printed as the server prints them.
+        let pages = |quantity: &str, name: &str| {
+            errors(
+                "foo",
+                &format!("handler: bar\noverhead:\n  podFixed:\n    memory: 1Gi\n    {name}: {quantity}\n"),
+            )
+        };
+        assert_eq!(
+            pages("3Mi", "hugepages-2Mi"),
+            vec!["overhead.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi"]
+        );
+        assert_eq!(
+            pages("1.5Gi", "hugepages-1Gi"),
+            vec!["overhead.limits[hugepages-1Gi]: Invalid value: \"1536Mi\": 1536Mi is not positive integer multiple of hugepages-1Gi"]
+        );
+        assert_eq!(
+            pages("1Gi", "hugepages-foo"),
+            vec!["overhead.limits[hugepages-foo]: Invalid value: \"1Gi\": 1Gi is not positive integer multiple of hugepages-foo"]
+        );
+        // The server prints every quantity back in canonical form (field.Invalid's JSON of it).
+        assert_eq!(
+            errors("foo", "handler: bar\noverhead:\n  podFixed:\n    memory: -1.5Gi\n"),
+            vec!["overhead.limits[memory]: Invalid value: \"-1536Mi\": must be greater than or equal to 0"]
+        );
+        assert_eq!(
+            errors(
+                "foo",
+                "handler: bar\noverhead:\n  podFixed:\n    example.com/gpu: \"0.5\"\n"
+            ),
+            vec!["overhead.limits[example.com/gpu]: Invalid value: \"500m\": must be an integer"]
+        );
+        for whole in ["0", "4Mi", "4194304", "\"2Mi\"", "0.5Gi"] {
+            let errs = pages(whole, "hugepages-2Mi");
+            assert!(errs.is_empty(), "{whole}: {errs:?}");
+        }
     }
 
     /// Upstream TestValidateScheduling, and validateTolerations' uniqueness.
