@@ -349,6 +349,65 @@ fn cluster_api_bootstrap_as_inventory() {
     );
 }
 
+/// A v1beta2 KubeadmControlPlane's machine taints are its nodes' taints beside kubeadm's
+/// default control-plane taint, and they follow Cluster API's rules, not a Node's; the kubeadm
+/// taints beside them stay a Node's.
+#[test]
+fn cluster_api_control_plane_machine_taints() {
+    let report = simulate("tests/fixtures/iac/capi-kcp-v1beta2.yaml");
+    assert_eq!(
+        pool_lines(&report),
+        ["prod-control-plane kubeadmcontrolplane 3..3: \
+          node-role.kubernetes.io/control-plane:NoSchedule,example.com/etcd=dedicated:NoSchedule | "]
+    );
+    let text = fixture("capi-kcp-v1beta2.yaml");
+    let out = run(&["lint", "tests/fixtures/iac/capi-kcp-v1beta2.yaml"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        first_finding("kcp.yaml", &text.replace("value: dedicated", "value: \"\"")),
+        (
+            "platform-taint".to_string(),
+            "spec.machineTemplate.spec.taints[0].value".to_string(),
+            21,
+            18,
+            "\"\"".to_string()
+        )
+    );
+    assert_eq!(
+        first_finding(
+            "kcp.yaml",
+            &text.replace("propagation: Always", "propagaton: Always")
+        )
+        .0,
+        "unknown-field"
+    );
+    // `node-role.kubernetes.io/master` is reserved in a machine template only.
+    let master = text.replace("example.com/etcd", "node-role.kubernetes.io/master");
+    assert!(run_on("kcp.yaml", &master).contains("platform-taint"));
+    let registered = text.replace(
+        "      nodeRegistration:\n",
+        "      nodeRegistration:\n        taints: [{key: node-role.kubernetes.io/master, effect: NoSchedule}]\n",
+    );
+    let out = run_on("kcp.yaml", &registered);
+    assert!(
+        !out.contains("platform-taint"),
+        "a kubeadm taint is a Node's: {out}"
+    );
+}
+
+/// `lint` of `text` written to a file named `name`, in the concise format.
+fn run_on(name: &str, text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let out = run(&["lint", "--format", "concise", path.to_str().unwrap()]);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 #[test]
 fn eksctl_node_groups_as_inventory() {
     let report = simulate("tests/fixtures/iac/eksctl.yaml");

@@ -13,7 +13,9 @@
 //! (`bootstrap/kubeadm/internal/controllers/kubeadmconfig_controller.go` `joinWorker`;
 //! `api/core/v1beta2/common_types.go` `NodeUninitializedTaint`): a startup taint. The control
 //! plane's size is `spec.replicas`; a template's is its MachineDeployment's (not read: unknown).
-//! Of `spec.machineTemplate.metadata.labels`, only the domains Cluster API syncs reach the Node.
+//! Of `spec.machineTemplate.metadata.labels`, only the domains Cluster API syncs reach the Node;
+//! a control plane's `spec.machineTemplate.spec.taints` (v1beta2) are its Nodes' taints beside
+//! the kubeadm ones.
 
 use super::kubeadm::{registration, Registration};
 use super::machines::is_synced_by_capi;
@@ -21,6 +23,7 @@ use super::nodes::{labels, scalar_text};
 use super::{Count, Defined, Loc, PoolTaint, RawNode};
 use crate::k8s::decode::decode;
 use crate::k8s::model::{Effect, Taint};
+use crate::k8s::objects::{pool_taint_paths, taint_list_at};
 use crate::syntax::{Document, NodeId};
 
 const UNINITIALIZED: &str = "node.cluster.x-k8s.io/uninitialized";
@@ -95,14 +98,7 @@ pub(crate) fn read<'a>(
     for reg in regs {
         let (found, left_out) = reg.taints(file, doc);
         invalid += left_out;
-        for t in found {
-            if !taints
-                .iter()
-                .any(|o| o.taint.key == t.taint.key && o.taint.effect == t.taint.effect)
-            {
-                taints.push(t);
-            }
-        }
+        add_new(&mut taints, found);
         for l in reg.labels {
             if !node_labels
                 .iter()
@@ -112,6 +108,15 @@ pub(crate) fn read<'a>(
             }
         }
         lists.extend(reg.lists);
+    }
+    // A control plane's machine taints (Cluster API v1.12, `MachineTaint`) are the Node's too.
+    let api = doc.get_str(root, "apiVersion");
+    for field in pool_taint_paths(api, &kind).unwrap_or_default() {
+        if let Some(list) = taint_list_at(doc, root, "", field.path, None) {
+            let (found, left_out) = super::nodes::taints(file, doc, &list);
+            invalid += left_out;
+            add_new(&mut taints, found);
+        }
     }
     if let Some(v) = at_path(
         doc,
@@ -162,5 +167,18 @@ pub(crate) fn read<'a>(
         nodes: vec![node],
         lists,
         invalid,
+    }
+}
+
+/// Adds the taints whose key and effect the pool does not have yet (a Node has one taint per
+/// key and effect; the first written wins).
+fn add_new(taints: &mut Vec<PoolTaint>, found: Vec<PoolTaint>) {
+    for t in found {
+        if !taints
+            .iter()
+            .any(|o| o.taint.key == t.taint.key && o.taint.effect == t.taint.effect)
+        {
+            taints.push(t);
+        }
     }
 }

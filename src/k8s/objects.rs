@@ -237,7 +237,9 @@ const fn field(path: &'static [&'static str], startup: bool) -> TaintField {
 /// (pkg/apis/v1alpha5/provisioner.go: `spec.taints`, `spec.startupTaints`); an OpenShift
 /// MachineSet (openshift/api machine/v1beta1/types_machine.go `MachineSpec.Taints`) and the
 /// Cluster API MachineDeployment, MachineSet and MachinePool (kubernetes-sigs/cluster-api
-/// api/core/v1beta2/machine_types.go `MachineSpec.Taints`): `spec.template.spec.taints`.
+/// api/core/v1beta2/machine_types.go `MachineSpec.Taints`): `spec.template.spec.taints`; and a
+/// Cluster API KubeadmControlPlane's machines (`spec.machineTemplate.spec.taints`, the control
+/// plane contract's `MachineTaint`s, docs/book/src/developer/providers/contracts/control-plane.md).
 pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'static [TaintField]> {
     const NODE: &[TaintField] = &[field(&["spec", "taints"], false)];
     const NODEPOOL: &[TaintField] = &[
@@ -249,6 +251,8 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
         field(&["spec", "startupTaints"], true),
     ];
     const MACHINES: &[TaintField] = &[field(&["spec", "template", "spec", "taints"], false)];
+    const CONTROL_PLANE: &[TaintField] =
+        &[field(&["spec", "machineTemplate", "spec", "taints"], false)];
     let group = api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g);
     Some(match (group, kind) {
         (None, "Node") => NODE,
@@ -258,8 +262,31 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
         | (Some("cluster.x-k8s.io"), "MachineDeployment" | "MachineSet" | "MachinePool") => {
             MACHINES
         }
+        (Some("controlplane.cluster.x-k8s.io"), "KubeadmControlPlane") => CONTROL_PLANE,
         _ => return None,
     })
+}
+
+/// Whether an object's taint list at `list_path` holds Cluster API `MachineTaint`s (with
+/// `propagation`, without `timeAdded`, and the Cluster API webhook's own rules:
+/// kubernetes-sigs/cluster-api api/core/v1beta2/common_types.go): a machine set's or a
+/// KubeadmControlPlane's machine taints, not the kubeadm `nodeRegistration` taints beside
+/// them, which are a Node's.
+pub fn holds_machine_taints(
+    api_version: Option<&str>,
+    kind: Option<&str>,
+    list_path: &str,
+) -> bool {
+    let group = api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g);
+    match (group, kind) {
+        (Some("cluster.x-k8s.io"), Some("MachineDeployment" | "MachineSet" | "MachinePool")) => {
+            true
+        }
+        (Some("controlplane.cluster.x-k8s.io"), Some("KubeadmControlPlane")) => {
+            list_path.ends_with("machineTemplate.spec.taints")
+        }
+        _ => false,
+    }
 }
 
 /// The taint list at `segments` under an object, if the field is there.

@@ -4,7 +4,7 @@ use super::{shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
 use crate::k8s::decode::Decoded;
 use crate::k8s::names::is_qualified_name;
-use crate::k8s::objects::Item;
+use crate::k8s::objects::{holds_machine_taints, Item};
 
 pub struct PlatformTaint;
 
@@ -26,7 +26,8 @@ Taints in node pool definitions whose platform is stricter than Kubernetes:
 - **Amazon EKS** (`aws_eks_node_group`, the terraform-aws-modules/eks node groups): the whole key,
   prefix included, is at most 63 characters (hashicorp/terraform-provider-aws
   `internal/service/eks/node_group.go`: `StringLenBetween(1, 63)`).
-- **Cluster API** machine templates: a value, when written, is at least one character
+- **Cluster API** machine templates (of a MachineDeployment, MachineSet, MachinePool or
+  KubeadmControlPlane): a value, when written, is at least one character
   (`api/core/v1beta2/common_types.go` `MachineTaint`), and these keys are reserved:
   `node.cluster.x-k8s.io/uninitialized`, `node.cluster.x-k8s.io/outdated-revision`,
   `node-role.kubernetes.io/master`, `node.cloudprovider.kubernetes.io/*`, and
@@ -72,9 +73,7 @@ fn platform(cx: &Cx<'_, '_>) -> Option<Platform> {
             Some("NodePool" | "Provisioner") if api.starts_with("karpenter.sh/") => {
                 Some(Platform::Karpenter)
             }
-            Some("MachineDeployment" | "MachineSet" | "MachinePool")
-                if api.starts_with("cluster.x-k8s.io/") =>
-            {
+            _ if holds_machine_taints(Some(api), o.kind, &cx.list.path) => {
                 Some(Platform::ClusterApi)
             }
             _ => None,

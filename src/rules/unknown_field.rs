@@ -3,7 +3,7 @@
 
 use super::{edits, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
-use crate::k8s::objects::Item;
+use crate::k8s::objects::{holds_machine_taints, Item};
 use crate::k8s::well_known::edit_distance;
 
 pub struct UnknownField;
@@ -57,13 +57,7 @@ impl Rule for UnknownField {
         // A Cluster API MachineTaint has `propagation` (Always | OnInitialization) and no
         // `timeAdded` (kubernetes-sigs/cluster-api api/core/v1beta2/common_types.go).
         let capi = cx.object.is_some_and(|o| {
-            matches!(
-                o.kind,
-                Some("MachineDeployment" | "MachineSet" | "MachinePool")
-            ) && cx
-                .doc
-                .get_str(o.node, "apiVersion")
-                .is_some_and(|a| a.starts_with("cluster.x-k8s.io/"))
+            holds_machine_taints(cx.doc.get_str(o.node, "apiVersion"), o.kind, &cx.list.path)
         });
         if capi {
             check(cx, item, CAPI_TAINT_FIELDS);
