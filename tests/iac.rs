@@ -697,10 +697,33 @@ fn labels_a_pool_definition_does_not_declare_are_unknown() {
              [{{operator: Exists}}]\n      containers: [{{name: c, image: i}}]\n---\n"
         )
     };
+    // Required node affinity, one term per list of expressions.
+    let affinity = |name: &str, terms: &[&str]| {
+        let terms: Vec<String> = terms
+            .iter()
+            .map(|t| format!("{{matchExpressions: [{t}]}}"))
+            .collect();
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  \
+             template:\n    spec:\n      affinity: {{nodeAffinity: \
+             {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: [{}]}}}}}}\n      \
+             tolerations: [{{operator: Exists}}]\n      containers: [{{name: c, image: i}}]\n---\n",
+            terms.join(", ")
+        )
+    };
+    let zone = "{key: topology.kubernetes.io/zone, operator: In, values: [us-central1-a]}";
+    let amd = "{key: example.com/accelerator, operator: In, values: [amd]}";
     let text = [
         workload("spot", "cloud.google.com/gke-spot: \"true\""),
         workload("amd", "example.com/accelerator: amd"),
         workload("nvidia", "example.com/accelerator: nvidia"),
+        affinity("zonal", &[zone]),
+        affinity("amd-affinity", &[amd]),
+        affinity("amd-or-zonal", &[amd, zone]),
+        affinity(
+            "not-elsewhere",
+            &["{key: example.com/elsewhere, operator: DoesNotExist}"],
+        ),
     ]
     .concat();
     std::fs::write(&path, &text).unwrap();
@@ -747,6 +770,30 @@ fn labels_a_pool_definition_does_not_declare_are_unknown() {
         ("no".to_string(), vec!["\"node-selector\"".to_string()])
     );
     assert_eq!(gpu(2), ("yes".to_string(), vec![]));
+    // Node affinity alike: an expression on an undeclared label may be met (the zone is set by
+    // GKE on every node, the file cannot say which); one on a declared label is decided.
+    assert_eq!(
+        gpu(3),
+        ("partial".to_string(), vec!["\"label-unknown\"".to_string()])
+    );
+    let zonal = &report["workloads"][3]["reasons"][0];
+    assert_eq!(zonal["key"], "topology.kubernetes.io/zone");
+    assert_eq!(
+        zonal["expression"],
+        "topology.kubernetes.io/zone In [us-central1-a]"
+    );
+    assert!(zonal["value"].is_null());
+    assert_eq!(
+        gpu(4),
+        ("no".to_string(), vec!["\"node-affinity\"".to_string()])
+    );
+    // Terms are alternatives: the second may match.
+    assert_eq!(
+        gpu(5),
+        ("partial".to_string(), vec!["\"label-unknown\"".to_string()])
+    );
+    // An undeclared label is taken as absent by the expressions that want it absent.
+    assert_eq!(gpu(6), ("yes".to_string(), vec![]));
     // A workload that may fit is not reported as fitting no node (amd may fit the batch pool,
     // which does not declare the label).
     let lint = run(&[

@@ -127,13 +127,24 @@ impl Term {
 
     /// The first reason the term does not match, or `None` when it does.
     pub fn failure(&self, node: &dyn NodeView) -> Option<String> {
+        self.check(node, false).err()
+    }
+
+    /// Whether the term matches `node`. On an `open` node (a pool defined as code, whose
+    /// labels beyond those it declares may be set elsewhere), an expression that needs a label
+    /// the node does not have (`In`, `Exists`, `Gt`, `Lt`) is not a failure: it is returned, as
+    /// a condition of the match. `Err` gives the first reason it cannot match.
+    fn check(&self, node: &dyn NodeView, open: bool) -> Result<Vec<&Requirement>, String> {
         if let Some(e) = &self.error {
-            return Some(format!("it is invalid ({e})"));
+            return Err(format!("it is invalid ({e})"));
         }
+        let mut needs = Vec::new();
         for r in &self.expressions {
             let value = node.label(&r.key);
-            if !r.matches(value) {
-                return Some(match value {
+            if open && value.is_none() && !r.matches(None) {
+                needs.push(r);
+            } else if !r.matches(value) {
+                return Err(match value {
                     Some(v) => format!("`{r}` fails: the node has {}={v}", r.key),
                     None => format!("`{r}` fails: the node has no label {}", r.key),
                 });
@@ -149,11 +160,11 @@ impl Term {
                     _ => false,
                 };
                 if !ok {
-                    return Some(format!("`{r}` (a field) fails for node {name}"));
+                    return Err(format!("`{r}` (a field) fails for node {name}"));
                 }
             }
         }
-        None
+        Ok(needs)
     }
 }
 
@@ -172,18 +183,29 @@ impl Affinity {
 
     /// Why no term matches (`None` when one does).
     pub fn failure(&self, node: &dyn NodeView) -> Option<String> {
+        self.check(node, false).err()
+    }
+
+    /// Whether a term matches `node`, as [`Term::check`] decides: `Ok` with no condition when
+    /// one matches for certain, else with the expressions on labels the node does not declare
+    /// of the first term that matches if they are set; `Err` with why no term can match.
+    pub fn check(&self, node: &dyn NodeView, open: bool) -> Result<Vec<&Requirement>, String> {
         if self.terms.is_empty() {
-            return Some("it has no non-empty nodeSelectorTerms, so it matches no node".into());
+            return Err("it has no non-empty nodeSelectorTerms, so it matches no node".into());
         }
         let mut why = Vec::new();
+        let mut conditional = None;
         for t in &self.terms {
-            match t.failure(node) {
-                None => return None,
-                Some(w) if self.terms.len() == 1 => why.push(w),
-                Some(w) => why.push(format!("term {}: {w}", t.index)),
+            match t.check(node, open) {
+                Ok(needs) if needs.is_empty() => return Ok(needs),
+                Ok(needs) => {
+                    conditional.get_or_insert(needs);
+                }
+                Err(w) if self.terms.len() == 1 => why.push(w),
+                Err(w) => why.push(format!("term {}: {w}", t.index)),
             }
         }
-        Some(why.join("; "))
+        conditional.ok_or_else(|| why.join("; "))
     }
 
     /// Whether matching depends on which node of a pool it is: fields, or a label that names

@@ -336,10 +336,25 @@ pub struct Verdict {
     /// where that toleration comes from (a namespace default, a RuntimeClass, an admission
     /// plugin, the DaemonSet controller): why it fits a pool its own spec does not tolerate.
     pub granted: Vec<(usize, Source)>,
-    /// The `nodeSelector` entries (key, value) on labels a pool defined as code does not
-    /// declare: a label may be set elsewhere (by the platform, the kubelet, a controller), so
-    /// the pod may fit there, or not.
-    pub unknown: Vec<(String, String)>,
+    /// What the pod asks of labels a pool defined as code does not declare: a label may be set
+    /// elsewhere (by the platform, the kubelet, a controller), so the pod may fit there, or not.
+    pub unknown: Vec<Undeclared>,
+}
+
+/// A label a pod asks for that a pool defined as code does not declare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undeclared {
+    pub key: String,
+    pub asked: Asked,
+}
+
+/// How a pod asks for a label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Asked {
+    /// A `nodeSelector` entry (the pod's or its RuntimeClass's) with this value.
+    Value(String),
+    /// A required node affinity expression, as written (`topology.kubernetes.io/zone In [a]`).
+    Expression(String),
 }
 
 impl Verdict {
@@ -750,8 +765,8 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
 }
 
 /// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
-/// and, on a pool defined as code whose labels are not all known, the `nodeSelector` labels it
-/// does not declare.
+/// and, on a pool defined as code whose labels are not all known, what the `nodeSelector` and
+/// required node affinity ask of labels it does not declare.
 fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict) {
     let out = &mut verdict.reasons;
     if let Some(reqs) = node
@@ -778,7 +793,10 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     for e in &w.node_selector {
         let actual = node.label(&e.key);
         if actual.is_none() && open {
-            unknown.push((e.key.to_string(), e.value.to_string()));
+            unknown.push(Undeclared {
+                key: e.key.to_string(),
+                asked: Asked::Value(e.value.to_string()),
+            });
         } else if actual != Some(&*e.value) {
             out.push(Reason::NodeSelector {
                 key: e.key.clone(),
@@ -790,7 +808,10 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     for (key, wanted) in &w.class_selector {
         let actual = node.label(key);
         if actual.is_none() && open {
-            unknown.push((key.clone(), wanted.clone()));
+            unknown.push(Undeclared {
+                key: key.clone(),
+                asked: Asked::Value(wanted.clone()),
+            });
         } else if actual != Some(wanted.as_str()) {
             out.push(Reason::NodeSelector {
                 key: key.as_str().into(),
@@ -799,9 +820,14 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
             });
         }
     }
+    // Required node affinity likewise: a term may match if the labels it needs are set.
     if let Some(a) = &w.affinity {
-        if let Some(why) = a.failure(node) {
-            out.push(Reason::NodeAffinity(why));
+        match a.check(node, open) {
+            Ok(needs) => unknown.extend(needs.into_iter().map(|r| Undeclared {
+                key: r.key.clone(),
+                asked: Asked::Expression(r.to_string()),
+            })),
+            Err(why) => out.push(Reason::NodeAffinity(why)),
         }
     }
 }

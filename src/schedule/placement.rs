@@ -305,8 +305,13 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::Maybe => {
                 let keys: Vec<String> = v
                     .groups(pool)
-                    .flat_map(|(g, _, _)| g.unknown.iter().map(|(k, _)| k.clone()))
-                    .collect();
+                    .flat_map(|(g, _, _)| g.unknown.iter().map(|u| u.key.clone()))
+                    .fold(Vec::new(), |mut keys, k| {
+                        if !keys.contains(&k) {
+                            keys.push(k);
+                        }
+                        keys
+                    });
                 format!(
                     "may fit: its definition does not declare the label {} (it may be set \
                      elsewhere)",

@@ -20,7 +20,7 @@ use super::{Fit, Place, SimulateSummary, SimulatedFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::schedule::admission::Source as TolerationSource;
-use crate::schedule::{PoolVerdict, Reason, WorkloadResult};
+use crate::schedule::{Asked, PoolVerdict, Reason, WorkloadResult};
 
 #[derive(Serialize, PartialEq)]
 struct TaintOut<'a> {
@@ -104,6 +104,13 @@ enum Subject<'a> {
     LabelUnknown {
         key: &'a str,
         value: &'a str,
+    },
+    /// A label a required node affinity expression needs, which a pool defined as code does
+    /// not declare: it may fit.
+    #[serde(rename = "label-unknown")]
+    AffinityLabelUnknown {
+        key: &'a str,
+        expression: &'a str,
     },
 }
 
@@ -471,16 +478,26 @@ fn why_not<'a>(
     let mut indices = Vec::new();
     let mut taints = Vec::new();
     for (v, _, _) in verdict.groups(pool) {
-        for (key, value) in v.unknown.iter().filter(|_| v.fits()) {
-            let subject = Subject::LabelUnknown { key, value };
+        for u in v.unknown.iter().filter(|_| v.fits()) {
+            let key = u.key.as_str();
+            let (subject, asked) = match &u.asked {
+                Asked::Value(value) => (
+                    Subject::LabelUnknown { key, value },
+                    format!("nodeSelector {key}={value}"),
+                ),
+                Asked::Expression(expression) => (
+                    Subject::AffinityLabelUnknown { key, expression },
+                    format!("node affinity `{expression}`"),
+                ),
+            };
             let index = match reasons.iter().position(|seen| seen.subject == subject) {
                 Some(i) => i,
                 None => {
                     reasons.push(ReasonOut {
                         subject,
                         message: format!(
-                            "nodeSelector {key}={value}: the pool's definition does not declare \
-                             the label {key}; it fits if the label is set elsewhere"
+                            "{asked}: the pool's definition does not declare the label {key}; \
+                             it fits if the label is set elsewhere"
                         ),
                     });
                     reasons.len() - 1
