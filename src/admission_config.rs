@@ -115,6 +115,7 @@ pub fn toleration_list(
         return Err(format!("{field} is not a list of tolerations"));
     }
     let list = List {
+        whole: false,
         node: value,
         key,
         path: field.to_string(),

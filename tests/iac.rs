@@ -399,6 +399,48 @@ fn cluster_api_control_plane_machine_taints() {
     );
 }
 
+/// A `register-with-taints` written as a block scalar is read, its taints reported at the whole
+/// value and never "fixed" there (a fix edits characters the finding cannot point at).
+#[test]
+fn register_with_taints_in_a_block_scalar() {
+    let text = "apiVersion: kubeadm.k8s.io/v1beta4\nkind: JoinConfiguration\nnodeRegistration:\n  \
+                name: gpu-worker\n  kubeletExtraArgs:\n  - name: register-with-taints\n    value: >-\n      \
+                nvidia.com/gpu=present:NoSchedule,\n      example.com/dedicated=ml:noexecute\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("join.yaml");
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    let report = json(&run(&["lint", "--format", "json", file]));
+    let found = report["diagnostics"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{report}");
+    assert_eq!(found[0]["rule"], "unknown-effect");
+    assert_eq!(
+        found[0]["path"],
+        "nodeRegistration.kubeletExtraArgs[0].value[1].effect"
+    );
+    assert_eq!(found[0]["range"]["start"]["line"], 8);
+    assert_eq!(
+        found[0]["fixes"].as_array().map_or(0, Vec::len),
+        0,
+        "{report}"
+    );
+    run(&["lint", "--fix", "--unsafe-fixes", file]);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    // The valid taint is the pool's; the invalid one is left out.
+    let sim = json(&run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        file,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]));
+    assert_eq!(
+        pool_lines(&sim),
+        ["gpu-worker joinconfiguration ?..?: nvidia.com/gpu=present:NoSchedule | "]
+    );
+}
+
 /// `lint` of `text` written to a file named `name`, in the concise format.
 fn run_on(name: &str, text: &str) -> String {
     let dir = tempfile::tempdir().unwrap();

@@ -41,6 +41,7 @@ pub(crate) fn read(file: usize, doc: &Document<'_>, root: NodeId, index: usize) 
     let list = at_path(doc, root, &["spec", "nodeTemplate"])
         .and_then(|t| doc.get(t, "taints"))
         .map(|(key, node)| List {
+            whole: false,
             node,
             key,
             path: "spec.nodeTemplate.taints".to_string(),

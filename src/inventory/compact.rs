@@ -171,6 +171,7 @@ pub(crate) fn parse<'a>(
         let taint_list = match field("taints") {
             Some((key, value)) => {
                 let list = List {
+                    whole: false,
                     node: value,
                     key,
                     path: format!("{path}.taints"),
@@ -271,16 +272,70 @@ pub(crate) fn taint_spec<'a>(
             ),
         ));
     }
-    let parts: Vec<&str> = value.split(':').collect();
-    let kv: Vec<&str> = parts[0].split('=').collect();
-    if parts.len() > 2 || kv.len() > 2 {
-        return Err(ParseError::at(
+    let parts = split_spec(&value).ok_or_else(|| {
+        ParseError::at(
             span.start,
             format!("invalid taint spec: {value} (expected key=value:Effect or key:Effect)"),
-        ));
+        )
+    })?;
+    let fields = parts
+        .into_iter()
+        .map(|(name, at, len)| {
+            let range = start + at..start + at + len;
+            (name, range.clone(), Cow::Borrowed(&text[range]))
+        })
+        .collect();
+    Ok(spec_mapping(doc, span, fields))
+}
+
+/// A taint spec whose characters cannot be pointed at one by one (a block scalar, an escape in
+/// a quoted string) as a mapping whose scalars all span the whole string; `None` when it does
+/// not split as `kubectl taint` splits it.
+pub(crate) fn taint_spec_spanning<'a>(
+    doc: &mut Document<'a>,
+    spec: &str,
+    span: std::ops::Range<usize>,
+) -> Option<NodeId> {
+    let fields = split_spec(spec)?
+        .into_iter()
+        .map(|(name, at, len)| {
+            (
+                name,
+                span.clone(),
+                Cow::Owned(spec[at..at + len].to_string()),
+            )
+        })
+        .collect();
+    Some(spec_mapping(doc, span, fields))
+}
+
+/// How `ParseTaints` (kubernetes/kubernetes pkg/util/taints/taints.go) splits one spec,
+/// `key[=value][:effect]`: each field's name, offset and length; `None` with more than one `:`
+/// or `=`.
+fn split_spec(spec: &str) -> Option<Vec<(&'static str, usize, usize)>> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let kv: Vec<&str> = parts[0].split('=').collect();
+    if parts.len() > 2 || kv.len() > 2 {
+        return None;
     }
+    let mut fields = vec![("key", 0, kv[0].len())];
+    if let Some(v) = kv.get(1) {
+        fields.push(("value", kv[0].len() + 1, v.len()));
+    }
+    if let Some(e) = parts.get(1) {
+        fields.push(("effect", parts[0].len() + 1, e.len()));
+    }
+    Some(fields)
+}
+
+/// The mapping of a taint spec's fields: (name, the value's span, the value).
+fn spec_mapping<'a>(
+    doc: &mut Document<'a>,
+    span: std::ops::Range<usize>,
+    fields: Vec<(&'static str, std::ops::Range<usize>, Cow<'a, str>)>,
+) -> NodeId {
     let mut entries = Vec::new();
-    let field = |doc: &mut Document<'a>, name: &'static str, at: usize, len: usize| {
+    for (name, range, value) in fields {
         let k = doc.add_node(Node {
             span: span.clone(),
             tag: None,
@@ -290,30 +345,23 @@ pub(crate) fn taint_spec<'a>(
             },
         });
         let v = doc.add_node(Node {
-            span: at..at + len,
+            span: range,
             tag: Some("!!str".into()),
             kind: NodeKind::Scalar {
-                value: Cow::Borrowed(&text[at..at + len]),
+                value,
                 style: Style::Plain,
             },
         });
-        (k, v)
-    };
-    entries.push(field(doc, "key", start, kv[0].len()));
-    if let Some(v) = kv.get(1) {
-        entries.push(field(doc, "value", start + kv[0].len() + 1, v.len()));
+        entries.push((k, v));
     }
-    if let Some(e) = parts.get(1) {
-        entries.push(field(doc, "effect", start + parts[0].len() + 1, e.len()));
-    }
-    Ok(doc.add_node(Node {
+    doc.add_node(Node {
         span,
         tag: None,
         kind: NodeKind::Mapping {
             entries,
             flow: true,
         },
-    }))
+    })
 }
 
 #[cfg(test)]

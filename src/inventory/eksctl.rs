@@ -154,6 +154,7 @@ pub(crate) fn read<'a>(
                         kind: NodeKind::Sequence { items, flow: true },
                     });
                     Some(List {
+                        whole: false,
                         node,
                         key,
                         path: format!("{path}.taints"),
@@ -161,6 +162,7 @@ pub(crate) fn read<'a>(
                     })
                 }
                 Some((key, node)) if !matches!(decode(doc, node), Decoded::Null) => Some(List {
+                    whole: false,
                     node,
                     key,
                     path: format!("{path}.taints"),

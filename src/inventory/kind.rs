@@ -249,6 +249,7 @@ fn patch_lists<'a>(text: &'a str, doc: &mut Document<'a>, parent: NodeId, path: 
                     copy(patch, v, doc, &lines, 0),
                 ) {
                     out.push(List {
+                        whole: false,
                         node,
                         key,
                         path: format!("{base}.taints"),

@@ -90,6 +90,7 @@ pub(crate) fn registration<'a>(
         Some((_, v)) => matches!(decode(doc, v), Decoded::Null),
     };
     let field = written.filter(|_| !nil).map(|(key, node)| List {
+        whole: false,
         node,
         key,
         path: format!("{path}.taints"),
@@ -182,6 +183,7 @@ pub(crate) fn read<'a>(
     if kind == "KubeletConfiguration" {
         let field = doc.get(root, "registerWithTaints");
         let list = field.map(|(key, node)| List {
+            whole: false,
             node,
             key,
             path: "registerWithTaints".to_string(),

@@ -50,8 +50,9 @@ pub(crate) fn extra_arg(doc: &Document<'_>, args: NodeId, base: &str, name: &str
 /// The `register-with-taints` value at `arg` as a taint list for the rules: one mapping per
 /// comma-separated taint, spanning its characters. A taint that does not split the way
 /// `ParseTaints` splits it (`a=b=c:NoSchedule`) becomes a mapping with the whole text as its
-/// key, so the rules report it. `None` when the value is not a plain or simply quoted string
-/// (escapes, block scalars), whose characters cannot be pointed at.
+/// key, so the rules report it. When the value's characters cannot be pointed at one by one (a
+/// block scalar, an escape in a quoted string), every taint spans the whole value. `None` when
+/// the value is not a string.
 pub(crate) fn taint_list<'a>(
     text: &'a str,
     doc: &mut Document<'a>,
@@ -64,54 +65,60 @@ pub(crate) fn taint_list<'a>(
         return None;
     };
     let start = match style {
-        Style::Plain => span.start,
-        Style::SingleQuoted | Style::DoubleQuoted => span.start + 1,
-        _ => return None,
+        Style::Plain => Some(span.start),
+        Style::SingleQuoted | Style::DoubleQuoted => Some(span.start + 1),
+        _ => None,
     };
     let value = value.to_string();
-    if text.get(start..start + value.len()) != Some(value.as_str()) {
-        return None;
-    }
+    // Where the value's characters are in the text, when they are there as they read.
+    let exact = start.filter(|&s| text.get(s..s + value.len()) == Some(value.as_str()));
     let mut items = Vec::new();
-    let mut at = start;
+    let mut at = 0;
     for piece in value.split(',') {
         let lead = piece.len() - piece.trim_start().len();
         let body = piece.trim();
-        let piece_start = at + lead;
+        let piece_at = at + lead;
         at += piece.len() + 1;
         if body.is_empty() {
             continue;
         }
-        let range = piece_start..piece_start + body.len();
+        let (range, scalar_value) = match exact {
+            Some(s) => {
+                let range = s + piece_at..s + piece_at + body.len();
+                (range.clone(), Cow::Borrowed(&text[range]))
+            }
+            None => (span.clone(), Cow::Owned(body.to_string())),
+        };
         let scalar = doc.add_node(Node {
             span: range.clone(),
             tag: Some("!!str".into()),
             kind: NodeKind::Scalar {
-                value: Cow::Borrowed(&text[range.clone()]),
+                value: scalar_value,
                 style: Style::Plain,
             },
         });
-        let mapping = match compact::taint_spec(text, doc, scalar, "register-with-taints") {
-            Ok(m) => m,
-            Err(_) => {
-                let key = doc.add_node(Node {
-                    span: range.clone(),
-                    tag: None,
-                    kind: NodeKind::Scalar {
-                        value: Cow::Borrowed("key"),
-                        style: Style::Plain,
-                    },
-                });
-                doc.add_node(Node {
-                    span: range,
-                    tag: None,
-                    kind: NodeKind::Mapping {
-                        entries: vec![(key, scalar)],
-                        flow: true,
-                    },
-                })
-            }
+        let mapping = match exact {
+            Some(_) => compact::taint_spec(text, doc, scalar, "register-with-taints").ok(),
+            None => compact::taint_spec_spanning(doc, body, span.clone()),
         };
+        let mapping = mapping.unwrap_or_else(|| {
+            let key = doc.add_node(Node {
+                span: range.clone(),
+                tag: None,
+                kind: NodeKind::Scalar {
+                    value: Cow::Borrowed("key"),
+                    style: Style::Plain,
+                },
+            });
+            doc.add_node(Node {
+                span: range,
+                tag: None,
+                kind: NodeKind::Mapping {
+                    entries: vec![(key, scalar)],
+                    flow: true,
+                },
+            })
+        });
         items.push(mapping);
     }
     let seq = doc.add_node(Node {
@@ -120,6 +127,7 @@ pub(crate) fn taint_list<'a>(
         kind: NodeKind::Sequence { items, flow: true },
     });
     Some(List {
+        whole: exact.is_none(),
         node: seq,
         key: arg.key,
         path: arg.path.clone(),
@@ -177,5 +185,31 @@ mod tests {
         let items = crate::k8s::objects::items(&doc, &list);
         assert_eq!(items[0].str("key"), "q=a=b:NoSchedule");
         assert!(items[0].taint().is_none());
+    }
+
+    #[test]
+    fn block_and_escaped_values_are_read_at_the_whole_value() {
+        let text = "a:\n  register-with-taints: >-\n    x=y:NoSchedule,\n    b:NoExecute\nb:\n  register-with-taints: \"q=\\x41:NoSchedule\"\n";
+        let stream = parse(text);
+        let mut doc = stream.documents.into_iter().next().unwrap();
+        let root = doc.root.unwrap();
+        for (field, want) in [
+            ("a", vec!["x=y:NoSchedule", "b:NoExecute"]),
+            ("b", vec!["q=A:NoSchedule"]),
+        ] {
+            let (_, at) = doc.get(root, field).unwrap();
+            let arg = extra_arg(&doc, at, field, "register-with-taints").unwrap();
+            let value_span = doc.node(arg.value).span.clone();
+            let list = taint_list(text, &mut doc, &arg, None).unwrap();
+            let items = crate::k8s::objects::items(&doc, &list);
+            let got: Vec<String> = items
+                .iter()
+                .map(|i| i.taint().unwrap().to_string())
+                .collect();
+            assert_eq!(got, want);
+            // Each taint points at the whole value.
+            let effect = items[0].field("effect").unwrap().value;
+            assert_eq!(doc.node(effect).span, value_span);
+        }
     }
 }

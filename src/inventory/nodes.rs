@@ -235,6 +235,7 @@ fn node(
     let taints = match spec.and_then(|s| doc.get(s, "taints")) {
         Some((key, value)) => {
             let list = List {
+                whole: false,
                 node: value,
                 key,
                 path: String::new(),

@@ -482,6 +482,7 @@ impl<'a> Builder<'a> {
             kind: NodeKind::Sequence { items, flow: true },
         });
         Some(List {
+            whole: false,
             node,
             key: node,
             path,

@@ -51,6 +51,10 @@ pub struct List {
     pub key: NodeId,
     pub path: String,
     pub object: Option<usize>,
+    /// Its items are read from a string whose characters cannot be pointed at one by one (a
+    /// block scalar, an escape in a quoted string): findings point at the whole string, and
+    /// carry no fix.
+    pub whole: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -160,6 +164,7 @@ fn add_object<'d>(
                 let _ = scheduling_key;
                 if let Some((key, value)) = doc.get(scheduling, "tolerations") {
                     let list = List {
+                        whole: false,
                         node: value,
                         key,
                         path: join(&join(&path, "scheduling"), "tolerations"),
@@ -203,6 +208,7 @@ fn add_object<'d>(
                     });
                     if let Some((key, value)) = doc.get(at, "tolerations") {
                         let list = List {
+                            whole: false,
                             node: value,
                             key,
                             path: join(&spec_path, "tolerations"),
@@ -308,6 +314,7 @@ pub fn taint_list_at(
     }
     let (key, value) = doc.get(at, last)?;
     Some(List {
+        whole: false,
         node: value,
         key,
         path: join(&path, last),
@@ -370,6 +377,7 @@ fn walk_tolerations<'d>(
                             if items.iter().all(|&i| doc.mapping(i).is_some()) {
                                 steps.push((at, Step::Key(key)));
                                 let list = List {
+                                    whole: false,
                                     node: v,
                                     key: k,
                                     path: write(&steps, Some(steps.len() - 1)),

@@ -143,6 +143,7 @@ impl Rule for DeprecatedTolerationsAnnotation {
         }
         let list = TolerationList {
             list: List {
+                whole: false,
                 node: root,
                 key: root,
                 path: a.api_path.clone(),

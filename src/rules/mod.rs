@@ -429,6 +429,7 @@ pub(crate) fn check_lists<'a, 'd>(
     }
     for list in taints {
         let items = crate::k8s::objects::items(doc, list);
+        let first = out.len();
         for rule in RULES {
             let mut cx = Cx {
                 text,
@@ -444,6 +445,12 @@ pub(crate) fn check_lists<'a, 'd>(
                 rule.check_taint(&mut cx, item);
             }
             rule.check_taint_list(&mut cx, &items);
+        }
+        // A fix edits the characters a finding points at, which a list read whole has not.
+        if list.whole {
+            for d in &mut out[first..] {
+                d.fixes.clear();
+            }
         }
     }
 }
