@@ -336,6 +336,88 @@ fn the_inventory_can_come_from_standard_input() {
     );
 }
 
+/// A JSON node list named as a file is read as it streams in, never held whole: what simulate
+/// says is what it says of the same list read whole from standard input, places included (on
+/// one long line with text in Japanese before them, and across the reader's buffers).
+#[test]
+fn a_streamed_node_list_simulates_as_one_read_whole() {
+    use std::io::Write;
+    let nodes: Vec<Value> = (0..2_000)
+        .map(|i| {
+            let pool = ["gpu", "web", "batch", "spot"][i % 4];
+            let taints = match pool {
+                "gpu" => serde_json::json!([{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]),
+                "spot" => serde_json::json!([{"key": "spot", "effect": "PreferNoSchedule"}, {"key": "bad", "effect": "Sometimes"}]),
+                _ => serde_json::json!([]),
+            };
+            serde_json::json!({
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": format!("{pool}-{i}"),
+                    "labels": {"pool": pool, "kubernetes.io/hostname": format!("{pool}-{i}")},
+                    "annotations": {"note": format!("ノード {i} {}", "x".repeat(600))}
+                },
+                "spec": {"taints": taints, "unschedulable": i == 7},
+                "status": {"nodeInfo": {"kubeletVersion": "v1.34.0"}}
+            })
+        })
+        .collect();
+    let list =
+        serde_json::json!({"apiVersion": "v1", "items": nodes, "kind": "List", "metadata": {}});
+    let text = list.to_string();
+    assert!(text.len() > 1 << 20 && !text.contains('\n'));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nodes.json");
+    std::fs::write(&path, &text).unwrap();
+    let file = path.to_str().unwrap();
+    let args = ["simulate", "--format", "json", "--inventory"];
+    let workloads = "tests/fixtures/list-workloads.yaml";
+    let streamed = run(&[&args[..], &[file, workloads]].concat());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .current_dir(ROOT)
+        .args([&args[..], &["-", workloads]].concat())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let whole = child.wait_with_output().unwrap();
+    assert_eq!(
+        streamed.status.code(),
+        whole.status.code(),
+        "{}",
+        stderr(&streamed)
+    );
+    let named = stderr(&whole)
+        .replace("inventory - ", &format!("inventory {file} "))
+        .replace("lint -`", &format!("lint {file}`"));
+    assert_eq!(stderr(&streamed), named);
+    let mut streamed: Value = serde_json::from_str(&stdout(&streamed)).unwrap();
+    let whole: Value = serde_json::from_str(&stdout(&whole)).unwrap();
+    assert_eq!(streamed["cluster"]["nodes"], 2_000);
+    for pool in streamed["cluster"]["pools"].as_array_mut().unwrap() {
+        assert_eq!(pool["source"]["file"], file);
+        pool["source"]["file"] = "-".into();
+    }
+    assert_eq!(streamed, whole);
+    // The last pool starts far along the one line, past text in Japanese.
+    let last = streamed["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["source"]["line"], 1);
+    assert!(last["source"]["column"].as_u64().unwrap() > 1_000, "{last}");
+}
+
 /// Items of a node list that carry no `kind` but are Node-shaped are nodes, in YAML and JSON.
 #[test]
 fn kindless_node_lists_are_inventories() {

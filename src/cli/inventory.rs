@@ -1,6 +1,7 @@
 //! Loading the cluster inventory named on the command line or in the configuration.
 
-use std::path::PathBuf;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use taintlint::config_file::ConfigFile;
@@ -11,14 +12,36 @@ use super::input::{collect_inputs, read, Input};
 /// An inventory and the texts it was read from.
 pub(crate) struct LoadedInventory {
     pub(crate) inventory: Inventory,
-    pub(crate) sources: Vec<(PathBuf, String)>,
+    /// Each file and its text; `None` for a JSON node list read as it streamed in, unless
+    /// texts were asked for.
+    pub(crate) sources: Vec<(PathBuf, Option<String>)>,
+}
+
+impl LoadedInventory {
+    /// The text of source `i`, loaded with [`Texts::Keep`].
+    pub(crate) fn text(&self, i: usize) -> &str {
+        self.sources[i]
+            .1
+            .as_deref()
+            .expect("an inventory loaded with its texts")
+    }
+}
+
+/// Whether the caller needs the inventory files' texts after loading (to lint them), or only
+/// the inventory (then a JSON node list is read without holding its text).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Texts {
+    Keep,
+    Drop,
 }
 
 /// Reads and parses the inventory files (`-` is standard input; a directory stands for the
 /// inventory files the lint walk finds in it, Terraform included); on any problem prints every
 /// one and returns exit 2.
-pub(crate) fn load_inventory(paths: &[PathBuf]) -> Result<LoadedInventory, ExitCode> {
-    let mut sources = Vec::new();
+pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedInventory, ExitCode> {
+    let mut sources: Vec<(PathBuf, Option<String>)> = Vec::new();
+    // The nodes of the sources read as they streamed in, by index in `sources`.
+    let mut streamed: Vec<(usize, inventory::StreamedNodes)> = Vec::new();
     // For each source found in a directory, the directory's index in `paths`.
     let mut walked: Vec<Option<usize>> = Vec::new();
     let mut failed = false;
@@ -42,11 +65,22 @@ pub(crate) fn load_inventory(paths: &[PathBuf]) -> Result<LoadedInventory, ExitC
                 Input::File(f, _) => f.clone(),
                 Input::Stdin(_) => p.clone(),
             };
+            // A JSON node list named on its own is read as it streams in, when its text is
+            // not needed after.
+            if let (Texts::Drop, Input::File(file, _), None) = (texts, &input, dir) {
+                // (A file that cannot be read is left to the whole read, which says why.)
+                if let Ok(Some(nodes)) = stream(file, sources.len()) {
+                    streamed.push((sources.len(), nodes));
+                    sources.push((path, None));
+                    walked.push(dir);
+                    continue;
+                }
+            }
             match read(&input) {
                 // In a directory, only files that may define nodes are taken.
                 Ok(text) if dir.is_some() && !inventory::may_define_nodes(&text) => {}
                 Ok(text) => {
-                    sources.push((path, text));
+                    sources.push((path, Some(text)));
                     walked.push(dir);
                 }
                 Err(e) => {
@@ -78,12 +112,26 @@ pub(crate) fn load_inventory(paths: &[PathBuf]) -> Result<LoadedInventory, ExitC
         if failed {
             return Err(ExitCode::from(2));
         }
-        let pairs: Vec<(&str, &str)> = names
+        // (Only files found in directories are ever left out below, and those are never
+        // streamed: the streamed nodes are taken once.)
+        let mut streamed_now = std::mem::take(&mut streamed).into_iter().peekable();
+        let pairs: Vec<(&str, inventory::Source<'_>)> = names
             .iter()
             .zip(&sources)
-            .map(|(n, (_, t))| (n.as_str(), t.as_str()))
+            .enumerate()
+            .map(|(i, (n, (_, t)))| {
+                let source = match t {
+                    Some(t) => inventory::Source::Text(t.as_str()),
+                    None => {
+                        let (at, nodes) = streamed_now.next().expect("a streamed source's nodes");
+                        debug_assert_eq!(at, i);
+                        inventory::Source::Streamed(nodes)
+                    }
+                };
+                (n.as_str(), source)
+            })
             .collect();
-        let errors = match Inventory::load(&pairs) {
+        let errors = match Inventory::load_sources(pairs) {
             Ok(inventory) => return Ok(LoadedInventory { inventory, sources }),
             Err(errors) => errors,
         };
@@ -108,5 +156,57 @@ pub(crate) fn load_inventory(paths: &[PathBuf]) -> Result<LoadedInventory, ExitC
         sources.retain(|_| *k.next().expect("one per source"));
         let mut k = keep.iter();
         walked.retain(|_| *k.next().expect("one per source"));
+    }
+}
+
+/// A file read as a JSON node list as it streams in, when it starts like JSON and is one.
+fn stream(path: &Path, index: usize) -> std::io::Result<Option<inventory::StreamedNodes>> {
+    let mut file = std::fs::File::open(path)?;
+    // Only a file whose first character (after a byte order mark and white space) opens an
+    // object is tried.
+    let mut head = [0u8; 512];
+    let n = file.read(&mut head)?;
+    let start = head[..n]
+        .strip_prefix(b"\xef\xbb\xbf")
+        .unwrap_or(&head[..n]);
+    if start.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Ok(None);
+    }
+    file.seek(SeekFrom::Start(0))?;
+    inventory::read_json_nodes(index, file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON node list named on its own is streamed unless its text is asked for; other
+    /// inventories are read whole.
+    #[test]
+    fn json_node_lists_stream_when_their_text_is_not_needed() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("nodes.json");
+        std::fs::write(
+            &json,
+            "\u{feff} {\"items\": [{\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}], \"kind\": \"List\"}",
+        )
+        .unwrap();
+        let yaml = dir.path().join("nodes.yaml");
+        std::fs::write(&yaml, "kind: Node\nmetadata: {name: b}\n").unwrap();
+        let paths = [json.clone(), yaml.clone()];
+        let Ok(dropped) = load_inventory(&paths, Texts::Drop) else {
+            panic!("the inventory loads");
+        };
+        assert_eq!(dropped.inventory.node_count(), 2);
+        assert!(dropped.sources[0].1.is_none());
+        assert!(dropped.sources[1].1.is_some());
+        let Ok(kept) = load_inventory(&paths, Texts::Keep) else {
+            panic!("the inventory loads");
+        };
+        assert!(kept.sources.iter().all(|(_, t)| t.is_some()));
+        assert_eq!(kept.text(0), std::fs::read_to_string(&json).unwrap());
+        // A JSON text that does not stream (here, not valid) is read whole, and refused.
+        std::fs::write(&json, "{\"kind\": \"List\",\n \"items\": [,]}").unwrap();
+        assert!(load_inventory(&paths, Texts::Drop).is_err());
     }
 }

@@ -17,7 +17,7 @@ use taintlint::{analyse_with, config, rules, Options};
 use super::input::{
     collect_inputs, config_index, one_stdin, read, same_file, write_atomically, Input,
 };
-use super::inventory::load_inventory;
+use super::inventory::{load_inventory, Texts};
 use super::{ordered, ClusterArgs};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -159,7 +159,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     let loaded = if inventory_paths.is_empty() {
         None
     } else {
-        match load_inventory(&inventory_paths) {
+        match load_inventory(&inventory_paths, Texts::Keep) {
             Ok(l) => Some(l),
             Err(code) => return code,
         }
@@ -222,7 +222,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             Job::Input(input) => input,
             Job::Inventory(i) => {
                 let l = loaded.as_ref().expect("inventory jobs come from it");
-                let text = l.sources[*i].1.clone();
+                let text = l.text(*i).to_string();
                 let diagnostics = analyse_with(&text, &configs[0].1, inventory);
                 let name = l.inventory.files[*i].name.clone();
                 linted
@@ -290,8 +290,8 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
                 l.inventory
                     .files
                     .iter()
-                    .zip(&l.sources)
-                    .map(|(f, (_, text))| (f.name.as_str(), text.as_str()))
+                    .enumerate()
+                    .map(|(i, f)| (f.name.as_str(), l.text(i)))
             })
             .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
     );

@@ -14,7 +14,7 @@ use taintlint::report::{
 };
 
 use super::input::{collect_inputs, one_stdin, read, Input};
-use super::inventory::load_inventory;
+use super::inventory::{load_inventory, Texts};
 use super::{ordered, ClusterArgs};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -141,7 +141,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         eprintln!("taintlint: {e}");
         return ExitCode::from(2);
     }
-    let loaded = match load_inventory(&inventory_paths) {
+    let loaded = match load_inventory(&inventory_paths, Texts::Drop) {
         Ok(l) => l,
         Err(code) => return code,
     };
@@ -176,11 +176,18 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             offsets.push(pool.at.range.start);
         }
     }
+    // (A node list read as it streamed in is read again for them.)
     let places: Vec<std::collections::HashMap<usize, (usize, usize)>> = wanted
         .iter()
         .zip(&loaded.sources)
-        .map(|(offsets, (_, text))| {
-            let found = report::line_columns(text, offsets);
+        .map(|(offsets, (path, text))| {
+            let found = match text {
+                Some(text) => report::line_columns(text, offsets),
+                // (Gone since: no places.)
+                None => std::fs::File::open(path)
+                    .and_then(|f| report::line_columns_in(f, offsets))
+                    .unwrap_or_default(),
+            };
             offsets.iter().copied().zip(found).collect()
         })
         .collect();

@@ -87,6 +87,10 @@ fn range_in(text: &str, raw: &RawValue) -> Range<usize> {
     start..start + raw.get().len()
 }
 
+fn shift(range: Range<usize>, by: usize) -> Range<usize> {
+    range.start + by..range.end + by
+}
+
 /// What reading a JSON inventory gives: its nodes and how many taints were left out as invalid.
 pub(crate) struct Read {
     pub nodes: Vec<RawNode>,
@@ -108,7 +112,7 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Option<Read>, ParseError> 
     if kind == "Node" {
         let at = 0..text.len();
         out.nodes
-            .push(node(file, text, top, at, &mut out.invalid_taints)?);
+            .push(node(file, text, 0, top, at, &mut out.invalid_taints)?);
         return Ok(Some(out));
     }
     // Anything else (a Karpenter NodePool, a CCE node pool, ...) is read as YAML, which JSON is.
@@ -123,7 +127,7 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Option<Read>, ParseError> 
     let read: Vec<Result<Option<(RawNode, usize)>, ParseError>> = items
         .par_iter()
         .enumerate()
-        .map(|(i, raw)| item(file, text, i, raw))
+        .map(|(i, raw)| item(file, raw.get(), range_in(text, raw).start, i))
         .collect();
     for r in read {
         if let Some((node, invalid)) = r? {
@@ -134,17 +138,18 @@ pub(crate) fn read(file: usize, text: &str) -> Result<Option<Read>, ParseError> 
     Ok(Some(out))
 }
 
-/// The `i`th item of a list: a Node with how many of its taints are invalid, or `None` for a
-/// cluster object (Namespace, RuntimeClass) that is not a node.
+/// The `i`th item of a list, whose text starts at `base` in the file: a Node with how many of
+/// its taints are invalid, or `None` for a cluster object (Namespace, RuntimeClass) that is not
+/// a node.
 fn item(
     file: usize,
     text: &str,
+    base: usize,
     i: usize,
-    raw: &RawValue,
 ) -> Result<Option<(RawNode, usize)>, ParseError> {
-    let at = range_in(text, raw);
-    let item: Object<'_> = serde_json::from_str(raw.get()).map_err(|e| {
-        let inner = json_error(raw.get(), &e);
+    let at = base..base + text.len();
+    let item: Object<'_> = serde_json::from_str(text).map_err(|e| {
+        let inner = json_error(text, &e);
         ParseError::at(
             at.start + inner.offset.unwrap_or(0),
             format!(
@@ -165,7 +170,7 @@ fn item(
         }
     }
     let mut invalid = 0;
-    let node = node(file, text, item, at, &mut invalid)?;
+    let node = node(file, text, base, item, at, &mut invalid)?;
     Ok(Some((node, invalid)))
 }
 
@@ -185,9 +190,11 @@ fn looks_like_a_node(item: &Object<'_>) -> bool {
     named && (spec || status)
 }
 
+/// A Node read from `text`, which starts at `base` in the file.
 fn node(
     file: usize,
     text: &str,
+    base: usize,
     object: Object<'_>,
     at: Range<usize>,
     invalid: &mut usize,
@@ -221,7 +228,7 @@ fn node(
                 taint,
                 at: Loc {
                     file,
-                    range: range_in(text, raw),
+                    range: shift(range_in(text, raw), base),
                 },
             }),
             None => *invalid += 1,
@@ -251,6 +258,334 @@ fn taint(t: JsonTaint<'_>) -> Option<Taint> {
         value: t.value.map(Cow::into_owned).unwrap_or_default(),
         effect: Effect::parse(t.effect.as_deref()?)?,
     })
+}
+
+/// How many bytes of items are read before they are parsed, together, on every core.
+const BATCH_BYTES: usize = 8 << 20;
+
+/// Reads a JSON list of Nodes from `reader` without holding its text: the top-level `items`
+/// array is cut into items as the bytes arrive, and each batch of items is parsed on every core
+/// as [`read`] parses them, with the same places. `Ok(None)` for anything a [`read`] of the
+/// whole text must decide: a single Node, a list that is not of Nodes, a Namespace or
+/// RuntimeClass among the items, or a text that is not valid (the whole read says where).
+pub(crate) fn read_stream(
+    file: usize,
+    reader: impl std::io::Read,
+) -> std::io::Result<Option<Read>> {
+    let mut scan = Scanner::new(reader);
+    let mut out = Read {
+        nodes: Vec::new(),
+        invalid_taints: 0,
+    };
+    let mut batch: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut batched = 0;
+    let mut count = 0;
+    let mut kind: Option<String> = None;
+    let mut had_items = false;
+    // A byte-order mark, then `{`.
+    scan.skip_ws()?;
+    if scan.rest_starts_with(b"\xef\xbb\xbf")? {
+        scan.pos += 3;
+        scan.skip_ws()?;
+    }
+    if scan.next()? != Some(b'{') {
+        return Ok(None);
+    }
+    loop {
+        scan.skip_ws()?;
+        match scan.next()? {
+            Some(b'}') => break,
+            Some(b'"') => {}
+            _ => return Ok(None),
+        }
+        let mut key = vec![b'"'];
+        if !scan.string(&mut key)? {
+            return Ok(None);
+        }
+        scan.skip_ws()?;
+        if scan.next()? != Some(b':') {
+            return Ok(None);
+        }
+        scan.skip_ws()?;
+        match key.as_slice() {
+            b"\"items\"" => {
+                had_items = true;
+                if scan.next()? != Some(b'[') {
+                    return Ok(None);
+                }
+                loop {
+                    scan.skip_ws()?;
+                    match scan.peek()? {
+                        Some(b']') => {
+                            scan.pos += 1;
+                            break;
+                        }
+                        Some(b'{') => {}
+                        _ => return Ok(None),
+                    }
+                    let base = scan.offset();
+                    let mut item = Vec::new();
+                    if !scan.value(&mut item)? {
+                        return Ok(None);
+                    }
+                    batched += item.len();
+                    batch.push((base, item));
+                    if batched >= BATCH_BYTES {
+                        if !parse_batch(file, &mut batch, &mut count, &mut out) {
+                            return Ok(None);
+                        }
+                        batched = 0;
+                    }
+                    scan.skip_ws()?;
+                    match scan.next()? {
+                        Some(b',') => {}
+                        Some(b']') => break,
+                        _ => return Ok(None),
+                    }
+                }
+            }
+            b"\"kind\"" => {
+                let mut value = Vec::new();
+                if !scan.value(&mut value)? {
+                    return Ok(None);
+                }
+                kind = serde_json::from_slice(&value).ok();
+            }
+            _ => {
+                let mut skipped = Vec::new();
+                if !scan.value(&mut skipped)? {
+                    return Ok(None);
+                }
+            }
+        }
+        scan.skip_ws()?;
+        match scan.next()? {
+            Some(b',') => {}
+            Some(b'}') => break,
+            _ => return Ok(None),
+        }
+    }
+    // Nothing but white space may follow.
+    scan.skip_ws()?;
+    if scan.peek()?.is_some() {
+        return Ok(None);
+    }
+    let kind = kind.unwrap_or_default();
+    if !had_items || !(kind.ends_with("List") || kind.is_empty()) || super::is_cluster_kind(&kind) {
+        return Ok(None);
+    }
+    if !parse_batch(file, &mut batch, &mut count, &mut out) {
+        return Ok(None);
+    }
+    Ok(Some(out))
+}
+
+/// Parses a batch of items (their offsets and bytes) on every core, numbering them from
+/// `count`; false when one is not a Node the streaming read can take.
+fn parse_batch(
+    file: usize,
+    batch: &mut Vec<(usize, Vec<u8>)>,
+    count: &mut usize,
+    out: &mut Read,
+) -> bool {
+    use rayon::prelude::*;
+    let first = *count;
+    let read: Vec<Option<(RawNode, usize)>> = batch
+        .par_iter()
+        .enumerate()
+        .map(|(i, (base, bytes))| {
+            let text = std::str::from_utf8(bytes).ok()?;
+            item(file, text, *base, first + i).ok().flatten()
+        })
+        .collect();
+    *count += batch.len();
+    batch.clear();
+    for r in read {
+        let Some((node, invalid)) = r else {
+            return false;
+        };
+        out.nodes.push(node);
+        out.invalid_taints += invalid;
+    }
+    true
+}
+
+/// Bytes from a reader, a buffer at a time, with their offsets in the whole.
+struct Scanner<R> {
+    reader: R,
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+    /// The offset of `buf[0]` in the whole.
+    base: usize,
+}
+
+impl<R: std::io::Read> Scanner<R> {
+    fn new(reader: R) -> Self {
+        Scanner {
+            reader,
+            buf: vec![0; 1 << 20],
+            pos: 0,
+            len: 0,
+            base: 0,
+        }
+    }
+
+    fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// Makes at least one unread byte available; false at the end.
+    fn fill(&mut self) -> std::io::Result<bool> {
+        if self.pos < self.len {
+            return Ok(true);
+        }
+        self.base += self.len;
+        self.pos = 0;
+        self.len = 0;
+        loop {
+            match self.reader.read(&mut self.buf) {
+                Ok(n) => {
+                    self.len = n;
+                    return Ok(n > 0);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn peek(&mut self) -> std::io::Result<Option<u8>> {
+        Ok(self.fill()?.then(|| self.buf[self.pos]))
+    }
+
+    fn next(&mut self) -> std::io::Result<Option<u8>> {
+        let b = self.peek()?;
+        self.pos += usize::from(b.is_some());
+        Ok(b)
+    }
+
+    /// Whether the unread bytes start with `prefix` (which must be shorter than the buffer).
+    fn rest_starts_with(&mut self, prefix: &[u8]) -> std::io::Result<bool> {
+        if !self.fill()? {
+            return Ok(false);
+        }
+        if self.len - self.pos < prefix.len() {
+            // Only at the very start: move what is left to the front and read more.
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.base += self.pos;
+            self.len -= self.pos;
+            self.pos = 0;
+            while self.len < prefix.len() {
+                let n = self.reader.read(&mut self.buf[self.len..])?;
+                if n == 0 {
+                    break;
+                }
+                self.len += n;
+            }
+        }
+        Ok(self.buf[self.pos..self.len].starts_with(prefix))
+    }
+
+    fn skip_ws(&mut self) -> std::io::Result<()> {
+        while let Some(b) = self.peek()? {
+            if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                break;
+            }
+            self.pos += 1;
+        }
+        Ok(())
+    }
+
+    /// Copies the rest of a string, after its opening quote, to `out`, closing quote included;
+    /// false when the bytes end first.
+    fn string(&mut self, out: &mut Vec<u8>) -> std::io::Result<bool> {
+        let mut escaped = false;
+        while self.fill()? {
+            let chunk = &self.buf[self.pos..self.len];
+            for (i, &b) in chunk.iter().enumerate() {
+                if escaped {
+                    escaped = false;
+                } else if b == b'\\' {
+                    escaped = true;
+                } else if b == b'"' {
+                    out.extend_from_slice(&chunk[..=i]);
+                    self.pos += i + 1;
+                    return Ok(true);
+                }
+            }
+            out.extend_from_slice(chunk);
+            self.pos = self.len;
+        }
+        Ok(false)
+    }
+
+    /// Copies one JSON value to `out`: an object or array to its closing bracket, a string to
+    /// its closing quote, anything else up to the `,`, `}` or `]` after it. Brackets are only
+    /// counted, not checked: the value is parsed after. False when the bytes end first.
+    fn value(&mut self, out: &mut Vec<u8>) -> std::io::Result<bool> {
+        match self.peek()? {
+            None => return Ok(false),
+            Some(b'{' | b'[') => {}
+            Some(b'"') => {
+                self.pos += 1;
+                out.push(b'"');
+                return self.string(out);
+            }
+            Some(_) => {
+                while let Some(b) = self.peek()? {
+                    if matches!(b, b',' | b'}' | b']') {
+                        return Ok(true);
+                    }
+                    out.push(b);
+                    self.pos += 1;
+                }
+                return Ok(true);
+            }
+        }
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        while self.fill()? {
+            let chunk = &self.buf[self.pos..self.len];
+            let mut i = 0;
+            while i < chunk.len() {
+                let b = chunk[i];
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if b == b'\\' {
+                        escaped = true;
+                    } else if b == b'"' {
+                        in_string = false;
+                    } else if let Some(skip) = memchr::memchr2(b'"', b'\\', &chunk[i..]) {
+                        // The string's plain bytes, at once.
+                        i += skip;
+                        continue;
+                    } else {
+                        i = chunk.len();
+                        continue;
+                    }
+                } else {
+                    match b {
+                        b'"' => in_string = true,
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                out.extend_from_slice(&chunk[..=i]);
+                                self.pos += i + 1;
+                                return Ok(true);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                i += 1;
+            }
+            out.extend_from_slice(chunk);
+            self.pos = self.len;
+        }
+        Ok(false)
+    }
 }
 
 /// serde_json reports 1-based lines and columns; turn them into a byte offset.
@@ -340,6 +675,86 @@ mod tests {
         let web = &inv.pools[1];
         assert_eq!(web.nodes[0].name, "web-1");
         assert!(web.unschedulable.is_some());
+    }
+
+    /// A reader that gives at most five bytes a read, so items fall across its reads.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(5);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// What a read gives, to compare: each node's name, labels, taints and their places.
+    fn summary(read: &super::Read) -> Vec<String> {
+        let mut out = vec![format!("invalid {}", read.invalid_taints)];
+        for n in &read.nodes {
+            out.push(format!(
+                "{} {:?} {:?} {:?} {:?}",
+                n.name,
+                n.labels,
+                n.taints
+                    .iter()
+                    .map(|t| (t.taint.to_string(), t.at.range.clone()))
+                    .collect::<Vec<_>>(),
+                n.unschedulable.as_ref().map(|l| l.range.clone()),
+                n.at.range
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn a_streamed_list_reads_as_the_whole_text_does() {
+        for text in [
+            LIST.to_string(),
+            format!("\u{feff}  {LIST}"),
+            LIST.replace(['\n', ' '], ""),
+        ] {
+            let whole = super::read(0, &text).ok().flatten().unwrap();
+            let streamed = super::read_stream(0, Trickle(text.as_bytes()))
+                .unwrap()
+                .unwrap();
+            assert_eq!(summary(&streamed), summary(&whole));
+            let big = super::read_stream(0, text.as_bytes()).unwrap().unwrap();
+            assert_eq!(summary(&big), summary(&whole));
+        }
+    }
+
+    #[test]
+    fn what_a_stream_cannot_take_is_read_whole() {
+        for text in [
+            // A single Node, a list of something else, a cluster object among the nodes.
+            "{\"kind\":\"Node\",\"metadata\":{\"name\":\"n\"}}".to_string(),
+            LIST.replace("\"kind\": \"List\"", "\"kind\": \"NodePool\""),
+            LIST.replace("\"kind\": \"Node\"", "\"kind\": \"Namespace\""),
+            LIST.replace("\"kind\": \"Node\"", "\"kind\": \"Pod\""),
+            // Not valid: cut short, a stray comma, bytes after the end, not an object.
+            LIST[..LIST.len() / 2].to_string(),
+            LIST.replace(
+                "\"spec\": {\"unschedulable\"",
+                "\"spec\": {,\"unschedulable\"",
+            ),
+            format!("{LIST} x"),
+            "[1, 2]".to_string(),
+            String::new(),
+        ] {
+            assert!(
+                super::read_stream(0, Trickle(text.as_bytes()))
+                    .unwrap()
+                    .is_none(),
+                "{text}"
+            );
+        }
+        // Not UTF-8 inside an item.
+        let mut bytes = LIST.as_bytes().to_vec();
+        let at = LIST.find("gpu-1").unwrap();
+        bytes[at] = 0xff;
+        assert!(super::read_stream(0, &bytes[..]).unwrap().is_none());
     }
 
     #[test]

@@ -473,15 +473,67 @@ impl ParseError {
     }
 }
 
+/// The nodes of a JSON node list, read as its bytes arrived (see [`read_json_nodes`]).
+pub struct StreamedNodes(json::Read);
+
+/// Reads a JSON node list (`kubectl get nodes -o json`) from `reader` without holding its text,
+/// as the source at `index` of an inventory: a list of 10,000 nodes is some 200 MB, of which
+/// scheduling keeps a few. `None` when the text is anything else, to be read whole (which also
+/// says where a text that is not valid goes wrong).
+pub fn read_json_nodes(
+    index: usize,
+    reader: impl std::io::Read,
+) -> std::io::Result<Option<StreamedNodes>> {
+    Ok(json::read_stream(index, reader)?.map(StreamedNodes))
+}
+
+/// One inventory file: its text, or its nodes already read from a JSON node list.
+pub enum Source<'a> {
+    Text(&'a str),
+    Streamed(StreamedNodes),
+}
+
 impl Inventory {
     /// Reads inventory files, given as (name, text) pairs, into one cluster. Every file must hold
     /// at least one node; each error names its file and place.
     pub fn load(sources: &[(&str, &str)]) -> Result<Inventory, Vec<InventoryError>> {
+        Self::load_sources(
+            sources
+                .iter()
+                .map(|&(name, text)| (name, Source::Text(text)))
+                .collect(),
+        )
+    }
+
+    /// As [`Inventory::load`], with some files' nodes already read.
+    pub fn load_sources(
+        sources: Vec<(&str, Source<'_>)>,
+    ) -> Result<Inventory, Vec<InventoryError>> {
         let mut errors = Vec::new();
         let mut raw = Vec::new();
         let mut files = Vec::new();
         let mut cluster = Cluster::default();
-        for (index, &(name, text)) in sources.iter().enumerate() {
+        let given = sources.len();
+        for (index, (name, source)) in sources.into_iter().enumerate() {
+            let text = match source {
+                Source::Text(text) => text,
+                Source::Streamed(StreamedNodes(read)) => {
+                    if read.nodes.is_empty() {
+                        errors.push(InventoryError {
+                            file: name.to_string(),
+                            position: None,
+                            message: format!("holds no nodes; an inventory is {FORMATS}"),
+                        });
+                    }
+                    files.push(InventoryFile {
+                        name: name.to_string(),
+                        nodes: read.nodes.len(),
+                        invalid_taints: read.invalid_taints,
+                    });
+                    raw.extend(read.nodes);
+                    continue;
+                }
+            };
             let error = |e: ParseError| InventoryError {
                 file: name.to_string(),
                 position: e.offset.map(|o| {
@@ -531,7 +583,7 @@ impl Inventory {
                 Err(e) => errors.push(error(e)),
             }
         }
-        if sources.is_empty() {
+        if given == 0 {
             errors.push(InventoryError {
                 file: "inventory".to_string(),
                 position: None,

@@ -67,6 +67,58 @@ pub fn line_columns(text: &str, offsets: &[usize]) -> Vec<(usize, usize)> {
     out
 }
 
+/// As [`line_columns`], reading the text from `reader` a buffer at a time (a file too big to
+/// hold only for a few of its places). Offsets must fall on character boundaries.
+pub fn line_columns_in(
+    mut reader: impl std::io::Read,
+    offsets: &[usize],
+) -> std::io::Result<Vec<(usize, usize)>> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![(1, 1); offsets.len()];
+    /// Moves (line, column) over `span`: a column counts characters, the bytes that do not
+    /// continue one.
+    fn advance(span: &[u8], at: &mut (usize, usize)) {
+        let chars = |bytes: &[u8]| bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        match memchr::memrchr(b'\n', span) {
+            Some(last) => {
+                at.0 += memchr::memchr_iter(b'\n', span).count();
+                at.1 = 1 + chars(&span[last + 1..]);
+            }
+            None => at.1 += chars(span),
+        }
+    }
+    let mut at = (1, 1);
+    // The offset of `buf[0]` in the text, and how much of `buf` is counted in `at`.
+    let (mut base, mut counted) = (0, 0);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0;
+    for i in order {
+        let offset = offsets[i];
+        // Read until the buffer holds the offset (or the text ends).
+        while offset >= base + len {
+            advance(&buf[counted..len], &mut at);
+            base += len;
+            counted = 0;
+            len = loop {
+                match reader.read(&mut buf) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            };
+            if len == 0 {
+                break;
+            }
+        }
+        let to = offset.saturating_sub(base).min(len).max(counted);
+        advance(&buf[counted..to], &mut at);
+        counted = to;
+        out[i] = at;
+    }
+    Ok(out)
+}
+
 /// Places related locations that point into other files (the inventory a finding's related
 /// location points into), building each file's line index once, on first use.
 pub struct Positions<'t> {
@@ -237,5 +289,38 @@ mod tests {
             .collect();
         assert_eq!(line_columns(text, &offsets), expected);
         assert_eq!(line_columns(text, &[]), []);
+    }
+
+    /// A reader that gives at most three bytes a read, so places fall across its buffers.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.len().min(buf.len()).min(3);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn line_columns_from_a_reader_agree() {
+        let text = "a: 1\nbé: 2\r\n\n  ünï: x\nlast 🚀\n";
+        let boundaries: Vec<usize> = (0..=text.len())
+            .filter(|&o| text.is_char_boundary(o))
+            .collect();
+        let mut offsets: Vec<usize> = boundaries.iter().rev().copied().collect();
+        offsets.extend([4, 4, text.len() + 10]);
+        let expected = line_columns(text, &offsets);
+        let got = line_columns_in(Trickle(text.as_bytes()), &offsets).unwrap();
+        assert_eq!(got, expected);
+        assert_eq!(
+            line_columns_in(text.as_bytes(), &offsets).unwrap(),
+            expected
+        );
+        assert_eq!(
+            line_columns_in(Trickle(b""), &[0, 3]).unwrap(),
+            [(1, 1), (1, 1)]
+        );
     }
 }
