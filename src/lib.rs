@@ -18,6 +18,8 @@ pub mod rules;
 pub mod schedule;
 pub mod suppress;
 pub mod syntax;
+#[cfg(test)]
+mod test_support;
 pub mod walk;
 
 pub use analysis::{analyse, analyse_with};

@@ -22,6 +22,29 @@ fn run(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// `run` with `input` on standard input.
+fn run_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(args)
+        .current_dir(ROOT)
+        .env_remove("COLUMNS")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    // Written from another thread: the child may answer before it has read everything.
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let output = child.wait_with_output().expect("the binary runs");
+    writer.join().expect("the writer ends");
+    output
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
@@ -298,29 +321,17 @@ fn pools_with_the_same_verdict_share_one_entry() {
 /// `kubectl get nodes -o json | taintlint simulate --inventory - ...`
 #[test]
 fn the_inventory_can_come_from_standard_input() {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .current_dir(ROOT)
-        .args([
+    let o = run_with_input(
+        &[
             "simulate",
             "--format",
             "json",
             "--inventory",
             "-",
             "tests/fixtures/list-workloads.yaml",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(read("tests/fixtures/nodelist.json").as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+        ],
+        &read("tests/fixtures/nodelist.json"),
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["cluster"]["nodes"], 1);
@@ -341,7 +352,6 @@ fn the_inventory_can_come_from_standard_input() {
 /// one long line with text in Japanese before them, and across the reader's buffers).
 #[test]
 fn a_streamed_node_list_simulates_as_one_read_whole() {
-    use std::io::Write;
     let nodes: Vec<Value> = (0..2_000)
         .map(|i| {
             let pool = ["gpu", "web", "batch", "spot"][i % 4];
@@ -374,21 +384,7 @@ fn a_streamed_node_list_simulates_as_one_read_whole() {
     let args = ["simulate", "--format", "json", "--inventory"];
     let workloads = "tests/fixtures/list-workloads.yaml";
     let streamed = run(&[&args[..], &[file, workloads]].concat());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .current_dir(ROOT)
-        .args([&args[..], &["-", workloads]].concat())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
-    let whole = child.wait_with_output().unwrap();
+    let whole = run_with_input(&[&args[..], &["-", workloads]].concat(), &text);
     assert_eq!(
         streamed.status.code(),
         whole.status.code(),

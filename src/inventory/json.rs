@@ -613,6 +613,7 @@ fn json_error(text: &str, e: &serde_json::Error) -> ParseError {
 #[cfg(test)]
 mod tests {
     use crate::inventory::Inventory;
+    use crate::test_support::Trickle;
 
     fn load(text: &str) -> Result<Inventory, String> {
         Inventory::load(&[("nodes.json", text)]).map_err(|e| {
@@ -675,18 +676,6 @@ mod tests {
         let web = &inv.pools[1];
         assert_eq!(web.nodes[0].name, "web-1");
         assert!(web.unschedulable.is_some());
-    }
-
-    /// A reader that gives at most five bytes a read, so items fall across its reads.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl std::io::Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.0.len().min(buf.len()).min(5);
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
     }
 
     /// What a read gives, to compare: each node's name, labels, taints and their places.

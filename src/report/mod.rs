@@ -277,6 +277,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_support::Trickle;
 
     #[test]
     fn line_columns_agree_with_the_line_index_in_any_order() {
@@ -289,18 +290,6 @@ mod tests {
             .collect();
         assert_eq!(line_columns(text, &offsets), expected);
         assert_eq!(line_columns(text, &[]), []);
-    }
-
-    /// A reader that gives at most three bytes a read, so places fall across its buffers.
-    struct Trickle<'a>(&'a [u8]);
-
-    impl std::io::Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-            let n = self.0.len().min(buf.len()).min(3);
-            buf[..n].copy_from_slice(&self.0[..n]);
-            self.0 = &self.0[n..];
-            Ok(n)
-        }
     }
 
     #[test]
