@@ -282,6 +282,7 @@ pub(crate) fn read_stream(
     let mut count = 0;
     let mut kind: Option<String> = None;
     let mut had_items = false;
+    let mut seen = std::collections::HashSet::new();
     // A byte-order mark, then `{`.
     scan.skip_ws()?;
     if scan.rest_starts_with(b"\xef\xbb\xbf")? {
@@ -308,6 +309,8 @@ pub(crate) fn read_stream(
         }
         scan.skip_ws()?;
         match key.as_slice() {
+            // A key twice is an error of the whole read.
+            b"\"items\"" if had_items => return Ok(None),
             b"\"items\"" => {
                 had_items = true;
                 if scan.next()? != Some(b'[') {
@@ -344,12 +347,33 @@ pub(crate) fn read_stream(
                     }
                 }
             }
+            b"\"kind\"" if kind.is_some() => return Ok(None),
             b"\"kind\"" => {
                 let mut value = Vec::new();
                 if !scan.value(&mut value)? {
                     return Ok(None);
                 }
-                kind = serde_json::from_slice(&value).ok();
+                match serde_json::from_slice::<Option<String>>(&value) {
+                    Ok(k) => kind = Some(k.unwrap_or_default()),
+                    Err(_) => return Ok(None),
+                }
+            }
+            // The fields the whole read reads of the list itself must read the same.
+            name @ (b"\"metadata\"" | b"\"spec\"" | b"\"status\"") => {
+                let mut value = Vec::new();
+                if !scan.value(&mut value)? || !seen.insert(name.to_vec()) {
+                    return Ok(None);
+                }
+                let fine = match name {
+                    b"\"metadata\"" => {
+                        serde_json::from_slice::<Option<Metadata<'_>>>(&value).is_ok()
+                    }
+                    b"\"spec\"" => serde_json::from_slice::<Option<Spec<'_>>>(&value).is_ok(),
+                    _ => serde_json::from_slice::<Option<Status<'_>>>(&value).is_ok(),
+                };
+                if !fine {
+                    return Ok(None);
+                }
             }
             _ => {
                 let mut skipped = Vec::new();
@@ -731,6 +755,15 @@ mod tests {
             format!("{LIST} x"),
             "[1, 2]".to_string(),
             String::new(),
+            // What the whole read refuses: a key twice, the list's metadata of the wrong shape.
+            LIST.replace(
+                "\"kind\": \"List\"",
+                "\"kind\": \"List\", \"kind\": \"List\"",
+            ),
+            LIST.replace(
+                "\"metadata\": {\"resourceVersion\": \"\"}",
+                "\"metadata\": {\"labels\": 5}",
+            ),
         ] {
             assert!(
                 super::read_stream(0, Trickle(text.as_bytes()))
