@@ -166,6 +166,22 @@ function markHover(page, expect) {
  * what it shows and whether it needs scrolling.
  */
 async function showHover(page, line, column, expect, shot) {
+  // VS Code now and then closes a hover while it lays the page out again (more often on a busy
+  // machine): the hover is shown and its picture taken again, at most three times in all.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await showHoverOnce(page, line, column, expect, shot);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof HoverClosed)) throw e;
+      log(`${e.message}; showing it again`);
+    }
+  }
+}
+
+/** A hover that closed while its picture was taken. */
+class HoverClosed extends Error {}
+
+async function showHoverOnce(page, line, column, expect, shot) {
   await page.keyboard.press("Escape");
   await page.keyboard.press("Control+G");
   await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
@@ -214,7 +230,7 @@ async function showHover(page, line, column, expect, shot) {
   fs.writeFileSync(path.join(ARTIFACTS, shot), Buffer.from(data, "base64"));
   // Still there after the picture: the picture shows it.
   if (!(await markHover(page, expect))) {
-    throw new Error(`the hover at ${line}:${column} closed while its screenshot was taken`);
+    throw new HoverClosed(`the hover at ${line}:${column} closed while its screenshot was taken`);
   }
   return { text: scrolls ? `[scrolls] ${text}` : text, scrolls, shot: box };
 }
