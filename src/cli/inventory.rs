@@ -156,6 +156,18 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
         sources.retain(|_| *k.next().expect("one per source"));
         let mut k = keep.iter();
         walked.retain(|_| *k.next().expect("one per source"));
+        // The streamed nodes went into that load: those files are read whole the next time.
+        for (path, text) in &mut sources {
+            if text.is_none() {
+                match read(&Input::File(path.clone(), 0)) {
+                    Ok(t) => *text = Some(t),
+                    Err(e) => {
+                        eprintln!("taintlint: inventory {e}");
+                        return Err(ExitCode::from(2));
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -205,6 +217,21 @@ mod tests {
         };
         assert!(kept.sources.iter().all(|(_, t)| t.is_some()));
         assert_eq!(kept.text(0), std::fs::read_to_string(&json).unwrap());
+        // Beside a directory whose manifest only mentions a node kind (left out, and the rest
+        // loaded again), the streamed list is read again.
+        let cluster = dir.path().join("cluster");
+        std::fs::create_dir(&cluster).unwrap();
+        std::fs::write(
+            cluster.join("app.yaml"),
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {nodeName: Node-1}\n",
+        )
+        .unwrap();
+        std::fs::write(cluster.join("pools.yaml"), "pools:\n  web: {count: 2}\n").unwrap();
+        let Ok(mixed) = load_inventory(&[json.clone(), cluster], Texts::Drop) else {
+            panic!("the inventory loads");
+        };
+        assert_eq!(mixed.inventory.node_count(), 3);
+        assert_eq!(mixed.sources.len(), 2);
         // A JSON text that does not stream (here, not valid) is read whole, and refused.
         std::fs::write(&json, "{\"kind\": \"List\",\n \"items\": [,]}").unwrap();
         assert!(load_inventory(&paths, Texts::Drop).is_err());
