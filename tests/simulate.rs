@@ -337,6 +337,21 @@ fn the_inventory_can_come_from_standard_input() {
     assert_eq!(v["cluster"]["nodes"], 1);
     assert_eq!(v["cluster"]["pools"][0]["source"]["file"], "-");
     assert_eq!(v["workloads"][1]["fits"], "yes");
+    // A pipe named as a file (`--inventory <(kubectl get nodes -o json)`) is read once, whole.
+    let o = run_with_input(
+        &[
+            "simulate",
+            "--format",
+            "json",
+            "--inventory",
+            "/dev/stdin",
+            "tests/fixtures/list-workloads.yaml",
+        ],
+        &read("tests/fixtures/nodelist.json"),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["cluster"]["nodes"], 1);
     // Standard input is read once: not for both.
     let o = run(&["simulate", "--inventory", "-", "-"]);
     assert_eq!(o.status.code(), Some(2));

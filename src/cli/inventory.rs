@@ -172,7 +172,12 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
 }
 
 /// A file read as a JSON node list as it streams in, when it starts like JSON and is one.
+/// Only a regular file: it is read again when the stream cannot take it, and for the places of
+/// its pools, which a pipe (`--inventory <(kubectl get nodes -o json)`) could not give twice.
 fn stream(path: &Path, index: usize) -> std::io::Result<Option<inventory::StreamedNodes>> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Ok(None);
+    }
     let mut file = std::fs::File::open(path)?;
     // Only a file whose first character (after a byte order mark and white space) opens an
     // object is tried.
