@@ -40,14 +40,6 @@ pub(crate) fn is_capi_bootstrap(doc: &Document<'_>, root: NodeId) -> bool {
     }
 }
 
-fn at_path(doc: &Document<'_>, root: NodeId, segments: &[&str]) -> Option<NodeId> {
-    let mut at = root;
-    for s in segments {
-        at = doc.get(at, s)?.1;
-    }
-    Some(at)
-}
-
 /// Reads one bootstrap object (`is_capi_bootstrap` holds) into the pool of machines it makes.
 pub(crate) fn read<'a>(
     file: usize,
@@ -77,10 +69,11 @@ pub(crate) fn read<'a>(
     for config in ["initConfiguration", "joinConfiguration"] {
         let mut segments = spec.to_vec();
         segments.push(config);
-        let Some(cfg) = at_path(doc, root, &segments) else {
+        let Some(cfg) = doc.get_path(root, &segments) else {
             continue;
         };
-        let cfg_key = at_path(doc, root, &segments[..segments.len() - 1])
+        let cfg_key = doc
+            .get_path(root, &segments[..segments.len() - 1])
             .and_then(|parent| doc.get(parent, config))
             .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
         let cp = control_plane
@@ -118,11 +111,7 @@ pub(crate) fn read<'a>(
             add_new(&mut taints, found);
         }
     }
-    if let Some(v) = at_path(
-        doc,
-        root,
-        &["spec", "machineTemplate", "metadata", "labels"],
-    ) {
+    if let Some(v) = doc.get_path(root, &["spec", "machineTemplate", "metadata", "labels"]) {
         node_labels.extend(
             labels(doc, v, "spec.machineTemplate.metadata.labels")
                 .unwrap_or_default()
@@ -131,10 +120,11 @@ pub(crate) fn read<'a>(
         );
     }
     let replicas =
-        at_path(doc, root, &["spec", "replicas"]).and_then(|v| match decode(doc, v).as_int64() {
-            Ok(Some(n)) => u64::try_from(n).ok(),
-            _ => scalar_text(doc, v).and_then(|s| s.parse().ok()),
-        });
+        doc.get_path(root, &["spec", "replicas"])
+            .and_then(|v| match decode(doc, v).as_int64() {
+                Ok(Some(n)) => u64::try_from(n).ok(),
+                _ => scalar_text(doc, v).and_then(|s| s.parse().ok()),
+            });
     let count = Count {
         min: replicas,
         max: replicas,

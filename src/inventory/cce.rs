@@ -24,21 +24,15 @@ pub(crate) fn is_cce(doc: &Document<'_>, root: NodeId) -> bool {
     doc.get_str(root, "kind") == Some("NodePool") && doc.get_str(root, "apiVersion") == Some("v3")
 }
 
-fn at_path(doc: &Document<'_>, root: NodeId, segments: &[&str]) -> Option<NodeId> {
-    let mut at = root;
-    for s in segments {
-        at = doc.get(at, s)?.1;
-    }
-    Some(at)
-}
-
 /// Reads one CCE NodePool (`is_cce` holds).
 pub(crate) fn read(file: usize, doc: &Document<'_>, root: NodeId, index: usize) -> Defined {
     let mut out = Defined::default();
-    let name = at_path(doc, root, &["metadata", "name"])
+    let name = doc
+        .get_path(root, &["metadata", "name"])
         .and_then(|v| scalar_text(doc, v))
         .filter(|n| !n.is_empty());
-    let list = at_path(doc, root, &["spec", "nodeTemplate"])
+    let list = doc
+        .get_path(root, &["spec", "nodeTemplate"])
         .and_then(|t| doc.get(t, "taints"))
         .map(|(key, node)| List {
             whole: false,
@@ -52,18 +46,20 @@ pub(crate) fn read(file: usize, doc: &Document<'_>, root: NodeId, index: usize) 
         .map(|l| taints(file, doc, l))
         .unwrap_or_default();
     out.invalid = invalid;
-    let mut node_labels = at_path(doc, root, &["spec", "nodeTemplate", "k8sTags"])
+    let mut node_labels = doc
+        .get_path(root, &["spec", "nodeTemplate", "k8sTags"])
         .and_then(|v| labels(doc, v, "spec.nodeTemplate.k8sTags").ok())
         .unwrap_or_default();
     if let Some(n) = &name {
         node_labels.push(("cce.cloud.com/cce-nodepool".to_string(), n.clone()));
     }
     let int = |segments: &[&str]| {
-        at_path(doc, root, segments)
+        doc.get_path(root, segments)
             .and_then(|v| decode(doc, v).as_int64().ok().flatten())
             .and_then(|n| u64::try_from(n).ok())
     };
-    let autoscaling = at_path(doc, root, &["spec", "autoscaling", "enable"])
+    let autoscaling = doc
+        .get_path(root, &["spec", "autoscaling", "enable"])
         .is_some_and(|v| matches!(decode(doc, v), Decoded::Bool(true)));
     let count = if autoscaling {
         Count {

@@ -56,11 +56,7 @@ impl<'d, 'a> PoolObject<'d, 'a> {
 
     /// The value at a path of mapping keys from the object's root.
     pub fn at_path(&self, segments: &[&str]) -> Option<NodeId> {
-        let mut at = self.root;
-        for s in segments {
-            at = self.doc.get(at, s)?.1;
-        }
-        Some(at)
+        self.doc.get_path(self.root, segments)
     }
 
     /// Its taints, startup taints apart.

@@ -243,6 +243,12 @@ impl<'a> Document<'a> {
         None
     }
 
+    /// The value at a path of mapping keys under `node` (`["spec", "template"]`).
+    pub fn get_path(&self, node: NodeId, keys: &[&str]) -> Option<NodeId> {
+        keys.iter()
+            .try_fold(node, |at, key| self.get(at, key).map(|(_, v)| v))
+    }
+
     /// The value of `key` in a mapping, as a scalar string.
     pub fn get_str(&self, mapping: NodeId, key: &str) -> Option<&str> {
         self.get(mapping, key)
