@@ -21,12 +21,11 @@ use std::ops::Range;
 
 use std::borrow::Cow;
 
-use super::kubeadm::{registration, CONTROL_PLANE};
+use super::kubeadm::{control_plane_taint, registration, CONTROL_PLANE};
 use super::kubelet_flags::{self, extra_arg, Arg};
 use super::nodes::{labels, scalar_text};
 use super::{Count, Defined, Loc, PoolTaint, RawNode, HOSTNAME_LABEL};
 use crate::k8s::decode::{decode, Decoded};
-use crate::k8s::model::{Effect, Taint};
 use crate::k8s::objects::List;
 use crate::syntax::{self, Document, Node, NodeId, NodeKind, Style};
 
@@ -346,17 +345,7 @@ pub(crate) fn read<'a>(
         let at = entry.map_or(doc.node(root).span.clone(), |e| doc.node(e).span.clone());
         let taints = match patched.taints {
             Some(t) => t,
-            None if control_plane && !single => vec![PoolTaint {
-                taint: Taint {
-                    key: CONTROL_PLANE.to_string(),
-                    value: String::new(),
-                    effect: Effect::NoSchedule,
-                },
-                at: Loc {
-                    file,
-                    range: at.clone(),
-                },
-            }],
+            None if control_plane && !single => vec![control_plane_taint(file, at.clone())],
             None => Vec::new(),
         };
         let mut node_labels = entry

@@ -153,19 +153,22 @@ impl Registration {
             }
         }
         if let Some(at) = &self.default_at {
-            out.push(PoolTaint {
-                taint: Taint {
-                    key: CONTROL_PLANE.to_string(),
-                    value: String::new(),
-                    effect: Effect::NoSchedule,
-                },
-                at: Loc {
-                    file,
-                    range: at.clone(),
-                },
-            });
+            out.push(control_plane_taint(file, at.clone()));
         }
         (out, invalid)
+    }
+}
+
+/// The taint kubeadm gives a control-plane node whose configuration omits `taints`
+/// (`node-role.kubernetes.io/control-plane:NoSchedule`), placed at `range`.
+pub(crate) fn control_plane_taint(file: usize, range: std::ops::Range<usize>) -> PoolTaint {
+    PoolTaint {
+        taint: Taint {
+            key: CONTROL_PLANE.to_string(),
+            value: String::new(),
+            effect: Effect::NoSchedule,
+        },
+        at: Loc { file, range },
     }
 }
 
