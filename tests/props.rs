@@ -341,6 +341,80 @@ proptest! {
     }
 }
 
+/// What a JSON node list's reader cares about.
+const JSON_SNIPPETS: &[&str] = &[
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "\"",
+    "\\",
+    "\\u00e9",
+    "\"kind\": \"Node\", ",
+    "\"kind\": \"Namespace\", ",
+    "\"items\": [], ",
+    "\"taints\": [{\"key\": \"k\", \"effect\": \"NoSchedule\"}]",
+    "\"metadata\": {\"name\": \"n\"}",
+    "🚀",
+    "\u{feff}",
+    " \n\t",
+    "null",
+    "5",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A mutated JSON node list read as it streams in never panics, and when the stream takes
+    /// it, it gives what reading the whole text gives.
+    #[test]
+    fn mutated_json_node_lists_stream_as_they_read_whole(
+        pick in any::<bool>(),
+        edits in prop::collection::vec((any::<usize>(), 0..JSON_SNIPPETS.len(), 0..8usize), 0..6),
+    ) {
+        use taintlint::inventory::{read_json_nodes, Inventory, Source};
+        let mut text = if pick {
+            common::read(&common::root().join("tests/fixtures/nodelist.json"))
+        } else {
+            "\u{feff}{\"apiVersion\": \"v1\",\n \"items\": [\n  {\"kind\": \"Node\", \"metadata\": \
+             {\"name\": \"gpu-1\", \"labels\": {\"pool\": \"gpu\"}}, \"spec\": {\"taints\": \
+             [{\"key\": \"nvidia.com/gpu\", \"value\": \"pre\\u0073ent\", \"effect\": \"NoSchedule\"}]}},\n  \
+             {\"metadata\": {\"name\": \"web-1\"}, \"spec\": {\"unschedulable\": true}}\n ],\n \
+             \"kind\": \"List\", \"metadata\": {}}\n"
+                .to_string()
+        };
+        for &(at, snippet, cut) in &edits {
+            let at = floor(&text, at);
+            let end = floor(&text, (at + cut).min(text.len())).max(at);
+            text = format!("{}{}{}", &text[..at], JSON_SNIPPETS[snippet], &text[end..]);
+        }
+        let whole = Inventory::load(&[("p", text.as_str())]);
+        let Some(streamed) = read_json_nodes(0, text.as_bytes()).unwrap() else {
+            return Ok(());
+        };
+        let streamed = Inventory::load_sources(vec![("p", Source::Streamed(streamed))]);
+        let describe = |inv: &Inventory| -> Vec<String> {
+            inv.pools
+                .iter()
+                .map(|p| {
+                    let taints: Vec<String> = p
+                        .taints
+                        .iter()
+                        .map(|t| format!("{}@{:?}", t.taint, t.at.range))
+                        .collect();
+                    format!("{} {} {:?} {taints:?}", p.name, p.nodes.len(), p.labels)
+                })
+                .collect()
+        };
+        match (&whole, &streamed) {
+            (Ok(w), Ok(s)) => prop_assert_eq!(describe(w), describe(s)),
+            (w, s) => prop_assert_eq!(w.is_ok(), s.is_ok(), "{}", text),
+        }
+    }
+}
+
 #[test]
 fn the_corpus_itself_holds() {
     for text in corpus() {
