@@ -283,47 +283,53 @@ pub(crate) fn read_stream(
     let mut kind: Option<String> = None;
     let mut had_items = false;
     let mut seen = std::collections::HashSet::new();
-    // A byte-order mark, then `{`.
-    scan.skip_ws()?;
+    // A byte-order mark at the very start, white space, then `{`.
     if scan.rest_starts_with(b"\xef\xbb\xbf")? {
         scan.pos += 3;
-        scan.skip_ws()?;
     }
+    scan.skip_ws()?;
     if scan.next()? != Some(b'{') {
         return Ok(None);
     }
+    // (JSON has no comma before a closing bracket.)
+    let mut first_key = true;
     loop {
         scan.skip_ws()?;
         match scan.next()? {
-            Some(b'}') => break,
-            Some(b'"') => {}
+            Some(b'}') if first_key => break,
+            Some(b'"') => first_key = false,
             _ => return Ok(None),
         }
         let mut key = vec![b'"'];
         if !scan.string(&mut key)? {
             return Ok(None);
         }
+        // The key as JSON reads it (an escape may spell `items`).
+        let Ok(key) = serde_json::from_slice::<String>(&key) else {
+            return Ok(None);
+        };
         scan.skip_ws()?;
         if scan.next()? != Some(b':') {
             return Ok(None);
         }
         scan.skip_ws()?;
-        match key.as_slice() {
+        match key.as_str() {
             // A key twice is an error of the whole read.
-            b"\"items\"" if had_items => return Ok(None),
-            b"\"items\"" => {
+            "items" if had_items => return Ok(None),
+            "items" => {
                 had_items = true;
                 if scan.next()? != Some(b'[') {
                     return Ok(None);
                 }
+                let mut first_item = true;
                 loop {
                     scan.skip_ws()?;
                     match scan.peek()? {
-                        Some(b']') => {
+                        Some(b']') if first_item => {
                             scan.pos += 1;
                             break;
                         }
-                        Some(b'{') => {}
+                        Some(b'{') => first_item = false,
                         _ => return Ok(None),
                     }
                     let base = scan.offset();
@@ -347,8 +353,8 @@ pub(crate) fn read_stream(
                     }
                 }
             }
-            b"\"kind\"" if kind.is_some() => return Ok(None),
-            b"\"kind\"" => {
+            "kind" if kind.is_some() => return Ok(None),
+            "kind" => {
                 let mut value = Vec::new();
                 if !scan.value(&mut value)? {
                     return Ok(None);
@@ -359,16 +365,14 @@ pub(crate) fn read_stream(
                 }
             }
             // The fields the whole read reads of the list itself must read the same.
-            name @ (b"\"metadata\"" | b"\"spec\"" | b"\"status\"") => {
+            name @ ("metadata" | "spec" | "status") => {
                 let mut value = Vec::new();
-                if !scan.value(&mut value)? || !seen.insert(name.to_vec()) {
+                if !scan.value(&mut value)? || !seen.insert(name.to_string()) {
                     return Ok(None);
                 }
                 let fine = match name {
-                    b"\"metadata\"" => {
-                        serde_json::from_slice::<Option<Metadata<'_>>>(&value).is_ok()
-                    }
-                    b"\"spec\"" => serde_json::from_slice::<Option<Spec<'_>>>(&value).is_ok(),
+                    "metadata" => serde_json::from_slice::<Option<Metadata<'_>>>(&value).is_ok(),
+                    "spec" => serde_json::from_slice::<Option<Spec<'_>>>(&value).is_ok(),
                     _ => serde_json::from_slice::<Option<Status<'_>>>(&value).is_ok(),
                 };
                 if !fine {
@@ -376,8 +380,11 @@ pub(crate) fn read_stream(
                 }
             }
             _ => {
+                // Not read, but it must be JSON, as the whole read requires.
                 let mut skipped = Vec::new();
-                if !scan.value(&mut skipped)? {
+                if !scan.value(&mut skipped)?
+                    || serde_json::from_slice::<serde::de::IgnoredAny>(&skipped).is_err()
+                {
                     return Ok(None);
                 }
             }
@@ -753,6 +760,10 @@ mod tests {
                 "\"spec\": {,\"unschedulable\"",
             ),
             format!("{LIST} x"),
+            format!(" \u{feff}{LIST}"),
+            // No comma before a closing bracket.
+            LIST.replace("}\n    ],", "},\n    ],"),
+            LIST.replace("\"resourceVersion\": \"\"}", "\"resourceVersion\": \"\"},"),
             "[1, 2]".to_string(),
             String::new(),
             // What the whole read refuses: a key twice, the list's metadata of the wrong shape.
