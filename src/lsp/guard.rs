@@ -51,11 +51,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut reader = Framer {
-        buf: Vec::new(),
-        eof: false,
-        max_message,
-    };
+    let mut reader = Framer::new(max_message);
     loop {
         let frame = match reader.next(&mut input).await {
             Ok(Some(frame)) => frame,
@@ -79,20 +75,29 @@ where
     let _ = output.shutdown().await;
 }
 
-enum Frame {
+pub(crate) enum Frame {
     Message(Vec<u8>),
     /// A frame that could not be read (bad headers, too large, not UTF-8).
     Invalid(Invalid),
 }
 
-/// Splits a byte stream into `Content-Length`-framed messages, skipping garbage.
-struct Framer {
+/// Splits a byte stream into `Content-Length`-framed messages, skipping garbage. (It also
+/// reads tower-lsp-server's own output, in [`super::output`].)
+pub(crate) struct Framer {
     buf: Vec<u8>,
     eof: bool,
     max_message: usize,
 }
 
 impl Framer {
+    pub(crate) fn new(max_message: usize) -> Framer {
+        Framer {
+            buf: Vec::new(),
+            eof: false,
+            max_message,
+        }
+    }
+
     async fn fill<R: AsyncRead + Unpin>(&mut self, input: &mut R) -> std::io::Result<bool> {
         if self.eof {
             return Ok(false);
@@ -107,7 +112,8 @@ impl Framer {
         Ok(true)
     }
 
-    async fn next<R: AsyncRead + Unpin>(
+    /// The next frame; `None` when the input has ended.
+    pub(crate) async fn next<R: AsyncRead + Unpin>(
         &mut self,
         input: &mut R,
     ) -> std::io::Result<Option<Frame>> {

@@ -2,6 +2,7 @@
 //!
 //! Protocol types live in this module only; the analysis core stays pure. The pieces:
 //! [`guard`] frames the input and keeps malformed messages from reaching the protocol layer,
+//! [`output`] writes tower-lsp-server's messages and the diagnostics the server serializes itself,
 //! [`documents`] holds the open texts, [`convert`] maps byte offsets to positions in the
 //! negotiated encoding, [`settings`] and [`workspace`] turn the client's settings into the
 //! analysis' inputs ([`inventory`] holds the inventory files), [`diagnostics`], [`hover`],
@@ -20,6 +21,7 @@ pub mod hover;
 pub mod incremental;
 pub mod index;
 pub mod inventory;
+pub mod output;
 mod server;
 pub mod settings;
 pub mod workspace;
@@ -44,12 +46,14 @@ where
 {
     let (guarded_tx, guarded_rx) = tokio::io::duplex(1 << 16);
     let guard = tokio::spawn(guard::run(input, guarded_tx));
-    let (service, socket) = server::service(config);
+    let (outbox, queue) = output::queue();
+    let (lsp_out, from_lsp) = tokio::io::duplex(1 << 16);
+    let (service, socket) = server::service(config, outbox);
     let backend = service.inner().handle();
-    Server::new(guarded_rx, output, socket)
+    let lsp = Server::new(guarded_rx, lsp_out, socket)
         .concurrency_level(CONCURRENCY)
-        .serve(service)
-        .await;
+        .serve(service);
+    tokio::join!(lsp, output::run(from_lsp, queue, output));
     guard.abort();
     backend.stop();
     backend.was_shut_down()

@@ -35,6 +35,7 @@ use crate::lsp::hover::{self, Tolerator};
 use crate::lsp::incremental::ChunkCache;
 use crate::lsp::index::{self, WorkspaceIndex};
 use crate::lsp::inventory;
+use crate::lsp::output::Outbox;
 use crate::lsp::settings::{Settings, SECTION};
 use crate::lsp::workspace::Workspace;
 use crate::position::Encoding;
@@ -177,6 +178,8 @@ struct State {
 
 struct Inner {
     client: Client,
+    /// Where pushed diagnostics go (not through `client`: see [`crate::lsp::output`]).
+    outbox: Outbox,
     config: Config,
     state: Mutex<State>,
     /// Wakes the analysis worker (push mode).
@@ -219,9 +222,12 @@ pub struct DocumentText {
 }
 
 /// Builds the service.
-pub fn service(config: Config) -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
+pub fn service(
+    config: Config,
+    outbox: Outbox,
+) -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
     let test_methods = config.test_methods;
-    let builder = LspService::build(move |client| Backend::new(client, config))
+    let builder = LspService::build(move |client| Backend::new(client, outbox, config))
         .custom_method(guard::INVALID_REQUEST, Backend::invalid_request)
         .custom_method(guard::INVALID_NOTIFICATION, Backend::invalid_notification)
         .custom_method(cluster::PLACEMENT_REQUEST, Backend::placement);
@@ -252,7 +258,7 @@ impl Backend {
         }
     }
 
-    fn new(client: Client, config: Config) -> Backend {
+    fn new(client: Client, outbox: Outbox, config: Config) -> Backend {
         let state = State {
             encoding: Encoding::Utf16,
             caps: Caps::default(),
@@ -268,6 +274,7 @@ impl Backend {
         };
         let inner = Arc::new(Inner {
             client,
+            outbox,
             config,
             state: Mutex::new(state),
             wake: Notify::new(),
@@ -850,8 +857,8 @@ impl Inner {
                 for (uri, analysis) in results {
                     // A newer edit or setting makes this result stale: its turn comes next.
                     if self.store_analysis(&uri, &analysis) {
-                        self.client
-                            .publish_diagnostics(uri, analysis.lsp.clone(), Some(analysis.version))
+                        self.outbox
+                            .publish_diagnostics(&uri, &analysis.lsp, Some(analysis.version))
                             .await;
                     }
                 }
@@ -1370,10 +1377,7 @@ impl LanguageServer for Backend {
             state.caps.pull
         };
         if !pull {
-            self.inner
-                .client
-                .publish_diagnostics(uri, Vec::new(), None)
-                .await;
+            self.inner.outbox.publish_diagnostics(&uri, &[], None).await;
         }
     }
 
