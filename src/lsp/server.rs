@@ -489,17 +489,25 @@ impl Inner {
 
     /// Keeps an analysis if it is still current; returns whether it was.
     fn store_analysis(&self, uri: &Uri, analysis: &Arc<Analysis>) -> bool {
-        let mut state = self.lock();
-        let generation = state.workspace.generation;
-        match state.documents.get_mut(uri) {
-            Some(open)
-                if open.doc.version == analysis.version && generation == analysis.generation =>
-            {
-                open.analysis = Some(analysis.clone());
-                true
+        let replaced = {
+            let mut state = self.lock();
+            let generation = state.workspace.generation;
+            match state.documents.get_mut(uri) {
+                Some(open)
+                    if open.doc.version == analysis.version
+                        && generation == analysis.generation =>
+                {
+                    open.analysis.replace(analysis.clone())
+                }
+                _ => return false,
             }
-            _ => false,
+        };
+        // Freeing a big document's analysis takes about as long as converting it for the
+        // client: it is done beside the answer, not before it.
+        if let Some(old) = replaced {
+            tokio::task::spawn_blocking(move || drop(old));
         }
+        true
     }
 
     /// The facts of the given documents (cached per version, the missing ones computed in
