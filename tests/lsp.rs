@@ -351,6 +351,53 @@ async fn hover_on_a_diagnostic_explains_the_rule() {
     assert!(c.finish().await);
 }
 
+/// The `docsUrl` setting moves every diagnostic's rule link, also after it changes.
+#[tokio::test]
+async fn rule_links_follow_the_docs_url_setting() {
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"docsUrl": "https://example.com/taintlint/rules.md#top"}),
+    )
+    .await;
+    c.open(WORKLOAD_URI, WORKLOAD).await;
+    let links = |d: &Value| -> Vec<String> {
+        d["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let href = d["codeDescription"]["href"].as_str().unwrap();
+                let code = d["code"].as_str().unwrap();
+                href.strip_suffix(code).unwrap().to_string()
+            })
+            .collect()
+    };
+    let first = links(&c.diagnostics(WORKLOAD_URI, 1).await);
+    assert!(!first.is_empty());
+    assert!(
+        first
+            .iter()
+            .all(|l| l == "https://example.com/taintlint/rules.md#"),
+        "{first:?}"
+    );
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"taintlint": {"docsUrl": "https://example.org/r.md"}}}),
+    )
+    .await;
+    let d = c
+        .notification_where(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["diagnostics"][0]["codeDescription"]["href"]
+                    .as_str()
+                    .is_some_and(|h| h.starts_with("https://example.org/"))
+        })
+        .await;
+    assert!(links(&d).iter().all(|l| l == "https://example.org/r.md#"));
+    assert!(c.finish().await);
+}
+
 /// `source.fixAll.taintlint` applies every safe fix at once (only when asked for), and the
 /// "disable for this line" action writes a suppression that silences the finding.
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The core's diagnostics as LSP diagnostics: positions in the negotiated encoding, the rule as
 //! `code`, related locations, and the fixes in `data` so a code action never recomputes.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -57,18 +58,53 @@ pub fn severity(s: Severity) -> lsp::DiagnosticSeverity {
     }
 }
 
+/// Each rule's link into the rule reference (a diagnostic's `codeDescription`), made once for
+/// the reference's address: every keystroke sends one with each diagnostic.
+#[derive(Debug, Clone)]
+pub struct Links {
+    docs: String,
+    rules: HashMap<&'static str, Uri>,
+}
+
+impl Links {
+    pub fn new(docs: &str) -> Links {
+        let rules = rules::all()
+            .filter_map(|m| Some((m.name, rules::docs_url(docs, m.name).parse().ok()?)))
+            .collect();
+        Links {
+            docs: docs.to_string(),
+            rules,
+        }
+    }
+
+    /// A rule's link; one the reference does not list still gets its section's address.
+    fn get(&self, rule: &str) -> Option<Uri> {
+        match self.rules.get(rule) {
+            Some(uri) => Some(uri.clone()),
+            None => rules::docs_url(&self.docs, rule).parse().ok(),
+        }
+    }
+}
+
+/// The links into the default rule reference (what default settings give).
+impl Default for Links {
+    fn default() -> Self {
+        Links::new(rules::DOCS_URL)
+    }
+}
+
 /// Places a related location in another file: its URI and the range there.
 pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
 
 /// Converts one diagnostic of the document at `uri`, version `version`; its rule code links to
-/// the rule's section of the rule reference at `docs`.
+/// the rule's section of the rule reference (`links`).
 pub fn to_lsp(
     d: &Diagnostic,
     lines: Lines<'_>,
     uri: &Uri,
     version: i32,
     other_file: &OtherFile<'_>,
-    docs: &str,
+    links: &Links,
 ) -> lsp::Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = d
         .related
@@ -106,10 +142,7 @@ pub fn to_lsp(
         range: lines.range(d.range.clone()),
         severity: Some(severity(d.severity)),
         code: Some(NumberOrString::String(d.rule.to_string())),
-        code_description: rules::docs_url(docs, d.rule)
-            .parse::<Uri>()
-            .ok()
-            .map(|href| lsp::CodeDescription { href }),
+        code_description: links.get(d.rule).map(|href| lsp::CodeDescription { href }),
         source: Some(SOURCE.to_string()),
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
@@ -126,12 +159,12 @@ pub fn all_to_lsp(
     uri: &Uri,
     version: i32,
     other_file: &OtherFile<'_>,
-    docs: &str,
+    links: &Links,
 ) -> Vec<lsp::Diagnostic> {
     diagnostics
         .iter()
         .take(MAX_PER_DOCUMENT)
-        .map(|d| to_lsp(d, lines, uri, version, other_file, docs))
+        .map(|d| to_lsp(d, lines, uri, version, other_file, links))
         .collect()
 }
 
@@ -157,7 +190,7 @@ mod tests {
             &uri,
             7,
             &none,
-            "https://example.com/docs/rules.md",
+            &Links::new("https://example.com/docs/rules.md"),
         );
         assert_eq!(
             lsp.code_description.unwrap().href.as_str(),
@@ -173,5 +206,24 @@ mod tests {
         assert_eq!(data.version, 7);
         assert_eq!(data.fixes[0].edits[0].new_text, "NoSchedule");
         assert!(data.fixes[0].is_safe());
+    }
+
+    #[test]
+    fn links_name_each_rule_and_any_other_code() {
+        let links = Links::new("https://example.com/rules.md#top");
+        for rule in rules::all() {
+            assert_eq!(
+                links.get(rule.name).unwrap().as_str(),
+                format!("https://example.com/rules.md#{}", rule.name)
+            );
+        }
+        assert_eq!(
+            links.get("not-listed").unwrap().as_str(),
+            "https://example.com/rules.md#not-listed"
+        );
+        assert_eq!(
+            Links::default().get("unknown-effect").unwrap().as_str(),
+            rules::docs_url(rules::DOCS_URL, "unknown-effect")
+        );
     }
 }

@@ -41,6 +41,8 @@ struct Content {
     len: usize,
     hash: u64,
     positions: Arc<Positions>,
+    /// The file's URI, made once: related locations in it come with every keystroke.
+    uri: Option<lsp::Uri>,
 }
 
 /// Where a text's lines start, and the text of the lines that are not ASCII: enough to turn a
@@ -211,6 +213,22 @@ impl InventoryFiles {
         Some(&f.content.as_ref().ok()?.positions)
     }
 
+    /// A range in a file as read, as a location for the client.
+    pub fn location(
+        &self,
+        path: &Path,
+        range: Range<usize>,
+        encoding: Encoding,
+    ) -> Option<lsp::Location> {
+        let f = self.files.iter().find(|f| f.path == path)?;
+        let content = f.content.as_ref().ok()?;
+        let uri = content.uri.clone()?;
+        Some(lsp::Location::new(
+            uri,
+            content.positions.range(range, encoding),
+        ))
+    }
+
     /// Files that could not be read, as messages.
     pub fn problems(&self) -> Vec<String> {
         self.files
@@ -298,6 +316,7 @@ fn read_file(path: &Path) -> InventoryFile {
             hash: hash(&text),
             positions: Arc::new(Positions::new(&text)),
             text: Some(Arc::new(text)),
+            uri: lsp::Uri::from_file_path(path),
         }),
         modified: modified(path),
     }

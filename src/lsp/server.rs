@@ -385,7 +385,7 @@ fn analyse(
         uri,
         snap.version,
         &other_file,
-        ws.settings.docs_url(),
+        &ws.links,
     );
     Analysis {
         version: snap.version,
@@ -406,9 +406,7 @@ fn inventory_location(
     encoding: Encoding,
 ) -> Option<Location> {
     let path = inventory::resolve(file, ws.root.as_deref());
-    let positions = ws.inventory.positions(&path)?;
-    let uri = Uri::from_file_path(&path)?;
-    Some(Location::new(uri, positions.range(range, encoding)))
+    ws.inventory.location(&path, range, encoding)
 }
 
 /// A file's name for people: the last segment of its path.

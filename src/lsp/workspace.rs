@@ -8,6 +8,7 @@ use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::Inventory;
+use crate::lsp::diagnostics::Links;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
 use crate::rules;
@@ -29,6 +30,8 @@ pub struct Workspace {
     pub config: Option<PathBuf>,
     /// Changes whenever an analysis could come out differently.
     pub generation: u64,
+    /// Each rule's link into the rule reference the settings name.
+    pub links: Links,
 }
 
 impl Workspace {
@@ -131,6 +134,7 @@ impl Workspace {
         let cluster = load_cluster(&inventory, &mut problems);
         let inventory = inventory.without_texts();
         let workspace = Workspace {
+            links: Links::new(settings.docs_url()),
             settings,
             root: root.map(Path::to_path_buf),
             options,
