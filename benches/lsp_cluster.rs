@@ -4,8 +4,10 @@
 //! `textDocument/inlayHint` (the whole file) and `textDocument/definition` (a toleration in the
 //! middle, into the inventory file), `taintlint/placement` (what running a lens shows: one
 //! workload's verdict in each of the 50 pools), and edit-to-diagnostics (a character typed in
-//! a workload's name); then the process's resident memory. Each request goes through real JSON-RPC framing;
-//! the document's analysis is already there (lenses and hints never simulate again).
+//! a workload's name, until all 590 diagnostics of that version are in: pushed, and for a
+//! second client, pulled); then the allocations an edit makes and the process's resident
+//! memory. Each request goes through real JSON-RPC framing; the document's analysis is already
+//! there (lenses and hints never simulate again).
 //!
 //! `cargo bench --bench lsp_cluster`
 
@@ -16,17 +18,21 @@ mod client;
 #[path = "support/cluster.rs"]
 mod cluster;
 
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use serde_json::{json, Value};
 
-use client::{push_client, Client};
+use client::{pull_client, push_client, Client};
 
 const URI: &str = "file:///bench/manifest.yaml";
 const NODES: usize = 5_000;
 const WORKLOADS: usize = 500;
 const SAMPLES: usize = 100;
+/// The manifest's diagnostics with the inventory: every edit must bring all of them.
+const DIAGNOSTICS: usize = 590;
 
 struct Request {
     name: &'static str,
@@ -122,40 +128,26 @@ fn main() {
     // from) a workload's name in the middle of the file, until that version's diagnostics arrive.
     let name_at = text[middle..].find("\n  name: ").unwrap() + middle + 1;
     let name_line = text[..name_at].matches('\n').count();
-    let edits: Vec<Duration> = runtime.block_on(async {
-        let mut out = Vec::new();
-        for version in 2..(2 + SAMPLES as i64) {
-            let range = if version % 2 == 0 {
-                json!({"start": {"line": name_line, "character": 8}, "end": {"line": name_line, "character": 8}})
-            } else {
-                json!({"start": {"line": name_line, "character": 8}, "end": {"line": name_line, "character": 9}})
-            };
-            let change = if version % 2 == 0 { "x" } else { "" };
-            let start = Instant::now();
-            client
-                .notify(
-                    "textDocument/didChange",
-                    json!({"textDocument": {"uri": URI, "version": version},
-                           "contentChanges": [{"range": range, "text": change}]}),
-                )
-                .await;
-            client.diagnostics(URI, version).await;
-            out.push(start.elapsed());
-        }
-        out
-    });
-    let mut criterion = Criterion::default().configure_from_args();
-    let mut report = Vec::new();
-    let mut edits = edits;
-    edits.sort();
-    report.push(format!(
-        "lsp/edit-to-diagnostics (14,800 lines, 5,000 nodes): over {} edits, median {:.2} ms, \
-         p90 {:.2} ms, max {:.2} ms",
-        edits.len(),
-        edits[edits.len() / 2].as_secs_f64() * 1e3,
-        edits[edits.len() * 9 / 10].as_secs_f64() * 1e3,
-        edits.last().unwrap().as_secs_f64() * 1e3,
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+    let mut edits = runtime.block_on(edit_to_diagnostics(
+        &mut client,
+        name_line,
+        Diagnostics::Pushed,
     ));
+    let allocations = (ALLOCATIONS.load(Ordering::Relaxed) - allocations) / SAMPLES;
+    let mut criterion = Criterion::default().configure_from_args();
+    let mut report = vec![
+        summary(
+            "lsp/edit-to-diagnostics, pushed (14,800 lines, 5,000 nodes)",
+            "edits",
+            &mut edits,
+        ),
+        format!(
+            "lsp/edit-to-diagnostics, pushed: {allocations} allocations an edit, client and \
+             server (the test client's reading of each 490 KB message into a serde_json::Value \
+             is most of them)"
+        ),
+    ];
     for r in &requests {
         let mut samples: Vec<Duration> = runtime.block_on(async {
             let mut out = Vec::new();
@@ -164,8 +156,6 @@ fn main() {
             }
             out
         });
-        samples.sort();
-        let pct = |p: usize| samples[(samples.len() * p / 100).min(samples.len() - 1)];
         criterion.bench_function(r.name, |b| {
             b.iter_custom(|iters| {
                 runtime.block_on(async {
@@ -177,14 +167,7 @@ fn main() {
                 })
             })
         });
-        report.push(format!(
-            "{}: over {} requests, median {:.2} ms, p90 {:.2} ms, max {:.2} ms",
-            r.name,
-            samples.len(),
-            pct(50).as_secs_f64() * 1e3,
-            pct(90).as_secs_f64() * 1e3,
-            samples.last().unwrap().as_secs_f64() * 1e3,
-        ));
+        report.push(summary(r.name, "requests", &mut samples));
     }
     criterion.final_summary();
     for line in report {
@@ -196,4 +179,125 @@ fn main() {
             println!("resident memory of the process (client and server): {l}");
         }
     }
+    // The same edits for a client that pulls diagnostics (a second server, after the memory
+    // figures: they are one server's).
+    drop(client);
+    let mut pulls = runtime.block_on(async {
+        let mut c = Client::start(taintlint::lsp::Config::default());
+        c.initialize(
+            pull_client(),
+            json!({"inventory": inventory.to_str().unwrap()}),
+        )
+        .await;
+        c.open(URI, &text).await;
+        let first = c
+            .request(
+                "textDocument/diagnostic",
+                json!({"textDocument": {"uri": URI}}),
+            )
+            .await;
+        assert_eq!(
+            first["result"]["items"].as_array().map(Vec::len),
+            Some(DIAGNOSTICS),
+            "{first}"
+        );
+        edit_to_diagnostics(&mut c, name_line, Diagnostics::Pulled).await
+    });
+    println!(
+        "{}",
+        summary(
+            "lsp/edit-to-diagnostics, pulled (14,800 lines, 5,000 nodes)",
+            "edits",
+            &mut pulls
+        )
+    );
 }
+
+/// How the client gets a document's diagnostics.
+#[derive(Clone, Copy)]
+enum Diagnostics {
+    /// `textDocument/publishDiagnostics` (Neovim 0.11, and any client without
+    /// `workspace/diagnostic/refresh`).
+    Pushed,
+    /// `textDocument/diagnostic`, asked right after each change (VS Code).
+    Pulled,
+}
+
+/// Types a character into the workload name on `line`, and deletes it again, `SAMPLES` times:
+/// each sample is the time from sending the change until that version's diagnostics are in.
+async fn edit_to_diagnostics(client: &mut Client, line: usize, how: Diagnostics) -> Vec<Duration> {
+    let mut out = Vec::new();
+    for version in 2..(2 + SAMPLES as i64) {
+        let typed = version % 2 == 0;
+        let end = if typed { 8 } else { 9 };
+        let range = json!({"start": {"line": line, "character": 8}, "end": {"line": line, "character": end}});
+        let start = Instant::now();
+        client
+            .notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": URI, "version": version},
+                       "contentChanges": [{"range": range, "text": if typed { "x" } else { "" }}]}),
+            )
+            .await;
+        let count = match how {
+            Diagnostics::Pushed => client.diagnostics(URI, version).await["params"]["diagnostics"]
+                .as_array()
+                .map(Vec::len),
+            Diagnostics::Pulled => client
+                .request(
+                    "textDocument/diagnostic",
+                    json!({"textDocument": {"uri": URI}}),
+                )
+                .await["result"]["items"]
+                .as_array()
+                .map(Vec::len),
+        };
+        out.push(start.elapsed());
+        assert_eq!(count, Some(DIAGNOSTICS));
+    }
+    out
+}
+
+/// Median, 90th percentile and maximum.
+fn summary(name: &str, what: &str, samples: &mut [Duration]) -> String {
+    samples.sort();
+    let pct = |p: usize| samples[(samples.len() * p / 100).min(samples.len() - 1)];
+    format!(
+        "{name}: over {} {what}, median {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+        samples.len(),
+        pct(50).as_secs_f64() * 1e3,
+        pct(90).as_secs_f64() * 1e3,
+        samples.last().unwrap().as_secs_f64() * 1e3,
+    )
+}
+
+/// Counts allocations (and reallocations), for a figure that does not vary from run to run
+/// as times do on a shared machine.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed on to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
