@@ -96,22 +96,25 @@ impl Default for Links {
 /// Places a related location in another file: its URI and the range there.
 pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
 
-/// Converts one diagnostic of the document at `uri`, version `version`; its rule code links to
-/// the rule's section of the rule reference (`links`).
+/// Converts one diagnostic of the document at `uri`, version `version`, found `by` bytes
+/// before its places in the document (in the YAML document that starts there); its rule code
+/// links to the rule's section of the rule reference (`links`).
 pub fn to_lsp(
     d: &Diagnostic,
+    by: usize,
     lines: Lines<'_>,
     uri: &Uri,
     version: i32,
     other_file: &OtherFile<'_>,
     links: &Links,
 ) -> lsp::Diagnostic {
+    let range = |r: &Range<usize>| lines.range(r.start + by..r.end + by);
     let related: Vec<DiagnosticRelatedInformation> = d
         .related
         .iter()
         .filter_map(|r| {
             let location = match &r.file {
-                None => Location::new(uri.clone(), lines.range(r.range.clone())),
+                None => Location::new(uri.clone(), range(&r.range)),
                 Some(file) => other_file(file, r.range.clone())?,
             };
             Some(DiagnosticRelatedInformation {
@@ -129,7 +132,7 @@ pub fn to_lsp(
             edits: f
                 .edits
                 .iter()
-                .map(|e| TextEdit::new(lines.range(e.range.clone()), e.replacement.clone()))
+                .map(|e| TextEdit::new(range(&e.range), e.replacement.clone()))
                 .collect(),
         })
         .collect();
@@ -139,7 +142,7 @@ pub fn to_lsp(
         _ => None,
     };
     lsp::Diagnostic {
-        range: lines.range(d.range.clone()),
+        range: range(&d.range),
         severity: Some(severity(d.severity)),
         code: Some(NumberOrString::String(d.rule.to_string())),
         code_description: links.get(d.rule).map(|href| lsp::CodeDescription { href }),
@@ -152,9 +155,10 @@ pub fn to_lsp(
     }
 }
 
-/// Converts a document's diagnostics (at most [`MAX_PER_DOCUMENT`]).
-pub fn all_to_lsp(
-    diagnostics: &[Diagnostic],
+/// Converts a document's diagnostics (at most [`MAX_PER_DOCUMENT`]), each with the offset
+/// its places are relative to.
+pub fn all_to_lsp<'a>(
+    diagnostics: impl IntoIterator<Item = (&'a Diagnostic, usize)>,
     lines: Lines<'_>,
     uri: &Uri,
     version: i32,
@@ -162,9 +166,9 @@ pub fn all_to_lsp(
     links: &Links,
 ) -> Vec<lsp::Diagnostic> {
     diagnostics
-        .iter()
+        .into_iter()
         .take(MAX_PER_DOCUMENT)
-        .map(|d| to_lsp(d, lines, uri, version, other_file, links))
+        .map(|(d, by)| to_lsp(d, by, lines, uri, version, other_file, links))
         .collect()
 }
 
@@ -186,6 +190,7 @@ mod tests {
         let none = |_: &str, _: Range<usize>| None;
         let lsp = to_lsp(
             d,
+            0,
             Lines::new(text, &index, Encoding::Utf16),
             &uri,
             7,

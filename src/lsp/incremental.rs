@@ -5,10 +5,11 @@
 //! cut into chunks at its `---` document markers (a `---` at the start of a line always starts
 //! a document, even inside a block or quoted scalar, per the YAML grammar), each chunk is
 //! analysed by itself, and results are kept per chunk text: after an edit only the chunks
-//! whose text changed are analysed again. Their ranges, related places in the same file,
-//! fix edits and document indexes are moved to where the chunk sits in the file, so the
-//! result equals analysing the whole text (tests check this on every fixture and on generated
-//! streams). A syntax error can run past a `---` (an unclosed quote reaches into the next
+//! whose text changed are analysed again. The file's analysis is its chunks' results with
+//! where each chunk sits ([`Pieces`]): an unchanged chunk's result is shared, not copied, and
+//! moved to its place (ranges, related places in the same file, fix edits, document indexes)
+//! only as it is read, so the result equals analysing the whole text (tests check this on
+//! every fixture and on generated streams). A syntax error can run past a `---` (an unclosed quote reaches into the next
 //! document, and the parser recovers there), so from the first chunk with a syntax error on,
 //! the rest of the text is analysed whole.
 //!
@@ -31,7 +32,7 @@ use crate::syntax;
 /// One chunk's analysis, relative to the chunk.
 #[derive(Debug)]
 struct ChunkResult {
-    analysis: FileAnalysis,
+    analysis: Arc<FileAnalysis>,
     /// How many YAML documents the parser counts in the chunk.
     documents: usize,
 }
@@ -54,7 +55,7 @@ impl ChunkCache {
     /// An edit changes a run of chunks and keeps the ones before and after it: those are
     /// matched in place, by comparing their texts; only the chunks between are looked up by
     /// text (a document moved) or analysed.
-    pub fn analyse<F>(&mut self, text: &str, generation: u64, analyse: F) -> FileAnalysis
+    pub fn analyse<F>(&mut self, text: &str, generation: u64, analyse: F) -> Pieces
     where
         F: Fn(&str) -> FileAnalysis + Sync,
     {
@@ -66,7 +67,11 @@ impl ChunkCache {
         let Some(ranges) = chunks(text) else {
             self.chunks.clear();
             self.rest = None;
-            return analyse(text);
+            return Pieces(vec![Piece {
+                offset: 0,
+                documents: 0,
+                analysis: Arc::new(analyse(text)),
+            }]);
         };
         let pieces: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
         let old = std::mem::take(&mut self.chunks);
@@ -100,7 +105,7 @@ impl ChunkCache {
             .par_iter()
             .map(|piece| {
                 let result = ChunkResult {
-                    analysis: analyse(piece),
+                    analysis: Arc::new(analyse(piece)),
                     documents: syntax::parse(piece).documents.len(),
                 };
                 (*piece, Arc::new(result))
@@ -125,14 +130,18 @@ impl ChunkCache {
                 .iter()
                 .any(|d| d.rule == crate::rules::YAML_SYNTAX.name)
         });
-        let mut out = FileAnalysis::default();
+        let mut out = Vec::with_capacity(current.len());
         let mut documents = 0;
         for (range, (_, result)) in ranges
             .iter()
             .zip(&current)
             .take(broken.unwrap_or(current.len()))
         {
-            extend_shifted(&mut out, &result.analysis, range.start, documents);
+            out.push(Piece {
+                offset: range.start,
+                documents,
+                analysis: result.analysis.clone(),
+            });
             documents += result.documents;
         }
         match broken {
@@ -147,38 +156,73 @@ impl ChunkCache {
                         analysis
                     }
                 };
-                extend_shifted(&mut out, &analysis, start, documents);
+                out.push(Piece {
+                    offset: start,
+                    documents,
+                    analysis,
+                });
             }
             None => self.rest = None,
         }
         self.chunks = current;
-        out
+        Pieces(out)
     }
 }
 
-/// Appends a chunk's analysis, moved to where the chunk sits in the file.
-fn extend_shifted(out: &mut FileAnalysis, chunk: &FileAnalysis, by: usize, documents: usize) {
-    out.diagnostics
-        .extend(chunk.diagnostics.iter().map(|d| shifted(d, by, documents)));
-    out.placements.extend(chunk.placements.iter().map(|p| {
-        let mut p = p.clone();
-        p.document += documents;
-        p.anchor = shift(&p.anchor, by);
-        p.range = shift(&p.range, by);
-        p
-    }));
-    out.tolerations.extend(chunk.tolerations.iter().map(|t| {
-        let mut t = t.clone();
-        t.item = shift(&t.item, by);
-        t.seconds = t.seconds.as_ref().map(|r| shift(r, by));
-        t
-    }));
+/// A file's analysis as the analyses of the pieces it was cut into, in order, each relative
+/// to its piece.
+#[derive(Debug, Clone, Default)]
+pub struct Pieces(Vec<Piece>);
+
+#[derive(Debug, Clone)]
+struct Piece {
+    /// Where the piece starts in the file.
+    offset: usize,
+    /// The YAML documents before it.
+    documents: usize,
+    analysis: Arc<FileAnalysis>,
+}
+
+impl Pieces {
+    /// Each finding as found in its piece, with the offset of the piece: its places in the
+    /// file are those plus the offset ([`shifted`] moves them).
+    pub fn diagnostics(&self) -> impl Iterator<Item = (&Diagnostic, usize)> {
+        self.0
+            .iter()
+            .flat_map(|p| p.analysis.diagnostics.iter().map(move |d| (d, p.offset)))
+    }
+
+    /// The file's analysis, every place moved to where it is in the file.
+    pub fn whole(&self) -> FileAnalysis {
+        let mut out = FileAnalysis::default();
+        for piece in &self.0 {
+            let (by, documents) = (piece.offset, piece.documents);
+            let chunk = &piece.analysis;
+            out.diagnostics
+                .extend(chunk.diagnostics.iter().map(|d| shifted(d, by, documents)));
+            out.placements.extend(chunk.placements.iter().map(|p| {
+                let mut p = p.clone();
+                p.document += documents;
+                p.anchor = shift(&p.anchor, by);
+                p.range = shift(&p.range, by);
+                p
+            }));
+            out.tolerations.extend(chunk.tolerations.iter().map(|t| {
+                let mut t = t.clone();
+                t.item = shift(&t.item, by);
+                t.seconds = t.seconds.as_ref().map(|r| shift(r, by));
+                t
+            }));
+        }
+        out
+    }
 }
 
 fn shift(r: &Range<usize>, by: usize) -> Range<usize> {
     r.start + by..r.end + by
 }
 
+/// A finding moved `by` bytes and `documents` YAML documents further into the file.
 fn shifted(d: &Diagnostic, by: usize, documents: usize) -> Diagnostic {
     let mut d = d.clone();
     d.range = shift(&d.range, by);
@@ -256,10 +300,36 @@ mod tests {
         crate::analyse(text, &Options::default())
     }
 
+    /// The findings of `text` through the cache. On the way, checks that the editor's
+    /// diagnostics made from the pieces equal those made from the whole file.
     fn chunked(cache: &mut ChunkCache, text: &str) -> Vec<Diagnostic> {
-        cache
-            .analyse(text, 1, |t| crate::analyse(t, &Options::default()).into())
-            .diagnostics
+        let pieces = cache.analyse(text, 1, |t| crate::analyse(t, &Options::default()).into());
+        let whole = pieces.whole();
+        assert_eq!(
+            editor(text, pieces.diagnostics()),
+            editor(text, whole.diagnostics.iter().map(|d| (d, 0))),
+            "text:\n{text}"
+        );
+        whole.diagnostics
+    }
+
+    fn editor<'a>(
+        text: &str,
+        diagnostics: impl IntoIterator<Item = (&'a Diagnostic, usize)>,
+    ) -> Vec<tower_lsp_server::ls_types::Diagnostic> {
+        use crate::lsp::convert::Lines;
+        use crate::lsp::diagnostics::{all_to_lsp, Links};
+        use crate::position::{Encoding, LineIndex};
+        let index = LineIndex::new(text);
+        let uri = "file:///m.yaml".parse().unwrap();
+        all_to_lsp(
+            diagnostics,
+            Lines::new(text, &index, Encoding::Utf16),
+            &uri,
+            1,
+            &|_, _| None,
+            &Links::default(),
+        )
     }
 
     fn assert_same(text: &str) {
@@ -395,16 +465,16 @@ mod tests {
         };
         let text: String = (0..6).map(doc).collect::<Vec<_>>().join("---\n");
         let mut cache = ChunkCache::default();
-        let first = cache.analyse(&text, 1, whole);
+        let first = cache.analyse(&text, 1, whole).whole();
         assert_eq!(first, whole(&text));
         assert_eq!(first.placements.len(), 6);
         assert_eq!(first.tolerations.len(), 6);
         let edited = text
             .replacen("w3", "renamed", 1)
             .replacen("name: w0", "", 1);
-        assert_eq!(cache.analyse(&edited, 1, whole), whole(&edited));
+        assert_eq!(cache.analyse(&edited, 1, whole).whole(), whole(&edited));
         let broken = edited.replacen("w4}", "w4", 1);
-        assert_eq!(cache.analyse(&broken, 1, whole), whole(&broken));
+        assert_eq!(cache.analyse(&broken, 1, whole).whole(), whole(&broken));
     }
 
     #[test]
@@ -423,7 +493,7 @@ mod tests {
         let edited = text.replacen("key: a", "key: b", 1);
         let out = cache.analyse(&edited, 1, count);
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 3);
-        assert_eq!(out.diagnostics, full(&edited));
+        assert_eq!(out.whole().diagnostics, full(&edited));
         // New settings: everything again.
         cache.analyse(&edited, 2, count);
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);
@@ -440,11 +510,17 @@ mod tests {
         let mut moved = docs.clone();
         moved.swap(1, 3);
         let text = moved.join("---\n");
-        assert_eq!(cache.analyse(&text, 1, count).diagnostics, full(&text));
+        assert_eq!(
+            cache.analyse(&text, 1, count).whole().diagnostics,
+            full(&text)
+        );
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 5);
         moved[2] = "kind: Node\n".to_string();
         let text = moved.join("---\n");
-        assert_eq!(cache.analyse(&text, 1, count).diagnostics, full(&text));
+        assert_eq!(
+            cache.analyse(&text, 1, count).whole().diagnostics,
+            full(&text)
+        );
         assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 6);
     }
 }

@@ -32,7 +32,7 @@ use crate::lsp::documents::{Document, Snapshot};
 use crate::lsp::facts::{object_label, Facts};
 use crate::lsp::guard::{self, Invalid};
 use crate::lsp::hover::{self, Tolerator};
-use crate::lsp::incremental::ChunkCache;
+use crate::lsp::incremental::{ChunkCache, Pieces};
 use crate::lsp::index::{self, WorkspaceIndex};
 use crate::lsp::inventory;
 use crate::lsp::output::Outbox;
@@ -140,13 +140,33 @@ impl Caps {
 struct Analysis {
     version: i32,
     generation: u64,
-    diagnostics: Vec<Diagnostic>,
-    /// Where each workload lands and what each toleration matches (with an inventory).
-    placements: Vec<Placement>,
-    tolerations: Vec<TolerationPlace>,
+    /// Per YAML document, shared with the last analysis where the edit left it alone.
+    pieces: Pieces,
+    /// The findings, where each workload lands and what each toleration matches (with an
+    /// inventory), put together for the whole file once the diagnostics are on their way (or
+    /// when first asked for): not on the way from a keystroke to its diagnostics.
+    whole: OnceLock<FileAnalysis>,
     lsp: Vec<lsp::Diagnostic>,
     /// Each placement's one-line summary, made when lenses are first asked for.
     summaries: OnceLock<Vec<String>>,
+}
+
+impl Analysis {
+    fn whole(&self) -> &FileAnalysis {
+        self.whole.get_or_init(|| self.pieces.whole())
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.whole().diagnostics
+    }
+
+    fn placements(&self) -> &[Placement] {
+        &self.whole().placements
+    }
+
+    fn tolerations(&self) -> &[TolerationPlace] {
+        &self.whole().tolerations
+    }
 }
 
 struct Open {
@@ -320,7 +340,7 @@ impl Backend {
         let offset = snap.lines(encoding).offset(params.position);
         let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
         Ok(
-            cluster::placement_at(&analysis.placements, offset).map(|p| PlacementDetails {
+            cluster::placement_at(analysis.placements(), offset).map(|p| PlacementDetails {
                 title: p.title.clone(),
                 details: crate::schedule::placement::details(&p.title, &p.simulation, &cluster),
             }),
@@ -368,11 +388,7 @@ fn analyse(
     encoding: Encoding,
     chunks: &Mutex<ChunkCache>,
 ) -> Analysis {
-    let FileAnalysis {
-        diagnostics,
-        placements,
-        tolerations,
-    } = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
+    let pieces = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
         &snap.text,
         ws.generation,
         |text| ws.analyse_file(text, true),
@@ -380,7 +396,7 @@ fn analyse(
     let other_file =
         |file: &str, range: Range<usize>| inventory_location(ws, file, range, encoding);
     let lsp = diagnostics::all_to_lsp(
-        &diagnostics,
+        pieces.diagnostics(),
         snap.lines(encoding),
         uri,
         snap.version,
@@ -390,9 +406,8 @@ fn analyse(
     Analysis {
         version: snap.version,
         generation: ws.generation,
-        diagnostics,
-        placements,
-        tolerations,
+        pieces,
+        whole: OnceLock::new(),
         lsp,
         summaries: OnceLock::new(),
     }
@@ -500,11 +515,15 @@ impl Inner {
                 _ => return false,
             }
         };
-        // Freeing a big document's analysis takes about as long as converting it for the
-        // client: it is done beside the answer, not before it.
-        if let Some(old) = replaced {
-            tokio::task::spawn_blocking(move || drop(old));
-        }
+        // Beside the answer, not before it: freeing the analysis this one replaces (for a big
+        // document that takes about as long as converting it for the client), and putting the
+        // whole file's findings and places together for the lenses, hints and hovers that
+        // come next.
+        let current = analysis.clone();
+        tokio::task::spawn_blocking(move || {
+            drop(replaced);
+            current.whole();
+        });
         true
     }
 
@@ -1484,7 +1503,7 @@ impl LanguageServer for Backend {
         // on a toleration or taint, what it means.
         let mut seen = Vec::new();
         for d in analysis
-            .diagnostics
+            .diagnostics()
             .iter()
             .filter(|d| contains(&d.range, offset))
         {
@@ -1545,13 +1564,13 @@ impl LanguageServer for Backend {
         let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
         let summaries = analysis.summaries.get_or_init(|| {
             analysis
-                .placements
+                .placements()
                 .iter()
                 .map(|p| p.summary(&cluster))
                 .collect()
         });
         Ok(Some(cluster::lenses(
-            &analysis.placements,
+            analysis.placements(),
             summaries,
             &snap.lines(encoding),
             &uri,
@@ -1570,7 +1589,7 @@ impl LanguageServer for Backend {
         let lines = snap.lines(encoding);
         let within = lines.byte_range(params.range);
         Ok(Some(cluster::hints(
-            &analysis.tolerations,
+            analysis.tolerations(),
             &cluster,
             &lines,
             within,
@@ -1592,7 +1611,7 @@ impl LanguageServer for Backend {
         let offset = snap.lines(encoding).offset(at.position);
         let analysis = self.inner.analysis(&uri, &snap, &ws, encoding).await?;
         let Some(t) = analysis
-            .tolerations
+            .tolerations()
             .iter()
             .find(|t| contains(&t.item, offset))
         else {
