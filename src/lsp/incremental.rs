@@ -9,9 +9,9 @@
 //! where each chunk sits ([`Pieces`]): an unchanged chunk's result is shared, not copied, and
 //! moved to its place (ranges, related places in the same file, fix edits, document indexes)
 //! only as it is read, so the result equals analysing the whole text (tests check this on
-//! every fixture and on generated streams). A syntax error can run past a `---` (an unclosed quote reaches into the next
-//! document, and the parser recovers there), so from the first chunk with a syntax error on,
-//! the rest of the text is analysed whole.
+//! every fixture and on generated streams). A syntax error can run past a `---` (an unclosed
+//! quote reaches into the next document, and the parser recovers there), so from the first
+//! chunk with a syntax error on, the rest of the text is analysed whole.
 //!
 //! Texts this cannot cut safely are analysed whole: YAML directives (`%YAML`, `%TAG`),
 //! document end markers (`...`), Go template braces (the Helm check looks at the whole file),
@@ -185,7 +185,8 @@ struct Piece {
 
 impl Pieces {
     /// Each finding as found in its piece, with the offset of the piece: its places in the
-    /// file are those plus the offset ([`shifted`] moves them).
+    /// file (its range, fix edits and related places in the same file) are those plus the
+    /// offset.
     pub fn diagnostics(&self) -> impl Iterator<Item = (&Diagnostic, usize)> {
         self.0
             .iter()
