@@ -96,9 +96,9 @@ impl Default for Links {
 /// Places a related location in another file: its URI and the range there.
 pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
 
-/// Converts one diagnostic of the document at `uri`, version `version`, found `by` bytes
-/// before its places in the document (in the YAML document that starts there); its rule code
-/// links to the rule's section of the rule reference (`links`).
+/// Converts one diagnostic of the document at `uri`, version `version`, whose places count
+/// from byte `by` of the document (where the YAML document it was found in starts); its rule
+/// code links to the rule's section of the rule reference (`links`).
 pub fn to_lsp(
     d: &Diagnostic,
     by: usize,
