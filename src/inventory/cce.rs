@@ -5,7 +5,7 @@
 //! Where (huaweicloud/terraform-provider-huaweicloud vendored SDK
 //! `github.com/chnsz/golangsdk/openstack/cce/v3/nodepools/results.go`, and `.../nodes/results.go`
 //! `TaintSpec{key, value, effect}`; the API reference "Creating a Node Pool",
-//! https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0354.html): taints in
+//! <https://support.huaweicloud.com/intl/en-us/api-cce/cce_02_0354.html>): taints in
 //! `spec.nodeTemplate.taints` (Kubernetes effect spelling), node labels in
 //! `spec.nodeTemplate.k8sTags`, the size in `spec.initialNodeCount`, or
 //! `spec.autoscaling.{minNodeCount,maxNodeCount}` when `enable` is true. CCE labels every node

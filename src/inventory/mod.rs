@@ -2,7 +2,7 @@
 //!
 //! Three formats are accepted, told apart by their content: the output of
 //! `kubectl get nodes -o yaml` or `-o json` (a `List` or `NodeList` of Node items; JSON is read
-//! as JSON, see [`json`]), Node documents (a multi-document YAML stream), and a compact pool file
+//! as JSON, see `json`), Node documents (a multi-document YAML stream), and a compact pool file
 //! written by hand (see [`compact`]). Several files make one cluster. Reading runs no rules: an
 //! inventory file is linted like any other file, by the analysis.
 //!
@@ -447,7 +447,7 @@ pub(crate) fn read_defined<'a>(
 }
 
 /// The taint lists of a document that defines pools through node configuration, for the rules
-/// (see [`read_defined`]); empty for any other document.
+/// (see `read_defined`); empty for any other document.
 pub fn taint_lists<'a>(
     text: &'a str,
     doc: &mut syntax::Document<'a>,

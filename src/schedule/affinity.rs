@@ -186,7 +186,7 @@ impl Affinity {
         self.check(node, false).err()
     }
 
-    /// Whether a term matches `node`, as [`Term::check`] decides: `Ok` with no condition when
+    /// Whether a term matches `node`, as `Term::check` decides: `Ok` with no condition when
     /// one matches for certain, else with the expressions on labels the node does not declare
     /// of the first term that matches if they are set; `Err` with why no term can match.
     pub fn check(&self, node: &dyn NodeView, open: bool) -> Result<Vec<&Requirement>, String> {

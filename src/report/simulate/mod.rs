@@ -1,5 +1,5 @@
 //! `taintlint simulate` output: the JSON contract of DESIGN.md (version 2), written a file at a
-//! time ([`json`]), and a matrix of workloads by node pools for people ([`human`]).
+//! time (`json`), and a matrix of workloads by node pools for people ([`human`]).
 //!
 //! Version 2 grows with workloads x pools, never with nodes: a workload says per pool whether
 //! it fits (`yes`, `avoided`, `partial`, `no`), on how many nodes, and why not, as data. Node
