@@ -207,12 +207,6 @@ impl InventoryFiles {
             .is_some_and(|c| c.len == text.len() && c.hash == hash(text))
     }
 
-    /// Where positions in an inventory file are.
-    pub fn positions(&self, path: &Path) -> Option<&Positions> {
-        let f = self.files.iter().find(|f| f.path == path)?;
-        Some(&f.content.as_ref().ok()?.positions)
-    }
-
     /// A range in a file as read, as a location for the client.
     pub fn location(
         &self,
@@ -367,13 +361,17 @@ mod tests {
         assert_eq!(files.files()[0].text(), Ok(None));
         assert!(files.holds(&nodes, nodes_text));
         assert!(!files.holds(&nodes, &nodes_text.replace("n1", "n2")));
+        let taints = nodes_text.find("taints").unwrap();
+        let location = files
+            .location(&nodes, taints..taints + 6, Encoding::Utf16)
+            .unwrap();
+        assert_eq!(Some(location.uri), lsp::Uri::from_file_path(&nodes));
         assert_eq!(
-            files
-                .positions(&nodes)
-                .unwrap()
-                .position(nodes_text.find("taints").unwrap(), Encoding::Utf16),
-            lsp::Position::new(5, 4)
+            location.range,
+            lsp::Range::new(lsp::Position::new(5, 4), lsp::Position::new(5, 10))
         );
+        let missing = dir.path().join("missing.yaml");
+        assert!(files.location(&missing, 0..1, Encoding::Utf16).is_none());
         assert_eq!(
             files.problems(),
             [format!(
