@@ -259,18 +259,28 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
     const MACHINES: &[TaintField] = &[field(&["spec", "template", "spec", "taints"], false)];
     const CONTROL_PLANE: &[TaintField] =
         &[field(&["spec", "machineTemplate", "spec", "taints"], false)];
-    let group = api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g);
+    let group = api_group(api_version);
     Some(match (group, kind) {
         (None, "Node") => NODE,
         (Some("karpenter.sh"), "NodePool") => NODEPOOL,
         (Some("karpenter.sh"), "Provisioner") => PROVISIONER,
-        (Some("machine.openshift.io"), "MachineSet")
-        | (Some("cluster.x-k8s.io"), "MachineDeployment" | "MachineSet" | "MachinePool") => {
-            MACHINES
-        }
+        (Some("machine.openshift.io"), "MachineSet") => MACHINES,
+        _ if is_capi_machine_set(group, kind) => MACHINES,
         (Some("controlplane.cluster.x-k8s.io"), "KubeadmControlPlane") => CONTROL_PLANE,
         _ => return None,
     })
+}
+
+/// The group of an `apiVersion` (`karpenter.sh` of `karpenter.sh/v1`); `None` for the core
+/// group's `v1`.
+fn api_group(api_version: Option<&str>) -> Option<&str> {
+    api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g)
+}
+
+/// A Cluster API MachineDeployment, MachineSet or MachinePool.
+fn is_capi_machine_set(group: Option<&str>, kind: &str) -> bool {
+    group == Some("cluster.x-k8s.io")
+        && matches!(kind, "MachineDeployment" | "MachineSet" | "MachinePool")
 }
 
 /// Whether an object's taint list at `list_path` holds Cluster API `MachineTaint`s (with
@@ -283,15 +293,12 @@ pub fn holds_machine_taints(
     kind: Option<&str>,
     list_path: &str,
 ) -> bool {
-    let group = api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g);
+    let (group, kind) = (api_group(api_version), kind.unwrap_or_default());
     match (group, kind) {
-        (Some("cluster.x-k8s.io"), Some("MachineDeployment" | "MachineSet" | "MachinePool")) => {
-            true
-        }
-        (Some("controlplane.cluster.x-k8s.io"), Some("KubeadmControlPlane")) => {
+        (Some("controlplane.cluster.x-k8s.io"), "KubeadmControlPlane") => {
             list_path.ends_with("machineTemplate.spec.taints")
         }
-        _ => false,
+        _ => is_capi_machine_set(group, kind),
     }
 }
 
