@@ -229,15 +229,17 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
     out
 }
 
-/// Leaves out the rules `options` turns off and sets the others' severity.
+/// Leaves out the rules `options` turns off and sets the severity of those it gives a level
+/// (other findings keep the severity their rule gave them).
 fn levels(options: &Options, out: &mut Vec<Diagnostic>) {
     out.retain_mut(
-        |d| match rules::find(d.rule).and_then(|m| options.rule_level(m)) {
-            Some(level) => {
+        |d| match rules::find(d.rule).and_then(|m| options.configured_level(m)) {
+            Some(Some(level)) => {
                 d.severity = level;
                 true
             }
-            None => false,
+            Some(None) => false,
+            None => true,
         },
     );
 }

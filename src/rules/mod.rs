@@ -341,6 +341,13 @@ impl Diagnostic {
         self
     }
 
+    /// A finding less severe than its rule's default (a softened case of the rule). A level
+    /// configured for the rule still sets every finding's severity.
+    pub fn with_severity(&mut self, severity: Severity) -> &mut Self {
+        self.severity = severity;
+        self
+    }
+
     pub fn with_fix(&mut self, fix: Option<Fix>) -> &mut Self {
         self.fixes.extend(fix);
         self
