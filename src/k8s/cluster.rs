@@ -6,7 +6,7 @@
 //! When at least one RuntimeClass is known, the known ones are the cluster's; when none is, a
 //! `runtimeClassName` is taken on trust.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use crate::k8s::decode::{decode, Decoded};
@@ -110,6 +110,9 @@ pub struct RuntimeClass {
 pub struct Cluster {
     namespaces: BTreeMap<String, Namespace>,
     runtime_classes: BTreeMap<String, RuntimeClass>,
+    /// RuntimeClasses defined where they were read but refused by the API server's validation:
+    /// never created, so a pod naming one is refused as not found.
+    refused: BTreeSet<String>,
 }
 
 /// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
@@ -119,12 +122,12 @@ pub fn may_hold_cluster_objects(text: &str) -> bool {
 
 impl Cluster {
     pub fn is_empty(&self) -> bool {
-        self.namespaces.is_empty() && self.runtime_classes.is_empty()
+        self.namespaces.is_empty() && self.runtime_classes.is_empty() && self.refused.is_empty()
     }
 
-    /// How many objects it holds.
+    /// How many objects it holds (refused RuntimeClasses count: they were read).
     pub fn len(&self) -> usize {
-        self.namespaces.len() + self.runtime_classes.len()
+        self.namespaces.len() + self.runtime_classes.len() + self.refused.len()
     }
 
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
@@ -135,9 +138,22 @@ impl Cluster {
         self.runtime_classes.get(name)
     }
 
-    /// Whether the cluster's RuntimeClasses are known (at least one was read).
+    /// Whether the cluster's RuntimeClasses are known (at least one was read, created or
+    /// refused).
     pub fn knows_runtime_classes(&self) -> bool {
-        !self.runtime_classes.is_empty()
+        !self.runtime_classes.is_empty() || !self.refused.is_empty()
+    }
+
+    /// Whether the RuntimeClass `name` was read but refused by the API server.
+    pub fn is_refused(&self, name: &str) -> bool {
+        self.refused.contains(name)
+    }
+
+    /// Marks the RuntimeClass `name` as one the API server refuses: it is never created, so
+    /// [`Cluster::runtime_class`] does not find it, whatever another source says of that name.
+    pub fn refuse(&mut self, name: &str) {
+        self.runtime_classes.remove(name);
+        self.refused.insert(name.to_string());
     }
 
     pub fn runtime_class_names(&self) -> impl Iterator<Item = &str> {
@@ -150,12 +166,30 @@ impl Cluster {
             self.namespaces.entry(k).or_insert(v);
         }
         for (k, v) in other.runtime_classes {
-            self.runtime_classes.entry(k).or_insert(v);
+            if !self.refused.contains(&k) {
+                self.runtime_classes.entry(k).or_insert(v);
+            }
+        }
+        for k in other.refused {
+            if !self.runtime_classes.contains_key(&k) {
+                self.refused.insert(k);
+            }
         }
     }
 
     /// Reads the Namespaces and RuntimeClasses of one file's text (`file` names it in places).
     pub fn add_text(&mut self, file: &str, text: &str) {
+        self.add_text_with(file, text, &|_, _| Vec::new());
+    }
+
+    /// [`Cluster::add_text`], with `refused` naming the RuntimeClasses of a document that the
+    /// API server refuses (the validation rules live above this layer: the caller brings them).
+    pub fn add_text_with(
+        &mut self,
+        file: &str,
+        text: &str,
+        refused: &dyn Fn(&str, &Document<'_>) -> Vec<String>,
+    ) {
         if !may_hold_cluster_objects(text) {
             return;
         }
@@ -165,6 +199,9 @@ impl Cluster {
                 continue;
             }
             self.add_document(file, doc);
+            for name in refused(text, doc) {
+                self.refuse(&name);
+            }
         }
     }
 

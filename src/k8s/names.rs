@@ -6,7 +6,7 @@
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const QUALIFIED_NAME_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
                                       and must start and end with an alphanumeric character";
-const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
+pub const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
 
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of \
@@ -201,7 +201,7 @@ fn shown_char(c: char) -> String {
 }
 
 /// What is wrong with a qualified-name part (a key's name, a label value), in plain words.
-fn name_part_problem(s: &str, what: &str, max: usize) -> Option<String> {
+pub(crate) fn name_part_problem(s: &str, what: &str, max: usize) -> Option<String> {
     if s.len() > max {
         return Some(format!("{what} is {} bytes long (at most {max})", s.len()));
     }

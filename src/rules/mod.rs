@@ -302,6 +302,17 @@ impl<'a, 'd> Cx<'a, 'd> {
         }
     }
 
+    /// Whether `Lt` and `Gt` are accepted in this toleration list: with the feature gate
+    /// TaintTolerationComparisonOperators on, except in a RuntimeClass. Upstream validates a
+    /// RuntimeClass's `scheduling.tolerations` with empty options
+    /// (pkg/apis/node/validation/validation.go `validateTolerations` passes
+    /// `corevalidation.PodValidationOptions{}`), so `AllowTaintTolerationComparisonOperators`
+    /// is false there whatever the gate says.
+    pub fn comparison_operators(&self) -> bool {
+        self.owner != Some(Owner::RuntimeClass)
+            && self.options.feature(crate::schedule::COMPARISON_GATE)
+    }
+
     /// A path as the object's own decoder names it: from the object's root, so without the
     /// `items[N].` of a `kind: List`.
     pub fn object_path(&self, path: &str) -> String {

@@ -688,7 +688,10 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 };
                 if enforced && !tolerated {
                     taint_reasons.push(Reason::Taint(i));
-                } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated {
+                } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated && !bound {
+                    // PreferNoSchedule only weighs in the scheduler's scoring (TaintToleration
+                    // Score, pkg/scheduler/framework/plugins/tainttoleration), which a pod with
+                    // `nodeName` never reaches: its node is not one it avoids.
                     base.avoid.push(i);
                 }
             }
