@@ -21,6 +21,11 @@ A toleration or taint using a well-known key that Kubernetes renamed or stopped 
 `node.alpha.kubernetes.io/` key, `node-role.kubernetes.io/master` (now
 `node-role.kubernetes.io/control-plane`), `node.kubernetes.io/out-of-disk`.
 
+A toleration of a retired key written beside a toleration of its replacement (for the same
+effect, or for every effect) is the "tolerate both" of a migration, as the kubebuilder scaffold
+writes for `node-role.kubernetes.io/master` next to `node-role.kubernetes.io/control-plane`:
+it is reported as information only, since it does no harm while old nodes remain.
+
 ## Why it matters
 The API server accepts it, but no current node carries that taint: the toleration matches
 nothing, and a pod meant for control-plane nodes or meant to survive an outage does not.
@@ -32,11 +37,6 @@ tolerations:
   operator: Exists
   effect: NoSchedule
 ```
-
-A toleration of a retired key written beside a toleration of its replacement (for the same
-effect, or for every effect) is the "tolerate both" of a migration, as the kubebuilder scaffold
-writes for `node-role.kubernetes.io/master` next to `node-role.kubernetes.io/control-plane`:
-it is reported as information only, since it does no harm while old nodes remain.
 
 ## Fix
 Use the current key. While old nodes still carry the retired taint, tolerate both. Beside a

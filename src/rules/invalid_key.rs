@@ -21,12 +21,14 @@ A key that is not a qualified name, checked as the API server checks it (`Valida
 apimachinery `IsQualifiedName`): an optional prefix that is a lowercase DNS-1123 subdomain of at
 most 253 bytes followed by `/`, then a name of at most 63 bytes matching
 `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`. At most one `/`. The message says what is wrong in
-plain words; the API server's own wording is the finding's server message. A key with several
-problems (a prefix that is not a DNS name and a name with a space) gets one finding per problem,
-as the API server makes one field error per message of `IsQualifiedName` (`ValidateLabelName`). Since Kubernetes
+plain words; the API server's own wording is the finding's server message. Since Kubernetes
 v1.35 that wording counts lengths in "bytes", not "characters" (the checks moved to
 `k8s.io/apimachinery/pkg/api/validate/content`, apimachinery commit da7b67ed, 2025-08-20), which
 is what they always counted.
+
+A key with several problems (a prefix that is not a DNS name and a name with a space) gets one
+finding per problem: the API server makes one field error per message of `IsQualifiedName`
+(`ValidateLabelName`, k8s.io/apimachinery/pkg/apis/meta/v1/validation), and kubectl lists each.
 
 ## Why it matters
 The API server rejects the object: `spec.tolerations[0].key: Invalid value: "gpu type": name part

@@ -24,8 +24,10 @@ TaintTolerationComparisonOperators=true`), and never in a RuntimeClass: upstream
 With the gate off, `Lt` and `Gt` get the text of `ValidateTolerations` (pkg/apis/core/validation,
 since Kubernetes 1.35, kubernetes/kubernetes pull request 134665): `field.NotSupported` with the
 four operators `"Equal", "Exists", "Lt", "Gt"` as its supported values. This reads as if it
-contradicts itself, but it is what the API server prints (checked in the upstream source, not
-reconstructed); any other operator lists `"Equal", "Exists"`.
+contradicts itself, but it is what the API server prints: checked in the upstream change that
+added the branch (`validValues := []core.TolerationOperator{core.TolerationOpEqual,
+core.TolerationOpExists, core.TolerationOpLt, core.TolerationOpGt}`), not reconstructed. Any other
+operator lists `"Equal", "Exists"`.
 
 ## Why it matters
 The API server rejects the object: `spec.tolerations[0].operator: Unsupported value: "exists":
