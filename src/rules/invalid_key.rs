@@ -2,9 +2,7 @@
 
 use super::{go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
-use crate::k8s::names::{
-    is_qualified_name, name_part_problem, DNS1123_SUBDOMAIN_MAX_LENGTH, QUALIFIED_NAME_MAX_LENGTH,
-};
+use crate::k8s::names::{is_qualified_name, qualified_name_error_problem};
 use crate::k8s::objects::Item;
 
 pub struct InvalidKey;
@@ -80,54 +78,13 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
     let range = cx.field_range(item, "key");
     for error in &errors {
         let server = format!("{api}: Invalid value: {}: {error}", go_quote(key));
-        let message = format!("key {} {}", shown(key), plain(key, error));
+        let message = format!(
+            "key {} {}",
+            shown(key),
+            qualified_name_error_problem(key, error)
+        );
         cx.report(range.clone(), path.clone(), message)
             .with_server_message(server);
-    }
-}
-
-/// One of `IsQualifiedName`'s messages in plain words that follow "key `…`".
-fn plain(key: &str, error: &str) -> String {
-    let (prefix, name) = match key.split_once('/') {
-        Some((prefix, name)) if !name.contains('/') => (Some(prefix), name),
-        Some(_) => return "has more than one `/`".to_string(),
-        None => (None, key),
-    };
-    if let Some(rest) = error.strip_prefix("prefix part ") {
-        let prefix = prefix.unwrap_or_default();
-        return if prefix.is_empty() {
-            "has nothing before the `/`".to_string()
-        } else if rest.starts_with("must be no more than") {
-            format!(
-                "has a prefix of {} bytes (at most {DNS1123_SUBDOMAIN_MAX_LENGTH})",
-                prefix.len()
-            )
-        } else {
-            "has a prefix that is not a lowercase DNS name (like `example.com`)".to_string()
-        };
-    }
-    let what = if prefix.is_some() {
-        "the name after `/`"
-    } else {
-        "it"
-    };
-    if name.is_empty() {
-        return if prefix.is_some() {
-            "has nothing after the `/`".to_string()
-        } else {
-            "is empty".to_string()
-        };
-    }
-    if error.starts_with("name part must be no more than") {
-        return format!(
-            "is invalid: {what} is {} bytes long (at most {QUALIFIED_NAME_MAX_LENGTH})",
-            name.len()
-        );
-    }
-    // The name part's characters (its length is a message of its own).
-    match name_part_problem(name, what, usize::MAX) {
-        Some(problem) => format!("is invalid: {problem}"),
-        None => "is not a valid key".to_string(),
     }
 }
 
