@@ -450,13 +450,19 @@ pub fn parse_tolerations_json(json: &str) -> Result<Vec<ApiToleration>, Annotati
             None | Some(serde_json::Value::Null) => None,
             Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
             Some(other) => {
+                // encoding/json (decode.go `literalStore`) names a number that does not fit an
+                // int64 with its literal as written: `number 1.5`, `number 1e3`.
+                let found = match other {
+                    serde_json::Value::Number(_) => raw_field(json, i, "tolerationSeconds")
+                        .map_or_else(|| "number".to_string(), |raw| format!("number {raw}")),
+                    other => go_json_kind(other).to_string(),
+                };
                 return Err(AnnotationError {
                     message: format!(
-                        "json: cannot unmarshal {} into Go struct field Toleration.tolerationSeconds of type int64",
-                        go_json_kind(other)
+                        "json: cannot unmarshal {found} into Go struct field Toleration.tolerationSeconds of type int64"
                     ),
                     offset: None,
-                })
+                });
             }
         };
         let Some(op) = Operator::parse(&operator) else {
@@ -490,6 +496,43 @@ pub fn parse_tolerations_json(json: &str) -> Result<Vec<ApiToleration>, Annotati
         ));
     }
     Ok(out)
+}
+
+/// The text of field `name` (matched as encoding/json matches, case-insensitively, the last one
+/// winning) of item `index` of a JSON array, as written.
+fn raw_field(json: &str, index: usize, name: &str) -> Option<String> {
+    use serde::de::{MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    /// An object's fields in order, each value as written.
+    struct Fields(Vec<(String, Box<RawValue>)>);
+    impl<'de> serde::Deserialize<'de> for Fields {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Fields;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                        out.push(entry);
+                    }
+                    Ok(Fields(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    let items: Vec<Box<RawValue>> = serde_json::from_str(json).ok()?;
+    let Fields(fields) = serde_json::from_str(items.get(index)?.get()).ok()?;
+    fields
+        .into_iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
+        .next_back()
+        .map(|(_, v)| v.get().trim().to_string())
 }
 
 fn go_json_kind(v: &serde_json::Value) -> &'static str {
@@ -657,6 +700,25 @@ fn hex_char(hex: &str) -> Option<char> {
 
 #[cfg(test)]
 mod tests {
+    /// encoding/json's `literalStore`: a number that does not fit an int64 is named with its
+    /// literal, as the annotation writes it.
+    #[test]
+    fn annotation_numbers_keep_their_literal() {
+        let error = |json: &str| super::parse_tolerations_json(json).unwrap_err().message;
+        assert_eq!(
+            error(r#"[{"key": "a"}, {"key": "b", "effect": "NoExecute", "tolerationSeconds": 1.50}]"#),
+            "json: cannot unmarshal number 1.50 into Go struct field Toleration.tolerationSeconds of type int64"
+        );
+        assert_eq!(
+            error(r#"[{"TolerationSeconds": 1, "tolerationseconds": 18446744073709551616}]"#),
+            "json: cannot unmarshal number 18446744073709551616 into Go struct field Toleration.tolerationSeconds of type int64"
+        );
+        assert_eq!(
+            error(r#"[{"tolerationSeconds": "60"}]"#),
+            "json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64"
+        );
+    }
+
     use super::*;
 
     #[test]
