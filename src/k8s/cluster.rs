@@ -530,8 +530,7 @@ fn raw_field(json: &str, index: usize, name: &str) -> Option<String> {
     let Fields(fields) = serde_json::from_str(items.get(index)?.get()).ok()?;
     fields
         .into_iter()
-        .filter(|(k, _)| k.eq_ignore_ascii_case(name))
-        .next_back()
+        .rfind(|(k, _)| k.eq_ignore_ascii_case(name))
         .map(|(_, v)| v.get().trim().to_string())
 }
 
