@@ -238,3 +238,29 @@ fn a_refused_runtime_class_is_not_found() {
          server refuses its definition, so it is never created)"
     );
 }
+
+/// The same across files: `lint` reads every file's RuntimeClasses first, and one the API
+/// server refuses is not there for a pod in another file.
+#[test]
+fn a_refused_runtime_class_in_another_file_is_not_found() {
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args([
+            "lint",
+            "--format",
+            "concise",
+            "tests/fixtures/server-words/split",
+        ])
+        .current_dir(common::root())
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "tests/fixtures/server-words/split/pod.yaml:7:21: error[admission-rejected] \
+             RuntimeClass admission rejects Pod sandboxed: RuntimeClass `gvisor` not found (the \
+             API server refuses its definition, so it is never created)"
+        ),
+        "{stdout}"
+    );
+}
