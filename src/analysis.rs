@@ -229,15 +229,17 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
     out
 }
 
-/// Leaves out the rules `options` turns off and sets the others' severity.
+/// Leaves out the rules `options` turns off and sets the severity of those it gives a level
+/// (other findings keep the severity their rule gave them).
 fn levels(options: &Options, out: &mut Vec<Diagnostic>) {
     out.retain_mut(
-        |d| match rules::find(d.rule).and_then(|m| options.rule_level(m)) {
-            Some(level) => {
+        |d| match rules::find(d.rule).and_then(|m| options.configured_level(m)) {
+            Some(Some(level)) => {
                 d.severity = level;
                 true
             }
-            None => false,
+            Some(None) => false,
+            None => true,
         },
     );
 }
@@ -322,6 +324,9 @@ fn with_local_cluster(
     let mut cluster = crate::k8s::cluster::Cluster::default();
     for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
         cluster.add_document("", doc);
+        for name in refused_runtime_classes(text, doc) {
+            cluster.refuse(&name);
+        }
     }
     if cluster.is_empty() {
         return None;
@@ -330,6 +335,48 @@ fn with_local_cluster(
     let mut o = options.clone();
     o.set_cluster(std::sync::Arc::new(cluster));
     Some(o)
+}
+
+/// The names of the RuntimeClasses of a document that the API server refuses: those with a
+/// finding of a rule that says the API server rejects it (an error-level rule that needs no
+/// inventory), in the object or in its `scheduling.tolerations`. Such a class is never created,
+/// so the RuntimeClass admission plugin refuses a pod that names it as not found.
+pub fn refused_runtime_classes(text: &str, doc: &Document<'_>) -> Vec<String> {
+    if !text.contains("RuntimeClass") {
+        return Vec::new();
+    }
+    let extracted = extract(doc);
+    let options = Options::default();
+    let mut names = Vec::new();
+    for (index, object) in extracted.objects.iter().enumerate() {
+        let (Some("RuntimeClass"), Some(name)) = (object.kind, object.name) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        rules::check_object(text, doc, &options, &extracted, index, &mut found);
+        let lists: Vec<_> = extracted
+            .tolerations
+            .iter()
+            .filter(|l| l.list.object == Some(index))
+            .cloned()
+            .collect();
+        check_lists(
+            text,
+            doc,
+            &options,
+            &extracted.objects,
+            &lists,
+            &[],
+            &mut found,
+        );
+        let refused = found.iter().any(|d| {
+            rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
+        });
+        if refused {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
 
 /// Takes the findings so far when it wants them (see [`check_document`]).

@@ -212,6 +212,12 @@ impl Options {
         }
     }
 
+    /// The level configured for a rule, if one is (`Some(None)`: turned off). Without one, each
+    /// finding keeps the severity its rule gave it.
+    pub fn configured_level(&self, rule: &RuleMeta) -> Option<Option<Severity>> {
+        self.rule_levels.get(rule.name).copied()
+    }
+
     /// Whether a rule (by name) runs at all.
     pub fn rule_enabled(&self, name: &str) -> bool {
         rules::find(name).is_some_and(|m| self.rule_level(m).is_some())

@@ -178,7 +178,7 @@ pub(crate) fn cluster_objects(
     let mut holding = Vec::new();
     for (name, text) in candidates {
         let before = cluster.len();
-        cluster.add_text(&name, &text);
+        cluster.add_text_with(&name, &text, &taintlint::analysis::refused_runtime_classes);
         if cluster.len() > before {
             holding.push((name, text));
         }

@@ -6,7 +6,7 @@
 //! When at least one RuntimeClass is known, the known ones are the cluster's; when none is, a
 //! `runtimeClassName` is taken on trust.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use crate::k8s::decode::{decode, Decoded};
@@ -110,6 +110,9 @@ pub struct RuntimeClass {
 pub struct Cluster {
     namespaces: BTreeMap<String, Namespace>,
     runtime_classes: BTreeMap<String, RuntimeClass>,
+    /// RuntimeClasses defined where they were read but refused by the API server's validation:
+    /// never created, so a pod naming one is refused as not found.
+    refused: BTreeSet<String>,
 }
 
 /// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
@@ -119,12 +122,12 @@ pub fn may_hold_cluster_objects(text: &str) -> bool {
 
 impl Cluster {
     pub fn is_empty(&self) -> bool {
-        self.namespaces.is_empty() && self.runtime_classes.is_empty()
+        self.namespaces.is_empty() && self.runtime_classes.is_empty() && self.refused.is_empty()
     }
 
-    /// How many objects it holds.
+    /// How many objects it holds (refused RuntimeClasses count: they were read).
     pub fn len(&self) -> usize {
-        self.namespaces.len() + self.runtime_classes.len()
+        self.namespaces.len() + self.runtime_classes.len() + self.refused.len()
     }
 
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
@@ -135,9 +138,22 @@ impl Cluster {
         self.runtime_classes.get(name)
     }
 
-    /// Whether the cluster's RuntimeClasses are known (at least one was read).
+    /// Whether the cluster's RuntimeClasses are known (at least one was read, created or
+    /// refused).
     pub fn knows_runtime_classes(&self) -> bool {
-        !self.runtime_classes.is_empty()
+        !self.runtime_classes.is_empty() || !self.refused.is_empty()
+    }
+
+    /// Whether the RuntimeClass `name` was read but refused by the API server.
+    pub fn is_refused(&self, name: &str) -> bool {
+        self.refused.contains(name)
+    }
+
+    /// Marks the RuntimeClass `name` as one the API server refuses: it is never created, so
+    /// [`Cluster::runtime_class`] does not find it, whatever another source says of that name.
+    pub fn refuse(&mut self, name: &str) {
+        self.runtime_classes.remove(name);
+        self.refused.insert(name.to_string());
     }
 
     pub fn runtime_class_names(&self) -> impl Iterator<Item = &str> {
@@ -150,12 +166,30 @@ impl Cluster {
             self.namespaces.entry(k).or_insert(v);
         }
         for (k, v) in other.runtime_classes {
-            self.runtime_classes.entry(k).or_insert(v);
+            if !self.refused.contains(&k) {
+                self.runtime_classes.entry(k).or_insert(v);
+            }
+        }
+        for k in other.refused {
+            if !self.runtime_classes.contains_key(&k) {
+                self.refused.insert(k);
+            }
         }
     }
 
     /// Reads the Namespaces and RuntimeClasses of one file's text (`file` names it in places).
     pub fn add_text(&mut self, file: &str, text: &str) {
+        self.add_text_with(file, text, &|_, _| Vec::new());
+    }
+
+    /// [`Cluster::add_text`], with `refused` naming the RuntimeClasses of a document that the
+    /// API server refuses (the validation rules live above this layer: the caller brings them).
+    pub fn add_text_with(
+        &mut self,
+        file: &str,
+        text: &str,
+        refused: &dyn Fn(&str, &Document<'_>) -> Vec<String>,
+    ) {
         if !may_hold_cluster_objects(text) {
             return;
         }
@@ -165,6 +199,9 @@ impl Cluster {
                 continue;
             }
             self.add_document(file, doc);
+            for name in refused(text, doc) {
+                self.refuse(&name);
+            }
         }
     }
 
@@ -413,13 +450,19 @@ pub fn parse_tolerations_json(json: &str) -> Result<Vec<ApiToleration>, Annotati
             None | Some(serde_json::Value::Null) => None,
             Some(serde_json::Value::Number(n)) if n.as_i64().is_some() => n.as_i64(),
             Some(other) => {
+                // encoding/json (decode.go `literalStore`) names a number that does not fit an
+                // int64 with its literal as written: `number 1.5`, `number 1e3`.
+                let found = match other {
+                    serde_json::Value::Number(_) => raw_field(json, i, "tolerationSeconds")
+                        .map_or_else(|| "number".to_string(), |raw| format!("number {raw}")),
+                    other => go_json_kind(other).to_string(),
+                };
                 return Err(AnnotationError {
                     message: format!(
-                        "json: cannot unmarshal {} into Go struct field Toleration.tolerationSeconds of type int64",
-                        go_json_kind(other)
+                        "json: cannot unmarshal {found} into Go struct field Toleration.tolerationSeconds of type int64"
                     ),
                     offset: None,
-                })
+                });
             }
         };
         let Some(op) = Operator::parse(&operator) else {
@@ -453,6 +496,42 @@ pub fn parse_tolerations_json(json: &str) -> Result<Vec<ApiToleration>, Annotati
         ));
     }
     Ok(out)
+}
+
+/// The text of field `name` (matched as encoding/json matches, case-insensitively, the last one
+/// winning) of item `index` of a JSON array, as written.
+fn raw_field(json: &str, index: usize, name: &str) -> Option<String> {
+    use serde::de::{MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    /// An object's fields in order, each value as written.
+    struct Fields(Vec<(String, Box<RawValue>)>);
+    impl<'de> serde::Deserialize<'de> for Fields {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Fields;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                        out.push(entry);
+                    }
+                    Ok(Fields(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    let items: Vec<Box<RawValue>> = serde_json::from_str(json).ok()?;
+    let Fields(fields) = serde_json::from_str(items.get(index)?.get()).ok()?;
+    fields
+        .into_iter()
+        .rfind(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.get().trim().to_string())
 }
 
 fn go_json_kind(v: &serde_json::Value) -> &'static str {
@@ -620,6 +699,25 @@ fn hex_char(hex: &str) -> Option<char> {
 
 #[cfg(test)]
 mod tests {
+    /// encoding/json's `literalStore`: a number that does not fit an int64 is named with its
+    /// literal, as the annotation writes it.
+    #[test]
+    fn annotation_numbers_keep_their_literal() {
+        let error = |json: &str| super::parse_tolerations_json(json).unwrap_err().message;
+        assert_eq!(
+            error(r#"[{"key": "a"}, {"key": "b", "effect": "NoExecute", "tolerationSeconds": 1.50}]"#),
+            "json: cannot unmarshal number 1.50 into Go struct field Toleration.tolerationSeconds of type int64"
+        );
+        assert_eq!(
+            error(r#"[{"TolerationSeconds": 1, "tolerationseconds": 18446744073709551616}]"#),
+            "json: cannot unmarshal number 18446744073709551616 into Go struct field Toleration.tolerationSeconds of type int64"
+        );
+        assert_eq!(
+            error(r#"[{"tolerationSeconds": "60"}]"#),
+            "json: cannot unmarshal string into Go struct field Toleration.tolerationSeconds of type int64"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -57,6 +57,33 @@ impl Decoded<'_> {
         }
     }
 
+    /// A number as the API server's decoder sees its text: sigs.k8s.io/yaml's `YAMLToJSON`
+    /// hands go-yaml's int, uint64 or float64 to `json.Marshal`, so the literal Go's
+    /// encoding/json quotes in "cannot unmarshal number <literal>" (decode.go `literalStore`,
+    /// for integer fields) is what encoding/json's `floatEncoder` writes: the shortest decimal,
+    /// in exponent form (`1e+21`, `1e-7`) below 1e-6 and from 1e21. `None` for anything else,
+    /// and for infinities and NaN, which `json.Marshal` refuses.
+    pub fn json_number(&self) -> Option<String> {
+        match *self {
+            Decoded::Int(i) => Some(i.to_string()),
+            Decoded::Float(f) if f.is_finite() => {
+                let abs = f.abs();
+                if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+                    return Some(format!("{f}"));
+                }
+                // Rust writes `1e21` and `1e-7`; Go's 'e' format writes `1e+21` and `1e-07`,
+                // which the encoder then shortens to `1e-7`.
+                let text = format!("{f:e}");
+                let (mantissa, exponent) = text.split_once('e')?;
+                Some(match exponent.strip_prefix('-') {
+                    Some(digits) => format!("{mantissa}e-{digits}"),
+                    None => format!("{mantissa}e+{exponent:0>2}"),
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// The value of a Go `*int64` field (`Ok(None)` for null), or `Err` when it will not decode.
     pub fn as_int64(&self) -> Result<Option<i64>, NotAnInt64> {
         match *self {
@@ -317,5 +344,28 @@ mod tests {
             Err(NotAnInt64)
         );
         assert_eq!(plain("true").as_int64(), Err(NotAnInt64));
+    }
+
+    /// The literal encoding/json quotes: go-yaml's value written by `json.Marshal`
+    /// (encode.go `floatEncoder`: 'f' format, 'e' below 1e-6 and from 1e21, `e-07` cut to `e-7`).
+    #[test]
+    fn numbers_as_json_writes_them() {
+        let json = |s: &str| plain(s).json_number();
+        assert_eq!(json("1.5").as_deref(), Some("1.5"));
+        assert_eq!(json("1.50").as_deref(), Some("1.5"));
+        assert_eq!(json("-2.25").as_deref(), Some("-2.25"));
+        assert_eq!(json("0.000001").as_deref(), Some("0.000001"));
+        assert_eq!(json("1e-7").as_deref(), Some("1e-7"));
+        assert_eq!(json("1.5e-12").as_deref(), Some("1.5e-12"));
+        assert_eq!(json("1e20").as_deref(), Some("100000000000000000000"));
+        assert_eq!(json("1e21").as_deref(), Some("1e+21"));
+        assert_eq!(json("2.5e300").as_deref(), Some("2.5e+300"));
+        assert_eq!(
+            json("18446744073709551615").as_deref(),
+            Some("18446744073709551615")
+        );
+        assert_eq!(json("0x1F").as_deref(), Some("31"));
+        assert_eq!(json(".inf"), None);
+        assert_eq!(json("yes"), None);
     }
 }

@@ -6,7 +6,7 @@
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const QUALIFIED_NAME_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', \
                                       and must start and end with an alphanumeric character";
-const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
+pub const QUALIFIED_NAME_MAX_LENGTH: usize = 63;
 
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of \
@@ -260,6 +260,67 @@ pub fn key_problem(value: &str) -> Option<String> {
 /// follow "value `…`"; `None` when it is valid.
 pub fn label_value_problem(value: &str) -> Option<String> {
     name_part_problem(value, "it", LABEL_VALUE_MAX_LENGTH).map(|p| format!("is invalid: {p}"))
+}
+
+/// One of [`is_qualified_name`]'s messages for `key` in plain words that follow "key `…`"
+/// (the API server makes one field error of each message, so each gets its own words).
+pub fn qualified_name_error_problem(key: &str, error: &str) -> String {
+    let (prefix, name) = match key.split_once('/') {
+        Some((prefix, name)) if !name.contains('/') => (Some(prefix), name),
+        Some(_) => return "has more than one `/`".to_string(),
+        None => (None, key),
+    };
+    if let Some(rest) = error.strip_prefix("prefix part ") {
+        let prefix = prefix.unwrap_or_default();
+        return if prefix.is_empty() {
+            "has nothing before the `/`".to_string()
+        } else if rest.starts_with("must be no more than") {
+            format!(
+                "has a prefix of {} bytes (at most {DNS1123_SUBDOMAIN_MAX_LENGTH})",
+                prefix.len()
+            )
+        } else {
+            "has a prefix that is not a lowercase DNS name (like `example.com`)".to_string()
+        };
+    }
+    let what = if prefix.is_some() {
+        "the name after `/`"
+    } else {
+        "it"
+    };
+    if name.is_empty() {
+        return if prefix.is_some() {
+            "has nothing after the `/`".to_string()
+        } else {
+            "is empty".to_string()
+        };
+    }
+    if error.starts_with("name part must be no more than") {
+        return format!(
+            "is invalid: {what} is {} bytes long (at most {QUALIFIED_NAME_MAX_LENGTH})",
+            name.len()
+        );
+    }
+    // The name part's characters (its length is a message of its own).
+    match name_part_problem(name, what, usize::MAX) {
+        Some(problem) => format!("is invalid: {problem}"),
+        None => "is not a valid key".to_string(),
+    }
+}
+
+/// One of [`is_valid_label_value`]'s messages for `value` in plain words that follow
+/// "value `…`".
+pub fn label_value_error_problem(value: &str, error: &str) -> String {
+    if error.starts_with("must be no more than") {
+        return format!(
+            "is invalid: it is {} bytes long (at most {LABEL_VALUE_MAX_LENGTH})",
+            value.len()
+        );
+    }
+    match name_part_problem(value, "it", usize::MAX) {
+        Some(problem) => format!("is invalid: {problem}"),
+        None => "is not a valid label value".to_string(),
+    }
 }
 
 /// Upstream `content.IsDecimalInteger`: an integer written the canonical way (`0`, `42`, `-7`;

@@ -63,6 +63,16 @@ pub struct TolerationList {
     pub owner: Owner,
 }
 
+impl List {
+    /// Whether the list is in a document that is no Kubernetes object (no `kind`: a chart's
+    /// `values.yaml`, say): such a file does not say what its lists render into, a Pod's spec,
+    /// a DaemonSet's or something else. Found by [`extract`], which walks such a document for
+    /// `tolerations:` lists instead of reading it as an object.
+    pub fn outside_objects(&self) -> bool {
+        self.object.is_none()
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Extracted<'d> {
     pub objects: Vec<Object<'d>>,

@@ -215,11 +215,18 @@ fn message(title: &str, rejection: &Rejection, options: &Options) -> String {
     let plugin = rejection.plugin();
     match rejection {
         Rejection::RuntimeClassNotFound(name) => {
-            let known: Vec<&str> = options.cluster().runtime_class_names().collect();
+            let cluster = options.cluster();
+            let known: Vec<&str> = cluster.runtime_class_names().collect();
+            let why = if cluster.is_refused(name) {
+                "the API server refuses its definition, so it is never created".to_string()
+            } else if known.is_empty() {
+                "the cluster has none".to_string()
+            } else {
+                format!("the cluster has {}", known.join(", "))
+            };
             format!(
-                "{plugin} admission rejects {title}: RuntimeClass {} not found (the cluster has {})",
+                "{plugin} admission rejects {title}: RuntimeClass {} not found ({why})",
                 shown(name),
-                known.join(", ")
             )
         }
         Rejection::NodeSelectorConflict {

@@ -21,6 +21,11 @@ A toleration or taint using a well-known key that Kubernetes renamed or stopped 
 `node.alpha.kubernetes.io/` key, `node-role.kubernetes.io/master` (now
 `node-role.kubernetes.io/control-plane`), `node.kubernetes.io/out-of-disk`.
 
+A toleration of a retired key written beside a toleration of its replacement (for the same
+effect, or for every effect) is the "tolerate both" of a migration, as the kubebuilder scaffold
+writes for `node-role.kubernetes.io/master` next to `node-role.kubernetes.io/control-plane`:
+it is reported as information only, since it does no harm while old nodes remain.
+
 ## Why it matters
 The API server accepts it, but no current node carries that taint: the toleration matches
 nothing, and a pod meant for control-plane nodes or meant to survive an outage does not.
@@ -34,7 +39,9 @@ tolerations:
 ```
 
 ## Fix
-Use the current key. While old nodes still carry the retired taint, tolerate both.
+Use the current key. While old nodes still carry the retired taint, tolerate both. Beside a
+toleration of the replacement, the fix removes the retired entry, once no node carries its
+taint any more.
 "#,
 };
 
@@ -43,19 +50,61 @@ impl Rule for DeprecatedTaintKey {
         &META
     }
 
-    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        check(cx, item);
+    fn check_toleration_list(&self, cx: &mut Cx<'_, '_>, items: &[Item<'_>]) {
+        for item in items {
+            check(cx, item, items);
+        }
     }
 
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        check(cx, item);
+        check(cx, item, &[]);
     }
 }
 
-fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+/// A toleration of the retired key's replacement in the same list, for the same effect or for
+/// every effect: the retired one beside it is the "tolerate both" of a migration.
+fn replaced_by<'i>(
+    item: &Item<'_>,
+    replacement: &str,
+    siblings: &'i [Item<'i>],
+) -> Option<&'i Item<'i>> {
+    siblings.iter().find(|s| {
+        s.index != item.index
+            && s.str("key") == replacement
+            && (s.str("effect").is_empty() || s.str("effect") == item.str("effect"))
+    })
+}
+
+/// Checks one toleration (with the other tolerations of its list) or one taint (no siblings).
+fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>, siblings: &[Item<'_>]) {
     let key = item.str("key");
     let Some(d) = deprecated(key) else { return };
     let Some(f) = item.field("key") else { return };
+    let range = cx.span(f.value);
+    let note = d.note.to_string();
+    if let Some(sibling) = d
+        .replacement
+        .and_then(|new| replaced_by(item, new, siblings))
+    {
+        let new = d.replacement.unwrap_or_default();
+        let message = format!(
+            "retired taint key {} beside its replacement `{new}`: needed only while nodes \
+             still carry the retired taint",
+            shown(key)
+        );
+        let fix = edits::remove_item(cx.text, cx.doc, cx.list.node, item.node).map(|edit| Fix {
+            title: "Remove this toleration (its replacement is tolerated)".to_string(),
+            applicability: Applicability::NeedsReview,
+            edits: vec![edit],
+        });
+        let sibling_range = cx.item_range(sibling);
+        cx.report(range.clone(), item.field_path("key"), message)
+            .with_severity(Severity::Info)
+            .with_related(range, note)
+            .with_related(sibling_range, format!("`{new}` is tolerated here"))
+            .with_fix(fix);
+        return;
+    }
     let message = match d.replacement {
         Some(new) => format!("retired taint key {}; use `{new}`", shown(key)),
         None => format!("retired taint key {}: no current node has it", shown(key)),
@@ -65,8 +114,6 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         applicability: Applicability::NeedsReview,
         edits: vec![edits::replace_scalar(cx.doc, f.value, new)],
     });
-    let range = cx.span(f.value);
-    let note = d.note.to_string();
     cx.report(range.clone(), item.field_path("key"), message)
         .with_related(range, note)
         .with_fix(fix);

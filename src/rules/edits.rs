@@ -166,6 +166,43 @@ pub fn remove_entry(text: &str, doc: &Document<'_>, mapping: NodeId, key: NodeId
     }
 }
 
+/// Removes one item from a sequence: its whole line(s) in a block sequence (`- {key: a}` or
+/// `- key: a` and the lines of its mapping), the item and one comma in a flow sequence. `None`
+/// when the item is not written on lines of its own after a lone dash (`- - a`, a comment
+/// sharing its last line), or is the only item of a flow sequence.
+pub fn remove_item(text: &str, doc: &Document<'_>, seq: NodeId, item: NodeId) -> Option<Edit> {
+    let NodeKind::Sequence { items, flow } = &doc.node(seq).kind else {
+        return None;
+    };
+    let i = items.iter().position(|&n| n == item)?;
+    let span = doc.node(item).span.clone();
+    if *flow {
+        let range = if i > 0 {
+            doc.node(items[i - 1]).span.end..span.end
+        } else {
+            span.start..doc.node(*items.get(1)?).span.start
+        };
+        return Some(Edit {
+            range,
+            replacement: String::new(),
+        });
+    }
+    let start = line_start(text, span.start);
+    let before = text[start..span.start].trim_start_matches(' ');
+    if before.trim_end() != "-" {
+        return None;
+    }
+    let end = after_line_break(text, span.end);
+    let rest = text[span.end..end].trim();
+    if !rest.is_empty() {
+        return None;
+    }
+    Some(Edit {
+        range: start..end,
+        replacement: String::new(),
+    })
+}
+
 /// Adds `name: value` as the mapping's last entry. A value that starts with a line break (a
 /// block collection, its lines already indented) follows the colon directly. `None` when the
 /// mapping has a key that is a misspelling of `name` (`Operator`, `efect`): that key's own fix
@@ -275,6 +312,34 @@ mod tests {
             remove_entry(text, d, i, key_of(d, i, "key")).unwrap()
         });
         assert_eq!(out, "t: [{value: \"\", effect: NoSchedule}]\n");
+    }
+
+    #[test]
+    fn remove_items() {
+        let seq = |text: &'static str, index: usize| {
+            let stream = parse(text);
+            let doc = &stream.documents[0];
+            let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
+            let item = doc.sequence(list).unwrap()[index];
+            remove_item(text, doc, list, item).map(|e| apply(text, e))
+        };
+        let block = "t:\n- {key: a, effect: E}\n- key: b\n  effect: E\n- key: c\n";
+        assert_eq!(
+            seq(block, 0).unwrap(),
+            "t:\n- key: b\n  effect: E\n- key: c\n"
+        );
+        assert_eq!(
+            seq(block, 1).unwrap(),
+            "t:\n- {key: a, effect: E}\n- key: c\n"
+        );
+        let crlf = "t:\r\n  - key: a\r\n  - key: b\r\n";
+        assert_eq!(seq(crlf, 1).unwrap(), "t:\r\n  - key: a\r\n");
+        let flow = "t: [{key: a}, {key: b}, {key: c}]\n";
+        assert_eq!(seq(flow, 0).unwrap(), "t: [{key: b}, {key: c}]\n");
+        assert_eq!(seq(flow, 2).unwrap(), "t: [{key: a}, {key: b}]\n");
+        assert_eq!(seq("t: [{key: a}]\n", 0), None);
+        // A comment after the item would go with it: not removed.
+        assert_eq!(seq("t:\n- {key: a} # keep\n- {key: b}\n", 0), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use super::{edits, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::objects::Item;
-use crate::k8s::well_known::WELL_KNOWN_TAINT_KEYS;
+use crate::k8s::well_known::{deprecated, WELL_KNOWN_TAINT_KEYS};
 
 pub struct EqualEmptyValue;
 
@@ -17,7 +17,9 @@ pub static META: RuleMeta = RuleMeta {
     explanation: r#"## What it catches
 A toleration with a key, an `Equal` operator (written, or omitted, which means Equal) and an
 empty or missing value. It matches only taints of that key that have no value. Keys of the
-well-known taints, which never have a value, are not reported.
+well-known taints, which never have a value, are not reported, nor their retired names
+(`node-role.kubernetes.io/master`, `node.alpha.kubernetes.io/notReady`, which had no value
+either: `deprecated-taint-key` speaks of those).
 
 ## Why it matters
 Most custom taints carry a value (`dedicated=gpu:NoSchedule`), and such a toleration does not
@@ -45,6 +47,7 @@ impl Rule for EqualEmptyValue {
         let Some(key) = item.text("key") else { return };
         if key.is_empty()
             || WELL_KNOWN_TAINT_KEYS.contains(&key)
+            || deprecated(key).is_some()
             || !matches!(item.text("operator"), Some("" | "Equal"))
             || item.text("value") != Some("")
         {

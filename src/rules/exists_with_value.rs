@@ -21,6 +21,12 @@ The API server rejects the object: `spec.tolerations[0].operator: Invalid value:
 must be empty when `operator` is 'Exists'`. `Exists` matches any value of the key, so a value there
 is a contradiction: either the value or the operator is wrong.
 
+The server message follows the current `ValidateTolerations` (pkg/apis/core/validation), which
+passes `toleration.Value` to `field.Invalid`, so the value is what it quotes (seen in the
+context lines of kubernetes/kubernetes pull request 134665). Older API servers passed the whole
+toleration and printed it as Go's `%#v` of `core.Toleration` (`core.Toleration{Key:"nvidia.com/gpu",
+Operator:"Exists", Value:"present", ...}`); the field and the reason are the same.
+
 ## Example
 ```yaml
 tolerations:

@@ -5,7 +5,9 @@ use super::{go_quote, shown, ObjectCx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::names::{is_dns1123_label, is_dns1123_subdomain, is_qualified_name};
-use crate::k8s::names::{is_valid_label_value, key_problem, label_value_problem};
+use crate::k8s::names::{
+    is_valid_label_value, label_value_error_problem, qualified_name_error_problem,
+};
 use crate::k8s::objects::{items, Owner};
 use crate::k8s::quantity;
 use crate::syntax::NodeId;
@@ -111,18 +113,18 @@ fn check_name(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
     if errors.is_empty() {
         return;
     }
-    let server = format!(
-        "metadata.name: Invalid value: {}: {}",
-        go_quote(name),
-        errors.join("; ")
-    );
     let message = format!(
         "RuntimeClass name {} is not a DNS-1123 subdomain (lowercase letters, digits, `-` and `.`)",
         shown(name)
     );
     let range = value_range(cx, key, value);
     let path = cx.path("metadata.name");
-    cx.report(range, path, message).with_server_message(server);
+    // `ValidateObjectMeta` makes one field error per message of the name check.
+    for error in errors {
+        let server = format!("metadata.name: Invalid value: {}: {error}", go_quote(name));
+        cx.report(range.clone(), path.clone(), message.clone())
+            .with_server_message(server);
+    }
 }
 
 fn check_handler(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
@@ -157,11 +159,6 @@ fn check_handler(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
     if errors.is_empty() {
         return;
     }
-    let server = format!(
-        "handler: Invalid value: {}: {}",
-        go_quote(handler),
-        errors.join("; ")
-    );
     let message = if handler.is_empty() {
         "a RuntimeClass needs a handler (the CRI runtime's name, a DNS-1123 label)".to_string()
     } else if errors.iter().any(|e| e == "must not contain dots") {
@@ -176,7 +173,12 @@ fn check_handler(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
         )
     };
     let path = cx.path("handler");
-    cx.report(range, path, message).with_server_message(server);
+    // `ValidateRuntimeClass` makes one field error per message of `NameIsDNSLabel`.
+    for error in &errors {
+        let server = format!("handler: Invalid value: {}: {error}", go_quote(handler));
+        cx.report(range.clone(), path.clone(), message.clone())
+            .with_server_message(server);
+    }
 }
 
 /// Upstream `IsStandardContainerResourceName` (pkg/apis/core/helper/helpers.go).
@@ -386,14 +388,11 @@ fn check_node_selector(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
         };
         let api = "scheduling.nodeSelector";
         let path = cx.path(&format!("{api}.{key}"));
-        let key_errors = is_qualified_name(key);
-        if !key_errors.is_empty() {
-            let server = format!(
-                "{api}: Invalid value: {}: {}",
-                go_quote(key),
-                key_errors.join("; ")
-            );
-            let problem = key_problem(key).unwrap_or_else(|| "is not a valid key".to_string());
+        // `ValidateLabels` makes one field error per message, for a key (`ValidateLabelName`)
+        // as for a value, so each is a finding of its own.
+        for error in is_qualified_name(key) {
+            let server = format!("{api}: Invalid value: {}: {error}", go_quote(key));
+            let problem = qualified_name_error_problem(key, &error);
             let range = cx.span(k);
             cx.report(
                 range,
@@ -422,19 +421,13 @@ fn check_node_selector(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
                 continue;
             }
         };
-        let value_errors = is_valid_label_value(value);
-        if !value_errors.is_empty() {
-            let server = format!(
-                "{api}: Invalid value: {}: {}",
-                go_quote(value),
-                value_errors.join("; ")
-            );
-            let problem =
-                label_value_problem(value).unwrap_or_else(|| "is not a valid label value".into());
+        for error in is_valid_label_value(value) {
+            let server = format!("{api}: Invalid value: {}: {error}", go_quote(value));
+            let problem = label_value_error_problem(value, &error);
             let range = value_range(cx, k, v);
             cx.report(
                 range,
-                path,
+                path.clone(),
                 format!("nodeSelector value {} {problem}", shown(value)),
             )
             .with_server_message(server);
@@ -660,6 +653,21 @@ mod tests {
             let errs = errors("foo", &format!("handler: bar\n{body}"));
             assert_eq!(errs.len(), want, "{case}: {errs:?}");
         }
+        // `ValidateLabels`: one field error per message of the key's and the value's checks.
+        let long = format!("{}!", "v".repeat(63));
+        let errs = errors(
+            "foo",
+            &format!("handler: bar\nscheduling:\n  nodeSelector: {{\"Bad_/a b\": \"{long}\"}}\n"),
+        );
+        assert_eq!(errs.len(), 4, "{errs:#?}");
+        assert!(errs[0].contains("Invalid value: \"Bad_/a b\": prefix part a lowercase RFC 1123"));
+        assert!(errs[1].contains("Invalid value: \"Bad_/a b\": name part must consist of"));
+        assert!(
+            errs[2].ends_with(": must be no more than 63 bytes"),
+            "{}",
+            errs[2]
+        );
+        assert!(errs[3].contains(": a valid label must be an empty string or consist of"));
     }
 
     #[test]

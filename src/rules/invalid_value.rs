@@ -45,8 +45,6 @@ Use the exact value of the node's taint: no spaces, at most 63 bytes.
 "#,
 };
 
-const COMPARISON_GATE: &str = "TaintTolerationComparisonOperators";
-
 impl Rule for InvalidValue {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -70,7 +68,7 @@ impl Rule for InvalidValue {
                 );
                 (plain(value), server)
             }
-            "Lt" | "Gt" if cx.options.feature(COMPARISON_GATE) => {
+            "Lt" | "Gt" if cx.comparison_operators() => {
                 if decimal_int64(value).is_some() {
                     return;
                 }

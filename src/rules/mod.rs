@@ -302,6 +302,17 @@ impl<'a, 'd> Cx<'a, 'd> {
         }
     }
 
+    /// Whether `Lt` and `Gt` are accepted in this toleration list: with the feature gate
+    /// TaintTolerationComparisonOperators on, except in a RuntimeClass. Upstream validates a
+    /// RuntimeClass's `scheduling.tolerations` with empty options
+    /// (pkg/apis/node/validation/validation.go `validateTolerations` passes
+    /// `corevalidation.PodValidationOptions{}`), so `AllowTaintTolerationComparisonOperators`
+    /// is false there whatever the gate says.
+    pub fn comparison_operators(&self) -> bool {
+        self.owner != Some(Owner::RuntimeClass)
+            && self.options.feature(crate::schedule::COMPARISON_GATE)
+    }
+
     /// A path as the object's own decoder names it: from the object's root, so without the
     /// `items[N].` of a `kind: List`.
     pub fn object_path(&self, path: &str) -> String {
@@ -338,6 +349,13 @@ impl Diagnostic {
     /// The API server's own wording for this finding (see [`Diagnostic::server_message`]).
     pub fn with_server_message(&mut self, message: String) -> &mut Self {
         self.server_message = Some(message);
+        self
+    }
+
+    /// A finding less severe than its rule's default (a softened case of the rule). A level
+    /// configured for the rule still sets every finding's severity.
+    pub fn with_severity(&mut self, severity: Severity) -> &mut Self {
+        self.severity = severity;
         self
     }
 

@@ -19,8 +19,12 @@ A taint in a Node's `spec.taints` (or in an inventory) with an empty or missing 
 `effect`. Unlike a toleration, a taint has no "any key" or "every effect".
 
 ## Why it matters
-The API server rejects the Node: `spec.taints[0].effect: Required value`, or for the key
-`spec.taints[0].key: Invalid value: "": name part must be non-empty`.
+The API server rejects the Node: `metadata.taints[0].effect: Required value`, or for the key
+`metadata.taints[0].key: Invalid value: "": name part must be non-empty` (followed by a second
+field error for the name pattern, which an empty name cannot match; both say the one thing to
+fix, so the finding carries the first). The path starts at `metadata` as in every Node taint
+message: upstream `ValidateNode` hands `validateNodeTaints` the path it started for the
+metadata.
 
 ## Example
 ```yaml
@@ -43,12 +47,13 @@ impl Rule for TaintMissingField {
     fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         if item.text("key") == Some("") {
             let path = item.field_path("key");
-            let server = format!(
-                "{}: Invalid value: \"\": {}",
-                cx.api_path(&path),
-                is_qualified_name("").join("; ")
-            );
+            let api = cx.api_path(&path);
             let range = cx.field_range(item, "key");
+            // `ValidateLabelName` makes one field error per message of `IsQualifiedName("")`:
+            // "must be non-empty", then the name pattern an empty name cannot match. Both say
+            // the one thing to fix, so one finding carries the first.
+            let first = is_qualified_name("").swap_remove(0);
+            let server = format!("{api}: Invalid value: \"\": {first}");
             cx.report(range, path, "this taint has no key".to_string())
                 .with_server_message(server);
         }

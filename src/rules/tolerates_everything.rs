@@ -11,11 +11,15 @@ pub static META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     needs_inventory: false,
     fixable: false,
-    summary: "A toleration that tolerates every taint, outside a DaemonSet",
+    summary: "A toleration that tolerates every taint, in an object other than a DaemonSet",
     why: "The pod may land on cordoned, control-plane and NotReady nodes, and no NoExecute taint evicts it.",
     explanation: r#"## What it catches
-A toleration with no key, `operator: Exists` and no effect (`- operator: Exists`), in anything
-but a DaemonSet. It matches every taint there is.
+A toleration with no key, `operator: Exists` and no effect (`- operator: Exists`), in a
+Kubernetes object other than a DaemonSet. It matches every taint there is.
+
+A file that is no Kubernetes object (no `kind`, as a chart's `values.yaml`) is not reported:
+it does not say what its lists render into, and `tolerations: [{operator: Exists}]` is the
+usual setting of the log, metrics and network agents that charts deploy as DaemonSets.
 
 ## Why it matters
 The pod may be scheduled onto cordoned, control-plane, GPU and NotReady nodes, and no NoExecute
@@ -43,7 +47,7 @@ impl Rule for ToleratesEverything {
     }
 
     fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        if cx.kind() == Some("DaemonSet") {
+        if cx.kind() == Some("DaemonSet") || cx.list.outside_objects() {
             return;
         }
         if item.text("key") != Some("")

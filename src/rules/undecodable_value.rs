@@ -25,7 +25,10 @@ A list item that is not a mapping, or a `tolerations:` that is not a list, fails
 ## Why it matters
 The API server rejects the whole object: `json: cannot unmarshal number into Go struct field
 Toleration.spec.tolerations.value of type string`. YAML 1.2 tools (and many editors) call these
-values strings, so the mistake survives review.
+values strings, so the mistake survives review. A number that does not fit `tolerationSeconds`
+is quoted with its value as JSON writes it (`cannot unmarshal number 1.5 into Go struct field
+Toleration.spec.tolerations.tolerationSeconds of type int64`), as Go's encoding/json does for an
+integer field (decode.go `literalStore`); a number in a string field is `number` alone.
 
 ## Example
 ```yaml
@@ -82,9 +85,14 @@ impl Rule for UndecodableValue {
                 other.yaml_type()
             ),
         };
+        // encoding/json (decode.go `literalStore`) names a number that does not fit an integer
+        // field with its literal: `number 1.5`; other values by their JSON type alone.
+        let found = match f.decoded.json_number() {
+            Some(literal) => format!("number {literal}"),
+            None => go_type_of(&f.decoded).to_string(),
+        };
         let server = format!(
-            "json: cannot unmarshal {} into Go struct field Toleration.{} of type int64",
-            go_type_of(&f.decoded),
+            "json: cannot unmarshal {found} into Go struct field Toleration.{} of type int64",
             go_field_path(&cx.object_path(&item.field_path("tolerationSeconds"))),
         );
         let range = cx.value_range(f.value, f.key);

@@ -2,7 +2,7 @@
 
 use super::{edits, go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::{Applicability, Fix, Severity};
-use crate::k8s::objects::Item;
+use crate::k8s::objects::{Item, Owner};
 
 pub struct UnknownOperator;
 
@@ -17,7 +17,17 @@ pub static META: RuleMeta = RuleMeta {
 A toleration `operator` that is not exactly `Equal` or `Exists`: `exists`, `EQUAL`, `In`,
 `NotEqual`. `Lt` and `Gt` are accepted only when the feature gate
 TaintTolerationComparisonOperators is on (`--feature-gates
-TaintTolerationComparisonOperators=true`).
+TaintTolerationComparisonOperators=true`), and never in a RuntimeClass: upstream validates its
+`scheduling.tolerations` with empty `PodValidationOptions` (pkg/apis/node/validation
+`validateTolerations`), so the option the gate sets for pods is off there.
+
+With the gate off, `Lt` and `Gt` get the text of `ValidateTolerations` (pkg/apis/core/validation,
+since Kubernetes 1.35, kubernetes/kubernetes pull request 134665): `field.NotSupported` with the
+four operators `"Equal", "Exists", "Lt", "Gt"` as its supported values. This reads as if it
+contradicts itself, but it is what the API server prints: checked in the upstream change that
+added the branch (`validValues := []core.TolerationOperator{core.TolerationOpEqual,
+core.TolerationOpExists, core.TolerationOpLt, core.TolerationOpGt}`), not reconstructed. Any other
+operator lists `"Equal", "Exists"`.
 
 ## Why it matters
 The API server rejects the object: `spec.tolerations[0].operator: Unsupported value: "exists":
@@ -47,8 +57,7 @@ impl Rule for UnknownOperator {
             return;
         };
         let comparison = matches!(operator, "Lt" | "Gt");
-        if matches!(operator, "" | "Equal" | "Exists")
-            || (comparison && cx.options.feature(COMPARISON_GATE))
+        if matches!(operator, "" | "Equal" | "Exists") || (comparison && cx.comparison_operators())
         {
             return;
         }
@@ -72,6 +81,10 @@ impl Rule for UnknownOperator {
             .iter()
             .find(|s| s.eq_ignore_ascii_case(operator));
         let message = match suggestion {
+            _ if comparison && cx.owner == Some(Owner::RuntimeClass) => format!(
+                "operator `{operator}` is refused in a RuntimeClass, whatever the feature gate \
+                 {COMPARISON_GATE} says"
+            ),
             _ if comparison => format!(
                 "operator `{operator}` needs the feature gate {COMPARISON_GATE}, which is off"
             ),

@@ -688,7 +688,10 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 };
                 if enforced && !tolerated {
                     taint_reasons.push(Reason::Taint(i));
-                } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated {
+                } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated && !bound {
+                    // PreferNoSchedule only weighs in the scheduler's scoring (TaintToleration
+                    // Score, pkg/scheduler/framework/plugins/tainttoleration), which a pod with
+                    // `nodeName` never reaches: its node is not one it avoids.
                     base.avoid.push(i);
                 }
             }
@@ -832,8 +835,6 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     }
 }
 
-/// upstream taint eviction: for each NoExecute taint, the first toleration that tolerates it is
-/// used; the pod is evicted after the fewest seconds among them (never, if none has seconds).
 /// The pool's taints (that matter for placement or eviction) that no toleration of the manifest
 /// tolerates but one from elsewhere does, with that one's source.
 fn granted(placing: &[(&Toleration, &Source)], pool: &Pool, gate: bool) -> Vec<(usize, Source)> {
@@ -853,6 +854,11 @@ fn granted(placing: &[(&Toleration, &Source)], pool: &Pool, gate: bool) -> Vec<(
     out
 }
 
+/// When the pool's NoExecute taints evict the workload, as upstream taint eviction decides
+/// (pkg/controller/tainteviction): for each NoExecute taint, the first toleration that tolerates
+/// it is used; the pod is evicted after the fewest seconds among them (never, if none has
+/// seconds). `None` when nothing evicts it, or when a NoExecute taint is not tolerated at all
+/// (the pod does not fit).
 fn eviction(w: &Workload<'_>, pool: &Pool, gate: bool) -> Option<Eviction> {
     let mut best: Option<Eviction> = None;
     for (i, t) in pool.taints.iter().enumerate() {

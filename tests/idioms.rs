@@ -1,0 +1,89 @@
+//! Idioms every operator repository has, reported at the level a platform engineer would
+//! choose: the retired master toleration beside the control-plane one, and a chart's
+//! tolerate-everything default in its values file.
+
+mod common;
+
+use taintlint::diagnostic::Diagnostic;
+use taintlint::{Options, Severity};
+
+fn findings(path: &str) -> (String, Vec<Diagnostic>) {
+    let text = common::read(&common::root().join("tests/fixtures/idioms").join(path));
+    let found = common::lint(&text);
+    (text, found)
+}
+
+fn of<'d>(found: &'d [Diagnostic], rule: &str) -> Vec<&'d Diagnostic> {
+    found.iter().filter(|d| d.rule == rule).collect()
+}
+
+#[test]
+fn retired_master_key_beside_control_plane_is_information_removed_by_its_fix() {
+    let (text, found) = findings("kubebuilder-manager.yaml");
+    // The retired key had no value: no `equal-empty-value` on either document.
+    assert!(of(&found, "equal-empty-value").is_empty(), "{found:#?}");
+
+    let retired = of(&found, "deprecated-taint-key");
+    assert_eq!(retired.len(), 2, "{found:#?}");
+    let (beside, alone) = (retired[0], retired[1]);
+
+    // Beside `node-role.kubernetes.io/control-plane`: information, and the fix removes it.
+    assert_eq!(beside.document, Some(0));
+    assert_eq!(beside.severity, Severity::Info);
+    assert_eq!(
+        &text[beside.range.clone()],
+        "node-role.kubernetes.io/master"
+    );
+    assert!(
+        beside.message.contains("beside its replacement"),
+        "{}",
+        beside.message
+    );
+    assert_eq!(beside.fixes.len(), 1);
+    let fixed = beside.fixes[0].apply(&text);
+    let first = fixed.split("\n---\n").next().unwrap();
+    assert!(!first.contains("node-role.kubernetes.io/master"), "{first}");
+    assert!(first.contains(
+        "      tolerations:\n      - {key: node-role.kubernetes.io/control-plane, effect: NoSchedule}\n      containers:"
+    ), "{first}");
+    // The fix leaves a manifest with nothing more to say about the list.
+    assert!(of(&common::lint(&fixed), "deprecated-taint-key")
+        .iter()
+        .all(|d| d.document == Some(1)));
+
+    // Alone: a warning whose fix renames it to the current key.
+    assert_eq!(alone.document, Some(1));
+    assert_eq!(alone.severity, Severity::Warning);
+    let renamed = alone.fixes[0].apply(&text);
+    assert!(renamed.ends_with(
+        "      tolerations:\n      - {key: node-role.kubernetes.io/control-plane, effect: NoSchedule}\n      containers:\n      - name: manager\n        image: controller:latest\n"
+    ));
+}
+
+#[test]
+fn a_configured_level_still_sets_the_softened_finding() {
+    let (text, _) = findings("kubebuilder-manager.yaml");
+    let mut options = Options::default();
+    options
+        .set_rule_level("deprecated-taint-key", Some(Severity::Error))
+        .unwrap();
+    let found = taintlint::analyse(&text, &options);
+    let retired = of(&found, "deprecated-taint-key");
+    assert_eq!(retired.len(), 2);
+    assert!(retired.iter().all(|d| d.severity == Severity::Error));
+}
+
+#[test]
+fn tolerate_everything_in_a_values_file_is_not_reported_but_in_a_deployment_it_is() {
+    let (_, found) = findings("chart/values.yaml");
+    assert!(of(&found, "tolerates-everything").is_empty(), "{found:#?}");
+    // The list is still checked: the same values file with a bad operator is reported.
+    let bad = "tolerations: [{operator: exists}]\n";
+    assert_eq!(of(&common::lint(bad), "unknown-operator").len(), 1);
+
+    let (text, found) = findings("tolerate-all-deployment.yaml");
+    let everything = of(&found, "tolerates-everything");
+    assert_eq!(everything.len(), 1, "{found:#?}");
+    assert_eq!(everything[0].severity, Severity::Warning);
+    assert_eq!(&text[everything[0].range.clone()], "Exists");
+}
