@@ -1,6 +1,8 @@
 //! Lint throughput over a generated corpus of 10,000 manifests, against parsing the same corpus
-//! alone, on one core and on every core. Run with `cargo bench --bench lint`; it also writes the
-//! corpus under `target/bench-data/lint-corpus/` for timing the binary.
+//! alone: the core on one core and on every core, and the `taintlint lint` binary end to end over
+//! the corpus written as files under `target/bench-data/lint-corpus/`. Run with `cargo bench
+//! --bench lint`; it ends with the binary's median beside parse-only's on one core, and their
+//! ratio (the target: at most 1.0).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
@@ -89,8 +91,7 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    // What `taintlint lint` does with the corpus: every core (the target: no slower than
-    // parse-only on one).
+    // The core on every core, as `taintlint lint` runs it.
     group.bench_with_input(
         BenchmarkId::new("lint on every core", MANIFESTS),
         &corpus,
@@ -103,9 +104,43 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
+    // What `taintlint lint DIR` does with the corpus as files, end to end: the walk, reading,
+    // linting on every core and writing the findings (the target: no slower than parse-only on
+    // one core).
+    let dir = corpus_dir(&corpus);
+    group.bench_function(BenchmarkId::new("taintlint lint DIR", MANIFESTS), |b| {
+        b.iter(|| lint_binary(&dir))
+    });
     group.finish();
-    // The same corpus as files, to time the binary on it:
-    // `taintlint lint --format concise target/bench-data/lint-corpus`.
+    // The two figures side by side, and their ratio, as medians of the same number of runs.
+    let median = |f: &mut dyn FnMut()| {
+        let mut times: Vec<f64> = (0..15)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                f();
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    let parse = median(&mut || {
+        for text in &corpus {
+            black_box(syntax::parse(black_box(text)));
+        }
+    });
+    let lint = median(&mut || lint_binary(&dir));
+    println!(
+        "taintlint lint of {MANIFESTS} files: {:.0} ms; parse-only on one core: {:.0} ms; ratio {:.2} (target: at most 1.00)",
+        lint * 1e3,
+        parse * 1e3,
+        lint / parse
+    );
+}
+
+/// The corpus as files under `target/bench-data/lint-corpus/`, written once (also for timing
+/// the binary by hand: `taintlint lint --format concise target/bench-data/lint-corpus`).
+fn corpus_dir(corpus: &[String]) -> std::path::PathBuf {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/lint-corpus");
     if !dir.join(format!("{:05}.yaml", MANIFESTS - 1)).is_file() {
@@ -114,6 +149,20 @@ fn bench(c: &mut Criterion) {
             std::fs::write(dir.join(format!("{i:05}.yaml")), text).unwrap();
         }
     }
+    dir
+}
+
+/// Runs the release binary over `dir` as a user would, its findings written to a pipe.
+fn lint_binary(dir: &std::path::Path) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(["lint", "--format", "concise"])
+        .arg(dir)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .expect("the taintlint binary runs");
+    // The corpus has mistakes in it on purpose: exit status 1, and findings.
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!out.stdout.is_empty());
 }
 
 criterion_group!(benches, bench);
