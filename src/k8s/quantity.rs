@@ -49,7 +49,7 @@ impl Quantity {
                     return Some(true);
                 }
                 let div = 10u128.checked_pow(u32::try_from(shift).ok()?)?;
-                Some(n % div == 0)
+                Some(n.is_multiple_of(div))
             }
             Multiplier::Binary(k) => {
                 let num = n.checked_mul(1u128.checked_shl(10 * k)?)?;
