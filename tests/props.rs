@@ -422,3 +422,213 @@ fn the_corpus_itself_holds() {
         check_text(&text, true).unwrap();
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Matching against a reference model.
+
+/// Upstream `Toleration.ToleratesTaint` (k8s.io/api/core/v1 toleration.go), on the fields as
+/// written, with the TaintTolerationComparisonOperators gate as its `enableComparisonOperators`.
+fn reference_tolerates(tol: [&str; 4], taint: [&str; 3], gate: bool) -> bool {
+    let ([key, operator, value, effect], [taint_key, taint_value, taint_effect]) = (tol, taint);
+    if !effect.is_empty() && effect != taint_effect {
+        return false;
+    }
+    if !key.is_empty() && key != taint_key {
+        return false;
+    }
+    match operator {
+        "" | "Equal" => value == taint_value,
+        "Exists" => true,
+        "Lt" | "Gt" if gate => match (canonical_int64(value), canonical_int64(taint_value)) {
+            (Some(t), Some(v)) if operator == "Lt" => v < t,
+            (Some(t), Some(v)) => v > t,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Upstream `compareNumericValues`' parse: `content.IsDecimalInteger` (`0`, or an optional `-`
+/// and digits without a leading zero), then `strconv.ParseInt(v, 10, 64)`.
+fn canonical_int64(v: &str) -> Option<i64> {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let canonical = v == "0"
+        || (!digits.is_empty()
+            && !digits.starts_with('0')
+            && digits.bytes().all(|b| b.is_ascii_digit()));
+    canonical.then(|| v.parse().ok()).flatten()
+}
+
+const TOLERATION_KEYS: &[&str] = &["", "k", "K", "example.com/gpu"];
+const TAINT_KEYS: &[&str] = &["k", "K", "example.com/gpu"];
+/// Valid, misspelled and unknown operators; `""` is Equal.
+const OPERATORS: &[&str] = &[
+    "", "Equal", "Exists", "Lt", "Gt", "exists", "In", "NotEqual",
+];
+const VALUES: &[&str] = &[
+    "",
+    "v",
+    "V",
+    "0",
+    "1",
+    "-1",
+    "7",
+    "10",
+    "007",
+    "-0",
+    "+5",
+    "1e3",
+    " 1",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+];
+const TOLERATION_EFFECTS: &[&str] = &[
+    "",
+    "NoSchedule",
+    "PreferNoSchedule",
+    "NoExecute",
+    "noschedule",
+    "Foo",
+];
+const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// A toleration's fields as indices into the tables above; `None` leaves the field out.
+type TolerationFields = [Option<usize>; 4];
+
+fn toleration_fields() -> impl Strategy<Value = TolerationFields> {
+    (
+        prop::option::of(0..TOLERATION_KEYS.len()),
+        prop::option::of(0..OPERATORS.len()),
+        prop::option::of(0..VALUES.len()),
+        prop::option::of(0..TOLERATION_EFFECTS.len()),
+    )
+        .prop_map(|(k, o, v, e)| [k, o, v, e])
+}
+
+fn field(table: &[&'static str], pick: Option<usize>) -> &'static str {
+    pick.map_or("", |i| table[i])
+}
+
+fn written(t: &TolerationFields) -> [&'static str; 4] {
+    [
+        field(TOLERATION_KEYS, t[0]),
+        field(OPERATORS, t[1]),
+        field(VALUES, t[2]),
+        field(TOLERATION_EFFECTS, t[3]),
+    ]
+}
+
+/// A Pod with these tolerations, every written field a double-quoted YAML string.
+fn pod_with(tolerations: &[TolerationFields]) -> String {
+    let mut text =
+        String::from("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n");
+    for t in tolerations {
+        let mut first = true;
+        for (name, value) in ["key", "operator", "value", "effect"]
+            .iter()
+            .zip(written(t))
+            .zip(t)
+            .filter(|(_, pick)| pick.is_some())
+            .map(|(pair, _)| pair)
+        {
+            let quoted = serde_json::to_string(value).unwrap();
+            text += &format!("  {} {name}: {quoted}\n", if first { "-" } else { " " });
+            first = false;
+        }
+        if first {
+            text += "  - {}\n";
+        }
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// What the product makes of written tolerations (read from YAML as for every rule, hover
+    /// and `simulate`) tolerates exactly what upstream's `ToleratesTaint` does, invalid
+    /// combinations included: Exists with a value, an empty key with Equal, an unknown or
+    /// misspelled operator (which tolerates nothing), an empty or unknown effect, Lt/Gt with the
+    /// gate off or values that are not canonical integers. `misses` is empty exactly then, and a
+    /// list tolerates a taint when any of its tolerations does.
+    #[test]
+    fn matching_follows_upstream(
+        tolerations in prop::collection::vec(toleration_fields(), 1..4),
+        taint in (0..TAINT_KEYS.len(), 0..VALUES.len(), 0..TAINT_EFFECTS.len()),
+        gate in any::<bool>(),
+    ) {
+        use taintlint::k8s::model::{tolerations_tolerate_taint, Effect, Taint};
+        use taintlint::k8s::objects::{extract, items};
+        let written_taint = [TAINT_KEYS[taint.0], VALUES[taint.1], TAINT_EFFECTS[taint.2]];
+        let model_taint = Taint {
+            key: written_taint[0].to_string(),
+            value: written_taint[1].to_string(),
+            effect: Effect::parse(written_taint[2]).unwrap(),
+        };
+        let text = pod_with(&tolerations);
+        let stream = taintlint::syntax::parse(&text);
+        let doc = &stream.documents[0];
+        let found = extract(doc);
+        prop_assert_eq!(found.tolerations.len(), 1, "{}", text);
+        let read = items(doc, &found.tolerations[0].list);
+        prop_assert_eq!(read.len(), tolerations.len(), "{}", text);
+        let mut models = Vec::new();
+        for (t, item) in tolerations.iter().zip(&read) {
+            let expected = reference_tolerates(written(t), written_taint, gate);
+            let model = item.toleration();
+            let got = model.as_ref().is_some_and(|m| m.tolerates(&model_taint, gate));
+            prop_assert_eq!(
+                got, expected,
+                "{:?} against {:?} (gate {}): read as {:?}", written(t), written_taint, gate, model
+            );
+            if let Some(m) = model {
+                prop_assert_eq!(m.misses(&model_taint, gate).is_empty(), got);
+                models.push(m);
+            }
+        }
+        let any = tolerations
+            .iter()
+            .any(|t| reference_tolerates(written(t), written_taint, gate));
+        prop_assert_eq!(tolerations_tolerate_taint(&models, &model_taint, gate), any);
+    }
+}
+
+#[test]
+fn the_reference_model_reads_integers_as_upstream() {
+    // content.IsDecimalInteger's own cases (k8s.io/apimachinery pkg/api/validate/content).
+    for (v, want) in [
+        ("0", Some(0)),
+        ("123", Some(123)),
+        ("-456", Some(-456)),
+        ("-0", None),
+        ("007", None),
+        ("+5", None),
+        ("", None),
+        ("-", None),
+        ("1e3", None),
+        (" 1", None),
+        ("9223372036854775808", None),
+    ] {
+        assert_eq!(canonical_int64(v), want, "{v:?}");
+    }
+    // And the model itself on the cases the issue names.
+    let gpu = ["k", "v", "NoSchedule"];
+    assert!(reference_tolerates(
+        ["k", "Exists", "other", ""],
+        gpu,
+        false
+    ));
+    assert!(!reference_tolerates(["", "Equal", "", ""], gpu, false));
+    assert!(reference_tolerates(["", "Equal", "v", ""], gpu, false));
+    assert!(!reference_tolerates(["k", "exists", "", ""], gpu, false));
+    assert!(!reference_tolerates(
+        ["k", "Exists", "", "NoExecute"],
+        gpu,
+        false
+    ));
+    let ten = ["k", "10", "NoSchedule"];
+    assert!(!reference_tolerates(["k", "Gt", "7", ""], ten, false));
+    assert!(reference_tolerates(["k", "Gt", "7", ""], ten, true));
+    assert!(!reference_tolerates(["k", "Lt", "7", ""], ten, true));
+}
