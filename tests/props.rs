@@ -53,9 +53,33 @@ fn check_text(text: &str, gate: bool) -> Result<(), TestCaseError> {
                     edits
                 );
             }
-            // Applying it and linting the result does not panic either.
+            // Applied, it removes its finding (on text this broken, the same rule may still
+            // report the place with another message) and adds no syntax error.
             let fixed = fix.apply(text);
-            let _ = analyse(&fixed, &options(gate));
+            let after = analyse(&fixed, &options(gate));
+            let count = |found: &[taintlint::Diagnostic], rule: &str, message: Option<&str>| {
+                found
+                    .iter()
+                    .filter(|f| f.rule == rule && message.is_none_or(|m| f.message == m))
+                    .count()
+            };
+            prop_assert!(
+                count(&after, d.rule, Some(&d.message)) < count(&found, d.rule, Some(&d.message)),
+                "the fix {:?} of {} at {:?} did not remove it:\n{}\n--- fixed:\n{}",
+                fix.title,
+                d.rule,
+                d.path,
+                text,
+                fixed
+            );
+            prop_assert!(
+                count(&after, "yaml-syntax", None) <= count(&found, "yaml-syntax", None),
+                "the fix {:?} of {} broke the YAML:\n{}\n--- fixed:\n{}",
+                fix.title,
+                d.rule,
+                text,
+                fixed
+            );
         }
     }
     // Sorted by position, as promised.
@@ -631,4 +655,204 @@ fn the_reference_model_reads_integers_as_upstream() {
     assert!(!reference_tolerates(["k", "Gt", "7", ""], ten, false));
     assert!(reference_tolerates(["k", "Gt", "7", ""], ten, true));
     assert!(!reference_tolerates(["k", "Lt", "7", ""], ten, true));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixes: each safe fix removes its finding, and fixing twice changes nothing.
+
+/// Field lines of a toleration, shaped after the rule fixtures (tests/fixtures/rules/*/bad.yaml):
+/// misspelled, deprecated and invalid keys, operators and effects, values that YAML 1.1 does
+/// not decode as strings, nulls, unknown fields and nonpositive seconds.
+const FIX_KEYS: &[&str] = &[
+    "key: example.com/gpu",
+    "key: node.kubernetes.io/unreachable",
+    "key: node.alpha.kubernetes.io/unreachable",
+    "key: node.kubernetes.io/net-ready",
+    "key: \"\"",
+    "key: ~",
+    "key: bad key!",
+    "Key: example.com/gpu",
+];
+const FIX_OPERATORS: &[&str] = &[
+    "operator: Exists",
+    "operator: Equal",
+    "operator: exists",
+    "operator: equal",
+    "operator: In",
+    "operator: \"\"",
+    "Operator: Exists",
+];
+const FIX_VALUES: &[&str] = &[
+    "value: \"true\"",
+    "value: yes",
+    "value: 1234",
+    "value: 0x1F",
+    "value: \"\"",
+    "value: ~",
+    "value: gpu",
+];
+const FIX_EFFECTS: &[&str] = &[
+    "effect: NoSchedule",
+    "effect: NoExecute",
+    "effect: noschedule",
+    "effect: NoExec",
+    "effect: \"\"",
+    "effect:",
+    "efect: NoSchedule",
+];
+const FIX_SECONDS: &[&str] = &[
+    "tolerationSeconds: 300",
+    "tolerationSeconds: 0",
+    "tolerationSeconds: -5",
+    "tolerationSeconds: \"300\"",
+    "tolerationSecond: 60",
+];
+
+/// One toleration: a pick (or nothing) from each table above.
+type FixToleration = [Option<usize>; 5];
+
+fn fix_toleration() -> impl Strategy<Value = FixToleration> {
+    (
+        prop::option::of(0..FIX_KEYS.len()),
+        prop::option::of(0..FIX_OPERATORS.len()),
+        prop::option::of(0..FIX_VALUES.len()),
+        prop::option::of(0..FIX_EFFECTS.len()),
+        prop::option::weighted(0.3, 0..FIX_SECONDS.len()),
+    )
+        .prop_map(|(k, o, v, e, s)| [k, o, v, e, s])
+}
+
+fn fix_lines(t: &FixToleration) -> Vec<&'static str> {
+    [
+        FIX_KEYS,
+        FIX_OPERATORS,
+        FIX_VALUES,
+        FIX_EFFECTS,
+        FIX_SECONDS,
+    ]
+    .iter()
+    .zip(t)
+    .filter_map(|(table, pick)| pick.map(|i| table[i]))
+    .collect()
+}
+
+/// A manifest of the fixtures' shapes: a workload (Pod, Deployment, CronJob or a chart's values)
+/// whose tolerations are written in block or flow style (an item may repeat an earlier one),
+/// optionally followed by a Node with taints.
+fn fix_manifest(
+    kind: usize,
+    tolerations: &[(FixToleration, bool)],
+    repeat: Option<usize>,
+    taints: &[(usize, usize)],
+) -> String {
+    let (head, indent) = match kind {
+        0 => ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n", "  "),
+        1 => (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n",
+            "      ",
+        ),
+        2 => (
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: c\nspec:\n  schedule: \"0 2 * * *\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n",
+            "          ",
+        ),
+        _ => ("controller:\n  replicaCount: 2\n", "  "),
+    };
+    let mut items: Vec<&(FixToleration, bool)> = tolerations.iter().collect();
+    if let Some(r) = repeat {
+        items.push(&tolerations[r % tolerations.len()]);
+    }
+    let mut text = format!("{head}{indent}tolerations:\n");
+    for (t, flow) in items {
+        let lines = fix_lines(t);
+        if lines.is_empty() {
+            text += &format!("{indent}- {{}}\n");
+        } else if *flow {
+            text += &format!("{indent}- {{{}}}\n", lines.join(", "));
+        } else {
+            for (i, line) in lines.iter().enumerate() {
+                text += &format!("{indent}{} {line}\n", if i == 0 { "-" } else { " " });
+            }
+        }
+    }
+    if kind < 3 {
+        text += &format!("{indent}containers:\n{indent}- name: app\n{indent}  image: nginx\n");
+    }
+    if !taints.is_empty() {
+        text += "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n\nspec:\n  taints:\n";
+        for &(key, effect) in taints {
+            text += &format!(
+                "  - {}\n    {}\n",
+                FIX_KEYS[key % 4],
+                FIX_EFFECTS[effect % FIX_EFFECTS.len()]
+            );
+        }
+    }
+    text
+}
+
+fn fix_case() -> impl Strategy<Value = String> {
+    (
+        0..4usize,
+        prop::collection::vec((fix_toleration(), any::<bool>()), 1..4),
+        prop::option::of(any::<usize>()),
+        prop::collection::vec((any::<usize>(), any::<usize>()), 0..3),
+    )
+        .prop_map(|(kind, tolerations, repeat, taints)| {
+            fix_manifest(kind, &tolerations, repeat, &taints)
+        })
+}
+
+/// How many findings of each rule.
+fn by_rule(found: &[taintlint::Diagnostic]) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for d in found {
+        *counts.entry(d.rule).or_insert(0) += 1;
+    }
+    counts
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+    /// Every fix, safe or to review, applied alone, leaves fewer findings of its rule and no
+    /// new syntax error; `--fix` (`fix_all`, safe fixes only, or with `--unsafe-fixes`) leaves
+    /// nothing it would apply, and fixing its result again changes nothing.
+    #[test]
+    fn fixes_remove_their_findings_and_fixing_twice_changes_nothing(text in fix_case()) {
+        use taintlint::fix::{fix_all, fixable, FixMode, MAX_PASSES};
+        let options = Options::default();
+        let found = analyse(&text, &options);
+        let before = by_rule(&found);
+        for d in &found {
+            for fix in &d.fixes {
+                let fixed = fix.apply(&text);
+                let after = analyse(&fixed, &options);
+                let left = by_rule(&after);
+                prop_assert!(
+                    left.get(d.rule).copied().unwrap_or(0) < before[d.rule],
+                    "the fix {:?} ({:?}) of {} at {:?} did not remove it:\n{}\n--- fixed:\n{}\n--- after: {:?}",
+                    fix.title, fix.applicability, d.rule, d.path, text, fixed,
+                    after.iter().map(|a| (a.rule, a.path.clone())).collect::<Vec<_>>()
+                );
+                prop_assert!(
+                    left.get("yaml-syntax") <= before.get("yaml-syntax"),
+                    "the fix {:?} of {} broke the YAML:\n{}", fix.title, d.rule, fixed
+                );
+            }
+        }
+        for mode in [FixMode::Safe, FixMode::Unsafe] {
+            let once = fix_all(&text, &options, mode);
+            prop_assert!(once.passes < MAX_PASSES, "{:?}: {} passes:\n{}", mode, once.passes, text);
+            let left = analyse(&once.text, &options);
+            prop_assert!(
+                !left.iter().any(|d| fixable(d, mode)),
+                "{:?}: --fix left fixes to apply:\n{}\n--- fixed:\n{}\n{:?}",
+                mode, text, once.text,
+                left.iter().filter(|d| fixable(d, mode)).map(|d| (d.rule, d.path.clone())).collect::<Vec<_>>()
+            );
+            let twice = fix_all(&once.text, &options, mode);
+            prop_assert_eq!(twice.applied, 0, "{:?}: a second --fix applied fixes:\n{}", mode, once.text);
+            prop_assert_eq!(&twice.text, &once.text);
+        }
+    }
 }
