@@ -1,6 +1,8 @@
 //! Property tests: whatever the input, `analyse` does not panic, every range it returns (primary,
-//! related, fix edits) lies inside the text on character boundaries, fixes apply cleanly, and
-//! the reports render.
+//! related, fix edits) lies inside the text on character boundaries, each fix removes its
+//! finding without breaking the YAML, and the reports render. Matching agrees with a reference
+//! model of upstream `ToleratesTaint`; `--fix` reaches a fixed point; an inventory holds what
+//! its nodes say.
 
 mod common;
 
@@ -343,7 +345,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// No pool reader panics on a mutated pool definition (any of them): loading it as an
-    /// inventory gives pools or errors, and linting it holds the usual properties.
+    /// inventory gives pools that point into the text, or errors, and linting it holds the
+    /// usual properties.
     #[test]
     fn mutated_pool_definitions(
         pick in any::<usize>(),
@@ -360,7 +363,18 @@ proptest! {
         for m in &mutations {
             text = apply(&text, m);
         }
-        let _ = taintlint::inventory::Inventory::load(&[("p", text.as_str())]);
+        // Whatever loads points into the text: every pool, node and taint location.
+        if let Ok(inventory) = taintlint::inventory::Inventory::load(&[("p", text.as_str())]) {
+            for pool in &inventory.pools {
+                check_range(&text, &pool.at.range, "pool")?;
+                for t in &pool.taints {
+                    check_range(&text, &t.at.range, "taint")?;
+                }
+                for m in &pool.nodes {
+                    check_range(&text, &m.at.range, "node")?;
+                }
+            }
+        }
         check_text(&text, false)?;
     }
 }
@@ -854,5 +868,145 @@ proptest! {
             prop_assert_eq!(twice.applied, 0, "{:?}: a second --fix applied fixes:\n{}", mode, once.text);
             prop_assert_eq!(&twice.text, &once.text);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inventories: what loads is what the nodes say.
+
+/// Taints a generated node may carry (at most one per key and effect, as the API server
+/// requires).
+const NODE_TAINTS: &[(&str, &str, &str)] = &[
+    ("nvidia.com/gpu", "present", "NoSchedule"),
+    ("nvidia.com/gpu", "", "NoExecute"),
+    ("example.com/spot", "true", "PreferNoSchedule"),
+    ("example.com/team", "data", "NoSchedule"),
+    ("node.kubernetes.io/unreachable", "", "NoExecute"),
+];
+
+/// One node: its pool label's value, which of [`NODE_TAINTS`] it has, and whether it is cordoned.
+type GeneratedNode = (usize, Vec<usize>, bool);
+
+fn generated_node() -> impl Strategy<Value = GeneratedNode> {
+    (
+        0..3usize,
+        prop::sample::subsequence((0..NODE_TAINTS.len()).collect::<Vec<_>>(), 0..4),
+        prop::bool::weighted(0.2),
+    )
+}
+
+const POOL_LABEL: &str = "example.com/pool";
+const POOL_NAMES: &[&str] = &["general", "gpu", "batch"];
+
+/// The nodes as `kubectl get nodes -o json` or `-o yaml` prints them, or as Node documents.
+fn node_list(nodes: &[GeneratedNode], format: usize) -> String {
+    let json = |i: usize, (pool, taints, cordoned): &GeneratedNode| {
+        let taints: Vec<serde_json::Value> = taints
+            .iter()
+            .map(|&t| {
+                let (key, value, effect) = NODE_TAINTS[t];
+                let mut taint = serde_json::json!({"key": key, "effect": effect});
+                if !value.is_empty() {
+                    taint["value"] = value.into();
+                }
+                taint
+            })
+            .collect();
+        let mut spec = serde_json::json!({"taints": taints});
+        if *cordoned {
+            spec["unschedulable"] = true.into();
+        }
+        serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": format!("node-{i}"), "labels": {POOL_LABEL: POOL_NAMES[*pool]}},
+            "spec": spec,
+        })
+    };
+    let items: Vec<serde_json::Value> = nodes.iter().enumerate().map(|(i, n)| json(i, n)).collect();
+    match format {
+        0 => serde_json::to_string_pretty(
+            &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}),
+        )
+        .unwrap(),
+        // JSON is YAML: a flow-style List, one item a line.
+        1 => {
+            let lines: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+            format!("apiVersion: v1\nkind: List\nitems:\n{}\n", lines.join("\n"))
+        }
+        // Block-style Node documents.
+        _ => nodes
+            .iter()
+            .enumerate()
+            .map(|(i, (pool, taints, cordoned))| {
+                let mut doc = format!(
+                    "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i}\n  labels:\n    {POOL_LABEL}: {}\nspec:\n",
+                    POOL_NAMES[*pool]
+                );
+                if *cordoned {
+                    doc += "  unschedulable: true\n";
+                }
+                if taints.is_empty() {
+                    doc += "  taints: []\n";
+                }
+                else {
+                    doc += "  taints:\n";
+                }
+                for &t in taints {
+                    let (key, value, effect) = NODE_TAINTS[t];
+                    doc += &format!("  - key: {key}\n");
+                    if !value.is_empty() {
+                        doc += &format!("    value: \"{value}\"\n");
+                    }
+                    doc += &format!("    effect: {effect}\n");
+                }
+                doc
+            })
+            .collect::<Vec<_>>()
+            .join("---\n"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A node list loads as what it says: every node once, in a pool whose taints, pool label
+    /// and cordon are the node's own, and nodes grouped together exactly when those agree.
+    #[test]
+    fn inventories_hold_what_the_nodes_say(
+        nodes in prop::collection::vec(generated_node(), 1..10),
+        format in 0..3usize,
+    ) {
+        let text = node_list(&nodes, format);
+        let inventory = taintlint::inventory::Inventory::load(&[("nodes", text.as_str())])
+            .map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+        prop_assert_eq!(inventory.node_count(), nodes.len(), "{}", text);
+        prop_assert_eq!(inventory.files[0].nodes, nodes.len());
+        let mut groups = std::collections::BTreeSet::new();
+        for (i, (pool, taints, cordoned)) in nodes.iter().enumerate() {
+            let name = format!("node-{i}");
+            let holding: Vec<_> = inventory
+                .pools
+                .iter()
+                .filter(|p| p.nodes.iter().any(|m| m.name == name))
+                .collect();
+            prop_assert_eq!(holding.len(), 1, "{} is in {} pools:\n{}", name, holding.len(), text);
+            let p = holding[0];
+            let mut want: Vec<(&str, &str, &str)> = taints.iter().map(|&t| NODE_TAINTS[t]).collect();
+            want.sort();
+            let mut got: Vec<(String, String, String)> = p
+                .taints
+                .iter()
+                .map(|t| (t.taint.key.clone(), t.taint.value.clone(), t.taint.effect.to_string()))
+                .collect();
+            got.sort();
+            let got: Vec<(&str, &str, &str)> =
+                got.iter().map(|(k, v, e)| (k.as_str(), v.as_str(), e.as_str())).collect();
+            prop_assert_eq!(&got, &want, "taints of {}:\n{}", name, text);
+            prop_assert_eq!(p.label(None, POOL_LABEL), Some(POOL_NAMES[*pool]), "{}", name);
+            prop_assert_eq!(p.unschedulable.is_some(), *cordoned, "{}", name);
+            groups.insert((pool, want, cordoned));
+        }
+        prop_assert_eq!(inventory.pools.len(), groups.len(), "{}", text);
     }
 }
