@@ -722,11 +722,10 @@ fn the_unschedulable_fix_makes_it_fit() {
 /// `simulate --format json` over `manifest` against `inventory` (both written to a temporary
 /// folder), with `extra` arguments: per workload its name, `fits`, what rejected it (if
 /// anything), and its verdict per pool name.
-fn simulated(
-    inventory: &str,
-    manifest: &str,
-    extra: &[&str],
-) -> Vec<(String, String, Option<String>, Vec<(String, String)>)> {
+/// A workload's name, `fits`, rejection message, and (pool name, fit) per pool.
+type Simulated = (String, String, Option<String>, Vec<(String, String)>);
+
+fn simulated(inventory: &str, manifest: &str, extra: &[&str]) -> Vec<Simulated> {
     let dir = tempfile::tempdir().unwrap();
     let (inv, man) = (dir.path().join("nodes.yaml"), dir.path().join("pods.yaml"));
     std::fs::write(&inv, inventory).unwrap();
