@@ -61,12 +61,12 @@ fn status(field: &str) -> String {
 
 /// The change for edit number `n` on `line`: type a character at its end, then delete it.
 fn change(n: u64, line: usize) -> Value {
-    let range = if n % 2 == 0 {
+    let range = if n.is_multiple_of(2) {
         json!({"start": {"line": line, "character": 15}, "end": {"line": line, "character": 15}})
     } else {
         json!({"start": {"line": line, "character": 15}, "end": {"line": line, "character": 16}})
     };
-    let text = if n % 2 == 0 { "x" } else { "" };
+    let text = if n.is_multiple_of(2) { "x" } else { "" };
     json!([{"range": range, "text": text}])
 }
 

@@ -57,15 +57,15 @@ fn inventory_text(nodes: usize) -> String {
             n % 3
         ));
         let mut taints = Vec::new();
-        if p % 2 == 0 {
+        if p.is_multiple_of(2) {
             taints.push(format!(
                 "{{key: dedicated, value: pool{p}, effect: NoSchedule}}"
             ));
         }
-        if p % 5 == 0 {
+        if p.is_multiple_of(5) {
             taints.push("{key: example.com/batch, effect: PreferNoSchedule}".to_string());
         }
-        if p % 7 == 0 {
+        if p.is_multiple_of(7) {
             taints.push("{key: example.com/spot, value: \"true\", effect: NoExecute}".to_string());
         }
         s.push_str(&format!("    taints: [{}]\n", taints.join(", ")));

@@ -449,111 +449,9 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     }
                 }
             }
-            "admission" => {
-                const ADMISSION_KEYS: &[&str] = &[
-                    "clusterDefaultTolerations",
-                    "clusterTolerationWhitelist",
-                    "admissionControlConfigFile",
-                ];
-                let mut restriction = config::TolerationRestriction::default();
-                let mut inline = None;
-                let mut file = None;
-                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
-                    let key = format!("{name}.{what}");
-                    match what.as_str() {
-                        "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
-                            inline.get_or_insert(k);
-                            match crate::admission_config::toleration_list(doc, k, v, &key) {
-                                Ok(list) if what == "clusterDefaultTolerations" => {
-                                    restriction.default = list
-                                }
-                                Ok(list) => restriction.whitelist = list,
-                                Err(e) => p.node_error(doc, v, e),
-                            }
-                        }
-                        "admissionControlConfigFile" => {
-                            if let Some((path, node)) = p.string(doc, v, &key) {
-                                file = Some((path, node));
-                            }
-                        }
-                        _ => p.unknown_key(doc, k, &name, &what, ADMISSION_KEYS),
-                    }
-                }
-                match (inline, file) {
-                    (Some(_), Some((_, node))) => p.node_error(
-                        doc,
-                        node,
-                        format!(
-                            "{name}: give the PodTolerationRestriction configuration inline \
-                             (clusterDefaultTolerations, clusterTolerationWhitelist) or in \
-                             admissionControlConfigFile, not both"
-                        ),
-                    ),
-                    (Some(_), None) => config.options.set_toleration_restriction(restriction),
-                    (None, Some((path, node))) => {
-                        let offset = doc.node(node).span.start;
-                        let lc = p.index.line_col(text, offset, Encoding::Utf32);
-                        config.admission_file = Some((
-                            config.dir.join(path),
-                            (lc.line as usize + 1, lc.col as usize + 1),
-                        ));
-                    }
-                    (None, None) => {}
-                }
-            }
-            "policy" => {
-                let file = path.display().to_string();
-                let mut policy = config::Policy::default();
-                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
-                    let key = format!("{name}.{what}");
-                    match what.as_str() {
-                        "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
-                            match crate::admission_config::toleration_list(doc, k, v, &key) {
-                                Ok(list) if what == "clusterDefaultTolerations" => {
-                                    policy.cluster.default = list
-                                }
-                                Ok(list) => policy.cluster.whitelist = list,
-                                Err(e) => p.node_error(doc, v, e),
-                            }
-                        }
-                        "namespaces" => {
-                            for (nk, ns, nv) in p.entries(doc, v, &key).unwrap_or_default() {
-                                let namespace = policy_namespace(&mut p, doc, &file, nk, &ns, nv);
-                                policy.namespaces.insert(ns, namespace);
-                            }
-                        }
-                        _ => p.unknown_key(doc, k, &name, &what, POLICY_KEYS),
-                    }
-                }
-                config.options.set_policy(Some(policy));
-            }
-            "rules" => {
-                for (k, rule, v) in p.entries(doc, value, &name).unwrap_or_default() {
-                    if rules::find(&rule).is_none() {
-                        p.node_error(doc, k, format!("{name}: {}", config::unknown_rule(&rule)));
-                        continue;
-                    }
-                    let Some((level, _)) = p.string(doc, v, &format!("{name}.{rule}")) else {
-                        continue;
-                    };
-                    match config::parse_level(&level) {
-                        Some(level) => {
-                            config
-                                .options
-                                .set_rule_level(&rule, level)
-                                .expect("the rule was found");
-                        }
-                        None => p.node_error(
-                            doc,
-                            v,
-                            format!(
-                                "{name}.{rule}: invalid severity {level:?}: expected error, \
-                                 warning, info, hint or off"
-                            ),
-                        ),
-                    }
-                }
-            }
+            "admission" => read_admission(&mut p, doc, &mut config, &name, value),
+            "policy" => read_policy(&mut p, doc, &mut config, &name, value),
+            "rules" => read_rules(&mut p, doc, &mut config, &name, value),
             "include" | "exclude" => {
                 let items = p.strings(doc, value, &name);
                 let written: Vec<&str> = items.iter().map(|(s, _)| s.as_str()).collect();
@@ -570,29 +468,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     }
                 }
             }
-            "per-path-ignores" => {
-                for (k, pattern, v) in p.entries(doc, value, &name).unwrap_or_default() {
-                    let patterns = match Patterns::new(&[pattern.as_str()]) {
-                        Ok(patterns) => patterns,
-                        Err((_, e)) => {
-                            p.node_error(doc, k, format!("{name}: {e}"));
-                            continue;
-                        }
-                    };
-                    let mut names = Vec::new();
-                    for (rule, node) in p.strings(doc, v, &format!("{name}.{pattern}")) {
-                        match rules::find(&rule) {
-                            Some(meta) => names.push(meta.name),
-                            None => p.node_error(
-                                doc,
-                                node,
-                                format!("{name}.{pattern}: {}", config::unknown_rule(&rule)),
-                            ),
-                        }
-                    }
-                    config.per_path_ignores.push((patterns, names));
-                }
-            }
+            "per-path-ignores" => read_per_path_ignores(&mut p, doc, &mut config, &name, value),
             _ => p.unknown_key(doc, key, "the configuration", &name, KEYS),
         }
     }
@@ -600,6 +476,165 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
         Ok(config)
     } else {
         Err(p.errors)
+    }
+}
+
+/// `admission:`: PodTolerationRestriction's configuration, inline or in a file (not both).
+fn read_admission(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    const ADMISSION_KEYS: &[&str] = &[
+        "clusterDefaultTolerations",
+        "clusterTolerationWhitelist",
+        "admissionControlConfigFile",
+    ];
+    let mut restriction = config::TolerationRestriction::default();
+    let mut inline = None;
+    let mut file = None;
+    for (k, what, v) in p.entries(doc, value, name).unwrap_or_default() {
+        let key = format!("{name}.{what}");
+        match what.as_str() {
+            "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
+                inline.get_or_insert(k);
+                match crate::admission_config::toleration_list(doc, k, v, &key) {
+                    Ok(list) if what == "clusterDefaultTolerations" => restriction.default = list,
+                    Ok(list) => restriction.whitelist = list,
+                    Err(e) => p.node_error(doc, v, e),
+                }
+            }
+            "admissionControlConfigFile" => {
+                if let Some((path, node)) = p.string(doc, v, &key) {
+                    file = Some((path, node));
+                }
+            }
+            _ => p.unknown_key(doc, k, name, &what, ADMISSION_KEYS),
+        }
+    }
+    match (inline, file) {
+        (Some(_), Some((_, node))) => p.node_error(
+            doc,
+            node,
+            format!(
+                "{name}: give the PodTolerationRestriction configuration inline \
+                 (clusterDefaultTolerations, clusterTolerationWhitelist) or in \
+                 admissionControlConfigFile, not both"
+            ),
+        ),
+        (Some(_), None) => config.options.set_toleration_restriction(restriction),
+        (None, Some((path, node))) => {
+            let offset = doc.node(node).span.start;
+            let lc = p.index.line_col(p.text, offset, Encoding::Utf32);
+            config.admission_file = Some((
+                config.dir.join(path),
+                (lc.line as usize + 1, lc.col as usize + 1),
+            ));
+        }
+        (None, None) => {}
+    }
+}
+
+/// `policy:`: the repository's toleration policy, cluster-wide and per namespace.
+fn read_policy(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    // The file's name as given, as `parse` was called with it.
+    let file = p.file.clone();
+    let mut policy = config::Policy::default();
+    for (k, what, v) in p.entries(doc, value, name).unwrap_or_default() {
+        let key = format!("{name}.{what}");
+        match what.as_str() {
+            "clusterDefaultTolerations" | "clusterTolerationWhitelist" => {
+                match crate::admission_config::toleration_list(doc, k, v, &key) {
+                    Ok(list) if what == "clusterDefaultTolerations" => {
+                        policy.cluster.default = list
+                    }
+                    Ok(list) => policy.cluster.whitelist = list,
+                    Err(e) => p.node_error(doc, v, e),
+                }
+            }
+            "namespaces" => {
+                for (nk, ns, nv) in p.entries(doc, v, &key).unwrap_or_default() {
+                    let namespace = policy_namespace(p, doc, &file, nk, &ns, nv);
+                    policy.namespaces.insert(ns, namespace);
+                }
+            }
+            _ => p.unknown_key(doc, k, name, &what, POLICY_KEYS),
+        }
+    }
+    config.options.set_policy(Some(policy));
+}
+
+/// `rules:`: a severity (or `off`) per rule.
+fn read_rules(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    for (k, rule, v) in p.entries(doc, value, name).unwrap_or_default() {
+        if rules::find(&rule).is_none() {
+            p.node_error(doc, k, format!("{name}: {}", config::unknown_rule(&rule)));
+            continue;
+        }
+        let Some((level, _)) = p.string(doc, v, &format!("{name}.{rule}")) else {
+            continue;
+        };
+        match config::parse_level(&level) {
+            Some(level) => {
+                config
+                    .options
+                    .set_rule_level(&rule, level)
+                    .expect("the rule was found");
+            }
+            None => p.node_error(
+                doc,
+                v,
+                format!(
+                    "{name}.{rule}: invalid severity {level:?}: expected error, \
+                     warning, info, hint or off"
+                ),
+            ),
+        }
+    }
+}
+
+/// `per-path-ignores:`: rules not run on the files a pattern matches.
+fn read_per_path_ignores(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    for (k, pattern, v) in p.entries(doc, value, name).unwrap_or_default() {
+        let patterns = match Patterns::new(&[pattern.as_str()]) {
+            Ok(patterns) => patterns,
+            Err((_, e)) => {
+                p.node_error(doc, k, format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let mut names = Vec::new();
+        for (rule, node) in p.strings(doc, v, &format!("{name}.{pattern}")) {
+            match rules::find(&rule) {
+                Some(meta) => names.push(meta.name),
+                None => p.node_error(
+                    doc,
+                    node,
+                    format!("{name}.{pattern}: {}", config::unknown_rule(&rule)),
+                ),
+            }
+        }
+        config.per_path_ignores.push((patterns, names));
     }
 }
 

@@ -264,6 +264,53 @@ fn to_json(doc: &Document<'_>, node: NodeId) -> Value {
     }
 }
 
+/// What a valid configuration file says (as JSON) is what its parsed configuration holds:
+/// the inventory files, each rule's level, the feature gates and the admission plugins.
+fn said_is_parsed(name: &str, said: &Value, config: &taintlint::config_file::ConfigFile) {
+    let strings = |v: &Value| -> Vec<String> {
+        match v {
+            Value::String(s) => vec![s.clone()],
+            Value::Array(a) => a.iter().map(|s| s.as_str().unwrap().to_string()).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let inventory = strings(&said["inventory"]);
+    assert_eq!(
+        config.inventory.len(),
+        inventory.len(),
+        "{name}: {:?}",
+        config.inventory
+    );
+    for (path, written) in config.inventory.iter().zip(&inventory) {
+        assert!(
+            path.ends_with(written),
+            "{name}: {} for {written}",
+            path.display()
+        );
+    }
+    for (rule, level) in said["rules"].as_object().into_iter().flatten() {
+        let meta = taintlint::rules::find(rule).unwrap();
+        let level = taintlint::config::parse_level(level.as_str().unwrap()).unwrap();
+        assert_eq!(config.options.rule_level(meta), level, "{name}: {rule}");
+    }
+    for (gate, on) in said["feature-gates"].as_object().into_iter().flatten() {
+        assert_eq!(
+            Some(config.options.feature(gate)),
+            on.as_bool(),
+            "{name}: {gate}"
+        );
+    }
+    for (list, enabled) in [("enable", true), ("disable", false)] {
+        for plugin in strings(&said["admission-plugins"][list]) {
+            assert_eq!(
+                config.options.admission_enabled(&plugin),
+                enabled,
+                "{name}: {plugin}"
+            );
+        }
+    }
+}
+
 fn yaml_to_json(text: &str) -> Value {
     let stream = syntax::parse(text);
     match stream
@@ -301,8 +348,9 @@ fn the_json_schema_agrees_with_the_parser() {
             // types, bad severities), though not glob syntax.
             assert!(errors.len() >= 8, "{name}: {errors:#?}");
         } else {
-            assert!(parsed.is_ok(), "{name}: {:?}", parsed.err());
+            let config = parsed.unwrap_or_else(|e| panic!("{name}: {e:?}"));
             assert!(errors.is_empty(), "{name}: {errors:#?}");
+            said_is_parsed(name, &yaml_to_json(&text), &config);
         }
         checked += 1;
     }

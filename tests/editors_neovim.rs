@@ -6,6 +6,7 @@
 //! say what the core says; and in a real terminal (tmux) the screen shows the lenses and hints
 //! that editors/neovim/README.md shows. Needs the tools of scripts/install-editor-test-deps.sh.
 
+mod common;
 mod editor_support;
 
 use std::path::{Path, PathBuf};
@@ -24,7 +25,9 @@ const INVENTORY_APPEND: &str =
 const SEVERITY_RULE: &str = "tolerates-everything";
 
 fn neovim() -> Result<PathBuf, String> {
+    // The install script's, else one on PATH (its version is checked below).
     let nvim = executable(&e2e_home().join("nvim/bin/nvim"))
+        .or_else(|e| on_path("nvim").map_err(|p| format!("{e}, and {p}")))
         .map_err(|e| format!("Neovim 0.11 is not installed ({e})"))?;
     let out = std::process::Command::new(&nvim)
         .arg("--version")
@@ -481,7 +484,7 @@ fn neovim_screen_shows_the_cluster() {
     let Some((nvim, tmux)) = require(
         "editors_neovim",
         neovim().and_then(|nvim| {
-            executable(Path::new("/usr/bin/tmux"))
+            on_path("tmux")
                 .map(|tmux| (nvim, tmux))
                 .map_err(|e| format!("tmux is not installed ({e})"))
         }),

@@ -9,6 +9,7 @@
 //! Screenshots land in target/e2e/vscode/ (with `TAINTLINT_BLESS=1`, the ones the READMEs show
 //! are copied to editors/vscode/images/). Needs the tools of scripts/install-editor-test-deps.sh.
 
+mod common;
 mod editor_support;
 
 use std::path::{Path, PathBuf};
@@ -29,6 +30,7 @@ const SEVERITY_RULE: &str = "tolerates-everything";
 
 struct Tools {
     node: PathBuf,
+    chromium: PathBuf,
 }
 
 fn tools() -> Result<Tools, String> {
@@ -42,13 +44,17 @@ fn tools() -> Result<Tools, String> {
             playwright.display()
         ));
     }
-    executable(Path::new("/usr/bin/chromium"))
-        .map_err(|e| format!("Chromium is not installed ({e})"))?;
+    // `$TAINTLINT_CHROMIUM`, as the driver reads it, or Debian's `chromium` on PATH.
+    let chromium = match std::env::var_os("TAINTLINT_CHROMIUM") {
+        Some(path) if !path.is_empty() => executable(Path::new(&path)),
+        _ => on_path("chromium"),
+    }
+    .map_err(|e| format!("Chromium is not installed ({e})"))?;
     let ext = repo().join("editors/vscode/node_modules/.bin/vsce");
     executable(&ext)
         .map_err(|e| format!("the VS Code extension's npm dependencies are not installed ({e})"))?;
-    let node = which("node").ok_or("node is not on PATH")?;
-    Ok(Tools { node })
+    let node = on_path("node")?;
+    Ok(Tools { node, chromium })
 }
 
 /// A PNG's width and height, from its header.
@@ -57,12 +63,6 @@ fn png_size(path: &Path) -> (u32, u32) {
     assert_eq!(&bytes[1..4], b"PNG", "{} is not a PNG", path.display());
     let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
     (be(16), be(20))
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|p| executable(p).is_ok())
 }
 
 fn problems(result: &Value) -> Vec<(u64, u64, String)> {
@@ -94,6 +94,7 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         .current_dir(repo())
         .env("TAINTLINT_BIN", server_bin())
         .env("TAINTLINT_E2E_HOME", e2e_home())
+        .env("TAINTLINT_CHROMIUM", &tools.chromium)
         .env("TAINTLINT_E2E_ARTIFACTS", &dir)
         .env("TAINTLINT_E2E_FIXTURE", repo().join(FIXTURE))
         .env(

@@ -1,6 +1,8 @@
 //! Property tests: whatever the input, `analyse` does not panic, every range it returns (primary,
-//! related, fix edits) lies inside the text on character boundaries, fixes apply cleanly, and
-//! the reports render.
+//! related, fix edits) lies inside the text on character boundaries, each fix removes its
+//! finding without breaking the YAML, and the reports render. Matching agrees with a reference
+//! model of upstream `ToleratesTaint`; `--fix` reaches a fixed point; an inventory holds what
+//! its nodes say.
 
 mod common;
 
@@ -53,9 +55,33 @@ fn check_text(text: &str, gate: bool) -> Result<(), TestCaseError> {
                     edits
                 );
             }
-            // Applying it and linting the result does not panic either.
+            // Applied, it removes its finding (on text this broken, the same rule may still
+            // report the place with another message) and adds no syntax error.
             let fixed = fix.apply(text);
-            let _ = analyse(&fixed, &options(gate));
+            let after = analyse(&fixed, &options(gate));
+            let count = |found: &[taintlint::Diagnostic], rule: &str, message: Option<&str>| {
+                found
+                    .iter()
+                    .filter(|f| f.rule == rule && message.is_none_or(|m| f.message == m))
+                    .count()
+            };
+            prop_assert!(
+                count(&after, d.rule, Some(&d.message)) < count(&found, d.rule, Some(&d.message)),
+                "the fix {:?} of {} at {:?} did not remove it:\n{}\n--- fixed:\n{}",
+                fix.title,
+                d.rule,
+                d.path,
+                text,
+                fixed
+            );
+            prop_assert!(
+                count(&after, "yaml-syntax", None) <= count(&found, "yaml-syntax", None),
+                "the fix {:?} of {} broke the YAML:\n{}\n--- fixed:\n{}",
+                fix.title,
+                d.rule,
+                text,
+                fixed
+            );
         }
     }
     // Sorted by position, as promised.
@@ -319,7 +345,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// No pool reader panics on a mutated pool definition (any of them): loading it as an
-    /// inventory gives pools or errors, and linting it holds the usual properties.
+    /// inventory gives pools that point into the text, or errors, and linting it holds the
+    /// usual properties.
     #[test]
     fn mutated_pool_definitions(
         pick in any::<usize>(),
@@ -336,7 +363,18 @@ proptest! {
         for m in &mutations {
             text = apply(&text, m);
         }
-        let _ = taintlint::inventory::Inventory::load(&[("p", text.as_str())]);
+        // Whatever loads points into the text: every pool, node and taint location.
+        if let Ok(inventory) = taintlint::inventory::Inventory::load(&[("p", text.as_str())]) {
+            for pool in &inventory.pools {
+                check_range(&text, &pool.at.range, "pool")?;
+                for t in &pool.taints {
+                    check_range(&text, &t.at.range, "taint")?;
+                }
+                for m in &pool.nodes {
+                    check_range(&text, &m.at.range, "node")?;
+                }
+            }
+        }
         check_text(&text, false)?;
     }
 }
@@ -420,5 +458,555 @@ fn the_corpus_itself_holds() {
     for text in corpus() {
         check_text(&text, false).unwrap();
         check_text(&text, true).unwrap();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching against a reference model.
+
+/// Upstream `Toleration.ToleratesTaint` (k8s.io/api/core/v1 toleration.go), on the fields as
+/// written, with the TaintTolerationComparisonOperators gate as its `enableComparisonOperators`.
+fn reference_tolerates(tol: [&str; 4], taint: [&str; 3], gate: bool) -> bool {
+    let ([key, operator, value, effect], [taint_key, taint_value, taint_effect]) = (tol, taint);
+    if !effect.is_empty() && effect != taint_effect {
+        return false;
+    }
+    if !key.is_empty() && key != taint_key {
+        return false;
+    }
+    match operator {
+        "" | "Equal" => value == taint_value,
+        "Exists" => true,
+        "Lt" | "Gt" if gate => match (canonical_int64(value), canonical_int64(taint_value)) {
+            (Some(t), Some(v)) if operator == "Lt" => v < t,
+            (Some(t), Some(v)) => v > t,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Upstream `compareNumericValues`' parse: `content.IsDecimalInteger` (`0`, or an optional `-`
+/// and digits without a leading zero), then `strconv.ParseInt(v, 10, 64)`.
+fn canonical_int64(v: &str) -> Option<i64> {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let canonical = v == "0"
+        || (!digits.is_empty()
+            && !digits.starts_with('0')
+            && digits.bytes().all(|b| b.is_ascii_digit()));
+    canonical.then(|| v.parse().ok()).flatten()
+}
+
+const TOLERATION_KEYS: &[&str] = &["", "k", "K", "example.com/gpu"];
+const TAINT_KEYS: &[&str] = &["k", "K", "example.com/gpu"];
+/// Valid, misspelled and unknown operators; `""` is Equal.
+const OPERATORS: &[&str] = &[
+    "", "Equal", "Exists", "Lt", "Gt", "exists", "In", "NotEqual",
+];
+const VALUES: &[&str] = &[
+    "",
+    "v",
+    "V",
+    "0",
+    "1",
+    "-1",
+    "7",
+    "10",
+    "007",
+    "-0",
+    "+5",
+    "1e3",
+    " 1",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775808",
+];
+const TOLERATION_EFFECTS: &[&str] = &[
+    "",
+    "NoSchedule",
+    "PreferNoSchedule",
+    "NoExecute",
+    "noschedule",
+    "Foo",
+];
+const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// A toleration's fields as indices into the tables above; `None` leaves the field out.
+type TolerationFields = [Option<usize>; 4];
+
+fn toleration_fields() -> impl Strategy<Value = TolerationFields> {
+    (
+        prop::option::of(0..TOLERATION_KEYS.len()),
+        prop::option::of(0..OPERATORS.len()),
+        prop::option::of(0..VALUES.len()),
+        prop::option::of(0..TOLERATION_EFFECTS.len()),
+    )
+        .prop_map(|(k, o, v, e)| [k, o, v, e])
+}
+
+fn field(table: &[&'static str], pick: Option<usize>) -> &'static str {
+    pick.map_or("", |i| table[i])
+}
+
+fn written(t: &TolerationFields) -> [&'static str; 4] {
+    [
+        field(TOLERATION_KEYS, t[0]),
+        field(OPERATORS, t[1]),
+        field(VALUES, t[2]),
+        field(TOLERATION_EFFECTS, t[3]),
+    ]
+}
+
+/// A Pod with these tolerations, every written field a double-quoted YAML string.
+fn pod_with(tolerations: &[TolerationFields]) -> String {
+    let mut text =
+        String::from("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n");
+    for t in tolerations {
+        let mut first = true;
+        for (name, value) in ["key", "operator", "value", "effect"]
+            .iter()
+            .zip(written(t))
+            .zip(t)
+            .filter(|(_, pick)| pick.is_some())
+            .map(|(pair, _)| pair)
+        {
+            let quoted = serde_json::to_string(value).unwrap();
+            text += &format!("  {} {name}: {quoted}\n", if first { "-" } else { " " });
+            first = false;
+        }
+        if first {
+            text += "  - {}\n";
+        }
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    /// What the product makes of written tolerations (read from YAML as for every rule, hover
+    /// and `simulate`) tolerates exactly what upstream's `ToleratesTaint` does, invalid
+    /// combinations included: Exists with a value, an empty key with Equal, an unknown or
+    /// misspelled operator (which tolerates nothing), an empty or unknown effect, Lt/Gt with the
+    /// gate off or values that are not canonical integers. `misses` is empty exactly then, and a
+    /// list tolerates a taint when any of its tolerations does.
+    #[test]
+    fn matching_follows_upstream(
+        tolerations in prop::collection::vec(toleration_fields(), 1..4),
+        taint in (0..TAINT_KEYS.len(), 0..VALUES.len(), 0..TAINT_EFFECTS.len()),
+        gate in any::<bool>(),
+    ) {
+        use taintlint::k8s::model::{tolerations_tolerate_taint, Effect, Taint};
+        use taintlint::k8s::objects::{extract, items};
+        let written_taint = [TAINT_KEYS[taint.0], VALUES[taint.1], TAINT_EFFECTS[taint.2]];
+        let model_taint = Taint {
+            key: written_taint[0].to_string(),
+            value: written_taint[1].to_string(),
+            effect: Effect::parse(written_taint[2]).unwrap(),
+        };
+        let text = pod_with(&tolerations);
+        let stream = taintlint::syntax::parse(&text);
+        let doc = &stream.documents[0];
+        let found = extract(doc);
+        prop_assert_eq!(found.tolerations.len(), 1, "{}", text);
+        let read = items(doc, &found.tolerations[0].list);
+        prop_assert_eq!(read.len(), tolerations.len(), "{}", text);
+        let mut models = Vec::new();
+        for (t, item) in tolerations.iter().zip(&read) {
+            let expected = reference_tolerates(written(t), written_taint, gate);
+            let model = item.toleration();
+            let got = model.as_ref().is_some_and(|m| m.tolerates(&model_taint, gate));
+            prop_assert_eq!(
+                got, expected,
+                "{:?} against {:?} (gate {}): read as {:?}", written(t), written_taint, gate, model
+            );
+            if let Some(m) = model {
+                prop_assert_eq!(m.misses(&model_taint, gate).is_empty(), got);
+                models.push(m);
+            }
+        }
+        let any = tolerations
+            .iter()
+            .any(|t| reference_tolerates(written(t), written_taint, gate));
+        prop_assert_eq!(tolerations_tolerate_taint(&models, &model_taint, gate), any);
+    }
+}
+
+#[test]
+fn the_reference_model_reads_integers_as_upstream() {
+    // content.IsDecimalInteger's own cases (k8s.io/apimachinery pkg/api/validate/content).
+    for (v, want) in [
+        ("0", Some(0)),
+        ("123", Some(123)),
+        ("-456", Some(-456)),
+        ("-0", None),
+        ("007", None),
+        ("+5", None),
+        ("", None),
+        ("-", None),
+        ("1e3", None),
+        (" 1", None),
+        ("9223372036854775808", None),
+    ] {
+        assert_eq!(canonical_int64(v), want, "{v:?}");
+    }
+    // And the model itself on the cases the issue names.
+    let gpu = ["k", "v", "NoSchedule"];
+    assert!(reference_tolerates(
+        ["k", "Exists", "other", ""],
+        gpu,
+        false
+    ));
+    assert!(!reference_tolerates(["", "Equal", "", ""], gpu, false));
+    assert!(reference_tolerates(["", "Equal", "v", ""], gpu, false));
+    assert!(!reference_tolerates(["k", "exists", "", ""], gpu, false));
+    assert!(!reference_tolerates(
+        ["k", "Exists", "", "NoExecute"],
+        gpu,
+        false
+    ));
+    let ten = ["k", "10", "NoSchedule"];
+    assert!(!reference_tolerates(["k", "Gt", "7", ""], ten, false));
+    assert!(reference_tolerates(["k", "Gt", "7", ""], ten, true));
+    assert!(!reference_tolerates(["k", "Lt", "7", ""], ten, true));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixes: each safe fix removes its finding, and fixing twice changes nothing.
+
+/// Field lines of a toleration, shaped after the rule fixtures (tests/fixtures/rules/*/bad.yaml):
+/// misspelled, deprecated and invalid keys, operators and effects, values that YAML 1.1 does
+/// not decode as strings, nulls, unknown fields and nonpositive seconds.
+const FIX_KEYS: &[&str] = &[
+    "key: example.com/gpu",
+    "key: node.kubernetes.io/unreachable",
+    "key: node.alpha.kubernetes.io/unreachable",
+    "key: node.kubernetes.io/net-ready",
+    "key: \"\"",
+    "key: ~",
+    "key: bad key!",
+    "Key: example.com/gpu",
+];
+const FIX_OPERATORS: &[&str] = &[
+    "operator: Exists",
+    "operator: Equal",
+    "operator: exists",
+    "operator: equal",
+    "operator: In",
+    "operator: \"\"",
+    "Operator: Exists",
+];
+const FIX_VALUES: &[&str] = &[
+    "value: \"true\"",
+    "value: yes",
+    "value: 1234",
+    "value: 0x1F",
+    "value: \"\"",
+    "value: ~",
+    "value: gpu",
+];
+const FIX_EFFECTS: &[&str] = &[
+    "effect: NoSchedule",
+    "effect: NoExecute",
+    "effect: noschedule",
+    "effect: NoExec",
+    "effect: \"\"",
+    "effect:",
+    "efect: NoSchedule",
+];
+const FIX_SECONDS: &[&str] = &[
+    "tolerationSeconds: 300",
+    "tolerationSeconds: 0",
+    "tolerationSeconds: -5",
+    "tolerationSeconds: \"300\"",
+    "tolerationSecond: 60",
+];
+
+/// One toleration: a pick (or nothing) from each table above.
+type FixToleration = [Option<usize>; 5];
+
+fn fix_toleration() -> impl Strategy<Value = FixToleration> {
+    (
+        prop::option::of(0..FIX_KEYS.len()),
+        prop::option::of(0..FIX_OPERATORS.len()),
+        prop::option::of(0..FIX_VALUES.len()),
+        prop::option::of(0..FIX_EFFECTS.len()),
+        prop::option::weighted(0.3, 0..FIX_SECONDS.len()),
+    )
+        .prop_map(|(k, o, v, e, s)| [k, o, v, e, s])
+}
+
+fn fix_lines(t: &FixToleration) -> Vec<&'static str> {
+    [
+        FIX_KEYS,
+        FIX_OPERATORS,
+        FIX_VALUES,
+        FIX_EFFECTS,
+        FIX_SECONDS,
+    ]
+    .iter()
+    .zip(t)
+    .filter_map(|(table, pick)| pick.map(|i| table[i]))
+    .collect()
+}
+
+/// A manifest of the fixtures' shapes: a workload (Pod, Deployment, CronJob or a chart's values)
+/// whose tolerations are written in block or flow style (an item may repeat an earlier one),
+/// optionally followed by a Node with taints.
+fn fix_manifest(
+    kind: usize,
+    tolerations: &[(FixToleration, bool)],
+    repeat: Option<usize>,
+    taints: &[(usize, usize)],
+) -> String {
+    let (head, indent) = match kind {
+        0 => ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n", "  "),
+        1 => (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n",
+            "      ",
+        ),
+        2 => (
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: c\nspec:\n  schedule: \"0 2 * * *\"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n",
+            "          ",
+        ),
+        _ => ("controller:\n  replicaCount: 2\n", "  "),
+    };
+    let mut items: Vec<&(FixToleration, bool)> = tolerations.iter().collect();
+    if let Some(r) = repeat {
+        items.push(&tolerations[r % tolerations.len()]);
+    }
+    let mut text = format!("{head}{indent}tolerations:\n");
+    for (t, flow) in items {
+        let lines = fix_lines(t);
+        if lines.is_empty() {
+            text += &format!("{indent}- {{}}\n");
+        } else if *flow {
+            text += &format!("{indent}- {{{}}}\n", lines.join(", "));
+        } else {
+            for (i, line) in lines.iter().enumerate() {
+                text += &format!("{indent}{} {line}\n", if i == 0 { "-" } else { " " });
+            }
+        }
+    }
+    if kind < 3 {
+        text += &format!("{indent}containers:\n{indent}- name: app\n{indent}  image: nginx\n");
+    }
+    if !taints.is_empty() {
+        text += "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n\nspec:\n  taints:\n";
+        for &(key, effect) in taints {
+            text += &format!(
+                "  - {}\n    {}\n",
+                FIX_KEYS[key % 4],
+                FIX_EFFECTS[effect % FIX_EFFECTS.len()]
+            );
+        }
+    }
+    text
+}
+
+fn fix_case() -> impl Strategy<Value = String> {
+    (
+        0..4usize,
+        prop::collection::vec((fix_toleration(), any::<bool>()), 1..4),
+        prop::option::of(any::<usize>()),
+        prop::collection::vec((any::<usize>(), any::<usize>()), 0..3),
+    )
+        .prop_map(|(kind, tolerations, repeat, taints)| {
+            fix_manifest(kind, &tolerations, repeat, &taints)
+        })
+}
+
+/// How many findings of each rule.
+fn by_rule(found: &[taintlint::Diagnostic]) -> std::collections::BTreeMap<&'static str, usize> {
+    let mut counts = std::collections::BTreeMap::new();
+    for d in found {
+        *counts.entry(d.rule).or_insert(0) += 1;
+    }
+    counts
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+    /// Every fix, safe or to review, applied alone, leaves fewer findings of its rule and no
+    /// new syntax error; `--fix` (`fix_all`, safe fixes only, or with `--unsafe-fixes`) leaves
+    /// nothing it would apply, and fixing its result again changes nothing.
+    #[test]
+    fn fixes_remove_their_findings_and_fixing_twice_changes_nothing(text in fix_case()) {
+        use taintlint::fix::{fix_all, fixable, FixMode, MAX_PASSES};
+        let options = Options::default();
+        let found = analyse(&text, &options);
+        let before = by_rule(&found);
+        for d in &found {
+            for fix in &d.fixes {
+                let fixed = fix.apply(&text);
+                let after = analyse(&fixed, &options);
+                let left = by_rule(&after);
+                prop_assert!(
+                    left.get(d.rule).copied().unwrap_or(0) < before[d.rule],
+                    "the fix {:?} ({:?}) of {} at {:?} did not remove it:\n{}\n--- fixed:\n{}\n--- after: {:?}",
+                    fix.title, fix.applicability, d.rule, d.path, text, fixed,
+                    after.iter().map(|a| (a.rule, a.path.clone())).collect::<Vec<_>>()
+                );
+                prop_assert!(
+                    left.get("yaml-syntax") <= before.get("yaml-syntax"),
+                    "the fix {:?} of {} broke the YAML:\n{}", fix.title, d.rule, fixed
+                );
+            }
+        }
+        for mode in [FixMode::Safe, FixMode::Unsafe] {
+            let once = fix_all(&text, &options, mode);
+            prop_assert!(once.passes < MAX_PASSES, "{:?}: {} passes:\n{}", mode, once.passes, text);
+            let left = analyse(&once.text, &options);
+            prop_assert!(
+                !left.iter().any(|d| fixable(d, mode)),
+                "{:?}: --fix left fixes to apply:\n{}\n--- fixed:\n{}\n{:?}",
+                mode, text, once.text,
+                left.iter().filter(|d| fixable(d, mode)).map(|d| (d.rule, d.path.clone())).collect::<Vec<_>>()
+            );
+            let twice = fix_all(&once.text, &options, mode);
+            prop_assert_eq!(twice.applied, 0, "{:?}: a second --fix applied fixes:\n{}", mode, once.text);
+            prop_assert_eq!(&twice.text, &once.text);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inventories: what loads is what the nodes say.
+
+/// Taints a generated node may carry (at most one per key and effect, as the API server
+/// requires).
+const NODE_TAINTS: &[(&str, &str, &str)] = &[
+    ("nvidia.com/gpu", "present", "NoSchedule"),
+    ("nvidia.com/gpu", "", "NoExecute"),
+    ("example.com/spot", "true", "PreferNoSchedule"),
+    ("example.com/team", "data", "NoSchedule"),
+    ("node.kubernetes.io/unreachable", "", "NoExecute"),
+];
+
+/// One node: its pool label's value, which of [`NODE_TAINTS`] it has, and whether it is cordoned.
+type GeneratedNode = (usize, Vec<usize>, bool);
+
+fn generated_node() -> impl Strategy<Value = GeneratedNode> {
+    (
+        0..3usize,
+        prop::sample::subsequence((0..NODE_TAINTS.len()).collect::<Vec<_>>(), 0..4),
+        prop::bool::weighted(0.2),
+    )
+}
+
+const POOL_LABEL: &str = "example.com/pool";
+const POOL_NAMES: &[&str] = &["general", "gpu", "batch"];
+
+/// The nodes as `kubectl get nodes -o json` or `-o yaml` prints them, or as Node documents.
+fn node_list(nodes: &[GeneratedNode], format: usize) -> String {
+    let json = |i: usize, (pool, taints, cordoned): &GeneratedNode| {
+        let taints: Vec<serde_json::Value> = taints
+            .iter()
+            .map(|&t| {
+                let (key, value, effect) = NODE_TAINTS[t];
+                let mut taint = serde_json::json!({"key": key, "effect": effect});
+                if !value.is_empty() {
+                    taint["value"] = value.into();
+                }
+                taint
+            })
+            .collect();
+        let mut spec = serde_json::json!({"taints": taints});
+        if *cordoned {
+            spec["unschedulable"] = true.into();
+        }
+        serde_json::json!({
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": format!("node-{i}"), "labels": {POOL_LABEL: POOL_NAMES[*pool]}},
+            "spec": spec,
+        })
+    };
+    let items: Vec<serde_json::Value> = nodes.iter().enumerate().map(|(i, n)| json(i, n)).collect();
+    match format {
+        0 => serde_json::to_string_pretty(
+            &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}),
+        )
+        .unwrap(),
+        // JSON is YAML: a flow-style List, one item a line.
+        1 => {
+            let lines: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+            format!("apiVersion: v1\nkind: List\nitems:\n{}\n", lines.join("\n"))
+        }
+        // Block-style Node documents.
+        _ => nodes
+            .iter()
+            .enumerate()
+            .map(|(i, (pool, taints, cordoned))| {
+                let mut doc = format!(
+                    "apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i}\n  labels:\n    {POOL_LABEL}: {}\nspec:\n",
+                    POOL_NAMES[*pool]
+                );
+                if *cordoned {
+                    doc += "  unschedulable: true\n";
+                }
+                if taints.is_empty() {
+                    doc += "  taints: []\n";
+                }
+                else {
+                    doc += "  taints:\n";
+                }
+                for &t in taints {
+                    let (key, value, effect) = NODE_TAINTS[t];
+                    doc += &format!("  - key: {key}\n");
+                    if !value.is_empty() {
+                        doc += &format!("    value: \"{value}\"\n");
+                    }
+                    doc += &format!("    effect: {effect}\n");
+                }
+                doc
+            })
+            .collect::<Vec<_>>()
+            .join("---\n"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A node list loads as what it says: every node once, in a pool whose taints, pool label
+    /// and cordon are the node's own, and nodes grouped together exactly when those agree.
+    #[test]
+    fn inventories_hold_what_the_nodes_say(
+        nodes in prop::collection::vec(generated_node(), 1..10),
+        format in 0..3usize,
+    ) {
+        let text = node_list(&nodes, format);
+        let inventory = taintlint::inventory::Inventory::load(&[("nodes", text.as_str())])
+            .map_err(|e| TestCaseError::fail(format!("{e:?}\n{text}")))?;
+        prop_assert_eq!(inventory.node_count(), nodes.len(), "{}", text);
+        prop_assert_eq!(inventory.files[0].nodes, nodes.len());
+        let mut groups = std::collections::BTreeSet::new();
+        for (i, (pool, taints, cordoned)) in nodes.iter().enumerate() {
+            let name = format!("node-{i}");
+            let holding: Vec<_> = inventory
+                .pools
+                .iter()
+                .filter(|p| p.nodes.iter().any(|m| m.name == name))
+                .collect();
+            prop_assert_eq!(holding.len(), 1, "{} is in {} pools:\n{}", name, holding.len(), text);
+            let p = holding[0];
+            let mut want: Vec<(&str, &str, &str)> = taints.iter().map(|&t| NODE_TAINTS[t]).collect();
+            want.sort();
+            let mut got: Vec<(String, String, String)> = p
+                .taints
+                .iter()
+                .map(|t| (t.taint.key.clone(), t.taint.value.clone(), t.taint.effect.to_string()))
+                .collect();
+            got.sort();
+            let got: Vec<(&str, &str, &str)> =
+                got.iter().map(|(k, v, e)| (k.as_str(), v.as_str(), e.as_str())).collect();
+            prop_assert_eq!(&got, &want, "taints of {}:\n{}", name, text);
+            prop_assert_eq!(p.label(None, POOL_LABEL), Some(POOL_NAMES[*pool]), "{}", name);
+            prop_assert_eq!(p.unschedulable.is_some(), *cordoned, "{}", name);
+            groups.insert((pool, want, cordoned));
+        }
+        prop_assert_eq!(inventory.pools.len(), groups.len(), "{}", text);
     }
 }

@@ -718,3 +718,232 @@ fn the_unschedulable_fix_makes_it_fit() {
         "the fix is valid YAML and Kubernetes"
     );
 }
+
+/// `simulate --format json` over `manifest` against `inventory` (both written to a temporary
+/// folder), with `extra` arguments: per workload its name, `fits`, what rejected it (if
+/// anything), and its verdict per pool name.
+/// A workload's name, `fits`, rejection message, and (pool name, fit) per pool.
+type Simulated = (String, String, Option<String>, Vec<(String, String)>);
+
+fn simulated(inventory: &str, manifest: &str, extra: &[&str]) -> Vec<Simulated> {
+    let dir = tempfile::tempdir().unwrap();
+    let (inv, man) = (dir.path().join("nodes.yaml"), dir.path().join("pods.yaml"));
+    std::fs::write(&inv, inventory).unwrap();
+    std::fs::write(&man, manifest).unwrap();
+    let mut args = vec![
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        inv.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    args.push(man.to_str().unwrap());
+    let o = run(&args);
+    assert!(o.status.code().is_some_and(|c| c <= 1), "{}", stderr(&o));
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pool_names: Vec<&str> = json["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    json["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            let pool_names = &pool_names;
+            let mut pools: Vec<(String, String)> = w["pools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|v| {
+                    v["pools"].as_array().unwrap().iter().map(move |p| {
+                        let name = pool_names[p.as_u64().unwrap() as usize];
+                        (name.to_string(), v["fit"].as_str().unwrap().to_string())
+                    })
+                })
+                .collect();
+            pools.sort();
+            (
+                w["name"].as_str().unwrap().to_string(),
+                w["fits"].as_str().unwrap().to_string(),
+                w["rejected"]["message"].as_str().map(str::to_string),
+                pools,
+            )
+        })
+        .collect()
+}
+
+fn pools(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(p, f)| (p.to_string(), f.to_string()))
+        .collect()
+}
+
+/// A pod with `spec.nodeName` never meets the scheduler: the kubelet admits it, and of the
+/// node's taints it checks only NoExecute ones (upstream pkg/kubelet/lifecycle/predicate.go,
+/// `generalFilter`: "Kubelet is only interested in the NoExecute taint"), and not the cordon
+/// (`spec.unschedulable` is the scheduler's filter). NoSchedule does not keep it off its node;
+/// NoExecute does, unless tolerated.
+#[test]
+fn a_node_name_pod_meets_only_no_execute_taints() {
+    let inventory = "\
+apiVersion: v1
+kind: Node
+metadata: {name: db-1}
+spec:
+  taints: [{key: example.com/dedicated, value: db, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: drain-1}
+spec:
+  taints: [{key: example.com/drain, effect: NoExecute}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: cordoned-1}
+spec: {unschedulable: true}
+";
+    let pod = |name: &str, spec: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n{spec}  containers: [{{name: app, image: nginx}}]\n"
+        )
+    };
+    let manifest = [
+        pod("scheduled", ""),
+        pod("bound-db", "  nodeName: db-1\n"),
+        pod("bound-drain", "  nodeName: drain-1\n"),
+        pod(
+            "bound-drain-tolerated",
+            "  nodeName: drain-1\n  tolerations: [{key: example.com/drain, operator: Exists}]\n",
+        ),
+        pod("bound-cordoned", "  nodeName: cordoned-1\n"),
+    ]
+    .concat();
+    let got = simulated(inventory, &manifest, &[]);
+    let want = [
+        (
+            "scheduled",
+            "no",
+            [("cordoned-1", "no"), ("db-1", "no"), ("drain-1", "no")],
+        ),
+        (
+            "bound-db",
+            "yes",
+            [("cordoned-1", "no"), ("db-1", "yes"), ("drain-1", "no")],
+        ),
+        (
+            "bound-drain",
+            "no",
+            [("cordoned-1", "no"), ("db-1", "no"), ("drain-1", "no")],
+        ),
+        (
+            "bound-drain-tolerated",
+            "yes",
+            [("cordoned-1", "no"), ("db-1", "no"), ("drain-1", "yes")],
+        ),
+        (
+            "bound-cordoned",
+            "yes",
+            [("cordoned-1", "yes"), ("db-1", "no"), ("drain-1", "no")],
+        ),
+    ];
+    assert_eq!(got.len(), want.len(), "{got:#?}");
+    for (g, (name, fits, by_pool)) in got.iter().zip(want) {
+        assert_eq!(
+            (g.0.as_str(), g.1.as_str(), &g.3),
+            (name, fits, &pools(&by_pool)),
+            "{got:#?}"
+        );
+    }
+}
+
+/// DefaultTolerationSeconds adds the not-ready and unreachable NoExecute tolerations (300 s)
+/// only when no toleration of the pod already covers them: one whose key is that key or empty
+/// and whose effect is NoExecute or empty (upstream
+/// plugin/pkg/admission/defaulttolerationseconds/admission.go). What it adds shows where
+/// PodTolerationRestriction judges every toleration the pod ends up with: this namespace
+/// allows NoExecute tolerations of at most 60 seconds, so a 300-second default is refused.
+#[test]
+fn default_toleration_seconds_adds_nothing_an_empty_key_toleration_covers() {
+    let inventory = "\
+apiVersion: v1
+kind: Node
+metadata: {name: lost-1}
+spec:
+  taints: [{key: node.kubernetes.io/unreachable, effect: NoExecute}]
+";
+    let namespace = r#"apiVersion: v1
+kind: Namespace
+metadata:
+  name: edge
+  annotations:
+    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '[{"operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}, {"operator": "Exists", "effect": "NoSchedule"}]'
+"#;
+    let pod = |name: &str, tolerations: &str| {
+        format!(
+            "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: edge}}\nspec:\n  tolerations: [{tolerations}]\n  containers: [{{name: app, image: nginx}}]\n"
+        )
+    };
+    let manifest = [
+        namespace.to_string(),
+        pod("none", ""),
+        // An empty key with NoExecute covers both: nothing is added.
+        pod(
+            "any-key",
+            "{operator: Exists, effect: NoExecute, tolerationSeconds: 60}",
+        ),
+        // An empty key with another effect covers neither.
+        pod("any-key-no-schedule", "{operator: Exists, effect: NoSchedule}"),
+        // The not-ready key covers only not-ready: unreachable is added.
+        pod(
+            "not-ready",
+            "{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 60}",
+        ),
+    ]
+    .concat();
+    let got = simulated(
+        inventory,
+        &manifest,
+        &["--enable-admission-plugins", "PodTolerationRestriction"],
+    );
+    let rejected: Vec<(&str, Option<&str>)> = got
+        .iter()
+        .map(|(name, _, rejected, _)| (name.as_str(), rejected.as_deref()))
+        .collect();
+    let names: Vec<&str> = rejected.iter().map(|r| r.0).collect();
+    assert_eq!(
+        names,
+        ["none", "any-key", "any-key-no-schedule", "not-ready"]
+    );
+    let says = |name: &str, default: &str| {
+        let message = rejected.iter().find(|r| r.0 == name).unwrap().1;
+        message.is_some_and(|m| {
+            m.contains(&format!(
+                "{{key: {default}, operator: Exists, effect: NoExecute, tolerationSeconds: 300}}"
+            )) && m.contains("DefaultTolerationSeconds")
+        })
+    };
+    assert!(
+        says("none", "node.kubernetes.io/not-ready"),
+        "{rejected:#?}"
+    );
+    assert_eq!(rejected[1], ("any-key", None), "{rejected:#?}");
+    assert!(
+        says("any-key-no-schedule", "node.kubernetes.io/not-ready"),
+        "{rejected:#?}"
+    );
+    assert!(
+        says("not-ready", "node.kubernetes.io/unreachable"),
+        "{rejected:#?}"
+    );
+    assert!(
+        !says("not-ready", "node.kubernetes.io/not-ready"),
+        "{rejected:#?}"
+    );
+    // Admitted, the empty-key pod stays on the unreachable node (for its own 60 seconds).
+    assert_eq!(got[1].3, pools(&[("lost-1", "yes")]));
+}

@@ -94,7 +94,7 @@ fn workload(j: usize) -> String {
         );
     } else if j % 40 == 13 {
         spec.push_str("      nodeSelector: {example.com/pool: batch}\n");
-    } else if j % 3 == 0 && !taints.is_empty() && family != "batch" {
+    } else if j.is_multiple_of(3) && !taints.is_empty() && family != "batch" {
         writeln!(spec, "      nodeSelector: {{example.com/pool: {family}}}").unwrap();
         spec.push_str("      tolerations:\n");
         for t in taints.iter() {

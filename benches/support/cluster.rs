@@ -9,15 +9,15 @@ pub const POOLS: usize = 50;
 /// The taints of pool `p`.
 fn taints(p: usize) -> Vec<String> {
     let mut t = Vec::new();
-    if p % 2 == 0 {
+    if p.is_multiple_of(2) {
         t.push(format!(
             r#"{{"effect":"NoSchedule","key":"dedicated","value":"pool{p}"}}"#
         ));
     }
-    if p % 5 == 0 {
+    if p.is_multiple_of(5) {
         t.push(r#"{"effect":"PreferNoSchedule","key":"example.com/batch"}"#.to_string());
     }
-    if p % 7 == 0 {
+    if p.is_multiple_of(7) {
         t.push(r#"{"effect":"NoExecute","key":"example.com/spot","value":"true"}"#.to_string());
     }
     t
@@ -187,7 +187,7 @@ pub fn deployment(i: usize) -> String {
         1 => "      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n".to_string(),
         _ => format!("      nodeSelector: {{example.com/pool: pool{p}}}\n"),
     };
-    let tolerations = if i % 4 == 0 {
+    let tolerations = if i.is_multiple_of(4) {
         String::new()
     } else {
         format!(

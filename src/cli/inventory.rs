@@ -39,60 +39,12 @@ pub(crate) enum Texts {
 /// inventory files the lint walk finds in it, Terraform included); on any problem prints every
 /// one and returns exit 2.
 pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedInventory, ExitCode> {
-    let mut sources: Vec<(PathBuf, Option<String>)> = Vec::new();
-    // The nodes of the sources read as they streamed in, by index in `sources`.
-    let mut streamed: Vec<(usize, inventory::StreamedNodes)> = Vec::new();
-    // For each source found in a directory, the directory's index in `paths`.
-    let mut walked: Vec<Option<usize>> = Vec::new();
+    let ReadSources {
+        mut sources,
+        mut streamed,
+        mut walked,
+    } = read_sources(paths, texts)?;
     let mut failed = false;
-    let defaults = [(ConfigFile::default(), taintlint::Options::default())];
-    for (i, p) in paths.iter().enumerate() {
-        let inputs = if p.as_os_str() == "-" {
-            vec![(Input::Stdin(0), None)]
-        } else if p.is_dir() {
-            let mut problems = Vec::new();
-            let found = collect_inputs(std::slice::from_ref(p), &defaults, false, &mut problems);
-            for problem in problems {
-                eprintln!("taintlint: inventory {problem}");
-                failed = true;
-            }
-            found.into_iter().map(|f| (f, Some(i))).collect()
-        } else {
-            vec![(Input::File(p.clone(), 0), None)]
-        };
-        for (input, dir) in inputs {
-            let path = match &input {
-                Input::File(f, _) => f.clone(),
-                Input::Stdin(_) => p.clone(),
-            };
-            // A JSON node list named on its own is read as it streams in, when its text is
-            // not needed after.
-            if let (Texts::Drop, Input::File(file, _), None) = (texts, &input, dir) {
-                // (A file that cannot be read is left to the whole read, which says why.)
-                if let Ok(Some(nodes)) = stream(file, sources.len()) {
-                    streamed.push((sources.len(), nodes));
-                    sources.push((path, None));
-                    walked.push(dir);
-                    continue;
-                }
-            }
-            match read(&input) {
-                // In a directory, only files that may define nodes are taken.
-                Ok(text) if dir.is_some() && !inventory::may_define_nodes(&text) => {}
-                Ok(text) => {
-                    sources.push((path, Some(text)));
-                    walked.push(dir);
-                }
-                Err(e) => {
-                    eprintln!("taintlint: inventory {e}");
-                    failed = true;
-                }
-            }
-        }
-    }
-    if failed {
-        return Err(ExitCode::from(2));
-    }
     loop {
         let names: Vec<String> = sources
             .iter()
@@ -169,6 +121,79 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
             }
         }
     }
+}
+
+/// The inventory files as read: each source (its path, and its text unless its nodes were read
+/// as it streamed in), those streamed nodes, and for each source found in a directory, the
+/// directory's index in the paths given.
+struct ReadSources {
+    sources: Vec<(PathBuf, Option<String>)>,
+    streamed: Vec<(usize, inventory::StreamedNodes)>,
+    walked: Vec<Option<usize>>,
+}
+
+/// Reads every inventory path: `-`, a file, or the files a directory holds that may define
+/// nodes; on any problem prints every one and returns exit 2.
+fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode> {
+    let mut sources: Vec<(PathBuf, Option<String>)> = Vec::new();
+    // The nodes of the sources read as they streamed in, by index in `sources`.
+    let mut streamed: Vec<(usize, inventory::StreamedNodes)> = Vec::new();
+    // For each source found in a directory, the directory's index in `paths`.
+    let mut walked: Vec<Option<usize>> = Vec::new();
+    let mut failed = false;
+    let defaults = [(ConfigFile::default(), taintlint::Options::default())];
+    for (i, p) in paths.iter().enumerate() {
+        let inputs = if p.as_os_str() == "-" {
+            vec![(Input::Stdin(0), None)]
+        } else if p.is_dir() {
+            let mut problems = Vec::new();
+            let found = collect_inputs(std::slice::from_ref(p), &defaults, false, &mut problems);
+            for problem in problems {
+                eprintln!("taintlint: inventory {problem}");
+                failed = true;
+            }
+            found.into_iter().map(|f| (f, Some(i))).collect()
+        } else {
+            vec![(Input::File(p.clone(), 0), None)]
+        };
+        for (input, dir) in inputs {
+            let path = match &input {
+                Input::File(f, _) => f.clone(),
+                Input::Stdin(_) => p.clone(),
+            };
+            // A JSON node list named on its own is read as it streams in, when its text is
+            // not needed after.
+            if let (Texts::Drop, Input::File(file, _), None) = (texts, &input, dir) {
+                // (A file that cannot be read is left to the whole read, which says why.)
+                if let Ok(Some(nodes)) = stream(file, sources.len()) {
+                    streamed.push((sources.len(), nodes));
+                    sources.push((path, None));
+                    walked.push(dir);
+                    continue;
+                }
+            }
+            match read(&input) {
+                // In a directory, only files that may define nodes are taken.
+                Ok(text) if dir.is_some() && !inventory::may_define_nodes(&text) => {}
+                Ok(text) => {
+                    sources.push((path, Some(text)));
+                    walked.push(dir);
+                }
+                Err(e) => {
+                    eprintln!("taintlint: inventory {e}");
+                    failed = true;
+                }
+            }
+        }
+    }
+    if failed {
+        return Err(ExitCode::from(2));
+    }
+    Ok(ReadSources {
+        sources,
+        streamed,
+        walked,
+    })
 }
 
 /// A file read as a JSON node list as it streams in, when it starts like JSON and is one.

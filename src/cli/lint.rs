@@ -10,6 +10,7 @@ use taintlint::analysis::analyse_streamed;
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::diagnostic::Diagnostic;
 use taintlint::fix::{self, FixMode};
+use taintlint::inventory::Inventory;
 use taintlint::position::LineIndex;
 use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::{analyse_with, config, rules, Options};
@@ -17,7 +18,7 @@ use taintlint::{analyse_with, config, rules, Options};
 use super::input::{
     collect_inputs, config_index, one_stdin, read, same_file, write_atomically, Input,
 };
-use super::inventory::{load_inventory, Texts};
+use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -126,36 +127,12 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     if !explicit {
         args.paths.push(PathBuf::from("."));
     }
-    let configs = match load_configs(&args) {
-        Ok(c) => c,
-        Err(errors) => {
-            for e in errors {
-                eprintln!("taintlint: {e}");
-            }
-            return ExitCode::from(2);
-        }
+    let configs = match check_arguments(&args) {
+        Ok(configs) => configs,
+        Err(code) => return code,
     };
-    if let Err(e) = one_stdin(&args.paths, &args.inventory) {
-        eprintln!("taintlint: {e}");
-        return ExitCode::from(2);
-    }
-    if args.fix && args.paths.iter().any(|p| p.as_os_str() == "-") {
-        eprintln!(
-            "taintlint: --fix cannot write back to standard input; use --diff to see the fixes"
-        );
-        return ExitCode::from(2);
-    }
     // The inventory: the command line's, else the configuration files' (each listed once).
-    let mut inventory_paths = args.inventory.clone();
-    if inventory_paths.is_empty() {
-        for (config, _) in &configs {
-            for p in &config.inventory {
-                if !inventory_paths.contains(p) {
-                    inventory_paths.push(p.clone());
-                }
-            }
-        }
-    }
+    let inventory_paths = inventory_paths(&args, &configs);
     let loaded = if inventory_paths.is_empty() {
         None
     } else {
@@ -188,6 +165,120 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
+    let jobs = jobs(inputs, stdin_config, loaded.as_ref(), args.diff);
+    let linter = Linter {
+        args: &args,
+        configs: &configs,
+        loaded: loaded.as_ref(),
+        mode: if args.unsafe_fixes {
+            FixMode::Unsafe
+        } else {
+            FixMode::Safe
+        },
+    };
+
+    // Related locations point into the inventory files and the files that hold Namespaces and
+    // RuntimeClasses.
+    let positions = Positions::new(
+        loaded
+            .iter()
+            .flat_map(|l| {
+                l.inventory
+                    .files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.name.as_str(), l.text(i)))
+            })
+            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
+    );
+    let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = Output::begin(
+        writer(args.format, args.color),
+        stdout,
+        args.diff,
+        &positions,
+    );
+    let threads = ordered::threads();
+    ordered::run_in_pieces(
+        &jobs,
+        threads,
+        4 * threads,
+        |job, send| linter.in_pieces(job, send),
+        |_, piece| out.take(piece, &mut problems),
+    );
+    let totals = out.end();
+
+    if args.fix && totals.fixed > 0 {
+        let noun =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        eprintln!(
+            "Fixed {} in {}.",
+            noun(totals.fixed, "problem", "problems"),
+            noun(totals.fixed_files, "file", "files")
+        );
+    }
+    for p in &problems {
+        eprintln!("taintlint: {p}");
+    }
+    if !problems.is_empty() {
+        ExitCode::from(2)
+    } else if args.diff {
+        ExitCode::from(u8::from(totals.diffs))
+    } else if totals.summary.error > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The configuration files, and whether the arguments make sense together (one standard
+/// input, no `--fix` of it); on a problem, says so and gives exit 2.
+fn check_arguments(args: &LintArgs) -> Result<Vec<(ConfigFile, Options)>, ExitCode> {
+    let configs = match load_configs(args) {
+        Ok(c) => c,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("taintlint: {e}");
+            }
+            return Err(ExitCode::from(2));
+        }
+    };
+    if let Err(e) = one_stdin(&args.paths, &args.inventory) {
+        eprintln!("taintlint: {e}");
+        return Err(ExitCode::from(2));
+    }
+    if args.fix && args.paths.iter().any(|p| p.as_os_str() == "-") {
+        eprintln!(
+            "taintlint: --fix cannot write back to standard input; use --diff to see the fixes"
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(configs)
+}
+
+/// The inventory files: the command line's, else the configuration files' (each listed once).
+fn inventory_paths(args: &LintArgs, configs: &[(ConfigFile, Options)]) -> Vec<PathBuf> {
+    let mut paths = args.inventory.clone();
+    if paths.is_empty() {
+        for (config, _) in configs {
+            for p in &config.inventory {
+                if !paths.contains(p) {
+                    paths.push(p.clone());
+                }
+            }
+        }
+    }
+    paths
+}
+
+/// The files to lint, in order: the inputs, then the inventory files no input names (not with
+/// `--diff`, which shows only the inputs' fixes).
+fn jobs(
+    inputs: Vec<Input>,
+    stdin_config: usize,
+    loaded: Option<&LoadedInventory>,
+    diff: bool,
+) -> Vec<Job> {
     let mut jobs: Vec<Job> = inputs
         .into_iter()
         .map(|input| match input {
@@ -195,7 +286,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             other => Job::Input(other),
         })
         .collect();
-    if let (Some(l), false) = (&loaded, args.diff) {
+    if let (Some(l), false) = (loaded, diff) {
         for (i, (path, _)) in l.sources.iter().enumerate() {
             let listed = jobs.iter().any(|j| match j {
                 Job::Input(Input::File(p, _)) => p == path || same_file(p, path),
@@ -206,13 +297,51 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             }
         }
     }
-    let mode = if args.unsafe_fixes {
-        FixMode::Unsafe
-    } else {
-        FixMode::Safe
-    };
+    jobs
+}
 
-    let lint_one = |job: &Job| -> Result<Linted, String> {
+/// What every job shares: the arguments, the configurations, the inventory and the fix mode.
+struct Linter<'a> {
+    args: &'a LintArgs,
+    configs: &'a [(ConfigFile, Options)],
+    loaded: Option<&'a LoadedInventory>,
+    mode: FixMode,
+}
+
+impl Linter<'_> {
+    fn inventory(&self) -> Option<&Inventory> {
+        self.loaded.map(|l| &l.inventory)
+    }
+
+    /// A file from the command line is linted in pieces, unless fixes are applied or shown.
+    fn in_pieces(&self, job: &Job, send: &mut dyn FnMut(Piece)) {
+        let args = self.args;
+        if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
+            let (config, options) = &self.configs[input.config()];
+            let options = config.options_for(options, Some(path.as_path()));
+            match read(input) {
+                Err(e) => send(Piece::Whole(Err(e))),
+                Ok(text) => {
+                    let text: std::sync::Arc<str> = text.into();
+                    send(Piece::Start(FileReport::new(
+                        input.name(),
+                        text.clone(),
+                        Vec::new(),
+                    )));
+                    analyse_streamed(&text, &options, self.inventory(), BATCH, &mut |findings| {
+                        send(Piece::Findings(findings))
+                    });
+                }
+            }
+            return;
+        }
+        send(Piece::Whole(self.lint_one(job)));
+    }
+
+    /// One job whole: an inventory file, or an input with its fixes applied (`--fix`) or shown
+    /// (`--diff`).
+    fn lint_one(&self, job: &Job) -> Result<Linted, String> {
+        let (args, inventory) = (self.args, self.inventory());
         let mut linted = Linted {
             reports: Vec::new(),
             fixed: 0,
@@ -221,9 +350,9 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         let input = match job {
             Job::Input(input) => input,
             Job::Inventory(i) => {
-                let l = loaded.as_ref().expect("inventory jobs come from it");
+                let l = self.loaded.expect("inventory jobs come from it");
                 let text = l.text(*i).to_string();
-                let diagnostics = analyse_with(&text, &configs[0].1, inventory);
+                let diagnostics = analyse_with(&text, &self.configs[0].1, inventory);
                 let name = l.inventory.files[*i].name.clone();
                 linted
                     .reports
@@ -238,11 +367,12 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
                 None => (input.name(), None),
             },
         };
-        let (config, options) = &configs[input.config()];
+        let (config, options) = &self.configs[input.config()];
         let options = config.options_for(options, path);
         let mut text = read(input)?;
         if args.fix || args.diff {
-            let fixed = fix::fix_all_with(&text, mode, |t| analyse_with(t, &options, inventory));
+            let fixed =
+                fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));
             linted.fixed = fixed.applied;
             if args.diff {
                 linted.diff = fix::unified_diff(&name, &text, &fixed.text);
@@ -264,9 +394,12 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             Input::File(..) => vec![report],
         };
         Ok(linted)
-    };
+    }
+}
 
-    let color = match args.color {
+/// The writer of a format; human output in colour as `--color` says.
+fn writer(format: Format, color: Color) -> Box<dyn Writer> {
+    let color = match color {
         Color::Always => true,
         Color::Never => false,
         Color::Auto => {
@@ -274,138 +407,119 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
-    let mut writer: Box<dyn Writer> = match args.format {
+    match format {
         Format::Json => Box::new(report::json::Json::default()),
         Format::Concise => Box::new(report::concise::Concise),
         Format::Sarif => Box::new(report::sarif::Sarif::default()),
         Format::Github => Box::new(report::github::Github),
         Format::Human => Box::new(report::human::Human::new(color)),
-    };
-    // Related locations point into the inventory files and the files that hold Namespaces and
-    // RuntimeClasses.
-    let positions = Positions::new(
-        loaded
-            .iter()
-            .flat_map(|l| {
-                l.inventory
-                    .files
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| (f.name.as_str(), l.text(i)))
-            })
-            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
-    );
-    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    // A closed pipe (`| head`) ends the output, not the run: the exit status still counts.
-    let mut write_ok = args.diff || writer.begin(&mut stdout).is_ok();
-    let mut summary = Summary::default();
-    let mut files = 0;
-    let mut fixed = 0;
-    let mut fixed_files = 0;
-    let mut diffs = false;
-    let threads = ordered::threads();
-    // A file from the command line is linted in pieces, unless fixes are applied or shown.
-    let in_pieces = |job: &Job, send: &mut dyn FnMut(Piece)| {
-        if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
-            let (config, options) = &configs[input.config()];
-            let options = config.options_for(options, Some(path.as_path()));
-            match read(input) {
-                Err(e) => send(Piece::Whole(Err(e))),
-                Ok(text) => {
-                    let text: std::sync::Arc<str> = text.into();
-                    send(Piece::Start(FileReport::new(
-                        input.name(),
-                        text.clone(),
-                        Vec::new(),
-                    )));
-                    analyse_streamed(&text, &options, inventory, BATCH, &mut |findings| {
-                        send(Piece::Findings(findings))
-                    });
-                }
-            }
-            return;
+    }
+}
+
+/// What the run counted, for the closing line and the exit status.
+#[derive(Default)]
+struct Totals {
+    summary: Summary,
+    files: usize,
+    fixed: usize,
+    fixed_files: usize,
+    diffs: bool,
+}
+
+/// Standard output as the pieces arrive, in input order.
+struct Output<'a, 't, W: Write> {
+    writer: Box<dyn Writer>,
+    stdout: W,
+    diff: bool,
+    positions: &'a Positions<'t>,
+    /// Still writing: a closed pipe (`| head`) ends the output, not the run (the exit status
+    /// still counts).
+    write_ok: bool,
+    /// The file being written in pieces, and its line index once it has a finding.
+    current: Option<(FileReport, Option<LineIndex>)>,
+    totals: Totals,
+}
+
+impl<'a, 't, W: Write> Output<'a, 't, W> {
+    fn begin(
+        mut writer: Box<dyn Writer>,
+        mut stdout: W,
+        diff: bool,
+        positions: &'a Positions<'t>,
+    ) -> Self {
+        let write_ok = diff || writer.begin(&mut stdout).is_ok();
+        Output {
+            writer,
+            stdout,
+            diff,
+            positions,
+            write_ok,
+            current: None,
+            totals: Totals::default(),
         }
-        send(Piece::Whole(lint_one(job)));
-    };
-    // The file being written in pieces, and its line index once it has a finding.
-    let mut current: Option<(FileReport, Option<LineIndex>)> = None;
-    ordered::run_in_pieces(
-        &jobs,
-        threads,
-        4 * threads,
-        in_pieces,
-        |_, piece| match piece {
+    }
+
+    fn take(&mut self, piece: Piece, problems: &mut Vec<String>) {
+        match piece {
             Piece::Start(report) => {
-                files += 1;
-                current = Some((report, None));
+                self.totals.files += 1;
+                self.current = Some((report, None));
             }
             Piece::Findings(findings) => {
-                let (report, index) = current
+                let (report, index) = self
+                    .current
                     .as_mut()
                     .expect("a file's findings follow its start");
-                summary.add(&findings);
+                self.totals.summary.add(&findings);
                 let index = index.get_or_insert_with(|| LineIndex::new(&report.text));
                 for d in &findings {
-                    write_ok = write_ok
-                        && writer
-                            .finding(&mut stdout, report, index, d, &positions)
+                    self.write_ok = self.write_ok
+                        && self
+                            .writer
+                            .finding(&mut self.stdout, report, index, d, self.positions)
                             .is_ok();
                 }
-                if write_ok {
-                    write_ok = stdout.flush().is_ok();
+                if self.write_ok {
+                    self.write_ok = self.stdout.flush().is_ok();
                 }
             }
-            Piece::Whole(result) => match result {
-                Ok(l) => {
-                    fixed += l.fixed;
-                    fixed_files += usize::from(l.fixed > 0);
-                    diffs |= !l.diff.is_empty();
-                    if args.diff {
-                        write_ok = write_ok && stdout.write_all(l.diff.as_bytes()).is_ok();
-                    }
-                    for report in &l.reports {
-                        summary.add(&report.diagnostics);
-                        files += 1;
-                        if !args.diff {
-                            write_ok =
-                                write_ok && writer.file(&mut stdout, report, &positions).is_ok();
-                        }
-                    }
-                    if write_ok {
-                        // Each file's findings reach the reader when the file is done.
-                        write_ok = stdout.flush().is_ok();
+            Piece::Whole(Ok(l)) => {
+                self.totals.fixed += l.fixed;
+                self.totals.fixed_files += usize::from(l.fixed > 0);
+                self.totals.diffs |= !l.diff.is_empty();
+                if self.diff {
+                    self.write_ok =
+                        self.write_ok && self.stdout.write_all(l.diff.as_bytes()).is_ok();
+                }
+                for report in &l.reports {
+                    self.totals.summary.add(&report.diagnostics);
+                    self.totals.files += 1;
+                    if !self.diff {
+                        self.write_ok = self.write_ok
+                            && self
+                                .writer
+                                .file(&mut self.stdout, report, self.positions)
+                                .is_ok();
                     }
                 }
-                Err(e) => problems.push(e),
-            },
-        },
-    );
-    if !args.diff && write_ok {
-        let _ = writer.end(&mut stdout, files, &summary);
+                if self.write_ok {
+                    // Each file's findings reach the reader when the file is done.
+                    self.write_ok = self.stdout.flush().is_ok();
+                }
+            }
+            Piece::Whole(Err(e)) => problems.push(e),
+        }
     }
-    let _ = stdout.flush();
-    drop(stdout);
 
-    if args.fix && fixed > 0 {
-        let noun =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        eprintln!(
-            "Fixed {} in {}.",
-            noun(fixed, "problem", "problems"),
-            noun(fixed_files, "file", "files")
-        );
-    }
-    for p in &problems {
-        eprintln!("taintlint: {p}");
-    }
-    if !problems.is_empty() {
-        ExitCode::from(2)
-    } else if args.diff {
-        ExitCode::from(u8::from(diffs))
-    } else if summary.error > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    /// Closes the output (the format's end, unless it stopped or shows a diff).
+    fn end(mut self) -> Totals {
+        if !self.diff && self.write_ok {
+            let _ = self
+                .writer
+                .end(&mut self.stdout, self.totals.files, &self.totals.summary);
+        }
+        let _ = self.stdout.flush();
+        self.totals
     }
 }
 

@@ -1,5 +1,6 @@
 //! `taintlint simulate`.
 
+use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -8,13 +9,15 @@ use clap::{Args, ValueEnum};
 
 use taintlint::analysis::simulate_text;
 use taintlint::config_file::{self, ConfigFile};
+use taintlint::inventory::Inventory;
 use taintlint::report::{
     self,
     simulate::{Fit, HumanOptions, SimulatedFile},
 };
+use taintlint::Options;
 
 use super::input::{collect_inputs, one_stdin, read, Input};
-use super::inventory::{load_inventory, Texts};
+use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -102,64 +105,16 @@ enum Simulated {
 }
 
 pub(crate) fn run(args: SimulateArgs) -> ExitCode {
-    let config = match args
-        .config
-        .clone()
-        .or_else(|| config_file::discover(Path::new(".")))
-    {
-        None => ConfigFile::default(),
-        Some(path) => match config_file::load(&path) {
-            Ok(c) => c,
-            Err(errors) => {
-                for e in errors {
-                    eprintln!("taintlint: {e}");
-                }
-                return ExitCode::from(2);
-            }
-        },
+    let (config, options, inventory_paths) = match settings(&args) {
+        Ok(settings) => settings,
+        Err(code) => return code,
     };
-    let options = match args.cluster.apply(config.options.clone()) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("taintlint: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let inventory_paths = if args.inventory.is_empty() {
-        config.inventory.clone()
-    } else {
-        args.inventory.clone()
-    };
-    if inventory_paths.is_empty() {
-        eprintln!(
-            "taintlint: simulate needs a cluster inventory: --inventory FILE (for example the \
-             output of `kubectl get nodes -o yaml`), or `inventory:` in .taintlint.yaml"
-        );
-        return ExitCode::from(2);
-    }
-    if let Err(e) = one_stdin(&args.paths, &inventory_paths) {
-        eprintln!("taintlint: {e}");
-        return ExitCode::from(2);
-    }
     let loaded = match load_inventory(&inventory_paths, Texts::Drop) {
         Ok(l) => l,
         Err(code) => return code,
     };
     let inventory = &loaded.inventory;
-    for f in &inventory.files {
-        if f.invalid_taints > 0 {
-            eprintln!(
-                "taintlint: warning: inventory {} has {} left out of the simulation; \
-                 `taintlint lint {}` shows why",
-                f.name,
-                match f.invalid_taints {
-                    1 => "an invalid taint".to_string(),
-                    n => format!("{n} invalid taints"),
-                },
-                f.name
-            );
-        }
-    }
+    warn_of_invalid_taints(inventory);
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
     let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
@@ -169,28 +124,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     ));
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
-    // Where each pool is defined: a few places, found in one pass over each inventory file.
-    let mut wanted: Vec<Vec<usize>> = vec![Vec::new(); loaded.sources.len()];
-    for pool in &inventory.pools {
-        if let Some(offsets) = wanted.get_mut(pool.at.file) {
-            offsets.push(pool.at.range.start);
-        }
-    }
-    // (A node list read as it streamed in is read again for them.)
-    let places: Vec<std::collections::HashMap<usize, (usize, usize)>> = wanted
-        .iter()
-        .zip(&loaded.sources)
-        .map(|(offsets, (path, text))| {
-            let found = match text {
-                Some(text) => report::line_columns(text, offsets),
-                // (Gone since: no places.)
-                None => std::fs::File::open(path)
-                    .and_then(|f| report::line_columns_in(f, offsets))
-                    .unwrap_or_default(),
-            };
-            offsets.iter().copied().zip(found).collect()
-        })
-        .collect();
+    let places = pool_places(&loaded);
     let place = |file: usize, offset: usize| places.get(file)?.get(&offset).copied();
     let mut writer = match args.format {
         SimulateFormat::Json => Some(report::simulate::JsonWriter::new(inventory, args.nodes)),
@@ -270,4 +204,94 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The configuration (`--config`, else `.taintlint.yaml` found from here), the options with the
+/// command line's cluster settings, and the inventory files (the command line's, else the
+/// configuration's); on a problem, says so and gives exit 2.
+fn settings(args: &SimulateArgs) -> Result<(ConfigFile, Options, Vec<PathBuf>), ExitCode> {
+    let config = match args
+        .config
+        .clone()
+        .or_else(|| config_file::discover(Path::new(".")))
+    {
+        None => ConfigFile::default(),
+        Some(path) => match config_file::load(&path) {
+            Ok(c) => c,
+            Err(errors) => {
+                for e in errors {
+                    eprintln!("taintlint: {e}");
+                }
+                return Err(ExitCode::from(2));
+            }
+        },
+    };
+    let options = match args.cluster.apply(config.options.clone()) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("taintlint: {e}");
+            return Err(ExitCode::from(2));
+        }
+    };
+    let inventory_paths = if args.inventory.is_empty() {
+        config.inventory.clone()
+    } else {
+        args.inventory.clone()
+    };
+    if inventory_paths.is_empty() {
+        eprintln!(
+            "taintlint: simulate needs a cluster inventory: --inventory FILE (for example the \
+             output of `kubectl get nodes -o yaml`), or `inventory:` in .taintlint.yaml"
+        );
+        return Err(ExitCode::from(2));
+    }
+    if let Err(e) = one_stdin(&args.paths, &inventory_paths) {
+        eprintln!("taintlint: {e}");
+        return Err(ExitCode::from(2));
+    }
+    Ok((config, options, inventory_paths))
+}
+
+/// A warning for each inventory file with taints the simulation leaves out.
+fn warn_of_invalid_taints(inventory: &Inventory) {
+    for f in &inventory.files {
+        if f.invalid_taints > 0 {
+            eprintln!(
+                "taintlint: warning: inventory {} has {} left out of the simulation; \
+                 `taintlint lint {}` shows why",
+                f.name,
+                match f.invalid_taints {
+                    1 => "an invalid taint".to_string(),
+                    n => format!("{n} invalid taints"),
+                },
+                f.name
+            );
+        }
+    }
+}
+
+/// Where each pool is defined (line and column by byte offset, per inventory file): a few
+/// places, found in one pass over each file. A node list read as it streamed in is read again
+/// for them.
+fn pool_places(loaded: &LoadedInventory) -> Vec<HashMap<usize, (usize, usize)>> {
+    let mut wanted: Vec<Vec<usize>> = vec![Vec::new(); loaded.sources.len()];
+    for pool in &loaded.inventory.pools {
+        if let Some(offsets) = wanted.get_mut(pool.at.file) {
+            offsets.push(pool.at.range.start);
+        }
+    }
+    wanted
+        .iter()
+        .zip(&loaded.sources)
+        .map(|(offsets, (path, text))| {
+            let found = match text {
+                Some(text) => report::line_columns(text, offsets),
+                // (Gone since: no places.)
+                None => std::fs::File::open(path)
+                    .and_then(|f| report::line_columns_in(f, offsets))
+                    .unwrap_or_default(),
+            };
+            offsets.iter().copied().zip(found).collect()
+        })
+        .collect()
 }

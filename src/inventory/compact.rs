@@ -83,118 +83,18 @@ pub(crate) fn parse<'a>(
                 ),
             ));
         }
-        for &(k, _) in doc.mapping(pool).unwrap_or_default() {
-            let field = doc.scalar(k).map(|(s, _)| s).unwrap_or("");
-            if !POOL_FIELDS.contains(&field) {
-                return Err(ParseError::at(
-                    doc.node(k).span.start,
-                    format!(
-                        "unknown field `{field}` in pool `{name}` (expected one of {})",
-                        POOL_FIELDS.join(", ")
-                    ),
-                ));
-            }
-        }
+        check_fields(doc, pool, &name)?;
         let field = |f: &str| doc.get(pool, f);
-        let count = match field("count") {
-            Some((_, v)) => match decode(doc, v).as_int64() {
-                Ok(Some(n)) if (1..=MAX_COUNT).contains(&n) => Some(n as usize),
-                _ => {
-                    return Err(ParseError::at(
-                        doc.node(v).span.start,
-                        format!(
-                            "pool `{name}`: count must be a whole number from 1 to {MAX_COUNT}"
-                        ),
-                    ))
-                }
-            },
-            None => None,
-        };
+        let count = count(doc, pool, &name)?;
         // Node names: as `nodes` lists them (checked even when no nodes are wanted), else
         // numbered, made only when nodes are wanted.
-        let listed: Option<Vec<(String, std::ops::Range<usize>)>> = match field("nodes") {
-            Some((_, v)) => {
-                let Some(seq) = doc.sequence(v) else {
-                    return Err(ParseError::at(
-                        doc.node(v).span.start,
-                        format!("pool `{name}`: nodes must be a list of node names"),
-                    ));
-                };
-                let mut out = Vec::new();
-                for &n in seq {
-                    match scalar_text(doc, n).filter(|s| !s.is_empty()) {
-                        Some(s) => out.push((s, doc.node(n).span.clone())),
-                        None => {
-                            return Err(ParseError::at(
-                                doc.node(n).span.start,
-                                format!("pool `{name}`: a node name must be a non-empty string"),
-                            ))
-                        }
-                    }
-                }
-                if out.is_empty() {
-                    return Err(ParseError::at(
-                        doc.node(v).span.start,
-                        format!("pool `{name}`: nodes is empty"),
-                    ));
-                }
-                if let Some(c) = count.filter(|&c| c != out.len()) {
-                    return Err(ParseError::at(
-                        doc.node(v).span.start,
-                        format!("pool `{name}`: count is {c} but nodes names {}", out.len()),
-                    ));
-                }
-                Some(out)
-            }
-            None => None,
-        };
+        let listed = listed_nodes(doc, pool, &name, count)?;
         let pool_labels = match field("labels") {
             Some((_, v)) => labels(doc, v, &format!("pool `{name}`: labels"))?,
             None => Vec::new(),
         };
-        let unschedulable = match field("unschedulable") {
-            Some((k, v)) => match decode(doc, v) {
-                Decoded::Bool(true) => Some(Loc {
-                    file,
-                    range: doc.node(k).span.start..doc.node(v).span.end,
-                }),
-                Decoded::Bool(false) | Decoded::Null => None,
-                _ => {
-                    return Err(ParseError::at(
-                        doc.node(v).span.start,
-                        format!("pool `{name}`: unschedulable must be true or false"),
-                    ))
-                }
-            },
-            None => None,
-        };
-        let taint_list = match field("taints") {
-            Some((key, value)) => {
-                let list = List {
-                    whole: false,
-                    node: value,
-                    key,
-                    path: format!("{path}.taints"),
-                    object: None,
-                };
-                if doc.sequence(value).is_none() && !matches!(decode(doc, value), Decoded::Null) {
-                    return Err(ParseError::at(
-                        doc.node(value).span.start,
-                        format!("pool `{name}`: taints must be a list"),
-                    ));
-                }
-                let seq = doc.sequence(value).unwrap_or_default().to_vec();
-                for (i, item) in seq.into_iter().enumerate() {
-                    if doc.mapping(item).is_some() {
-                        continue;
-                    }
-                    let mapping = taint_spec(text, doc, item, &name)?;
-                    doc.replace_item(value, i, mapping);
-                }
-                Some(list)
-            }
-            None => None,
-        };
+        let unschedulable = unschedulable(file, doc, pool, &name)?;
+        let taint_list = taint_list(text, doc, pool, &name, &path)?;
         let pool_taints = taint_list
             .as_ref()
             .map(|l| taints(file, doc, l).0)
@@ -226,6 +126,143 @@ pub(crate) fn parse<'a>(
         }
     }
     Ok(lists)
+}
+
+/// A pool's fields are among [`POOL_FIELDS`].
+fn check_fields(doc: &Document<'_>, pool: NodeId, name: &str) -> Result<(), ParseError> {
+    for &(k, _) in doc.mapping(pool).unwrap_or_default() {
+        let field = doc.scalar(k).map(|(s, _)| s).unwrap_or("");
+        if !POOL_FIELDS.contains(&field) {
+            return Err(ParseError::at(
+                doc.node(k).span.start,
+                format!(
+                    "unknown field `{field}` in pool `{name}` (expected one of {})",
+                    POOL_FIELDS.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The pool's `count`, a whole number from 1 to [`MAX_COUNT`], if written.
+fn count(doc: &Document<'_>, pool: NodeId, name: &str) -> Result<Option<usize>, ParseError> {
+    let Some((_, v)) = doc.get(pool, "count") else {
+        return Ok(None);
+    };
+    match decode(doc, v).as_int64() {
+        Ok(Some(n)) if (1..=MAX_COUNT).contains(&n) => Ok(Some(n as usize)),
+        _ => Err(ParseError::at(
+            doc.node(v).span.start,
+            format!("pool `{name}`: count must be a whole number from 1 to {MAX_COUNT}"),
+        )),
+    }
+}
+
+/// A node name and where it is written.
+type NamedAt = (String, std::ops::Range<usize>);
+
+/// The node names `nodes` lists, with their places: non-empty strings, as many as `count`
+/// says, if written. (Checked even when no nodes are wanted.)
+fn listed_nodes(
+    doc: &Document<'_>,
+    pool: NodeId,
+    name: &str,
+    count: Option<usize>,
+) -> Result<Option<Vec<NamedAt>>, ParseError> {
+    let Some((_, v)) = doc.get(pool, "nodes") else {
+        return Ok(None);
+    };
+    let Some(seq) = doc.sequence(v) else {
+        return Err(ParseError::at(
+            doc.node(v).span.start,
+            format!("pool `{name}`: nodes must be a list of node names"),
+        ));
+    };
+    let mut out = Vec::new();
+    for &n in seq {
+        match scalar_text(doc, n).filter(|s| !s.is_empty()) {
+            Some(s) => out.push((s, doc.node(n).span.clone())),
+            None => {
+                return Err(ParseError::at(
+                    doc.node(n).span.start,
+                    format!("pool `{name}`: a node name must be a non-empty string"),
+                ))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(ParseError::at(
+            doc.node(v).span.start,
+            format!("pool `{name}`: nodes is empty"),
+        ));
+    }
+    if let Some(c) = count.filter(|&c| c != out.len()) {
+        return Err(ParseError::at(
+            doc.node(v).span.start,
+            format!("pool `{name}`: count is {c} but nodes names {}", out.len()),
+        ));
+    }
+    Ok(Some(out))
+}
+
+/// Where `unschedulable: true` is written, if it is (`false` and null are not cordoned).
+fn unschedulable(
+    file: usize,
+    doc: &Document<'_>,
+    pool: NodeId,
+    name: &str,
+) -> Result<Option<Loc>, ParseError> {
+    let Some((k, v)) = doc.get(pool, "unschedulable") else {
+        return Ok(None);
+    };
+    match decode(doc, v) {
+        Decoded::Bool(true) => Ok(Some(Loc {
+            file,
+            range: doc.node(k).span.start..doc.node(v).span.end,
+        })),
+        Decoded::Bool(false) | Decoded::Null => Ok(None),
+        _ => Err(ParseError::at(
+            doc.node(v).span.start,
+            format!("pool `{name}`: unschedulable must be true or false"),
+        )),
+    }
+}
+
+/// The pool's `taints` list, if written; each `key=value:Effect` string in it becomes a mapping
+/// of `doc` that spans its characters, so the rules read it as any taint.
+fn taint_list<'a>(
+    text: &'a str,
+    doc: &mut Document<'a>,
+    pool: NodeId,
+    name: &str,
+    path: &str,
+) -> Result<Option<List>, ParseError> {
+    let Some((key, value)) = doc.get(pool, "taints") else {
+        return Ok(None);
+    };
+    let list = List {
+        whole: false,
+        node: value,
+        key,
+        path: format!("{path}.taints"),
+        object: None,
+    };
+    if doc.sequence(value).is_none() && !matches!(decode(doc, value), Decoded::Null) {
+        return Err(ParseError::at(
+            doc.node(value).span.start,
+            format!("pool `{name}`: taints must be a list"),
+        ));
+    }
+    let seq = doc.sequence(value).unwrap_or_default().to_vec();
+    for (i, item) in seq.into_iter().enumerate() {
+        if doc.mapping(item).is_some() {
+            continue;
+        }
+        let mapping = taint_spec(text, doc, item, name)?;
+        doc.replace_item(value, i, mapping);
+    }
+    Ok(Some(list))
 }
 
 fn segment(name: &str) -> String {
@@ -498,6 +535,26 @@ pools:
                 "pools:\n  a:\n    unschedulable: maybe\n",
                 "3:20",
                 "unschedulable must be true or false",
+            ),
+            (
+                "pools:\n  a:\n    nodes: x\n",
+                "3:12",
+                "pool `a`: nodes must be a list of node names",
+            ),
+            (
+                "pools:\n  a:\n    nodes: [\"\"]\n",
+                "3:13",
+                "pool `a`: a node name must be a non-empty string",
+            ),
+            (
+                "pools:\n  a:\n    nodes: []\n",
+                "3:12",
+                "pool `a`: nodes is empty",
+            ),
+            (
+                "pools:\n  a:\n    taints: x\n",
+                "3:13",
+                "pool `a`: taints must be a list",
             ),
         ];
         for (text, at, message) in cases {

@@ -686,7 +686,13 @@ pub fn value_offsets(doc: &Document<'_>, text: &str, node: NodeId) -> Option<Vec
                 }
                 at += line.len();
             }
-            map.push(map.last().map_or(body_start + indent, |&l| l + 1));
+            // The value's end; at the end of a file without a final line break, the line
+            // break clip chomping keeps is not in the source, and the end is the text's.
+            map.push(
+                map.last()
+                    .map_or(body_start + indent, |&l| l + 1)
+                    .min(text.len()),
+            );
         }
         Style::Folded => return None,
     }
@@ -775,5 +781,13 @@ mod tests {
         let b = get("b");
         assert_eq!(&text[value_offset(doc, text, b, 4).unwrap()..][..2], " y");
         assert_eq!(value_offset(doc, text, get("c"), 0), None);
+        // A literal block scalar that ends the file without a line break: its value ends in
+        // one all the same, and no offset lies past the text.
+        let text = "b: |\n  [{\"key\": \"a\", \"effect\": \"NoS";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let b = doc.get(doc.root.unwrap(), "b").unwrap().1;
+        let map = value_offsets(doc, text, b).expect("a literal block scalar maps");
+        assert_eq!(map.last(), Some(&text.len()));
     }
 }

@@ -122,35 +122,15 @@ pub struct Toleration {
 }
 
 impl Toleration {
-    /// Upstream `ToleratesTaint`: effect (if set) and key (if set) must be equal; then Exists
-    /// matches any value, Equal the same value, and Lt/Gt (only with the feature gate
-    /// TaintTolerationComparisonOperators on) compare both values as canonical int64s.
+    /// Upstream `ToleratesTaint` (k8s.io/api/core/v1 toleration.go): effect (if set) and key (if
+    /// set) must be equal; then Exists matches any value, Equal the same value, and Lt/Gt (only
+    /// with the feature gate TaintTolerationComparisonOperators on) compare both values as
+    /// canonical int64s. It is "nothing [`Toleration::misses`]", by construction: both read
+    /// the same field checks ([`Toleration::missed_fields`]).
     pub fn tolerates(&self, taint: &Taint, comparison_operators: bool) -> bool {
-        if self.effect.is_some_and(|e| e != taint.effect) {
-            return false;
-        }
-        if !self.key.is_empty() && self.key != taint.key {
-            return false;
-        }
-        match self.operator {
-            Operator::Equal => self.value == taint.value,
-            Operator::Exists => true,
-            Operator::Lt | Operator::Gt => {
-                if !comparison_operators {
-                    return false;
-                }
-                let (Some(tol), Some(val)) =
-                    (decimal_int64(&self.value), decimal_int64(&taint.value))
-                else {
-                    return false;
-                };
-                if self.operator == Operator::Lt {
-                    val < tol
-                } else {
-                    val > tol
-                }
-            }
-        }
+        self.missed_fields(taint, comparison_operators)
+            .iter()
+            .all(Option::is_none)
     }
 
     /// Upstream `MatchToleration`: the same key, operator, value and effect (the seconds are
@@ -250,49 +230,68 @@ impl Toleration {
     }
 
     /// Why this toleration does not tolerate `taint`: every field that differs (empty when it
-    /// does tolerate it).
+    /// does tolerate it, which is what [`Toleration::tolerates`] says).
     pub fn misses(&self, taint: &Taint, comparison_operators: bool) -> Vec<Miss> {
-        let mut out = Vec::new();
-        if !self.key.is_empty() && self.key != taint.key {
-            out.push(Miss::Key {
-                toleration: self.key.clone(),
-                taint: taint.key.clone(),
-            });
-        }
-        if let Some(effect) = self.effect {
-            if effect != taint.effect {
-                out.push(Miss::Effect {
-                    toleration: effect,
+        self.missed_fields(taint, comparison_operators)
+            .into_iter()
+            .flatten()
+            .map(|field| match field {
+                Field::Key => Miss::Key {
+                    toleration: self.key.clone(),
+                    taint: taint.key.clone(),
+                },
+                Field::Effect(toleration) => Miss::Effect {
+                    toleration,
                     taint: taint.effect,
-                });
-            }
-        }
-        match self.operator {
-            Operator::Exists => {}
-            Operator::Equal => {
-                if self.value != taint.value {
-                    out.push(Miss::Value {
-                        toleration: self.value.clone(),
-                        taint: taint.value.clone(),
-                    });
-                }
-            }
+                },
+                Field::Value => Miss::Value {
+                    toleration: self.value.clone(),
+                    taint: taint.value.clone(),
+                },
+                Field::GateOff => Miss::GateOff(self.operator),
+                Field::Comparison => Miss::Comparison {
+                    operator: self.operator,
+                    toleration: self.value.clone(),
+                    taint: taint.value.clone(),
+                },
+            })
+            .collect()
+    }
+
+    /// The one matching implementation, upstream `ToleratesTaint`'s checks in [`Miss`]'s
+    /// order: the key (when set), the effect (when set), then the value by the operator. Each
+    /// is `None` when the field matches; nothing is allocated.
+    fn missed_fields(&self, taint: &Taint, comparison_operators: bool) -> [Option<Field>; 3] {
+        let key = (!self.key.is_empty() && self.key != taint.key).then_some(Field::Key);
+        let effect = self
+            .effect
+            .filter(|&e| e != taint.effect)
+            .map(Field::Effect);
+        let value = match self.operator {
+            Operator::Exists => None,
+            Operator::Equal => (self.value != taint.value).then_some(Field::Value),
+            Operator::Lt | Operator::Gt if !comparison_operators => Some(Field::GateOff),
             Operator::Lt | Operator::Gt => {
-                if !comparison_operators {
-                    out.push(Miss::GateOff(self.operator));
-                } else if !compare(self.operator, &self.value, &taint.value) {
-                    out.push(Miss::Comparison {
-                        operator: self.operator,
-                        toleration: self.value.clone(),
-                        taint: taint.value.clone(),
-                    });
-                }
+                (!compare(self.operator, &self.value, &taint.value)).then_some(Field::Comparison)
             }
-        }
-        out
+        };
+        [key, effect, value]
     }
 }
 
+/// Which check of [`Toleration::missed_fields`] failed.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    Key,
+    Effect(Effect),
+    Value,
+    GateOff,
+    Comparison,
+}
+
+/// Upstream `compareNumericValues`: both values canonical decimal int64s
+/// (`content.IsDecimalInteger`, then `strconv.ParseInt`), and the taint's less (Lt) or greater
+/// (Gt) than the toleration's.
 fn compare(operator: Operator, toleration: &str, taint: &str) -> bool {
     match (decimal_int64(toleration), decimal_int64(taint)) {
         (Some(tol), Some(val)) => match operator {

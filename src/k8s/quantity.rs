@@ -49,7 +49,7 @@ impl Quantity {
                     return Some(true);
                 }
                 let div = 10u128.checked_pow(u32::try_from(shift).ok()?)?;
-                Some(n % div == 0)
+                Some(n.is_multiple_of(div))
             }
             Multiplier::Binary(k) => {
                 let num = n.checked_mul(1u128.checked_shl(10 * k)?)?;
@@ -239,10 +239,22 @@ mod tests {
 
     #[test]
     fn quantities_as_upstream_parses_them() {
-        for ok in [
-            "0", "10", "10G", "500m", "1.5Gi", "1e3", "1E-2", ".5", "5.", "+1Ki", "-1",
+        // Each with the canonical form upstream's String() prints it in.
+        for (ok, canonical) in [
+            ("0", "0"),
+            ("10", "10"),
+            ("10G", "10G"),
+            ("500m", "500m"),
+            ("1.5Gi", "1536Mi"),
+            ("1e3", "1e3"),
+            ("1E-2", "10e-3"),
+            (".5", "500m"),
+            ("5.", "5"),
+            ("+1Ki", "1Ki"),
+            ("-1", "-1"),
         ] {
-            assert!(parse(ok).is_ok(), "{ok}");
+            let parsed = parse(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            assert_eq!(parsed.canonical().as_deref(), Some(canonical), "{ok}");
         }
         for bad in ["", "abc", "1.2.3", "-", ".", "1 Gi", "10x", "1gi"] {
             assert!(parse(bad).is_err(), "{bad}");

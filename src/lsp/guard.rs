@@ -514,7 +514,14 @@ mod tests {
             json!({"jsonrpc": "2.0", "method": "m", "id": null}),
         ] {
             assert!(is_request(&ok), "{ok}");
-            assert!(Request::deserialize(&ok).is_ok(), "{ok}");
+            let request = Request::deserialize(&ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            assert_eq!(request.method(), "m", "{ok}");
+            // The id as written (`null` is an id too); none for a notification.
+            assert_eq!(
+                request.id().map(|id| serde_json::to_value(id).unwrap()),
+                ok.get("id").cloned(),
+                "{ok}"
+            );
         }
         for bad in [
             json!({"jsonrpc": "2.0", "method": "m", "id": 1.5}),

@@ -229,8 +229,21 @@ pub fn add_entry(
     let &(_, last_value) = entries.last()?;
     let last_end = doc.node(last_value).span.end;
     if *flow {
+        // An empty value (`{effect:}`, `{effect}`) has an empty span before its key's colon,
+        // if there is one: the new entry goes after that colon, not between the key and it.
+        let at = if doc.node(last_value).span.is_empty() {
+            let blanks = text[last_end..].len() - text[last_end..].trim_start().len();
+            let after = last_end + blanks;
+            if text[after..].starts_with(':') {
+                after + 1
+            } else {
+                last_end
+            }
+        } else {
+            last_end
+        };
         return Some(Edit {
-            range: last_end..last_end,
+            range: at..at,
             replacement: format!(", {name}: {value}"),
         });
     }
@@ -371,6 +384,19 @@ mod tests {
             add_entry(flow, d, i, "effect", "NoExecute").unwrap()
         });
         assert_eq!(out, "t: [{key: a, effect: NoExecute}]\n");
+        for (flow, fixed) in [
+            (
+                "t: [{key: a, effect:}]\n",
+                "t: [{key: a, effect:, operator: Exists}]\n",
+            ),
+            ("t: [{effect :}]\n", "t: [{effect :, operator: Exists}]\n"),
+            ("t: [{effect}]\n", "t: [{effect, operator: Exists}]\n"),
+        ] {
+            let out = with_item(flow, |d, i| {
+                add_entry(flow, d, i, "operator", "Exists").unwrap()
+            });
+            assert_eq!(out, fixed, "{flow}");
+        }
     }
 
     #[test]

@@ -64,24 +64,25 @@ impl Rule for EqualEmptyValue {
             shown(key)
         );
         let mapping = cx.item_mapping(item);
-        let mut fix_edits = Vec::new();
-        match item.field("operator") {
-            Some(f) => fix_edits.push(edits::replace_scalar(cx.doc, f.value, "Exists")),
-            None => fix_edits.extend(edits::add_entry(
-                cx.text, cx.doc, mapping, "operator", "Exists",
-            )),
-        }
-        if let Some(v) = item.field("value") {
-            match edits::remove_entry(cx.text, cx.doc, mapping, v.key) {
-                Some(edit) => fix_edits.push(edit),
-                None => fix_edits.clear(),
-            }
-        }
-        let fix = (!fix_edits.is_empty() && !overlapping(&fix_edits)).then(|| Fix {
-            title: "Use `operator: Exists` (any value)".to_string(),
-            applicability: Applicability::NeedsReview,
-            edits: fix_edits,
-        });
+        // Both edits or no fix: with `Operator:` (misspelt) beside it no operator can be added
+        // (that key's own fix renames it), and removing the value alone would fix nothing.
+        let operator_edit = match item.field("operator") {
+            Some(f) => Some(edits::replace_scalar(cx.doc, f.value, "Exists")),
+            None => edits::add_entry(cx.text, cx.doc, mapping, "operator", "Exists"),
+        };
+        let value_edit = match item.field("value") {
+            Some(v) => edits::remove_entry(cx.text, cx.doc, mapping, v.key).map(Some),
+            None => Some(None),
+        };
+        let fix = operator_edit
+            .zip(value_edit)
+            .map(|(operator, value)| [Some(operator), value].into_iter().flatten().collect())
+            .filter(|edits: &Vec<_>| !overlapping(edits))
+            .map(|edits| Fix {
+                title: "Use `operator: Exists` (any value)".to_string(),
+                applicability: Applicability::NeedsReview,
+                edits,
+            });
         let range = match item.field("operator") {
             Some(f) => cx.span(f.value),
             None => cx.field_range(item, "key"),
@@ -98,4 +99,28 @@ fn overlapping(edits: &[crate::diagnostic::Edit]) -> bool {
                 && b.range.start < a.range.end.max(a.range.start + 1)
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyse, Options};
+
+    #[test]
+    fn no_fix_that_cannot_add_the_operator() {
+        let fixable = |text: &str| {
+            let found = analyse(text, &Options::default());
+            let d = found
+                .iter()
+                .find(|d| d.rule == "equal-empty-value")
+                .expect("equal-empty-value reports it");
+            !d.fixes.is_empty()
+        };
+        assert!(fixable(
+            "kind: Pod\nspec:\n  tolerations:\n  - key: example.com/gpu\n    value: \"\"\n"
+        ));
+        // `Operator:` is unknown-field's to rename; this fix would only remove the value.
+        assert!(!fixable(
+            "kind: Pod\nspec:\n  tolerations:\n  - key: example.com/gpu\n    Operator: Exists\n    value: \"\"\n"
+        ));
+    }
 }

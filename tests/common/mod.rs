@@ -12,6 +12,8 @@ use taintlint::inventory::Inventory;
 use taintlint::report::FileReport;
 use taintlint::{analyse, Options};
 
+pub mod tools;
+
 /// insta settings: snapshots live in the top-level `snapshots/` folder.
 pub fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();

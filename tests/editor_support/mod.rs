@@ -1,6 +1,7 @@
-//! Shared by the editor end-to-end tests (`editors_neovim.rs`, `editors_vscode.rs`): where the
-//! editors are, how to run them with no network but loopback, and what `taintlint lint` says
-//! about a text, which is what the editor must show.
+//! Shared by the editor end-to-end tests (`editors_neovim.rs`, `editors_vscode.rs`, which also
+//! declare `mod common;` for `common::tools`): where the editors are, how to run them with no
+//! network but loopback, and what `taintlint lint` says about a text, which is what the editor
+//! must show.
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -40,42 +41,22 @@ pub fn artifacts(suite: &str) -> PathBuf {
     target.join("e2e").join(suite)
 }
 
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
+use crate::common::tools::tools_required;
+pub use crate::common::tools::{executable, on_path};
 
-/// `Ok` when every tool is there. When one is missing: in CI (`CI=true`) the test fails; run by
-/// hand, it says (uncaptured, so it shows even in a passing run) what is missing and how to
-/// install it, and the caller returns early.
+/// `Some(tools)` when every tool is there. When one is missing the test fails if the run
+/// requires it (`common::tools::tools_required`: `.ci/run` sets `TAINTLINT_REQUIRE_TOOLS=1`);
+/// run by hand, it says (uncaptured) what it did not run and how to install it, and the caller
+/// returns early.
 pub fn require<T>(suite: &str, found: Result<T, String>) -> Option<T> {
-    match found {
-        Ok(tools) => Some(tools),
-        Err(missing) => {
-            let message = format!(
-                "{suite}: {missing}.\n  Install the editor test tools (Debian packages, Neovim, code-server, \
-                 playwright-core into .e2e/) with:\n      {INSTALL_SCRIPT}   (it runs apt-get through sudo when not root)\n  then run `cargo test` again."
-            );
-            if in_ci() {
-                panic!(
-                    "{message}\n  CI=true: the editor end-to-end tests must run, not be skipped."
-                );
-            }
-            // Straight to the process's stderr: the test harness captures only print macros.
-            let _ = writeln!(
-                std::io::stderr(),
-                "\nNOT RUN (no editor installed) {message}\n"
-            );
-            None
-        }
-    }
-}
-
-pub fn executable(path: &Path) -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => Ok(path.to_path_buf()),
-        _ => Err(format!("{} is missing", path.display())),
-    }
+    crate::common::tools::require(
+        suite,
+        found,
+        &format!(
+            "{INSTALL_SCRIPT}   (Debian packages, Neovim, code-server, playwright-core into .e2e/; \
+             it runs apt-get through sudo when not root)"
+        ),
+    )
 }
 
 /// The command, in a network namespace of its own that has only loopback, when this machine
@@ -107,7 +88,7 @@ pub fn loopback_only(program: &Path, args: &[&str]) -> Command {
             cmd
         }
         None => {
-            if in_ci() {
+            if tools_required() {
                 panic!(
                     "cannot make a loopback-only network namespace (`unshare -n`): run CI as root"
                 );
