@@ -239,7 +239,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             },
         };
         let (config, options) = &configs[input.config()];
-        let options = config.options_for(options, path);
+        let options = file_options(config, options, path);
         let mut text = read(input)?;
         if args.fix || args.diff {
             let fixed = fix::fix_all_with(&text, mode, |t| analyse_with(t, &options, inventory));
@@ -308,7 +308,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     let in_pieces = |job: &Job, send: &mut dyn FnMut(Piece)| {
         if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
             let (config, options) = &configs[input.config()];
-            let options = config.options_for(options, Some(path.as_path()));
+            let options = file_options(config, options, Some(path.as_path()));
             match read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {
@@ -407,6 +407,18 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// A file's options: its configuration's, with its per-path settings, and whether it lies in a
+/// Helm chart's `templates/` (its Go templates are then named Helm's).
+fn file_options(config: &ConfigFile, options: &Options, path: Option<&Path>) -> Options {
+    let mut options = config.options_for(options, path);
+    options.set_chart_template(path.is_some_and(|p| {
+        p.ancestors()
+            .skip(1)
+            .any(taintlint::walk::is_chart_templates)
+    }));
+    options
 }
 
 /// Loads the configuration of every command-line path (`--config`, or the nearest

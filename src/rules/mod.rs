@@ -48,7 +48,7 @@ mod yaml_syntax;
 pub(crate) use workload::check_workloads;
 pub use workload::WorkloadCx;
 
-pub use helm_template::looks_like_helm_template;
+pub use helm_template::template_action;
 
 /// Everything said about a rule, written once.
 #[derive(Debug)]
