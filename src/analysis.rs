@@ -97,8 +97,9 @@ pub fn analyse_streamed(
         return;
     }
     let mut stream = syntax::parse(text);
-    let whole =
-        stream.error.is_some() || stream.comments.iter().any(|c| c.text.contains("taintlint"));
+    let whole = stream.error.is_some()
+        || stream.comments.iter().any(|c| c.text.contains("taintlint"))
+        || (stream.documents.iter().any(|d| d.error.is_some()) && !shows_kubernetes(text));
     if whole {
         let mut out = check_stream(text, &mut stream, options, inventory, None);
         settle(text, &stream, options, &mut out);
@@ -300,7 +301,45 @@ fn check_stream<'a>(
             None,
         );
     }
+    not_a_manifest(text, &mut out);
     out
+}
+
+/// A file whose YAML does not parse and that shows no sign of Kubernetes is not read as a
+/// manifest: its syntax errors become one `not-a-manifest` finding, at the first of them.
+fn not_a_manifest(text: &str, out: &mut Vec<Diagnostic>) {
+    let syntax = rules::YAML_SYNTAX.name;
+    let Some(first) = out.iter().position(|d| d.rule == syntax) else {
+        return;
+    };
+    if shows_kubernetes(text) {
+        return;
+    }
+    let first = out.remove(first);
+    out.retain(|d| d.rule != syntax);
+    out.push(file_diagnostic(
+        &rules::NOT_A_MANIFEST,
+        first.range,
+        first.document,
+        format!(
+            "not read as a manifest (no apiVersion, kind, tolerations or taints key): {}",
+            first.message
+        ),
+    ));
+}
+
+/// Whether a text shows any sign of Kubernetes: an `apiVersion`, `kind`, `tolerations` or
+/// `taints` key anywhere (written as a key: followed by `:`, quoted or not), even where the YAML
+/// around it does not parse.
+pub fn shows_kubernetes(text: &str) -> bool {
+    ["apiVersion", "kind", "tolerations", "taints"]
+        .iter()
+        .any(|word| {
+            text.match_indices(word).any(|(i, _)| {
+                let rest = text[i + word.len()..].trim_start_matches(['"', '\'']);
+                rest.trim_start_matches([' ', '\t']).starts_with(':')
+            })
+        })
 }
 
 /// Which documents of a stream are templates, each with its one finding, and the same for the

@@ -240,3 +240,167 @@ fn a_long_comment_run_parses_and_what_follows_is_linted() {
     let found = common::lint(&text);
     assert_eq!(found.len(), 1, "{found:#?}");
 }
+
+/// A YAML file with no sign of Kubernetes never fails the build: its syntax error is a hint that
+/// it is not read. With an `apiVersion`, `kind`, `tolerations` or `taints` key, it stays an error.
+#[test]
+fn yaml_with_no_sign_of_kubernetes_does_not_fail_the_build() {
+    let fixture = "# testdata/config.tmpl, filled in with fmt.Sprintf\nname: %s\nreplicas: %d\n";
+    let found = common::lint(fixture);
+    let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["not-a-manifest"], "{found:#?}");
+    assert_eq!(found[0].severity, taintlint::Severity::Hint);
+    let r = run(&["lint", "--format", "concise", "-"], Some(fixture));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    for sign in [
+        "kind: Pod\n",
+        "apiVersion: v1\n",
+        "\"tolerations\": []\n",
+        "taints :\n",
+    ] {
+        let text = format!("{sign}{fixture}");
+        let rules: Vec<&str> = common::lint(&text).iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["yaml-syntax"], "{sign}");
+    }
+    // The word alone, in a value or a comment, is no sign.
+    let text = format!("# kind of a config\ndescription: the kind we like\n{fixture}");
+    let rules: Vec<&str> = common::lint(&text).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["not-a-manifest"]);
+}
+
+/// Writes `files` (path, text) under `dir`.
+fn write_tree(dir: &std::path::Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+const HELM_DEPLOYMENT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ \
+                               include \"x.fullname\" . }}\nspec:\n  template:\n    spec:\n      \
+                               {{- with .Values.tolerations }}\n      tolerations:\n        {{- \
+                               toYaml . | nindent 8 }}\n      {{- end }}\n";
+
+/// A directory walk says once, on standard error, how many templates and foreign files it
+/// skipped, and lists them on request; none of them is a finding of its own.
+#[test]
+fn a_walk_reports_what_it_skipped_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            (
+                "chart/Chart.yaml",
+                "apiVersion: v2\nname: x\nversion: 0.1.0\n",
+            ),
+            ("chart/templates/deployment.yaml", HELM_DEPLOYMENT),
+            ("chart/templates/daemonset.yaml", HELM_DEPLOYMENT),
+            ("chart/templates/NOTES.txt", "{{ .Release.Name }}\n"),
+            ("chart/values.yaml", "tolerations: []\n"),
+            ("operator/assets/a.yaml", HELM_DEPLOYMENT),
+            ("operator/assets/b.yaml", HELM_DEPLOYMENT),
+            (
+                "operator/assets/parses.yaml",
+                "kind: Pod\nmetadata:\n  name: {{ .Name }}\n",
+            ),
+            ("testdata/fixture.yaml", "name: %s\n"),
+            ("app.yaml", REPRODUCER),
+        ],
+    );
+    let r = run_in(dir.path(), &["lint", "--format", "concise", "."], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "./app.yaml:8:51: error[exists-with-value] value `b` is not allowed with `operator: \
+         Exists`, which matches any value\n"
+    );
+    assert_eq!(
+        r.stderr,
+        "taintlint: skipped 4 Go/Helm template files and 1 YAML file that is not a Kubernetes \
+         manifest and does not parse; `--show-skipped` lists them\n"
+    );
+    let r = run_in(
+        dir.path(),
+        &["lint", "--format", "json", "--show-skipped", "."],
+        None,
+    );
+    let listed: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(
+        listed,
+        [
+            "taintlint: skipped ./chart/templates/daemonset.yaml: a Go or Helm template, not \
+             YAML until rendered",
+            "taintlint: skipped ./chart/templates/deployment.yaml: a Go or Helm template, not \
+             YAML until rendered",
+            "taintlint: skipped ./operator/assets/a.yaml: a Go or Helm template, not YAML until \
+             rendered",
+            "taintlint: skipped ./operator/assets/b.yaml: a Go or Helm template, not YAML until \
+             rendered",
+            "taintlint: skipped ./testdata/fixture.yaml: YAML that does not parse, with no sign \
+             of Kubernetes",
+            "taintlint: skipped 4 Go/Helm template files and 1 YAML file that is not a \
+             Kubernetes manifest and does not parse",
+        ]
+    );
+    assert_eq!(findings(&r.stdout).len(), 1, "{}", r.stdout);
+    // Named on the command line, a template still gets its hint, and nothing is summed up.
+    let r = run_in(
+        dir.path(),
+        &["lint", "--format", "concise", "operator/assets/a.yaml"],
+        None,
+    );
+    assert!(
+        r.stdout.contains("hint[helm-template] a Go template"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(r.stderr, "");
+}
+
+/// A file git tracks is linted even when an ignore pattern meant for something else (the
+/// `manager` binary kubebuilder builds) matches its directory; untracked ignored files stay
+/// ignored.
+#[test]
+fn a_tracked_file_is_never_hidden_by_an_ignore_pattern() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            (".gitignore", "manager\n"),
+            ("config/manager/manager.yaml", REPRODUCER),
+            (
+                "config/manager/kustomization.yaml",
+                "resources: [manager.yaml]\n",
+            ),
+        ],
+    );
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .expect("git runs");
+        assert!(status.status.success(), "git {args:?}: {status:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", ".gitignore"]);
+    git(&["add", "-f", "config/manager/manager.yaml"]);
+    git(&["commit", "-qm", "init"]);
+    let r = run_in(dir.path(), &["lint", "--format", "concise", "."], None);
+    assert_eq!(
+        r.stdout,
+        "./config/manager/manager.yaml:8:51: error[exists-with-value] value `b` is not allowed \
+         with `operator: Exists`, which matches any value\n",
+        "{}",
+        r.stderr
+    );
+    // The untracked kustomization.yaml beside it stays ignored, as .gitignore says.
+    let r = run_in(dir.path(), &["lint", "--format", "json", "config"], None);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["files"], 1, "{}", r.stdout);
+}

@@ -15,7 +15,7 @@ use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::{analyse_with, config, rules, Options};
 
 use super::input::{
-    collect_inputs, config_index, one_stdin, read, same_file, write_atomically, Input,
+    collect_walked, config_index, one_stdin, read, same_file, write_atomically, Input,
 };
 use super::inventory::{load_inventory, Texts};
 use super::{ordered, ClusterArgs};
@@ -83,6 +83,10 @@ pub(crate) struct LintArgs {
     /// named on the command line (as pre-commit names every changed file).
     #[arg(long)]
     force_exclude: bool,
+    /// List on standard error every file a directory walk skipped (Go and Helm templates, YAML
+    /// that is not a Kubernetes manifest), not only how many.
+    #[arg(long)]
+    show_skipped: bool,
     /// A cluster inventory: `kubectl get nodes -o yaml` (or -o json) output, Node documents,
     /// a pool file, or node pools defined as code (Karpenter, machine sets, kubeadm, eksctl,
     /// kind, Terraform); a directory of them; `-` reads standard input. Repeat it to combine
@@ -170,7 +174,21 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .stdin_filename
         .as_deref()
         .map_or(0, |p| config_index(p, &configs));
-    let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
+    let mut chart_templates = Vec::new();
+    let inputs = collect_walked(
+        &args.paths,
+        &configs,
+        args.force_exclude,
+        &mut problems,
+        &mut chart_templates,
+    );
+    // What the walks skipped, in path order: (file, why).
+    let mut skipped: Vec<(String, Skipped)> = chart_templates
+        .iter()
+        .map(|p| (p.display().to_string(), Skipped::Template))
+        .collect();
+    let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
+    let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
     let (cluster, cluster_files) = super::input::cluster_objects(&inputs, inventory);
     let cluster = std::sync::Arc::new(cluster);
     let mut configs = configs;
@@ -334,15 +352,21 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         threads,
         4 * threads,
         in_pieces,
-        |_, piece| match piece {
+        |job, piece| match piece {
             Piece::Start(report) => {
                 files += 1;
                 current = Some((report, None));
             }
-            Piece::Findings(findings) => {
+            Piece::Findings(mut findings) => {
                 let (report, index) = current
                     .as_mut()
                     .expect("a file's findings follow its start");
+                if walked.get(job).copied().unwrap_or(false) {
+                    set_aside(&report.path, &mut findings, &mut skipped);
+                    if findings.is_empty() {
+                        return;
+                    }
+                }
                 summary.add(&findings);
                 let index = index.get_or_insert_with(|| LineIndex::new(&report.text));
                 for d in &findings {
@@ -356,14 +380,17 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
                 }
             }
             Piece::Whole(result) => match result {
-                Ok(l) => {
+                Ok(mut l) => {
                     fixed += l.fixed;
                     fixed_files += usize::from(l.fixed > 0);
                     diffs |= !l.diff.is_empty();
                     if args.diff {
                         write_ok = write_ok && stdout.write_all(l.diff.as_bytes()).is_ok();
                     }
-                    for report in &l.reports {
+                    for report in &mut l.reports {
+                        if walked.get(job).copied().unwrap_or(false) {
+                            set_aside(&report.path, &mut report.diagnostics, &mut skipped);
+                        }
                         summary.add(&report.diagnostics);
                         files += 1;
                         if !args.diff {
@@ -395,6 +422,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             noun(fixed_files, "file", "files")
         );
     }
+    report_skipped(&mut skipped, args.show_skipped);
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
@@ -407,6 +435,72 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Why a directory walk did not lint a file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skipped {
+    /// A Go or Helm template (a chart's `templates/`, or a document that is one).
+    Template,
+    /// YAML that does not parse, with no sign of Kubernetes.
+    NotAManifest,
+}
+
+/// Takes the findings that say a walked file (or a document of it) was not read out of
+/// `findings`, and notes the file once in `skipped`: a directory walk reports them in one line.
+fn set_aside(name: &str, findings: &mut Vec<Diagnostic>, skipped: &mut Vec<(String, Skipped)>) {
+    let why = |d: &Diagnostic| match d.rule {
+        "helm-template" => Some(Skipped::Template),
+        "not-a-manifest" => Some(Skipped::NotAManifest),
+        _ => None,
+    };
+    for d in findings.iter() {
+        if let Some(why) = why(d) {
+            if !skipped.iter().rev().any(|(n, _)| n == name) {
+                skipped.push((name.to_string(), why));
+            }
+        }
+    }
+    findings.retain(|d| why(d).is_none());
+}
+
+/// One line on standard error for what the directory walks skipped, and with `--show-skipped`
+/// one line per file before it.
+fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
+    if skipped.is_empty() {
+        return;
+    }
+    skipped.sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
+    if show {
+        for (name, why) in skipped.iter() {
+            let why = match why {
+                Skipped::Template => "a Go or Helm template, not YAML until rendered",
+                Skipped::NotAManifest => "YAML that does not parse, with no sign of Kubernetes",
+            };
+            eprintln!("taintlint: skipped {name}: {why}");
+        }
+    }
+    let count = |kind| skipped.iter().filter(|(_, w)| *w == kind).count();
+    let (templates, foreign) = (count(Skipped::Template), count(Skipped::NotAManifest));
+    let mut parts = Vec::new();
+    if templates > 0 {
+        let s = if templates == 1 { "" } else { "s" };
+        parts.push(format!("{templates} Go/Helm template file{s}"));
+    }
+    if foreign > 0 {
+        parts.push(if foreign == 1 {
+            "1 YAML file that is not a Kubernetes manifest and does not parse".to_string()
+        } else {
+            format!("{foreign} YAML files that are not Kubernetes manifests and do not parse")
+        });
+    }
+    let list = if show {
+        String::new()
+    } else {
+        let them = if skipped.len() == 1 { "it" } else { "them" };
+        format!("; `--show-skipped` lists {them}")
+    };
+    eprintln!("taintlint: skipped {}{list}", parts.join(" and "));
 }
 
 /// A file's options: its configuration's, with its per-path settings, and whether it lies in a
