@@ -47,12 +47,25 @@ fn a_document_that_parses_is_linted_whatever_its_scalars_hold() {
 /// directory: PrometheusRules whose alert texts hold Go template actions, the node-exporter
 /// DaemonSet that tolerates everything), written here, with one invalid toleration put into the
 /// DaemonSet. Returns the stream and the 1-based line of the inserted toleration's `value:`.
-fn monitoring_stream(documents: usize) -> (String, usize) {
+/// With `helm`, each document starts with the `# Source:` comment `helm template` writes, and
+/// the line is counted from the line after the DaemonSet's.
+fn monitoring_stream(documents: usize, helm: bool) -> (String, usize) {
     let mut out = String::new();
     let mut line_of_probe = 0;
     let push_doc = |out: &mut String, doc: &str| {
-        if !out.is_empty() {
+        if !out.is_empty() || helm {
             out.push_str("---\n");
+        }
+        if helm {
+            let name = doc
+                .lines()
+                .find_map(|l| l.strip_prefix("kind: "))
+                .unwrap_or("x")
+                .to_lowercase();
+            let n = out.matches("# Source:").count();
+            out.push_str(&format!(
+                "# Source: kube-prometheus-stack/templates/{n}-{name}.yaml\n"
+            ));
         }
         out.push_str(doc);
     };
@@ -104,7 +117,11 @@ fn monitoring_stream(documents: usize) -> (String, usize) {
                                  true\n      tolerations:\n      - operator: Exists\n      - key: \
                                  node-role.kubernetes.io/control-plane\n        operator: \
                                  Exists\n        value: \"true\"\n        effect: NoSchedule\n";
-                let before = out.lines().count() + usize::from(!out.is_empty());
+                let before = if helm {
+                    0
+                } else {
+                    out.lines().count() + usize::from(!out.is_empty())
+                };
                 let at = daemonset
                     .lines()
                     .position(|l| l.trim_start().starts_with("value:"))
@@ -128,7 +145,7 @@ fn monitoring_stream(documents: usize) -> (String, usize) {
 
 #[test]
 fn a_rendered_stream_is_linted_whole_and_the_probe_found_at_its_line() {
-    let (stream, line) = monitoring_stream(120);
+    let (stream, line) = monitoring_stream(120, false);
     assert_eq!(stream.matches("\n---\n").count() + 1, 120);
     assert!(stream.contains("{{ with $labels.cluster -}} on cluster {{ . }}{{- end }}"));
     let r = run(&["lint", "--format", "json", "-"], Some(&stream));
@@ -156,6 +173,33 @@ fn a_rendered_stream_is_linted_whole_and_the_probe_found_at_its_line() {
     std::fs::write(&file, &stream).unwrap();
     let r = run(&["lint", "--format", "json", file.to_str().unwrap()], None);
     assert!(findings(&r.stdout).contains(&("exists-with-value".to_string(), line as u64, 16)));
+
+    // `helm template` output: the finding is reported against the DaemonSet's template.
+    let (stream, line) = monitoring_stream(120, true);
+    let r = run(&["lint", "--format", "concise", "-"], Some(&stream));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let probe = format!(
+        "kube-prometheus-stack/templates/63-daemonset.yaml:{line}:16: error[exists-with-value]"
+    );
+    assert!(r.stdout.contains(&probe), "{probe}\n{}", r.stdout);
+    assert!(!r.stdout.contains("helm-template"), "{}", r.stdout);
+}
+
+/// A key is at most 1024 characters (not bytes) long, as in go-yaml (scannerc.go,
+/// `yaml_parser_stale_simple_keys`) and the YAML specification: longer, the API server's decoder
+/// refuses it too.
+#[test]
+fn a_key_is_measured_in_characters() {
+    let key = "日".repeat(1000);
+    let rules: Vec<&str> = common::lint(&format!("{key}: v\n"))
+        .iter()
+        .map(|d| d.rule)
+        .collect();
+    assert!(rules.is_empty(), "{rules:?}");
+    let key = "a".repeat(1030);
+    let found = common::lint(&format!("kind: Pod\n{key}: v\n"));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].rule, "yaml-syntax");
 }
 
 /// A template that does not parse is one hint for its document; the file's other documents are
