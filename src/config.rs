@@ -92,6 +92,10 @@ pub struct Options {
     toleration_restriction: TolerationRestriction,
     /// The repository's own toleration policy (`.taintlint.yaml` `policy:`).
     policy: Option<Arc<Policy>>,
+    /// Whether the text lies in a Helm chart's `templates/` directory (the caller knows where
+    /// it read it): a document there that is not YAML is called a Helm chart template, not
+    /// just a Go template.
+    chart_template: bool,
 }
 
 /// A toleration policy of the repository's own (`.taintlint.yaml` `policy:`): the shapes of
@@ -129,6 +133,7 @@ impl Default for Options {
             cluster: Arc::default(),
             toleration_restriction: TolerationRestriction::default(),
             policy: None,
+            chart_template: false,
         }
     }
 }
@@ -169,6 +174,15 @@ impl Options {
 
     pub fn set_policy(&mut self, policy: Option<Policy>) {
         self.policy = policy.map(Arc::new);
+    }
+
+    /// Whether the text being linted lies in a Helm chart's `templates/` directory.
+    pub fn chart_template(&self) -> bool {
+        self.chart_template
+    }
+
+    pub fn set_chart_template(&mut self, chart_template: bool) {
+        self.chart_template = chart_template;
     }
 
     pub fn admission_enabled(&self, plugin: &str) -> bool {

@@ -239,6 +239,7 @@ pub const NOT_SUPPRESSIBLE: &[&str] = &[
     "yaml-syntax",
     "hcl-syntax",
     "helm-template",
+    "not-a-manifest",
     "unused-suppression",
 ];
 

@@ -8,12 +8,32 @@ use crate::config_file::ConfigFile;
 
 /// The files under `dir` in path order, as a lint walk finds them: dot-directories and a Helm
 /// chart's `templates/` (Go templates are not YAML until rendered) are skipped, `.gitignore` is
-/// honoured, and so are the configuration's excludes. Every file is given; which to read is the
-/// caller's choice ([`lints`] for `lint`'s).
+/// honoured (but a file git tracks is never left out for it: see [`walk`]), and so are the
+/// configuration's excludes. Every file is given; which to read is the caller's choice
+/// ([`lints`] for `lint`'s).
 pub fn files(dir: &Path, config: &ConfigFile) -> impl Iterator<Item = Result<PathBuf, String>> {
+    walk(dir, config).files.into_iter()
+}
+
+/// What a directory walk found: the files it gives, and the files of Helm charts' `templates/`
+/// directories it skipped (all of them, that is every file the walk would give there).
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<Result<PathBuf, String>>,
+    pub chart_templates: Vec<PathBuf>,
+}
+
+/// [`files`], and the chart templates it skipped. Inside a git work tree, the files git tracks
+/// that an ignore pattern matches are given too: a pattern meant for a build output (`manager`
+/// in a nested `.gitignore`) must not hide a tracked `config/manager/manager.yaml`. Git is asked
+/// (`git ls-files --cached --ignored --exclude-standard`); without git, or outside a work tree,
+/// the walk is the ignore rules' alone.
+pub fn walk(dir: &Path, config: &ConfigFile) -> Walk {
+    let templates = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
+    let found = templates.clone();
     let root = dir.to_path_buf();
     let skip = config.clone();
-    ignore::WalkBuilder::new(dir)
+    let mut files: Vec<Result<PathBuf, String>> = ignore::WalkBuilder::new(dir)
         .hidden(false)
         .git_ignore(true)
         .require_git(false)
@@ -24,7 +44,15 @@ pub fn files(dir: &Path, config: &ConfigFile) -> impl Iterator<Item = Result<Pat
                 return true;
             }
             let dir = e.file_type().is_some_and(|t| t.is_dir());
-            !(dir && (is_dot_dir(p) || is_chart_templates(p))) && !skip.is_excluded(p)
+            if dir && !is_dot_dir(p) && is_chart_templates(p) && !skip.is_excluded(p) {
+                found
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(p.to_path_buf());
+                return false;
+            }
+            let dot_dir = dir && is_dot_dir(p);
+            !dot_dir && !skip.is_excluded(p)
         })
         .build()
         .filter_map(|entry| match entry {
@@ -32,6 +60,85 @@ pub fn files(dir: &Path, config: &ConfigFile) -> impl Iterator<Item = Result<Pat
             Ok(_) => None,
             Err(e) => Some(Err(e.to_string())),
         })
+        .collect();
+    let template_dirs = std::mem::take(&mut *templates.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut chart_templates = Vec::new();
+    for templates in &template_dirs {
+        chart_templates.extend(
+            ignore::WalkBuilder::new(templates)
+                .hidden(false)
+                .git_ignore(true)
+                .require_git(false)
+                .build()
+                .flatten()
+                .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+                .map(|e| e.into_path())
+                .filter(|p| !config.is_excluded(p)),
+        );
+    }
+    // Tracked files an ignore pattern hides.
+    let mut tracked = false;
+    for path in tracked_but_ignored(dir) {
+        let inside = path.strip_prefix(dir).unwrap_or(&path);
+        let between = || {
+            inside
+                .ancestors()
+                .skip(1)
+                .filter(|a| !a.as_os_str().is_empty())
+        };
+        if between().any(is_dot_dir) || config.is_excluded(&path) || !path.is_file() {
+            continue;
+        }
+        if between().any(|a| is_chart_templates(&dir.join(a))) {
+            chart_templates.push(path);
+        } else {
+            files.push(Ok(path));
+        }
+        tracked = true;
+    }
+    if tracked {
+        // Errors first, then the files in the walk's order (path order, component by component).
+        files.sort_by(|a, b| match (a, b) {
+            (Ok(a), Ok(b)) => a.cmp(b),
+            (a, b) => a.is_ok().cmp(&b.is_ok()),
+        });
+        files.dedup_by(|a, b| matches!((a, b), (Ok(a), Ok(b)) if a == b));
+    }
+    chart_templates.sort();
+    chart_templates.dedup();
+    Walk {
+        files,
+        chart_templates,
+    }
+}
+
+/// The files under `dir` that git tracks and an ignore pattern (`.gitignore`, `.git/info/exclude`,
+/// the global excludes file) matches, as paths under `dir`; none when git is not installed or
+/// `dir` is not in a work tree.
+fn tracked_but_ignored(dir: &Path) -> Vec<PathBuf> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--ignored",
+            "--exclude-standard",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    match output {
+        Ok(o) if o.status.success() => o
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| std::str::from_utf8(p).ok())
+            .map(|p| dir.join(p))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Whether a walk's file is one `lint` reads: one the configuration includes (`*.yaml`, `*.yml`,

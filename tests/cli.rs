@@ -411,7 +411,7 @@ fn json_output_follows_the_contract() {
     // A syntax error has no path and no object.
     let r = run_with(
         &["lint", "--format", "json", "-"],
-        Some("a: [\n"),
+        Some("kind: Pod\nspec: [\n"),
         &[],
         None,
     );

@@ -14,8 +14,11 @@ const CONFIGS: &str = "tests/fixtures/ci/config";
 fn a_project_is_linted_with_its_configuration() {
     let r = run(&["lint", "--format", "concise", PROJECT], None);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stderr.is_empty(), "{}", r.stderr);
-    // `vendor` is excluded, the chart's templates/ are skipped without a word, its values file
+    assert_eq!(
+        r.stderr,
+        "taintlint: skipped 1 Go/Helm template file; `--show-skipped` lists it\n"
+    );
+    // `vendor` is excluded, the chart's templates/ are skipped and counted, its values file
     // is linted, `third-party/**` ignores unknown-operator, tolerates-everything is off and
     // duplicate-toleration is an error.
     snapshots().bind(|| insta::assert_snapshot!("project", r.stdout));

@@ -63,18 +63,35 @@ pub(crate) fn config_index(path: &Path, configs: &[(ConfigFile, Options)]) -> us
 
 /// Expands the command line's paths into files, in a stable order: each argument in turn, and
 /// a directory's files sorted by path. A directory walk lints the files the configuration
-/// includes and does not exclude, skips dot-directories, honours .gitignore, and skips the
-/// `templates/` directory of a Helm chart (Go templates are not YAML until rendered).
+/// includes and does not exclude, skips dot-directories, honours .gitignore (but not for files
+/// git tracks), and skips the `templates/` directory of a Helm chart (Go templates are not YAML
+/// until rendered).
 pub(crate) fn collect_inputs(
     paths: &[PathBuf],
     configs: &[(ConfigFile, Options)],
     force_exclude: bool,
     problems: &mut Vec<String>,
 ) -> Vec<Input> {
+    collect_walked(paths, configs, force_exclude, problems, &mut Vec::new())
+        .into_iter()
+        .map(|(input, _)| input)
+        .collect()
+}
+
+/// [`collect_inputs`], saying of each input whether a directory walk found it (rather than the
+/// command line naming it), and adding to `chart_templates` the files of charts' `templates/`
+/// directories the walks skipped.
+pub(crate) fn collect_walked(
+    paths: &[PathBuf],
+    configs: &[(ConfigFile, Options)],
+    force_exclude: bool,
+    problems: &mut Vec<String>,
+    chart_templates: &mut Vec<PathBuf>,
+) -> Vec<(Input, bool)> {
     let mut inputs = Vec::new();
     for path in paths {
         if path.as_os_str() == "-" {
-            inputs.push(Input::Stdin(0));
+            inputs.push((Input::Stdin(0), false));
             continue;
         }
         let c = config_index(path, configs);
@@ -82,15 +99,21 @@ pub(crate) fn collect_inputs(
         match std::fs::metadata(path) {
             Err(e) => problems.push(format!("{}: {}", path.display(), io_message(&e))),
             Ok(meta) if meta.is_dir() => {
-                for file in taintlint::walk::files(path, config) {
+                let walk = taintlint::walk::walk(path, config);
+                for file in walk.files {
                     match file {
                         Ok(p) if taintlint::walk::lints(&p, config) => {
-                            inputs.push(Input::File(p, c))
+                            inputs.push((Input::File(p, c), true))
                         }
                         Ok(_) => {}
                         Err(e) => problems.push(e),
                     }
                 }
+                chart_templates.extend(
+                    walk.chart_templates
+                        .into_iter()
+                        .filter(|p| taintlint::walk::lints(p, config)),
+                );
             }
             Ok(_) => {
                 let skip = force_exclude
@@ -100,7 +123,7 @@ pub(crate) fn collect_inputs(
                             .skip(1)
                             .any(taintlint::walk::is_chart_templates));
                 if !skip {
-                    inputs.push(Input::File(path.clone(), c));
+                    inputs.push((Input::File(path.clone(), c), false));
                 }
             }
         }

@@ -16,7 +16,7 @@ use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::{analyse_with, config, rules, Options};
 
 use super::input::{
-    collect_inputs, config_index, one_stdin, read, same_file, write_atomically, Input,
+    collect_walked, config_index, one_stdin, read, same_file, write_atomically, Input,
 };
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
@@ -84,6 +84,10 @@ pub(crate) struct LintArgs {
     /// named on the command line (as pre-commit names every changed file).
     #[arg(long)]
     force_exclude: bool,
+    /// List on standard error every file a directory walk skipped (Go and Helm templates, YAML
+    /// that is not a Kubernetes manifest), not only how many.
+    #[arg(long)]
+    show_skipped: bool,
     /// A cluster inventory: `kubectl get nodes -o yaml` (or -o json) output, Node documents,
     /// a pool file, or node pools defined as code (Karpenter, machine sets, kubeadm, eksctl,
     /// kind, Terraform); a directory of them; `-` reads standard input. Repeat it to combine
@@ -147,7 +151,21 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .stdin_filename
         .as_deref()
         .map_or(0, |p| config_index(p, &configs));
-    let inputs = collect_inputs(&args.paths, &configs, args.force_exclude, &mut problems);
+    let mut chart_templates = Vec::new();
+    let inputs = collect_walked(
+        &args.paths,
+        &configs,
+        args.force_exclude,
+        &mut problems,
+        &mut chart_templates,
+    );
+    // What the walks skipped, in path order: (file, why).
+    let skipped: Vec<(String, Skipped)> = chart_templates
+        .iter()
+        .map(|p| (p.display().to_string(), Skipped::Template))
+        .collect();
+    let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
+    let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
     let (cluster, cluster_files) = super::input::cluster_objects(&inputs, inventory);
     let cluster = std::sync::Arc::new(cluster);
     let mut configs = configs;
@@ -197,6 +215,8 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         stdout,
         args.diff,
         &positions,
+        walked,
+        skipped,
     );
     let threads = ordered::threads();
     ordered::run_in_pieces(
@@ -204,9 +224,9 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         threads,
         4 * threads,
         |job, send| linter.in_pieces(job, send),
-        |_, piece| out.take(piece, &mut problems),
+        |job, piece| out.take(job, piece, &mut problems),
     );
-    let totals = out.end();
+    let (totals, mut skipped) = out.end();
 
     if args.fix && totals.fixed > 0 {
         let noun =
@@ -217,6 +237,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             noun(totals.fixed_files, "file", "files")
         );
     }
+    report_skipped(&mut skipped, args.show_skipped);
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
@@ -318,7 +339,7 @@ impl Linter<'_> {
         let args = self.args;
         if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
             let (config, options) = &self.configs[input.config()];
-            let options = config.options_for(options, Some(path.as_path()));
+            let options = file_options(config, options, Some(path.as_path()));
             match read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {
@@ -368,7 +389,7 @@ impl Linter<'_> {
             },
         };
         let (config, options) = &self.configs[input.config()];
-        let options = config.options_for(options, path);
+        let options = file_options(config, options, path);
         let mut text = read(input)?;
         if args.fix || args.diff {
             let fixed =
@@ -438,6 +459,11 @@ struct Output<'a, 't, W: Write> {
     /// The file being written in pieces, and its line index once it has a finding.
     current: Option<(FileReport, Option<LineIndex>)>,
     totals: Totals,
+    /// By job: whether a directory walk found it (its template and not-a-manifest findings are
+    /// then counted in one line, not reported).
+    walked: Vec<bool>,
+    /// What the walks skipped: (file, why).
+    skipped: Vec<(String, Skipped)>,
 }
 
 impl<'a, 't, W: Write> Output<'a, 't, W> {
@@ -446,6 +472,8 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
         mut stdout: W,
         diff: bool,
         positions: &'a Positions<'t>,
+        walked: Vec<bool>,
+        skipped: Vec<(String, Skipped)>,
     ) -> Self {
         let write_ok = diff || writer.begin(&mut stdout).is_ok();
         Output {
@@ -456,20 +484,29 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
             write_ok,
             current: None,
             totals: Totals::default(),
+            walked,
+            skipped,
         }
     }
 
-    fn take(&mut self, piece: Piece, problems: &mut Vec<String>) {
+    fn take(&mut self, job: usize, piece: Piece, problems: &mut Vec<String>) {
+        let walked = self.walked.get(job).copied().unwrap_or(false);
         match piece {
             Piece::Start(report) => {
                 self.totals.files += 1;
                 self.current = Some((report, None));
             }
-            Piece::Findings(findings) => {
+            Piece::Findings(mut findings) => {
                 let (report, index) = self
                     .current
                     .as_mut()
                     .expect("a file's findings follow its start");
+                if walked {
+                    set_aside(&report.path, &mut findings, &mut self.skipped);
+                    if findings.is_empty() {
+                        return;
+                    }
+                }
                 self.totals.summary.add(&findings);
                 let index = index.get_or_insert_with(|| LineIndex::new(&report.text));
                 for d in &findings {
@@ -483,7 +520,7 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                     self.write_ok = self.stdout.flush().is_ok();
                 }
             }
-            Piece::Whole(Ok(l)) => {
+            Piece::Whole(Ok(mut l)) => {
                 self.totals.fixed += l.fixed;
                 self.totals.fixed_files += usize::from(l.fixed > 0);
                 self.totals.diffs |= !l.diff.is_empty();
@@ -491,7 +528,10 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                     self.write_ok =
                         self.write_ok && self.stdout.write_all(l.diff.as_bytes()).is_ok();
                 }
-                for report in &l.reports {
+                for report in &mut l.reports {
+                    if walked {
+                        set_aside(&report.path, &mut report.diagnostics, &mut self.skipped);
+                    }
                     self.totals.summary.add(&report.diagnostics);
                     self.totals.files += 1;
                     if !self.diff {
@@ -511,16 +551,95 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
         }
     }
 
-    /// Closes the output (the format's end, unless it stopped or shows a diff).
-    fn end(mut self) -> Totals {
+    /// Closes the output (the format's end, unless it stopped or shows a diff), and gives the
+    /// totals and what the walks skipped.
+    fn end(mut self) -> (Totals, Vec<(String, Skipped)>) {
         if !self.diff && self.write_ok {
             let _ = self
                 .writer
                 .end(&mut self.stdout, self.totals.files, &self.totals.summary);
         }
         let _ = self.stdout.flush();
-        self.totals
+        (self.totals, self.skipped)
     }
+}
+
+/// Why a directory walk did not lint a file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Skipped {
+    /// A Go or Helm template (a chart's `templates/`, or a document that is one).
+    Template,
+    /// YAML that does not parse, with no sign of Kubernetes.
+    NotAManifest,
+}
+
+/// Takes the findings that say a walked file (or a document of it) was not read out of
+/// `findings`, and notes the file once in `skipped`: a directory walk reports them in one line.
+fn set_aside(name: &str, findings: &mut Vec<Diagnostic>, skipped: &mut Vec<(String, Skipped)>) {
+    let why = |d: &Diagnostic| match d.rule {
+        "helm-template" => Some(Skipped::Template),
+        "not-a-manifest" => Some(Skipped::NotAManifest),
+        _ => None,
+    };
+    for d in findings.iter() {
+        if let Some(why) = why(d) {
+            if !skipped.iter().rev().any(|(n, _)| n == name) {
+                skipped.push((name.to_string(), why));
+            }
+        }
+    }
+    findings.retain(|d| why(d).is_none());
+}
+
+/// One line on standard error for what the directory walks skipped, and with `--show-skipped`
+/// one line per file before it.
+fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
+    if skipped.is_empty() {
+        return;
+    }
+    skipped.sort_by(|a, b| Path::new(&a.0).cmp(Path::new(&b.0)));
+    if show {
+        for (name, why) in skipped.iter() {
+            let why = match why {
+                Skipped::Template => "a Go or Helm template, not YAML until rendered",
+                Skipped::NotAManifest => "YAML that does not parse, with no sign of Kubernetes",
+            };
+            eprintln!("taintlint: skipped {name}: {why}");
+        }
+    }
+    let count = |kind| skipped.iter().filter(|(_, w)| *w == kind).count();
+    let (templates, foreign) = (count(Skipped::Template), count(Skipped::NotAManifest));
+    let mut parts = Vec::new();
+    if templates > 0 {
+        let s = if templates == 1 { "" } else { "s" };
+        parts.push(format!("{templates} Go/Helm template file{s}"));
+    }
+    if foreign > 0 {
+        parts.push(if foreign == 1 {
+            "1 YAML file that is not a Kubernetes manifest and does not parse".to_string()
+        } else {
+            format!("{foreign} YAML files that are not Kubernetes manifests and do not parse")
+        });
+    }
+    let list = if show {
+        String::new()
+    } else {
+        let them = if skipped.len() == 1 { "it" } else { "them" };
+        format!("; `--show-skipped` lists {them}")
+    };
+    eprintln!("taintlint: skipped {}{list}", parts.join(" and "));
+}
+
+/// A file's options: its configuration's, with its per-path settings, and whether it lies in a
+/// Helm chart's `templates/` (its Go templates are then named Helm's).
+fn file_options(config: &ConfigFile, options: &Options, path: Option<&Path>) -> Options {
+    let mut options = config.options_for(options, path);
+    options.set_chart_template(path.is_some_and(|p| {
+        p.ancestors()
+            .skip(1)
+            .any(taintlint::walk::is_chart_templates)
+    }));
+    options
 }
 
 /// Loads the configuration of every command-line path (`--config`, or the nearest

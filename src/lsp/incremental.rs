@@ -11,7 +11,8 @@
 //! only as it is read, so the result equals analysing the whole text (tests check this on
 //! every fixture and on generated streams). A syntax error can run past a `---` (an unclosed
 //! quote reaches into the next document, and the parser recovers there), so from the first
-//! chunk with a syntax error on, the rest of the text is analysed whole.
+//! chunk with a syntax error on, the rest of the text is analysed whole (the whole text, when
+//! only the chunks before it show the signs of Kubernetes that make its errors `yaml-syntax`).
 //!
 //! Texts this cannot cut safely are analysed whole: YAML directives (`%YAML`, `%TAG`),
 //! document end markers (`...`), Go template braces (the Helm check looks at the whole file),
@@ -124,11 +125,28 @@ impl ChunkCache {
         // A syntax error can reach past the chunk's `---` (an unclosed quote or bracket runs
         // into the next document, and the parser recovers there), so from the first chunk with
         // one on, the rest of the text is analysed as a whole.
+        // (A file with no sign of Kubernetes reports its syntax errors as `not-a-manifest`.)
+        let syntax = [
+            crate::rules::YAML_SYNTAX.name,
+            crate::rules::NOT_A_MANIFEST.name,
+        ];
         let broken = current.iter().position(|(_, r)| {
             r.analysis
                 .diagnostics
                 .iter()
-                .any(|d| d.rule == crate::rules::YAML_SYNTAX.name)
+                .any(|d| syntax.contains(&d.rule))
+        });
+        // Whether a file's syntax errors are `yaml-syntax` or one `not-a-manifest` depends on
+        // the whole file's signs of Kubernetes: when only the chunks before the broken one
+        // have them, the whole text is analysed.
+        let shows = crate::analysis::shows_kubernetes;
+        let broken = broken.map(|k| {
+            let rest = &text[ranges[k].start..];
+            if k > 0 && !shows(rest) && shows(text) {
+                0
+            } else {
+                k
+            }
         });
         let mut out = Vec::with_capacity(current.len());
         let mut documents = 0;

@@ -2,7 +2,9 @@
 
 use super::{Rule, RuleMeta};
 use crate::diagnostic::Severity;
-use crate::syntax::{Stream, Style};
+use std::ops::Range;
+
+use crate::syntax::Comment;
 
 pub struct HelmTemplate;
 
@@ -11,15 +13,23 @@ pub static META: RuleMeta = RuleMeta {
     severity: Severity::Hint,
     needs_inventory: false,
     fixable: false,
-    summary: "A Helm template file: lint its rendered output instead",
+    summary: "A Go or Helm template, not YAML until rendered: lint its rendered output instead",
     why: "Linting the template text itself would only produce parse errors.",
     explanation: r#"## What it catches
-A file with Go template actions (`{{ .Values.x }}`, `{{- if ... }}`, `{{ include ... }}`) outside
-of quoted or block strings: a Helm chart template, which is not YAML until Helm renders it.
+A document that does not parse as YAML and holds Go template actions (`{{ .Values.x }}`,
+`{{- if ... }}`, `{{ include ... }}`) outside comments: a Helm chart template (in a chart's
+`templates/` directory) or another Go template, such as an operator's operand manifests. It is
+not YAML until it is rendered.
+
+Each document of a file is decided alone, and only a document that does not parse is a
+template: a document that parses is linted whatever its strings hold (Prometheus alert texts
+with `{{ $labels.node }}`, values a chart passes through `tpl`, the output of `helm template`).
 
 ## Why it matters
-Linting the template text itself would only produce parse errors. taintlint says so once and
-skips the file.
+Linting the template text itself would only produce parse errors. taintlint says so once for
+the document and lints the file's other documents. A directory walk does not lint a chart's
+`templates/` at all, and counts the templates it skips in one line on standard error
+(`--show-skipped` lists them).
 
 ## Example
 ```yaml
@@ -38,61 +48,30 @@ impl Rule for HelmTemplate {
     }
 }
 
-/// Markers of Go template actions that Helm charts use (and that other `{{ }}` users, such as
-/// Prometheus alert texts, do not).
-const MARKERS: &[&str] = &[
-    ".Values",
-    ".Release",
-    ".Chart",
-    ".Capabilities",
-    ".Files",
-    "include ",
-    "toYaml",
-    "nindent",
-    "{{-",
-    "-}}",
-    "{{ end",
-    "{{ if",
-    "{{ range",
-    "{{ with",
-    "{{ define",
-    "{{ template",
-    "{{ else",
-];
-
-/// The offset of the first template action (its `{{`) if `text` is a Helm template: an action
-/// with a Helm marker, not inside a quoted or block scalar or a comment (when the YAML does not
-/// even parse, only comments are known to be data).
-pub fn looks_like_helm_template(text: &str, stream: &Stream<'_>) -> Option<usize> {
-    text.find("{{")?;
-    let broken = stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some());
-    let mut protected: Vec<std::ops::Range<usize>> = Vec::new();
-    if !broken {
-        for doc in &stream.documents {
-            for id in 0..doc.nodes_len() as u32 {
-                let node = doc.node(id);
-                if let crate::syntax::NodeKind::Scalar { style, .. } = node.kind {
-                    if style != Style::Plain {
-                        protected.push(node.span.clone());
-                    }
-                }
-            }
-        }
-    }
-    let comments: Vec<_> = stream.comments.iter().map(|c| c.span.clone()).collect();
-    let inside = |at: usize| {
-        protected
-            .iter()
-            .chain(comments.iter())
-            .any(|r| r.contains(&at))
+/// The first Go template action (`{{` to its `}}` on the same line) in `region` of `text`, outside
+/// comments: in a document that does not parse, the sign that it is a template. (A document
+/// that parses is YAML whatever its scalars hold: Prometheus alert texts and values passed
+/// through `tpl` hold such actions as data.) `comments` are the parser's comments, in source
+/// order; a line whose first character is `#` counts as one too, since the parser stops
+/// reporting comments where the document breaks.
+pub fn template_action(
+    text: &str,
+    region: Range<usize>,
+    comments: &[Comment<'_>],
+) -> Option<Range<usize>> {
+    let region = &text[region.clone()];
+    let base = region.as_ptr() as usize - text.as_ptr() as usize;
+    let in_comment = |at: usize| {
+        let i = comments.partition_point(|c| c.span.end <= at);
+        comments.get(i).is_some_and(|c| c.span.contains(&at))
     };
-    // The first action (`{{` up to its `}}` on the same line) outside data that names Helm.
-    text.match_indices("{{")
-        .map(|(i, _)| i)
-        .filter(|&i| !inside(i))
-        .find(|&i| {
-            let line = &text[i..text[i..].find('\n').map_or(text.len(), |n| i + n)];
-            let action = line.find("}}").map_or(line, |e| &line[..e + 2]);
-            MARKERS.iter().any(|m| action.contains(m))
-        })
+    region.match_indices("{{").find_map(|(i, _)| {
+        let line_start = region[..i].rfind('\n').map_or(0, |n| n + 1);
+        if region[line_start..i].trim_start().starts_with('#') || in_comment(base + i) {
+            return None;
+        }
+        let line_end = region[i..].find('\n').map_or(region.len(), |n| i + n);
+        let close = region[i + 2..line_end].find("}}")?;
+        Some(base + i..base + i + 2 + close + 2)
+    })
 }

@@ -28,6 +28,7 @@ mod invalid_toleration_annotation;
 mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
+mod not_a_manifest;
 mod null_value;
 mod only_avoided_nodes;
 mod platform_taint;
@@ -48,7 +49,7 @@ mod yaml_syntax;
 pub(crate) use workload::check_workloads;
 pub use workload::WorkloadCx;
 
-pub use helm_template::looks_like_helm_template;
+pub use helm_template::template_action;
 
 /// Everything said about a rule, written once.
 #[derive(Debug)]
@@ -114,6 +115,7 @@ pub static RULES: &[&dyn Rule] = &[
     &toleration_unused::TolerationUnused,
     &toleration_does_not_attract::TolerationDoesNotAttract,
     &helm_template::HelmTemplate,
+    &not_a_manifest::NotAManifest,
     &unused_suppression::UnusedSuppression,
 ];
 
@@ -226,6 +228,7 @@ pub fn markdown_docs() -> String {
 
 pub(crate) use hcl_syntax::META as HCL_SYNTAX;
 pub(crate) use helm_template::META as HELM_TEMPLATE;
+pub(crate) use not_a_manifest::META as NOT_A_MANIFEST;
 pub(crate) use yaml_syntax::META as YAML_SYNTAX;
 
 /// What a rule sees while it checks one list, and where its findings go.

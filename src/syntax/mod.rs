@@ -282,7 +282,19 @@ impl<'a> Document<'a> {
 /// Parses a whole stream. Never fails: syntax errors are recorded on the document they occur in
 /// (and parsing resumes at the next document), or on the stream when no document is open.
 pub fn parse(text: &str) -> Stream<'_> {
-    let options = granit_parser::options! { emit_unresolved_aliases: true };
+    let options = granit_parser::options! {
+        emit_unresolved_aliases: true,
+        // The parser buffers the comments between a key and what follows it until it knows
+        // what that is: 96 by default, which refuses the commented-out default configuration
+        // under a chart values file's `config:`. Every buffered comment is text of the input,
+        // so no bound is needed beyond the input's own size.
+        max_buffered_comment_events: usize::MAX,
+    };
+    // `simple_key_max_lookahead` stays at the YAML specification's 1024 characters for an
+    // implicit key, which go-yaml (scannerc.go, `yaml_parser_stale_simple_keys`) enforces too:
+    // a longer key is refused by the API server's decoder as well. The nesting limits (255)
+    // keep every recursive walk over the tree shallow.
+
     let mut parser = Parser::new_from_str_with_options(text, options);
     let mut builder = Builder::default();
     loop {
