@@ -3,7 +3,7 @@
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract, items};
+use crate::k8s::objects::{extract_with, items};
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
 use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
@@ -178,10 +178,34 @@ struct Places {
 /// finding inside the pod template. Configuration and suppressions change nothing here: the API
 /// server rejects what it rejects.
 pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
+    simulate_file(text, options, inventory).0
+}
+
+/// Why a file, or part of it, was not simulated: its pod templates, if it has any, could not
+/// be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    /// A Helm chart template (Go template syntax): its rendered output can be simulated.
+    HelmTemplate,
+    /// Not valid YAML (in some document at least).
+    Syntax,
+}
+
+/// [`simulate_text`], and why some of the file was not read, if it was not.
+pub fn simulate_file(
+    text: &str,
+    options: &Options,
+    inventory: &Inventory,
+) -> (Vec<WorkloadResult>, Option<Unread>) {
     let stream = syntax::parse(text);
+    if rules::looks_like_helm_template(text, &stream).is_some() {
+        return (Vec::new(), Some(Unread::HelmTemplate));
+    }
+    let unread = (stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some()))
+        .then_some(Unread::Syntax);
     let mut out = Vec::new();
     for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        let extracted = extract(doc);
+        let extracted = extract_with(doc, options.chart_kinds());
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
         if out.len() == first {
@@ -226,7 +250,7 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
                 });
         }
     }
-    out
+    (out, unread)
 }
 
 /// Leaves out the rules `options` turns off and sets the others' severity.
@@ -368,7 +392,7 @@ fn check_document<'a>(
     // `key=value:Effect` strings: they get the taint rules too.
     let defined = crate::inventory::taint_lists(text, doc);
     let doc = &*doc;
-    let extracted = extract(doc);
+    let extracted = extract_with(doc, options.chart_kinds());
     let chunks = match flush.as_deref_mut() {
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
         _ => None,

@@ -239,7 +239,8 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             },
         };
         let (config, options) = &configs[input.config()];
-        let options = config.options_for(options, path);
+        let mut options = config.options_for(options, path);
+        options.set_chart_kinds(path.and_then(super::input::chart_kinds));
         let mut text = read(input)?;
         if args.fix || args.diff {
             let fixed = fix::fix_all_with(&text, mode, |t| analyse_with(t, &options, inventory));
@@ -308,7 +309,8 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     let in_pieces = |job: &Job, send: &mut dyn FnMut(Piece)| {
         if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
             let (config, options) = &configs[input.config()];
-            let options = config.options_for(options, Some(path.as_path()));
+            let mut options = config.options_for(options, Some(path.as_path()));
+            options.set_chart_kinds(super::input::chart_kinds(path));
             match read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {

@@ -912,10 +912,12 @@ pub struct Rejected {
 impl WorkloadResult {
     /// `Deployment shop/web`.
     pub fn title(&self) -> String {
-        let kind = self.kind.as_deref().unwrap_or("object");
+        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
+        let kind = self.kind.as_deref().unwrap_or("workload of unknown kind");
         match (&self.namespace, &self.name) {
             (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
             (None, Some(n)) => format!("{kind} {n}"),
+            _ if self.path.is_empty() => format!("{kind} at the document's root"),
             _ => format!("{kind} at {}", self.path),
         }
     }
