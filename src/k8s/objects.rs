@@ -189,6 +189,22 @@ fn add_object<'d>(
                 }
             }
         }
+        Some("Cluster") if api_group(doc.get_str(node, "apiVersion")) == Some(CAPI) => {
+            for pattern in TOPOLOGY_TAINTS {
+                let (parent, _) = pattern.rsplit_once('.').expect("a path with a parent");
+                for (at, at_path) in resolve(doc, node, &path, parent) {
+                    if let Some((key, value)) = doc.get(at, "taints") {
+                        out.taints.push(List {
+                            whole: false,
+                            node: value,
+                            key,
+                            path: join(&at_path, "taints"),
+                            object: Some(index),
+                        });
+                    }
+                }
+            }
+        }
         Some(kind) if pool_taint_paths(doc.get_str(node, "apiVersion"), kind).is_some() => {
             let api_version = doc.get_str(node, "apiVersion");
             for field in pool_taint_paths(api_version, kind).unwrap_or_default() {
@@ -277,7 +293,12 @@ fn add_pod_spec(
 
 /// The mappings at a path of [`CUSTOM_WORKLOADS`](crate::k8s::workloads::CUSTOM_WORKLOADS)'s
 /// form under `node` (`a.b[].c`, `*` for every value of a mapping), with their paths.
-fn resolve(doc: &Document<'_>, node: NodeId, base: &str, pattern: &str) -> Vec<(NodeId, String)> {
+pub fn resolve(
+    doc: &Document<'_>,
+    node: NodeId,
+    base: &str,
+    pattern: &str,
+) -> Vec<(NodeId, String)> {
     let mut at = vec![(node, base.to_string())];
     for segment in pattern.split('.') {
         let mut next = Vec::new();
@@ -459,6 +480,20 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
     })
 }
 
+/// Cluster API's core API group.
+pub const CAPI: &str = "cluster.x-k8s.io";
+
+/// Where a Cluster API Cluster with a managed topology keeps the taints of its control plane's
+/// and its workers' machines (Cluster API v1.12 `MachineTaint`s: kubernetes-sigs/cluster-api
+/// api/core/v1beta2/cluster_types.go `ControlPlaneTopology.Taints`,
+/// `MachineDeploymentTopology.Taints`, `MachinePoolTopology.Taints`;
+/// docs/proposals/20250513-propogate-taints.md), in the form of [`resolve`].
+pub const TOPOLOGY_TAINTS: &[&str] = &[
+    "spec.topology.controlPlane.taints",
+    "spec.topology.workers.machineDeployments[].taints",
+    "spec.topology.workers.machinePools[].taints",
+];
+
 /// The group of an `apiVersion` (`karpenter.sh` of `karpenter.sh/v1`); `None` for the core
 /// group's `v1`.
 pub fn api_group(api_version: Option<&str>) -> Option<&str> {
@@ -486,6 +521,7 @@ pub fn holds_machine_taints(
         (Some("controlplane.cluster.x-k8s.io"), "KubeadmControlPlane") => {
             list_path.ends_with("machineTemplate.spec.taints")
         }
+        (Some(CAPI), "Cluster") => list_path.starts_with("spec.topology."),
         _ => is_capi_machine_set(group, kind),
     }
 }
