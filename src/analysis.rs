@@ -98,6 +98,7 @@ pub fn analyse_streamed(
     }
     let mut stream = syntax::parse(text);
     let whole = stream.error.is_some()
+        || json_error(text).is_some()
         || stream.comments.iter().any(|c| c.text.contains("taintlint"))
         || rules::looks_like_helm_template(text, &stream).is_some();
     if whole {
@@ -302,6 +303,8 @@ fn check_stream<'a>(
     }
     if let Some(error) = &stream.error {
         out.push(syntax_diagnostic(text, error, stream.documents.len()));
+    } else if let Some(error) = json_error(text) {
+        out.push(syntax_diagnostic(text, &error, 0));
     }
     let local = with_local_cluster(text, stream, options);
     let options = local.as_ref().unwrap_or(options);
@@ -572,6 +575,52 @@ fn file_diagnostic(
         related: Vec::new(),
         fixes: Vec::new(),
     }
+}
+
+/// What JSON does not allow in a text that is JSON (it opens with `{`, as `kubectl get -o json`
+/// writes): kubectl and the inventory reader decode such a file as JSON and refuse a comma
+/// before a closing bracket, which YAML's flow collections take. `None` for valid JSON and for
+/// any other text.
+fn json_error(text: &str) -> Option<SyntaxError> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if !body.starts_with('{') {
+        return None;
+    }
+    let error =
+        serde_json::from_str::<serde::de::IgnoredAny>(text.trim_start_matches('\u{feff}')).err()?;
+    // serde_json counts lines from 1 and columns in bytes from 1 (0 at a line's start).
+    let bom = text.len() - text.trim_start_matches('\u{feff}').len();
+    let line_start = text[bom..]
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let offset = crate::position::floor_char_boundary(
+        text,
+        (bom + line_start + error.column().saturating_sub(1)).min(text.len()),
+    );
+    // A comma before a closing bracket: the place to fix is the comma.
+    let before = text[..offset].trim_end();
+    if before.ends_with(',') && text[offset..].starts_with([']', '}']) {
+        return Some(SyntaxError {
+            offset: before.len() - 1,
+            message: "not valid JSON: a comma before a closing bracket (a file that starts \
+                      with `{` is read as JSON)"
+                .to_string(),
+        });
+    }
+    let message = error.to_string();
+    let message = message
+        .split(" at line ")
+        .next()
+        .unwrap_or(&message)
+        .to_string();
+    Some(SyntaxError {
+        offset,
+        message: format!(
+            "not valid JSON: {message} (a file that starts with `{{` is read as JSON)"
+        ),
+    })
 }
 
 fn syntax_diagnostic(text: &str, error: &SyntaxError, document: usize) -> Diagnostic {

@@ -187,3 +187,121 @@ fn files_that_hold_more_than_nodes_are_read() {
     let text = "apiVersion: v1\nkind: Secret\nmetadata: {name: token}\n---\n";
     assert!(Inventory::load(&[("secret.yaml", text)]).is_err());
 }
+
+#[test]
+fn provider_set_labels_decide_spot_fits() {
+    let inventory = "tests/fixtures/iac/provider-spot.tf";
+    let inv = Inventory::load(&[(inventory, &read(inventory))]).unwrap();
+    let workloads = read("tests/fixtures/workloads/spot-workloads.yaml");
+    // Per workload, the verdict on each pool of its own provider.
+    let verdicts: Vec<(String, Vec<(String, &str)>)> =
+        taintlint::analysis::simulate_text(&workloads, &Options::default(), &inv)
+            .into_iter()
+            .map(|w| {
+                let pools = w
+                    .simulation
+                    .pools
+                    .iter()
+                    .zip(&inv.pools)
+                    .map(|(v, p)| {
+                        let groups: Vec<_> = v.groups(p).map(|(verdict, _, _)| verdict).collect();
+                        let fit = if groups.iter().any(|g| g.fits() && g.unknown.is_empty()) {
+                            "yes"
+                        } else if groups.iter().any(|g| g.fits()) {
+                            "may"
+                        } else {
+                            "no"
+                        };
+                        (p.name.clone(), fit)
+                    })
+                    .collect();
+                (w.name.unwrap(), pools)
+            })
+            .collect();
+    let on = |workload: &str, pool: &str| -> &str {
+        verdicts
+            .iter()
+            .find(|(w, _)| w == workload)
+            .and_then(|(_, p)| p.iter().find(|(n, _)| n == pool))
+            .map(|(_, f)| *f)
+            .unwrap()
+    };
+    // EKS labels every managed node group's capacity type: ON_DEMAND unless SPOT.
+    assert_eq!(on("eks-spot", "spot"), "yes");
+    assert_eq!(on("eks-spot", "on-demand"), "no");
+    // AKS labels (and taints) Spot pools only: a regular pool never has the label.
+    assert_eq!(on("aks-spot", "spotpool"), "yes");
+    assert_eq!(on("aks-spot", "regular"), "no");
+    // GKE likewise.
+    assert_eq!(on("gke-spot", "gke-spot"), "yes");
+    assert_eq!(on("gke-spot", "standard"), "no");
+    // The AKS Spot pool carries the taint AKS adds.
+    let spot = inv.pools.iter().find(|p| p.name == "spotpool").unwrap();
+    assert_eq!(
+        spot.taints
+            .iter()
+            .map(|t| t.taint.to_string())
+            .collect::<Vec<_>>(),
+        vec!["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
+    );
+}
+
+#[test]
+fn terraform_modules_in_their_documented_forms() {
+    let file = "tests/fixtures/iac/module-forms.tf";
+    let text = read(file);
+    let inv = Inventory::load(&[(file, &text)]).unwrap();
+    let got: Vec<(String, Vec<String>)> = pools(&inv).into_iter().map(|p| (p.0, p.1)).collect();
+    let want = |name: &str, taints: &[&str]| {
+        (
+            name.to_string(),
+            taints.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(
+        got,
+        vec![
+            want("gpu", &["nvidia.com/gpu=true:NoSchedule"]),
+            want("infra", &["dedicated=infra:NoExecute"]),
+            want("legacy", &["legacy=true:NoSchedule"]),
+            want("batch", &["batch=true:NoSchedule"]),
+            want("default-pool", &[]),
+            // Its taint's effect is misspelt: left out, and reported by lint.
+            want("gpu-pool", &[]),
+        ]
+    );
+    let gpu = &pools(&inv)[0];
+    assert!(
+        gpu.2
+            .contains(&"eks.amazonaws.com/capacityType=SPOT".to_string()),
+        "{:?}",
+        gpu.2
+    );
+    let gke = &pools(&inv)[5];
+    assert!(
+        gke.2.contains(&"accelerator=l4".to_string()) && gke.2.contains(&"team=ml".to_string())
+    );
+    assert!(gke
+        .2
+        .contains(&"cloud.google.com/gke-spot=true".to_string()));
+    let found: Vec<&str> = analyse(&text, &Options::default())
+        .iter()
+        .map(|d| d.rule)
+        .collect();
+    assert_eq!(found, vec!["unknown-effect"]);
+}
+
+#[test]
+fn a_json_file_with_a_trailing_comma_is_reported_at_the_comma() {
+    let text = "{\"kind\": \"List\", \"items\": [\n  {\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}},\n]}\n";
+    let found = analyse(text, &Options::default());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, "yaml-syntax");
+    assert_eq!(&text[found[0].range.clone()], ",");
+    assert!(found[0]
+        .message
+        .contains("a comma before a closing bracket"));
+    // Valid JSON, and YAML that is not JSON, say nothing of it.
+    assert!(analyse("{\"kind\": \"List\", \"items\": []}\n", &Options::default()).is_empty());
+    assert!(analyse("items: [a, b,]\n", &Options::default()).is_empty());
+}

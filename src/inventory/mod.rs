@@ -129,6 +129,10 @@ pub struct Declared {
     /// Node requirements (a pod's node selector and affinity must be compatible with them);
     /// `None` when the nodes' labels are all known.
     pub requirements: Option<Vec<PoolRequirement>>,
+    /// Labels the pool's platform sets on the nodes they apply to, and only there (AKS's
+    /// `kubernetes.azure.com/scalesetpriority` on Spot pools, GKE's `cloud.google.com/gke-spot`):
+    /// where the pool has none of them, its nodes do not have it, for certain.
+    pub provider_labels: &'static [&'static str],
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -478,6 +482,7 @@ impl RawNode {
                 count,
                 startup_taints: Vec::new(),
                 requirements: None,
+                provider_labels: &[],
             })),
             bootstrap: None,
         }

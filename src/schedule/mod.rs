@@ -789,10 +789,17 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     // the platform for certain) are known; others may be added where the file does not say.
     // (A Karpenter NodePool has requirements, above: its nodes' labels are bounded by them.)
     let open = node.pool.declared.is_some();
+    // Except the labels its platform sets wherever they apply: absent here means absent.
+    let provider = node
+        .pool
+        .declared
+        .as_ref()
+        .map_or(&[][..], |d| d.provider_labels);
+    let open_for = |key: &str| open && !provider.contains(&key);
     let unknown = &mut verdict.unknown;
     for e in &w.node_selector {
         let actual = node.label(&e.key);
-        if actual.is_none() && open {
+        if actual.is_none() && open_for(&e.key) {
             unknown.push(Undeclared {
                 key: e.key.to_string(),
                 asked: Asked::Value(e.value.to_string()),
@@ -807,7 +814,7 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     }
     for (key, wanted) in &w.class_selector {
         let actual = node.label(key);
-        if actual.is_none() && open {
+        if actual.is_none() && open_for(key) {
             unknown.push(Undeclared {
                 key: key.clone(),
                 asked: Asked::Value(wanted.clone()),
@@ -823,10 +830,29 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     // Required node affinity likewise: a term may match if the labels it needs are set.
     if let Some(a) = &w.affinity {
         match a.check(node, open) {
-            Ok(needs) => unknown.extend(needs.into_iter().map(|r| Undeclared {
-                key: r.key.clone(),
-                asked: Asked::Expression(r.to_string()),
-            })),
+            // A condition on a label the platform would have set is decided: the label is
+            // absent.
+            Ok(needs) if needs.iter().any(|r| !open_for(&r.key) && !r.matches(None)) => {
+                let r = needs
+                    .iter()
+                    .find(|r| !open_for(&r.key) && !r.matches(None))
+                    .expect("found");
+                out.push(Reason::NodeAffinity(format!(
+                    "{r}: the platform sets {} only on the pools it applies to, not this one",
+                    r.key
+                )));
+            }
+            Ok(needs) => {
+                unknown.extend(
+                    needs
+                        .into_iter()
+                        .filter(|r| open_for(&r.key))
+                        .map(|r| Undeclared {
+                            key: r.key.clone(),
+                            asked: Asked::Expression(r.to_string()),
+                        }),
+                )
+            }
             Err(why) => out.push(Reason::NodeAffinity(why)),
         }
     }
