@@ -577,10 +577,10 @@ fn file_diagnostic(
     }
 }
 
-/// What JSON does not allow in a text that is JSON (it opens with `{`, as `kubectl get -o json`
-/// writes): kubectl and the inventory reader decode such a file as JSON and refuse a comma
-/// before a closing bracket, which YAML's flow collections take. `None` for valid JSON and for
-/// any other text.
+/// A comma before a closing bracket in a text that opens with `{` (as `kubectl get -o json`
+/// writes): kubectl (apimachinery's `NewYAMLOrJSONDecoder`) and the inventory reader decode
+/// such a file as JSON and refuse it, while YAML's flow collections take it. `None` for valid
+/// JSON and for any other text.
 fn json_error(text: &str) -> Option<SyntaxError> {
     let body = text.trim_start_matches('\u{feff}').trim_start();
     if !body.starts_with('{') {
@@ -609,18 +609,9 @@ fn json_error(text: &str) -> Option<SyntaxError> {
                 .to_string(),
         });
     }
-    let message = error.to_string();
-    let message = message
-        .split(" at line ")
-        .next()
-        .unwrap_or(&message)
-        .to_string();
-    Some(SyntaxError {
-        offset,
-        message: format!(
-            "not valid JSON: {message} (a file that starts with `{{` is read as JSON)"
-        ),
-    })
+    // Other texts that open with `{` may be YAML flow mappings that are not JSON: the YAML
+    // reading stands for them.
+    None
 }
 
 fn syntax_diagnostic(text: &str, error: &SyntaxError, document: usize) -> Diagnostic {

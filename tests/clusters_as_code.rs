@@ -124,7 +124,7 @@ fn a_managed_topology_is_read_and_linted() {
 
 #[test]
 fn a_kustomize_directory_is_rendered_or_read_by_its_resources() {
-    let dir = "tests/fixtures/iac/kustomize-nodepools";
+    let dir = "tests/fixtures/kustomize-nodepools";
     let args = [
         "simulate",
         "--format",
