@@ -404,3 +404,56 @@ fn the_readme_lists_every_custom_resource() {
         }
     }
 }
+
+#[test]
+fn the_editor_places_each_template_where_it_is() {
+    // The lenses and hints come from the placements the analysis keeps.
+    let inv = inventory();
+    let text = read("custom-resources.yaml");
+    let analysis = taintlint::analysis::analyse_file(&text, &Options::default(), Some(&inv), true);
+    assert_eq!(analysis.placements.len(), 18);
+    let ray: Vec<(&str, &str)> = analysis
+        .placements
+        .iter()
+        .filter(|p| p.title.starts_with("RayJob"))
+        .map(|p| {
+            (
+                p.title.as_str(),
+                text[p.anchor.clone()].split(':').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ray,
+        vec![
+            (
+                "RayJob rayjob-sample spec.rayClusterSpec.headGroupSpec.template.spec",
+                "containers"
+            ),
+            (
+                "RayJob rayjob-sample spec.rayClusterSpec.workerGroupSpecs[0].template.spec",
+                "containers"
+            ),
+            (
+                "RayJob rayjob-sample spec.submitterPodTemplate.spec",
+                "restartPolicy"
+            ),
+        ]
+    );
+    // Chart values without their templates: workloads of unknown kind, at their keys.
+    let text = read(CHART_VALUES);
+    let analysis = taintlint::analysis::analyse_file(&text, &Options::default(), Some(&inv), true);
+    let titles: Vec<&str> = analysis
+        .placements
+        .iter()
+        .map(|p| p.title.as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        vec![
+            "workload of unknown kind `controller`",
+            "workload of unknown kind `agent`",
+            "workload of unknown kind `backup`"
+        ]
+    );
+}
