@@ -457,3 +457,35 @@ fn the_editor_places_each_template_where_it_is() {
         ]
     );
 }
+
+#[test]
+fn templates_that_alias_one_mapping_each_keep_its_tolerations() {
+    // A RayCluster whose worker group reuses the head's pod template through a YAML alias: both
+    // tolerate the GPU taint; a finding in the shared list is reported once.
+    let text = "\
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: shared}
+spec:
+  headGroupSpec:
+    template: &pod
+      spec:
+        nodeSelector: {example.com/pool: gpu}
+        tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+        - {key: example.com/x, operator: Exists, effect: NoSchedul}
+        containers: [{name: ray, image: rayproject/ray:2.41.0}]
+  workerGroupSpecs:
+  - groupName: workers
+    template: *pod
+";
+    let got = placed(text, &Options::default());
+    let pools: Vec<&[String]> = got.iter().map(|r| r.3.as_slice()).collect();
+    assert_eq!(
+        pools,
+        vec![&["gpu".to_string()][..], &["gpu".to_string()][..]]
+    );
+    let found = analyse_with(text, &Options::default(), None);
+    let effects = found.iter().filter(|d| d.rule == "unknown-effect").count();
+    assert_eq!(effects, 1, "{found:?}");
+}

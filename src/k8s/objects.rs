@@ -72,6 +72,20 @@ pub struct Extracted<'d> {
     pub taints: Vec<List>,
     /// The sequences already in `tolerations` (a list is found once, by the first way to it).
     listed: HashSet<NodeId>,
+    /// Pod specs whose `tolerations` list is another's too (templates that alias one
+    /// mapping): linted once, under the first, and read by each ([`Extracted::pod_tolerations`]).
+    shared: Vec<(usize, List)>,
+}
+
+impl Extracted<'_> {
+    /// The `tolerations` list of the pod spec `spec` (an index in [`Extracted::pod_specs`]).
+    pub fn pod_tolerations(&self, spec: usize) -> Option<&List> {
+        self.tolerations
+            .iter()
+            .find(|t| t.owner == Owner::PodSpec(spec))
+            .map(|t| &t.list)
+            .or_else(|| self.shared.iter().find(|(s, _)| *s == spec).map(|(_, l)| l))
+    }
 }
 
 /// The path from an object to its pod spec, by kind.
@@ -282,7 +296,11 @@ fn add_pod_spec(
             path: join(&spec_path, "tolerations"),
             object: Some(object),
         };
-        push_tolerations(out, list, Owner::PodSpec(spec_index));
+        if out.listed.contains(&value) {
+            out.shared.push((spec_index, list));
+        } else {
+            push_tolerations(out, list, Owner::PodSpec(spec_index));
+        }
     }
     out.pod_specs.push(PodSpec {
         object,

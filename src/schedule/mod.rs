@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use crate::inventory::{Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
-use crate::k8s::objects::{extract, items, Extracted, Item, List, Owner};
+use crate::k8s::objects::{extract, items, Extracted, Item, List};
 use crate::k8s::well_known::UNSCHEDULABLE;
 use crate::syntax::{self, Document, NodeId};
 
@@ -82,11 +82,7 @@ impl<'d> Workload<'d> {
         let pod = &ex.pod_specs[spec_index];
         let spec = pod.node;
         let kind = ex.objects[pod.object].kind;
-        let list = ex
-            .tolerations
-            .iter()
-            .find(|t| t.owner == Owner::PodSpec(spec_index))
-            .map(|t| t.list.clone());
+        let list = ex.pod_tolerations(spec_index).cloned();
         let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
         let mut bare = vec![false; items.len()];
         let manifest: admission::Tolerations = items
