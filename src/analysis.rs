@@ -3,7 +3,7 @@
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract, items};
+use crate::k8s::objects::{extract_with, items};
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
 use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
@@ -98,6 +98,7 @@ pub fn analyse_streamed(
     }
     let mut stream = syntax::parse(text);
     let whole = stream.error.is_some()
+        || json_error(text).is_some()
         || stream.comments.iter().any(|c| c.text.contains("taintlint"))
         || (stream.documents.iter().any(|d| d.error.is_some()) && !shows_kubernetes(text));
     if whole {
@@ -184,10 +185,37 @@ struct Places {
 /// finding inside the pod template. Configuration and suppressions change nothing here: the API
 /// server rejects what it rejects.
 pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
+    simulate_file(text, options, inventory).0
+}
+
+/// Why a file, or part of it, was not simulated: its pod templates, if it has any, could not
+/// be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unread {
+    /// A Go or Helm template (in some document at least): its rendered output can be simulated.
+    Template,
+    /// Not valid YAML (in some document at least).
+    Syntax,
+}
+
+/// [`simulate_text`], and why some of the file was not read, if it was not.
+pub fn simulate_file(
+    text: &str,
+    options: &Options,
+    inventory: &Inventory,
+) -> (Vec<WorkloadResult>, Option<Unread>) {
     let stream = syntax::parse(text);
+    // Documents that are templates are not read; the others are, whatever their neighbours.
+    let (templates, stream_template) = templates(text, &stream, options);
+    let unread = if stream_template.is_some() || templates.iter().any(Option::is_some) {
+        Some(Unread::Template)
+    } else {
+        (stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some()))
+            .then_some(Unread::Syntax)
+    };
     let mut out = Vec::new();
     for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        let extracted = extract(doc);
+        let extracted = extract_with(doc, options.chart_kinds());
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
         if out.len() == first {
@@ -232,7 +260,7 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
                 });
         }
     }
-    out
+    (out, unread)
 }
 
 /// Leaves out the rules `options` turns off and sets the severity of those it gives a level
@@ -285,6 +313,8 @@ fn check_stream<'a>(
             Some(template) => out.push(template),
             None => out.push(syntax_diagnostic(text, error, stream.documents.len())),
         }
+    } else if let Some(error) = json_error(text) {
+        out.push(syntax_diagnostic(text, &error, 0));
     }
     let local = with_local_cluster(text, stream, options);
     let options = local.as_ref().unwrap_or(options);
@@ -438,7 +468,7 @@ pub fn refused_runtime_classes(text: &str, doc: &Document<'_>) -> Vec<String> {
     if !text.contains("RuntimeClass") {
         return Vec::new();
     }
-    let extracted = extract(doc);
+    let extracted = extract_with(doc, None);
     let options = Options::default();
     let mut names = Vec::new();
     for (index, object) in extracted.objects.iter().enumerate() {
@@ -508,7 +538,7 @@ fn check_document<'a>(
     // `key=value:Effect` strings: they get the taint rules too.
     let defined = crate::inventory::taint_lists(text, doc);
     let doc = &*doc;
-    let extracted = extract(doc);
+    let extracted = extract_with(doc, options.chart_kinds());
     let chunks = match flush.as_deref_mut() {
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
         _ => None,
@@ -688,6 +718,43 @@ fn file_diagnostic(
         related: Vec::new(),
         fixes: Vec::new(),
     }
+}
+
+/// A comma before a closing bracket in a text that opens with `{` (as `kubectl get -o json`
+/// writes): kubectl (apimachinery's `NewYAMLOrJSONDecoder`) and the inventory reader decode
+/// such a file as JSON and refuse it, while YAML's flow collections take it. `None` for valid
+/// JSON and for any other text.
+fn json_error(text: &str) -> Option<SyntaxError> {
+    let body = text.trim_start_matches('\u{feff}').trim_start();
+    if !body.starts_with('{') {
+        return None;
+    }
+    let error =
+        serde_json::from_str::<serde::de::IgnoredAny>(text.trim_start_matches('\u{feff}')).err()?;
+    // serde_json counts lines from 1 and columns in bytes from 1 (0 at a line's start).
+    let bom = text.len() - text.trim_start_matches('\u{feff}').len();
+    let line_start = text[bom..]
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let offset = crate::position::floor_char_boundary(
+        text,
+        (bom + line_start + error.column().saturating_sub(1)).min(text.len()),
+    );
+    // A comma before a closing bracket: the place to fix is the comma.
+    let before = text[..offset].trim_end();
+    if before.ends_with(',') && text[offset..].starts_with([']', '}']) {
+        return Some(SyntaxError {
+            offset: before.len() - 1,
+            message: "not valid JSON: a comma before a closing bracket (a file that starts \
+                      with `{` is read as JSON)"
+                .to_string(),
+        });
+    }
+    // Other texts that open with `{` may be YAML flow mappings that are not JSON: the YAML
+    // reading stands for them.
+    None
 }
 
 fn syntax_diagnostic(text: &str, error: &SyntaxError, document: usize) -> Diagnostic {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::Severity;
 use crate::k8s::cluster::{ApiToleration, Cluster, Namespace};
+use crate::k8s::workloads::ChartKinds;
 use crate::rules::{self, RuleMeta};
 
 /// Feature gates taintlint knows, with their default in current Kubernetes.
@@ -96,6 +97,8 @@ pub struct Options {
     /// it read it): a document there that is not YAML is called a Helm chart template, not
     /// just a Go template.
     chart_template: bool,
+    /// What the chart's templates render a values file into, for a chart's values file.
+    chart: Option<Arc<ChartKinds>>,
 }
 
 /// A toleration policy of the repository's own (`.taintlint.yaml` `policy:`): the shapes of
@@ -134,6 +137,7 @@ impl Default for Options {
             toleration_restriction: TolerationRestriction::default(),
             policy: None,
             chart_template: false,
+            chart: None,
         }
     }
 }
@@ -157,6 +161,16 @@ impl Options {
 
     pub fn set_cluster(&mut self, cluster: Arc<Cluster>) {
         self.cluster = cluster;
+    }
+
+    /// What the chart's templates render this values file into, when the file is a chart's
+    /// values (gathered from the chart's `templates/` at the edge).
+    pub fn chart_kinds(&self) -> Option<&ChartKinds> {
+        self.chart.as_deref()
+    }
+
+    pub fn set_chart_kinds(&mut self, chart: Option<Arc<ChartKinds>>) {
+        self.chart = chart;
     }
 
     pub fn toleration_restriction(&self) -> &TolerationRestriction {

@@ -25,3 +25,4 @@ pub mod walk;
 pub use analysis::{analyse, analyse_with};
 pub use config::Options;
 pub use diagnostic::{Diagnostic, Severity};
+pub use k8s::workloads::ChartKinds;

@@ -756,7 +756,8 @@ fn labels_a_pool_definition_does_not_declare_are_unknown() {
     let zone = "{key: topology.kubernetes.io/zone, operator: In, values: [us-central1-a]}";
     let amd = "{key: example.com/accelerator, operator: In, values: [amd]}";
     let text = [
-        workload("spot", "cloud.google.com/gke-spot: \"true\""),
+        // (Not GKE's Spot label: GKE sets it on every Spot pool, so a pool without it has none.)
+        workload("team", "example.com/team: ml"),
         workload("amd", "example.com/accelerator: amd"),
         workload("nvidia", "example.com/accelerator: nvidia"),
         affinity("zonal", &[zone]),

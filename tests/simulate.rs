@@ -208,6 +208,7 @@ fn list_items_are_simulated_with_their_index() {
             "kind",
             "name",
             "namespace",
+            "path",
             "fits",
             "nodes",
             "rejected",

@@ -145,6 +145,21 @@ fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode
     for (i, p) in paths.iter().enumerate() {
         let inputs = if p.as_os_str() == "-" {
             vec![(Input::Stdin(0), None)]
+        } else if let Some(kustomization) = kustomization_in(p) {
+            match kustomize(p, &kustomization) {
+                Kustomized::Rendered(text) => {
+                    sources.push((
+                        PathBuf::from(format!("{} (kubectl kustomize)", p.display())),
+                        Some(text),
+                    ));
+                    walked.push(Some(i));
+                    continue;
+                }
+                Kustomized::Listed(files) => files
+                    .into_iter()
+                    .map(|f| (Input::File(f, 0), Some(i)))
+                    .collect(),
+            }
         } else if p.is_dir() {
             let mut problems = Vec::new();
             let found = collect_inputs(std::slice::from_ref(p), &defaults, false, &mut problems);
@@ -194,6 +209,74 @@ fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode
         streamed,
         walked,
     })
+}
+
+/// The kustomization file of a directory, if it has one.
+fn kustomization_in(dir: &Path) -> Option<PathBuf> {
+    inventory::kustomize::KUSTOMIZATION_FILES
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|f| f.is_file())
+}
+
+/// A kustomize directory as an inventory: its rendered output, or the files it lists.
+enum Kustomized {
+    Rendered(String),
+    Listed(Vec<PathBuf>),
+}
+
+/// Renders a kustomize directory with `kubectl kustomize` when kubectl is on the PATH (its
+/// patches then change the pools they patch, as they will in the cluster); else reads only the
+/// resources its kustomization lists (a directory among them by its own kustomization, or
+/// whole), and says so: its patch files are partial objects, not pools of their own.
+fn kustomize(dir: &Path, kustomization: &Path) -> Kustomized {
+    let rendered = std::process::Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .stdin(std::process::Stdio::null())
+        .output();
+    match rendered {
+        Ok(out) if out.status.success() => {
+            return Kustomized::Rendered(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+        Ok(out) => eprintln!(
+            "taintlint: inventory {}: `kubectl kustomize` failed ({}); reading only the \
+             resources its kustomization lists, without its patches",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(_) => eprintln!(
+            "taintlint: inventory {}: a kustomize directory, and kubectl is not on the PATH to \
+             render it: reading only the resources its kustomization lists, without its patches \
+             (or give `kubectl kustomize {}` as the inventory)",
+            dir.display(),
+            dir.display()
+        ),
+    }
+    let mut files = Vec::new();
+    let mut seen = Vec::new();
+    listed(kustomization, &mut files, &mut seen);
+    Kustomized::Listed(files)
+}
+
+/// The files a kustomization lists, directories followed through their own kustomization.
+fn listed(kustomization: &Path, files: &mut Vec<PathBuf>, seen: &mut Vec<PathBuf>) {
+    if seen.iter().any(|s| s == kustomization) {
+        return;
+    }
+    seen.push(kustomization.to_path_buf());
+    let Ok(text) = std::fs::read_to_string(kustomization) else {
+        return;
+    };
+    let base = kustomization.parent().unwrap_or(Path::new("."));
+    for resource in inventory::kustomize::resources(&text) {
+        let path = base.join(&resource);
+        if let Some(nested) = path.is_dir().then(|| kustomization_in(&path)).flatten() {
+            listed(&nested, files, seen);
+        } else if path.is_file() {
+            files.push(path);
+        }
+    }
 }
 
 /// A file read as a JSON node list as it streams in, when it starts like JSON and is one.

@@ -630,10 +630,12 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
     eprintln!("taintlint: skipped {}{list}", parts.join(" and "));
 }
 
-/// A file's options: its configuration's, with its per-path settings, and whether it lies in a
-/// Helm chart's `templates/` (its Go templates are then named Helm's).
+/// A file's options: its configuration's, with its per-path settings, what its chart's templates
+/// render it into (for a chart's values file), and whether it lies in a Helm chart's
+/// `templates/` (its Go templates are then named Helm's).
 fn file_options(config: &ConfigFile, options: &Options, path: Option<&Path>) -> Options {
     let mut options = config.options_for(options, path);
+    options.set_chart_kinds(path.and_then(super::input::chart_kinds));
     options.set_chart_template(path.is_some_and(|p| {
         p.ancestors()
             .skip(1)

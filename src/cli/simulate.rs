@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use taintlint::analysis::simulate_text;
+use taintlint::analysis::{simulate_file, Unread};
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::inventory::Inventory;
 use taintlint::report::{
@@ -134,24 +134,39 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     // and written as soon as every file before it is. The matrix needs every row before its
     // first line.
     let renderer = writer.as_ref().map(|w| w.renderer());
-    let simulate_one = |input: &Input| -> Result<Simulated, String> {
+    let simulate_one = |input: &Input| -> Result<(Simulated, Note), String> {
         let path = input.name();
         let text = read(input)?;
-        let file = SimulatedFile {
-            path,
-            workloads: simulate_text(&text, &options, inventory),
+        // A chart's values file: its templates say what the values render into.
+        let chart = match input {
+            Input::File(p, _) => super::input::chart_kinds(p),
+            Input::Stdin(_) => None,
         };
+        let local = chart.map(|c| {
+            let mut o = options.clone();
+            o.set_chart_kinds(Some(c));
+            o
+        });
+        let (workloads, unread) =
+            simulate_file(&text, local.as_ref().unwrap_or(&options), inventory);
+        let note = Note {
+            file: path.clone(),
+            unread,
+            workloads: workloads.len(),
+        };
+        let file = SimulatedFile { path, workloads };
         let nowhere = file
             .workloads
             .iter()
             .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
-        Ok(match renderer {
+        let simulated = match renderer {
             Some(r) => Simulated::Rendered(r.render(&file), nowhere),
             None => Simulated::Rows(
                 report::simulate::Row::of_file(inventory, &file, args.why),
                 nowhere,
             ),
-        })
+        };
+        Ok((simulated, note))
     };
     // A closed pipe (`| head`) ends the output, not the run.
     let mut write_ok = match &mut writer {
@@ -159,21 +174,27 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         None => true,
     };
     let mut rows = Vec::new();
+    let mut notes = Notes::default();
     ordered::run(
         &inputs,
         ordered::threads(),
         64,
         simulate_one,
         |result| match result {
-            Ok(Simulated::Rendered(rendered, no)) => {
-                nowhere |= no;
-                if let Some(w) = &mut writer {
-                    write_ok = write_ok && w.file(&mut stdout, &rendered).is_ok();
+            Ok((simulated, note)) => {
+                notes.add(note);
+                match simulated {
+                    Simulated::Rendered(rendered, no) => {
+                        nowhere |= no;
+                        if let Some(w) = &mut writer {
+                            write_ok = write_ok && w.file(&mut stdout, &rendered).is_ok();
+                        }
+                    }
+                    Simulated::Rows(file_rows, no) => {
+                        nowhere |= no;
+                        rows.extend(file_rows);
+                    }
                 }
-            }
-            Ok(Simulated::Rows(file_rows, no)) => {
-                nowhere |= no;
-                rows.extend(file_rows);
             }
             Err(e) => problems.push(e),
         },
@@ -194,6 +215,9 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     }
     let _ = stdout.flush();
     drop(stdout);
+    for line in notes.lines() {
+        eprintln!("taintlint: {line}");
+    }
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
@@ -294,4 +318,86 @@ fn pool_places(loaded: &LoadedInventory) -> Vec<HashMap<usize, (usize, usize)>> 
             offsets.iter().copied().zip(found).collect()
         })
         .collect()
+}
+
+/// What one file gave the simulation.
+struct Note {
+    file: String,
+    unread: Option<Unread>,
+    workloads: usize,
+}
+
+/// What the files gave the simulation, told after it: the files whose pod templates could not
+/// be read, and why; and, when no pod template was found at all, that none was.
+#[derive(Default)]
+struct Notes {
+    files: usize,
+    workloads: usize,
+    templates: Vec<String>,
+    broken: Vec<String>,
+}
+
+impl Notes {
+    fn add(&mut self, note: Note) {
+        self.files += 1;
+        self.workloads += note.workloads;
+        match note.unread {
+            Some(Unread::Template) => self.templates.push(note.file),
+            Some(Unread::Syntax) => self.broken.push(note.file),
+            None => {}
+        }
+    }
+
+    fn lines(&self) -> Vec<String> {
+        /// How many files a line names before "and N more".
+        const NAMED: usize = 3;
+        let named = |files: &[String]| {
+            let mut list: Vec<String> = files.iter().take(NAMED).cloned().collect();
+            if files.len() > NAMED {
+                list.push(format!("and {} more", files.len() - NAMED));
+            }
+            list.join(", ")
+        };
+        let mut out = Vec::new();
+        if !self.templates.is_empty() {
+            out.push(format!(
+                "{} not all simulated, Go or Helm templates (not YAML until rendered): {}; \
+                 simulate the rendered output (`helm template CHART | taintlint simulate \
+                 --inventory FILE -`), or the chart's values.yaml",
+                files(self.templates.len()),
+                named(&self.templates)
+            ));
+        }
+        if !self.broken.is_empty() {
+            out.push(format!(
+                "{} not valid YAML, their pod templates not all simulated: {}; \
+                 `taintlint lint` shows where",
+                files(self.broken.len()),
+                named(&self.broken)
+            ));
+        }
+        if self.workloads == 0 && self.files > self.templates.len() + self.broken.len() {
+            out.push(format!(
+                "no pod template found in {}{}: simulate reads the pod templates of core \
+                 workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, \
+                 ...), of the custom resources the README lists, chart values, HelmRelease \
+                 and Argo CD Application values",
+                files(self.files - self.templates.len() - self.broken.len()),
+                if self.templates.len() + self.broken.len() > 0 {
+                    " read"
+                } else {
+                    ""
+                }
+            ));
+        }
+        out
+    }
+}
+
+fn files(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{n} files")
+    }
 }

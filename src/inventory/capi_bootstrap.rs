@@ -26,7 +26,7 @@ use crate::k8s::model::{Effect, Taint};
 use crate::k8s::objects::{pool_taint_paths, taint_list_at};
 use crate::syntax::{Document, NodeId};
 
-const UNINITIALIZED: &str = "node.cluster.x-k8s.io/uninitialized";
+pub(crate) const UNINITIALIZED: &str = "node.cluster.x-k8s.io/uninitialized";
 
 /// Whether a document is a KubeadmConfigTemplate, KubeadmConfig or KubeadmControlPlane.
 pub(crate) fn is_capi_bootstrap(doc: &Document<'_>, root: NodeId) -> bool {
@@ -84,6 +84,18 @@ pub(crate) fn read<'a>(
         let path = format!("{}.{config}.nodeRegistration", spec.join("."));
         regs.push(registration(text, doc, nr, &path, cp, object, cfg_key));
     }
+    // A control plane written with neither configuration (only `clusterConfiguration`, say):
+    // Cluster API makes both with an empty nodeRegistration, and kubeadm gives its Nodes the
+    // default control-plane taint (controlplane/kubeadm/internal/controllers/controller.go
+    // initializes `InitConfiguration`/`JoinConfiguration` when nil).
+    if control_plane && regs.is_empty() {
+        let spec_key = doc
+            .get(root, "spec")
+            .and_then(|(_, s)| doc.get(s, "kubeadmConfigSpec"))
+            .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
+        let path = format!("{}.initConfiguration.nodeRegistration", spec.join("."));
+        regs.push(registration(text, doc, None, &path, true, object, spec_key));
+    }
     let mut lists = Vec::new();
     let mut taints: Vec<PoolTaint> = Vec::new();
     let mut node_labels = Vec::new();
@@ -138,7 +150,9 @@ pub(crate) fn read<'a>(
         file,
         range: at.clone(),
     };
+    let template = (kind == "KubeadmConfigTemplate").then(|| name.clone());
     let mut node = RawNode::defined(name, pool_kind, loc, (file, index), count);
+    node.bootstrap = template.map(super::Bootstrap::Template);
     node.labels = node_labels;
     node.taints = taints;
     if worker {

@@ -122,6 +122,7 @@ pub(crate) fn parse<'a>(
                 at: Loc { file, range: span },
                 pool: Some(((file, index), name.clone())),
                 declared: None,
+                bootstrap: None,
             });
         }
     }

@@ -184,6 +184,16 @@ pub(crate) fn read<'a>(
                     node_labels.push(("eks.amazonaws.com/nodegroup".to_string(), ng.clone()));
                 }
             }
+            // EKS labels a managed group's nodes with its capacity type (`spot: true`: SPOT).
+            if managed {
+                let spot = doc.get(group, "spot").is_some_and(|(_, v)| {
+                    matches!(decode(doc, v), crate::k8s::decode::Decoded::Bool(true))
+                });
+                node_labels.push((
+                    super::terraform::EKS_CAPACITY_TYPE.to_string(),
+                    if spot { "SPOT" } else { "ON_DEMAND" }.to_string(),
+                ));
+            }
             let (found, left_out) = list
                 .as_ref()
                 .map(|l| taints(file, doc, l))

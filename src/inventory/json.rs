@@ -246,6 +246,7 @@ fn node(
         at,
         pool: None,
         declared: None,
+        bootstrap: None,
     })
 }
 

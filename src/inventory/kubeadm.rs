@@ -38,7 +38,7 @@ use crate::syntax::{Document, NodeId};
 
 /// kubeadm's default control-plane taint key (`constants.go` `LabelNodeRoleControlPlane`).
 pub(crate) const CONTROL_PLANE: &str = "node-role.kubernetes.io/control-plane";
-const EXCLUDE_LB: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
+pub(crate) const EXCLUDE_LB: &str = "node.kubernetes.io/exclude-from-external-load-balancers";
 
 /// The kind written on pools made from a KubeletConfiguration (merged into kubeadm pools).
 const KUBELET_KIND: &str = "kubeletconfiguration";

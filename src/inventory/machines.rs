@@ -10,11 +10,16 @@
 //! domains (util/labels/helpers.go `GetManagedLabels`); its `spec.replicas` may be left to an
 //! autoscaler (unknown here).
 
+use super::kubeadm::CONTROL_PLANE;
 use super::nodes::labels;
 use super::pool_object::{PoolObject, Taints};
 use super::{Count, ParseError, RawNode};
+use super::{Loc, PoolTaint};
 use crate::k8s::decode::decode;
-use crate::k8s::objects::pool_taint_paths;
+use crate::k8s::model::{Effect, Taint};
+use crate::k8s::objects::{
+    api_group, pool_taint_paths, resolve, taint_list_at, CAPI, TOPOLOGY_TAINTS,
+};
 use crate::syntax::{Document, NodeId};
 
 /// Whether a document is a machine set this module reads.
@@ -73,6 +78,15 @@ pub(crate) fn read(
         min: replicas,
         max: replicas,
     };
+    let bootstrap = (!openshift)
+        .then(|| {
+            let config = path(&["spec", "template", "spec", "bootstrap", "configRef"])?;
+            (doc.get_str(config, "kind")? == "KubeadmConfigTemplate")
+                .then(|| doc.get_str(config, "name"))
+                .flatten()
+        })
+        .flatten()
+        .map(|n| super::Bootstrap::UsesTemplate(n.to_string()));
     let Taints {
         taints: pool_taints,
         invalid,
@@ -89,9 +103,123 @@ pub(crate) fn read(
         }
     };
     let mut node = RawNode::defined(name, kind, at, (file, index), count);
+    node.bootstrap = bootstrap;
     node.labels = node_labels;
     node.taints = pool_taints;
     Ok((node, invalid))
+}
+
+/// Whether a document is a Cluster API Cluster with a managed topology (`spec.topology`).
+pub(crate) fn is_topology_cluster(doc: &Document<'_>, root: NodeId) -> bool {
+    api_group(doc.get_str(root, "apiVersion")) == Some(CAPI)
+        && doc.get_str(root, "kind") == Some("Cluster")
+        && doc
+            .get_path(root, &["spec", "topology"])
+            .is_some_and(|t| doc.mapping(t).is_some())
+}
+
+/// Reads a Cluster's managed topology (`is_topology_cluster` holds) into the pools its
+/// topology controller makes: the control plane, and each of `workers.machineDeployments[]`
+/// and `workers.machinePools[]` (kubernetes-sigs/cluster-api api/core/v1beta2/cluster_types.go
+/// `Topology`), each with its `taints` (see [`TOPOLOGY_TAINTS`]) and the labels of its
+/// `metadata.labels` that Cluster API syncs to Nodes. Its control plane is taken for kubeadm's
+/// (the control plane provider of the ClusterClass is not at hand; kubeadm's is the common
+/// one): the default control-plane taint and labels unless its taints name that key. Workers
+/// start with `node.cluster.x-k8s.io/uninitialized` (a startup taint).
+pub(crate) fn read_topology(
+    file: usize,
+    doc: &Document<'_>,
+    root: NodeId,
+    index: usize,
+) -> Result<(Vec<RawNode>, usize), ParseError> {
+    let object = PoolObject::read(file, doc, root)?;
+    let mut out = Vec::new();
+    let mut invalid = 0;
+    let count_of = |at: NodeId| {
+        let replicas = doc
+            .get(at, "replicas")
+            .and_then(|(_, v)| decode(doc, v).as_int64().ok().flatten())
+            .and_then(|n| u64::try_from(n).ok());
+        Count {
+            min: replicas,
+            max: replicas,
+        }
+    };
+    let synced_labels = |at: NodeId, path: &str| -> Result<Vec<(String, String)>, ParseError> {
+        Ok(match doc.get_path(at, &["metadata", "labels"]) {
+            Some(v) => labels(doc, v, &format!("{path}.metadata.labels"))?
+                .into_iter()
+                .filter(|(k, _)| is_synced_by_capi(k))
+                .collect(),
+            None => Vec::new(),
+        })
+    };
+    for pattern in TOPOLOGY_TAINTS {
+        let (parent, _) = pattern.rsplit_once('.').expect("a path with a parent");
+        let control_plane = parent.ends_with("controlPlane");
+        let mut places = resolve(doc, root, "", parent);
+        if control_plane && places.is_empty() {
+            // A topology without `controlPlane`: the ClusterClass's, with its defaults.
+            if let Some(t) = doc.get_path(root, &["spec", "topology"]) {
+                places.push((t, "spec.topology".to_string()));
+            }
+        }
+        for (at, path) in places {
+            let name = if control_plane {
+                format!("{}-control-plane", object.name)
+            } else {
+                let own = doc.get_str(at, "name").unwrap_or("workers");
+                format!("{}-{own}", object.name)
+            };
+            let kind = if control_plane {
+                "topology-controlplane"
+            } else if parent.contains("machinePools") {
+                "topology-machinepool"
+            } else {
+                "topology-machinedeployment"
+            };
+            let loc = Loc {
+                file,
+                range: doc.node(at).span.clone(),
+            };
+            let count = if control_plane && path == "spec.topology" {
+                Count::default()
+            } else {
+                count_of(at)
+            };
+            let mut node = RawNode::defined(name, kind, loc.clone(), (file, index), count);
+            if !(control_plane && path == "spec.topology") {
+                node.labels = synced_labels(at, &path)?;
+                if let Some(list) = taint_list_at(doc, at, &path, &["taints"], None) {
+                    let (found, left_out) = super::nodes::taints(file, doc, &list);
+                    invalid += left_out;
+                    node.taints = found;
+                }
+            }
+            if control_plane {
+                if !node.taints.iter().any(|t| t.taint.key == CONTROL_PLANE) {
+                    node.taints
+                        .push(super::kubeadm::control_plane_taint(file, loc.range.clone()));
+                }
+                for key in [CONTROL_PLANE, super::kubeadm::EXCLUDE_LB] {
+                    if !node.labels.iter().any(|(k, _)| k == key) {
+                        node.labels.push((key.to_string(), String::new()));
+                    }
+                }
+            } else if let Some(d) = node.declared.as_mut() {
+                d.startup_taints.push(PoolTaint {
+                    taint: Taint {
+                        key: super::capi_bootstrap::UNINITIALIZED.to_string(),
+                        value: String::new(),
+                        effect: Effect::NoSchedule,
+                    },
+                    at: loc,
+                });
+            }
+            out.push(node);
+        }
+    }
+    Ok((out, invalid))
 }
 
 #[cfg(test)]

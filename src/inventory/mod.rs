@@ -34,6 +34,7 @@ mod karpenter;
 mod kind;
 mod kubeadm;
 mod kubelet_flags;
+pub mod kustomize;
 mod machines;
 mod nodes;
 mod pool_object;
@@ -128,6 +129,10 @@ pub struct Declared {
     /// Node requirements (a pod's node selector and affinity must be compatible with them);
     /// `None` when the nodes' labels are all known.
     pub requirements: Option<Vec<PoolRequirement>>,
+    /// Labels the pool's platform sets on the nodes they apply to, and only there (AKS's
+    /// `kubernetes.azure.com/scalesetpriority` on Spot pools, GKE's `cloud.google.com/gke-spot`):
+    /// where the pool has none of them, its nodes do not have it, for certain.
+    pub provider_labels: &'static [&'static str],
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -381,6 +386,77 @@ pub(crate) struct RawNode {
     pub pool: Option<((usize, usize), String)>,
     /// For a pool defined as code, what its file declares (the same for all its nodes).
     pub declared: Option<Box<Declared>>,
+    /// For Cluster API, how its machines are bootstrapped (see [`link_bootstrap`]).
+    pub bootstrap: Option<Bootstrap>,
+}
+
+/// A Cluster API pool's part in bootstrapping: a KubeadmConfigTemplate makes no machines, it
+/// configures those of the machine sets whose `bootstrap.configRef` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Bootstrap {
+    /// A KubeadmConfigTemplate of this name.
+    Template(String),
+    /// A machine set whose machines bootstrap from the KubeadmConfigTemplate of this name.
+    UsesTemplate(String),
+}
+
+/// Gives each Cluster API machine set the taints, labels and startup taints of the
+/// KubeadmConfigTemplate its `spec.template.spec.bootstrap.configRef` names (the kubeadm
+/// bootstrap provider renders the template into each Machine's KubeadmConfig: kubernetes-sigs/
+/// cluster-api api/core/v1beta2/machine_types.go `Bootstrap.ConfigRef`), and drops the template
+/// as a pool: it makes no nodes of its own. A template no machine set names is kept as the pool
+/// it describes only when the inventory has no machine set at all (it is all there is to go on).
+fn link_bootstrap(raw: &mut Vec<RawNode>) {
+    let is_template = |n: &RawNode| matches!(n.bootstrap, Some(Bootstrap::Template(_)));
+    if !raw.iter().any(is_template) {
+        return;
+    }
+    let machine_sets = raw.iter().any(|n| {
+        n.declared.as_ref().is_some_and(|d| {
+            matches!(
+                d.kind,
+                "machinedeployment" | "machinepool" | "capi-machineset"
+            )
+        })
+    });
+    if !machine_sets {
+        return;
+    }
+    let (templates, rest): (Vec<RawNode>, Vec<RawNode>) =
+        std::mem::take(raw).into_iter().partition(is_template);
+    *raw = rest;
+    for node in raw.iter_mut() {
+        let Some(Bootstrap::UsesTemplate(name)) = &node.bootstrap else {
+            continue;
+        };
+        let Some(template) = templates
+            .iter()
+            .find(|t| t.bootstrap == Some(Bootstrap::Template(name.clone())))
+        else {
+            continue;
+        };
+        for t in &template.taints {
+            if !node
+                .taints
+                .iter()
+                .any(|o| o.taint.key == t.taint.key && o.taint.effect == t.taint.effect)
+            {
+                node.taints.push(t.clone());
+            }
+        }
+        for l in &template.labels {
+            if !node.labels.iter().any(|(k, _)| *k == l.0) {
+                node.labels.push(l.clone());
+            }
+        }
+        if let (Some(d), Some(td)) = (node.declared.as_mut(), template.declared.as_ref()) {
+            for t in &td.startup_taints {
+                if !d.startup_taints.iter().any(|o| o.taint == t.taint) {
+                    d.startup_taints.push(t.clone());
+                }
+            }
+        }
+    }
 }
 
 impl RawNode {
@@ -406,7 +482,9 @@ impl RawNode {
                 count,
                 startup_taints: Vec::new(),
                 requirements: None,
+                provider_labels: &[],
             })),
+            bootstrap: None,
         }
     }
 }
@@ -593,6 +671,7 @@ impl Inventory {
         if !errors.is_empty() {
             return Err(errors);
         }
+        link_bootstrap(&mut raw);
         let mut inventory = group(files, raw);
         inventory.cluster = cluster;
         Ok(inventory)

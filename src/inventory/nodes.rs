@@ -29,8 +29,9 @@ pub(crate) fn parse_file(
     }
     let mut nodes = Vec::new();
     let mut invalid = 0;
-    // A file that defines pools (NodePools, ...) may hold other objects beside them (the
-    // EC2NodeClass a NodePool refers to): those are skipped. Elsewhere they are an error.
+    // A file that defines pools (NodePools, ...) or holds nodes may hold other objects beside
+    // them (the EC2NodeClass a NodePool refers to, a Secret): those are skipped. A file of
+    // nothing else is not an inventory.
     let mut defines_pools = false;
     let mut other: Option<ParseError> = None;
     for (index, doc) in stream.documents.iter_mut().enumerate() {
@@ -47,10 +48,19 @@ pub(crate) fn parse_file(
             ));
         }
         let Some(root) = doc.root else { continue };
-        if doc.mapping(root).is_none() {
-            if matches!(&doc.node(root).kind, NodeKind::Scalar { value, .. } if value.is_empty()) {
-                continue;
+        // An empty document (a stream that ends in `---`, a document of comments) holds
+        // nothing, whatever the parser makes of it.
+        let empty = match &doc.node(root).kind {
+            NodeKind::Scalar { value, .. } => {
+                value.is_empty() || matches!(decode(doc, root), Decoded::Null)
             }
+            NodeKind::Mapping { entries, .. } => entries.is_empty(),
+            _ => false,
+        };
+        if empty {
+            continue;
+        }
+        if doc.mapping(root).is_none() {
             return Err(not_inventory(doc, root));
         }
         if compact::is_pool_file(doc, root) {
@@ -65,6 +75,13 @@ pub(crate) fn parse_file(
         } else {
             None
         };
+        if machines::is_topology_cluster(doc, root) {
+            let (found, left_out) = machines::read_topology(file, doc, root, index)?;
+            nodes.extend(found);
+            invalid += left_out;
+            defines_pools = true;
+            continue;
+        }
         if let Some((node, left_out)) = read {
             nodes.push(node);
             invalid += left_out;
@@ -110,8 +127,10 @@ pub(crate) fn parse_file(
         }
     }
     super::kubeadm::merge_kubelet_config(&mut nodes);
+    // Nodes beside other objects (a Secret, a Cluster, a template): the nodes are the
+    // inventory, the others are left out.
     match other {
-        Some(e) if !defines_pools => Err(e),
+        Some(e) if !defines_pools && nodes.is_empty() => Err(e),
         _ => Ok((nodes, invalid)),
     }
 }
@@ -262,5 +281,6 @@ fn node(
         at,
         pool: None,
         declared: None,
+        bootstrap: None,
     })
 }

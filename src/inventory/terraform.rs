@@ -66,6 +66,36 @@ pub(crate) struct TfPool {
     pub implied: Vec<(crate::k8s::model::Taint, Range<usize>)>,
     /// Taints left out: not literals, or not splittable strings.
     pub skipped: usize,
+    /// Labels its platform sets on the nodes where they apply, and only there: on this pool,
+    /// those not in `labels` are absent for certain (see [`Declared::provider_labels`]).
+    pub provider_labels: &'static [&'static str],
+}
+
+/// GKE's labels of Spot and preemptible nodes (GKE docs "Spot VMs", "Preemptible VMs":
+/// `cloud.google.com/gke-spot=true`, `cloud.google.com/gke-preemptible=true`).
+const GKE_SPOT: &str = "cloud.google.com/gke-spot";
+const GKE_PREEMPTIBLE: &str = "cloud.google.com/gke-preemptible";
+/// EKS's label of a managed node group's capacity type, always set (`ON_DEMAND` or `SPOT`:
+/// aws_eks_node_group `capacity_type`, default `ON_DEMAND`; eksctl pkg/apis/eksctl.io/v1alpha5
+/// `EKSCapacityTypeLabel`).
+pub(crate) const EKS_CAPACITY_TYPE: &str = "eks.amazonaws.com/capacityType";
+/// AKS's label (and taint) of Spot node pools (AKS docs "Add an Azure Spot node pool":
+/// `kubernetes.azure.com/scalesetpriority=spot`, and the taint
+/// `kubernetes.azure.com/scalesetpriority=spot:NoSchedule` it adds to every Spot pool).
+const AKS_SPOT: &str = "kubernetes.azure.com/scalesetpriority";
+
+/// Whether an attribute is the literal `true`.
+fn is_true(e: Option<&Expression>) -> bool {
+    matches!(e, Some(Expression::Bool(b)) if *b.value())
+}
+
+/// The capacity type EKS labels a managed node group's nodes with.
+fn eks_capacity_type(e: Option<&Expression>) -> Option<(String, String)> {
+    let value = match e {
+        None => "ON_DEMAND".to_string(),
+        Some(e) => literal(e)?,
+    };
+    Some((EKS_CAPACITY_TYPE.to_string(), value))
 }
 
 /// An effect written where a provider spells effects its own way.
@@ -223,7 +253,31 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             }
             ("module", [name]) => {
                 if let Some(groups) = attr(&block.body, "eks_managed_node_groups") {
-                    b.eks_module(groups, name);
+                    b.eks_module(groups, name, true);
+                }
+                if let Some(groups) = attr(&block.body, "self_managed_node_groups") {
+                    b.eks_module(groups, name, false);
+                }
+                let source = attr(&block.body, "source")
+                    .and_then(literal)
+                    .unwrap_or_default();
+                for (submodule, managed) in [
+                    ("modules/eks-managed-node-group", true),
+                    ("modules/self-managed-node-group", false),
+                ] {
+                    if source.trim_end_matches('/').ends_with(submodule) {
+                        let address = format!("module.{name}");
+                        b.eks_group(
+                            Fields::Body(&block.body),
+                            name,
+                            address,
+                            at.clone(),
+                            managed,
+                        );
+                    }
+                }
+                if attr(&block.body, "node_pools").is_some() {
+                    b.gke_module(&block.body, name);
                 }
             }
             _ => {}
@@ -510,11 +564,16 @@ impl<'a> Builder<'a> {
         let exact = number(f.get("node_count")).or(number(f.get("initial_node_count")));
         let name = written(self.src, f.get("name"), address);
         let mut labels = map(config.and_then(|c| c.get("labels")));
-        // GKE labels every node with its pool's name.
+        // GKE labels every node with its pool's name, and Spot and preemptible nodes so.
         labels.extend(platform_label(
             f.get("name"),
             "cloud.google.com/gke-nodepool",
         ));
+        for (field, key) in [("spot", GKE_SPOT), ("preemptible", GKE_PREEMPTIBLE)] {
+            if is_true(config.and_then(|c| c.get(field))) {
+                labels.push((key.to_string(), "true".to_string()));
+            }
+        }
         self.push(TfPool {
             name,
             kind,
@@ -524,6 +583,7 @@ impl<'a> Builder<'a> {
             list,
             implied: Vec::new(),
             skipped,
+            provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
         });
     }
 
@@ -541,6 +601,7 @@ impl<'a> Builder<'a> {
             f.get("node_group_name"),
             "eks.amazonaws.com/nodegroup",
         ));
+        labels.extend(eks_capacity_type(f.get("capacity_type")));
         self.push(TfPool {
             name: written(self.src, f.get("node_group_name"), &address),
             kind: "aws_eks_node_group",
@@ -550,10 +611,15 @@ impl<'a> Builder<'a> {
             list,
             implied: Vec::new(),
             skipped,
+            provider_labels: &[],
         });
     }
 
-    fn eks_module(&mut self, groups: &Expression, module: &str) {
+    /// The node groups of terraform-aws-modules/eks: `eks_managed_node_groups` (labelled with
+    /// their capacity type by EKS) or `self_managed_node_groups` (`managed` false), a map of
+    /// group key to group; `taints` as a map of name to taint or a list (the module's
+    /// variables.tf and modules/*/variables.tf).
+    fn eks_module(&mut self, groups: &Expression, module: &str, managed: bool) {
         let Expression::Object(o) = groups else {
             return;
         };
@@ -565,21 +631,116 @@ impl<'a> Builder<'a> {
                 ObjectKey::Ident(i) => i.as_str().to_string(),
                 ObjectKey::Expression(e) => written(self.src, Some(e), "?"),
             };
-            let f = Fields::Object(group);
-            let address = format!("module.{module}.eks_managed_node_groups.{key}");
-            let taints = f.children("taints");
-            let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taints"));
+            let field = if managed {
+                "eks_managed_node_groups"
+            } else {
+                "self_managed_node_groups"
+            };
+            let address = format!("module.{module}.{field}.{key}");
             let at = self.span_of(v.expr()).unwrap_or(0..0);
-            let n = |name: &str| number(f.get(name));
+            self.eks_group(Fields::Object(group), &key, address, at, managed);
+        }
+    }
+
+    /// One node group of the eks module (or the module of one group,
+    /// `modules/eks-managed-node-group`, `modules/self-managed-node-group`).
+    fn eks_group(
+        &mut self,
+        f: Fields<'_>,
+        key: &str,
+        address: String,
+        at: Range<usize>,
+        managed: bool,
+    ) {
+        let taints = f.children("taints");
+        let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taints"));
+        let n = |name: &str| number(f.get(name));
+        let mut labels = map(f.get("labels"));
+        if managed {
+            labels.extend(eks_capacity_type(f.get("capacity_type")));
+        }
+        self.push(TfPool {
+            name: written(self.src, f.get("name"), key),
+            kind: if managed {
+                "eks_managed_node_group"
+            } else {
+                "self_managed_node_group"
+            },
+            at,
+            labels,
+            count: count(n("min_size"), n("max_size"), n("desired_size")),
+            list,
+            implied: Vec::new(),
+            skipped,
+            provider_labels: &[],
+        });
+    }
+
+    /// terraform-google-modules/kubernetes-engine: `node_pools = [{name, ...}]`, their taints in
+    /// `node_pools_taints = { all = [...], <pool> = [{key, value, effect}] }` and labels in
+    /// `node_pools_labels` likewise (the module's variables.tf).
+    fn gke_module(&mut self, body: &Body, module: &str) {
+        let Some(Expression::Array(pools)) = attr(body, "node_pools") else {
+            return;
+        };
+        let by_pool = |field: &str, pool: &str| -> Vec<&Expression> {
+            let Some(Expression::Object(o)) = attr(body, field) else {
+                return Vec::new();
+            };
+            o.iter()
+                .filter(|(k, _)| {
+                    let k = match k {
+                        ObjectKey::Ident(i) => i.as_str().to_string(),
+                        ObjectKey::Expression(e) => literal(e).unwrap_or_default(),
+                    };
+                    k == "all" || k == pool
+                })
+                .map(|(_, v)| v.expr())
+                .collect()
+        };
+        for p in pools.iter() {
+            let Some(o) = p.as_object() else { continue };
+            let f = Fields::Object(o);
+            let Some(name) = f.get("name").and_then(literal) else {
+                continue;
+            };
+            let taints: Vec<Fields<'_>> = by_pool("node_pools_taints", &name)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Expression::Array(a) => {
+                        Some(a.iter().filter_map(|t| t.as_object().map(Fields::Object)))
+                    }
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let (list, skipped) = self.taint_list(
+                &taints,
+                Some(&GOOGLE),
+                format!("module.{module}.node_pools_taints"),
+            );
+            let mut labels: Vec<(String, String)> = by_pool("node_pools_labels", &name)
+                .into_iter()
+                .flat_map(|e| map(Some(e)))
+                .collect();
+            labels.push(("cloud.google.com/gke-nodepool".to_string(), name.clone()));
+            for (field, key) in [("spot", GKE_SPOT), ("preemptible", GKE_PREEMPTIBLE)] {
+                if is_true(f.get(field)) {
+                    labels.push((key.to_string(), "true".to_string()));
+                }
+            }
+            let n = |field: &str| number(f.get(field));
+            let at = self.span_of(p).unwrap_or(0..0);
             self.push(TfPool {
-                name: written(self.src, f.get("name"), &key),
-                kind: "eks_managed_node_group",
+                name,
+                kind: "gke_module_node_pool",
                 at,
-                labels: map(f.get("labels")),
-                count: count(n("min_size"), n("max_size"), n("desired_size")),
+                labels,
+                count: count(n("min_count"), n("max_count"), n("node_count")),
                 list,
                 implied: Vec::new(),
                 skipped,
+                provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
             });
         }
     }
@@ -618,16 +779,33 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
+        // A Spot pool (`priority = "Spot"`): AKS labels and taints its nodes.
+        let mut labels = map(f.get("node_labels"));
+        if let Some(e) = f
+            .get("priority")
+            .filter(|e| literal(e).as_deref() == Some("Spot"))
+        {
+            labels.push((AKS_SPOT.to_string(), "spot".to_string()));
+            implied.push((
+                crate::k8s::model::Taint {
+                    key: AKS_SPOT.to_string(),
+                    value: "spot".to_string(),
+                    effect: crate::k8s::model::Effect::NoSchedule,
+                },
+                self.span_of(e).unwrap_or(at.clone()),
+            ));
+        }
         let n = |name: &str| number(f.get(name));
         self.push(TfPool {
             name: written(self.src, f.get("name"), &address),
             kind,
             at,
-            labels: map(f.get("node_labels")),
+            labels,
             count: count(n("min_count"), n("max_count"), n("node_count")),
             list,
             implied,
             skipped,
+            provider_labels: &[AKS_SPOT],
         });
     }
 
@@ -650,6 +828,7 @@ impl<'a> Builder<'a> {
             list,
             implied: Vec::new(),
             skipped,
+            provider_labels: &[],
         });
     }
 }
@@ -667,13 +846,21 @@ pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), Par
             invalid += left_out;
         }
         invalid += pool.skipped;
-        taints.extend(pool.implied.iter().map(|(t, r)| super::PoolTaint {
-            taint: t.clone(),
-            at: Loc {
-                file,
-                range: r.clone(),
-            },
-        }));
+        // A taint the platform adds, unless written too (a node has one per key and effect).
+        for (t, r) in &pool.implied {
+            if !taints
+                .iter()
+                .any(|w: &super::PoolTaint| w.taint.key == t.key && w.taint.effect == t.effect)
+            {
+                taints.push(super::PoolTaint {
+                    taint: t.clone(),
+                    at: Loc {
+                        file,
+                        range: r.clone(),
+                    },
+                });
+            }
+        }
         let at = Loc {
             file,
             range: pool.at.clone(),
@@ -682,6 +869,9 @@ pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), Par
             RawNode::defined(pool.name.clone(), pool.kind, at, (file, index), pool.count);
         node.labels = pool.labels.clone();
         node.taints = taints;
+        if let Some(d) = node.declared.as_mut() {
+            d.provider_labels = pool.provider_labels;
+        }
         out.push(node);
     }
     Ok((out, invalid))

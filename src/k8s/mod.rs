@@ -7,6 +7,7 @@ pub mod names;
 pub mod objects;
 pub mod quantity;
 pub mod well_known;
+pub mod workloads;
 
 /// A Go `%q`-style quoted string, as the API server prints values in its messages.
 pub fn go_quote(s: &str) -> String {

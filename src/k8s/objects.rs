@@ -9,6 +9,7 @@ use std::collections::HashSet;
 
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
+use crate::k8s::workloads::{custom_pod_specs, ChartKinds, PLACEMENT_FIELDS};
 use crate::syntax::{Document, NodeId, NodeKind};
 
 /// A Kubernetes object in a document.
@@ -81,6 +82,20 @@ pub struct Extracted<'d> {
     pub taints: Vec<List>,
     /// The sequences already in `tolerations` (a list is found once, by the first way to it).
     listed: HashSet<NodeId>,
+    /// Pod specs whose `tolerations` list is another's too (templates that alias one
+    /// mapping): linted once, under the first, and read by each ([`Extracted::pod_tolerations`]).
+    shared: Vec<(usize, List)>,
+}
+
+impl Extracted<'_> {
+    /// The `tolerations` list of the pod spec `spec` (an index in [`Extracted::pod_specs`]).
+    pub fn pod_tolerations(&self, spec: usize) -> Option<&List> {
+        self.tolerations
+            .iter()
+            .find(|t| t.owner == Owner::PodSpec(spec))
+            .map(|t| &t.list)
+            .or_else(|| self.shared.iter().find(|(s, _)| *s == spec).map(|(_, l)| l))
+    }
 }
 
 /// The path from an object to its pod spec, by kind.
@@ -123,6 +138,14 @@ fn key_segment(key: &str) -> String {
 }
 
 pub fn extract<'d>(doc: &'d Document<'_>) -> Extracted<'d> {
+    extract_with(doc, None)
+}
+
+/// [`extract`], with what a chart's templates render a values file into (`chart`: the values
+/// file of a chart in the repository). A document without a `kind` is taken for chart values:
+/// the mappings the chart renders into a workload's pod spec, and those that hold `tolerations`
+/// beside `nodeSelector`, `affinity` or `resources` (a workload of unknown kind), are pod specs.
+pub fn extract_with<'d>(doc: &'d Document<'_>, chart: Option<&ChartKinds>) -> Extracted<'d> {
     let mut out = Extracted::default();
     let Some(root) = doc.root else { return out };
     let root_kind = doc.get_str(root, "kind");
@@ -142,6 +165,12 @@ pub fn extract<'d>(doc: &'d Document<'_>) -> Extracted<'d> {
         if root_kind.is_some() {
             add_object(doc, &mut out, root, String::new(), None);
         } else {
+            let values = Values {
+                chart,
+                namespace: None,
+                item: None,
+            };
+            values_workloads(doc, &mut out, root, "", &values);
             walk_tolerations(doc, &mut out, root, String::new(), None);
         }
     }
@@ -184,6 +213,22 @@ fn add_object<'d>(
                 }
             }
         }
+        Some("Cluster") if api_group(doc.get_str(node, "apiVersion")) == Some(CAPI) => {
+            for pattern in TOPOLOGY_TAINTS {
+                let (parent, _) = pattern.rsplit_once('.').expect("a path with a parent");
+                for (at, at_path) in resolve(doc, node, &path, parent) {
+                    if let Some((key, value)) = doc.get(at, "taints") {
+                        out.taints.push(List {
+                            whole: false,
+                            node: value,
+                            key,
+                            path: join(&at_path, "taints"),
+                            object: Some(index),
+                        });
+                    }
+                }
+            }
+        }
         Some(kind) if pool_taint_paths(doc.get_str(node, "apiVersion"), kind).is_some() => {
             let api_version = doc.get_str(node, "apiVersion");
             for field in pool_taint_paths(api_version, kind).unwrap_or_default() {
@@ -193,7 +238,16 @@ fn add_object<'d>(
             }
         }
         Some(kind) => {
-            if let Some(segments) = pod_spec_path(kind) {
+            let group = api_group(doc.get_str(node, "apiVersion"));
+            // A custom resource's kind may be a core kind's name (Volcano's `Job`).
+            let custom = custom_pod_specs(group, kind);
+            if let Some(patterns) = custom {
+                for pattern in patterns {
+                    for (at, spec_path) in resolve(doc, node, &path, pattern) {
+                        add_pod_spec(doc, out, index, at, spec_path);
+                    }
+                }
+            } else if let Some(segments) = pod_spec_path(kind) {
                 let mut at = node;
                 let mut spec_path = path.clone();
                 let mut found = true;
@@ -210,21 +264,21 @@ fn add_object<'d>(
                     }
                 }
                 if found {
-                    let spec_index = out.pod_specs.len();
-                    out.pod_specs.push(PodSpec {
-                        object: index,
-                        node: at,
-                        path: spec_path.clone(),
-                    });
-                    if let Some((key, value)) = doc.get(at, "tolerations") {
-                        let list = List {
-                            whole: false,
-                            node: value,
-                            key,
-                            path: join(&spec_path, "tolerations"),
-                            object: Some(index),
-                        };
-                        push_tolerations(out, list, Owner::PodSpec(spec_index));
+                    add_pod_spec(doc, out, index, at, spec_path);
+                }
+            } else if let Some(places) = values_places(group, kind) {
+                let namespace = doc
+                    .get_path(node, &["spec", "targetNamespace"])
+                    .and_then(|v| doc.scalar(v).map(|(s, _)| s))
+                    .or(metadata.and_then(|m| doc.get_str(m, "namespace")));
+                let values = Values {
+                    chart: None,
+                    namespace,
+                    item,
+                };
+                for pattern in places {
+                    for (at, values_path) in resolve(doc, node, &path, pattern) {
+                        values_workloads(doc, out, at, &values_path, &values);
                     }
                 }
             }
@@ -232,6 +286,179 @@ fn add_object<'d>(
         None => {}
     }
     walk_tolerations(doc, out, node, path, Some(index));
+}
+
+/// Records a pod spec of the object `object` (an index in [`Extracted::objects`]) and its
+/// `tolerations` list.
+fn add_pod_spec(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    at: NodeId,
+    spec_path: String,
+) {
+    let spec_index = out.pod_specs.len();
+    if let Some((key, value)) = doc.get(at, "tolerations") {
+        let list = List {
+            whole: false,
+            node: value,
+            key,
+            path: join(&spec_path, "tolerations"),
+            object: Some(object),
+        };
+        if out.listed.contains(&value) {
+            out.shared.push((spec_index, list));
+        } else {
+            push_tolerations(out, list, Owner::PodSpec(spec_index));
+        }
+    }
+    out.pod_specs.push(PodSpec {
+        object,
+        node: at,
+        path: spec_path,
+    });
+}
+
+/// The mappings at a path of [`CUSTOM_WORKLOADS`](crate::k8s::workloads::CUSTOM_WORKLOADS)'s
+/// form under `node` (`a.b[].c`, `*` for every value of a mapping), with their paths.
+pub fn resolve(
+    doc: &Document<'_>,
+    node: NodeId,
+    base: &str,
+    pattern: &str,
+) -> Vec<(NodeId, String)> {
+    let mut at = vec![(node, base.to_string())];
+    for segment in pattern.split('.') {
+        let mut next = Vec::new();
+        for (n, p) in at {
+            if segment == "*" {
+                for &(k, v) in doc.mapping(n).unwrap_or_default() {
+                    if let (Some((key, _)), Some(_)) = (doc.scalar(k), doc.mapping(v)) {
+                        next.push((v, join(&p, &key_segment(key))));
+                    }
+                }
+            } else if let Some(name) = segment.strip_suffix("[]") {
+                let Some((_, v)) = doc.get(n, name) else {
+                    continue;
+                };
+                let p = join(&p, name);
+                for (i, &item) in doc.sequence(v).unwrap_or_default().iter().enumerate() {
+                    if doc.mapping(item).is_some() {
+                        next.push((item, format!("{p}[{i}]")));
+                    }
+                }
+            } else if let Some((_, v)) = doc
+                .get(n, segment)
+                .filter(|&(_, v)| doc.mapping(v).is_some())
+            {
+                next.push((v, join(&p, segment)));
+            }
+        }
+        at = next;
+    }
+    at
+}
+
+/// Where objects that install a chart keep the chart's values, by API group and kind: a Flux
+/// HelmRelease's `spec.values` (fluxcd/helm-controller api/v2/helmrelease_types.go
+/// `HelmReleaseSpec.Values`), an Argo CD Application's `helm.valuesObject` of its source or
+/// sources (argoproj/argo-cd pkg/apis/application/v1alpha1/types.go
+/// `ApplicationSourceHelm.ValuesObject`). The chart is not in the repository: its workloads
+/// are of unknown kind.
+fn values_places(group: Option<&str>, kind: &str) -> Option<&'static [&'static str]> {
+    match (group, kind) {
+        (Some("helm.toolkit.fluxcd.io"), "HelmRelease") => Some(&["spec.values"]),
+        (Some("argoproj.io"), "Application") => Some(&[
+            "spec.source.helm.valuesObject",
+            "spec.sources[].helm.valuesObject",
+        ]),
+        _ => None,
+    }
+}
+
+/// What is known of a values mapping's workloads.
+struct Values<'c, 'd> {
+    /// What the chart's templates render the values into.
+    chart: Option<&'c ChartKinds>,
+    /// The namespace the chart is installed in, when the object that installs it says.
+    namespace: Option<&'d str>,
+    /// The index inside a `kind: List` of the object that holds the values.
+    item: Option<usize>,
+}
+
+/// The workloads of chart values under `node` (at `path`): each is an object of its own (its
+/// kind as the chart's templates say, else none), whose pod spec is the values mapping.
+fn values_workloads<'d>(
+    doc: &'d Document<'_>,
+    out: &mut Extracted<'d>,
+    node: NodeId,
+    path: &str,
+    values: &Values<'_, 'd>,
+) {
+    let mut found: Vec<(NodeId, String, Option<&'static str>)> = Vec::new();
+    for (values_path, kind) in values
+        .chart
+        .map(|c| c.workloads.as_slice())
+        .unwrap_or_default()
+    {
+        let at = if values_path.is_empty() {
+            Some(node)
+        } else {
+            let keys: Vec<&str> = values_path.split('.').collect();
+            doc.get_path(node, &keys)
+        };
+        if let Some(at) = at.filter(|&a| doc.mapping(a).is_some()) {
+            let p = values_path
+                .split('.')
+                .filter(|s| !s.is_empty())
+                .fold(path.to_string(), |acc, k| join(&acc, &key_segment(k)));
+            found.push((at, p, *kind));
+        }
+    }
+    // Mappings shaped like a workload's pod fields, that no template names.
+    let mut stack = vec![(node, path.to_string())];
+    while let Some((n, p)) = stack.pop() {
+        let Some(entries) = doc.mapping(n) else {
+            if let Some(items) = doc.sequence(n) {
+                for (i, &item) in items.iter().enumerate().rev() {
+                    stack.push((item, format!("{p}[{i}]")));
+                }
+            }
+            continue;
+        };
+        let has = |name: &str| doc.get(n, name).is_some();
+        let pod_fields = doc
+            .get(n, "tolerations")
+            .is_some_and(|(_, v)| doc.sequence(v).is_some())
+            && PLACEMENT_FIELDS.iter().any(|f| has(f));
+        if pod_fields && !found.iter().any(|(at, _, _)| *at == n) {
+            found.push((n, p.clone(), None));
+        }
+        for &(k, v) in entries.iter().rev() {
+            let Some((key, _)) = doc.scalar(k) else {
+                continue;
+            };
+            if pod_fields && (key == "tolerations" || PLACEMENT_FIELDS.contains(&key)) {
+                continue;
+            }
+            if is_collection(doc, v) {
+                stack.push((v, join(&p, &key_segment(key))));
+            }
+        }
+    }
+    found.sort_by_key(|(at, _, _)| doc.node(*at).span.start);
+    for (at, p, kind) in found {
+        let index = out.objects.len();
+        out.objects.push(Object {
+            kind,
+            name: None,
+            namespace: values.namespace,
+            node: at,
+            path: p.clone(),
+            item: values.item,
+        });
+        add_pod_spec(doc, out, index, at, p);
+    }
 }
 
 /// A taint list of an object that defines nodes: where it is, and whether its taints are
@@ -281,9 +508,23 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
     })
 }
 
+/// Cluster API's core API group.
+pub const CAPI: &str = "cluster.x-k8s.io";
+
+/// Where a Cluster API Cluster with a managed topology keeps the taints of its control plane's
+/// and its workers' machines (Cluster API v1.12 `MachineTaint`s: kubernetes-sigs/cluster-api
+/// api/core/v1beta2/cluster_types.go `ControlPlaneTopology.Taints`,
+/// `MachineDeploymentTopology.Taints`, `MachinePoolTopology.Taints`;
+/// docs/proposals/20250513-propogate-taints.md), in the form of [`resolve`].
+pub const TOPOLOGY_TAINTS: &[&str] = &[
+    "spec.topology.controlPlane.taints",
+    "spec.topology.workers.machineDeployments[].taints",
+    "spec.topology.workers.machinePools[].taints",
+];
+
 /// The group of an `apiVersion` (`karpenter.sh` of `karpenter.sh/v1`); `None` for the core
 /// group's `v1`.
-fn api_group(api_version: Option<&str>) -> Option<&str> {
+pub fn api_group(api_version: Option<&str>) -> Option<&str> {
     api_version.and_then(|v| v.rsplit_once('/')).map(|(g, _)| g)
 }
 
@@ -308,6 +549,7 @@ pub fn holds_machine_taints(
         (Some("controlplane.cluster.x-k8s.io"), "KubeadmControlPlane") => {
             list_path.ends_with("machineTemplate.spec.taints")
         }
+        (Some(CAPI), "Cluster") => list_path.starts_with("spec.topology."),
         _ => is_capi_machine_set(group, kind),
     }
 }

@@ -83,21 +83,32 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         let Some(o) = self.object else {
             return "this pod template".to_string();
         };
-        let kind = o.kind.unwrap_or("object");
+        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
+        let kind = o.kind.unwrap_or("workload of unknown kind");
         match (o.namespace, o.name) {
             (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
             (None, Some(n)) => format!("{kind} {n}"),
+            // Unnamed: chart values (`controller`), a list's item.
+            _ if !o.path.is_empty() => format!("{kind} `{}`", o.path),
             _ => kind.to_string(),
         }
     }
 
     /// Where to point at the template as a whole: its `tolerations` key, else its object's
-    /// `metadata.name`, else the pod spec's first key; with that place's path.
+    /// `metadata.name` (for a core workload, whose only pod template it is), else the pod
+    /// spec's first key; with that place's path.
     pub fn anchor(&self) -> (Range<usize>, String) {
         if let Some(list) = &self.workload.list {
             return (self.span(list.key), list.path.clone());
         }
-        if let Some(o) = self.object {
+        let core = self.object.is_some_and(|o| {
+            let group = crate::k8s::objects::api_group(self.doc.get_str(o.node, "apiVersion"));
+            o.kind.is_some_and(|kind| {
+                crate::k8s::objects::pod_spec_path(kind).is_some()
+                    && crate::k8s::workloads::custom_pod_specs(group, kind).is_none()
+            })
+        });
+        if let Some(o) = self.object.filter(|_| core) {
             if let Some((_, name)) = self
                 .doc
                 .get(o.node, "metadata")

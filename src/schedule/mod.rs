@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use crate::inventory::{Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
-use crate::k8s::objects::{extract, items, Extracted, Item, List, Owner};
+use crate::k8s::objects::{extract, items, Extracted, Item, List};
 use crate::k8s::well_known::UNSCHEDULABLE;
 use crate::syntax::{self, Document, NodeId};
 
@@ -82,11 +82,7 @@ impl<'d> Workload<'d> {
         let pod = &ex.pod_specs[spec_index];
         let spec = pod.node;
         let kind = ex.objects[pod.object].kind;
-        let list = ex
-            .tolerations
-            .iter()
-            .find(|t| t.owner == Owner::PodSpec(spec_index))
-            .map(|t| t.list.clone());
+        let list = ex.pod_tolerations(spec_index).cloned();
         let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
         let mut bare = vec![false; items.len()];
         let manifest: admission::Tolerations = items
@@ -792,10 +788,17 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     // the platform for certain) are known; others may be added where the file does not say.
     // (A Karpenter NodePool has requirements, above: its nodes' labels are bounded by them.)
     let open = node.pool.declared.is_some();
+    // Except the labels its platform sets wherever they apply: absent here means absent.
+    let provider = node
+        .pool
+        .declared
+        .as_ref()
+        .map_or(&[][..], |d| d.provider_labels);
+    let open_for = |key: &str| open && !provider.contains(&key);
     let unknown = &mut verdict.unknown;
     for e in &w.node_selector {
         let actual = node.label(&e.key);
-        if actual.is_none() && open {
+        if actual.is_none() && open_for(&e.key) {
             unknown.push(Undeclared {
                 key: e.key.to_string(),
                 asked: Asked::Value(e.value.to_string()),
@@ -810,7 +813,7 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     }
     for (key, wanted) in &w.class_selector {
         let actual = node.label(key);
-        if actual.is_none() && open {
+        if actual.is_none() && open_for(key) {
             unknown.push(Undeclared {
                 key: key.clone(),
                 asked: Asked::Value(wanted.clone()),
@@ -826,10 +829,29 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     // Required node affinity likewise: a term may match if the labels it needs are set.
     if let Some(a) = &w.affinity {
         match a.check(node, open) {
-            Ok(needs) => unknown.extend(needs.into_iter().map(|r| Undeclared {
-                key: r.key.clone(),
-                asked: Asked::Expression(r.to_string()),
-            })),
+            // A condition on a label the platform would have set is decided: the label is
+            // absent.
+            Ok(needs) if needs.iter().any(|r| !open_for(&r.key) && !r.matches(None)) => {
+                let r = needs
+                    .iter()
+                    .find(|r| !open_for(&r.key) && !r.matches(None))
+                    .expect("found");
+                out.push(Reason::NodeAffinity(format!(
+                    "{r}: the platform sets {} only on the pools it applies to, not this one",
+                    r.key
+                )));
+            }
+            Ok(needs) => {
+                unknown.extend(
+                    needs
+                        .into_iter()
+                        .filter(|r| open_for(&r.key))
+                        .map(|r| Undeclared {
+                            key: r.key.clone(),
+                            asked: Asked::Expression(r.to_string()),
+                        }),
+                )
+            }
             Err(why) => out.push(Reason::NodeAffinity(why)),
         }
     }
@@ -918,10 +940,12 @@ pub struct Rejected {
 impl WorkloadResult {
     /// `Deployment shop/web`.
     pub fn title(&self) -> String {
-        let kind = self.kind.as_deref().unwrap_or("object");
+        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
+        let kind = self.kind.as_deref().unwrap_or("workload of unknown kind");
         match (&self.namespace, &self.name) {
             (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
             (None, Some(n)) => format!("{kind} {n}"),
+            _ if self.path.is_empty() => format!("{kind} at the document's root"),
             _ => format!("{kind} at {}", self.path),
         }
     }

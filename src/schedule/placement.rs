@@ -51,14 +51,33 @@ impl Placement {
             .get(object.node, "metadata")
             .and_then(|(_, m)| doc.get(m, "name"))
             .map(|(k, v)| span(k).start..span(v).end);
-        let anchor = entry("kind")
-            .or(name)
-            .unwrap_or_else(|| span(workload.spec));
+        // A custom resource may hold several pod templates (a RayCluster's head and workers):
+        // each is shown where it is, named by its place.
+        let group = crate::k8s::objects::api_group(doc.get_str(object.node, "apiVersion"));
+        let custom = object
+            .kind
+            .is_some_and(|k| crate::k8s::workloads::custom_pod_specs(group, k).is_some());
+        let first_key = doc
+            .mapping(workload.spec)
+            .and_then(|e| e.first())
+            .map(|&(k, v)| span(k).start..span(v).end);
+        let anchor = if custom {
+            first_key.unwrap_or_else(|| span(workload.spec))
+        } else {
+            entry("kind")
+                .or(name)
+                .unwrap_or_else(|| span(workload.spec))
+        };
+        let title = if custom {
+            format!("{} {}", title(object), workload.path)
+        } else {
+            title(object)
+        };
         Placement {
             document: doc.index,
             anchor,
             range: span(object.node),
-            title: title(object),
+            title,
             simulation: Arc::new(simulation),
         }
     }
@@ -71,10 +90,14 @@ impl Placement {
 
 /// `Deployment shop/web`, `Pod web`, `Deployment` (no name).
 pub fn title(object: &Object<'_>) -> String {
-    let kind = object.kind.unwrap_or("object");
+    // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
+    let kind = object.kind.unwrap_or("workload of unknown kind");
     match (object.namespace, object.name) {
         (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
         (None, Some(n)) => format!("{kind} {n}"),
+        _ if object.kind.is_none() && !object.path.is_empty() => {
+            format!("{kind} `{}`", object.path)
+        }
         _ => kind.to_string(),
     }
 }

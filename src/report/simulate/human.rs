@@ -241,9 +241,23 @@ impl Row {
             .map(|w| {
                 let (class, nodes) = Class::of(w, inventory);
                 let shows_reasons = why || matches!(class, Class::No | Class::Avoided);
+                // An object with several pod templates (a RayCluster's head and workers):
+                // each row says which.
+                let title = w.title();
+                let shared = file
+                    .workloads
+                    .iter()
+                    .filter(|o| o.document == w.document && o.item == w.item)
+                    .filter(|o| o.title() == title)
+                    .nth(1)
+                    .is_some();
                 Row {
                     file: path.clone(),
-                    title: w.title(),
+                    title: if shared {
+                        format!("{title} {}", template_part(&w.path))
+                    } else {
+                        title
+                    },
                     class,
                     nodes,
                     fits: w
@@ -263,6 +277,19 @@ impl Row {
             })
             .collect()
     }
+}
+
+/// The part of an object a pod spec at `path` is, as its last field names it: `headGroupSpec`
+/// of `spec.headGroupSpec.template.spec`, `replicatedJobs[1]`, `Worker`.
+fn template_part(path: &str) -> &str {
+    let mut p = path;
+    while let Some(rest) = p
+        .strip_suffix(".spec")
+        .or_else(|| p.strip_suffix(".template"))
+    {
+        p = rest;
+    }
+    p.rsplit_once('.').map_or(p, |(_, last)| last)
 }
 
 /// The matrix (or list) for people, with a summary that names what fits nowhere.

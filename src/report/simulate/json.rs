@@ -245,6 +245,9 @@ struct WorkloadOut<'a> {
     kind: Option<&'a str>,
     name: Option<&'a str>,
     namespace: Option<&'a str>,
+    /// The pod spec's path: which of an object's templates (a RayCluster's head or workers),
+    /// which chart values (`controller`).
+    path: &'a str,
     fits: &'static str,
     nodes: usize,
     rejected: Option<RejectedOut<'a>>,
@@ -452,6 +455,7 @@ impl<'i> JsonRenderer<'i> {
             kind: w.kind.as_deref(),
             name: w.name.as_deref(),
             namespace: w.namespace.as_deref(),
+            path: &w.path,
             fits: fit.as_str(),
             nodes: fitting,
             rejected: w.rejected.as_ref().map(|r| RejectedOut {

@@ -1,0 +1,56 @@
+//! A kustomize directory given as an inventory: what its `kustomization.yaml` lists as
+//! resources (kubernetes-sigs/kustomize api/types/kustomization.go `Resources`, and the older
+//! `bases`). Its patches (`patches`, `patchesStrategicMerge`, `patchesJson6902`) are partial
+//! objects that change those resources: read on their own, each would be a pool of its own. The
+//! edge renders the directory with `kubectl kustomize` when it can; else it reads only these.
+
+use crate::syntax;
+
+/// The names of the kustomization files kustomize looks for in a directory, in its order
+/// (api/konfig/general.go `RecognizedKustomizationFileNames`).
+pub const KUSTOMIZATION_FILES: &[&str] =
+    &["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The local resources a kustomization lists (`resources`, then `bases`), as written: files, or
+/// directories with a kustomization of their own. Remote ones (a URL, `github.com/...`) are
+/// left out: they are not in the repository.
+pub fn resources(text: &str) -> Vec<String> {
+    let stream = syntax::parse(text);
+    let mut out = Vec::new();
+    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+        let Some(root) = doc.root else { continue };
+        for field in ["resources", "bases"] {
+            let Some((_, list)) = doc.get(root, field) else {
+                continue;
+            };
+            for &item in doc.sequence(list).unwrap_or_default() {
+                let Some((value, _)) = doc.scalar(item) else {
+                    continue;
+                };
+                let remote = value.contains("://")
+                    || value.starts_with("github.com/")
+                    || value.starts_with("git@")
+                    || value.contains("?ref=");
+                if !value.is_empty() && !remote {
+                    out.push(value.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_resources_in_order() {
+        let text = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- nodepools.yaml\n- ../base\n- https://github.com/example/repo//deploy?ref=v1\n- github.com/example/repo/deploy\nbases: [old-base]\npatches:\n- path: gpu-patch.yaml\npatchesStrategicMerge: [spot-patch.yaml]\n";
+        assert_eq!(
+            resources(text),
+            vec!["nodepools.yaml", "../base", "old-base"]
+        );
+        assert!(resources("not: [valid").is_empty());
+    }
+}

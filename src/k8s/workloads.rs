@@ -1,0 +1,291 @@
+//! Where pod specs live beyond the core workload kinds: custom resources whose controllers make
+//! pods, and chart values that a chart's templates render into a workload's pod spec.
+//!
+//! A custom resource's pod specs are found by [`custom_pod_specs`], one row per kind: its API
+//! group, its kinds, and the paths of its pod specs (a pod template's `spec`, or the mapping
+//! that holds pod fields inline). Each row cites the operator's API type it follows.
+
+/// One row of the table: the kinds of an API group whose objects hold pod specs at `paths`.
+/// A path is written with `.` between mapping keys; `name[]` stands for every item of the
+/// sequence `name`, `*` for every value of a mapping (a role name, a replica type).
+#[derive(Debug, Clone, Copy)]
+pub struct CustomWorkload {
+    pub group: &'static str,
+    pub kinds: &'static [&'static str],
+    pub paths: &'static [&'static str],
+}
+
+const fn row(
+    group: &'static str,
+    kinds: &'static [&'static str],
+    paths: &'static [&'static str],
+) -> CustomWorkload {
+    CustomWorkload {
+        group,
+        kinds,
+        paths,
+    }
+}
+
+/// The Ray cluster a RayCluster, RayJob or RayService describes: a head group and worker groups,
+/// each with a pod template.
+macro_rules! ray_cluster {
+    ($prefix:literal) => {
+        &[
+            concat!($prefix, "headGroupSpec.template.spec"),
+            concat!($prefix, "workerGroupSpecs[].template.spec"),
+        ]
+    };
+}
+
+/// Custom resources whose controllers make pods from pod specs they hold, by API group and kind.
+pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
+    // prometheus-operator/prometheus-operator pkg/apis/monitoring/v1/prometheus_types.go
+    // (CommonPrometheusFields: nodeSelector, tolerations, affinity inline in `spec`),
+    // alertmanager_types.go, thanos_types.go (ThanosRulerSpec) and
+    // v1alpha1/prometheusagent_types.go.
+    row(
+        "monitoring.coreos.com",
+        &[
+            "Prometheus",
+            "Alertmanager",
+            "ThanosRuler",
+            "PrometheusAgent",
+        ],
+        &["spec"],
+    ),
+    // argoproj/argo-rollouts pkg/apis/rollouts/v1alpha1/types.go: RolloutSpec.Template
+    // (a corev1.PodTemplateSpec).
+    row("argoproj.io", &["Rollout"], &["spec.template.spec"]),
+    // kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go: ReplicatedJob.Template (a
+    // batchv1.JobTemplateSpec).
+    row(
+        "jobset.x-k8s.io",
+        &["JobSet"],
+        &["spec.replicatedJobs[].template.spec.template.spec"],
+    ),
+    // kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go: LeaderWorkerTemplate
+    // (LeaderTemplate, an optional *PodTemplateSpec, and WorkerTemplate).
+    row(
+        "leaderworkerset.x-k8s.io",
+        &["LeaderWorkerSet"],
+        &[
+            "spec.leaderWorkerTemplate.leaderTemplate.spec",
+            "spec.leaderWorkerTemplate.workerTemplate.spec",
+        ],
+    ),
+    // ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go (HeadGroupSpec,
+    // WorkerGroupSpec: Template), rayjob_types.go (RayClusterSpec, SubmitterPodTemplate) and
+    // rayservice_types.go (RayClusterSpec, written `rayClusterConfig`).
+    row("ray.io", &["RayCluster"], ray_cluster!("spec.")),
+    row(
+        "ray.io",
+        &["RayJob"],
+        &[
+            "spec.rayClusterSpec.headGroupSpec.template.spec",
+            "spec.rayClusterSpec.workerGroupSpecs[].template.spec",
+            "spec.submitterPodTemplate.spec",
+        ],
+    ),
+    row(
+        "ray.io",
+        &["RayService"],
+        ray_cluster!("spec.rayClusterConfig."),
+    ),
+    // kubeflow/training-operator pkg/apis/kubeflow.org/v1/{pytorch,tensorflow,xgboost,paddlepaddle,
+    // jax,mxnet}_types.go and the v2beta1 MPIJob (kubeflow/mpi-operator
+    // pkg/apis/kubeflow/v2beta1/types.go): `<x>ReplicaSpecs`, a map of replica type (Master,
+    // Worker, Launcher, ...) to a ReplicaSpec whose Template is a corev1.PodTemplateSpec.
+    row(
+        "kubeflow.org",
+        &["PyTorchJob"],
+        &["spec.pytorchReplicaSpecs.*.template.spec"],
+    ),
+    row(
+        "kubeflow.org",
+        &["TFJob"],
+        &["spec.tfReplicaSpecs.*.template.spec"],
+    ),
+    row(
+        "kubeflow.org",
+        &["MPIJob"],
+        &["spec.mpiReplicaSpecs.*.template.spec"],
+    ),
+    row(
+        "kubeflow.org",
+        &["XGBoostJob"],
+        &["spec.xgbReplicaSpecs.*.template.spec"],
+    ),
+    row(
+        "kubeflow.org",
+        &["PaddleJob"],
+        &["spec.paddleReplicaSpecs.*.template.spec"],
+    ),
+    row(
+        "kubeflow.org",
+        &["JAXJob"],
+        &["spec.jaxReplicaSpecs.*.template.spec"],
+    ),
+    row(
+        "kubeflow.org",
+        &["MXJob"],
+        &["spec.mxReplicaSpecs.*.template.spec"],
+    ),
+    // volcano-sh/apis pkg/apis/batch/v1alpha1/job.go: TaskSpec.Template (a
+    // corev1.PodTemplateSpec).
+    row(
+        "batch.volcano.sh",
+        &["Job"],
+        &["spec.tasks[].template.spec"],
+    ),
+    // kserve/kserve pkg/apis/serving/v1beta1/predictor.go, transformer.go, explainer.go: each
+    // component embeds a corev1.PodSpec inline (`PodSpec `json:",inline"``), and
+    // predictor.go's WorkerSpec (multi-node serving) does too.
+    row(
+        "serving.kserve.io",
+        &["InferenceService"],
+        &[
+            "spec.predictor",
+            "spec.predictor.workerSpec",
+            "spec.transformer",
+            "spec.explainer",
+        ],
+    ),
+];
+
+/// The pod spec paths of a custom resource of `kind` in the API `group`, if the table knows it.
+pub fn custom_pod_specs(group: Option<&str>, kind: &str) -> Option<&'static [&'static str]> {
+    let group = group?;
+    CUSTOM_WORKLOADS
+        .iter()
+        .find(|r| r.group == group && r.kinds.contains(&kind))
+        .map(|r| r.paths)
+}
+
+/// The fields of a pod spec that say where it may run; a values mapping that holds
+/// `tolerations` and one of the others beside it is taken for a workload's pod fields.
+pub const PLACEMENT_FIELDS: &[&str] = &["nodeSelector", "affinity", "resources"];
+
+/// The workload kinds a chart's template may render values into, as `'static` names.
+pub fn workload_kind(kind: &str) -> Option<&'static str> {
+    [
+        "Pod",
+        "Deployment",
+        "StatefulSet",
+        "DaemonSet",
+        "ReplicaSet",
+        "ReplicationController",
+        "Job",
+        "CronJob",
+    ]
+    .into_iter()
+    .find(|k| *k == kind)
+}
+
+/// What a chart's templates render its values into: per values path (`controller`, or `""`
+/// for the values' root), the kind of the workload whose pod spec takes the fields found there
+/// (`None` when templates of different kinds use them). Gathered at the edge from the chart's
+/// `templates/`, handed to the core with the values file's text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChartKinds {
+    pub workloads: Vec<(String, Option<&'static str>)>,
+}
+
+impl ChartKinds {
+    /// Reads what the chart's templates (`(file name, text)`) render values into: a template
+    /// that uses `.Values.<path>.tolerations` (or `nodeSelector`, `affinity`) and declares a
+    /// workload `kind:` renders `<path>` into that kind's pod spec. Helpers (`_helpers.tpl`)
+    /// declare no kind and say nothing.
+    pub fn from_templates<'t>(templates: impl IntoIterator<Item = (&'t str, &'t str)>) -> Self {
+        let mut workloads: Vec<(String, Option<&'static str>)> = Vec::new();
+        for (_, text) in templates {
+            let Some(kind) = text.lines().find_map(|l| {
+                let kind = l.trim_end().strip_prefix("kind:")?.trim();
+                workload_kind(kind.trim_matches(|c| c == '"' || c == '\''))
+            }) else {
+                continue;
+            };
+            for path in value_paths(text) {
+                match workloads.iter_mut().find(|(p, _)| *p == path) {
+                    Some((_, k)) if *k != Some(kind) => *k = None,
+                    Some(_) => {}
+                    None => workloads.push((path, Some(kind))),
+                }
+            }
+        }
+        workloads.sort();
+        ChartKinds { workloads }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.workloads.is_empty()
+    }
+}
+
+/// The values paths whose pod fields a template uses: `controller` for
+/// `.Values.controller.tolerations`, `""` for `.Values.tolerations`.
+fn value_paths(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(".Values.") {
+        rest = &rest[at + ".Values.".len()..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(rest.len());
+        let path = rest[..end].trim_end_matches('.');
+        let (parent, field) = path.rsplit_once('.').unwrap_or(("", path));
+        if matches!(field, "tolerations" | "nodeSelector" | "affinity")
+            && !out.iter().any(|p| p == parent)
+        {
+            out.push(parent.to_string());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_names_a_group_kinds_and_paths() {
+        let mut seen = std::collections::HashSet::new();
+        for r in CUSTOM_WORKLOADS {
+            assert!(r.group.contains('.'), "{}", r.group);
+            assert!(!r.kinds.is_empty() && !r.paths.is_empty(), "{}", r.group);
+            for k in r.kinds {
+                assert!(seen.insert((r.group, *k)), "{} {k} twice", r.group);
+            }
+        }
+        assert_eq!(
+            custom_pod_specs(Some("ray.io"), "RayJob").map(|p| p.len()),
+            Some(3)
+        );
+        // A kind is known in its group only: Volcano's Job is not batch/v1's.
+        assert!(custom_pod_specs(Some("batch.volcano.sh"), "Job").is_some());
+        assert!(custom_pod_specs(Some("batch"), "Job").is_none());
+        assert!(custom_pod_specs(None, "Prometheus").is_none());
+    }
+
+    #[test]
+    fn templates_say_what_values_render_into() {
+        let deployment = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      {{- with .Values.controller.nodeSelector }}\n      nodeSelector: {{ toYaml . | nindent 8 }}\n      {{- end }}\n      tolerations: {{- toYaml .Values.controller.tolerations | nindent 8 }}\n";
+        let daemonset = "kind: DaemonSet\nspec:\n  template:\n    spec:\n      tolerations: {{ toYaml .Values.agent.tolerations | nindent 8 }}\n      {{- with .Values.tolerations }}{{ toYaml . }}{{ end }}\n";
+        let shared = "kind: \"Job\"\nspec:\n  template:\n    spec:\n      tolerations: {{ toYaml .Values.agent.tolerations }}\n";
+        let helpers = "{{- define \"x\" -}}{{ .Values.helper.tolerations }}{{- end }}";
+        let kinds = ChartKinds::from_templates([
+            ("deployment.yaml", deployment),
+            ("daemonset.yaml", daemonset),
+            ("job.yaml", shared),
+            ("_helpers.tpl", helpers),
+        ]);
+        assert_eq!(
+            kinds.workloads,
+            vec![
+                (String::new(), Some("DaemonSet")),
+                ("agent".to_string(), None),
+                ("controller".to_string(), Some("Deployment")),
+            ]
+        );
+    }
+}

@@ -1,0 +1,494 @@
+//! Workloads wherever repositories declare them: custom resources with pod templates or pod
+//! fields, chart values (with and without the chart's templates), Flux HelmRelease and Argo CD
+//! Application values; and what `simulate` says of files it could not read.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use taintlint::analysis::simulate_text;
+use taintlint::inventory::Inventory;
+use taintlint::{analyse_with, ChartKinds, Options};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const DIR: &str = "tests/fixtures/workloads";
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(DIR).join(path)).unwrap()
+}
+
+fn inventory() -> Inventory {
+    Inventory::load(&[("inventory.yaml", &read("inventory.yaml"))]).unwrap()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(args)
+        .current_dir(Path::new(ROOT).join(DIR))
+        .env_remove("COLUMNS")
+        .output()
+        .expect("the binary runs")
+}
+
+/// Per workload: its kind, name, pod spec path and the pools it fits (by name).
+fn placed(text: &str, options: &Options) -> Vec<(String, String, String, Vec<String>)> {
+    let inv = inventory();
+    simulate_text(text, options, &inv)
+        .into_iter()
+        .map(|w| {
+            let pools = w
+                .simulation
+                .pools
+                .iter()
+                .zip(&inv.pools)
+                .filter(|(v, p)| v.fitting(p) > 0)
+                .map(|(_, p)| p.name.clone())
+                .collect();
+            (
+                w.kind.unwrap_or_else(|| "?".into()),
+                w.name.unwrap_or_default(),
+                w.path,
+                pools,
+            )
+        })
+        .collect()
+}
+
+fn row(
+    kind: &str,
+    name: &str,
+    path: &str,
+    pools: &[&str],
+) -> (String, String, String, Vec<String>) {
+    (
+        kind.into(),
+        name.into(),
+        path.into(),
+        pools.iter().map(|p| p.to_string()).collect(),
+    )
+}
+
+#[test]
+fn custom_resources_hold_workloads_at_their_paths() {
+    let got = placed(&read("custom-resources.yaml"), &Options::default());
+    let want = vec![
+        row("Prometheus", "k8s", "spec", &["monitoring"]),
+        // The Alertmanager's toleration is invalid: it tolerates nothing.
+        row("Alertmanager", "main", "spec", &[]),
+        row(
+            "Rollout",
+            "rollouts-demo",
+            "spec.template.spec",
+            &["general"],
+        ),
+        row(
+            "JobSet",
+            "paralleljobs",
+            "spec.replicatedJobs[0].template.spec.template.spec",
+            &["gpu"],
+        ),
+        row(
+            "JobSet",
+            "paralleljobs",
+            "spec.replicatedJobs[1].template.spec.template.spec",
+            &[],
+        ),
+        row(
+            "LeaderWorkerSet",
+            "leaderworkerset-sample",
+            "spec.leaderWorkerTemplate.leaderTemplate.spec",
+            &["general"],
+        ),
+        row(
+            "LeaderWorkerSet",
+            "leaderworkerset-sample",
+            "spec.leaderWorkerTemplate.workerTemplate.spec",
+            &["gpu"],
+        ),
+        row(
+            "RayCluster",
+            "raycluster-gpu",
+            "spec.headGroupSpec.template.spec",
+            &["general"],
+        ),
+        row(
+            "RayCluster",
+            "raycluster-gpu",
+            "spec.workerGroupSpecs[0].template.spec",
+            &[],
+        ),
+        row(
+            "RayJob",
+            "rayjob-sample",
+            "spec.rayClusterSpec.headGroupSpec.template.spec",
+            &["general"],
+        ),
+        row(
+            "RayJob",
+            "rayjob-sample",
+            "spec.rayClusterSpec.workerGroupSpecs[0].template.spec",
+            &["general"],
+        ),
+        row(
+            "RayJob",
+            "rayjob-sample",
+            "spec.submitterPodTemplate.spec",
+            &["general"],
+        ),
+        row(
+            "RayService",
+            "rayservice-sample",
+            "spec.rayClusterConfig.headGroupSpec.template.spec",
+            &["general"],
+        ),
+        row(
+            "RayService",
+            "rayservice-sample",
+            "spec.rayClusterConfig.workerGroupSpecs[0].template.spec",
+            &["gpu"],
+        ),
+        row(
+            "PyTorchJob",
+            "pytorch-simple",
+            "spec.pytorchReplicaSpecs.Master.template.spec",
+            &["general"],
+        ),
+        row(
+            "PyTorchJob",
+            "pytorch-simple",
+            "spec.pytorchReplicaSpecs.Worker.template.spec",
+            &["gpu"],
+        ),
+        // Volcano's Job, not batch/v1's: its pod templates are its tasks'.
+        row("Job", "test-job", "spec.tasks[0].template.spec", &[]),
+        row("InferenceService", "torchserve", "spec.predictor", &["gpu"]),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_custom_resources_findings_keep_their_paths_and_come_once() {
+    let inv = inventory();
+    let found = analyse_with(
+        &read("custom-resources.yaml"),
+        &Options::default(),
+        Some(&inv),
+    );
+    let at = |rule: &str| -> Vec<String> {
+        found
+            .iter()
+            .filter(|d| d.rule == rule)
+            .map(|d| d.path.clone().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(at("unknown-effect"), vec!["spec.tolerations[0].effect"]);
+    // Each pod template that fits no node is reported once, at its place.
+    assert_eq!(
+        at("unschedulable"),
+        vec![
+            "spec.tolerations",
+            "spec.replicatedJobs[1].template.spec.template.spec",
+            "spec.workerGroupSpecs[0].template.spec",
+            "spec.tasks[0].template.spec",
+        ]
+    );
+    let messages: Vec<&str> = found
+        .iter()
+        .filter(|d| d.rule == "unschedulable")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        messages[1].starts_with("JobSet paralleljobs fits no node"),
+        "{messages:?}"
+    );
+}
+
+const CHART_VALUES: &str = "chart/values.yaml";
+
+#[test]
+fn chart_values_are_the_workloads_their_templates_render() {
+    let templates: Vec<(String, String)> = [
+        "controller-deployment.yaml",
+        "agent-daemonset.yaml",
+        "_helpers.tpl",
+    ]
+    .iter()
+    .map(|f| (f.to_string(), read(&format!("chart/templates/{f}"))))
+    .collect();
+    let kinds = ChartKinds::from_templates(templates.iter().map(|(n, t)| (n.as_str(), t.as_str())));
+    let mut options = Options::default();
+    options.set_chart_kinds(Some(std::sync::Arc::new(kinds)));
+    let got = placed(&read(CHART_VALUES), &options);
+    assert_eq!(
+        got,
+        vec![
+            row("Deployment", "", "controller", &[]),
+            row("DaemonSet", "", "agent", &["gpu"]),
+            // No template of the chart renders `backup`: its shape says it is a workload.
+            row("?", "", "backup", &[]),
+        ]
+    );
+    // Without the templates, each is a workload of unknown kind.
+    let got = placed(&read(CHART_VALUES), &Options::default());
+    let kinds: Vec<&str> = got.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(kinds, vec!["?", "?", "?"]);
+}
+
+#[test]
+fn a_daemonsets_values_get_the_daemonset_tolerations() {
+    // A node that is cordoned takes DaemonSet pods (the DaemonSet controller tolerates
+    // `node.kubernetes.io/unschedulable`), not a Deployment's.
+    let inventory = "pools:\n  cordoned:\n    count: 1\n    unschedulable: true\n";
+    let inv = Inventory::load(&[("cordoned.yaml", inventory)]).unwrap();
+    let values = "agent:\n  nodeSelector: {}\n  tolerations: []\n";
+    let fits = |kind: &'static str| {
+        let mut options = Options::default();
+        options.set_chart_kinds(Some(std::sync::Arc::new(ChartKinds {
+            workloads: vec![("agent".into(), Some(kind))],
+        })));
+        simulate_text(values, &options, &inv)[0]
+            .simulation
+            .fits_anywhere()
+    };
+    assert!(fits("DaemonSet"));
+    assert!(!fits("Deployment"));
+}
+
+#[test]
+fn the_cli_reads_a_charts_templates_beside_its_values() {
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "inventory.yaml",
+        CHART_VALUES,
+    ]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<(Value, Value)> = json["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["kind"].clone(), w["path"].clone()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("Deployment".into(), "controller".into()),
+            ("DaemonSet".into(), "agent".into()),
+            (Value::Null, "backup".into()),
+        ]
+    );
+    // lint reads them too: the controller fits no node, and the message names it.
+    let out = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "inventory.yaml",
+        CHART_VALUES,
+    ]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unschedulable: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(unschedulable.len(), 2, "{unschedulable:?}");
+    assert!(
+        unschedulable[0].starts_with("Deployment `controller` fits no node"),
+        "{unschedulable:?}"
+    );
+    assert!(
+        unschedulable[1].starts_with("workload of unknown kind `backup` fits no node"),
+        "{unschedulable:?}"
+    );
+}
+
+#[test]
+fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
+    let got = placed(&read("helmrelease.yaml"), &Options::default());
+    assert_eq!(
+        got,
+        vec![
+            row("?", "", "spec.values.controller", &[]),
+            row(
+                "?",
+                "",
+                "spec.values.controller.admissionWebhooks.patch",
+                &[]
+            ),
+        ]
+    );
+    let inv = inventory();
+    let results = simulate_text(&read("helmrelease.yaml"), &Options::default(), &inv);
+    // The chart is installed in the HelmRelease's namespace.
+    assert_eq!(results[0].namespace.as_deref(), Some("ingress-nginx"));
+    assert_eq!(
+        results[0].title(),
+        "workload of unknown kind at spec.values.controller"
+    );
+
+    let got = placed(&read("argocd-application.yaml"), &Options::default());
+    assert_eq!(
+        got,
+        vec![row("?", "", "spec.sources[0].helm.valuesObject", &[])]
+    );
+    // Its tolerations list is a pod spec's, linted once.
+    let found = analyse_with(
+        &read("argocd-application.yaml"),
+        &Options::default(),
+        Some(&inv),
+    );
+    let paths: Vec<_> = found.iter().map(|d| (d.rule, d.path.clone())).collect();
+    assert_eq!(
+        paths,
+        vec![(
+            "unschedulable",
+            Some("spec.sources[0].helm.valuesObject.tolerations".to_string())
+        )]
+    );
+}
+
+#[test]
+fn simulate_says_what_it_could_not_read() {
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "chart/templates/agent-daemonset.yaml",
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "1 file not all simulated, Go or Helm templates (not YAML until rendered): \
+             chart/templates/agent-daemonset.yaml"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("no pod template found"), "{err}");
+    assert_eq!(out.status.code(), Some(0));
+
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "inventory.yaml",
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no pod template found in 1 file:"), "{err}");
+
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "custom-resources.yaml",
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("no pod template"), "{err}");
+}
+
+#[test]
+fn the_readme_lists_every_custom_resource() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    for row in taintlint::k8s::workloads::CUSTOM_WORKLOADS {
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{}` |", row.group)))
+            .unwrap_or_else(|| panic!("README's table lacks {}", row.group));
+        for kind in row.kinds {
+            assert!(
+                line.contains(kind),
+                "README's table lacks {} {kind}",
+                row.group
+            );
+        }
+    }
+}
+
+#[test]
+fn the_editor_places_each_template_where_it_is() {
+    // The lenses and hints come from the placements the analysis keeps.
+    let inv = inventory();
+    let text = read("custom-resources.yaml");
+    let analysis = taintlint::analysis::analyse_file(&text, &Options::default(), Some(&inv), true);
+    assert_eq!(analysis.placements.len(), 18);
+    let ray: Vec<(&str, &str)> = analysis
+        .placements
+        .iter()
+        .filter(|p| p.title.starts_with("RayJob"))
+        .map(|p| {
+            (
+                p.title.as_str(),
+                text[p.anchor.clone()].split(':').next().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ray,
+        vec![
+            (
+                "RayJob rayjob-sample spec.rayClusterSpec.headGroupSpec.template.spec",
+                "containers"
+            ),
+            (
+                "RayJob rayjob-sample spec.rayClusterSpec.workerGroupSpecs[0].template.spec",
+                "containers"
+            ),
+            (
+                "RayJob rayjob-sample spec.submitterPodTemplate.spec",
+                "restartPolicy"
+            ),
+        ]
+    );
+    // Chart values without their templates: workloads of unknown kind, at their keys.
+    let text = read(CHART_VALUES);
+    let analysis = taintlint::analysis::analyse_file(&text, &Options::default(), Some(&inv), true);
+    let titles: Vec<&str> = analysis
+        .placements
+        .iter()
+        .map(|p| p.title.as_str())
+        .collect();
+    assert_eq!(
+        titles,
+        vec![
+            "workload of unknown kind `controller`",
+            "workload of unknown kind `agent`",
+            "workload of unknown kind `backup`"
+        ]
+    );
+}
+
+#[test]
+fn templates_that_alias_one_mapping_each_keep_its_tolerations() {
+    // A RayCluster whose worker group reuses the head's pod template through a YAML alias: both
+    // tolerate the GPU taint; a finding in the shared list is reported once.
+    let text = "\
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: shared}
+spec:
+  headGroupSpec:
+    template: &pod
+      spec:
+        nodeSelector: {example.com/pool: gpu}
+        tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+        - {key: example.com/x, operator: Exists, effect: NoSchedul}
+        containers: [{name: ray, image: rayproject/ray:2.41.0}]
+  workerGroupSpecs:
+  - groupName: workers
+    template: *pod
+";
+    let got = placed(text, &Options::default());
+    let pools: Vec<&[String]> = got.iter().map(|r| r.3.as_slice()).collect();
+    assert_eq!(
+        pools,
+        vec![&["gpu".to_string()][..], &["gpu".to_string()][..]]
+    );
+    let found = analyse_with(text, &Options::default(), None);
+    let effects = found.iter().filter(|d| d.rule == "unknown-effect").count();
+    assert_eq!(effects, 1, "{found:?}");
+}
