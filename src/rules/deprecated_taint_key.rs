@@ -112,7 +112,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>, siblings: &[Item<'_>]) {
     let fix = d.replacement.map(|new| Fix {
         title: format!("Use `{new}`"),
         applicability: Applicability::NeedsReview,
-        edits: vec![edits::replace_scalar(cx.doc, f.value, new)],
+        edits: vec![edits::replace_scalar(cx.text, cx.doc, f.value, new)],
     });
     cx.report(range.clone(), item.field_path("key"), message)
         .with_related(range, note)

@@ -5,9 +5,21 @@
 use crate::diagnostic::Edit;
 use crate::syntax::{Document, NodeId, NodeKind, Style};
 
-/// Replaces a scalar's value, keeping its quoting style.
-pub fn replace_scalar(doc: &Document<'_>, node: NodeId, value: &str) -> Edit {
+/// Replaces a scalar's value, keeping its quoting style. An empty value (`operator:` with
+/// nothing after it) has an empty span before its key's colon: the value goes after the colon,
+/// with a space before it.
+pub fn replace_scalar(text: &str, doc: &Document<'_>, node: NodeId, value: &str) -> Edit {
     let n = doc.node(node);
+    if n.span.is_empty() {
+        let end = n.span.end.min(text.len());
+        let after = end + (text[end..].len() - text[end..].trim_start_matches([' ', '\t']).len());
+        if text[after..].starts_with(':') {
+            return Edit {
+                range: after + 1..after + 1,
+                replacement: format!(" {value}"),
+            };
+        }
+    }
     let replacement = match &n.kind {
         NodeKind::Scalar {
             style: Style::DoubleQuoted,
@@ -82,8 +94,8 @@ pub fn quote_scalar(text: &str, doc: &Document<'_>, node: NodeId) -> Option<Edit
 }
 
 /// Replaces the text of a mapping key.
-pub fn rename_key(doc: &Document<'_>, key: NodeId, name: &str) -> Edit {
-    replace_scalar(doc, key, name)
+pub fn rename_key(text: &str, doc: &Document<'_>, key: NodeId, name: &str) -> Edit {
+    replace_scalar(text, doc, key, name)
 }
 
 fn entry_index(doc: &Document<'_>, mapping: NodeId, key: NodeId) -> Option<usize> {
@@ -404,9 +416,25 @@ mod tests {
         let text = "t:\n- operator: 'exists'\n";
         let out = with_item(text, |d, i| {
             let (_, v) = d.get(i, "operator").unwrap();
-            replace_scalar(d, v, "Exists")
+            replace_scalar(text, d, v, "Exists")
         });
         assert_eq!(out, "t:\n- operator: 'Exists'\n");
+        // An empty value: after the colon, not between the key and it.
+        for (empty, set) in [
+            ("t:\n- operator:\n", "t:\n- operator: Exists\n"),
+            (
+                "t:\n- operator:\n# a comment\nn: x\n",
+                "t:\n- operator: Exists\n# a comment\nn: x\n",
+            ),
+            ("t:\n- operator :\n", "t:\n- operator : Exists\n"),
+            ("t: [{operator:}]\n", "t: [{operator: Exists}]\n"),
+        ] {
+            let out = with_item(empty, |d, i| {
+                let (_, v) = d.get(i, "operator").unwrap();
+                replace_scalar(empty, d, v, "Exists")
+            });
+            assert_eq!(out, set, "{empty}");
+        }
         let text = "t:\n- value: 1234\n";
         let out = with_item(text, |d, i| {
             let (_, v) = d.get(i, "value").unwrap();

@@ -69,7 +69,7 @@ impl Rule for EmptyKeyRequiresExists {
         };
         let mapping = cx.item_mapping(item);
         let edit = match item.field("operator") {
-            Some(f) => Some(edits::replace_scalar(cx.doc, f.value, "Exists")),
+            Some(f) => Some(edits::replace_scalar(cx.text, cx.doc, f.value, "Exists")),
             None => edits::add_entry(cx.text, cx.doc, mapping, "operator", "Exists"),
         };
         // With a value left in place, Exists would be rejected too: only offer the fix without.

@@ -67,7 +67,7 @@ impl Rule for EqualEmptyValue {
         // Both edits or no fix: with `Operator:` (misspelt) beside it no operator can be added
         // (that key's own fix renames it), and removing the value alone would fix nothing.
         let operator_edit = match item.field("operator") {
-            Some(f) => Some(edits::replace_scalar(cx.doc, f.value, "Exists")),
+            Some(f) => Some(edits::replace_scalar(cx.text, cx.doc, f.value, "Exists")),
             None => edits::add_entry(cx.text, cx.doc, mapping, "operator", "Exists"),
         };
         let value_edit = match item.field("value") {

@@ -74,7 +74,12 @@ impl Rule for ExistsWithValue {
                 item.str("value")
             ),
             applicability: Applicability::NeedsReview,
-            edits: vec![edits::replace_scalar(cx.doc, operator.value, "Equal")],
+            edits: vec![edits::replace_scalar(
+                cx.text,
+                cx.doc,
+                operator.value,
+                "Equal",
+            )],
         };
         let range = cx.span(value.value);
         cx.report(range, item.field_path("value"), message)

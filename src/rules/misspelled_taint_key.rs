@@ -68,7 +68,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
     let fix = Fix {
         title: format!("Use `{known}`"),
         applicability: Applicability::NeedsReview,
-        edits: vec![edits::replace_scalar(cx.doc, f.value, known)],
+        edits: vec![edits::replace_scalar(cx.text, cx.doc, f.value, known)],
     };
     let range = cx.span(f.value);
     cx.report(range, item.field_path("key"), message)

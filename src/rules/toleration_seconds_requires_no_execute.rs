@@ -74,7 +74,7 @@ impl Rule for TolerationSecondsRequiresNoExecute {
         let mapping = cx.item_mapping(item);
         let edit = match item.field("effect") {
             Some(f) if !cx.span(f.value).is_empty() => {
-                Some(edits::replace_scalar(cx.doc, f.value, "NoExecute"))
+                Some(edits::replace_scalar(cx.text, cx.doc, f.value, "NoExecute"))
             }
             Some(_) => None,
             None => edits::add_entry(cx.text, cx.doc, mapping, "effect", "NoExecute"),

@@ -111,7 +111,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
             } else {
                 Applicability::NeedsReview
             },
-            edits: vec![edits::replace_scalar(cx.doc, f.value, e.as_str())],
+            edits: vec![edits::replace_scalar(cx.text, cx.doc, f.value, e.as_str())],
         });
     }
     let range = cx.span(f.value);

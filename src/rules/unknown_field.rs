@@ -110,7 +110,7 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>, known: &[&str]) {
                 fix = Some(Fix {
                     title: format!("Rename `{}` to `{s}`", f.name),
                     applicability: Applicability::NeedsReview,
-                    edits: vec![edits::rename_key(cx.doc, f.key, s)],
+                    edits: vec![edits::rename_key(cx.text, cx.doc, f.key, s)],
                 });
             }
         }

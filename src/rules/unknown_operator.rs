@@ -100,7 +100,7 @@ impl Rule for UnknownOperator {
         let fix = suggestion.map(|s| Fix {
             title: format!("Write `{s}`"),
             applicability: Applicability::Safe,
-            edits: vec![edits::replace_scalar(cx.doc, f.value, s)],
+            edits: vec![edits::replace_scalar(cx.text, cx.doc, f.value, s)],
         });
         let range = cx.span(f.value);
         cx.report(range, item.field_path("operator"), message)
