@@ -6,6 +6,7 @@ pub mod model;
 pub mod names;
 pub mod objects;
 pub mod quantity;
+pub mod resources;
 pub mod well_known;
 
 /// A Go `%q`-style quoted string, as the API server prints values in its messages.
