@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Loc, ParseError, PoolTaint, RawNode};
+use crate::k8s::resources::{self, Resources};
 use crate::k8s::model::{Effect, Taint};
 
 #[derive(Deserialize)]
@@ -238,6 +239,19 @@ fn node(
         .as_ref()
         .filter(|s| s.unschedulable == Some(true))
         .map(|_| at.clone());
+    // What it offers: `status.allocatable`, else `status.capacity` (quantities are strings).
+    let allocatable = object
+        .status
+        .as_ref()
+        .and_then(|s| s.allocatable.or(s.capacity))
+        .and_then(|raw| {
+            serde_json::from_str::<BTreeMap<Cow<'_, str>, Cow<'_, str>>>(raw.get()).ok()
+        })
+        .map(|list| {
+            Resources::from_pairs(list.iter().filter_map(|(k, v)| {
+                Some((k.to_string(), resources::amount(k, v)?))
+            }))
+        });
     Ok(RawNode {
         name: name.into_owned(),
         labels,
@@ -246,6 +260,7 @@ fn node(
         at,
         pool: None,
         declared: None,
+        allocatable,
     })
 }
 

@@ -21,10 +21,12 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::k8s::cluster::Cluster;
+use crate::k8s::resources::Resources;
 use crate::k8s::model::Taint;
 use crate::position::LineIndex;
 use crate::syntax;
 
+pub mod capacity;
 mod capi_bootstrap;
 mod cce;
 pub mod compact;
@@ -128,6 +130,8 @@ pub struct Declared {
     /// Node requirements (a pod's node selector and affinity must be compatible with them);
     /// `None` when the nodes' labels are all known.
     pub requirements: Option<Vec<PoolRequirement>>,
+    /// What its nodes offer, as far as the definition says or implies.
+    pub capacity: capacity::Capacity,
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -149,6 +153,9 @@ pub struct Pool {
     /// startup taints and requirements. Its nodes are then one member standing for them all,
     /// unless the count is an exact number, when there is one member per node.
     pub declared: Option<Box<Declared>>,
+    /// What each of its nodes offers the scheduler (allocatable resources), as a range over
+    /// its nodes; unknown where the inventory does not say.
+    pub capacity: capacity::Capacity,
 }
 
 impl Pool {
@@ -381,6 +388,8 @@ pub(crate) struct RawNode {
     pub pool: Option<((usize, usize), String)>,
     /// For a pool defined as code, what its file declares (the same for all its nodes).
     pub declared: Option<Box<Declared>>,
+    /// What the node offers (`status.allocatable`, else `status.capacity`), when it says.
+    pub allocatable: Option<crate::k8s::resources::Resources>,
 }
 
 impl RawNode {
@@ -406,7 +415,9 @@ impl RawNode {
                 count,
                 startup_taints: Vec::new(),
                 requirements: None,
+                capacity: capacity::Capacity::default(),
             })),
+            allocatable: None,
         }
     }
 }
@@ -675,6 +686,19 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut pools: Vec<Pool> = Vec::new();
     let mut named: Vec<Option<String>> = Vec::new();
+    // What each pool's nodes offer: the least and the most of each resource, or unknown once
+    // a node does not say (kept per pool, never per node).
+    let mut offered: Vec<Option<Option<(Resources, Resources)>>> = Vec::new();
+    let offer = |acc: &mut Option<Option<(Resources, Resources)>>, node: Option<Resources>| {
+        *acc = match (acc.take(), node) {
+            (_, None) | (Some(None), _) => Some(None),
+            (None, Some(r)) => Some(Some((r.clone(), r))),
+            (Some(Some((min, mut max))), Some(r)) => {
+                max.max(&r);
+                Some(Some((min.min(&r), max)))
+            }
+        };
+    };
     for node in raw {
         let (mut own, mut shared): (Vec<_>, Vec<_>) = node
             .labels
@@ -704,9 +728,15 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             variant: 0,
         };
         match index.get(&key) {
-            Some(&i) => pools[i].nodes.push(member),
+            Some(&i) => {
+                pools[i].nodes.push(member);
+                offer(&mut offered[i], node.allocatable);
+            }
             None => {
                 index.insert(key, pools.len());
+                let mut acc = None;
+                offer(&mut acc, node.allocatable);
+                offered.push(acc);
                 named.push(node.pool.map(|(_, name)| name));
                 pools.push(Pool {
                     name: String::new(),
@@ -717,9 +747,17 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
                     variants: Vec::new(),
                     at: node.at,
                     declared: node.declared,
+                    capacity: capacity::Capacity::default(),
                 });
             }
         }
+    }
+    for (pool, acc) in pools.iter_mut().zip(offered) {
+        pool.capacity = match (&pool.declared, acc) {
+            (Some(d), _) => d.capacity.clone(),
+            (None, Some(Some((min, max)))) => capacity::Capacity::range(&min, &max),
+            (None, _) => capacity::Capacity::default(),
+        };
     }
     let is_naming = |k: &str| naming.contains(k);
     let mut by_label: HashMap<(String, String), Vec<NodeRef>> = HashMap::new();

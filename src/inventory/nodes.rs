@@ -254,6 +254,7 @@ fn node(
             file,
             range: doc.node(k).span.start..doc.node(v).span.end,
         });
+    let allocatable = crate::k8s::resources::node_allocatable(doc, node);
     Ok(RawNode {
         name: name.to_string(),
         labels,
@@ -262,5 +263,6 @@ fn node(
         at,
         pool: None,
         declared: None,
+        allocatable,
     })
 }

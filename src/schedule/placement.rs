@@ -228,6 +228,7 @@ fn short(reason: &Reason, pool: &Pool) -> String {
         Reason::NodeSelector { .. } => "nodeSelector".to_string(),
         Reason::NodeAffinity(_) => "node affinity".to_string(),
         Reason::Requirements(_) => "pool requirements".to_string(),
+        Reason::Insufficient { resource, .. } => format!("insufficient {resource}"),
     }
 }
 
@@ -303,20 +304,31 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::Avoided => "fits, but as a node to avoid".to_string(),
             Fit::Some(n) => format!("fits {} of them", nodes_noun(n)),
             Fit::Maybe => {
-                let keys: Vec<String> = v
-                    .groups(pool)
-                    .flat_map(|(g, _, _)| g.unknown.iter().map(|u| u.key.clone()))
-                    .fold(Vec::new(), |mut keys, k| {
-                        if !keys.contains(&k) {
-                            keys.push(k);
+                let mut why: Vec<String> = Vec::new();
+                let mut keys: Vec<String> = Vec::new();
+                for (g, _, _) in v.groups(pool) {
+                    for u in &g.unknown {
+                        if u.is_resource() {
+                            let text = u.describe();
+                            if !why.contains(&text) {
+                                why.push(text);
+                            }
+                        } else if !keys.contains(&u.key) {
+                            keys.push(u.key.clone());
                         }
-                        keys
-                    });
-                format!(
-                    "may fit: its definition does not declare the label {} (it may be set \
-                     elsewhere)",
-                    keys.join(", ")
-                )
+                    }
+                }
+                if !keys.is_empty() {
+                    why.insert(
+                        0,
+                        format!(
+                            "its definition does not declare the label {} (it may be set \
+                             elsewhere)",
+                            keys.join(", ")
+                        ),
+                    );
+                }
+                format!("may fit: {}", why.join("; "))
             }
             Fit::None => "does not fit".to_string(),
         };

@@ -582,6 +582,22 @@ fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<
             }
         }
     }
+    // Then what the pods may not find on the pools they may fit: resources not known.
+    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
+        for (v, _, _) in pv.groups(pool) {
+            if !v.fits() {
+                continue;
+            }
+            for u in v.unknown.iter().filter(|u| u.is_resource()) {
+                let text = format!("may fit: {}", u.describe());
+                match groups.iter_mut().find(|(x, _)| *x == text) {
+                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
+                    Some(_) => {}
+                    None => groups.push((text, vec![p])),
+                }
+            }
+        }
+    }
     // Then what keeps it off the other pools.
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
         for r in pv.reasons(pool) {

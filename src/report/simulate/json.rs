@@ -20,6 +20,7 @@ use super::{Fit, Place, SimulateSummary, SimulatedFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::schedule::admission::Source as TolerationSource;
+use crate::k8s::resources::display;
 use crate::schedule::{Asked, PoolVerdict, Reason, WorkloadResult};
 
 #[derive(Serialize, PartialEq)]
@@ -105,6 +106,20 @@ enum Subject<'a> {
         key: &'a str,
         value: &'a str,
     },
+    /// More of a resource than any node of the pool offers (NodeResourcesFit).
+    Insufficient {
+        resource: &'a str,
+        requested: String,
+        allocatable: String,
+    },
+    /// A resource whose amount the pool's nodes offer is unknown (`allocatable` null), or
+    /// differs between them: it may fit.
+    CapacityUnknown {
+        resource: &'a str,
+        requested: String,
+        #[serde(rename = "allocatable")]
+        range: Option<[String; 2]>,
+    },
     /// A label a required node affinity expression needs, which a pool defined as code does
     /// not declare: it may fit.
     #[serde(rename = "label-unknown")]
@@ -126,6 +141,15 @@ impl<'a> Subject<'a> {
             }
             Reason::NodeAffinity(why) => Subject::NodeAffinity { why },
             Reason::Requirements(why) => Subject::Requirements { why },
+            Reason::Insufficient {
+                resource,
+                requested,
+                offered,
+            } => Subject::Insufficient {
+                resource,
+                requested: display(resource, *requested),
+                allocatable: display(resource, *offered),
+            },
         })
     }
 }
@@ -480,25 +504,23 @@ fn why_not<'a>(
     for (v, _, _) in verdict.groups(pool) {
         for u in v.unknown.iter().filter(|_| v.fits()) {
             let key = u.key.as_str();
-            let (subject, asked) = match &u.asked {
-                Asked::Value(value) => (
-                    Subject::LabelUnknown { key, value },
-                    format!("nodeSelector {key}={value}"),
-                ),
-                Asked::Expression(expression) => (
-                    Subject::AffinityLabelUnknown { key, expression },
-                    format!("node affinity `{expression}`"),
-                ),
+            let subject = match &u.asked {
+                Asked::Value(value) => Subject::LabelUnknown { key, value },
+                Asked::Expression(expression) => {
+                    Subject::AffinityLabelUnknown { key, expression }
+                }
+                Asked::Resource { requested, range } => Subject::CapacityUnknown {
+                    resource: key,
+                    requested: display(key, *requested),
+                    range: range.map(|(a, b)| [display(key, a), display(key, b)]),
+                },
             };
             let index = match reasons.iter().position(|seen| seen.subject == subject) {
                 Some(i) => i,
                 None => {
                     reasons.push(ReasonOut {
                         subject,
-                        message: format!(
-                            "{asked}: the pool's definition does not declare the label {key}; \
-                             it fits if the label is set elsewhere"
-                        ),
+                        message: u.describe(),
                     });
                     reasons.len() - 1
                 }
