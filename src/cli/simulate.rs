@@ -207,10 +207,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             path,
             workloads: simulate_text(&text, &options, inventory),
         };
-        let nowhere = file
-            .workloads
-            .iter()
-            .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
+        let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
         Ok(match renderer {
             Some(r) => Simulated::Rendered(r.render(&file), nowhere),
             None => Simulated::Rows(

@@ -330,6 +330,19 @@ impl Reason {
         }
     }
 
+    /// Whether it is about which nodes the pod selects (`nodeName`, `nodeSelector`, node
+    /// affinity, a pool's requirements), rather than a node it selects but cannot run on
+    /// (a taint, the cordon, resources).
+    pub fn selects(&self) -> bool {
+        matches!(
+            self,
+            Reason::NodeName(_)
+                | Reason::NodeSelector { .. }
+                | Reason::NodeAffinity(_)
+                | Reason::Requirements(_)
+        )
+    }
+
     /// Whether a toleration could remove it.
     pub fn tolerable(&self) -> bool {
         matches!(self, Reason::Unschedulable | Reason::Taint(_))
@@ -618,6 +631,19 @@ impl PoolVerdict {
     }
 }
 
+/// The DaemonSet question: of the nodes a DaemonSet's selector and required affinity pick
+/// (the DaemonSet controller's `NodeShouldRunDaemonPod`), how many it cannot run on and why.
+/// Nodes are counted as in [`PoolVerdict::fitting`] (a pool defined as code is one member).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Nodes its selector and affinity pick.
+    pub picked: usize,
+    /// Of those, the nodes it cannot run on (an untolerated taint, resources).
+    pub missed: usize,
+    /// The pools with missed nodes, in the inventory's order.
+    pub missed_pools: Vec<usize>,
+}
+
 /// A workload against every pool of the inventory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Simulation {
@@ -633,6 +659,26 @@ impl Simulation {
             .zip(&inventory.pools)
             .map(|(v, p)| v.fitting(p))
             .sum()
+    }
+
+    /// Which nodes a DaemonSet picks, and which of those it cannot run on.
+    pub fn coverage(&self, inventory: &Inventory) -> Coverage {
+        let mut out = Coverage::default();
+        for (p, (v, pool)) in self.pools.iter().zip(&inventory.pools).enumerate() {
+            for (verdict, _, n) in v.groups(pool) {
+                if verdict.reasons.iter().any(Reason::selects) {
+                    continue;
+                }
+                out.picked += n;
+                if !verdict.fits() {
+                    out.missed += n;
+                    if out.missed_pools.last() != Some(&p) {
+                        out.missed_pools.push(p);
+                    }
+                }
+            }
+        }
+        out
     }
 
     pub fn fits_anywhere(&self) -> bool {
@@ -1015,6 +1061,8 @@ pub struct WorkloadResult {
     /// The pod spec's path.
     pub path: String,
     pub simulation: Simulation,
+    /// For a DaemonSet: the nodes it picks and those of them it cannot run on.
+    pub daemonset: Option<Coverage>,
     /// Why the API server would not create its pods, if it would not: then it runs nowhere,
     /// whatever [`simulation`](Self::simulation) says. Only the analysis can tell (its rules
     /// find what the API server rejects): [`crate::analysis::simulate_text`] fills it in.
@@ -1033,6 +1081,18 @@ pub struct Rejected {
 }
 
 impl WorkloadResult {
+    /// Whether it runs nowhere it should: it fits no node (or the API server refuses it); a
+    /// DaemonSet that picks no node runs nowhere by design (an opt-in label no node has yet).
+    pub fn runs_nowhere(&self) -> bool {
+        if self.rejected.is_some() {
+            return true;
+        }
+        if self.daemonset.as_ref().is_some_and(|c| c.picked == 0) {
+            return false;
+        }
+        !self.simulation.fits_anywhere()
+    }
+
     /// `Deployment shop/web`.
     pub fn title(&self) -> String {
         let kind = self.kind.as_deref().unwrap_or("object");
@@ -1078,9 +1138,14 @@ pub fn simulate_document(
             name: object.name.map(str::to_string),
             namespace: object.namespace.map(str::to_string),
             path: w.path.clone(),
+            daemonset: None,
             simulation: simulate(&w, inventory, options),
             rejected: None,
         });
+        let last = out.last_mut().expect("just pushed");
+        if w.kind == Some("DaemonSet") {
+            last.daemonset = Some(last.simulation.coverage(inventory));
+        }
     }
 }
 

@@ -272,12 +272,24 @@ struct WorkloadOut<'a> {
     fits: &'static str,
     nodes: usize,
     rejected: Option<RejectedOut<'a>>,
+    /// For a DaemonSet: how many nodes its selector and affinity pick, how many of those it
+    /// cannot run on, and the pools (ids) of those.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    daemonset: Option<DaemonSetOut>,
     reasons: Vec<ReasonOut<'a>>,
     pools: Vec<PoolFit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedulable: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     avoid: Option<Vec<&'a str>>,
+}
+
+#[derive(Serialize)]
+struct DaemonSetOut {
+    picked: usize,
+    missed: usize,
+    #[serde(rename = "missedPools")]
+    missed_pools: Vec<usize>,
 }
 
 #[derive(Serialize)]
@@ -482,6 +494,11 @@ impl<'i> JsonRenderer<'i> {
                 rule: r.rule,
                 message: &r.message,
                 path: r.path.as_deref(),
+            }),
+            daemonset: w.daemonset.as_ref().map(|c| DaemonSetOut {
+                picked: c.picked,
+                missed: c.missed,
+                missed_pools: c.missed_pools.clone(),
             }),
             reasons,
             pools,
