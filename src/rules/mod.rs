@@ -29,6 +29,8 @@ mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod null_value;
+mod daemonset_misses_nodes;
+mod daemonset_selects_no_node;
 mod only_avoided_nodes;
 mod platform_taint;
 mod taint_missing_field;
@@ -109,6 +111,8 @@ pub static RULES: &[&dyn Rule] = &[
     &deprecated_tolerations_annotation::DeprecatedTolerationsAnnotation,
     &admission_rejected::AdmissionRejected,
     &unschedulable::Unschedulable,
+    &daemonset_misses_nodes::DaemonSetMissesNodes,
+    &daemonset_selects_no_node::DaemonSetSelectsNoNode,
     &only_avoided_nodes::OnlyAvoidedNodes,
     &eviction_loop::EvictionLoop,
     &toleration_unused::TolerationUnused,

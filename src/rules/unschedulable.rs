@@ -122,6 +122,11 @@ impl Rule for Unschedulable {
         if cx.simulation.fits_anywhere() || cx.inventory.pools.is_empty() {
             return;
         }
+        // A DaemonSet that picks no node runs nowhere by design: `daemonset-selects-no-node`.
+        if cx.workload.kind == Some("DaemonSet") && cx.simulation.coverage(cx.inventory).picked == 0
+        {
+            return;
+        }
         let inv = cx.inventory;
         let gate = cx.gate();
         let w = cx.workload;

@@ -33,6 +33,8 @@ pub struct Placement {
     /// Shared: an editor keeps a file's placements per YAML document and puts the file's
     /// together again after each edit, which must not copy (or free) every pool's verdicts.
     pub simulation: Arc<Simulation>,
+    /// Whether it is a DaemonSet, asked the DaemonSet question.
+    pub daemonset: bool,
 }
 
 impl Placement {
@@ -60,13 +62,52 @@ impl Placement {
             range: span(object.node),
             title: title(object),
             simulation: Arc::new(simulation),
+            daemonset: workload.kind == Some("DaemonSet"),
         }
     }
 
     /// The one-line summary: see [`summary`].
     pub fn summary(&self, inventory: &Inventory) -> String {
+        if self.daemonset {
+            if let Some(text) = daemonset_summary(&self.simulation, inventory) {
+                return text;
+            }
+        }
         summary(&self.simulation, inventory)
     }
+}
+
+/// For a DaemonSet that does not run on every node it picks: `DaemonSet: selects no node`, or
+/// `DaemonSet: runs on 2 of the 3 nodes it selects; misses pool gpu-spot: untolerated taint
+/// spot=true:NoSchedule`. `None` when it runs on every node it picks.
+pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<String> {
+    let c = sim.coverage(inventory);
+    if c.picked == 0 {
+        return Some("DaemonSet: selects no node (it runs no pods until a node matches)".into());
+    }
+    if c.missed == 0 {
+        return None;
+    }
+    let mut misses: Vec<String> = Vec::new();
+    for &p in c.missed_pools.iter().take(LISTED) {
+        let pool = &inventory.pools[p];
+        let why: Vec<String> = sim.pools[p]
+            .reasons(pool)
+            .into_iter()
+            .filter(|r| !r.selects())
+            .map(|r| r.describe(pool))
+            .collect();
+        misses.push(format!("pool {}: {}", pool.name, why.join(", ")));
+    }
+    if c.missed_pools.len() > LISTED {
+        misses.push(format!("+{} more", c.missed_pools.len() - LISTED));
+    }
+    Some(format!(
+        "DaemonSet: runs on {} of the {} it selects; misses {}",
+        c.picked - c.missed,
+        nodes_noun(c.picked),
+        misses.join("; ")
+    ))
 }
 
 /// `Deployment shop/web`, `Pod web`, `Deployment` (no name).
@@ -295,7 +336,13 @@ pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
 
 /// Every pool's verdict and reasons, one pool a paragraph: what activating the summary shows.
 pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
-    let mut out = format!("{title}: {}\n", summary(sim, inventory));
+    let line = match title.strip_prefix("DaemonSet") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
+            daemonset_summary(sim, inventory).unwrap_or_else(|| summary(sim, inventory))
+        }
+        _ => summary(sim, inventory),
+    };
+    let mut out = format!("{title}: {line}\n");
     for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
         let head = format!("\npool {} ({})", pool.name, pool.size());
         let fitting = v.fitting(pool);
