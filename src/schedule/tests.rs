@@ -528,3 +528,44 @@ fn nodes_that_differ_in_allocatable_share_a_pool() {
     assert_eq!(v.unknown.len(), 1);
     assert_eq!(v.unknown[0].key, "nvidia.com/gpu");
 }
+
+// The README's GPU example, as the editor's lens says it: the driver DaemonSet misses the spot
+// GPU pool, the MIG manager selects no node, the training Deployment fits only the GPU pool.
+#[test]
+fn the_gpu_example_lenses() {
+    let inv = Inventory::load(&[(
+        "nodepools.yaml",
+        include_str!("../../examples/gpu/nodepools.yaml"),
+    )])
+    .unwrap();
+    let options = Options::default();
+    let operands = simulate_text(
+        include_str!("../../examples/gpu/gpu-operator.yaml"),
+        &options,
+        &inv,
+    );
+    let lens = |r: &WorkloadResult| placement::daemonset_summary(&r.simulation, &inv);
+    assert_eq!(
+        lens(&operands[0]).as_deref(),
+        Some(
+            "DaemonSet: runs on 1 of the 2 nodes it selects; misses pool gpu-spot: untolerated \
+             taint spot=true:NoSchedule"
+        )
+    );
+    assert_eq!(
+        lens(&operands[1]).as_deref(),
+        Some("DaemonSet: selects no node (it runs no pods until a node matches)")
+    );
+    assert!(operands[1].daemonset.as_ref().is_some_and(|c| c.picked == 0));
+    assert!(!operands[1].runs_nowhere());
+    let training = simulate_text(
+        include_str!("../../examples/gpu/training.yaml"),
+        &options,
+        &inv,
+    );
+    assert_eq!(training[0].daemonset, None);
+    assert_eq!(
+        placement::summary(&training[0].simulation, &inv),
+        "fits 1 of 3 pools (count unknown): gpu"
+    );
+}
