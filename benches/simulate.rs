@@ -69,7 +69,11 @@ fn inventory_text(nodes: usize) -> String {
             taints.push("{key: example.com/spot, value: \"true\", effect: NoExecute}".to_string());
         }
         s.push_str(&format!("    taints: [{}]\n", taints.join(", ")));
-        let gpu = if p % 4 == 3 { ", nvidia.com/gpu: '1'" } else { "" };
+        let gpu = if p % 4 == 3 {
+            ", nvidia.com/gpu: '1'"
+        } else {
+            ""
+        };
         s.push_str(&format!(
             "  status:\n    allocatable: {{cpu: 7910m, memory: {}Ki, pods: '58'{gpu}}}\n",
             31_482_476 + (n % 3) * 4

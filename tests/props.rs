@@ -442,13 +442,8 @@ struct Ask {
 }
 
 fn node_offer() -> impl Strategy<Value = NodeOffer> {
-    (0..20_000u32, 0..65_536u32, prop::option::of(0..9u32)).prop_map(|(cpu, memory, gpus)| {
-        NodeOffer {
-            cpu,
-            memory,
-            gpus,
-        }
-    })
+    (0..20_000u32, 0..65_536u32, prop::option::of(0..9u32))
+        .prop_map(|(cpu, memory, gpus)| NodeOffer { cpu, memory, gpus })
 }
 
 fn ask() -> impl Strategy<Value = Ask> {

@@ -39,7 +39,12 @@ pub fn nodes_json(nodes: usize) -> String {
             0 => ("7910m", "8", 31_482_476 + (n % 3) * 4, ""),
             1 => ("15890m", "16", 31_482_476 + (n % 3) * 4, ""),
             2 => ("7910m", "8", 64_243_532 + (n % 3) * 4, ""),
-            _ => ("7910m", "8", 31_482_476 + (n % 3) * 4, r#", "nvidia.com/gpu": "1""#),
+            _ => (
+                "7910m",
+                "8",
+                31_482_476 + (n % 3) * 4,
+                r#", "nvidia.com/gpu": "1""#,
+            ),
         };
         let memory_cap = memory + 926_208;
         if n > 0 {
@@ -194,7 +199,11 @@ pub fn resources(i: usize) -> String {
     let cpu = ["100m", "250m", "500m", "1", "2"][i % 5];
     let memory = ["128Mi", "256Mi", "512Mi", "1Gi", "4Gi"][(i / 5) % 5];
     let cpu = if i % 997 == 0 { "32" } else { cpu };
-    let gpu = if i % 50 == 0 { ", nvidia.com/gpu: 1" } else { "" };
+    let gpu = if i % 50 == 0 {
+        ", nvidia.com/gpu: 1"
+    } else {
+        ""
+    };
     format!("        resources:\n          requests: {{cpu: {cpu}, memory: {memory}}}\n          limits: {{memory: {memory}{gpu}}}\n")
 }
 

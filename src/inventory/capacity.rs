@@ -101,17 +101,34 @@ impl Capacity {
 /// resources their device plugins advertise (NVIDIA, AMD, the Neuron and Gaudi plugins).
 fn family_accelerator(family: &str) -> Option<&'static str> {
     let f = family.to_ascii_lowercase();
-    if f == "g4ad" || f.starts_with("g4ad") {
+    if f.starts_with("g4ad") {
         Some("amd.com/gpu")
     } else if f.starts_with("inf") || f.starts_with("trn") {
         Some("aws.amazon.com/neuron")
     } else if f.starts_with("dl1") {
         Some("habana.ai/gaudi")
-    } else if f.starts_with('p') || f.starts_with('g') || f.starts_with("gr") {
+    } else if f.starts_with('p') || f.starts_with('g') {
         Some("nvidia.com/gpu")
     } else {
         None
     }
+}
+
+/// `g5.2xlarge`, `m6i.large`, `p4d.24xlarge`: a family (letters, a generation digit, options)
+/// and a size.
+fn is_aws_instance_type(t: &str) -> bool {
+    let Some((family, size)) = t.split_once('.') else {
+        return false;
+    };
+    let lower = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    family.starts_with(|c: char| c.is_ascii_lowercase())
+        && family.bytes().any(|b| b.is_ascii_digit())
+        && lower(family)
+        && !size.is_empty()
+        && lower(size)
 }
 
 /// The instance categories (`karpenter.k8s.aws/instance-category`) that hold accelerators.
@@ -122,6 +139,20 @@ fn category_accelerators(category: &str) -> &'static [&'static str] {
         "dl" => &["habana.ai/gaudi"],
         _ => &[],
     }
+}
+
+/// What a node group of these AWS instance types (`g5.2xlarge`, `m6i.large`) implies about its
+/// accelerators, as [`from_requirements`] reads a `node.kubernetes.io/instance-type`
+/// requirement; unknown with no type given.
+pub fn from_instance_types(types: &[String]) -> Capacity {
+    if types.is_empty() {
+        return Capacity::default();
+    }
+    from_requirements(&[PoolRequirement {
+        key: "node.kubernetes.io/instance-type".to_string(),
+        operator: "In".to_string(),
+        values: types.to_vec(),
+    }])
 }
 
 /// What a Karpenter NodePool's requirements imply about the accelerators of the nodes it makes.
@@ -149,7 +180,11 @@ pub fn from_requirements(reqs: &[PoolRequirement]) -> Capacity {
                 .collect(),
         );
     }
-    if let Some(r) = req("node.kubernetes.io/instance-type").filter(|r| r.operator == "In") {
+    // Only AWS instance types (`g5.2xlarge`) are known; another provider's (`Standard_NC6`)
+    // say nothing here.
+    if let Some(r) = req("node.kubernetes.io/instance-type")
+        .filter(|r| r.operator == "In" && r.values.iter().all(|t| is_aws_instance_type(t)))
+    {
         narrow(
             &mut kinds,
             r.values
@@ -167,7 +202,8 @@ pub fn from_requirements(reqs: &[PoolRequirement]) -> Capacity {
                 .collect(),
         );
     }
-    if let Some(r) = req("karpenter.k8s.aws/instance-gpu-manufacturer").filter(|r| r.operator == "In")
+    if let Some(r) =
+        req("karpenter.k8s.aws/instance-gpu-manufacturer").filter(|r| r.operator == "In")
     {
         let allowed = r
             .values
@@ -187,10 +223,9 @@ pub fn from_requirements(reqs: &[PoolRequirement]) -> Capacity {
         let nums: Vec<u128> = r.values.iter().filter_map(|v| v.parse().ok()).collect();
         gpu_count_known = true;
         gpus = match r.operator.as_str() {
-            "In" if !nums.is_empty() => (
-                *nums.iter().min().unwrap_or(&0),
-                nums.iter().max().copied(),
-            ),
+            "In" if !nums.is_empty() => {
+                (*nums.iter().min().unwrap_or(&0), nums.iter().max().copied())
+            }
             "Gt" => (nums.first().map_or(0, |n| n + 1), None),
             "Gte" => (nums.first().copied().unwrap_or(0), None),
             "Lt" => (0, nums.first().map(|n| n.saturating_sub(1))),
@@ -209,7 +244,8 @@ pub fn from_requirements(reqs: &[PoolRequirement]) -> Capacity {
     let gpu_kinds = ["nvidia.com/gpu", "amd.com/gpu"];
     if let Some(kinds) = &kinds {
         for a in ACCELERATORS {
-            let neuron = *a == "aws.amazon.com/neuroncore" && kinds.contains(&"aws.amazon.com/neuron");
+            let neuron =
+                *a == "aws.amazon.com/neuroncore" && kinds.contains(&"aws.amazon.com/neuron");
             if !kinds.contains(a) && !neuron {
                 cap.set(a, 0, Some(0));
             }
@@ -272,7 +308,11 @@ mod tests {
     fn gpu_counts_bound_the_offer() {
         let eight = from_requirements(&[
             req("karpenter.k8s.aws/instance-gpu-count", "In", &["4", "8"]),
-            req("karpenter.k8s.aws/instance-gpu-manufacturer", "In", &["nvidia"]),
+            req(
+                "karpenter.k8s.aws/instance-gpu-manufacturer",
+                "In",
+                &["nvidia"],
+            ),
         ]);
         assert_eq!(eight.offer("nvidia.com/gpu"), Some((4, Some(8))));
         assert_eq!(eight.offer("amd.com/gpu"), Some((0, Some(0))));
@@ -289,11 +329,19 @@ mod tests {
         )]);
         assert_eq!(neuron.offer("aws.amazon.com/neuron"), Some((1, None)));
         assert_eq!(neuron.offer("nvidia.com/gpu"), Some((0, Some(0))));
+        // Another provider's instance types say nothing of GPUs here.
+        let azure = from_requirements(&[req(
+            "node.kubernetes.io/instance-type",
+            "In",
+            &["Standard_NC24ads_A100_v4"],
+        )]);
+        assert_eq!(azure.offer("nvidia.com/gpu"), None);
     }
 
     #[test]
     fn nodes_make_a_range() {
-        let a = Resources::from_pairs([("cpu".to_string(), 4000), ("nvidia.com/gpu".to_string(), 8)]);
+        let a =
+            Resources::from_pairs([("cpu".to_string(), 4000), ("nvidia.com/gpu".to_string(), 8)]);
         let b = Resources::from_pairs([("cpu".to_string(), 8000)]);
         let mut max = a.clone();
         max.max(&b);
@@ -302,5 +350,32 @@ mod tests {
         assert_eq!(cap.offer("nvidia.com/gpu"), Some((0, Some(8))));
         assert_eq!(cap.offer("memory"), Some((0, Some(0))));
         assert_eq!(Capacity::default().offer("cpu"), None);
+    }
+}
+
+#[cfg(test)]
+mod node_group_tests {
+    use crate::inventory::Inventory;
+
+    // The eksctl example (examples/cluster-as-code/eksctl.yaml): an m5 group has no GPU, a g5
+    // group at least one NVIDIA GPU a node, a group without instance types is unknown.
+    #[test]
+    fn eksctl_instance_types_imply_gpus() {
+        let inv = Inventory::load(&[(
+            "eksctl.yaml",
+            include_str!("../../examples/cluster-as-code/eksctl.yaml"),
+        )])
+        .unwrap();
+        let offer = |name: &str| {
+            inv.pools
+                .iter()
+                .find(|p| p.name == name)
+                .unwrap()
+                .capacity
+                .offer("nvidia.com/gpu")
+        };
+        assert_eq!(offer("general"), Some((0, Some(0))));
+        assert_eq!(offer("gpu"), Some((1, None)));
+        assert_eq!(offer("batch"), None);
     }
 }

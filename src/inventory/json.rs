@@ -14,8 +14,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Loc, ParseError, PoolTaint, RawNode};
-use crate::k8s::resources::{self, Resources};
 use crate::k8s::model::{Effect, Taint};
+use crate::k8s::resources::{self, Resources};
 
 #[derive(Deserialize)]
 struct Object<'a> {
@@ -248,9 +248,10 @@ fn node(
             serde_json::from_str::<BTreeMap<Cow<'_, str>, Cow<'_, str>>>(raw.get()).ok()
         })
         .map(|list| {
-            Resources::from_pairs(list.iter().filter_map(|(k, v)| {
-                Some((k.to_string(), resources::amount(k, v)?))
-            }))
+            Resources::from_pairs(
+                list.iter()
+                    .filter_map(|(k, v)| Some((k.to_string(), resources::amount(k, v)?))),
+            )
         });
     Ok(RawNode {
         name: name.into_owned(),

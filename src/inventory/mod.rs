@@ -21,8 +21,8 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::k8s::cluster::Cluster;
-use crate::k8s::resources::Resources;
 use crate::k8s::model::Taint;
+use crate::k8s::resources::Resources;
 use crate::position::LineIndex;
 use crate::syntax;
 

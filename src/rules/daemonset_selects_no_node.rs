@@ -11,7 +11,8 @@ pub static META: RuleMeta = RuleMeta {
     needs_inventory: true,
     fixable: false,
     summary: "A DaemonSet whose selector picks no node of the inventory",
-    why: "It runs no pods until a node gets the label it selects: often the point, sometimes a typo.",
+    why:
+        "It runs no pods until a node gets the label it selects: often the point, sometimes a typo.",
     explanation: r#"## What it catches
 A DaemonSet whose `nodeSelector` or required node affinity matches no node of the inventory,
 so the DaemonSet controller (`NodeShouldRunDaemonPod`, pkg/controller/daemon/daemon_controller.go)

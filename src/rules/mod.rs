@@ -12,6 +12,8 @@ use crate::syntax::Document;
 pub mod edits;
 
 pub(crate) mod admission_rejected;
+mod daemonset_misses_nodes;
+mod daemonset_selects_no_node;
 mod deprecated_taint_key;
 mod deprecated_tolerations_annotation;
 mod duplicate_taint;
@@ -29,8 +31,6 @@ mod invalid_value;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod null_value;
-mod daemonset_misses_nodes;
-mod daemonset_selects_no_node;
 mod only_avoided_nodes;
 mod platform_taint;
 mod taint_missing_field;

@@ -404,7 +404,9 @@ fn runtime_class_overhead_counts() {
         "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\noverhead: {podFixed: {cpu: 2}}\n",
     );
     options.set_cluster(std::sync::Arc::new(cluster));
-    let spec = |cpu| format!("runtimeClassName: kata, containers: [{{resources: {{requests: {{cpu: {cpu}}}}}}}]");
+    let spec = |cpu| {
+        format!("runtimeClassName: kata, containers: [{{resources: {{requests: {{cpu: {cpu}}}}}}}]")
+    };
     assert!(fits_with(&pod(&spec(8)), &inv, &options));
     assert!(!fits_with(&pod(&spec(9)), &inv, &options));
     assert!(fits(&pod(&spec(9)), &inv), "without the class, no overhead");
@@ -491,7 +493,9 @@ spec:
     assert!(v[1].fits());
     assert_eq!(v[1].unknown.len(), 1);
     assert!(
-        v[1].unknown[0].describe().contains("does not say how much nvidia.com/gpu"),
+        v[1].unknown[0]
+            .describe()
+            .contains("does not say how much nvidia.com/gpu"),
         "{}",
         v[1].unknown[0].describe()
     );
@@ -556,7 +560,10 @@ fn the_gpu_example_lenses() {
         lens(&operands[1]).as_deref(),
         Some("DaemonSet: selects no node (it runs no pods until a node matches)")
     );
-    assert!(operands[1].daemonset.as_ref().is_some_and(|c| c.picked == 0));
+    assert!(operands[1]
+        .daemonset
+        .as_ref()
+        .is_some_and(|c| c.picked == 0));
     assert!(!operands[1].runs_nowhere());
     let training = simulate_text(
         include_str!("../../examples/gpu/training.yaml"),

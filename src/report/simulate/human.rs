@@ -187,7 +187,10 @@ impl Class {
         match &w.daemonset {
             Some(c) if c.picked == 0 => return (Class::Idle, NodeCount::default()),
             Some(c) if c.missed > 0 && c.missed < c.picked => {
-                return (Class::Misses, NodeCount::exact((c.picked - c.missed) as u64))
+                return (
+                    Class::Misses,
+                    NodeCount::exact((c.picked - c.missed) as u64),
+                )
             }
             _ => {}
         }
@@ -547,7 +550,11 @@ fn row_count(r: &Row) -> String {
 
 /// "selects no node" / "runs on 2 of the 3 nodes it selects" / for pools defined as code,
 /// whose nodes are not counted, "misses pool gpu-spot of the 2 pools it selects".
-fn daemonset_text(inventory: &Inventory, w: &WorkloadResult, c: &crate::schedule::Coverage) -> String {
+fn daemonset_text(
+    inventory: &Inventory,
+    w: &WorkloadResult,
+    c: &crate::schedule::Coverage,
+) -> String {
     if c.picked == 0 {
         return "selects no node".to_string();
     }
@@ -558,7 +565,8 @@ fn daemonset_text(inventory: &Inventory, w: &WorkloadResult, c: &crate::schedule
         .zip(&inventory.pools)
         .any(|(v, pool)| {
             pool.declared.is_some()
-                && v.groups(pool).any(|(g, _, _)| !g.reasons.iter().any(|r| r.selects()))
+                && v.groups(pool)
+                    .any(|(g, _, _)| !g.reasons.iter().any(|r| r.selects()))
         });
     if !as_code {
         return format!(
@@ -572,7 +580,10 @@ fn daemonset_text(inventory: &Inventory, w: &WorkloadResult, c: &crate::schedule
         .pools
         .iter()
         .zip(&inventory.pools)
-        .filter(|(v, pool)| v.groups(pool).any(|(g, _, _)| !g.reasons.iter().any(|r| r.selects())))
+        .filter(|(v, pool)| {
+            v.groups(pool)
+                .any(|(g, _, _)| !g.reasons.iter().any(|r| r.selects()))
+        })
         .count();
     let names: Vec<&str> = c
         .missed_pools

@@ -19,8 +19,8 @@ use serde::Serialize;
 use super::{Fit, Place, SimulateSummary, SimulatedFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
-use crate::schedule::admission::Source as TolerationSource;
 use crate::k8s::resources::display;
+use crate::schedule::admission::Source as TolerationSource;
 use crate::schedule::{Asked, PoolVerdict, Reason, WorkloadResult};
 
 #[derive(Serialize, PartialEq)]
@@ -523,9 +523,7 @@ fn why_not<'a>(
             let key = u.key.as_str();
             let subject = match &u.asked {
                 Asked::Value(value) => Subject::LabelUnknown { key, value },
-                Asked::Expression(expression) => {
-                    Subject::AffinityLabelUnknown { key, expression }
-                }
+                Asked::Expression(expression) => Subject::AffinityLabelUnknown { key, expression },
                 Asked::Resource { requested, range } => Subject::CapacityUnknown {
                     resource: key,
                     requested: display(key, *requested),
