@@ -214,7 +214,7 @@ impl Class {
         match self {
             Class::No => "Fit no node",
             Class::Misses => "DaemonSets that miss nodes they select",
-            Class::Idle => "DaemonSets that select no node (they run no pods until a node matches)",
+            Class::Idle => "DaemonSets that select no node (they run no pods)",
             Class::Rejected => "Rejected by the API server, not placed",
             Class::Avoided => "Fit only on nodes to avoid",
             Class::Yes => "Fit",
@@ -281,7 +281,7 @@ impl Row {
                     daemonset: w
                         .daemonset
                         .as_ref()
-                        .filter(|c| c.picked == 0 || c.missed > 0)
+                        .filter(|c| c.picked == 0 || (c.missed > 0 && c.missed < c.picked))
                         .map(|c| daemonset_text(inventory, w, c)),
                 }
             })
@@ -453,7 +453,7 @@ impl Layout {
         let cell = width(&column(pools.len().saturating_sub(1))) + 1;
         let count = rows
             .iter()
-            .map(|r| width(&count_text(r.nodes)))
+            .map(|r| width(&row_count(r)))
             .max()
             .unwrap_or(0);
         let fixed = 2 + 2 + cell * pools.len() + 1 + count;
