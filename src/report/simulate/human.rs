@@ -451,11 +451,7 @@ struct Layout {
 impl Layout {
     fn new(pools: &[Pool], rows: &[Row], max: usize) -> Option<Layout> {
         let cell = width(&column(pools.len().saturating_sub(1))) + 1;
-        let count = rows
-            .iter()
-            .map(|r| width(&row_count(r)))
-            .max()
-            .unwrap_or(0);
+        let count = rows.iter().map(|r| width(&row_count(r))).max().unwrap_or(0);
         let fixed = 2 + 2 + cell * pools.len() + 1 + count;
         let room = max.checked_sub(fixed)?;
         let longest = rows.iter().map(|r| width(&r.title)).max().unwrap_or(0);
