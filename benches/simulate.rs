@@ -69,6 +69,15 @@ fn inventory_text(nodes: usize) -> String {
             taints.push("{key: example.com/spot, value: \"true\", effect: NoExecute}".to_string());
         }
         s.push_str(&format!("    taints: [{}]\n", taints.join(", ")));
+        let gpu = if p % 4 == 3 {
+            ", nvidia.com/gpu: '1'"
+        } else {
+            ""
+        };
+        s.push_str(&format!(
+            "  status:\n    allocatable: {{cpu: 7910m, memory: {}Ki, pods: '58'{gpu}}}\n",
+            31_482_476 + (n % 3) * 4
+        ));
     }
     s
 }
@@ -91,8 +100,9 @@ fn workloads_text() -> String {
             )
         };
         s.push_str(&format!(
-            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{i}\n  namespace: ns{}\nspec:\n  template:\n    spec:\n{selector}{tolerations}      containers:\n      - name: app\n        image: registry.example.com/app:{i}\n",
-            i % 20
+            "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{i}\n  namespace: ns{}\nspec:\n  template:\n    spec:\n{selector}{tolerations}      containers:\n      - name: app\n        image: registry.example.com/app:{i}\n{}",
+            i % 20,
+            cluster::resources(i)
         ));
     }
     s

@@ -967,6 +967,59 @@ fn node_list(nodes: &[GeneratedNode], format: usize) -> String {
     }
 }
 
+/// A node for the resource property: CPU in millicores, memory in MiB, GPUs when it has any.
+#[derive(Debug, Clone)]
+struct NodeOffer {
+    cpu: u32,
+    memory: u32,
+    gpus: Option<u32>,
+}
+
+/// A container's requests: CPU in millicores, memory in MiB, GPUs (as a limit), and whether it
+/// is an init container, a sidecar (a restartable init container) or neither.
+#[derive(Debug, Clone)]
+struct Ask {
+    cpu: u32,
+    memory: u32,
+    gpus: u32,
+    init: u8,
+}
+
+fn node_offer() -> impl Strategy<Value = NodeOffer> {
+    (0..20_000u32, 0..65_536u32, prop::option::of(0..9u32))
+        .prop_map(|(cpu, memory, gpus)| NodeOffer { cpu, memory, gpus })
+}
+
+fn ask() -> impl Strategy<Value = Ask> {
+    (0..12_000u32, 0..40_000u32, 0..5u32, 0..3u8).prop_map(|(cpu, memory, gpus, init)| Ask {
+        cpu,
+        memory,
+        gpus: if gpus > 2 { 0 } else { gpus },
+        init,
+    })
+}
+
+/// The reference: upstream `PodRequests` written out plainly (containers and sidecars summed;
+/// each init container with the sidecars before it as a floor), per resource.
+fn reference_requests(asks: &[Ask]) -> [u64; 3] {
+    let mut sum = [0u64; 3];
+    let mut sidecars = [0u64; 3];
+    let mut floor = [0u64; 3];
+    for a in asks {
+        let own = [u64::from(a.cpu), u64::from(a.memory), u64::from(a.gpus)];
+        match a.init {
+            0 => (0..3).for_each(|i| sum[i] += own[i]),
+            1 => (0..3).for_each(|i| floor[i] = floor[i].max(own[i] + sidecars[i])),
+            _ => (0..3).for_each(|i| {
+                sum[i] += own[i];
+                sidecars[i] += own[i];
+                floor[i] = floor[i].max(sidecars[i]);
+            }),
+        }
+    }
+    [0, 1, 2].map(|i| sum[i].max(floor[i]))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -1008,5 +1061,68 @@ proptest! {
             groups.insert((pool, want, cordoned));
         }
         prop_assert_eq!(inventory.pools.len(), groups.len(), "{}", text);
+    }
+
+    /// simulate's resource verdict never says "fits" (without a "may") where a node lacks the
+    /// resource or has less allocatable than the pod requests, and never "does not fit" where
+    /// every node has enough.
+    #[test]
+    fn resource_verdicts_match_a_reference(
+        nodes in prop::collection::vec(node_offer(), 1..5),
+        asks in prop::collection::vec(ask(), 1..5),
+    ) {
+        let mut inventory = String::new();
+        for (i, n) in nodes.iter().enumerate() {
+            let gpus = n.gpus.map(|g| format!(", nvidia.com/gpu: '{g}'")).unwrap_or_default();
+            inventory.push_str(&format!(
+                "---\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}\n\
+                 status: {{allocatable: {{cpu: {}m, memory: {}Mi, pods: '110'{gpus}}}}}\n",
+                n.cpu, n.memory
+            ));
+        }
+        let (mut containers, mut init) = (String::new(), String::new());
+        for a in asks.iter() {
+            let gpu = if a.gpus > 0 { format!(", limits: {{nvidia.com/gpu: {}}}", a.gpus) } else { String::new() };
+            let item = format!(
+                "  - name: c\n    image: x\n{}    resources: {{requests: {{cpu: {}m, memory: {}Mi}}{gpu}}}\n",
+                if a.init == 2 { "    restartPolicy: Always\n" } else { "" },
+                a.cpu, a.memory
+            );
+            if a.init == 0 { containers.push_str(&item) } else { init.push_str(&item) }
+        }
+        if containers.is_empty() {
+            containers.push_str("  - name: c\n    image: x\n");
+        }
+        let pod = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n{containers}{}",
+            if init.is_empty() { String::new() } else { format!("  initContainers:\n{init}") }
+        );
+        let inv = taintlint::inventory::Inventory::load(&[("nodes.yaml", &inventory)]).unwrap();
+        let results = taintlint::schedule::simulate_text(&pod, &Options::default(), &inv);
+        prop_assert_eq!(results.len(), 1);
+        let want = reference_requests(&asks);
+        let enough = |n: &NodeOffer| {
+            want[0] <= u64::from(n.cpu)
+                && want[1] <= u64::from(n.memory)
+                && want[2] <= u64::from(n.gpus.unwrap_or(0))
+        };
+        for (pv, pool) in results[0].simulation.pools.iter().zip(&inv.pools) {
+            let members: Vec<&NodeOffer> = pool
+                .nodes
+                .iter()
+                .map(|m| &nodes[m.name[1..].parse::<usize>().unwrap()])
+                .collect();
+            for (v, _, _) in pv.groups(pool) {
+                if v.fits() && v.unknown.is_empty() {
+                    prop_assert!(members.iter().all(|n| enough(n)), "says fits: {pod}\n{inventory}");
+                }
+                if !v.fits() {
+                    prop_assert!(!members.iter().any(|n| enough(n)), "says no fit: {pod}\n{inventory}");
+                }
+                if v.fits() && !v.unknown.is_empty() {
+                    prop_assert!(!members.iter().all(|n| enough(n)) || members.len() > 1, "a may where all fit: {pod}\n{inventory}");
+                }
+            }
+        }
     }
 }

@@ -948,3 +948,158 @@ metadata:
     // Admitted, the empty-key pod stays on the unreachable node (for its own 60 seconds).
     assert_eq!(got[1].3, pools(&[("lost-1", "yes")]));
 }
+
+/// The GPU example: the training Deployment fits only the GPU NodePool (the general pool's
+/// instance categories have no GPU, the spot pool's taint is not tolerated); the driver
+/// DaemonSet picks both GPU pools and misses the spot one; the MIG manager picks none, which is
+/// information and leaves the exit status at 0.
+#[test]
+fn gpu_example_resources_and_daemonsets_as_json() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/gpu/nodepools.yaml",
+        "examples/gpu/training.yaml",
+        "examples/gpu/gpu-operator.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pools: Vec<&str> = v["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(pools, ["general", "gpu", "gpu-spot"]);
+    let workload = |name: &str| {
+        v["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    let fit_of = |w: &Value, pool: usize| {
+        w["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["pools"].as_array().unwrap().contains(&pool.into()))
+            .unwrap()["fit"]
+            .clone()
+    };
+    let trainer = workload("trainer");
+    assert_eq!(fit_of(&trainer, 0), "no");
+    assert_eq!(fit_of(&trainer, 1), "yes");
+    assert_eq!(fit_of(&trainer, 2), "no");
+    let insufficient = trainer["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["code"] == "insufficient")
+        .expect("the general pool has no GPU");
+    assert_eq!(insufficient["resource"], "nvidia.com/gpu");
+    assert_eq!(insufficient["requested"], "1");
+    assert_eq!(insufficient["allocatable"], "0");
+    assert!(trainer.get("daemonset").is_none());
+
+    let driver = workload("nvidia-driver-daemonset");
+    assert_eq!(
+        driver["daemonset"],
+        serde_json::json!({"picked": 2, "missed": 1, "missedPools": [2]})
+    );
+    let mig = workload("nvidia-mig-manager");
+    assert_eq!(
+        mig["daemonset"],
+        serde_json::json!({"picked": 0, "missed": 0, "missedPools": []})
+    );
+    assert_eq!(mig["fits"], "no");
+
+    // lint says the same: a warning for the driver, information for the MIG manager.
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/gpu/nodepools.yaml",
+        "examples/gpu/",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let found: Vec<(&str, &str)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["rule"].as_str().unwrap(), d["severity"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("daemonset-misses-nodes", "warning"),
+            ("daemonset-selects-no-node", "info")
+        ]
+    );
+}
+
+/// A pod larger than any node fits nowhere, and says which resource, how much it asks and the
+/// most a node has; a node list read as JSON keeps what each node has allocatable.
+#[test]
+fn a_request_larger_than_any_node_names_the_resource() {
+    let nodes = r#"{"apiVersion":"v1","kind":"List","items":[
+      {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"kubernetes.io/hostname":"n1"}},
+       "spec":{},"status":{"allocatable":{"cpu":"7910m","memory":"31369748Ki","pods":"58"},
+       "capacity":{"cpu":"8","memory":"32386580Ki","pods":"58"}}},
+      {"apiVersion":"v1","kind":"Node","metadata":{"name":"n2","labels":{"kubernetes.io/hostname":"n2"}},
+       "spec":{},"status":{"allocatable":{"cpu":"15890m","memory":"63Gi","pods":"58"}}}]}"#;
+    let dir = std::env::temp_dir().join(format!("taintlint-resources-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let inv = dir.join("nodes.json");
+    std::fs::write(&inv, nodes).unwrap();
+    let pod = dir.join("big.yaml");
+    std::fs::write(
+        &pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - name: c\n    image: x\n    resources:\n      requests: {cpu: \"16\"}\n",
+    )
+    .unwrap();
+    let (inv, pod) = (inv.to_str().unwrap(), pod.to_str().unwrap());
+    let o = run(&["simulate", "--format", "json", "--inventory", inv, pod]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let reasons = &v["workloads"][0]["reasons"];
+    assert_eq!(reasons[0]["code"], "insufficient", "{reasons}");
+    assert_eq!(reasons[0]["resource"], "cpu");
+    assert_eq!(reasons[0]["requested"], "16");
+    assert_eq!(reasons[0]["allocatable"], "15890m");
+    let o = run(&["simulate", "--inventory", inv, pod]);
+    assert!(
+        stdout(&o).contains("insufficient cpu: requests 16, a node offers at most 15890m"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["lint", "--inventory", inv, pod]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("insufficient cpu: requests 16, a node offers at most 15890m"),
+        "{}",
+        stdout(&o)
+    );
+    // At 15 CPU it fits the larger node only: the one pool is split by what its nodes offer.
+    std::fs::write(
+        pod,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  containers:\n  - name: c\n    image: x\n    resources:\n      requests: {cpu: \"15\"}\n",
+    )
+    .unwrap();
+    let o = run(&["simulate", "--format", "json", "--inventory", inv, pod]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["cluster"]["pools"].as_array().unwrap().len(), 1);
+    assert_eq!(v["workloads"][0]["pools"][0]["fit"], "partial");
+    assert_eq!(v["workloads"][0]["reasons"][0]["code"], "capacity-unknown");
+    assert_eq!(
+        v["workloads"][0]["reasons"][0]["allocatable"],
+        serde_json::json!(["7910m", "15890m"])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

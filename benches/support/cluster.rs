@@ -33,6 +33,20 @@ pub fn nodes_json(nodes: usize) -> String {
         let name = format!("ip-10-{}-{}-{}.ec2.internal", p, n / 250, n % 250);
         let ip = format!("10.{}.{}.{}", p, n / 250, n % 250);
         let itype = ["m6i.2xlarge", "c6i.4xlarge", "r6i.2xlarge", "g5.2xlarge"][p % 4];
+        // What each instance type offers, as EKS nodes report it; memory differs by a few KiB
+        // between nodes of one type, as it does on real instances.
+        let (cpu, cpu_cap, memory, gpu) = match p % 4 {
+            0 => ("7910m", "8", 31_482_476 + (n % 3) * 4, ""),
+            1 => ("15890m", "16", 31_482_476 + (n % 3) * 4, ""),
+            2 => ("7910m", "8", 64_243_532 + (n % 3) * 4, ""),
+            _ => (
+                "7910m",
+                "8",
+                31_482_476 + (n % 3) * 4,
+                r#", "nvidia.com/gpu": "1""#,
+            ),
+        };
+        let memory_cap = memory + 926_208;
         if n > 0 {
             s.push_str(",\n");
         }
@@ -147,8 +161,8 @@ pub fn nodes_json(nodes: usize) -> String {
                     {{"address": "{name}", "type": "InternalDNS"}},
                     {{"address": "{name}", "type": "Hostname"}}
                 ],
-                "allocatable": {{"cpu": "7910m", "ephemeral-storage": "95491281146", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "memory": "31482476Ki", "pods": "58"}},
-                "capacity": {{"cpu": "8", "ephemeral-storage": "104845292Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "memory": "32408684Ki", "pods": "58"}},
+                "allocatable": {{"cpu": "{cpu}", "ephemeral-storage": "95491281146", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "memory": "{memory}Ki"{gpu}, "pods": "58"}},
+                "capacity": {{"cpu": "{cpu_cap}", "ephemeral-storage": "104845292Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0", "memory": "{memory_cap}Ki"{gpu}, "pods": "58"}},
                 "conditions": [
 {conditions}
                 ],
@@ -179,6 +193,20 @@ pub fn nodes_json(nodes: usize) -> String {
     s
 }
 
+/// A Deployment's container resources: requests from 100m/128Mi to 2/4Gi, every 50th asks for
+/// a GPU, every 997th for more CPU than any node has.
+pub fn resources(i: usize) -> String {
+    let cpu = ["100m", "250m", "500m", "1", "2"][i % 5];
+    let memory = ["128Mi", "256Mi", "512Mi", "1Gi", "4Gi"][(i / 5) % 5];
+    let cpu = if i.is_multiple_of(997) { "32" } else { cpu };
+    let gpu = if i.is_multiple_of(50) {
+        ", nvidia.com/gpu: 1"
+    } else {
+        ""
+    };
+    format!("        resources:\n          requests: {{cpu: {cpu}, memory: {memory}}}\n          limits: {{memory: {memory}{gpu}}}\n")
+}
+
 /// One Deployment: aimed at a pool (or at none, or at a zone), tolerating its taints or not.
 pub fn deployment(i: usize) -> String {
     let p = i % POOLS;
@@ -195,8 +223,9 @@ pub fn deployment(i: usize) -> String {
         )
     };
     format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{i}\n  namespace: team{}\n  labels: {{app: app{i}}}\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {{app: app{i}}}\n  template:\n    metadata:\n      labels: {{app: app{i}}}\n    spec:\n{selector}{tolerations}      containers:\n      - name: app\n        image: registry.example.com/team/app{i}:1.0.{i}\n        ports: [{{containerPort: 8080}}]\n        resources:\n          requests: {{cpu: 100m, memory: 128Mi}}\n          limits: {{memory: 256Mi}}\n",
-        i % 40
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app{i}\n  namespace: team{}\n  labels: {{app: app{i}}}\nspec:\n  replicas: 3\n  selector:\n    matchLabels: {{app: app{i}}}\n  template:\n    metadata:\n      labels: {{app: app{i}}}\n    spec:\n{selector}{tolerations}      containers:\n      - name: app\n        image: registry.example.com/team/app{i}:1.0.{i}\n        ports: [{{containerPort: 8080}}]\n{}",
+        i % 40,
+        resources(i)
     )
 }
 

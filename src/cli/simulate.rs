@@ -155,10 +155,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             workloads: workloads.len(),
         };
         let file = SimulatedFile { path, workloads };
-        let nowhere = file
-            .workloads
-            .iter()
-            .any(|w| w.rejected.is_some() || !w.simulation.fits_anywhere());
+        let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
         let simulated = match renderer {
             Some(r) => Simulated::Rendered(r.render(&file), nowhere),
             None => Simulated::Rows(

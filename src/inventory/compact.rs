@@ -12,7 +12,12 @@
 //!   system:
 //!     nodes: [cp-1]
 //!     unschedulable: true               # cordoned
+//!   a100:
+//!     allocatable: {cpu: 95690m, memory: 1077Gi, nvidia.com/gpu: 8}   # what each node offers
 //! ```
+//!
+//! Without `allocatable`, what the nodes offer is unknown: a pod that asks for an extended
+//! resource (`nvidia.com/gpu`) may fit, and CPU and memory are not judged.
 //!
 //! Nodes are named `<pool>-1` .. `<pool>-<count>` unless `nodes` names them, and each gets the
 //! `kubernetes.io/hostname` label the kubelet would set. A `key=value:Effect` string is read
@@ -27,7 +32,14 @@ use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::List;
 use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
 
-const POOL_FIELDS: &[&str] = &["count", "nodes", "labels", "taints", "unschedulable"];
+const POOL_FIELDS: &[&str] = &[
+    "count",
+    "nodes",
+    "labels",
+    "taints",
+    "unschedulable",
+    "allocatable",
+];
 
 /// The most nodes one pool may declare (a guard against a typo such as `count: 1e9`).
 pub const MAX_COUNT: i64 = 1_000_000;
@@ -93,6 +105,7 @@ pub(crate) fn parse<'a>(
             Some((_, v)) => labels(doc, v, &format!("pool `{name}`: labels"))?,
             None => Vec::new(),
         };
+        let allocatable = allocatable(doc, pool, &name)?;
         let unschedulable = unschedulable(file, doc, pool, &name)?;
         let taint_list = taint_list(text, doc, pool, &name, &path)?;
         let pool_taints = taint_list
@@ -123,10 +136,45 @@ pub(crate) fn parse<'a>(
                 pool: Some(((file, index), name.clone())),
                 declared: None,
                 bootstrap: None,
+                allocatable: allocatable.clone(),
             });
         }
     }
     Ok(lists)
+}
+
+/// What each node of a pool offers (`allocatable:`, a mapping of resource names to quantities).
+fn allocatable(
+    doc: &Document<'_>,
+    pool: NodeId,
+    name: &str,
+) -> Result<Option<crate::k8s::resources::Resources>, ParseError> {
+    let Some((_, v)) = doc.get(pool, "allocatable") else {
+        return Ok(None);
+    };
+    let Some(entries) = doc.mapping(v) else {
+        return Err(ParseError::at(
+            doc.node(v).span.start,
+            format!(
+                "pool `{name}`: allocatable must be a mapping of resource names to quantities \
+                 (cpu: 8, memory: 32Gi, nvidia.com/gpu: 4)"
+            ),
+        ));
+    };
+    for &(k, q) in entries {
+        let resource = scalar_text(doc, k).unwrap_or_default();
+        let quantity = scalar_text(doc, q).unwrap_or_default();
+        if crate::k8s::resources::amount(&resource, &quantity).is_none() {
+            return Err(ParseError::at(
+                doc.node(q).span.start,
+                format!(
+                    "pool `{name}`: allocatable {resource}: {quantity:?} is not a quantity \
+                     (such as 8, 500m, 32Gi)"
+                ),
+            ));
+        }
+    }
+    Ok(Some(crate::k8s::resources::read_list(doc, v)))
 }
 
 /// A pool's fields are among [`POOL_FIELDS`].

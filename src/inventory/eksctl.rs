@@ -217,6 +217,26 @@ pub(crate) fn read<'a>(
             );
             node.labels = node_labels;
             node.taints = found;
+            // The instance types say which accelerators the nodes have (eksctl's
+            // `instanceType`, a managed group's `instanceTypes`, a mixed group's
+            // `instancesDistribution.instanceTypes`).
+            let mut types: Vec<String> = Vec::new();
+            if let Some(t) = doc.get_str(group, "instanceType").filter(|t| !t.is_empty()) {
+                types.push(t.to_string());
+            }
+            let listed = doc.get(group, "instanceTypes").or_else(|| {
+                doc.get(group, "instancesDistribution")
+                    .and_then(|(_, d)| doc.get(d, "instanceTypes"))
+            });
+            for &t in listed
+                .and_then(|(_, v)| doc.sequence(v))
+                .unwrap_or_default()
+            {
+                types.extend(doc.scalar(t).map(|(s, _)| s.to_string()));
+            }
+            if let Some(d) = &mut node.declared {
+                d.capacity = super::capacity::from_instance_types(&types);
+            }
             out.nodes.push(node);
             out.lists.extend(list);
         }

@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use super::{Loc, ParseError, PoolTaint, RawNode};
 use crate::k8s::model::{Effect, Taint};
+use crate::k8s::resources::{self, Resources};
 
 #[derive(Deserialize)]
 struct Object<'a> {
@@ -238,6 +239,20 @@ fn node(
         .as_ref()
         .filter(|s| s.unschedulable == Some(true))
         .map(|_| at.clone());
+    // What it offers: `status.allocatable`, else `status.capacity` (quantities are strings).
+    let allocatable = object
+        .status
+        .as_ref()
+        .and_then(|s| s.allocatable.or(s.capacity))
+        .and_then(|raw| {
+            serde_json::from_str::<BTreeMap<Cow<'_, str>, Cow<'_, str>>>(raw.get()).ok()
+        })
+        .map(|list| {
+            Resources::from_pairs(
+                list.iter()
+                    .filter_map(|(k, v)| Some((k.to_string(), resources::amount(k, v)?))),
+            )
+        });
     Ok(RawNode {
         name: name.into_owned(),
         labels,
@@ -247,6 +262,7 @@ fn node(
         pool: None,
         declared: None,
         bootstrap: None,
+        allocatable,
     })
 }
 

@@ -140,6 +140,7 @@ pub(crate) fn read(
     node.taints = pool_taints;
     if let Some(declared) = &mut node.declared {
         declared.startup_taints = startup_taints;
+        declared.capacity = super::capacity::from_requirements(&requirements);
         declared.requirements = Some(requirements);
     }
     Ok((node, invalid))

@@ -22,9 +22,11 @@ use std::ops::Range;
 
 use crate::k8s::cluster::Cluster;
 use crate::k8s::model::Taint;
+use crate::k8s::resources::Resources;
 use crate::position::LineIndex;
 use crate::syntax;
 
+pub mod capacity;
 mod capi_bootstrap;
 mod cce;
 pub mod compact;
@@ -133,6 +135,8 @@ pub struct Declared {
     /// `kubernetes.azure.com/scalesetpriority` on Spot pools, GKE's `cloud.google.com/gke-spot`):
     /// where the pool has none of them, its nodes do not have it, for certain.
     pub provider_labels: &'static [&'static str],
+    /// What its nodes offer, as far as the definition says or implies.
+    pub capacity: capacity::Capacity,
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -154,6 +158,9 @@ pub struct Pool {
     /// startup taints and requirements. Its nodes are then one member standing for them all,
     /// unless the count is an exact number, when there is one member per node.
     pub declared: Option<Box<Declared>>,
+    /// What each of its nodes offers the scheduler (allocatable resources), as a range over
+    /// its nodes; unknown where the inventory does not say.
+    pub capacity: capacity::Capacity,
 }
 
 impl Pool {
@@ -388,6 +395,8 @@ pub(crate) struct RawNode {
     pub declared: Option<Box<Declared>>,
     /// For Cluster API, how its machines are bootstrapped (see [`link_bootstrap`]).
     pub bootstrap: Option<Bootstrap>,
+    /// What the node offers (`status.allocatable`, else `status.capacity`), when it says.
+    pub allocatable: Option<crate::k8s::resources::Resources>,
 }
 
 /// A Cluster API pool's part in bootstrapping: a KubeadmConfigTemplate makes no machines, it
@@ -483,8 +492,10 @@ impl RawNode {
                 startup_taints: Vec::new(),
                 requirements: None,
                 provider_labels: &[],
+                capacity: capacity::Capacity::default(),
             })),
             bootstrap: None,
+            allocatable: None,
         }
     }
 }
@@ -754,6 +765,19 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut pools: Vec<Pool> = Vec::new();
     let mut named: Vec<Option<String>> = Vec::new();
+    // What each pool's nodes offer: the least and the most of each resource, or unknown once
+    // a node does not say (kept per pool, never per node).
+    let mut offered: Vec<Option<Option<(Resources, Resources)>>> = Vec::new();
+    let offer = |acc: &mut Option<Option<(Resources, Resources)>>, node: Option<Resources>| {
+        *acc = match (acc.take(), node) {
+            (_, None) | (Some(None), _) => Some(None),
+            (None, Some(r)) => Some(Some((r.clone(), r))),
+            (Some(Some((min, mut max))), Some(r)) => {
+                max.max(&r);
+                Some(Some((min.min(&r), max)))
+            }
+        };
+    };
     for node in raw {
         let (mut own, mut shared): (Vec<_>, Vec<_>) = node
             .labels
@@ -783,9 +807,15 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             variant: 0,
         };
         match index.get(&key) {
-            Some(&i) => pools[i].nodes.push(member),
+            Some(&i) => {
+                pools[i].nodes.push(member);
+                offer(&mut offered[i], node.allocatable);
+            }
             None => {
                 index.insert(key, pools.len());
+                let mut acc = None;
+                offer(&mut acc, node.allocatable);
+                offered.push(acc);
                 named.push(node.pool.map(|(_, name)| name));
                 pools.push(Pool {
                     name: String::new(),
@@ -796,9 +826,17 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
                     variants: Vec::new(),
                     at: node.at,
                     declared: node.declared,
+                    capacity: capacity::Capacity::default(),
                 });
             }
         }
+    }
+    for (pool, acc) in pools.iter_mut().zip(offered) {
+        pool.capacity = match (&pool.declared, acc) {
+            (Some(d), _) => d.capacity.clone(),
+            (None, Some(Some((min, max)))) => capacity::Capacity::range(&min, &max),
+            (None, _) => capacity::Capacity::default(),
+        };
     }
     let is_naming = |k: &str| naming.contains(k);
     let mut by_label: HashMap<(String, String), Vec<NodeRef>> = HashMap::new();

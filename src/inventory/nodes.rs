@@ -273,6 +273,7 @@ fn node(
             file,
             range: doc.node(k).span.start..doc.node(v).span.end,
         });
+    let allocatable = crate::k8s::resources::node_allocatable(doc, node);
     Ok(RawNode {
         name: name.to_string(),
         labels,
@@ -282,5 +283,6 @@ fn node(
         pool: None,
         declared: None,
         bootstrap: None,
+        allocatable,
     })
 }

@@ -103,6 +103,8 @@ pub struct RuntimeClass {
     pub tolerations: Vec<ApiToleration>,
     /// `scheduling.nodeSelector`.
     pub node_selector: Vec<(String, String)>,
+    /// `overhead.podFixed`: what its pods need beyond their containers.
+    pub overhead: crate::k8s::resources::Resources,
 }
 
 /// The Namespaces and RuntimeClasses of a cluster, by name.
@@ -258,11 +260,17 @@ impl Cluster {
                         .iter()
                         .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
                         .collect();
+                    let overhead = doc
+                        .get(object.node, "overhead")
+                        .and_then(|(_, o)| doc.get(o, "podFixed"))
+                        .map(|(_, m)| crate::k8s::resources::read_list(doc, m))
+                        .unwrap_or_default();
                     let rc = RuntimeClass {
                         name: name.to_string(),
                         at: place(name_at),
                         tolerations,
                         node_selector,
+                        overhead,
                     };
                     self.runtime_classes.entry(name.to_string()).or_insert(rc);
                 }

@@ -94,6 +94,13 @@ impl Quantity {
         Some(n.div_ceil(10u128.checked_pow(places)?))
     }
 
+    /// Upstream `MilliValue()`: the magnitude in thousandths, rounded up (how the scheduler
+    /// counts CPU).
+    pub fn milli_value(&self) -> Option<u128> {
+        let (n, places) = self.exact()?;
+        Some(n.checked_mul(1000)?.div_ceil(10u128.checked_pow(places)?))
+    }
+
     /// Upstream `String()`: how the API server prints the quantity (`CanonicalizeBytes` in
     /// k8s.io/apimachinery/pkg/api/resource/quantity.go). `1.5Gi` is `1536Mi`, `1000` is `1k`,
     /// `0.5Ki` is `512`. `None` past 128 bits.

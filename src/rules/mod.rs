@@ -12,6 +12,8 @@ use crate::syntax::Document;
 pub mod edits;
 
 pub(crate) mod admission_rejected;
+mod daemonset_misses_nodes;
+mod daemonset_selects_no_node;
 mod deprecated_taint_key;
 mod deprecated_tolerations_annotation;
 mod duplicate_taint;
@@ -110,6 +112,8 @@ pub static RULES: &[&dyn Rule] = &[
     &deprecated_tolerations_annotation::DeprecatedTolerationsAnnotation,
     &admission_rejected::AdmissionRejected,
     &unschedulable::Unschedulable,
+    &daemonset_misses_nodes::DaemonSetMissesNodes,
+    &daemonset_selects_no_node::DaemonSetSelectsNoNode,
     &only_avoided_nodes::OnlyAvoidedNodes,
     &eviction_loop::EvictionLoop,
     &toleration_unused::TolerationUnused,

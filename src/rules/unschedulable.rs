@@ -22,8 +22,13 @@ Job, CronJob or PodTemplate) that kube-scheduler would let onto none of the inve
 Every node is checked the way the scheduler's filters check it: each NoSchedule and NoExecute
 taint must be tolerated (TaintToleration), a cordoned node (`spec.unschedulable: true`) needs a
 toleration of `node.kubernetes.io/unschedulable:NoSchedule` (NodeUnschedulable), `nodeName`
-must name the node (NodeName), and `nodeSelector` and required node affinity must match its
-labels (NodeAffinity). A pod with `nodeName` bypasses the scheduler: the kubelet admits it and
+must name the node (NodeName), `nodeSelector` and required node affinity must match its
+labels (NodeAffinity), and the pod's requests must fit what the node has allocatable
+(NodeResourcesFit, pkg/scheduler/framework/plugins/noderesources/fit.go): the containers'
+requests summed, init containers as a floor, sidecars and RuntimeClass overhead added; a node
+without an extended resource such as `nvidia.com/gpu` has none of it. What a node offers comes
+from its `status.allocatable` (a pool file's `allocatable`); where the inventory does not say,
+CPU and memory are not judged and an extended resource may fit. A pod with `nodeName` bypasses the scheduler: the kubelet admits it and
 enforces only NoExecute taints and the selectors, so that is what is checked for it. The
 tolerations the pod gets without asking are counted: the DaemonSet
 controller's, and those of the DefaultTolerationSeconds and (when enabled)
@@ -58,6 +63,42 @@ keeps the template off the closest pool.
 "#,
 };
 
+/// Where a container asks for `resource`: the first `resources.requests.<resource>` (else
+/// `limits`, which defaults the request) of the containers, then of the init containers, with
+/// its path from the pod spec; the pod-level `resources` last.
+fn resource_request(
+    doc: &crate::syntax::Document<'_>,
+    spec: crate::syntax::NodeId,
+    resource: &str,
+) -> Option<(crate::syntax::NodeId, String)> {
+    for list in ["containers", "initContainers"] {
+        let Some((_, seq)) = doc.get(spec, list) else {
+            continue;
+        };
+        for (i, &c) in doc.sequence(seq).unwrap_or_default().iter().enumerate() {
+            for part in ["requests", "limits"] {
+                let found = doc
+                    .get(c, "resources")
+                    .and_then(|(_, r)| doc.get(r, part))
+                    .and_then(|(_, m)| doc.get(m, resource));
+                if let Some((_, v)) = found {
+                    return Some((v, format!("{list}[{i}].resources.{part}.{resource}")));
+                }
+            }
+        }
+    }
+    for part in ["requests", "limits"] {
+        let found = doc
+            .get(spec, "resources")
+            .and_then(|(_, r)| doc.get(r, part))
+            .and_then(|(_, m)| doc.get(m, resource));
+        if let Some((_, v)) = found {
+            return Some((v, format!("resources.{part}.{resource}")));
+        }
+    }
+    None
+}
+
 /// How far a pool is from admitting the template: selector mismatches weigh far more than
 /// taints, which a toleration can fix.
 fn distance(v: &Verdict, near_miss: bool) -> usize {
@@ -79,6 +120,11 @@ impl Rule for Unschedulable {
 
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
         if cx.simulation.fits_anywhere() || cx.inventory.pools.is_empty() {
+            return;
+        }
+        // A DaemonSet that picks no node runs nowhere by design: `daemonset-selects-no-node`.
+        if cx.workload.kind == Some("DaemonSet") && cx.simulation.coverage(cx.inventory).picked == 0
+        {
             return;
         }
         let inv = cx.inventory;
@@ -189,6 +235,12 @@ impl Rule for Unschedulable {
                         cx.span(e.key_node),
                         format!("{}.nodeSelector.{key}", w.path),
                     ),
+                    None => cx.anchor(),
+                }
+            }
+            (None, Some(Reason::Insufficient { resource, .. })) => {
+                match resource_request(cx.doc, w.spec, resource) {
+                    Some((node, path)) => (cx.span(node), format!("{}.{path}", w.path)),
                     None => cx.anchor(),
                 }
             }

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use crate::inventory::{Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
 use crate::k8s::objects::{extract, items, Extracted, Item, List};
+use crate::k8s::resources::{self, Resources};
 use crate::k8s::well_known::UNSCHEDULABLE;
 use crate::syntax::{self, Document, NodeId};
 
@@ -63,6 +64,9 @@ pub struct Workload<'d> {
     pub host_network: bool,
     /// Resources the containers request (requests and limits: limits default the requests).
     pub requested: Vec<String>,
+    /// The pod's effective requests, as the scheduler counts them (see
+    /// [`crate::k8s::resources::pod_requests`]).
+    pub requests: Resources,
     /// The nodeSelector entries its RuntimeClass adds.
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
@@ -177,6 +181,12 @@ impl<'d> Workload<'d> {
             _ => None,
         };
         let (tolerations, sources) = admitted.tolerations.into_iter().unzip();
+        // RuntimeClass admission sets `spec.overhead` from the class's `overhead.podFixed`.
+        let overhead = runtime_class
+            .as_deref()
+            .and_then(|rc| options.cluster().runtime_class(rc))
+            .map(|rc| rc.overhead.clone());
+        let requests = resources::pod_requests(doc, spec, overhead.as_ref());
         Workload {
             spec_index,
             object: pod.object,
@@ -193,6 +203,7 @@ impl<'d> Workload<'d> {
             affinity: affinity::required(doc, spec),
             host_network,
             requested,
+            requests,
             class_selector: admitted.node_selector,
             rejection: admitted.rejection,
             policy_rejection,
@@ -255,6 +266,13 @@ pub enum Reason {
     /// The pool makes nodes on demand (a Karpenter NodePool) and its requirements rule out
     /// what the pod's `nodeSelector` or required affinity asks for; why.
     Requirements(String),
+    /// The pod requests more of a resource than any node of the pool has allocatable
+    /// (NodeResourcesFit): the resource, the amount requested and the most a node offers.
+    Insufficient {
+        resource: String,
+        requested: u128,
+        offered: u128,
+    },
 }
 
 impl Reason {
@@ -269,6 +287,11 @@ impl Reason {
             }
             Reason::NodeAffinity(why) => format!("required node affinity does not match: {why}"),
             Reason::Requirements(why) => why.clone(),
+            Reason::Insufficient {
+                resource,
+                requested,
+                offered,
+            } => insufficient_text(resource, *requested, *offered),
         }
     }
 
@@ -303,9 +326,36 @@ impl Reason {
         }
     }
 
+    /// Whether it is about which nodes the pod selects (`nodeName`, `nodeSelector`, node
+    /// affinity, a pool's requirements), rather than a node it selects but cannot run on
+    /// (a taint, the cordon, resources).
+    pub fn selects(&self) -> bool {
+        matches!(
+            self,
+            Reason::NodeName(_)
+                | Reason::NodeSelector { .. }
+                | Reason::NodeAffinity(_)
+                | Reason::Requirements(_)
+        )
+    }
+
     /// Whether a toleration could remove it.
     pub fn tolerable(&self) -> bool {
         matches!(self, Reason::Unschedulable | Reason::Taint(_))
+    }
+}
+
+/// "insufficient cpu: requests 64, a node offers at most 7910m" / "insufficient
+/// nvidia.com/gpu: requests 1, the nodes have none".
+pub fn insufficient_text(resource: &str, requested: u128, offered: u128) -> String {
+    let asked = resources::display(resource, requested);
+    if offered == 0 {
+        format!("insufficient {resource}: requests {asked}, the nodes have none")
+    } else {
+        format!(
+            "insufficient {resource}: requests {asked}, a node offers at most {}",
+            resources::display(resource, offered)
+        )
     }
 }
 
@@ -351,6 +401,52 @@ pub enum Asked {
     Value(String),
     /// A required node affinity expression, as written (`topology.kubernetes.io/zone In [a]`).
     Expression(String),
+    /// Not a label: an amount of the resource `key` that the pool's nodes may or may not offer.
+    Resource {
+        requested: u128,
+        /// The least and the most a node of the pool offers, when the pool's nodes differ
+        /// (`None`: unknown, the definition does not say).
+        range: Option<(u128, u128)>,
+    },
+}
+
+impl Undeclared {
+    /// Whether it is about a resource rather than a label.
+    pub fn is_resource(&self) -> bool {
+        matches!(self.asked, Asked::Resource { .. })
+    }
+
+    /// Why the pod may fit, in plain words.
+    pub fn describe(&self) -> String {
+        let key = &self.key;
+        match &self.asked {
+            Asked::Value(v) => format!(
+                "nodeSelector {key}={v}: the pool's definition does not declare the label \
+                 {key}; it fits if the label is set elsewhere"
+            ),
+            Asked::Expression(e) => format!(
+                "node affinity `{e}`: the pool's definition does not declare the label {key}; \
+                 it fits if the label is set elsewhere"
+            ),
+            Asked::Resource {
+                requested,
+                range: None,
+            } => format!(
+                "requests {} {key}: the pool does not say how much {key} its nodes offer; it \
+                 fits if they offer enough",
+                resources::display(key, *requested)
+            ),
+            Asked::Resource {
+                requested,
+                range: Some((min, max)),
+            } => format!(
+                "requests {} {key}: its nodes offer from {} to {}; it fits only those with enough",
+                resources::display(key, *requested),
+                resources::display(key, *min),
+                resources::display(key, *max)
+            ),
+        }
+    }
 }
 
 impl Verdict {
@@ -531,6 +627,19 @@ impl PoolVerdict {
     }
 }
 
+/// The DaemonSet question: of the nodes a DaemonSet's selector and required affinity pick
+/// (the DaemonSet controller's `NodeShouldRunDaemonPod`), how many it cannot run on and why.
+/// Nodes are counted as in [`PoolVerdict::fitting`] (a pool defined as code is one member).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Nodes its selector and affinity pick.
+    pub picked: usize,
+    /// Of those, the nodes it cannot run on (an untolerated taint, resources).
+    pub missed: usize,
+    /// The pools with missed nodes, in the inventory's order.
+    pub missed_pools: Vec<usize>,
+}
+
 /// A workload against every pool of the inventory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Simulation {
@@ -546,6 +655,26 @@ impl Simulation {
             .zip(&inventory.pools)
             .map(|(v, p)| v.fitting(p))
             .sum()
+    }
+
+    /// Which nodes a DaemonSet picks, and which of those it cannot run on.
+    pub fn coverage(&self, inventory: &Inventory) -> Coverage {
+        let mut out = Coverage::default();
+        for (p, (v, pool)) in self.pools.iter().zip(&inventory.pools).enumerate() {
+            for (verdict, _, n) in v.groups(pool) {
+                if verdict.reasons.iter().any(Reason::selects) {
+                    continue;
+                }
+                out.picked += n;
+                if !verdict.fits() {
+                    out.missed += n;
+                    if out.missed_pools.last() != Some(&p) {
+                        out.missed_pools.push(p);
+                    }
+                }
+            }
+        }
+        out
     }
 
     pub fn fits_anywhere(&self) -> bool {
@@ -693,6 +822,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             }
             base.eviction = eviction(w, pool, gate);
             base.granted = granted(&placing_sources, pool, gate);
+            resource_fit(&w.requests, pool, &mut base);
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
@@ -761,6 +891,45 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         })
         .collect();
     Simulation { pools }
+}
+
+/// Adds to `verdict` what NodeResourcesFit says of the pool's nodes (upstream
+/// pkg/scheduler/framework/plugins/noderesources/fit.go `fitsRequest`, for a node that runs
+/// nothing): a resource the pod requests more of than any node offers keeps it off (a node
+/// without an extended resource offers none); where the pool's nodes differ, or what they offer
+/// is not known, the pod may fit. CPU, memory and ephemeral storage, which every node has, are
+/// judged only where the amounts are known.
+pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
+    for (name, requested) in requests.iter() {
+        let class = resources::class(name);
+        if class == resources::Class::Ignored {
+            continue;
+        }
+        match pool.capacity.offer(name) {
+            Some((min, _)) if requested <= min => {}
+            Some((_, Some(max))) if requested > max => verdict.reasons.push(Reason::Insufficient {
+                resource: name.to_string(),
+                requested,
+                offered: max,
+            }),
+            Some((min, max)) => verdict.unknown.push(Undeclared {
+                key: name.to_string(),
+                asked: Asked::Resource {
+                    requested,
+                    range: max.map(|max| (min, max)),
+                },
+            }),
+            None if matches!(class, resources::Class::Cpu)
+                || matches!(name, "memory" | "ephemeral-storage") => {}
+            None => verdict.unknown.push(Undeclared {
+                key: name.to_string(),
+                asked: Asked::Resource {
+                    requested,
+                    range: None,
+                },
+            }),
+        }
+    }
 }
 
 /// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
@@ -920,6 +1089,8 @@ pub struct WorkloadResult {
     /// The pod spec's path.
     pub path: String,
     pub simulation: Simulation,
+    /// For a DaemonSet: the nodes it picks and those of them it cannot run on.
+    pub daemonset: Option<Coverage>,
     /// Why the API server would not create its pods, if it would not: then it runs nowhere,
     /// whatever [`simulation`](Self::simulation) says. Only the analysis can tell (its rules
     /// find what the API server rejects): [`crate::analysis::simulate_text`] fills it in.
@@ -938,6 +1109,18 @@ pub struct Rejected {
 }
 
 impl WorkloadResult {
+    /// Whether it runs nowhere it should: it fits no node (or the API server refuses it); a
+    /// DaemonSet that picks no node runs nowhere by design (an opt-in label no node has yet).
+    pub fn runs_nowhere(&self) -> bool {
+        if self.rejected.is_some() {
+            return true;
+        }
+        if self.daemonset.as_ref().is_some_and(|c| c.picked == 0) {
+            return false;
+        }
+        !self.simulation.fits_anywhere()
+    }
+
     /// `Deployment shop/web`.
     pub fn title(&self) -> String {
         // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
@@ -985,9 +1168,14 @@ pub fn simulate_document(
             name: object.name.map(str::to_string),
             namespace: object.namespace.map(str::to_string),
             path: w.path.clone(),
+            daemonset: None,
             simulation: simulate(&w, inventory, options),
             rejected: None,
         });
+        let last = out.last_mut().expect("just pushed");
+        if w.kind == Some("DaemonSet") {
+            last.daemonset = Some(last.simulation.coverage(inventory));
+        }
     }
 }
 

@@ -33,6 +33,8 @@ pub struct Placement {
     /// Shared: an editor keeps a file's placements per YAML document and puts the file's
     /// together again after each edit, which must not copy (or free) every pool's verdicts.
     pub simulation: Arc<Simulation>,
+    /// Whether it is a DaemonSet, asked the DaemonSet question.
+    pub daemonset: bool,
 }
 
 impl Placement {
@@ -79,13 +81,52 @@ impl Placement {
             range: span(object.node),
             title,
             simulation: Arc::new(simulation),
+            daemonset: workload.kind == Some("DaemonSet"),
         }
     }
 
     /// The one-line summary: see [`summary`].
     pub fn summary(&self, inventory: &Inventory) -> String {
+        if self.daemonset {
+            if let Some(text) = daemonset_summary(&self.simulation, inventory) {
+                return text;
+            }
+        }
         summary(&self.simulation, inventory)
     }
+}
+
+/// For a DaemonSet that does not run on every node it picks: `DaemonSet: selects no node`, or
+/// `DaemonSet: runs on 2 of the 3 nodes it selects; misses pool gpu-spot: untolerated taint
+/// spot=true:NoSchedule`. `None` when it runs on every node it picks.
+pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<String> {
+    let c = sim.coverage(inventory);
+    if c.picked == 0 {
+        return Some("DaemonSet: selects no node (it runs no pods until a node matches)".into());
+    }
+    if c.missed == 0 {
+        return None;
+    }
+    let mut misses: Vec<String> = Vec::new();
+    for &p in c.missed_pools.iter().take(LISTED) {
+        let pool = &inventory.pools[p];
+        let why: Vec<String> = sim.pools[p]
+            .reasons(pool)
+            .into_iter()
+            .filter(|r| !r.selects())
+            .map(|r| r.describe(pool))
+            .collect();
+        misses.push(format!("pool {}: {}", pool.name, why.join(", ")));
+    }
+    if c.missed_pools.len() > LISTED {
+        misses.push(format!("+{} more", c.missed_pools.len() - LISTED));
+    }
+    Some(format!(
+        "DaemonSet: runs on {} of the {} it selects; misses {}",
+        c.picked - c.missed,
+        nodes_noun(c.picked),
+        misses.join("; ")
+    ))
 }
 
 /// `Deployment shop/web`, `Pod web`, `Deployment` (no name).
@@ -251,6 +292,7 @@ fn short(reason: &Reason, pool: &Pool) -> String {
         Reason::NodeSelector { .. } => "nodeSelector".to_string(),
         Reason::NodeAffinity(_) => "node affinity".to_string(),
         Reason::Requirements(_) => "pool requirements".to_string(),
+        Reason::Insufficient { resource, .. } => format!("insufficient {resource}"),
     }
 }
 
@@ -317,7 +359,13 @@ pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
 
 /// Every pool's verdict and reasons, one pool a paragraph: what activating the summary shows.
 pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
-    let mut out = format!("{title}: {}\n", summary(sim, inventory));
+    let line = match title.strip_prefix("DaemonSet") {
+        Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
+            daemonset_summary(sim, inventory).unwrap_or_else(|| summary(sim, inventory))
+        }
+        _ => summary(sim, inventory),
+    };
+    let mut out = format!("{title}: {line}\n");
     for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
         let head = format!("\npool {} ({})", pool.name, pool.size());
         let fitting = v.fitting(pool);
@@ -326,20 +374,31 @@ pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
             Fit::Avoided => "fits, but as a node to avoid".to_string(),
             Fit::Some(n) => format!("fits {} of them", nodes_noun(n)),
             Fit::Maybe => {
-                let keys: Vec<String> = v
-                    .groups(pool)
-                    .flat_map(|(g, _, _)| g.unknown.iter().map(|u| u.key.clone()))
-                    .fold(Vec::new(), |mut keys, k| {
-                        if !keys.contains(&k) {
-                            keys.push(k);
+                let mut why: Vec<String> = Vec::new();
+                let mut keys: Vec<String> = Vec::new();
+                for (g, _, _) in v.groups(pool) {
+                    for u in &g.unknown {
+                        if u.is_resource() {
+                            let text = u.describe();
+                            if !why.contains(&text) {
+                                why.push(text);
+                            }
+                        } else if !keys.contains(&u.key) {
+                            keys.push(u.key.clone());
                         }
-                        keys
-                    });
-                format!(
-                    "may fit: its definition does not declare the label {} (it may be set \
-                     elsewhere)",
-                    keys.join(", ")
-                )
+                    }
+                }
+                if !keys.is_empty() {
+                    why.insert(
+                        0,
+                        format!(
+                            "its definition does not declare the label {} (it may be set \
+                             elsewhere)",
+                            keys.join(", ")
+                        ),
+                    );
+                }
+                format!("may fit: {}", why.join("; "))
             }
             Fit::None => "does not fit".to_string(),
         };

@@ -322,3 +322,257 @@ fn prefer_no_schedule_only_avoids_and_no_execute_evicts() {
         })
     );
 }
+
+/// A node that reports what it offers, as `kubectl get nodes -o yaml` does.
+fn node_offering(name: &str, taints: &str, allocatable: &str) -> String {
+    format!(
+        "kind: Node\nmetadata: {{name: {name}}}\nspec: {{taints: [{taints}]}}\nstatus: {{allocatable: {{{allocatable}}}, capacity: {{cpu: '999'}}}}\n"
+    )
+}
+
+fn first_verdict(manifest: &str, inv: &Inventory, options: &Options) -> Vec<Verdict> {
+    let results = simulate_text(manifest, options, inv);
+    assert_eq!(results.len(), 1, "{manifest}");
+    results[0]
+        .simulation
+        .pools
+        .iter()
+        .map(|v| match v {
+            PoolVerdict::Uniform(v) => v.clone(),
+            PoolVerdict::Split(parts) => parts[0].verdict.clone(),
+        })
+        .collect()
+}
+
+// Ported from pkg/scheduler/framework/plugins/noderesources TestEnoughRequests: a node with
+// 10 CPU (milli 10000) and 20 memory units, empty.
+#[test]
+fn node_resources_fit_filter() {
+    let inv = inventory(&node_offering(
+        "n",
+        "",
+        "cpu: 10, memory: '20', pods: '32', example.com/aaa: '5'",
+    ));
+    let cases = [
+        ("no resources requested always fits", "containers: [{}]", true),
+        ("too many resources fails", "containers: [{resources: {requests: {cpu: 11, memory: '1'}}}]", false),
+        ("requests equal to allocatable fit", "containers: [{resources: {requests: {cpu: 10, memory: '20'}}}]", true),
+        ("init container larger than the node fails",
+         "initContainers: [{resources: {requests: {cpu: 11}}}], containers: [{resources: {requests: {cpu: 1}}}]", false),
+        ("init container smaller than the sum fits",
+         "initContainers: [{resources: {requests: {cpu: 5}}}], containers: [{resources: {requests: {cpu: 5}}}, {resources: {requests: {cpu: 5}}}]", true),
+        ("a sidecar adds to the containers",
+         "initContainers: [{restartPolicy: Always, resources: {requests: {cpu: 6}}}], containers: [{resources: {requests: {cpu: 5}}}]", false),
+        ("limits default the requests", "containers: [{resources: {limits: {memory: '21'}}}]", false),
+        ("extended resource within allocatable fits", "containers: [{resources: {limits: {example.com/aaa: 5}}}]", true),
+        ("extended resource over allocatable fails", "containers: [{resources: {limits: {example.com/aaa: 6}}}]", false),
+        ("extended resource the node lacks fails", "containers: [{resources: {limits: {example.com/bbb: 1}}}]", false),
+        ("pods is not a container resource the filter counts", "containers: [{resources: {requests: {pods: 100}}}]", true),
+    ];
+    for (name, spec, want) in cases {
+        assert_eq!(fits(&pod(spec), &inv), want, "{name}");
+    }
+    let v = &first_verdict(
+        &pod("containers: [{resources: {requests: {cpu: 64}}}]"),
+        &inv,
+        &Options::default(),
+    )[0];
+    assert_eq!(
+        v.reasons,
+        vec![Reason::Insufficient {
+            resource: "cpu".into(),
+            requested: 64_000,
+            offered: 10_000
+        }]
+    );
+    let pool = &inv.pools[0];
+    assert_eq!(
+        v.reasons[0].describe(pool),
+        "insufficient cpu: requests 64, a node offers at most 10"
+    );
+}
+
+// The overhead of the pod's RuntimeClass counts (pkg/scheduler/framework/plugins/noderesources
+// "resources + pod overhead fits" / "requests + overhead does not fit").
+#[test]
+fn runtime_class_overhead_counts() {
+    let inv = inventory(&node_offering("n", "", "cpu: 10, memory: '20'"));
+    let mut options = Options::default();
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text(
+        "rc.yaml",
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\noverhead: {podFixed: {cpu: 2}}\n",
+    );
+    options.set_cluster(std::sync::Arc::new(cluster));
+    let spec = |cpu| {
+        format!("runtimeClassName: kata, containers: [{{resources: {{requests: {{cpu: {cpu}}}}}}}]")
+    };
+    assert!(fits_with(&pod(&spec(8)), &inv, &options));
+    assert!(!fits_with(&pod(&spec(9)), &inv, &options));
+    assert!(fits(&pod(&spec(9)), &inv), "without the class, no overhead");
+}
+
+// Karpenter's GPU example (aws/karpenter-provider-aws examples/workloads/gpu-nvidia.yaml, a
+// Deployment requesting nvidia.com/gpu: 1) against a CPU-only NodePool (examples/v1/
+// general-purpose.yaml: instance categories c, m, r) and a GPU NodePool (instance families
+// of NVIDIA GPUs, tainted nvidia.com/gpu:NoSchedule): only the GPU pool, with or without
+// ExtendedResourceToleration.
+#[test]
+fn a_gpu_pod_fits_only_the_gpu_nodepool() {
+    let pools = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general-purpose}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ['2']}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6, p4d]}
+      taints:
+        - {key: nvidia.com/gpu, effect: NoSchedule}
+";
+    let inv = inventory(pools);
+    let deployment = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: inflate-gpu}
+spec:
+  template:
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+      - name: inflate-gpu
+        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
+        resources:
+          limits: {nvidia.com/gpu: 1}
+          requests: {cpu: '1'}
+";
+    let no_toleration = deployment.replace(
+        "      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n",
+        "",
+    );
+    let mut with_plugin = Options::default();
+    with_plugin
+        .set_admission_plugins("ExtendedResourceToleration", true)
+        .unwrap();
+    for (manifest, options, tolerated) in [
+        (deployment, &Options::default(), true),
+        (deployment, &with_plugin, true),
+        (no_toleration.as_str(), &with_plugin, true),
+        (no_toleration.as_str(), &Options::default(), false),
+    ] {
+        let v = first_verdict(manifest, &inv, options);
+        assert_eq!(
+            v[0].reasons,
+            vec![Reason::Insufficient {
+                resource: "nvidia.com/gpu".into(),
+                requested: 1,
+                offered: 0
+            }]
+        );
+        assert_eq!(v[1].fits(), tolerated, "{manifest}");
+        // A g5 has at least one GPU: one is certain, not "may fit".
+        assert!(v[1].unknown.is_empty(), "{:?}", v[1].unknown);
+    }
+    // Eight GPUs are more than some GPU instance types have: the GPU pool may fit.
+    let eight = deployment.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 8");
+    let v = first_verdict(&eight, &inv, &Options::default());
+    assert!(v[1].fits());
+    assert_eq!(v[1].unknown.len(), 1);
+    assert!(
+        v[1].unknown[0]
+            .describe()
+            .contains("does not say how much nvidia.com/gpu"),
+        "{}",
+        v[1].unknown[0].describe()
+    );
+}
+
+// Nodes of one pool that differ only in what they offer stay one pool; a request between the
+// least and the most may fit (some nodes).
+#[test]
+fn nodes_that_differ_in_allocatable_share_a_pool() {
+    let inv = inventory(&format!(
+        "{}---\n{}",
+        node_offering("a", "", "cpu: 4, nvidia.com/gpu: 8"),
+        node_offering("b", "", "cpu: 8")
+    ));
+    assert_eq!(inv.pools.len(), 1);
+    let v = &first_verdict(
+        &pod("containers: [{resources: {limits: {nvidia.com/gpu: 2}}}]"),
+        &inv,
+        &Options::default(),
+    )[0];
+    assert!(v.fits());
+    assert_eq!(
+        v.unknown[0].describe(),
+        "requests 2 nvidia.com/gpu: its nodes offer from 0 to 8; it fits only those with enough"
+    );
+    // A pool that does not say what it offers: CPU is not judged, a GPU may fit.
+    let bare = inventory(&node("n", "", "", false));
+    let v = &first_verdict(
+        &pod("containers: [{resources: {limits: {cpu: 500, nvidia.com/gpu: 1}}}]"),
+        &bare,
+        &Options::default(),
+    )[0];
+    assert!(v.fits());
+    assert_eq!(v.unknown.len(), 1);
+    assert_eq!(v.unknown[0].key, "nvidia.com/gpu");
+}
+
+// The README's GPU example, as the editor's lens says it: the driver DaemonSet misses the spot
+// GPU pool, the MIG manager selects no node, the training Deployment fits only the GPU pool.
+#[test]
+fn the_gpu_example_lenses() {
+    let inv = Inventory::load(&[(
+        "nodepools.yaml",
+        include_str!("../../examples/gpu/nodepools.yaml"),
+    )])
+    .unwrap();
+    let options = Options::default();
+    let operands = simulate_text(
+        include_str!("../../examples/gpu/gpu-operator.yaml"),
+        &options,
+        &inv,
+    );
+    let lens = |r: &WorkloadResult| placement::daemonset_summary(&r.simulation, &inv);
+    assert_eq!(
+        lens(&operands[0]).as_deref(),
+        Some(
+            "DaemonSet: runs on 1 of the 2 nodes it selects; misses pool gpu-spot: untolerated \
+             taint spot=true:NoSchedule"
+        )
+    );
+    assert_eq!(
+        lens(&operands[1]).as_deref(),
+        Some("DaemonSet: selects no node (it runs no pods until a node matches)")
+    );
+    assert!(operands[1]
+        .daemonset
+        .as_ref()
+        .is_some_and(|c| c.picked == 0));
+    assert!(!operands[1].runs_nowhere());
+    let training = simulate_text(
+        include_str!("../../examples/gpu/training.yaml"),
+        &options,
+        &inv,
+    );
+    assert_eq!(training[0].daemonset, None);
+    assert_eq!(
+        placement::summary(&training[0].simulation, &inv),
+        "fits 1 of 3 pools (count unknown): gpu"
+    );
+}

@@ -170,15 +170,29 @@ fn letters(pools: &[usize], total: usize) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Class {
     No,
+    /// A DaemonSet that cannot run on some of the nodes it picks.
+    Misses,
     Rejected,
     Avoided,
     Yes,
+    /// A DaemonSet whose selector picks no node: it runs no pods, by design or not yet.
+    Idle,
 }
 
 impl Class {
     fn of(w: &WorkloadResult, inventory: &Inventory) -> (Class, NodeCount) {
         if w.rejected.is_some() {
             return (Class::Rejected, NodeCount::default());
+        }
+        match &w.daemonset {
+            Some(c) if c.picked == 0 => return (Class::Idle, NodeCount::default()),
+            Some(c) if c.missed > 0 && c.missed < c.picked => {
+                return (
+                    Class::Misses,
+                    NodeCount::exact((c.picked - c.missed) as u64),
+                )
+            }
+            _ => {}
         }
         let (fit, _) = Fit::of_workload(w, inventory);
         let nodes = w
@@ -199,6 +213,8 @@ impl Class {
     fn heading(self) -> &'static str {
         match self {
             Class::No => "Fit no node",
+            Class::Misses => "DaemonSets that miss nodes they select",
+            Class::Idle => "DaemonSets that select no node (they run no pods)",
             Class::Rejected => "Rejected by the API server, not placed",
             Class::Avoided => "Fit only on nodes to avoid",
             Class::Yes => "Fit",
@@ -208,7 +224,7 @@ impl Class {
     fn shown(self, only: &[Fit]) -> bool {
         only.is_empty()
             || only.contains(&match self {
-                Class::No | Class::Rejected => Fit::No,
+                Class::No | Class::Rejected | Class::Misses | Class::Idle => Fit::No,
                 Class::Avoided => Fit::Avoided,
                 Class::Yes => Fit::Yes,
             })
@@ -229,6 +245,8 @@ pub struct Row {
     reasons: Vec<(String, Vec<usize>)>,
     /// For a rejected workload: the finding's message and rule.
     rejected: Option<(String, &'static str)>,
+    /// For a DaemonSet that does not run on every node it picks: how many it picks and misses.
+    daemonset: Option<String>,
 }
 
 impl Row {
@@ -240,7 +258,8 @@ impl Row {
             .iter()
             .map(|w| {
                 let (class, nodes) = Class::of(w, inventory);
-                let shows_reasons = why || matches!(class, Class::No | Class::Avoided);
+                let shows_reasons =
+                    why || matches!(class, Class::No | Class::Avoided | Class::Misses);
                 // An object with several pod templates (a RayCluster's head and workers):
                 // each row says which.
                 let title = w.title();
@@ -273,6 +292,11 @@ impl Row {
                         Vec::new()
                     },
                     rejected: w.rejected.as_ref().map(|r| (r.message.clone(), r.rule)),
+                    daemonset: w
+                        .daemonset
+                        .as_ref()
+                        .filter(|c| c.picked == 0 || (c.missed > 0 && c.missed < c.picked))
+                        .map(|c| daemonset_text(inventory, w, c)),
                 }
             })
             .collect()
@@ -367,7 +391,7 @@ pub fn human(inventory: &Inventory, rows: Vec<Row>, options: &HumanOptions) -> S
             (Some(l), _) => out.push_str(&l.row(r, max)),
             (None, _) => out.push_str(&list_row(inventory, r, max)),
         }
-        if options.why || matches!(r.class, Class::No | Class::Avoided) {
+        if options.why || matches!(r.class, Class::No | Class::Avoided | Class::Misses) {
             out.push_str(&reasons(inventory, &r.reasons, max));
         }
     }
@@ -454,11 +478,7 @@ struct Layout {
 impl Layout {
     fn new(pools: &[Pool], rows: &[Row], max: usize) -> Option<Layout> {
         let cell = width(&column(pools.len().saturating_sub(1))) + 1;
-        let count = rows
-            .iter()
-            .map(|r| width(&count_text(r.nodes)))
-            .max()
-            .unwrap_or(0);
+        let count = rows.iter().map(|r| width(&row_count(r))).max().unwrap_or(0);
         let fixed = 2 + 2 + cell * pools.len() + 1 + count;
         let room = max.checked_sub(fixed)?;
         let longest = rows.iter().map(|r| width(&r.title)).max().unwrap_or(0);
@@ -498,7 +518,7 @@ impl Layout {
         }
         let mut line = line.trim_end().to_string();
         line.push_str("  ");
-        line.push_str(&count_text(r.nodes));
+        line.push_str(&row_count(r));
         out.push_str(&line);
         out.push('\n');
         out
@@ -542,6 +562,65 @@ fn count_text(nodes: NodeCount) -> String {
     }
 }
 
+/// What the matrix says after a row's marks: how many nodes fit, or for a DaemonSet that does
+/// not run on every node it picks, how many it picks and misses.
+fn row_count(r: &Row) -> String {
+    match &r.daemonset {
+        Some(text) => text.clone(),
+        None => count_text(r.nodes),
+    }
+}
+
+/// "selects no node" / "runs on 2 of the 3 nodes it selects" / for pools defined as code,
+/// whose nodes are not counted, "misses pool gpu-spot of the 2 pools it selects".
+fn daemonset_text(
+    inventory: &Inventory,
+    w: &WorkloadResult,
+    c: &crate::schedule::Coverage,
+) -> String {
+    if c.picked == 0 {
+        return "selects no node".to_string();
+    }
+    let as_code = w
+        .simulation
+        .pools
+        .iter()
+        .zip(&inventory.pools)
+        .any(|(v, pool)| {
+            pool.declared.is_some()
+                && v.groups(pool)
+                    .any(|(g, _, _)| !g.reasons.iter().any(|r| r.selects()))
+        });
+    if !as_code {
+        return format!(
+            "runs on {} of the {} it selects",
+            c.picked - c.missed,
+            nodes_noun(c.picked)
+        );
+    }
+    let picked = w
+        .simulation
+        .pools
+        .iter()
+        .zip(&inventory.pools)
+        .filter(|(v, pool)| {
+            v.groups(pool)
+                .any(|(g, _, _)| !g.reasons.iter().any(|r| r.selects()))
+        })
+        .count();
+    let names: Vec<&str> = c
+        .missed_pools
+        .iter()
+        .map(|&p| inventory.pools[p].name.as_str())
+        .collect();
+    format!(
+        "misses pool{} {} of the {picked} pool{} it selects",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        if picked == 1 { "" } else { "s" }
+    )
+}
+
 /// A workload as a line or two: its name, then the pools it fits.
 fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     let mut out = name_lines(&r.title, 2, max);
@@ -560,7 +639,9 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
         // A no-break space: the wrap keeps a pool's letter with its name.
         fitting.push(format!("{}\u{a0}{}{mark}", column(p), pool.name));
     }
-    let text = if fitting.is_empty() {
+    let text = if let Some(text) = &r.daemonset {
+        text.clone()
+    } else if fitting.is_empty() {
         "fits no node".to_string()
     } else if whole == inventory.pools.len() {
         format!("{}: every pool", count_text(r.nodes))
@@ -609,9 +690,29 @@ fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<
             }
         }
     }
-    // Then what keeps it off the other pools.
+    // Then what the pods may not find on the pools they may fit: resources not known.
+    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
+        for (v, _, _) in pv.groups(pool) {
+            if !v.fits() {
+                continue;
+            }
+            for u in v.unknown.iter().filter(|u| u.is_resource()) {
+                let text = format!("may fit: {}", u.describe());
+                match groups.iter_mut().find(|(x, _)| *x == text) {
+                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
+                    Some(_) => {}
+                    None => groups.push((text, vec![p])),
+                }
+            }
+        }
+    }
+    // Then what keeps it off the other pools (for a DaemonSet, off the nodes it picks).
+    let daemonset = w.daemonset.as_ref().is_some_and(|c| c.picked > 0);
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
         for r in pv.reasons(pool) {
+            if daemonset && r.selects() {
+                continue;
+            }
             let text = r.describe(pool);
             match groups.iter_mut().find(|(t, _)| *t == text) {
                 Some((_, cols)) => cols.push(p),
@@ -650,6 +751,16 @@ fn summary(rows: &[Row], shown: usize, options: &HumanOptions, max: usize) -> St
         1 => "1 fits no node".to_string(),
         n => format!("{n} fit no node"),
     });
+    match count(Class::Misses) {
+        0 => {}
+        1 => parts.push("1 DaemonSet misses nodes it selects".to_string()),
+        n => parts.push(format!("{n} DaemonSets miss nodes they select")),
+    }
+    match count(Class::Idle) {
+        0 => {}
+        1 => parts.push("1 DaemonSet selects no node".to_string()),
+        n => parts.push(format!("{n} DaemonSets select no node")),
+    }
     if count(Class::Rejected) > 0 {
         parts.push(format!(
             "{} rejected by the API server",
@@ -677,7 +788,11 @@ fn summary(rows: &[Row], shown: usize, options: &HumanOptions, max: usize) -> St
             only.join(",")
         ));
     }
-    for (class, what) in [(Class::No, "Fit no node"), (Class::Rejected, "Rejected")] {
+    for (class, what) in [
+        (Class::No, "Fit no node"),
+        (Class::Misses, "Miss nodes they select"),
+        (Class::Rejected, "Rejected"),
+    ] {
         let named: Vec<&Row> = rows.iter().filter(|r| r.class == class).collect();
         if named.is_empty() {
             continue;

@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::{Fit, Place, SimulateSummary, SimulatedFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
+use crate::k8s::resources::display;
 use crate::schedule::admission::Source as TolerationSource;
 use crate::schedule::{Asked, PoolVerdict, Reason, WorkloadResult};
 
@@ -105,6 +106,20 @@ enum Subject<'a> {
         key: &'a str,
         value: &'a str,
     },
+    /// More of a resource than any node of the pool offers (NodeResourcesFit).
+    Insufficient {
+        resource: &'a str,
+        requested: String,
+        allocatable: String,
+    },
+    /// A resource whose amount the pool's nodes offer is unknown (`allocatable` null), or
+    /// differs between them: it may fit.
+    CapacityUnknown {
+        resource: &'a str,
+        requested: String,
+        #[serde(rename = "allocatable")]
+        range: Option<[String; 2]>,
+    },
     /// A label a required node affinity expression needs, which a pool defined as code does
     /// not declare: it may fit.
     #[serde(rename = "label-unknown")]
@@ -126,6 +141,15 @@ impl<'a> Subject<'a> {
             }
             Reason::NodeAffinity(why) => Subject::NodeAffinity { why },
             Reason::Requirements(why) => Subject::Requirements { why },
+            Reason::Insufficient {
+                resource,
+                requested,
+                offered,
+            } => Subject::Insufficient {
+                resource,
+                requested: display(resource, *requested),
+                allocatable: display(resource, *offered),
+            },
         })
     }
 }
@@ -251,12 +275,24 @@ struct WorkloadOut<'a> {
     fits: &'static str,
     nodes: usize,
     rejected: Option<RejectedOut<'a>>,
+    /// For a DaemonSet: how many nodes its selector and affinity pick, how many of those it
+    /// cannot run on, and the pools (ids) of those.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    daemonset: Option<DaemonSetOut>,
     reasons: Vec<ReasonOut<'a>>,
     pools: Vec<PoolFit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedulable: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     avoid: Option<Vec<&'a str>>,
+}
+
+#[derive(Serialize)]
+struct DaemonSetOut {
+    picked: usize,
+    missed: usize,
+    #[serde(rename = "missedPools")]
+    missed_pools: Vec<usize>,
 }
 
 #[derive(Serialize)]
@@ -463,6 +499,11 @@ impl<'i> JsonRenderer<'i> {
                 message: &r.message,
                 path: r.path.as_deref(),
             }),
+            daemonset: w.daemonset.as_ref().map(|c| DaemonSetOut {
+                picked: c.picked,
+                missed: c.missed,
+                missed_pools: c.missed_pools.clone(),
+            }),
             reasons,
             pools,
             schedulable,
@@ -484,25 +525,21 @@ fn why_not<'a>(
     for (v, _, _) in verdict.groups(pool) {
         for u in v.unknown.iter().filter(|_| v.fits()) {
             let key = u.key.as_str();
-            let (subject, asked) = match &u.asked {
-                Asked::Value(value) => (
-                    Subject::LabelUnknown { key, value },
-                    format!("nodeSelector {key}={value}"),
-                ),
-                Asked::Expression(expression) => (
-                    Subject::AffinityLabelUnknown { key, expression },
-                    format!("node affinity `{expression}`"),
-                ),
+            let subject = match &u.asked {
+                Asked::Value(value) => Subject::LabelUnknown { key, value },
+                Asked::Expression(expression) => Subject::AffinityLabelUnknown { key, expression },
+                Asked::Resource { requested, range } => Subject::CapacityUnknown {
+                    resource: key,
+                    requested: display(key, *requested),
+                    range: range.map(|(a, b)| [display(key, a), display(key, b)]),
+                },
             };
             let index = match reasons.iter().position(|seen| seen.subject == subject) {
                 Some(i) => i,
                 None => {
                     reasons.push(ReasonOut {
                         subject,
-                        message: format!(
-                            "{asked}: the pool's definition does not declare the label {key}; \
-                             it fits if the label is set elsewhere"
-                        ),
+                        message: u.describe(),
                     });
                     reasons.len() - 1
                 }

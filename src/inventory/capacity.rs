@@ -1,0 +1,381 @@
+//! What the nodes of a pool offer the scheduler: per resource, the least and the most one node
+//! has allocatable. Listed nodes say it in `status.allocatable` (else `status.capacity`); a
+//! compact pool file in `allocatable:`; a pool defined as code implies it for accelerators
+//! through what it says of instance types (Karpenter's `karpenter.k8s.aws/instance-family`,
+//! `-category`, `-gpu-count`, `-gpu-manufacturer`, `-gpu-name` requirements). Where it says
+//! nothing, the amount is unknown, and a pod that asks for it may fit.
+//!
+//! A pool keeps one [`Capacity`] whatever its size: nodes of one pool that differ only in their
+//! allocatable stay one pool, with the range of what they offer.
+
+use crate::k8s::resources::Resources;
+
+use super::PoolRequirement;
+
+/// What one node of a pool offers of a resource: at least `min`, at most `max` (`None`: no
+/// bound known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offer {
+    pub name: String,
+    pub min: u128,
+    pub max: Option<u128>,
+}
+
+/// What the nodes of a pool offer, per resource.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capacity {
+    /// Sorted by name.
+    pub offers: Vec<Offer>,
+    /// Whether a resource not in `offers` is one no node has (nodes that report their
+    /// allocatable); else it is unknown.
+    pub complete: bool,
+}
+
+/// The accelerator resources the device plugins of the common platforms advertise.
+pub const ACCELERATORS: &[&str] = &[
+    "nvidia.com/gpu",
+    "amd.com/gpu",
+    "aws.amazon.com/neuron",
+    "aws.amazon.com/neuroncore",
+    "habana.ai/gaudi",
+];
+
+impl Capacity {
+    /// Every node reports exactly `r`.
+    pub fn exact(r: &Resources) -> Capacity {
+        Capacity {
+            offers: r
+                .iter()
+                .map(|(name, a)| Offer {
+                    name: name.to_string(),
+                    min: a,
+                    max: Some(a),
+                })
+                .collect(),
+            complete: true,
+        }
+    }
+
+    /// Nodes that each offer at least `min` and at most `max` (per resource; a resource
+    /// missing from `min` is one some node lacks).
+    pub fn range(min: &Resources, max: &Resources) -> Capacity {
+        Capacity {
+            offers: max
+                .iter()
+                .map(|(name, most)| Offer {
+                    name: name.to_string(),
+                    min: min.get(name),
+                    max: Some(most),
+                })
+                .collect(),
+            complete: true,
+        }
+    }
+
+    /// What one node offers of `name`: `(least, most)`, `most` `None` when unbounded;
+    /// `None` when unknown.
+    pub fn offer(&self, name: &str) -> Option<(u128, Option<u128>)> {
+        match self.offers.binary_search_by(|o| o.name.as_str().cmp(name)) {
+            Ok(i) => Some((self.offers[i].min, self.offers[i].max)),
+            Err(_) if self.complete => Some((0, Some(0))),
+            Err(_) => None,
+        }
+    }
+
+    fn set(&mut self, name: &str, min: u128, max: Option<u128>) {
+        let offer = Offer {
+            name: name.to_string(),
+            min,
+            max,
+        };
+        match self.offers.binary_search_by(|o| o.name.as_str().cmp(name)) {
+            Ok(i) => self.offers[i] = offer,
+            Err(i) => self.offers.insert(i, offer),
+        }
+    }
+}
+
+/// The accelerators of an AWS instance family (`g5`, `p4d`, `inf2`): the resource its device
+/// plugin advertises, or `None` for a family without accelerators. From the EC2 accelerated
+/// computing instance types (docs.aws.amazon.com/ec2/latest/instancetypes/ac.html) and the
+/// resources their device plugins advertise (NVIDIA, AMD, the Neuron and Gaudi plugins).
+fn family_accelerator(family: &str) -> Option<&'static str> {
+    let f = family.to_ascii_lowercase();
+    if f.starts_with("g4ad") {
+        Some("amd.com/gpu")
+    } else if f.starts_with("inf") || f.starts_with("trn") {
+        Some("aws.amazon.com/neuron")
+    } else if f.starts_with("dl1") {
+        Some("habana.ai/gaudi")
+    } else if f.starts_with('p') || f.starts_with('g') {
+        Some("nvidia.com/gpu")
+    } else {
+        None
+    }
+}
+
+/// `g5.2xlarge`, `m6i.large`, `p4d.24xlarge`: a family (letters, a generation digit, options)
+/// and a size.
+fn is_aws_instance_type(t: &str) -> bool {
+    let Some((family, size)) = t.split_once('.') else {
+        return false;
+    };
+    let lower = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    family.starts_with(|c: char| c.is_ascii_lowercase())
+        && family.bytes().any(|b| b.is_ascii_digit())
+        && lower(family)
+        && !size.is_empty()
+        && lower(size)
+}
+
+/// The instance categories (`karpenter.k8s.aws/instance-category`) that hold accelerators.
+fn category_accelerators(category: &str) -> &'static [&'static str] {
+    match category.to_ascii_lowercase().as_str() {
+        "p" | "g" => &["nvidia.com/gpu", "amd.com/gpu"],
+        "inf" | "trn" => &["aws.amazon.com/neuron"],
+        "dl" => &["habana.ai/gaudi"],
+        _ => &[],
+    }
+}
+
+/// What a node group of these AWS instance types (`g5.2xlarge`, `m6i.large`) implies about its
+/// accelerators, as [`from_requirements`] reads a `node.kubernetes.io/instance-type`
+/// requirement; unknown with no type given.
+pub fn from_instance_types(types: &[String]) -> Capacity {
+    if types.is_empty() {
+        return Capacity::default();
+    }
+    from_requirements(&[PoolRequirement {
+        key: "node.kubernetes.io/instance-type".to_string(),
+        operator: "In".to_string(),
+        values: types.to_vec(),
+    }])
+}
+
+/// What a Karpenter NodePool's requirements imply about the accelerators of the nodes it makes.
+/// Other resources stay unknown (any instance type the requirements allow may be picked).
+pub fn from_requirements(reqs: &[PoolRequirement]) -> Capacity {
+    let mut cap = Capacity::default();
+    let req = |key: &str| reqs.iter().find(|r| r.key == key);
+    // Which accelerator resources the allowed instance types can have: `None` is any.
+    let mut kinds: Option<Vec<&'static str>> = None;
+    let narrow = |kinds: &mut Option<Vec<&'static str>>, allowed: Vec<&'static str>| {
+        let mut next: Vec<&'static str> = match kinds.take() {
+            None => allowed,
+            Some(k) => k.into_iter().filter(|a| allowed.contains(a)).collect(),
+        };
+        next.sort_unstable();
+        next.dedup();
+        *kinds = Some(next);
+    };
+    if let Some(r) = req("karpenter.k8s.aws/instance-family").filter(|r| r.operator == "In") {
+        narrow(
+            &mut kinds,
+            r.values
+                .iter()
+                .filter_map(|f| family_accelerator(f))
+                .collect(),
+        );
+    }
+    // Only AWS instance types (`g5.2xlarge`) are known; another provider's (`Standard_NC6`)
+    // say nothing here.
+    if let Some(r) = req("node.kubernetes.io/instance-type")
+        .filter(|r| r.operator == "In" && r.values.iter().all(|t| is_aws_instance_type(t)))
+    {
+        narrow(
+            &mut kinds,
+            r.values
+                .iter()
+                .filter_map(|t| family_accelerator(t.split('.').next().unwrap_or(t)))
+                .collect(),
+        );
+    }
+    if let Some(r) = req("karpenter.k8s.aws/instance-category").filter(|r| r.operator == "In") {
+        narrow(
+            &mut kinds,
+            r.values
+                .iter()
+                .flat_map(|c| category_accelerators(c).iter().copied())
+                .collect(),
+        );
+    }
+    if let Some(r) =
+        req("karpenter.k8s.aws/instance-gpu-manufacturer").filter(|r| r.operator == "In")
+    {
+        let allowed = r
+            .values
+            .iter()
+            .filter_map(|m| match m.to_ascii_lowercase().as_str() {
+                "nvidia" => Some("nvidia.com/gpu"),
+                "amd" => Some("amd.com/gpu"),
+                _ => None,
+            })
+            .collect();
+        narrow(&mut kinds, allowed);
+    }
+    // The GPU count bounds: `instance-gpu-count` (Karpenter's Gt/Lt/In, or no GPU at all).
+    let mut gpus: (u128, Option<u128>) = (0, None);
+    let mut gpu_count_known = false;
+    if let Some(r) = req("karpenter.k8s.aws/instance-gpu-count") {
+        let nums: Vec<u128> = r.values.iter().filter_map(|v| v.parse().ok()).collect();
+        gpu_count_known = true;
+        gpus = match r.operator.as_str() {
+            "In" if !nums.is_empty() => {
+                (*nums.iter().min().unwrap_or(&0), nums.iter().max().copied())
+            }
+            "Gt" => (nums.first().map_or(0, |n| n + 1), None),
+            "Gte" => (nums.first().copied().unwrap_or(0), None),
+            "Lt" => (0, nums.first().map(|n| n.saturating_sub(1))),
+            "Lte" => (0, nums.first().copied()),
+            "DoesNotExist" => (0, Some(0)),
+            "Exists" => (1, None),
+            _ => {
+                gpu_count_known = false;
+                (0, None)
+            }
+        };
+    }
+    if gpus.1 == Some(0) {
+        narrow(&mut kinds, vec!["aws.amazon.com/neuron", "habana.ai/gaudi"]);
+    }
+    let gpu_kinds = ["nvidia.com/gpu", "amd.com/gpu"];
+    if let Some(kinds) = &kinds {
+        for a in ACCELERATORS {
+            let neuron =
+                *a == "aws.amazon.com/neuroncore" && kinds.contains(&"aws.amazon.com/neuron");
+            if !kinds.contains(a) && !neuron {
+                cap.set(a, 0, Some(0));
+            }
+        }
+        // A family with a GPU has at least one; how many depends on the size. Where the
+        // allowed types hold accelerators of more than one kind, none is certain.
+        let only = kinds.len() == 1;
+        for a in kinds {
+            let gpu = gpu_kinds.contains(a);
+            let at_least = match (only, gpu && gpu_count_known) {
+                (false, _) => 0,
+                (true, true) => gpus.0.max(1),
+                (true, false) => 1,
+            };
+            cap.set(a, at_least, if gpu { gpus.1 } else { None });
+        }
+    } else if gpu_count_known {
+        for a in gpu_kinds {
+            cap.set(a, 0, gpus.1);
+        }
+    }
+    cap
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(key: &str, op: &str, values: &[&str]) -> PoolRequirement {
+        PoolRequirement {
+            key: key.to_string(),
+            operator: op.to_string(),
+            values: values.iter().map(|v| v.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn gpu_families_offer_gpus_and_general_categories_none() {
+        let gpu = from_requirements(&[req(
+            "karpenter.k8s.aws/instance-family",
+            "In",
+            &["g5", "p4d"],
+        )]);
+        assert_eq!(gpu.offer("nvidia.com/gpu"), Some((1, None)));
+        assert_eq!(gpu.offer("amd.com/gpu"), Some((0, Some(0))));
+        assert_eq!(gpu.offer("cpu"), None);
+        let general = from_requirements(&[req(
+            "karpenter.k8s.aws/instance-category",
+            "In",
+            &["c", "m", "r"],
+        )]);
+        assert_eq!(general.offer("nvidia.com/gpu"), Some((0, Some(0))));
+        assert_eq!(general.offer("aws.amazon.com/neuron"), Some((0, Some(0))));
+        // Nothing said of instance types: any may be picked.
+        let open = from_requirements(&[req("kubernetes.io/arch", "In", &["amd64"])]);
+        assert_eq!(open.offer("nvidia.com/gpu"), None);
+    }
+
+    #[test]
+    fn gpu_counts_bound_the_offer() {
+        let eight = from_requirements(&[
+            req("karpenter.k8s.aws/instance-gpu-count", "In", &["4", "8"]),
+            req(
+                "karpenter.k8s.aws/instance-gpu-manufacturer",
+                "In",
+                &["nvidia"],
+            ),
+        ]);
+        assert_eq!(eight.offer("nvidia.com/gpu"), Some((4, Some(8))));
+        assert_eq!(eight.offer("amd.com/gpu"), Some((0, Some(0))));
+        let none = from_requirements(&[req(
+            "karpenter.k8s.aws/instance-gpu-count",
+            "DoesNotExist",
+            &[],
+        )]);
+        assert_eq!(none.offer("nvidia.com/gpu"), Some((0, Some(0))));
+        let neuron = from_requirements(&[req(
+            "node.kubernetes.io/instance-type",
+            "In",
+            &["inf2.xlarge"],
+        )]);
+        assert_eq!(neuron.offer("aws.amazon.com/neuron"), Some((1, None)));
+        assert_eq!(neuron.offer("nvidia.com/gpu"), Some((0, Some(0))));
+        // Another provider's instance types say nothing of GPUs here.
+        let azure = from_requirements(&[req(
+            "node.kubernetes.io/instance-type",
+            "In",
+            &["Standard_NC24ads_A100_v4"],
+        )]);
+        assert_eq!(azure.offer("nvidia.com/gpu"), None);
+    }
+
+    #[test]
+    fn nodes_make_a_range() {
+        let a =
+            Resources::from_pairs([("cpu".to_string(), 4000), ("nvidia.com/gpu".to_string(), 8)]);
+        let b = Resources::from_pairs([("cpu".to_string(), 8000)]);
+        let mut max = a.clone();
+        max.max(&b);
+        let cap = Capacity::range(&a.min(&b), &max);
+        assert_eq!(cap.offer("cpu"), Some((4000, Some(8000))));
+        assert_eq!(cap.offer("nvidia.com/gpu"), Some((0, Some(8))));
+        assert_eq!(cap.offer("memory"), Some((0, Some(0))));
+        assert_eq!(Capacity::default().offer("cpu"), None);
+    }
+}
+
+#[cfg(test)]
+mod node_group_tests {
+    use crate::inventory::Inventory;
+
+    // The eksctl example (examples/cluster-as-code/eksctl.yaml): an m5 group has no GPU, a g5
+    // group at least one NVIDIA GPU a node, a group without instance types is unknown.
+    #[test]
+    fn eksctl_instance_types_imply_gpus() {
+        let inv = Inventory::load(&[(
+            "eksctl.yaml",
+            include_str!("../../examples/cluster-as-code/eksctl.yaml"),
+        )])
+        .unwrap();
+        let offer = |name: &str| {
+            inv.pools
+                .iter()
+                .find(|p| p.name == name)
+                .unwrap()
+                .capacity
+                .offer("nvidia.com/gpu")
+        };
+        assert_eq!(offer("general"), Some((0, Some(0))));
+        assert_eq!(offer("gpu"), Some((1, None)));
+        assert_eq!(offer("batch"), None);
+    }
+}
