@@ -28,10 +28,10 @@ labels (NodeAffinity), and the pod's requests must fit what the node has allocat
 requests summed, init containers as a floor, sidecars and RuntimeClass overhead added; a node
 without an extended resource such as `nvidia.com/gpu` has none of it. What a node offers comes
 from its `status.allocatable` (a pool file's `allocatable`); where the inventory does not say,
-CPU and memory are not judged and an extended resource may fit. A pod with `nodeName` bypasses the scheduler: the kubelet admits it and
-enforces only NoExecute taints and the selectors, so that is what is checked for it. The
-tolerations the pod gets without asking are counted: the DaemonSet
-controller's, and those of the DefaultTolerationSeconds and (when enabled)
+CPU and memory are not judged and an extended resource may fit. A pod with `nodeName` bypasses
+the scheduler: the kubelet admits it and enforces only NoExecute taints and the selectors, so
+that is what is checked for it. The tolerations the pod gets without asking are counted: the
+DaemonSet controller's, and those of the DefaultTolerationSeconds and (when enabled)
 ExtendedResourceToleration admission plugins.
 
 The message names the pool that comes closest and what keeps the template off it: the toleration
