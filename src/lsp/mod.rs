@@ -28,6 +28,7 @@ pub mod index;
 pub mod inventory;
 pub mod output;
 mod queries;
+pub mod rename;
 mod server;
 mod session;
 pub mod settings;

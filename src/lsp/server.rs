@@ -193,6 +193,24 @@ impl LanguageServer for Backend {
         reply(r::document_symbol::handle(&self.session, params).await)
     }
 
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> jsonrpc::Result<Option<WorkspaceSymbolResponse>> {
+        r::workspace_symbol::handle(&self.session, params).await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> jsonrpc::Result<Option<PrepareRenameResponse>> {
+        r::rename::prepare(&self.session, params).await
+    }
+
+    async fn rename(&self, params: RenameParams) -> jsonrpc::Result<Option<WorkspaceEdit>> {
+        r::rename::handle(&self.session, params).await
+    }
+
     async fn completion(
         &self,
         params: CompletionParams,

@@ -47,6 +47,7 @@ pub(crate) async fn handle(
     .await?;
     problems.extend(more);
     let pull = caps.pull;
+    let prepare_rename = caps.prepare_rename;
     {
         let mut state = session.lock();
         state.encoding = encoding;
@@ -74,6 +75,15 @@ pub(crate) async fn handle(
             definition_provider: Some(OneOf::Left(true)),
             references_provider: Some(OneOf::Left(true)),
             document_symbol_provider: Some(OneOf::Left(true)),
+            workspace_symbol_provider: Some(OneOf::Left(true)),
+            rename_provider: Some(if prepare_rename {
+                OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: Default::default(),
+                })
+            } else {
+                OneOf::Left(true)
+            }),
             completion_provider: Some(CompletionOptions {
                 trigger_characters: Some(vec![":".into(), " ".into()]),
                 ..Default::default()

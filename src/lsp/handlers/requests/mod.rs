@@ -13,3 +13,5 @@ pub(crate) mod inlay_hint;
 pub(crate) mod invalid;
 pub(crate) mod placement;
 pub(crate) mod references;
+pub(crate) mod rename;
+pub(crate) mod workspace_symbol;

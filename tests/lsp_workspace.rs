@@ -1,0 +1,409 @@
+//! Answers for the whole workspace, through real JSON-RPC (in memory): workspace symbols, and
+//! renaming a taint key across the inventory (Node YAML, a pool file, Terraform) and the
+//! workspace's manifests, open or not.
+
+#[path = "support/client.rs"]
+mod client;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use client::{apply_edits, push_client, Client};
+
+fn file_uri(path: &Path) -> String {
+    tower_lsp_server::ls_types::Uri::from_file_path(path)
+        .unwrap()
+        .as_str()
+        .to_string()
+}
+
+/// The position of the start of `needle` (UTF-16; the texts here are ASCII before it).
+fn position(text: &str, needle: &str) -> Value {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in text"));
+    let line = text[..at].matches('\n').count();
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let col: usize = text[line_start..at].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": col})
+}
+
+/// The control-plane Nodes of a cluster from before Kubernetes 1.24, as `kubectl get nodes -o
+/// yaml` prints them (trimmed), with the label and the retired taint key.
+const NODES: &str = "\
+apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: cp-1
+    labels: {node-role.kubernetes.io/master: \"\", pool: cp}
+  spec:
+    taints:
+    - effect: NoSchedule
+      key: node-role.kubernetes.io/master
+- kind: Node
+  metadata:
+    name: cp-2
+    labels: {node-role.kubernetes.io/master: \"\", pool: cp}
+  spec:
+    taints:
+    - {effect: NoSchedule, key: \"node-role.kubernetes.io/master\"}
+";
+
+/// A pool file in `kubectl taint` syntax.
+const POOLS: &str = "\
+pools:
+  edge: {nodes: [edge-1], taints: [\"node-role.kubernetes.io/master:NoSchedule\", \"team.example.com/edge=yes:NoSchedule\"]}
+  web:
+    count: 3
+";
+
+/// An EKS managed node group (after the aws provider's aws_eks_node_group documentation).
+const TERRAFORM: &str = "\
+resource \"aws_eks_node_group\" \"cp\" {
+  node_group_name = \"cp\"
+  labels = { \"node-role.kubernetes.io/master\" = \"\" }
+  taint {
+    key    = \"node-role.kubernetes.io/master\"
+    effect = \"NO_SCHEDULE\"
+  }
+}
+";
+
+/// A workload that nobody opens: its toleration names the key; its comment does not change.
+const ADDON: &str = "\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: kube-proxy-addon, namespace: kube-system}
+spec:
+  template:
+    spec:
+      tolerations:
+      # taintlint: disable-next-line=some-rule
+      - key: node-role.kubernetes.io/master # the retired key
+        operator: Exists
+        effect: NoSchedule
+      - key: team.example.com/edge
+        operator: Exists
+";
+
+/// The workload the editor has open.
+const OPEN: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dns, namespace: kube-system}
+spec:
+  template:
+    spec:
+      tolerations: [{key: node-role.kubernetes.io/master, operator: Exists}]
+";
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    c: Client,
+}
+
+fn caps() -> Value {
+    let mut caps = push_client();
+    caps["workspace"]["workspaceEdit"] = json!({
+        "documentChanges": true,
+        "changeAnnotationSupport": {"groupsOnLabel": true}
+    });
+    caps["textDocument"]["rename"] = json!({"prepareSupport": true});
+    caps
+}
+
+async fn start(caps: Value) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join("cluster")).unwrap();
+    std::fs::create_dir_all(root.join("apps")).unwrap();
+    for (path, text) in [
+        ("cluster/nodes.yaml", NODES),
+        ("cluster/pools.yaml", POOLS),
+        ("cluster/eks.tf", TERRAFORM),
+        ("apps/addon.yaml", ADDON),
+        ("apps/dns.yaml", OPEN),
+    ] {
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    let r = c
+        .initialize_in(
+            Some(&file_uri(&root)),
+            caps,
+            json!({"inventory": ["cluster/nodes.yaml", "cluster/pools.yaml", "cluster/eks.tf"]}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+    // The workspace index is read in the background: wait for it.
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    c.open(&file_uri(&root.join("apps/dns.yaml")), OPEN).await;
+    Setup { _dir: dir, root, c }
+}
+
+#[tokio::test]
+async fn workspace_symbols_name_taint_keys_with_their_pools_and_workloads() {
+    let Setup { _dir, root, mut c } = start(caps()).await;
+    let r = c
+        .request("workspace/symbol", json!({"query": "team.example.com"}))
+        .await;
+    let symbols = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(symbols.len(), 1, "{r}");
+    assert_eq!(symbols[0]["name"], "team.example.com/edge");
+    assert_eq!(symbols[0]["kind"], 20, "a key: {r}");
+    assert_eq!(symbols[0]["containerName"], "taint on pool edge");
+    assert_eq!(
+        symbols[0]["location"]["uri"],
+        file_uri(&root.join("cluster/pools.yaml"))
+    );
+
+    // The retired key is carried by the Nodes' pool and two pool files; in any case.
+    let r = c
+        .request(
+            "workspace/symbol",
+            json!({"query": "Role.Kubernetes.IO/MASTER"}),
+        )
+        .await;
+    let symbols = r["result"].as_array().unwrap();
+    assert_eq!(symbols.len(), 1, "{r}");
+    assert_eq!(symbols[0]["name"], "node-role.kubernetes.io/master");
+    let container = symbols[0]["containerName"].as_str().unwrap();
+    assert!(container.starts_with("taint on pools "), "{container}");
+    assert!(
+        container.contains("edge") && container.contains("cp"),
+        "{container}"
+    );
+
+    // Workloads by name: the open one, and one on disk nobody opened.
+    let r = c
+        .request("workspace/symbol", json!({"query": "kube-proxy"}))
+        .await;
+    let symbols = r["result"].as_array().unwrap();
+    assert_eq!(symbols.len(), 1, "{r}");
+    assert_eq!(symbols[0]["name"], "kube-proxy-addon");
+    assert_eq!(symbols[0]["containerName"], "DaemonSet in kube-system");
+    assert_eq!(
+        symbols[0]["location"]["uri"],
+        file_uri(&root.join("apps/addon.yaml"))
+    );
+    assert_eq!(
+        symbols[0]["location"]["range"]["start"],
+        position(ADDON, "kind: DaemonSet")
+    );
+    let r = c.request("workspace/symbol", json!({"query": "dns"})).await;
+    let names: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["dns"], "{r}");
+    let r = c
+        .request("workspace/symbol", json!({"query": "nothing-like-this"}))
+        .await;
+    assert_eq!(r["result"], json!([]), "{r}");
+    assert!(c.finish().await);
+}
+
+/// The worked example: `node-role.kubernetes.io/master`, retired in Kubernetes 1.25 for
+/// `node-role.kubernetes.io/control-plane`, renamed from a toleration.
+#[tokio::test]
+async fn rename_a_taint_key_across_inventory_and_workloads() {
+    let Setup { _dir, root, mut c } = start(caps()).await;
+    let dns = file_uri(&root.join("apps/dns.yaml"));
+    let at = json!({"textDocument": {"uri": dns}, "position": position(OPEN, "role.kubernetes.io/master")});
+    let r = c.request("textDocument/prepareRename", at.clone()).await;
+    assert_eq!(
+        r["result"]["placeholder"], "node-role.kubernetes.io/master",
+        "{r}"
+    );
+    assert_eq!(
+        r["result"]["range"]["start"],
+        position(OPEN, "node-role.kubernetes.io/master")
+    );
+
+    let mut params = at.clone();
+    params["newName"] = json!("node-role.kubernetes.io/control-plane");
+    let r = c.request("textDocument/rename", params).await;
+    let edit = &r["result"];
+    let changes = edit["documentChanges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    let mut files: Vec<(String, String)> = Vec::new();
+    for change in changes {
+        let uri = change["textDocument"]["uri"].as_str().unwrap().to_string();
+        let edits = change["edits"].as_array().unwrap();
+        // Every edit of a file carries that file's annotation, which needs confirmation.
+        let id = edits[0]["annotationId"].as_str().unwrap();
+        assert!(edits.iter().all(|e| e["annotationId"] == id), "{change}");
+        let annotation = &edit["changeAnnotations"][id];
+        assert_eq!(annotation["needsConfirmation"], true, "{edit}");
+        assert!(
+            annotation["label"]
+                .as_str()
+                .unwrap()
+                .starts_with("Rename taint key in "),
+            "{annotation}"
+        );
+        // The open document's edit is for the version the editor has.
+        if uri == dns {
+            assert_eq!(change["textDocument"]["version"], 1);
+        } else {
+            assert_eq!(change["textDocument"]["version"], Value::Null);
+        }
+        let path = root.join(
+            uri.strip_prefix(&file_uri(&root))
+                .unwrap()
+                .trim_start_matches('/'),
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        files.push((
+            path.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+            apply_edits(&text, edits, true),
+        ));
+    }
+    files.sort();
+    let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "apps/addon.yaml",
+            "apps/dns.yaml",
+            "cluster/eks.tf",
+            "cluster/nodes.yaml",
+            "cluster/pools.yaml"
+        ]
+    );
+    let new = |text: &str, taint_places: usize| {
+        // The taints and tolerations change; labels and comments do not.
+        text.replacen(
+            "key: node-role.kubernetes.io/master",
+            "key: node-role.kubernetes.io/control-plane",
+            taint_places,
+        )
+    };
+    let renamed: std::collections::HashMap<&str, &str> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(renamed["apps/addon.yaml"], new(ADDON, 1));
+    assert!(renamed["apps/addon.yaml"].contains("# taintlint: disable-next-line=some-rule\n"));
+    assert!(renamed["apps/addon.yaml"].contains("# the retired key"));
+    assert_eq!(renamed["apps/dns.yaml"], new(OPEN, 1));
+    assert_eq!(
+        renamed["cluster/nodes.yaml"],
+        NODES
+            .replace(
+                "key: node-role.kubernetes.io/master\n",
+                "key: node-role.kubernetes.io/control-plane\n"
+            )
+            .replace(
+                "key: \"node-role.kubernetes.io/master\"",
+                "key: \"node-role.kubernetes.io/control-plane\""
+            )
+    );
+    assert_eq!(
+        renamed["cluster/nodes.yaml"]
+            .matches("labels: {node-role.kubernetes.io/master: \"\"")
+            .count(),
+        2
+    );
+    assert_eq!(
+        renamed["cluster/pools.yaml"],
+        POOLS.replace(
+            "node-role.kubernetes.io/master:NoSchedule",
+            "node-role.kubernetes.io/control-plane:NoSchedule"
+        )
+    );
+    assert_eq!(
+        renamed["cluster/eks.tf"],
+        TERRAFORM.replace(
+            "key    = \"node-role.kubernetes.io/master\"",
+            "key    = \"node-role.kubernetes.io/control-plane\""
+        )
+    );
+
+    // From the inventory too: a pool file's compact taint.
+    let pools = file_uri(&root.join("cluster/pools.yaml"));
+    c.open(&pools, POOLS).await;
+    let r = c
+        .request(
+            "textDocument/prepareRename",
+            json!({"textDocument": {"uri": pools}, "position": position(POOLS, "kubernetes.io/master:NoSchedule")}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["placeholder"], "node-role.kubernetes.io/master",
+        "{r}"
+    );
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
+async fn rename_refuses_an_invalid_key_and_a_place_that_is_not_a_key() {
+    let Setup { _dir, root, mut c } = start(caps()).await;
+    let dns = file_uri(&root.join("apps/dns.yaml"));
+    let at = json!({"textDocument": {"uri": dns}, "position": position(OPEN, "node-role.kubernetes.io/master")});
+    for (new, reason) in [
+        (
+            "Node-Role.example.com/x",
+            "`Node-Role.example.com/x` is not a valid taint key: it has a prefix that is not a lowercase DNS name",
+        ),
+        ("a/b/c", "`a/b/c` is not a valid taint key: it has more than one `/`"),
+        ("", "`` is not a valid taint key: it is empty"),
+    ] {
+        let mut params = at.clone();
+        params["newName"] = json!(new);
+        let r = c.request("textDocument/rename", params).await;
+        assert_eq!(r["error"]["code"], -32803, "{r}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("taintlint: {reason}")), "{message}");
+    }
+    // Not on a key: the operator.
+    let r = c
+        .request(
+            "textDocument/prepareRename",
+            json!({"textDocument": {"uri": dns}, "position": position(OPEN, "Exists")}),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32803, "{r}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("put the cursor on the key of a taint or a toleration"));
+    assert!(c.finish().await);
+}
+
+/// A client without document changes gets plain `changes`, one list per file.
+#[tokio::test]
+async fn rename_without_document_changes() {
+    let mut caps = caps();
+    caps["workspace"]["workspaceEdit"] = json!({});
+    let Setup { _dir, root, mut c } = start(caps).await;
+    let dns = file_uri(&root.join("apps/dns.yaml"));
+    let r = c
+        .request(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": dns}, "position": position(OPEN, "node-role"), "newName": "node-role.kubernetes.io/control-plane"}),
+        )
+        .await;
+    let changes = r["result"]["changes"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(changes.len(), 5, "{r}");
+    assert_eq!(changes[&dns].as_array().unwrap().len(), 1);
+    assert!(r["result"].get("documentChanges").is_none());
+    assert!(c.finish().await);
+}
