@@ -5,7 +5,7 @@
 //! files. Read off the request path, once after `initialized` and again for the files the
 //! client reports changed; bounded in files and in bytes a file.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -72,6 +72,9 @@ pub type Entry = (Uri, Arc<IndexedFile>);
 #[derive(Debug, Default)]
 pub struct WorkspaceIndex {
     files: HashMap<PathBuf, Entry>,
+    /// Every manifest file of the workspace, whether it holds anything or not: the files
+    /// workspace diagnostics cover.
+    manifests: BTreeSet<PathBuf>,
     /// Whether the walk found more than [`MAX_FILES`] files.
     pub truncated: bool,
 }
@@ -83,6 +86,7 @@ impl WorkspaceIndex {
             .and_then(|p| config_file::load(&p).ok())
             .unwrap_or_default();
         let (paths, truncated) = manifest_files(root, &config);
+        let manifests = paths.iter().cloned().collect();
         let files = paths
             .into_par_iter()
             .filter_map(|path| {
@@ -90,7 +94,11 @@ impl WorkspaceIndex {
                 Some((path, entry))
             })
             .collect();
-        WorkspaceIndex { files, truncated }
+        WorkspaceIndex {
+            files,
+            manifests,
+            truncated,
+        }
     }
 
     /// How many files hold tolerations.
@@ -113,6 +121,11 @@ impl WorkspaceIndex {
 
     /// Keeps what [`read`] found in a file.
     pub fn set(&mut self, path: &Path, entry: Option<Entry>) {
+        if path.is_file() {
+            self.manifests.insert(path.to_path_buf());
+        } else {
+            self.manifests.remove(path);
+        }
         match entry {
             Some(entry) => {
                 self.files.insert(path.to_path_buf(), entry);
@@ -129,6 +142,11 @@ impl WorkspaceIndex {
             .values()
             .filter(|(_, f)| !f.tolerations.is_empty())
             .map(|(uri, f)| (uri, &f.tolerations[..]))
+    }
+
+    /// Every manifest file of the workspace, in path order.
+    pub fn manifests(&self) -> impl Iterator<Item = &Path> {
+        self.manifests.iter().map(PathBuf::as_path)
     }
 
     /// Each file's path, URI and all it holds.

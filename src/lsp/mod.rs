@@ -34,6 +34,7 @@ mod session;
 pub mod settings;
 mod workers;
 pub mod workspace;
+mod workspace_diagnostics;
 
 use std::process::ExitCode;
 

@@ -82,6 +82,7 @@ impl Backend {
             watching: None,
             started: false,
             index: WorkspaceIndex::default(),
+            disk: Default::default(),
         };
         let session = Arc::new(Session {
             client,
@@ -91,6 +92,7 @@ impl Backend {
             wake: Notify::new(),
             shut_down: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
+            publishing: Default::default(),
         });
         Backend { session }
     }
@@ -191,6 +193,13 @@ impl LanguageServer for Backend {
         params: DocumentSymbolParams,
     ) -> jsonrpc::Result<Option<DocumentSymbolResponse>> {
         reply(r::document_symbol::handle(&self.session, params).await)
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        params: WorkspaceDiagnosticParams,
+    ) -> jsonrpc::Result<WorkspaceDiagnosticReportResult> {
+        r::workspace_diagnostic::handle(&self.session, params).await
     }
 
     async fn symbol(

@@ -31,6 +31,7 @@ use crate::lsp::index::WorkspaceIndex;
 use crate::lsp::inventory;
 use crate::lsp::output::Outbox;
 use crate::lsp::workspace::Workspace;
+use crate::lsp::workspace_diagnostics::DiskDiagnostics;
 use crate::position::Encoding;
 use crate::schedule::placement::{Placement, TolerationPlace};
 
@@ -199,6 +200,8 @@ pub(crate) struct State {
     pub(crate) started: bool,
     /// The tolerations of the workspace's files (read in the background after `initialized`).
     pub(crate) index: WorkspaceIndex,
+    /// The diagnostics of the workspace's files that are not open.
+    pub(crate) disk: DiskDiagnostics,
 }
 
 pub(crate) struct Session {
@@ -213,6 +216,8 @@ pub(crate) struct Session {
     pub(crate) shut_down: AtomicBool,
     /// The connection is closed: background tasks end.
     pub(crate) stopped: AtomicBool,
+    /// One push of the workspace's diagnostics at a time.
+    pub(crate) publishing: tokio::sync::Mutex<()>,
 }
 
 /// internal error instead of taking the server down.

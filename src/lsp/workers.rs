@@ -59,6 +59,7 @@ impl Session {
         }
         if !pull {
             self.wake.notify_one();
+            tokio::spawn(self.clone().publish_workspace());
         } else if refresh {
             let me = self.clone();
             tokio::spawn(async move {
@@ -112,13 +113,26 @@ impl Session {
     }
 
     pub(crate) async fn reload_inventory(self: &Arc<Self>) {
-        let (current, generation) = {
+        let (current, generation, open) = {
             let mut state = self.lock();
             state.next_generation += 1;
-            (state.workspace.clone(), state.next_generation)
+            // The inventory files the editor has open count as edited, saved or not.
+            let open: std::collections::HashMap<PathBuf, Arc<String>> = state
+                .documents
+                .iter()
+                .filter_map(|(uri, o)| {
+                    let path = uri.to_file_path()?.into_owned();
+                    state
+                        .workspace
+                        .inventory
+                        .contains(&path)
+                        .then(|| (path, o.doc.snapshot().text))
+                })
+                .collect();
+            (state.workspace.clone(), state.next_generation, open)
         };
         let result = blocking("reading the inventory", move || {
-            current.with_inventory_reread(generation)
+            current.with_inventory_reread(generation, &open)
         })
         .await;
         match result {
@@ -352,6 +366,7 @@ impl Session {
             Ok(built) => {
                 let (files, truncated) = (built.len(), built.truncated);
                 self.lock().index = built;
+                self.workspace_changed().await;
                 let more = if truncated {
                     format!(
                         " (only the first {} manifest files were read)",
@@ -379,7 +394,7 @@ impl Session {
     }
 
     /// Reads workspace files again (they changed on disk or were saved).
-    pub(crate) async fn reindex(&self, paths: Vec<PathBuf>) {
+    pub(crate) async fn reindex(self: &Arc<Self>, paths: Vec<PathBuf>) {
         if paths.is_empty() {
             return;
         }
@@ -395,10 +410,13 @@ impl Session {
         })
         .await;
         if let Ok(read) = result {
-            let mut state = self.lock();
-            for (path, entry) in read {
-                state.index.set(&path, entry);
+            {
+                let mut state = self.lock();
+                for (path, entry) in read {
+                    state.index.set(&path, entry);
+                }
             }
+            self.workspace_changed().await;
         }
     }
 

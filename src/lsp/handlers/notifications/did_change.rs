@@ -1,11 +1,19 @@
 //! `textDocument/didChange`: the edit applies at once, under the lock, before any `.await`.
 
+use std::sync::Arc;
+
 use tower_lsp_server::ls_types::*;
 
 use crate::lsp::session::Session;
 
-pub(crate) async fn handle(session: &Session, params: DidChangeTextDocumentParams) {
+/// An edit to an inventory or pool file changes the cluster at once, saved or not.
+pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeTextDocumentParams) {
     let uri = params.text_document.uri;
+    let inventory = {
+        let state = session.lock();
+        uri.to_file_path()
+            .is_some_and(|p| state.workspace.inventory.contains(&p))
+    };
     let problems = {
         let mut state = session.lock();
         let encoding = state.encoding;
@@ -27,6 +35,10 @@ pub(crate) async fn handle(session: &Session, params: DidChangeTextDocumentParam
         }
     };
     session.wake.notify_one();
+    if inventory {
+        let me = session.clone();
+        tokio::spawn(async move { me.reload_inventory().await });
+    }
     for p in problems {
         session
             .log(

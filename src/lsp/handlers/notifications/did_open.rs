@@ -21,6 +21,7 @@ pub(crate) async fn handle(session: &Session, params: DidOpenTextDocumentParams)
                 chunks: Arc::default(),
             },
         );
+        state.disk.opened(&d.uri);
         state.dirty.insert(d.uri);
     }
     session.wake.notify_one();

@@ -100,7 +100,7 @@ pub(crate) async fn handle(
                     identifier: Some("taintlint".into()),
                     // Diagnostics depend on the inventory files too.
                     inter_file_dependencies: true,
-                    workspace_diagnostics: false,
+                    workspace_diagnostics: true,
                     ..Default::default()
                 })
             }),

@@ -14,4 +14,5 @@ pub(crate) mod invalid;
 pub(crate) mod placement;
 pub(crate) mod references;
 pub(crate) mod rename;
+pub(crate) mod workspace_diagnostic;
 pub(crate) mod workspace_symbol;
