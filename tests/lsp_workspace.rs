@@ -407,3 +407,265 @@ async fn rename_without_document_changes() {
     assert!(r["result"].get("documentChanges").is_none());
     assert!(c.finish().await);
 }
+
+/// A pool file with one pool and nothing on it yet.
+const ONE_POOL: &str = "\
+pools:
+  general:
+    count: 2
+";
+
+/// Workloads nobody opens: one that tolerates the taint the pool will get, one that does not.
+const TOLERATES: &str = "\
+kind: Deployment
+metadata: {name: trainer}
+spec:
+  template:
+    spec:
+      tolerations: [{key: dedicated, value: ml, effect: NoSchedule}]
+";
+const PLAIN: &str = "\
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: nginx}]
+";
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("apps")).unwrap();
+        std::fs::create_dir_all(root.join("vendor")).unwrap();
+        std::fs::write(root.join("pools.yaml"), ONE_POOL).unwrap();
+        std::fs::write(root.join("apps/trainer.yaml"), TOLERATES).unwrap();
+        std::fs::write(root.join("apps/web.yaml"), PLAIN).unwrap();
+        // Excluded by the project's configuration: never reported.
+        std::fs::write(root.join("vendor/web.yaml"), PLAIN).unwrap();
+        std::fs::write(
+            root.join(".taintlint.yaml"),
+            "exclude: [\"vendor/**\"]\ninventory: pools.yaml\n",
+        )
+        .unwrap();
+        Repo { _dir: dir, root }
+    }
+
+    fn uri(&self, path: &str) -> String {
+        file_uri(&self.root.join(path))
+    }
+}
+
+/// What a workspace/diagnostic answer says: per file, `unchanged` or the rules found.
+fn reports(r: &Value) -> std::collections::BTreeMap<String, Value> {
+    r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            let what = if i["kind"] == "unchanged" {
+                json!("unchanged")
+            } else {
+                json!(i["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d["code"].clone())
+                    .collect::<Vec<_>>())
+            };
+            (i["uri"].as_str().unwrap().to_string(), what)
+        })
+        .collect()
+}
+
+fn result_ids(r: &Value) -> Value {
+    json!(r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| Some(json!({"uri": i["uri"], "value": i["resultId"].as_str()?})))
+        .collect::<Vec<_>>())
+}
+
+/// Asks for workspace diagnostics until `done` (the inventory is reloaded in the background)
+/// or five seconds have passed; returns the last answer.
+async fn workspace_diagnostics_until(
+    c: &mut Client,
+    previous: Value,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let r = c
+            .request(
+                "workspace/diagnostic",
+                json!({"previousResultIds": previous}),
+            )
+            .await;
+        if done(&r) || std::time::Instant::now() > deadline {
+            return r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn workspace_diagnostics_pulled_with_result_ids() {
+    let repo = Repo::new();
+    let mut c = Client::start(Client::test_config());
+    let r = c
+        .initialize_in(
+            Some(&file_uri(&repo.root)),
+            client::pull_client(),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["capabilities"]["diagnosticProvider"]["workspaceDiagnostics"], true,
+        "{r}"
+    );
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    let (trainer, web) = (repo.uri("apps/trainer.yaml"), repo.uri("apps/web.yaml"));
+    let first = workspace_diagnostics_until(&mut c, json!([]), |r| reports(r).len() == 2).await;
+    // The excluded file and the inventory file are not reported.
+    let mut want = std::collections::BTreeMap::new();
+    want.insert(trainer.clone(), json!(["toleration-unused"]));
+    want.insert(web.clone(), json!([]));
+    assert_eq!(reports(&first), want, "{first}");
+
+    // The same ids again: nothing changed.
+    let ids = result_ids(&first);
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": ids}))
+        .await;
+    assert!(reports(&r).values().all(|v| v == "unchanged"), "{r}");
+    // A stale id gets the full report.
+    let stale = json!([{"uri": trainer, "value": "stale"}]);
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": stale}))
+        .await;
+    assert_eq!(reports(&r)[&trainer], json!(["toleration-unused"]), "{r}");
+
+    // An unsaved edit to the pool file: the workload that does not tolerate the new taint
+    // fits no node; the one that does no longer has an unused toleration.
+    let pools = repo.uri("pools.yaml");
+    c.open(&pools, ONE_POOL).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 2}, "contentChanges": [{"text": format!("{ONE_POOL}    taints: [\"dedicated=ml:NoSchedule\"]\n")}]}),
+    )
+    .await;
+    let r = workspace_diagnostics_until(&mut c, ids.clone(), |r| {
+        reports(r).get(&web) == Some(&json!(["unschedulable"]))
+    })
+    .await;
+    let mut want = std::collections::BTreeMap::new();
+    want.insert(trainer.clone(), json!([]));
+    want.insert(web.clone(), json!(["unschedulable"]));
+    assert_eq!(reports(&r), want, "{r}");
+    // The server asked the client to pull again.
+    c.server_request("workspace/diagnostic/refresh").await;
+
+    // A file deleted between requests: an empty report for it, then nothing.
+    std::fs::remove_file(repo.root.join("apps/web.yaml")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": web, "type": 3}]}),
+    )
+    .await;
+    let ids = result_ids(&r);
+    let r = workspace_diagnostics_until(&mut c, ids, |r| reports(r).get(&web) == Some(&json!([])))
+        .await;
+    assert_eq!(reports(&r)[&web], json!([]), "{r}");
+    let gone = r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["uri"] == web.as_str())
+        .unwrap();
+    assert_eq!(gone["kind"], "full");
+    assert!(gone.get("resultId").is_none(), "{gone}");
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": []}))
+        .await;
+    assert!(!reports(&r).contains_key(&web), "{r}");
+    assert!(c.finish().await);
+}
+
+/// A client without pull diagnostics (Neovim 0.11) is sent the unopened files' diagnostics
+/// when a pool edit changes them, and cleared when it no longer does.
+#[tokio::test]
+async fn workspace_diagnostics_pushed_to_a_client_that_cannot_pull() {
+    let repo = Repo::new();
+    let mut c = Client::start(Client::test_config());
+    let r = c
+        .initialize_in(Some(&file_uri(&repo.root)), push_client(), json!({}))
+        .await;
+    assert!(
+        r["result"]["capabilities"]
+            .get("diagnosticProvider")
+            .is_none(),
+        "{r}"
+    );
+    let (trainer, web) = (repo.uri("apps/trainer.yaml"), repo.uri("apps/web.yaml"));
+    let published = |uri: String| {
+        move |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+        }
+    };
+    let codes = |m: &Value| -> Vec<Value> {
+        m["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].clone())
+            .collect()
+    };
+    // What the files say at first (the file with nothing to say is not sent).
+    let m = c.notification_where(published(trainer.clone())).await;
+    assert_eq!(codes(&m), [json!("toleration-unused")]);
+
+    let pools = repo.uri("pools.yaml");
+    c.open(&pools, ONE_POOL).await;
+    let tainted = format!("{ONE_POOL}    taints: [\"dedicated=ml:NoSchedule\"]\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 2}, "contentChanges": [{"text": tainted}]}),
+    )
+    .await;
+    let m = c.notification_where(published(web.clone())).await;
+    assert_eq!(codes(&m), [json!("unschedulable")], "{m}");
+    assert_eq!(m["params"].get("version"), None, "{m}");
+    let m = c.notification_where(published(trainer.clone())).await;
+    assert_eq!(codes(&m), Vec::<Value>::new(), "{m}");
+    let excluded = repo.uri("vendor/web.yaml");
+    assert!(
+        !c.drain_queued()
+            .iter()
+            .any(|m| m["params"]["uri"] == excluded.as_str()),
+        "an excluded file was published"
+    );
+
+    // The taint is taken back: the workload's error is cleared.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 3}, "contentChanges": [{"text": ONE_POOL}]}),
+    )
+    .await;
+    let m = c.notification_where(published(web.clone())).await;
+    assert_eq!(codes(&m), Vec::<Value>::new(), "{m}");
+    let m = c.notification_where(published(trainer.clone())).await;
+    assert_eq!(codes(&m), [json!("toleration-unused")], "{m}");
+    assert!(c.finish().await);
+}

@@ -64,7 +64,8 @@ fn result_id(items: &[lsp::Diagnostic]) -> String {
 }
 
 impl Session {
-    /// The diagnostics of every workspace manifest that is not open and not an inventory file,
+    /// The diagnostics of every workspace manifest that is not open, not an inventory file and
+    /// not the project's configuration file,
     /// in path order: cached results where the file and the workspace did not change, the
     /// others read and analysed now (in parallel).
     pub(crate) async fn disk_diagnostics(&self) -> jsonrpc::Result<Vec<Arc<DiskResult>>> {
@@ -78,7 +79,11 @@ impl Session {
             let paths: Vec<PathBuf> = state
                 .index
                 .manifests()
-                .filter(|p| !open.contains(*p) && !state.workspace.inventory.contains(p))
+                .filter(|p| {
+                    !open.contains(*p)
+                        && !state.workspace.inventory.contains(p)
+                        && !state.workspace.is_config(p)
+                })
                 .map(PathBuf::from)
                 .collect();
             let cached: Vec<Option<Arc<DiskResult>>> = paths
