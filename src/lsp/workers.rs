@@ -380,6 +380,21 @@ impl Session {
                     format!("taintlint: read the workspace: {files} files with tolerations{more}"),
                 )
                 .await;
+                if truncated {
+                    self.client
+                        .show_message(
+                            MessageType::WARNING,
+                            format!(
+                                "taintlint: the workspace has more than {} manifest files; \
+                                 references, rename, workspace symbols and the diagnostics of \
+                                 files that are not open cover the first {} in path order (narrow \
+                                 it with `include`/`exclude` in .taintlint.yaml)",
+                                index::MAX_FILES,
+                                index::MAX_FILES
+                            ),
+                        )
+                        .await;
+                }
             }
             Err(e) => self.log(MessageType::ERROR, e.message).await,
         }
