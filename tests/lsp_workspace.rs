@@ -81,7 +81,7 @@ spec:
   template:
     spec:
       tolerations:
-      # taintlint: disable-next-line=some-rule
+      # taintlint: disable=toleration-unused -- key: node-role.kubernetes.io/master
       - key: node-role.kubernetes.io/master # the retired key
         operator: Exists
         effect: NoSchedule
@@ -299,7 +299,9 @@ async fn rename_a_taint_key_across_inventory_and_workloads() {
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
     assert_eq!(renamed["apps/addon.yaml"], new(ADDON, 1));
-    assert!(renamed["apps/addon.yaml"].contains("# taintlint: disable-next-line=some-rule\n"));
+    assert!(renamed["apps/addon.yaml"].contains(
+        "# taintlint: disable=toleration-unused -- key: node-role.kubernetes.io/master\n"
+    ));
     assert!(renamed["apps/addon.yaml"].contains("# the retired key"));
     assert_eq!(renamed["apps/dns.yaml"], new(OPEN, 1));
     assert_eq!(

@@ -53,6 +53,27 @@ pub fn inventory_keys(text: &str, key: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// The taint key written at `offset` of an inventory or pool file (the word under the cursor,
+/// when [`inventory_keys`] finds it there), with its range.
+pub fn inventory_key_at(text: &str, offset: usize) -> Option<(Range<usize>, &str)> {
+    let offset = offset.min(text.len());
+    let start = text[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| key_char(c))
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let end = offset
+        + text[offset..]
+            .find(|c: char| !key_char(c))
+            .unwrap_or(text.len() - offset);
+    let key = &text[start..end];
+    inventory_keys(text, key)
+        .into_iter()
+        .find(|r| r.start == start)
+        .map(|r| (r, key))
+}
+
 fn line_before(before: &str) -> &str {
     before.rfind('\n').map_or(before, |i| &before[i + 1..])
 }
@@ -204,6 +225,18 @@ resource \"aws_eks_node_group\" \"cp\" {
         );
         // A field that only ends in `key` is not `key`.
         assert!(found("monkey: node-role.kubernetes.io/master\n", OLD).is_empty());
+    }
+
+    #[test]
+    fn the_key_under_the_cursor_in_an_inventory_file() {
+        let text = "pools:\n  cp: {taints: [\"node-role.kubernetes.io/master:NoSchedule\"], labels: {a: b}}\n";
+        let at = text.find("kubernetes.io/master").unwrap();
+        let (range, key) = inventory_key_at(text, at).unwrap();
+        assert_eq!(key, OLD);
+        assert_eq!(&text[range], OLD);
+        // On the effect, on a label: not a taint key.
+        assert_eq!(inventory_key_at(text, text.find("Schedule").unwrap()), None);
+        assert_eq!(inventory_key_at(text, text.find("a: b").unwrap()), None);
     }
 
     #[test]

@@ -138,9 +138,11 @@ impl Session {
         .await?;
         let mut state = self.lock();
         if state.workspace.generation == generation {
-            for (path, r) in &results {
-                state.disk.files.insert(path.clone(), r.clone());
-            }
+            // What is gone (deleted, excluded, open now) is forgotten.
+            state.disk.files = results
+                .iter()
+                .map(|(path, r)| (path.clone(), r.clone()))
+                .collect();
         }
         Ok(results.into_iter().map(|(_, r)| r).collect())
     }

@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::{self as lsp, *};
 
 use crate::lsp::convert::Lines;
 use crate::lsp::handlers::{DocumentRequest, Unanswered};
-use crate::lsp::rename::{inventory_keys, new_key_problem};
+use crate::lsp::rename::{inventory_key_at, inventory_keys, new_key_problem};
 use crate::lsp::session::{blocking, contains, file_name, Session};
 use crate::position::LineIndex;
 
@@ -56,15 +56,14 @@ async fn key_at(
         let key = doc.snap.text[k.clone()].to_string();
         return Ok(Some((k, key)));
     }
-    if let Some((taint, _)) = session
-        .taint_at(&doc.uri, &doc.snap, &doc.ws, offset)
-        .await?
-    {
-        if let Some(r) = inventory_keys(&doc.snap.text, &taint.key)
-            .into_iter()
-            .find(|r| contains(r, offset))
-        {
-            return Ok(Some((r, taint.key)));
+    // An inventory or pool file, as edited (its reload may not have happened yet).
+    let inventory = doc
+        .uri
+        .to_file_path()
+        .is_some_and(|p| doc.ws.inventory.contains(&p));
+    if inventory {
+        if let Some((r, key)) = inventory_key_at(&doc.snap.text, offset) {
+            return Ok(Some((r.clone(), key.to_string())));
         }
     }
     Ok(None)
