@@ -81,7 +81,7 @@ spec:
   template:
     spec:
       tolerations:
-      # taintlint: disable=toleration-unused -- key: node-role.kubernetes.io/master
+      # taintlint: disable=toleration-unused -- for node-role.kubernetes.io/master
       - key: node-role.kubernetes.io/master # the retired key
         operator: Exists
         effect: NoSchedule
@@ -286,24 +286,27 @@ async fn rename_a_taint_key_across_inventory_and_workloads() {
             "cluster/pools.yaml"
         ]
     );
-    let new = |text: &str, taint_places: usize| {
-        // The taints and tolerations change; labels and comments do not.
-        text.replacen(
-            "key: node-role.kubernetes.io/master",
-            "key: node-role.kubernetes.io/control-plane",
-            taint_places,
+    // The taints and tolerations change; labels and comments (even one naming the key) do not.
+    let new = |text: &str| {
+        text.replace(
+            "- key: node-role.kubernetes.io/master",
+            "- key: node-role.kubernetes.io/control-plane",
+        )
+        .replace(
+            "{key: node-role.kubernetes.io/master",
+            "{key: node-role.kubernetes.io/control-plane",
         )
     };
     let renamed: std::collections::HashMap<&str, &str> = files
         .iter()
         .map(|(p, t)| (p.as_str(), t.as_str()))
         .collect();
-    assert_eq!(renamed["apps/addon.yaml"], new(ADDON, 1));
+    assert_eq!(renamed["apps/addon.yaml"], new(ADDON));
     assert!(renamed["apps/addon.yaml"].contains(
-        "# taintlint: disable=toleration-unused -- key: node-role.kubernetes.io/master\n"
+        "# taintlint: disable=toleration-unused -- for node-role.kubernetes.io/master\n"
     ));
     assert!(renamed["apps/addon.yaml"].contains("# the retired key"));
-    assert_eq!(renamed["apps/dns.yaml"], new(OPEN, 1));
+    assert_eq!(renamed["apps/dns.yaml"], new(OPEN));
     assert_eq!(
         renamed["cluster/nodes.yaml"],
         NODES
