@@ -93,6 +93,8 @@ impl Backend {
             shut_down: AtomicBool::new(false),
             stopped: AtomicBool::new(false),
             publishing: Default::default(),
+            inventory_edited: AtomicBool::new(false),
+            reading_edits: Default::default(),
         });
         Backend { session }
     }

@@ -218,6 +218,10 @@ pub(crate) struct Session {
     pub(crate) stopped: AtomicBool,
     /// One push of the workspace's diagnostics at a time.
     pub(crate) publishing: tokio::sync::Mutex<()>,
+    /// An open inventory file was edited since the inventory was last read.
+    pub(crate) inventory_edited: AtomicBool,
+    /// One reading of the inventory for edits at a time.
+    pub(crate) reading_edits: tokio::sync::Mutex<()>,
 }
 
 /// internal error instead of taking the server down.

@@ -1,5 +1,6 @@
 //! `textDocument/didChange`: the edit applies at once, under the lock, before any `.await`.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use tower_lsp_server::ls_types::*;
@@ -36,8 +37,16 @@ pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeTextDocument
     };
     session.wake.notify_one();
     if inventory {
+        // Keystrokes come faster than a big inventory is read: edits that arrive while it is
+        // read are taken together by the next reading, not one reading each.
+        session.inventory_edited.store(true, Ordering::SeqCst);
         let me = session.clone();
-        tokio::spawn(async move { me.reload_inventory().await });
+        tokio::spawn(async move {
+            let _one_at_a_time = me.reading_edits.lock().await;
+            if me.inventory_edited.swap(false, Ordering::SeqCst) {
+                me.reload_inventory().await;
+            }
+        });
     }
     for p in problems {
         session
