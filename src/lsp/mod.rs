@@ -13,6 +13,8 @@
 //! The server itself is laid out as ruff's: `session` holds the state (and `workers` its
 //! background work, `queries` what the workspace says about a taint), `handlers` has one file
 //! per request and notification behind one shared preamble, and `server` is the dispatch table.
+//! Answers for the whole workspace: `workspace_diagnostics` (the files that are not open, pulled
+//! or pushed) and [`rename`] (where a taint key is written).
 
 pub mod cluster;
 pub mod completion;
