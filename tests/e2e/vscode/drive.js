@@ -131,10 +131,20 @@ async function problemRows(page) {
   );
 }
 
-async function markerRows(page) {
-  // The first row of each file is the file itself; the others are its problems.
+async function markerRows(page, file) {
+  // The first row of each file is the file itself; the others are its problems. The server
+  // reports the workspace's other files too (workspace diagnostics): only `file`'s are kept.
   const rows = await problemRows(page);
-  return rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r.text)).map(parseProblemRow);
+  const kept = [];
+  let current = null;
+  for (const r of rows) {
+    if (/\[Ln \d+, Col \d+\]/.test(r.text)) {
+      if (current === file) kept.push(r);
+    } else {
+      current = r.text.split(" ")[0];
+    }
+  }
+  return kept.map(parseProblemRow);
 }
 
 /**
@@ -502,10 +512,13 @@ async function main() {
     step("read the Problems panel");
     await page.keyboard.press("Control+Shift+M");
     await page.waitForSelector(".markers-panel .monaco-list-row", { timeout: TIMEOUT });
+    // The workspace's other files are in the panel too (workspace diagnostics): show this one's.
+    await page.screenshot({ path: path.join(ARTIFACTS, "workspace-problems.png") });
+    await page.fill('input[placeholder^="Filter (e.g. text"]', `**/${fileName}`);
     result.problems = await until("the problems to settle", async () => {
-      const first = await markerRows(page);
+      const first = await markerRows(page, fileName);
       await page.waitForTimeout(1000);
-      const second = await markerRows(page);
+      const second = await markerRows(page, fileName);
       return first.length > 0 && JSON.stringify(first) === JSON.stringify(second) ? second : undefined;
     });
     await page.screenshot({ path: path.join(ARTIFACTS, "problems.png") });
@@ -545,7 +558,7 @@ async function main() {
     });
     await openFile(page, fileName);
     result.problems_after_settings = await until(`${severityRule} to show as an error`, async () => {
-      const rows = await markerRows(page);
+      const rows = await markerRows(page, fileName);
       const row = rows.find((r) => r.code === severityRule);
       return row && row.severity === "error" ? rows : undefined;
     });
