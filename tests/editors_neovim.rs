@@ -699,3 +699,119 @@ fn neovim_screen_shows_the_cluster() {
         }
     }
 }
+
+/// The whole workspace in Neovim, which only takes pushed diagnostics: an unsaved taint added
+/// to the pool file puts a workload that is not open into `vim.diagnostic`, taking it back
+/// clears it, and renaming the taint key from the pool file changes the files on disk as the
+/// workspace edit said (tests/e2e/neovim/workspace.lua).
+#[test]
+fn neovim_workspace_diagnostics_and_rename() {
+    let Some(nvim) = require("editors_neovim", neovim()) else {
+        return;
+    };
+    const POOLS: &str = "pools:\n  control-plane:\n    count: 3\n";
+    // Nobody opens these: one tolerates the control-plane taint, one does not.
+    const WEB: &str = "kind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    spec:\n      containers: [{name: web, image: nginx}]\n";
+    const AGENT: &str = "kind: DaemonSet\nmetadata: {name: agent}\nspec:\n  template:\n    spec:\n      # taintlint: disable=toleration-unused -- node-role.kubernetes.io/master: runs everywhere\n      tolerations:\n      - key: node-role.kubernetes.io/master\n        operator: Exists\n";
+    const NEW_KEY: &str = "node-role.kubernetes.io/control-plane";
+    let dir = artifacts("neovim").join("workspace");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let workspace = home.path().join("workspace");
+    std::fs::create_dir_all(workspace.join(".git")).unwrap();
+    std::fs::create_dir_all(workspace.join("apps")).unwrap();
+    std::fs::write(workspace.join(".taintlint.yaml"), "inventory: pools.yaml\n").unwrap();
+    let pools = workspace.join("pools.yaml");
+    std::fs::write(&pools, POOLS).unwrap();
+    let web = workspace.join("apps/web.yaml");
+    std::fs::write(&web, WEB).unwrap();
+    let agent = workspace.join("apps/agent.yaml");
+    std::fs::write(&agent, AGENT).unwrap();
+    let out = dir.join("result.json");
+    let e2e = repo().join("tests/e2e/neovim");
+    let output = loopback_only(
+        &nvim,
+        &[
+            "--headless",
+            "--clean",
+            "-u",
+            e2e.join("init.lua").to_str().unwrap(),
+            pools.to_str().unwrap(),
+            "-c",
+            &format!("luafile {}", e2e.join("workspace.lua").display()),
+        ],
+    )
+    .current_dir(&workspace)
+    .env("TAINTLINT_BIN", server_bin())
+    .env("TAINTLINT_NVIM_PLUGIN", repo().join("editors/neovim"))
+    .env("TAINTLINT_E2E_OUT", &out)
+    .env("TAINTLINT_E2E_WEB", &web)
+    .env("TAINTLINT_E2E_NEW_KEY", NEW_KEY)
+    .env("XDG_CONFIG_HOME", home.path().join("config"))
+    .env("XDG_DATA_HOME", home.path().join("data"))
+    .env("XDG_STATE_HOME", home.path().join("state"))
+    .env("XDG_CACHE_HOME", home.path().join("cache"))
+    .output()
+    .expect("run nvim");
+    let log = home.path().join("state/nvim/lsp.log");
+    let _ = std::fs::copy(&log, dir.join("lsp.log"));
+    let report = if out.exists() {
+        read_json(&out)
+    } else {
+        Value::Null
+    };
+    assert!(
+        output.status.success() && report.get("error").is_none(),
+        "the Neovim workspace session failed: {}\nstderr: {}\nNeovim's LSP log: {}",
+        report
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("(no result)"),
+        String::from_utf8_lossy(&output.stderr),
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    let step = |name: &str| step(&report, name).clone();
+    // Never opened: nothing to say at first, unschedulable with the taint, cleared without.
+    assert_eq!(step("before")["web"], serde_json::json!([]), "{report}");
+    assert_eq!(step("tainted")["web"], serde_json::json!(["unschedulable"]));
+    assert_eq!(
+        step("tainted")["web_loaded"],
+        false,
+        "the workload was never opened"
+    );
+    assert_eq!(step("untainted")["web"], serde_json::json!([]));
+    // The rename, as written to disk: the pool's taint and the agent's toleration, not the
+    // suppression comment.
+    let on_disk = |p: &Path| std::fs::read_to_string(p).unwrap();
+    assert_eq!(
+        on_disk(&pools),
+        format!("{POOLS}    taints: [\"{NEW_KEY}:NoSchedule\"]\n")
+    );
+    assert_eq!(
+        on_disk(&agent),
+        AGENT.replace(
+            "key: node-role.kubernetes.io/master",
+            &format!("key: {NEW_KEY}")
+        )
+    );
+    assert_eq!(on_disk(&web), WEB);
+    // As the workspace edit said (Neovim 0.11 takes plain `changes`): one edit in each of the
+    // two files, and what it writes is the new key.
+    let edit = &report["rename_edit"];
+    let changes = edit["changes"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{edit}"));
+    let changed: Vec<String> = changes.keys().cloned().collect();
+    for edits in changes.values() {
+        let edits = edits.as_array().unwrap();
+        assert_eq!(edits.len(), 1, "{edit}");
+        assert_eq!(edits[0]["newText"], NEW_KEY, "{edit}");
+    }
+    assert_eq!(changed.len(), 2, "{edit}");
+    assert!(changed.iter().any(|u| u.ends_with("/pools.yaml")), "{edit}");
+    assert!(
+        changed.iter().any(|u| u.ends_with("/apps/agent.yaml")),
+        "{edit}"
+    );
+}

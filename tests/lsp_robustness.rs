@@ -156,7 +156,12 @@ async fn unknown_methods() {
     assert_eq!(r["error"]["code"], -32601, "{r}");
     c.notify("taintlint/noSuchNotification", json!({})).await;
     c.notify("$/setTrace", json!({"value": "verbose"})).await;
-    let r = c.request("workspace/symbol", json!({"query": "x"})).await;
+    let r = c
+        .request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": "file:///x.yaml"}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        )
+        .await;
     assert_eq!(r["error"]["code"], -32601, "{r}");
     still_answers(&mut c).await;
     assert!(c.finish().await);

@@ -23,6 +23,9 @@ pub struct ObjectFact {
     /// `Deployment shop/web`.
     pub label: String,
     pub kind: Option<String>,
+    /// `metadata.name` and `metadata.namespace`, for workspace symbols.
+    pub name: Option<String>,
+    pub namespace: Option<String>,
     /// The whole object.
     pub range: Range<usize>,
     /// Its `kind: ...` entry, else its name, else the start of the object.
@@ -39,6 +42,8 @@ pub struct TolerationFact {
     pub object: Option<ObjectRef>,
     /// The toleration as the API server stores it, when it is valid enough to match.
     pub toleration: Option<Toleration>,
+    /// The key's text (inside its quotes, if any), when the key is a plain string.
+    pub key: Option<Range<usize>>,
     /// `operator` absent or null: the API server reads it as Equal.
     pub operator_omitted: bool,
     /// `effect` absent, null or empty: the toleration matches every effect.
@@ -53,6 +58,8 @@ pub struct TaintFact {
     pub path: String,
     pub object: Option<ObjectRef>,
     pub taint: Option<Taint>,
+    /// The key's text (inside its quotes, if any), when the key is a plain string.
+    pub key: Option<Range<usize>>,
 }
 
 impl Facts {
@@ -83,6 +90,8 @@ impl Facts {
                     facts.objects.push(ObjectFact {
                         label: object_label(Some(&object_ref(o))),
                         kind: o.kind.map(str::to_string),
+                        name: o.name.map(str::to_string),
+                        namespace: o.namespace.map(str::to_string),
                         // A block mapping's span runs on to the next token.
                         range: range.start..range.start + text[range].trim_end().len(),
                         selection,
@@ -110,6 +119,7 @@ impl Facts {
                         path: item.path.clone(),
                         object: object(list.list.object),
                         toleration: item.toleration(),
+                        key: key_range(text, doc, &item),
                         operator_omitted: omitted(&item, "operator"),
                         effect_omitted: omitted(&item, "effect"),
                     });
@@ -123,6 +133,7 @@ impl Facts {
                         path: item.path.clone(),
                         object: object(list.object),
                         taint: item.taint(),
+                        key: key_range(text, doc, &item),
                     });
                 }
             }
@@ -152,6 +163,21 @@ fn object_ref(o: &Object<'_>) -> ObjectRef {
         name: o.name.map(str::to_string),
         namespace: o.namespace.map(str::to_string),
     }
+}
+
+/// Where an item's `key` is written: the decoded key's text inside the value's span (a
+/// quoted scalar's quotes left out); `None` for an empty key or one written with escapes.
+fn key_range(text: &str, doc: &syntax::Document<'_>, item: &Item<'_>) -> Option<Range<usize>> {
+    let field = item.field("key")?;
+    let Decoded::Str(key) = &field.decoded else {
+        return None;
+    };
+    if key.is_empty() {
+        return None;
+    }
+    let span = doc.node(field.value).span.clone();
+    let at = text.get(span.clone())?.find(&**key)?;
+    Some(span.start + at..span.start + at + key.len())
 }
 
 fn omitted(item: &Item<'_>, field: &str) -> bool {

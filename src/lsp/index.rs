@@ -1,11 +1,11 @@
 //! The workspace's manifests as the server knows them without their being open: the
-//! tolerations of each file a lint of the workspace root reads (the project's include and
+//! tolerations (and taints and workloads, for rename and workspace symbols) of each file a lint of the workspace root reads (the project's include and
 //! exclude patterns, `.gitignore`, no dot-directories, no Helm chart `templates/`), so that
 //! references on a taint list the tolerations of the whole workspace, not only of the open
 //! files. Read off the request path, once after `initialized` and again for the files the
 //! client reports changed; bounded in files and in bytes a file.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -32,15 +32,49 @@ pub struct Indexed {
     /// Its object, for people (`Deployment shop/web`), and its field path.
     pub object: String,
     pub path: String,
+    /// The key's text, when the key is a plain string (what a rename replaces).
+    pub key: Option<lsp::Range>,
 }
 
-/// A file's URI and its tolerations.
-pub type Entry = (Uri, Arc<[Indexed]>);
+/// A taint written in a workspace file (a Node's, a node pool's), by its key.
+#[derive(Debug, Clone)]
+pub struct IndexedTaint {
+    pub key: String,
+    /// The key's text.
+    pub range: lsp::Range,
+    /// Its object, for people.
+    pub object: String,
+}
 
-/// The tolerations of the workspace's files, by file (files without any are not kept).
+/// A workload (or Node, or node pool) of a workspace file, for workspace symbols.
+#[derive(Debug, Clone)]
+pub struct IndexedObject {
+    pub kind: Option<String>,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    /// Its `kind:` entry, else its name.
+    pub selection: lsp::Range,
+}
+
+/// What one file holds: tolerations, taints, objects.
+#[derive(Debug, Default)]
+pub struct IndexedFile {
+    pub tolerations: Vec<Indexed>,
+    pub taints: Vec<IndexedTaint>,
+    pub objects: Vec<IndexedObject>,
+}
+
+/// A file's URI and what it holds.
+pub type Entry = (Uri, Arc<IndexedFile>);
+
+/// The tolerations, taints and objects of the workspace's files, by file (files without any
+/// are not kept).
 #[derive(Debug, Default)]
 pub struct WorkspaceIndex {
     files: HashMap<PathBuf, Entry>,
+    /// Every manifest file of the workspace, whether it holds anything or not: the files
+    /// workspace diagnostics cover.
+    manifests: BTreeSet<PathBuf>,
     /// Whether the walk found more than [`MAX_FILES`] files.
     pub truncated: bool,
 }
@@ -52,6 +86,7 @@ impl WorkspaceIndex {
             .and_then(|p| config_file::load(&p).ok())
             .unwrap_or_default();
         let (paths, truncated) = manifest_files(root, &config);
+        let manifests = paths.iter().cloned().collect();
         let files = paths
             .into_par_iter()
             .filter_map(|path| {
@@ -59,16 +94,23 @@ impl WorkspaceIndex {
                 Some((path, entry))
             })
             .collect();
-        WorkspaceIndex { files, truncated }
+        WorkspaceIndex {
+            files,
+            manifests,
+            truncated,
+        }
     }
 
     /// How many files hold tolerations.
     pub fn len(&self) -> usize {
-        self.files.len()
+        self.files
+            .values()
+            .filter(|(_, f)| !f.tolerations.is_empty())
+            .count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.len() == 0
     }
 
     /// Reads one file again (it changed on disk, or was saved); forgets it when it is gone or
@@ -79,6 +121,11 @@ impl WorkspaceIndex {
 
     /// Keeps what [`read`] found in a file.
     pub fn set(&mut self, path: &Path, entry: Option<Entry>) {
+        if path.is_file() {
+            self.manifests.insert(path.to_path_buf());
+        } else {
+            self.manifests.remove(path);
+        }
         match entry {
             Some(entry) => {
                 self.files.insert(path.to_path_buf(), entry);
@@ -91,7 +138,22 @@ impl WorkspaceIndex {
 
     /// Each file's URI and tolerations.
     pub fn files(&self) -> impl Iterator<Item = (&Uri, &[Indexed])> {
-        self.files.values().map(|(uri, t)| (uri, &t[..]))
+        self.files
+            .values()
+            .filter(|(_, f)| !f.tolerations.is_empty())
+            .map(|(uri, f)| (uri, &f.tolerations[..]))
+    }
+
+    /// Every manifest file of the workspace, in path order.
+    pub fn manifests(&self) -> impl Iterator<Item = &Path> {
+        self.manifests.iter().map(PathBuf::as_path)
+    }
+
+    /// Each file's path, URI and all it holds.
+    pub fn entries(&self) -> impl Iterator<Item = (&Path, &Uri, &IndexedFile)> {
+        self.files
+            .iter()
+            .map(|(path, (uri, f))| (path.as_path(), uri, &**f))
     }
 }
 
@@ -105,8 +167,8 @@ pub fn is_manifest(path: &Path) -> bool {
 /// The glob a client watches for the index.
 pub const WATCH_GLOB: &str = "**/*.{yaml,yml,json}";
 
-/// The tolerations of one file on disk; `None` when it has none (or is not a readable
-/// manifest of at most [`MAX_FILE_BYTES`]).
+/// The tolerations, taints and objects of one file on disk; `None` when it has none (or is
+/// not a readable manifest of at most [`MAX_FILE_BYTES`]).
 pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
     let meta = std::fs::metadata(path).ok()?;
     if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
@@ -125,13 +187,40 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
                 toleration: t.toleration?,
                 object: object_label(t.object.as_ref()),
                 path: t.path,
+                key: t.key.map(|k| lines.range(k)),
             })
         })
         .collect();
-    if tolerations.is_empty() {
+    let taints: Vec<IndexedTaint> = facts
+        .taints
+        .into_iter()
+        .filter_map(|t| {
+            Some(IndexedTaint {
+                key: t.taint?.key,
+                range: lines.range(t.key?),
+                object: object_label(t.object.as_ref()),
+            })
+        })
+        .collect();
+    let objects: Vec<IndexedObject> = facts
+        .objects
+        .into_iter()
+        .map(|o| IndexedObject {
+            kind: o.kind,
+            name: o.name,
+            namespace: o.namespace,
+            selection: lines.range(o.selection),
+        })
+        .collect();
+    if tolerations.is_empty() && taints.is_empty() && objects.is_empty() {
         return None;
     }
-    Some((Uri::from_file_path(path)?, tolerations.into()))
+    let file = IndexedFile {
+        tolerations,
+        taints,
+        objects,
+    };
+    Some((Uri::from_file_path(path)?, Arc::new(file)))
 }
 
 /// The files a directory walk of `root` lints (manifests only, in path order), at most

@@ -152,7 +152,21 @@ impl InventoryFiles {
         Self::read_sources(self.sources.clone())
     }
 
+    /// The same files, read again, except those the editor has open: their texts as edited,
+    /// saved or not.
+    pub fn reread_with(&self, open: &HashMap<PathBuf, Arc<String>>) -> Self {
+        Self::read_sources_with(self.sources.clone(), open)
+    }
+
     fn read_sources(sources: Vec<PathBuf>) -> Self {
+        Self::read_sources_with(sources, &HashMap::new())
+    }
+
+    fn read_sources_with(sources: Vec<PathBuf>, open: &HashMap<PathBuf, Arc<String>>) -> Self {
+        let read_file = |path: &Path| match open.get(path) {
+            Some(text) => file_from_text(path, text.clone()),
+            None => read_file(path),
+        };
         let mut files = Vec::new();
         for source in &sources {
             if !source.is_dir() {
@@ -288,6 +302,21 @@ fn inventory_files_in(dir: &Path) -> Vec<PathBuf> {
                 && crate::inventory::Inventory::load(&[(name.as_str(), text.as_str())]).is_ok()
         })
         .collect()
+}
+
+/// An inventory file from the text an editor holds.
+fn file_from_text(path: &Path, text: Arc<String>) -> InventoryFile {
+    InventoryFile {
+        path: path.to_path_buf(),
+        content: Ok(Content {
+            len: text.len(),
+            hash: hash(&text),
+            positions: Arc::new(Positions::new(&text)),
+            text: Some(text),
+            uri: lsp::Uri::from_file_path(path),
+        }),
+        modified: modified(path),
+    }
 }
 
 fn read_file(path: &Path) -> InventoryFile {

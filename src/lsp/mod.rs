@@ -9,6 +9,12 @@
 //! [`completion`] and [`facts`] (what one open document says) produce what the editor shows;
 //! [`index`] holds the tolerations of the workspace's files that are not open;
 //! everything about the cluster comes from the one core inventory the workspace holds.
+//!
+//! The server itself is laid out as ruff's: `session` holds the state (and `workers` its
+//! background work, `queries` what the workspace says about a taint), `handlers` has one file
+//! per request and notification behind one shared preamble, and `server` is the dispatch table.
+//! Answers for the whole workspace: `workspace_diagnostics` (the files that are not open, pulled
+//! or pushed) and [`rename`] (where a taint key is written).
 
 pub mod cluster;
 pub mod completion;
@@ -17,21 +23,28 @@ pub mod diagnostics;
 pub mod documents;
 pub mod facts;
 pub mod guard;
+mod handlers;
 pub mod hover;
 pub mod incremental;
 pub mod index;
 pub mod inventory;
 pub mod output;
+mod queries;
+pub mod rename;
 mod server;
+mod session;
 pub mod settings;
+mod workers;
 pub mod workspace;
+mod workspace_diagnostics;
 
 use std::process::ExitCode;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_lsp_server::Server;
 
-pub use server::{Backend, Config, DocumentText, PlacementDetails, PlacementParams};
+pub use server::{Backend, DocumentText, PlacementDetails, PlacementParams};
+pub use session::Config;
 
 /// How many requests are handled at once. Handlers do their heavy work on blocking threads,
 /// so this bounds waiting, not CPU.

@@ -147,9 +147,14 @@ impl Workspace {
         (workspace, problems)
     }
 
-    /// The same settings with the inventory files read again.
-    pub fn with_inventory_reread(&self, generation: u64) -> (Self, Vec<String>) {
-        let inventory = self.inventory.reread();
+    /// The same settings with the inventory files read again; those in `open` as the editor
+    /// holds them.
+    pub fn with_inventory_reread(
+        &self,
+        generation: u64,
+        open: &std::collections::HashMap<PathBuf, Arc<String>>,
+    ) -> (Self, Vec<String>) {
+        let inventory = self.inventory.reread_with(open);
         let mut problems = inventory.problems();
         let cluster = load_cluster(&inventory, &mut problems);
         let inventory = inventory.without_texts();

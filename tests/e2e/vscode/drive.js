@@ -111,8 +111,14 @@ function parseProblemRow(row) {
 }
 
 async function problemRows(page) {
-  return page.$$eval(".markers-panel .monaco-list-row", (rows) =>
+  // The rows the list draws, in the tree's order: a virtualized list reuses and moves row
+  // elements, so their order in the page is not the tree's; the copies of file rows that
+  // sticky scroll pins at the top are left out.
+  const rows = await page.$$eval(".markers-panel .monaco-list-row:not(.monaco-tree-sticky-row)", (rows) =>
     rows.map((row) => ({
+      index: Number(row.getAttribute("data-index")),
+      // 1: a file; 2: one of its problems; 3: a problem's related location.
+      level: Number(row.getAttribute("aria-level")),
       text: row.innerText.replace(/\s+/g, " ").trim(),
       aria: row.getAttribute("aria-label") || "",
       // Whether some text of the row is cut off with an ellipsis (not readable whole).
@@ -129,12 +135,45 @@ async function problemRows(page) {
       })(),
     })),
   );
+  return rows.sort((a, b) => a.index - b.index);
 }
 
-async function markerRows(page) {
-  // The first row of each file is the file itself; the others are its problems.
+/**
+ * `file`'s problems as the Problems panel lists them. A problem belongs to the file row above it
+ * in the tree; one whose file row is not drawn (the list draws only the rows in view, and the
+ * row just before may be of another file) is not `file`'s for sure, and is left out.
+ */
+async function markerRows(page, file) {
   const rows = await problemRows(page);
-  return rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r.text)).map(parseProblemRow);
+  const kept = [];
+  let current = null;
+  let previous = null;
+  for (const r of rows) {
+    if (previous === null || r.index !== previous + 1) current = null; // a gap: rows not drawn
+    previous = r.index;
+    if (r.level === 1) {
+      current = r.text.split(" ")[0];
+    } else if (r.level === 2 && current === file) {
+      kept.push(r);
+    }
+  }
+  return kept.map(({ index, level, ...r }) => parseProblemRow(r));
+}
+
+/**
+ * Filters the Problems panel to `file` (the server reports the workspace's other files too:
+ * workspace diagnostics), and gives the focus back to `file`'s editor: Escape in the filter box,
+ * which later steps press, clears the filter.
+ */
+async function filterProblems(page, file) {
+  const filter = 'input[placeholder^="Filter (e.g. text"]';
+  if ((await page.inputValue(filter)) !== `**/${file}`) {
+    await page.fill(filter, `**/${file}`);
+  }
+  await page.click(`.tabs-container .tab.active[aria-label^="${file}"]`);
+  await until("the focus to leave the Problems filter", () =>
+    page.evaluate((filter) => !document.activeElement?.matches(filter), filter),
+  );
 }
 
 /**
@@ -502,10 +541,13 @@ async function main() {
     step("read the Problems panel");
     await page.keyboard.press("Control+Shift+M");
     await page.waitForSelector(".markers-panel .monaco-list-row", { timeout: TIMEOUT });
+    // The workspace's other files are in the panel too (workspace diagnostics): show this one's.
+    await page.screenshot({ path: path.join(ARTIFACTS, "workspace-problems.png") });
+    await filterProblems(page, fileName);
     result.problems = await until("the problems to settle", async () => {
-      const first = await markerRows(page);
+      const first = await markerRows(page, fileName);
       await page.waitForTimeout(1000);
-      const second = await markerRows(page);
+      const second = await markerRows(page, fileName);
       return first.length > 0 && JSON.stringify(first) === JSON.stringify(second) ? second : undefined;
     });
     await page.screenshot({ path: path.join(ARTIFACTS, "problems.png") });
@@ -544,8 +586,9 @@ async function main() {
       "taintlint.rules": { [severityRule]: "error" },
     });
     await openFile(page, fileName);
+    await filterProblems(page, fileName);
     result.problems_after_settings = await until(`${severityRule} to show as an error`, async () => {
-      const rows = await markerRows(page);
+      const rows = await markerRows(page, fileName);
       const row = rows.find((r) => r.code === severityRule);
       return row && row.severity === "error" ? rows : undefined;
     });

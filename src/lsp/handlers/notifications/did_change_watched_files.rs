@@ -1,0 +1,31 @@
+//! `workspace/didChangeWatchedFiles`: inventory, configuration and manifest files changed on disk.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tower_lsp_server::ls_types::*;
+
+use crate::lsp::session::Session;
+
+pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeWatchedFilesParams) {
+    let paths: Vec<PathBuf> = params
+        .changes
+        .iter()
+        .filter_map(|c| c.uri.to_file_path())
+        .map(|p| p.into_owned())
+        .collect();
+    let (touched, config) = {
+        let state = session.lock();
+        (
+            paths.iter().any(|p| state.workspace.inventory.contains(p)),
+            paths.iter().any(|p| state.workspace.is_config(p)),
+        )
+    };
+    if config {
+        session.reload_config().await;
+    } else if touched {
+        session.reload_inventory().await;
+    }
+    let manifests = paths.into_iter().filter(|p| session.indexes(p)).collect();
+    session.reindex(manifests).await;
+}

@@ -1,0 +1,39 @@
+//! `taintlint/placement`: what running a workload's lens shows, from the document's current
+//! analysis (the lens carries only where it is).
+
+use serde::{Deserialize, Serialize};
+use tower_lsp_server::ls_types::*;
+
+use crate::lsp::cluster;
+use crate::lsp::handlers::{Answer, DocumentRequest, Reply};
+use crate::lsp::session::Session;
+
+/// `taintlint/placement`'s parameters: a document and a position in a workload.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlacementParams {
+    pub text_document: TextDocumentIdentifier,
+    pub position: Position,
+}
+
+/// `taintlint/placement`'s answer: the workload, and every pool's verdict and reasons.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PlacementDetails {
+    pub title: String,
+    pub details: String,
+}
+
+impl Reply for PlacementDetails {}
+
+pub(crate) async fn handle(session: &Session, params: PlacementParams) -> Answer<PlacementDetails> {
+    let doc = DocumentRequest::open(session, &params.text_document.uri)?;
+    let cluster = doc.cluster()?;
+    let offset = doc.offset(params.position);
+    let analysis = doc.analysis(session).await?;
+    Ok(
+        cluster::placement_at(analysis.placements(), offset).map(|p| PlacementDetails {
+            title: p.title.clone(),
+            details: crate::schedule::placement::details(&p.title, &p.simulation, &cluster),
+        }),
+    )
+}

@@ -1,0 +1,459 @@
+//! The session's background work: settings and inventory (re)loading, the client's file
+//! watchers, the push-mode analysis worker, the workspace index and the inventory poller.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+use serde_json::Value;
+use tower_lsp_server::ls_types::{self as lsp, *};
+
+use crate::lsp::documents::Snapshot;
+use crate::lsp::incremental::ChunkCache;
+use crate::lsp::index::{self, WorkspaceIndex};
+use crate::lsp::session::{analyse, blocking, watcher, Session, WATCH_ID};
+use crate::lsp::settings::{Settings, SECTION};
+use crate::lsp::workspace::Workspace;
+
+impl Session {
+    /// Re-analyses every open document: pushes new diagnostics, or asks a pulling client to
+    /// pull again.
+    pub(crate) async fn reanalyse_all(self: &Arc<Self>) {
+        let (pull, refresh, lens_refresh, hint_refresh) = {
+            let mut state = self.lock();
+            let uris: Vec<Uri> = state.documents.keys().cloned().collect();
+            state.dirty.extend(uris);
+            (
+                state.caps.pull,
+                state.caps.refresh,
+                state.caps.lens_refresh,
+                state.caps.hint_refresh,
+            )
+        };
+        // Lenses and hints show the inventory: ask for them again.
+        if lens_refresh || hint_refresh {
+            let me = self.clone();
+            tokio::spawn(async move {
+                let lens = async {
+                    if lens_refresh {
+                        me.request::<lsp::request::CodeLensRefresh>(()).await
+                    } else {
+                        Ok(())
+                    }
+                };
+                let hint = async {
+                    if hint_refresh {
+                        me.request::<lsp::request::InlayHintRefreshRequest>(())
+                            .await
+                    } else {
+                        Ok(())
+                    }
+                };
+                let (a, b) = tokio::join!(lens, hint);
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
+                        .await;
+                }
+            });
+        }
+        if !pull {
+            self.wake.notify_one();
+            tokio::spawn(self.clone().publish_workspace());
+        } else if refresh {
+            let me = self.clone();
+            tokio::spawn(async move {
+                if let Err(e) = me
+                    .request::<lsp::request::WorkspaceDiagnosticRefresh>(())
+                    .await
+                {
+                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
+                        .await;
+                }
+            });
+        }
+    }
+
+    /// Applies new settings: a new workspace generation, every document re-analysed.
+    pub(crate) async fn apply_settings(
+        self: &Arc<Self>,
+        settings: Settings,
+        mut problems: Vec<String>,
+    ) {
+        let (root, generation) = {
+            let mut state = self.lock();
+            state.next_generation += 1;
+            (state.root.clone(), state.next_generation)
+        };
+        let result = blocking("reading the settings", move || {
+            Workspace::new(settings, root.as_deref(), generation)
+        })
+        .await;
+        let (workspace, more) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.log(MessageType::ERROR, e.message).await;
+                return;
+            }
+        };
+        problems.extend(more);
+        self.install(workspace).await;
+        self.report_problems(problems).await;
+    }
+
+    /// Reads the inventory files again (they changed).
+    /// The project's configuration file changed: everything is rebuilt from the same editor
+    /// settings.
+    /// The configuration file changed: its settings apply again, and the workspace is read
+    /// again for references, since its `include` and `exclude` patterns decide which files count.
+    pub(crate) async fn reload_config(self: &Arc<Self>) {
+        let settings = self.lock().workspace.settings.clone();
+        self.apply_settings(settings, Vec::new()).await;
+        tokio::spawn(self.clone().index_workspace());
+    }
+
+    pub(crate) async fn reload_inventory(self: &Arc<Self>) {
+        let (current, generation, open) = {
+            let mut state = self.lock();
+            state.next_generation += 1;
+            // The inventory files the editor has open count as edited, saved or not.
+            let open: std::collections::HashMap<PathBuf, Arc<String>> = state
+                .documents
+                .iter()
+                .filter_map(|(uri, o)| {
+                    let path = uri.to_file_path()?.into_owned();
+                    state
+                        .workspace
+                        .inventory
+                        .contains(&path)
+                        .then(|| (path, o.doc.snapshot().text))
+                })
+                .collect();
+            (state.workspace.clone(), state.next_generation, open)
+        };
+        let result = blocking("reading the inventory", move || {
+            current.with_inventory_reread(generation, &open)
+        })
+        .await;
+        match result {
+            Ok((workspace, problems)) => {
+                self.log(
+                    MessageType::INFO,
+                    "taintlint: inventory changed; re-analysing the open documents",
+                )
+                .await;
+                self.install(workspace).await;
+                self.report_problems(problems).await;
+            }
+            Err(e) => self.log(MessageType::ERROR, e.message).await,
+        }
+    }
+
+    /// Makes a workspace current (unless a newer one already is) and re-analyses.
+    pub(crate) async fn install(self: &Arc<Self>, workspace: Workspace) {
+        {
+            let mut state = self.lock();
+            if workspace.generation <= state.workspace.generation {
+                return;
+            }
+            state.workspace = Arc::new(workspace);
+        }
+        self.reanalyse_all().await;
+        self.update_watchers().await;
+    }
+
+    pub(crate) async fn report_problems(&self, problems: Vec<String>) {
+        if problems.is_empty() {
+            return;
+        }
+        for p in &problems {
+            self.log(MessageType::WARNING, format!("taintlint settings: {p}"))
+                .await;
+        }
+        self.client
+            .show_message(
+                MessageType::WARNING,
+                format!("taintlint settings: {}", problems.join("; ")),
+            )
+            .await;
+    }
+
+    /// Asks the client for our settings section, and applies what it answers.
+    pub(crate) async fn pull_configuration(self: &Arc<Self>) {
+        let items = vec![ConfigurationItem {
+            scope_uri: None,
+            section: Some(SECTION.to_string()),
+        }];
+        match self
+            .request::<lsp::request::WorkspaceConfiguration>(ConfigurationParams { items })
+            .await
+        {
+            Ok(values) => {
+                let value = values.into_iter().next().unwrap_or(Value::Null);
+                // The section's content is our settings object itself.
+                let value = match value {
+                    Value::Object(map) if !map.contains_key(SECTION) => {
+                        let mut wrapped = serde_json::Map::new();
+                        wrapped.insert(SECTION.to_string(), Value::Object(map));
+                        Value::Object(wrapped)
+                    }
+                    other => other,
+                };
+                let (settings, problems) = Settings::from_json(&value);
+                match settings {
+                    Some(settings) => self.apply_settings(settings, problems).await,
+                    None => self.report_problems(problems).await,
+                }
+            }
+            Err(e) => {
+                self.log(
+                    MessageType::WARNING,
+                    format!("taintlint: {e}; keeping the current settings"),
+                )
+                .await
+            }
+        }
+    }
+
+    /// Registers a file watcher for the inventory files and the project's configuration file
+    /// with the client, replacing the last.
+    pub(crate) async fn update_watchers(&self) {
+        let (paths, caps, previous) = {
+            let state = self.lock();
+            let paths: Vec<PathBuf> = state
+                .workspace
+                .inventory
+                .files()
+                .iter()
+                .map(|f| f.path.clone())
+                .chain(state.workspace.config.clone())
+                .collect();
+            (paths, state.caps.clone(), state.watching.clone())
+        };
+        let root = self.lock().root.clone();
+        if !caps.watch_dynamic || previous.as_ref() == Some(&paths) {
+            return;
+        }
+        {
+            self.lock().watching = Some(paths.clone());
+        }
+        // A registration exists when the last had paths, or a workspace root to watch.
+        if previous
+            .as_ref()
+            .is_some_and(|p| !p.is_empty() || root.is_some())
+        {
+            let params = UnregistrationParams {
+                unregisterations: vec![Unregistration {
+                    id: WATCH_ID.to_string(),
+                    method: "workspace/didChangeWatchedFiles".to_string(),
+                }],
+            };
+            if let Err(e) = self
+                .request::<lsp::request::UnregisterCapability>(params)
+                .await
+            {
+                self.log(MessageType::WARNING, format!("taintlint: {e}"))
+                    .await;
+            }
+        }
+        if paths.is_empty() && root.is_none() {
+            return;
+        }
+        let mut watchers: Vec<FileSystemWatcher> = paths
+            .iter()
+            .filter_map(|p| watcher(p, caps.watch_relative))
+            .collect();
+        // The workspace's manifests, for the index that references read.
+        if let Some(root) = &root {
+            let glob = match Uri::from_file_path(root) {
+                Some(base) if caps.watch_relative => GlobPattern::Relative(RelativePattern {
+                    base_uri: OneOf::Right(base),
+                    pattern: index::WATCH_GLOB.to_string(),
+                }),
+                _ => GlobPattern::String(format!(
+                    "{}/{}",
+                    root.to_string_lossy().trim_end_matches('/'),
+                    index::WATCH_GLOB
+                )),
+            };
+            watchers.push(FileSystemWatcher {
+                glob_pattern: glob,
+                kind: None,
+            });
+        }
+        let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = RegistrationParams {
+            registrations: vec![Registration {
+                id: WATCH_ID.to_string(),
+                method: "workspace/didChangeWatchedFiles".to_string(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        if let Err(e) = self
+            .request::<lsp::request::RegisterCapability>(params)
+            .await
+        {
+            self.log(MessageType::WARNING, format!("taintlint: {e}"))
+                .await;
+        }
+    }
+
+    /// Push mode: analyses dirty documents (latest version only) and publishes their
+    /// diagnostics, until the server stops.
+    pub(crate) async fn analysis_worker(self: Arc<Self>) {
+        loop {
+            self.wake.notified().await;
+            if self.stopped.load(Ordering::SeqCst) {
+                return;
+            }
+            loop {
+                let (jobs, workspace, encoding) = {
+                    let mut state = self.lock();
+                    let dirty = std::mem::take(&mut state.dirty);
+                    let jobs: Vec<(Uri, Snapshot, Arc<Mutex<ChunkCache>>)> = dirty
+                        .into_iter()
+                        .filter_map(|uri| {
+                            let open = state.documents.get(&uri)?;
+                            Some((uri, open.doc.snapshot(), open.chunks.clone()))
+                        })
+                        .collect();
+                    (jobs, state.workspace.clone(), state.encoding)
+                };
+                if jobs.is_empty() {
+                    break;
+                }
+                let result = blocking("analysing documents", move || {
+                    jobs.into_par_iter()
+                        .map(|(uri, snap, chunks)| {
+                            let analysis =
+                                Arc::new(analyse(&uri, &snap, &workspace, encoding, &chunks));
+                            (uri, analysis)
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .await;
+                let results = match result {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.log(MessageType::ERROR, e.message).await;
+                        continue;
+                    }
+                };
+                for (uri, analysis) in results {
+                    // A newer edit or setting makes this result stale: its turn comes next.
+                    if self.store_analysis(&uri, &analysis) {
+                        self.outbox
+                            .publish_diagnostics(&uri, &analysis.lsp, Some(analysis.version))
+                            .await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads the tolerations of the workspace's files, once, in the background.
+    pub(crate) async fn index_workspace(self: Arc<Self>) {
+        let (root, encoding) = {
+            let state = self.lock();
+            (state.root.clone(), state.encoding)
+        };
+        let Some(root) = root else { return };
+        let result = blocking("reading the workspace", move || {
+            WorkspaceIndex::build(&root, encoding)
+        })
+        .await;
+        match result {
+            Ok(built) => {
+                let (files, truncated) = (built.len(), built.truncated);
+                self.lock().index = built;
+                self.workspace_changed().await;
+                let more = if truncated {
+                    format!(
+                        " (only the first {} manifest files were read)",
+                        index::MAX_FILES
+                    )
+                } else {
+                    String::new()
+                };
+                self.log(
+                    MessageType::INFO,
+                    format!("taintlint: read the workspace: {files} files with tolerations{more}"),
+                )
+                .await;
+                if truncated {
+                    self.client
+                        .show_message(
+                            MessageType::WARNING,
+                            format!(
+                                "taintlint: the workspace has more than {} manifest files; \
+                                 references, rename, workspace symbols and the diagnostics of \
+                                 files that are not open cover the first {} in path order (narrow \
+                                 it with `include`/`exclude` in .taintlint.yaml)",
+                                index::MAX_FILES,
+                                index::MAX_FILES
+                            ),
+                        )
+                        .await;
+                }
+            }
+            Err(e) => self.log(MessageType::ERROR, e.message).await,
+        }
+    }
+
+    /// Whether a file is one the workspace index reads: a manifest under the workspace root.
+    pub(crate) fn indexes(&self, path: &Path) -> bool {
+        let state = self.lock();
+        index::is_manifest(path)
+            && state.root.as_deref().is_some_and(|r| path.starts_with(r))
+            && !state.workspace.inventory.contains(path)
+    }
+
+    /// Reads workspace files again (they changed on disk or were saved).
+    pub(crate) async fn reindex(self: &Arc<Self>, paths: Vec<PathBuf>) {
+        if paths.is_empty() {
+            return;
+        }
+        let encoding = self.lock().encoding;
+        let result = blocking("reading changed files", move || {
+            paths
+                .into_iter()
+                .map(|p| {
+                    let entry = index::read(&p, encoding);
+                    (p, entry)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
+        if let Ok(read) = result {
+            {
+                let mut state = self.lock();
+                for (path, entry) in read {
+                    state.index.set(&path, entry);
+                }
+            }
+            self.workspace_changed().await;
+        }
+    }
+
+    /// For clients that cannot watch files: checks the inventory files now and then.
+    pub(crate) async fn inventory_poller(self: Arc<Self>) {
+        loop {
+            tokio::time::sleep(self.config.poll_interval).await;
+            if self.stopped.load(Ordering::SeqCst) || self.shut_down.load(Ordering::SeqCst) {
+                return;
+            }
+            let workspace = self.lock().workspace.clone();
+            if workspace.inventory.is_empty() {
+                continue;
+            }
+            let changed = blocking("checking the inventory", move || {
+                workspace.inventory.changed_on_disk()
+            })
+            .await
+            .unwrap_or(false);
+            if changed {
+                self.reload_inventory().await;
+            }
+        }
+    }
+}

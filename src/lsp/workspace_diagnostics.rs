@@ -1,0 +1,223 @@
+//! Diagnostics for the workspace's manifests that are not open: what `workspace/diagnostic`
+//! answers (LSP 3.17 pull, a result id per document so that what did not change costs an
+//! `unchanged` report) and what a client that only takes pushed diagnostics is sent when an
+//! inventory or pool edit changes a file's findings (and cleared when it no longer does).
+//!
+//! The files are the ones the workspace index walks (the project's include and exclude
+//! patterns, `.gitignore`, at most [`crate::lsp::index::MAX_FILES`]), read from disk; each
+//! file's result is kept with the file's size and modification time and the workspace
+//! generation it was made for, so an edit that changes neither re-reads nothing.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+use tower_lsp_server::jsonrpc;
+use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
+
+use crate::lsp::convert::Lines;
+use crate::lsp::diagnostics;
+use crate::lsp::session::{blocking, inventory_location, Session};
+use crate::position::LineIndex;
+
+/// A file on disk as last seen: its size and modification time.
+type Stamp = (u64, Option<SystemTime>);
+
+/// One unopened file's diagnostics.
+#[derive(Debug)]
+pub(crate) struct DiskResult {
+    pub uri: Uri,
+    stamp: Stamp,
+    generation: u64,
+    pub items: Vec<lsp::Diagnostic>,
+    /// Names the items: equal ids, equal diagnostics.
+    pub result_id: String,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct DiskDiagnostics {
+    files: HashMap<PathBuf, Arc<DiskResult>>,
+    /// Push mode: the result id last published for each file that is not open.
+    published: HashMap<Uri, String>,
+}
+
+impl DiskDiagnostics {
+    /// An open document's own diagnostics take the file over.
+    pub fn opened(&mut self, uri: &Uri) {
+        self.published.remove(uri);
+    }
+}
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    (meta.len(), meta.modified().ok())
+}
+
+fn result_id(items: &[lsp::Diagnostic]) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(items)
+        .unwrap_or_default()
+        .hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+impl Session {
+    /// The diagnostics of every workspace manifest that is not open, not an inventory file and
+    /// not the project's configuration file,
+    /// in path order: cached results where the file and the workspace did not change, the
+    /// others read and analysed now (in parallel).
+    pub(crate) async fn disk_diagnostics(&self) -> jsonrpc::Result<Vec<Arc<DiskResult>>> {
+        let (paths, ws, encoding, cached) = {
+            let state = self.lock();
+            let open: HashSet<PathBuf> = state
+                .documents
+                .keys()
+                .filter_map(|u| u.to_file_path().map(|p| p.into_owned()))
+                .collect();
+            let paths: Vec<PathBuf> = state
+                .index
+                .manifests()
+                .filter(|p| {
+                    !open.contains(*p)
+                        && !state.workspace.inventory.contains(p)
+                        && !state.workspace.is_config(p)
+                })
+                .map(PathBuf::from)
+                .collect();
+            let cached: Vec<Option<Arc<DiskResult>>> = paths
+                .iter()
+                .map(|p| state.disk.files.get(p).cloned())
+                .collect();
+            (paths, state.workspace.clone(), state.encoding, cached)
+        };
+        let generation = ws.generation;
+        let results = blocking("analysing the workspace", move || {
+            paths
+                .into_par_iter()
+                .zip(cached)
+                .filter_map(|(path, cached)| {
+                    let meta = std::fs::metadata(&path).ok()?;
+                    let stamp = stamp(&meta);
+                    if let Some(c) = cached {
+                        if c.stamp == stamp && c.generation == generation {
+                            return Some((path, c));
+                        }
+                    }
+                    let text = std::fs::read_to_string(&path).ok()?;
+                    let uri = Uri::from_file_path(&path)?;
+                    let found = ws.analyse_file(&text, false).diagnostics;
+                    let index = LineIndex::new(&text);
+                    let lines = Lines::new(&text, &index, encoding);
+                    let other_file = |file: &str, range: std::ops::Range<usize>| {
+                        inventory_location(&ws, file, range, encoding)
+                    };
+                    let items = diagnostics::all_to_lsp(
+                        found.iter().map(|d| (d, 0)),
+                        lines,
+                        &uri,
+                        0,
+                        &other_file,
+                        &ws.links,
+                    );
+                    let result_id = result_id(&items);
+                    Some((
+                        path,
+                        Arc::new(DiskResult {
+                            uri,
+                            stamp,
+                            generation,
+                            items,
+                            result_id,
+                        }),
+                    ))
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+        let mut state = self.lock();
+        if state.workspace.generation == generation {
+            // What is gone (deleted, excluded, open now) is forgotten.
+            state.disk.files = results
+                .iter()
+                .map(|(path, r)| (path.clone(), r.clone()))
+                .collect();
+        }
+        Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+
+    /// Push mode: publishes the diagnostics of the unopened files whose findings changed since
+    /// they were last published, and clears those of files that are gone. One run at a time.
+    pub(crate) async fn publish_workspace(self: Arc<Self>) {
+        if self.lock().caps.pull {
+            return;
+        }
+        let _one_at_a_time = self.publishing.lock().await;
+        let results = match self.disk_diagnostics().await {
+            Ok(r) => r,
+            Err(e) => {
+                self.log(MessageType::ERROR, e.message).await;
+                return;
+            }
+        };
+        let (publish, clear) = {
+            let mut state = self.lock();
+            let open: HashSet<Uri> = state.documents.keys().cloned().collect();
+            let published = &mut state.disk.published;
+            let mut publish = Vec::new();
+            for r in &results {
+                let before = published.get(&r.uri);
+                if before == Some(&r.result_id) {
+                    continue;
+                }
+                // Never shown and nothing to show: nothing to send.
+                if before.is_some() || !r.items.is_empty() {
+                    publish.push(r.clone());
+                }
+                published.insert(r.uri.clone(), r.result_id.clone());
+            }
+            let current: HashSet<&Uri> = results.iter().map(|r| &r.uri).collect();
+            let clear: Vec<Uri> = published
+                .keys()
+                .filter(|u| !current.contains(u) && !open.contains(*u))
+                .cloned()
+                .collect();
+            for u in &clear {
+                published.remove(u);
+            }
+            (publish, clear)
+        };
+        for r in publish {
+            self.outbox
+                .publish_diagnostics(&r.uri, &r.items, None)
+                .await;
+        }
+        for uri in clear {
+            self.outbox.publish_diagnostics(&uri, &[], None).await;
+        }
+    }
+
+    /// The workspace's unopened files may have new findings: a pushed client is sent them, a
+    /// pulling one is asked to pull again.
+    pub(crate) async fn workspace_changed(self: &Arc<Self>) {
+        let (pull, refresh) = {
+            let state = self.lock();
+            (state.caps.pull, state.caps.refresh)
+        };
+        if !pull {
+            tokio::spawn(self.clone().publish_workspace());
+        } else if refresh {
+            let me = self.clone();
+            tokio::spawn(async move {
+                if let Err(e) = me
+                    .request::<lsp::request::WorkspaceDiagnosticRefresh>(())
+                    .await
+                {
+                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
+                        .await;
+                }
+            });
+        }
+    }
+}

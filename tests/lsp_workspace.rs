@@ -1,0 +1,676 @@
+//! Answers for the whole workspace, through real JSON-RPC (in memory): workspace symbols, and
+//! renaming a taint key across the inventory (Node YAML, a pool file, Terraform) and the
+//! workspace's manifests, open or not.
+
+#[path = "support/client.rs"]
+mod client;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use client::{apply_edits, push_client, Client};
+
+fn file_uri(path: &Path) -> String {
+    tower_lsp_server::ls_types::Uri::from_file_path(path)
+        .unwrap()
+        .as_str()
+        .to_string()
+}
+
+/// The position of the start of `needle` (UTF-16; the texts here are ASCII before it).
+fn position(text: &str, needle: &str) -> Value {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in text"));
+    let line = text[..at].matches('\n').count();
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let col: usize = text[line_start..at].chars().map(char::len_utf16).sum();
+    json!({"line": line, "character": col})
+}
+
+/// The control-plane Nodes of a cluster from before Kubernetes 1.24, as `kubectl get nodes -o
+/// yaml` prints them (trimmed), with the label and the retired taint key.
+const NODES: &str = "\
+apiVersion: v1
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: cp-1
+    labels: {node-role.kubernetes.io/master: \"\", pool: cp}
+  spec:
+    taints:
+    - effect: NoSchedule
+      key: node-role.kubernetes.io/master
+- kind: Node
+  metadata:
+    name: cp-2
+    labels: {node-role.kubernetes.io/master: \"\", pool: cp}
+  spec:
+    taints:
+    - {effect: NoSchedule, key: \"node-role.kubernetes.io/master\"}
+";
+
+/// A pool file in `kubectl taint` syntax.
+const POOLS: &str = "\
+pools:
+  edge: {nodes: [edge-1], taints: [\"node-role.kubernetes.io/master:NoSchedule\", \"team.example.com/edge=yes:NoSchedule\"]}
+  web:
+    count: 3
+";
+
+/// An EKS managed node group (after the aws provider's aws_eks_node_group documentation).
+const TERRAFORM: &str = "\
+resource \"aws_eks_node_group\" \"cp\" {
+  node_group_name = \"cp\"
+  labels = { \"node-role.kubernetes.io/master\" = \"\" }
+  taint {
+    key    = \"node-role.kubernetes.io/master\"
+    effect = \"NO_SCHEDULE\"
+  }
+}
+";
+
+/// A workload that nobody opens: its toleration names the key; its comment does not change.
+const ADDON: &str = "\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: kube-proxy-addon, namespace: kube-system}
+spec:
+  template:
+    spec:
+      tolerations:
+      # taintlint: disable=toleration-unused -- for node-role.kubernetes.io/master
+      - key: node-role.kubernetes.io/master # the retired key
+        operator: Exists
+        effect: NoSchedule
+      - key: team.example.com/edge
+        operator: Exists
+";
+
+/// The workload the editor has open.
+const OPEN: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dns, namespace: kube-system}
+spec:
+  template:
+    spec:
+      tolerations: [{key: node-role.kubernetes.io/master, operator: Exists}]
+";
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+    c: Client,
+}
+
+fn caps() -> Value {
+    let mut caps = push_client();
+    caps["workspace"]["workspaceEdit"] = json!({
+        "documentChanges": true,
+        "changeAnnotationSupport": {"groupsOnLabel": true}
+    });
+    caps["textDocument"]["rename"] = json!({"prepareSupport": true});
+    caps
+}
+
+async fn start(caps: Value) -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(root.join("cluster")).unwrap();
+    std::fs::create_dir_all(root.join("apps")).unwrap();
+    for (path, text) in [
+        ("cluster/nodes.yaml", NODES),
+        ("cluster/pools.yaml", POOLS),
+        ("cluster/eks.tf", TERRAFORM),
+        ("apps/addon.yaml", ADDON),
+        ("apps/dns.yaml", OPEN),
+    ] {
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    let r = c
+        .initialize_in(
+            Some(&file_uri(&root)),
+            caps,
+            json!({"inventory": ["cluster/nodes.yaml", "cluster/pools.yaml", "cluster/eks.tf"]}),
+        )
+        .await;
+    assert!(r.get("error").is_none(), "{r}");
+    // The workspace index is read in the background: wait for it.
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    c.open(&file_uri(&root.join("apps/dns.yaml")), OPEN).await;
+    Setup { _dir: dir, root, c }
+}
+
+#[tokio::test]
+async fn workspace_symbols_name_taint_keys_with_their_pools_and_workloads() {
+    let Setup { _dir, root, mut c } = start(caps()).await;
+    let r = c
+        .request("workspace/symbol", json!({"query": "team.example.com"}))
+        .await;
+    let symbols = r["result"].as_array().unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(symbols.len(), 1, "{r}");
+    assert_eq!(symbols[0]["name"], "team.example.com/edge");
+    assert_eq!(symbols[0]["kind"], 20, "a key: {r}");
+    assert_eq!(symbols[0]["containerName"], "taint on pool edge");
+    assert_eq!(
+        symbols[0]["location"]["uri"],
+        file_uri(&root.join("cluster/pools.yaml"))
+    );
+
+    // The retired key is carried by the Nodes' pool and two pool files; in any case.
+    let r = c
+        .request(
+            "workspace/symbol",
+            json!({"query": "Role.Kubernetes.IO/MASTER"}),
+        )
+        .await;
+    let symbols = r["result"].as_array().unwrap();
+    assert_eq!(symbols.len(), 1, "{r}");
+    assert_eq!(symbols[0]["name"], "node-role.kubernetes.io/master");
+    let container = symbols[0]["containerName"].as_str().unwrap();
+    assert!(container.starts_with("taint on pools "), "{container}");
+    assert!(
+        container.contains("edge") && container.contains("cp"),
+        "{container}"
+    );
+
+    // Workloads by name: the open one, and one on disk nobody opened.
+    let r = c
+        .request("workspace/symbol", json!({"query": "kube-proxy"}))
+        .await;
+    let symbols = r["result"].as_array().unwrap();
+    assert_eq!(symbols.len(), 1, "{r}");
+    assert_eq!(symbols[0]["name"], "kube-proxy-addon");
+    assert_eq!(symbols[0]["containerName"], "DaemonSet in kube-system");
+    assert_eq!(
+        symbols[0]["location"]["uri"],
+        file_uri(&root.join("apps/addon.yaml"))
+    );
+    assert_eq!(
+        symbols[0]["location"]["range"]["start"],
+        position(ADDON, "kind: DaemonSet")
+    );
+    let r = c.request("workspace/symbol", json!({"query": "dns"})).await;
+    let names: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["dns"], "{r}");
+    let r = c
+        .request("workspace/symbol", json!({"query": "nothing-like-this"}))
+        .await;
+    assert_eq!(r["result"], json!([]), "{r}");
+    assert!(c.finish().await);
+}
+
+/// The worked example: `node-role.kubernetes.io/master`, retired in Kubernetes 1.25 for
+/// `node-role.kubernetes.io/control-plane`, renamed from a toleration.
+#[tokio::test]
+async fn rename_a_taint_key_across_inventory_and_workloads() {
+    let Setup { _dir, root, mut c } = start(caps()).await;
+    let dns = file_uri(&root.join("apps/dns.yaml"));
+    let at = json!({"textDocument": {"uri": dns}, "position": position(OPEN, "role.kubernetes.io/master")});
+    let r = c.request("textDocument/prepareRename", at.clone()).await;
+    assert_eq!(
+        r["result"]["placeholder"], "node-role.kubernetes.io/master",
+        "{r}"
+    );
+    assert_eq!(
+        r["result"]["range"]["start"],
+        position(OPEN, "node-role.kubernetes.io/master")
+    );
+
+    let mut params = at.clone();
+    params["newName"] = json!("node-role.kubernetes.io/control-plane");
+    let r = c.request("textDocument/rename", params).await;
+    let edit = &r["result"];
+    let changes = edit["documentChanges"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"));
+    let mut files: Vec<(String, String)> = Vec::new();
+    for change in changes {
+        let uri = change["textDocument"]["uri"].as_str().unwrap().to_string();
+        let edits = change["edits"].as_array().unwrap();
+        // Every edit of a file carries that file's annotation, which needs confirmation.
+        let id = edits[0]["annotationId"].as_str().unwrap();
+        assert!(edits.iter().all(|e| e["annotationId"] == id), "{change}");
+        let annotation = &edit["changeAnnotations"][id];
+        assert_eq!(annotation["needsConfirmation"], true, "{edit}");
+        assert!(
+            annotation["label"]
+                .as_str()
+                .unwrap()
+                .starts_with("Rename taint key in "),
+            "{annotation}"
+        );
+        // The open document's edit is for the version the editor has.
+        if uri == dns {
+            assert_eq!(change["textDocument"]["version"], 1);
+        } else {
+            assert_eq!(change["textDocument"]["version"], Value::Null);
+        }
+        let path = root.join(
+            uri.strip_prefix(&file_uri(&root))
+                .unwrap()
+                .trim_start_matches('/'),
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        files.push((
+            path.strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned(),
+            apply_edits(&text, edits, true),
+        ));
+    }
+    files.sort();
+    let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "apps/addon.yaml",
+            "apps/dns.yaml",
+            "cluster/eks.tf",
+            "cluster/nodes.yaml",
+            "cluster/pools.yaml"
+        ]
+    );
+    // The taints and tolerations change; labels and comments (even one naming the key) do not.
+    let new = |text: &str| {
+        text.replace(
+            "- key: node-role.kubernetes.io/master",
+            "- key: node-role.kubernetes.io/control-plane",
+        )
+        .replace(
+            "{key: node-role.kubernetes.io/master",
+            "{key: node-role.kubernetes.io/control-plane",
+        )
+    };
+    let renamed: std::collections::HashMap<&str, &str> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(renamed["apps/addon.yaml"], new(ADDON));
+    assert!(renamed["apps/addon.yaml"].contains(
+        "# taintlint: disable=toleration-unused -- for node-role.kubernetes.io/master\n"
+    ));
+    assert!(renamed["apps/addon.yaml"].contains("# the retired key"));
+    assert_eq!(renamed["apps/dns.yaml"], new(OPEN));
+    assert_eq!(
+        renamed["cluster/nodes.yaml"],
+        NODES
+            .replace(
+                "key: node-role.kubernetes.io/master\n",
+                "key: node-role.kubernetes.io/control-plane\n"
+            )
+            .replace(
+                "key: \"node-role.kubernetes.io/master\"",
+                "key: \"node-role.kubernetes.io/control-plane\""
+            )
+    );
+    assert_eq!(
+        renamed["cluster/nodes.yaml"]
+            .matches("labels: {node-role.kubernetes.io/master: \"\"")
+            .count(),
+        2
+    );
+    assert_eq!(
+        renamed["cluster/pools.yaml"],
+        POOLS.replace(
+            "node-role.kubernetes.io/master:NoSchedule",
+            "node-role.kubernetes.io/control-plane:NoSchedule"
+        )
+    );
+    assert_eq!(
+        renamed["cluster/eks.tf"],
+        TERRAFORM.replace(
+            "key    = \"node-role.kubernetes.io/master\"",
+            "key    = \"node-role.kubernetes.io/control-plane\""
+        )
+    );
+
+    // From the inventory too: a pool file's compact taint.
+    let pools = file_uri(&root.join("cluster/pools.yaml"));
+    c.open(&pools, POOLS).await;
+    let r = c
+        .request(
+            "textDocument/prepareRename",
+            json!({"textDocument": {"uri": pools}, "position": position(POOLS, "kubernetes.io/master:NoSchedule")}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["placeholder"], "node-role.kubernetes.io/master",
+        "{r}"
+    );
+    assert!(c.finish().await);
+}
+
+#[tokio::test]
+async fn rename_refuses_an_invalid_key_and_a_place_that_is_not_a_key() {
+    let Setup { _dir, root, mut c } = start(caps()).await;
+    let dns = file_uri(&root.join("apps/dns.yaml"));
+    let at = json!({"textDocument": {"uri": dns}, "position": position(OPEN, "node-role.kubernetes.io/master")});
+    for (new, reason) in [
+        (
+            "Node-Role.example.com/x",
+            "`Node-Role.example.com/x` is not a valid taint key: it has a prefix that is not a lowercase DNS name",
+        ),
+        ("a/b/c", "`a/b/c` is not a valid taint key: it has more than one `/`"),
+        ("", "`` is not a valid taint key: it is empty"),
+    ] {
+        let mut params = at.clone();
+        params["newName"] = json!(new);
+        let r = c.request("textDocument/rename", params).await;
+        assert_eq!(r["error"]["code"], -32803, "{r}");
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(&format!("taintlint: {reason}")), "{message}");
+    }
+    // Not on a key: the operator.
+    let r = c
+        .request(
+            "textDocument/prepareRename",
+            json!({"textDocument": {"uri": dns}, "position": position(OPEN, "Exists")}),
+        )
+        .await;
+    assert_eq!(r["error"]["code"], -32803, "{r}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("put the cursor on the key of a taint or a toleration"));
+    assert!(c.finish().await);
+}
+
+/// A client without document changes gets plain `changes`, one list per file.
+#[tokio::test]
+async fn rename_without_document_changes() {
+    let mut caps = caps();
+    caps["workspace"]["workspaceEdit"] = json!({});
+    let Setup { _dir, root, mut c } = start(caps).await;
+    let dns = file_uri(&root.join("apps/dns.yaml"));
+    let r = c
+        .request(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": dns}, "position": position(OPEN, "node-role"), "newName": "node-role.kubernetes.io/control-plane"}),
+        )
+        .await;
+    let changes = r["result"]["changes"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(changes.len(), 5, "{r}");
+    assert_eq!(changes[&dns].as_array().unwrap().len(), 1);
+    assert!(r["result"].get("documentChanges").is_none());
+    assert!(c.finish().await);
+}
+
+/// A pool file with one pool and nothing on it yet.
+const ONE_POOL: &str = "\
+pools:
+  general:
+    count: 2
+";
+
+/// Workloads nobody opens: one that tolerates the taint the pool will get, one that does not.
+const TOLERATES: &str = "\
+kind: Deployment
+metadata: {name: trainer}
+spec:
+  template:
+    spec:
+      tolerations: [{key: dedicated, value: ml, effect: NoSchedule}]
+";
+const PLAIN: &str = "\
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: nginx}]
+";
+
+struct Repo {
+    _dir: tempfile::TempDir,
+    root: std::path::PathBuf,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("apps")).unwrap();
+        std::fs::create_dir_all(root.join("vendor")).unwrap();
+        std::fs::write(root.join("pools.yaml"), ONE_POOL).unwrap();
+        std::fs::write(root.join("apps/trainer.yaml"), TOLERATES).unwrap();
+        std::fs::write(root.join("apps/web.yaml"), PLAIN).unwrap();
+        // Excluded by the project's configuration: never reported.
+        std::fs::write(root.join("vendor/web.yaml"), PLAIN).unwrap();
+        std::fs::write(
+            root.join(".taintlint.yaml"),
+            "exclude: [\"vendor/**\"]\ninventory: pools.yaml\n",
+        )
+        .unwrap();
+        Repo { _dir: dir, root }
+    }
+
+    fn uri(&self, path: &str) -> String {
+        file_uri(&self.root.join(path))
+    }
+}
+
+/// What a workspace/diagnostic answer says: per file, `unchanged` or the rules found.
+fn reports(r: &Value) -> std::collections::BTreeMap<String, Value> {
+    r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            let what = if i["kind"] == "unchanged" {
+                json!("unchanged")
+            } else {
+                json!(i["items"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d["code"].clone())
+                    .collect::<Vec<_>>())
+            };
+            (i["uri"].as_str().unwrap().to_string(), what)
+        })
+        .collect()
+}
+
+fn result_ids(r: &Value) -> Value {
+    json!(r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| Some(json!({"uri": i["uri"], "value": i["resultId"].as_str()?})))
+        .collect::<Vec<_>>())
+}
+
+/// Asks for workspace diagnostics until `done` (the inventory is reloaded in the background)
+/// or five seconds have passed; returns the last answer.
+async fn workspace_diagnostics_until(
+    c: &mut Client,
+    previous: Value,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let r = c
+            .request(
+                "workspace/diagnostic",
+                json!({"previousResultIds": previous}),
+            )
+            .await;
+        if done(&r) || std::time::Instant::now() > deadline {
+            return r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn workspace_diagnostics_pulled_with_result_ids() {
+    let repo = Repo::new();
+    let mut c = Client::start(Client::test_config());
+    let r = c
+        .initialize_in(
+            Some(&file_uri(&repo.root)),
+            client::pull_client(),
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["capabilities"]["diagnosticProvider"]["workspaceDiagnostics"], true,
+        "{r}"
+    );
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    let (trainer, web) = (repo.uri("apps/trainer.yaml"), repo.uri("apps/web.yaml"));
+    let first = workspace_diagnostics_until(&mut c, json!([]), |r| reports(r).len() == 2).await;
+    // The excluded file and the inventory file are not reported.
+    let mut want = std::collections::BTreeMap::new();
+    want.insert(trainer.clone(), json!(["toleration-unused"]));
+    want.insert(web.clone(), json!([]));
+    assert_eq!(reports(&first), want, "{first}");
+
+    // The same ids again: nothing changed.
+    let ids = result_ids(&first);
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": ids}))
+        .await;
+    assert!(reports(&r).values().all(|v| v == "unchanged"), "{r}");
+    // A stale id gets the full report.
+    let stale = json!([{"uri": trainer, "value": "stale"}]);
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": stale}))
+        .await;
+    assert_eq!(reports(&r)[&trainer], json!(["toleration-unused"]), "{r}");
+
+    // An unsaved edit to the pool file: the workload that does not tolerate the new taint
+    // fits no node; the one that does no longer has an unused toleration.
+    let pools = repo.uri("pools.yaml");
+    c.open(&pools, ONE_POOL).await;
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 2}, "contentChanges": [{"text": format!("{ONE_POOL}    taints: [\"dedicated=ml:NoSchedule\"]\n")}]}),
+    )
+    .await;
+    let r = workspace_diagnostics_until(&mut c, ids.clone(), |r| {
+        reports(r).get(&web) == Some(&json!(["unschedulable"]))
+    })
+    .await;
+    let mut want = std::collections::BTreeMap::new();
+    want.insert(trainer.clone(), json!([]));
+    want.insert(web.clone(), json!(["unschedulable"]));
+    assert_eq!(reports(&r), want, "{r}");
+    // The server asked the client to pull again.
+    c.server_request("workspace/diagnostic/refresh").await;
+
+    // A file deleted between requests: an empty report for it, then nothing.
+    std::fs::remove_file(repo.root.join("apps/web.yaml")).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": web, "type": 3}]}),
+    )
+    .await;
+    let ids = result_ids(&r);
+    let r = workspace_diagnostics_until(&mut c, ids, |r| reports(r).get(&web) == Some(&json!([])))
+        .await;
+    assert_eq!(reports(&r)[&web], json!([]), "{r}");
+    let gone = r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["uri"] == web.as_str())
+        .unwrap();
+    assert_eq!(gone["kind"], "full");
+    assert!(gone.get("resultId").is_none(), "{gone}");
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": []}))
+        .await;
+    assert!(!reports(&r).contains_key(&web), "{r}");
+    assert!(c.finish().await);
+}
+
+/// A client without pull diagnostics (Neovim 0.11) is sent the unopened files' diagnostics
+/// when a pool edit changes them, and cleared when it no longer does.
+#[tokio::test]
+async fn workspace_diagnostics_pushed_to_a_client_that_cannot_pull() {
+    let repo = Repo::new();
+    let mut c = Client::start(Client::test_config());
+    let r = c
+        .initialize_in(Some(&file_uri(&repo.root)), push_client(), json!({}))
+        .await;
+    assert!(
+        r["result"]["capabilities"]
+            .get("diagnosticProvider")
+            .is_none(),
+        "{r}"
+    );
+    let (trainer, web) = (repo.uri("apps/trainer.yaml"), repo.uri("apps/web.yaml"));
+    let published = |uri: String| {
+        move |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+        }
+    };
+    let codes = |m: &Value| -> Vec<Value> {
+        m["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].clone())
+            .collect()
+    };
+    // What the files say at first (the file with nothing to say is not sent).
+    let m = c.notification_where(published(trainer.clone())).await;
+    assert_eq!(codes(&m), [json!("toleration-unused")]);
+
+    let pools = repo.uri("pools.yaml");
+    c.open(&pools, ONE_POOL).await;
+    let tainted = format!("{ONE_POOL}    taints: [\"dedicated=ml:NoSchedule\"]\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 2}, "contentChanges": [{"text": tainted}]}),
+    )
+    .await;
+    let m = c.notification_where(published(web.clone())).await;
+    assert_eq!(codes(&m), [json!("unschedulable")], "{m}");
+    assert_eq!(m["params"].get("version"), None, "{m}");
+    let m = c.notification_where(published(trainer.clone())).await;
+    assert_eq!(codes(&m), Vec::<Value>::new(), "{m}");
+    let excluded = repo.uri("vendor/web.yaml");
+    assert!(
+        !c.drain_queued()
+            .iter()
+            .any(|m| m["params"]["uri"] == excluded.as_str()),
+        "an excluded file was published"
+    );
+
+    // The taint is taken back: the workload's error is cleared.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 3}, "contentChanges": [{"text": ONE_POOL}]}),
+    )
+    .await;
+    let m = c.notification_where(published(web.clone())).await;
+    assert_eq!(codes(&m), Vec::<Value>::new(), "{m}");
+    let m = c.notification_where(published(trainer.clone())).await;
+    assert_eq!(codes(&m), [json!("toleration-unused")], "{m}");
+    assert!(c.finish().await);
+}
