@@ -17,6 +17,9 @@ struct State<C> {
     sent: BTreeMap<usize, (VecDeque<C>, bool)>,
     /// Workers waiting for room (in the window, or in their item's queue).
     waiting: usize,
+    /// The emitter waits for the item it hands out next: only then is it woken (a wake is a
+    /// system call, and a small file's pieces would otherwise make three).
+    emitter_waits: bool,
     /// A worker panicked: everyone stops, and the scope passes the panic on (rather than
     /// waiting forever for the item that worker held).
     failed: bool,
@@ -60,6 +63,7 @@ pub fn run_in_pieces<T: Sync, C: Send>(
         next: 0,
         sent: BTreeMap::new(),
         waiting: 0,
+        emitter_waits: false,
         failed: false,
     });
     // Two conditions, so a piece wakes only the emitter, and only when it is for the item the
@@ -92,8 +96,14 @@ pub fn run_in_pieces<T: Sync, C: Send>(
                         s = room.wait(s).expect("no worker panics while holding it");
                         s.waiting -= 1;
                     }
-                    s.sent.entry(i).or_default().0.push_back(piece);
-                    if i == s.next {
+                    let queued = {
+                        let queue = &mut s.sent.entry(i).or_default().0;
+                        queue.push_back(piece);
+                        queue.len()
+                    };
+                    // The emitter is woken for a full queue (the worker would wait for it) and
+                    // when the item is done, so a small file wakes it once.
+                    if i == s.next && queued >= QUEUED && s.emitter_waits {
                         emittable.notify_one();
                     }
                 };
@@ -109,7 +119,7 @@ pub fn run_in_pieces<T: Sync, C: Send>(
                     std::panic::resume_unwind(panic);
                 }
                 s.sent.entry(i).or_default().1 = true;
-                if i == s.next {
+                if i == s.next && s.emitter_waits {
                     emittable.notify_one();
                 }
             });
@@ -138,9 +148,11 @@ pub fn run_in_pieces<T: Sync, C: Send>(
                     }
                 }
                 None => {
+                    s.emitter_waits = true;
                     s = emittable
                         .wait(s)
-                        .expect("no worker panics while holding it")
+                        .expect("no worker panics while holding it");
+                    s.emitter_waits = false;
                 }
             }
         }
