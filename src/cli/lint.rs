@@ -16,7 +16,7 @@ use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::{analyse_with, config, rules, Options};
 
 use super::input::{
-    collect_walked, config_index, one_stdin, read, same_file, write_atomically, Input,
+    collect_walked, config_index, one_stdin, same_file, write_atomically, Input, Preread,
 };
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
@@ -166,7 +166,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .collect();
     let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
     let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
-    let (cluster, cluster_files) = super::input::cluster_objects(&inputs, inventory);
+    let (cluster, cluster_files, preread) = super::input::cluster_objects(&inputs, inventory, true);
     let cluster = std::sync::Arc::new(cluster);
     let mut configs = configs;
     for (_, options) in &mut configs {
@@ -188,6 +188,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         args: &args,
         configs: &configs,
         loaded: loaded.as_ref(),
+        preread: &preread,
         mode: if args.unsafe_fixes {
             FixMode::Unsafe
         } else {
@@ -222,7 +223,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     ordered::run_in_pieces(
         &jobs,
         threads,
-        4 * threads,
+        64,
         |job, send| linter.in_pieces(job, send),
         |job, piece| out.take(job, piece, &mut problems),
     );
@@ -326,6 +327,8 @@ struct Linter<'a> {
     args: &'a LintArgs,
     configs: &'a [(ConfigFile, Options)],
     loaded: Option<&'a LoadedInventory>,
+    /// The texts the cluster pass read, so that each file is read once.
+    preread: &'a Preread,
     mode: FixMode,
 }
 
@@ -340,7 +343,7 @@ impl Linter<'_> {
         if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
             let (config, options) = &self.configs[input.config()];
             let options = file_options(config, options, Some(path.as_path()));
-            match read(input) {
+            match self.preread.read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {
                     let text: std::sync::Arc<str> = text.into();
@@ -390,7 +393,7 @@ impl Linter<'_> {
         };
         let (config, options) = &self.configs[input.config()];
         let options = file_options(config, options, path);
-        let mut text = read(input)?;
+        let mut text = self.preread.read(input)?;
         if args.fix || args.diff {
             let fixed =
                 fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));

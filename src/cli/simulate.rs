@@ -120,7 +120,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
     let mut options = options;
     options.set_cluster(std::sync::Arc::new(
-        super::input::cluster_objects(&inputs, Some(inventory)).0,
+        super::input::cluster_objects(&inputs, Some(inventory), false).0,
     ));
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
