@@ -386,7 +386,7 @@ fn templates(
     options: &Options,
 ) -> (Vec<Option<Diagnostic>>, Option<Diagnostic>) {
     let docs = &stream.documents;
-    if !text.contains("{{") {
+    if !text.contains("{{") && !text.contains('%') {
         return (docs.iter().map(|_| None).collect(), None);
     }
     // A broken document's text runs to the next document's start: the parser skips there.
@@ -394,7 +394,9 @@ fn templates(
     let finding = |region: std::ops::Range<usize>, document: usize| {
         let region = region.start.min(region.end)..region.end;
         let at = rules::template_action(text, region, &stream.comments)?;
-        let message = if options.chart_template() {
+        let message = if text[at.clone()].starts_with('%') {
+            "a Go format string (`%s` as a value), not YAML until its program fills it in"
+        } else if options.chart_template() {
             "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
         } else {
             "a Go template, not YAML until it is rendered: lint its rendered output"

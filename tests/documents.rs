@@ -289,7 +289,7 @@ fn a_long_comment_run_parses_and_what_follows_is_linted() {
 /// it is not read. With an `apiVersion`, `kind`, `tolerations` or `taints` key, it stays an error.
 #[test]
 fn yaml_with_no_sign_of_kubernetes_does_not_fail_the_build() {
-    let fixture = "# testdata/config.tmpl, filled in with fmt.Sprintf\nname: %s\nreplicas: %d\n";
+    let fixture = "# settings a tool reads\nnames: [first, second\nreplicas: 3\n";
     let found = common::lint(fixture);
     let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
     assert_eq!(rules, ["not-a-manifest"], "{found:#?}");
@@ -310,6 +310,30 @@ fn yaml_with_no_sign_of_kubernetes_does_not_fail_the_build() {
     let text = format!("# kind of a config\ndescription: the kind we like\n{fixture}");
     let rules: Vec<&str> = common::lint(&text).iter().map(|d| d.rule).collect();
     assert_eq!(rules, ["not-a-manifest"]);
+}
+
+/// A Go format string (a test fixture its program fills in with `fmt.Sprintf`) is not YAML
+/// until it is filled in, whatever its kind: a hint that says so, not a build failure. The shape
+/// imitates aws/karpenter-provider-aws test/suites/ami/testdata/al2023_userdata_input.yaml.
+#[test]
+fn a_go_format_string_is_a_template() {
+    let fixture = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    \
+                   name: %s\n    apiServerEndpoint: %s\n    cidr: 10.100.0.0/16\n";
+    let found = common::lint(fixture);
+    let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["helm-template"], "{found:#?}");
+    assert!(found[0].message.contains("Go format string"), "{found:#?}");
+    assert_eq!(&fixture[found[0].range.clone()], "%s");
+    let r = run(&["lint", "--format", "concise", "-"], Some(fixture));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // A percent sign inside a value is no verb, and a manifest that does not parse stays an
+    // error.
+    let broken = "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations:\n    load: 80%\nspec: [\n";
+    let rules: Vec<&str> = common::lint(broken).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["yaml-syntax"]);
+    // A document that parses is YAML, whatever its strings hold.
+    let parses = "apiVersion: v1\nkind: ConfigMap\ndata:\n  format: \"%s\"\n";
+    assert!(common::lint(parses).is_empty());
 }
 
 /// Writes `files` (path, text) under `dir`.
@@ -348,7 +372,7 @@ fn a_walk_reports_what_it_skipped_once() {
                 "operator/assets/parses.yaml",
                 "kind: Pod\nmetadata:\n  name: {{ .Name }}\n",
             ),
-            ("testdata/fixture.yaml", "name: %s\n"),
+            ("testdata/fixture.yaml", "names: [first, second\n"),
             ("app.yaml", REPRODUCER),
         ],
     );

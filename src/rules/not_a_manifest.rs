@@ -15,10 +15,10 @@ pub static META: RuleMeta = RuleMeta {
     explanation: r#"## What it catches
 A file whose YAML does not parse and in which nothing says it is a Kubernetes manifest: no
 `apiVersion`, `kind`, `tolerations` or `taints` key anywhere. Repositories hold such files
-beside their manifests: a Go test fixture with `%s` placeholders, an operator's operand
-templates, a tool's configuration written for a YAML 1.2 parser. taintlint says once that it
-does not read the file, where a `yaml-syntax` error would fail the build over a file no cluster
-ever sees.
+beside their manifests: a tool's configuration written for a more lenient parser, a document
+of notes that only looks like YAML. (A Go template or a Go format string, `name: %s`, is
+`helm-template`'s, with or without those keys.) taintlint says once that it does not read the
+file, where a `yaml-syntax` error would fail the build over a file no cluster ever sees.
 
 A file with any of those keys is read as a manifest, and its syntax errors stay `yaml-syntax`
 errors. A directory walk does not print this finding for each file: it counts such files in one
@@ -30,9 +30,9 @@ gate; a CI gate that fails on it teaches people to ignore the gate.
 
 ## Example
 ```yaml
-# testdata/config.tmpl: filled in with fmt.Sprintf
-name: %s
-replicas: %d
+# settings a tool reads: a list that is never closed
+names: [first, second
+replicas: 3
 ```
 
 ## Fix
