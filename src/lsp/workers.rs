@@ -20,13 +20,12 @@ impl Session {
     /// Re-analyses every open document: pushes new diagnostics, or asks a pulling client to
     /// pull again.
     pub(crate) async fn reanalyse_all(self: &Arc<Self>) {
-        let (pull, refresh, lens_refresh, hint_refresh) = {
+        let (pull, lens_refresh, hint_refresh) = {
             let mut state = self.lock();
             let uris: Vec<Uri> = state.documents.keys().cloned().collect();
             state.dirty.extend(uris);
             (
                 state.caps.pull,
-                state.caps.refresh,
                 state.caps.lens_refresh,
                 state.caps.hint_refresh,
             )
@@ -59,19 +58,10 @@ impl Session {
         }
         if !pull {
             self.wake.notify_one();
-            tokio::spawn(self.clone().publish_workspace());
-        } else if refresh {
-            let me = self.clone();
-            tokio::spawn(async move {
-                if let Err(e) = me
-                    .request::<lsp::request::WorkspaceDiagnosticRefresh>(())
-                    .await
-                {
-                    me.log(MessageType::WARNING, format!("taintlint: {e}"))
-                        .await;
-                }
-            });
         }
+        // Pushed, the open documents go out from the worker woken above and the unopened ones
+        // from here; pulled, the client is asked to pull them all again.
+        self.workspace_changed().await;
     }
 
     /// Applies new settings: a new workspace generation, every document re-analysed.
