@@ -962,7 +962,7 @@ fn gpu_example_resources_and_daemonsets_as_json() {
         "--inventory",
         "examples/gpu/nodepools.yaml",
         "examples/gpu/training.yaml",
-        "examples/gpu/gpu-operator.yaml",
+        "examples/gpu/gpu-agents.yaml",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -1006,12 +1006,12 @@ fn gpu_example_resources_and_daemonsets_as_json() {
     assert_eq!(insufficient["allocatable"], "0");
     assert!(trainer.get("daemonset").is_none());
 
-    let driver = workload("nvidia-driver-daemonset");
+    let driver = workload("gpu-driver");
     assert_eq!(
         driver["daemonset"],
         serde_json::json!({"picked": 2, "missed": 1, "missedPools": [2]})
     );
-    let mig = workload("nvidia-mig-manager");
+    let mig = workload("gpu-partitioner");
     assert_eq!(
         mig["daemonset"],
         serde_json::json!({"picked": 0, "missed": 0, "missedPools": []})

@@ -544,7 +544,7 @@ fn the_gpu_example_lenses() {
     .unwrap();
     let options = Options::default();
     let operands = simulate_text(
-        include_str!("../../examples/gpu/gpu-operator.yaml"),
+        include_str!("../../examples/gpu/gpu-agents.yaml"),
         &options,
         &inv,
     );
