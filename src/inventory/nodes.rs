@@ -72,6 +72,8 @@ pub(crate) fn parse_file(
             Some(karpenter::read(file, doc, root, index)?)
         } else if machines::is_machine_set(doc, root) {
             Some(machines::read(file, doc, root, index)?)
+        } else if super::kueue::is_flavor(doc, root) {
+            Some(super::kueue::read(file, doc, root, index)?)
         } else {
             None
         };
