@@ -284,6 +284,24 @@ spec:
     }
 
     #[test]
+    fn kubectl_get_resourceflavors_is_an_inventory() {
+        // `kubectl get resourceflavors -o yaml`: a List of them, linted at their paths there.
+        let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: ResourceFlavor\n  metadata: {name: spot}\n  spec:\n    nodeLabels: {instance-type: spot}\n    nodeTaints: [{key: spot, value: \"true\", effect: NoSchedul}]\n- apiVersion: kueue.x-k8s.io/v1beta2\n  kind: ResourceFlavor\n  metadata: {name: on-demand}\n  spec:\n    nodeLabels: {instance-type: on-demand}\n";
+        let inv = Inventory::load(&[("rf.yaml", list)]).unwrap();
+        let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["spot", "on-demand"]);
+        assert_eq!(inv.files[0].invalid_taints, 1);
+        let paths: Vec<Option<String>> = crate::analyse(list, &Options::default())
+            .into_iter()
+            .map(|d| d.path)
+            .collect();
+        assert_eq!(
+            paths,
+            [Some("items[0].spec.nodeTaints[0].effect".to_string())]
+        );
+    }
+
+    #[test]
     fn a_flavor_without_a_name_is_an_error() {
         let e = Inventory::load(&[(
             "rf.yaml",
