@@ -27,9 +27,15 @@ use crate::syntax::{Document, NodeId};
 /// Kueue's API group.
 pub(crate) const GROUP: &str = "kueue.x-k8s.io";
 
-/// Whether a document is a Kueue ResourceFlavor.
+/// Whether a document is a Kueue ResourceFlavor of a version with `spec.nodeLabels` and
+/// `spec.nodeTaints` (v1alpha1 and v1alpha2, no longer served since Kueue v0.3, kept
+/// `nodeSelector` and `taints` at the root: apis/kueue/v1alpha2/resourceflavor_types.go).
 pub(crate) fn is_flavor(doc: &Document<'_>, root: NodeId) -> bool {
-    api_group(doc.get_str(root, "apiVersion")) == Some(GROUP)
+    let api = doc.get_str(root, "apiVersion");
+    api_group(api) == Some(GROUP)
+        && api.is_some_and(|a| {
+            a.ends_with("/v1beta1") || a.ends_with("/v1beta2") || a.ends_with("/v1")
+        })
         && doc.get_str(root, "kind") == Some("ResourceFlavor")
 }
 
@@ -312,5 +318,9 @@ spec:
             e[0].to_string(),
             "rf.yaml:1:1: a ResourceFlavor without metadata.name"
         );
+        // v1alpha2 (no longer served) kept its labels and taints elsewhere: not read as a pool
+        // that would stand for any node.
+        let old = "apiVersion: kueue.x-k8s.io/v1alpha2\nkind: ResourceFlavor\nmetadata: {name: spot}\nnodeSelector: {instance-type: spot}\ntaints: [{key: spot, value: \"true\", effect: NoSchedule}]\n";
+        assert!(Inventory::load(&[("old.yaml", old)]).is_err());
     }
 }
