@@ -169,6 +169,15 @@ pub fn is_chart_templates(path: &Path) -> bool {
             .is_some_and(|chart| chart.join("Chart.yaml").is_file())
 }
 
+/// The chart whose own `templates/` hold `path` (the directory of its `Chart.yaml`), if any.
+pub fn chart_of_template(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|a| is_chart_templates(a))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+}
+
 /// What a chart's templates render a values file into, when `path` is a chart's values file
 /// (`values.yaml`, `values-prod.yaml`, ... beside a `Chart.yaml`): read from the templates under
 /// the chart's `templates/` (its own, not its subcharts'). `None` for any other file, and for

@@ -857,6 +857,24 @@ async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
         ]
     );
 
+    // The chart's agent becomes a Deployment: the values' lens follows its templates.
+    std::fs::write(
+        chart.join("templates/daemonset.yaml"),
+        AGENT_DAEMONSET.replace("kind: DaemonSet", "kind: Deployment"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&chart.join("templates/daemonset.yaml")), "type": 2}]}),
+    )
+    .await;
+    c.server_request("workspace/codeLens/refresh").await;
+    let got = lenses(&mut c, &uri).await;
+    assert_eq!(
+        got[0]["command"]["title"], "fits 1 of 3 pools (1 node): gpu",
+        "{got}"
+    );
+
     // The same text outside a chart: `agent` is a workload of unknown kind (not asked the
     // DaemonSet question) and `api`, tolerations alone, no workload.
     let loose = dir.path().join("values.yaml");
