@@ -168,3 +168,53 @@ pub fn is_chart_templates(path: &Path) -> bool {
             .parent()
             .is_some_and(|chart| chart.join("Chart.yaml").is_file())
 }
+
+/// The chart whose own `templates/` hold `path` (the directory of its `Chart.yaml`), if any.
+pub fn chart_of_template(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .find(|a| is_chart_templates(a))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+}
+
+/// What a chart's templates render a values file into, when `path` is a chart's values file
+/// (`values.yaml`, `values-prod.yaml`, ... beside a `Chart.yaml`): read from the templates under
+/// the chart's `templates/` (its own, not its subcharts'). `None` for any other file, and for
+/// a chart whose templates render no pod fields from the values. The one reader of a chart's
+/// templates, for `lint`, `simulate` and the language server.
+pub fn chart_kinds(path: &Path) -> Option<std::sync::Arc<crate::ChartKinds>> {
+    let name = path.file_name()?.to_str()?;
+    if !(name.starts_with("values") && (name.ends_with(".yaml") || name.ends_with(".yml"))) {
+        return None;
+    }
+    let chart = path.parent()?;
+    if !chart.join("Chart.yaml").is_file() {
+        return None;
+    }
+    let mut templates = Vec::new();
+    let mut dirs = vec![chart.join("templates")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p
+                .extension()
+                .is_some_and(|e| e == "yaml" || e == "yml" || e == "tpl")
+            {
+                // A template that cannot be read says nothing.
+                if let Ok(text) = std::fs::read_to_string(&p) {
+                    templates.push((p.display().to_string(), text));
+                }
+            }
+        }
+    }
+    let kinds =
+        crate::ChartKinds::from_templates(templates.iter().map(|(n, t)| (n.as_str(), t.as_str())));
+    (!kinds.is_empty()).then(|| std::sync::Arc::new(kinds))
+}

@@ -740,3 +740,154 @@ async fn references_until(c: &mut Client, params: &Value, done: impl Fn(&Value) 
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
 }
+
+/// A chart whose templates render `.Values.agent` into a DaemonSet and `.Values.api` into a
+/// Deployment (written after the common shape of a chart's `with .Values.x.tolerations` blocks).
+const AGENT_DAEMONSET: &str = "\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ .Release.Name }}-agent
+spec:
+  template:
+    spec:
+      {{- with .Values.agent.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with .Values.agent.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: agent
+          image: \"{{ .Values.agent.image }}\"
+";
+
+const API_DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-api
+spec:
+  template:
+    spec:
+      {{- with .Values.api.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: api
+          image: \"{{ .Values.api.image }}\"
+";
+
+const CHART_VALUES: &str = "\
+agent:
+  image: registry.example.com/agent:1
+  nodeSelector:
+    disk: ssd
+  tolerations:
+    - key: team.example.com/inference
+      operator: Exists
+api:
+  image: registry.example.com/api:1
+  tolerations:
+    - key: nowhere.example.com/x
+      operator: Exists
+";
+
+/// A chart's values file gets lenses and hints for the workloads its chart's templates render
+/// it into, as `lint` and `simulate` read it; the same text outside a chart has no workload.
+#[tokio::test]
+async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
+    let Setup {
+        _dir: dir, mut c, ..
+    } = start(true, true).await;
+    let chart = dir.path().join("agent-chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: agent\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("templates/daemonset.yaml"), AGENT_DAEMONSET).unwrap();
+    std::fs::write(chart.join("templates/deployment.yaml"), API_DEPLOYMENT).unwrap();
+    let values = chart.join("values.yaml");
+    std::fs::write(&values, CHART_VALUES).unwrap();
+    let uri = file_uri(&values);
+    c.open(&uri, CHART_VALUES).await;
+    let got = lenses(&mut c, &uri).await;
+    let got: Vec<(Value, Value)> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["range"]["start"].clone(), l["command"]["title"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                position(CHART_VALUES, "image: registry.example.com/agent", true),
+                json!("DaemonSet: runs on 1 of the 3 nodes it selects; misses pool batch: untolerated taint batch.example.com/spot=true:NoExecute")
+            ),
+            (
+                position(CHART_VALUES, "image: registry.example.com/api", true),
+                json!("fits 1 of 3 pools (3 nodes): web")
+            ),
+        ]
+    );
+    let got = hints(&mut c, &uri).await;
+    let got: Vec<(Value, Value)> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["position"].clone(), h["label"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                position_after(CHART_VALUES, "key: team.example.com/inference", true),
+                json!("tolerates team.example.com/inference=a:NoSchedule on 1 pool (1 node)")
+            ),
+            (
+                position_after(CHART_VALUES, "key: nowhere.example.com/x", true),
+                json!("matches no taint in the inventory")
+            ),
+        ]
+    );
+
+    // The chart's agent becomes a Deployment: the values' lens follows its templates.
+    std::fs::write(
+        chart.join("templates/daemonset.yaml"),
+        AGENT_DAEMONSET.replace("kind: DaemonSet", "kind: Deployment"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&chart.join("templates/daemonset.yaml")), "type": 2}]}),
+    )
+    .await;
+    c.server_request("workspace/codeLens/refresh").await;
+    let got = lenses(&mut c, &uri).await;
+    assert_eq!(
+        got[0]["command"]["title"], "fits 1 of 3 pools (1 node): gpu",
+        "{got}"
+    );
+
+    // The same text outside a chart: `agent` is a workload of unknown kind (not asked the
+    // DaemonSet question) and `api`, tolerations alone, no workload.
+    let loose = dir.path().join("values.yaml");
+    std::fs::write(&loose, CHART_VALUES).unwrap();
+    let loose_uri = file_uri(&loose);
+    c.open(&loose_uri, CHART_VALUES).await;
+    let got = lenses(&mut c, &loose_uri).await;
+    let titles: Vec<&Value> = got
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["command"]["title"])
+        .collect();
+    assert_eq!(titles, [&json!("fits 1 of 3 pools (1 node): gpu")]);
+    assert!(c.finish().await);
+}

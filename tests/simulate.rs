@@ -1044,6 +1044,77 @@ fn gpu_example_resources_and_daemonsets_as_json() {
     );
 }
 
+/// Kueue ResourceFlavors are an inventory: a pool per flavor, its node taints; the coordinator
+/// of the GPU example's JobSet fits only the CPU flavor, its GPU workers the spot flavor by the
+/// toleration Kueue adds there (a `resource-flavor` source), and a misspelt node taint effect is
+/// the API server's error at its path.
+#[test]
+fn kueue_flavors_are_an_inventory() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pools: Vec<(&str, usize)> = v["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["taints"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(pools, [("cpu", 0), ("gpu", 1), ("gpu-spot", 2)]);
+    let workloads = v["workloads"].as_array().unwrap();
+    assert_eq!(workloads.len(), 2);
+    let entry = |w: &Value, pool: usize| {
+        w["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["pools"].as_array().unwrap().contains(&pool.into()))
+            .unwrap()
+            .clone()
+    };
+    let coordinator = &workloads[0];
+    let fits: Vec<Value> = (0..3)
+        .map(|p| entry(coordinator, p)["fit"].clone())
+        .collect();
+    assert_eq!(fits, ["yes", "no", "no"]);
+    let workers = &workloads[1];
+    assert_ne!(entry(workers, 2)["fit"], "no");
+    assert_eq!(
+        entry(workers, 2)["tolerated"][0]["source"],
+        serde_json::json!({"code": "resource-flavor", "flavor": "gpu-spot", "index": 0})
+    );
+    assert!(entry(workers, 1).get("tolerated").is_none());
+
+    // A misspelt effect in a flavor's node taints.
+    let dir = std::env::temp_dir().join(format!("taintlint-kueue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let flavors = std::fs::read_to_string("examples/gpu/flavors.yaml")
+        .unwrap()
+        .replacen("effect: NoSchedule", "effect: NoSchedul", 1);
+    let file = dir.join("flavors.yaml");
+    std::fs::write(&file, flavors).unwrap();
+    let o = run(&["lint", "--format", "json", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["rule"], "unknown-effect");
+    assert_eq!(d["path"], "spec.nodeTaints[0].effect");
+    assert_eq!(d["object"]["kind"], "ResourceFlavor");
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A pod larger than any node fits nowhere, and says which resource, how much it asks and the
 /// most a node has; a node list read as JSON keeps what each node has allocatable.
 #[test]

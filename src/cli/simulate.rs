@@ -139,7 +139,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         let text = read(input)?;
         // A chart's values file: its templates say what the values render into.
         let chart = match input {
-            Input::File(p, _) => super::input::chart_kinds(p),
+            Input::File(p, _) => taintlint::walk::chart_kinds(p),
             Input::Stdin(_) => None,
         };
         let local = chart.map(|c| {

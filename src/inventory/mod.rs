@@ -36,6 +36,7 @@ mod karpenter;
 mod kind;
 mod kubeadm;
 mod kubelet_flags;
+mod kueue;
 pub mod kustomize;
 mod machines;
 mod nodes;
@@ -137,6 +138,10 @@ pub struct Declared {
     pub provider_labels: &'static [&'static str],
     /// What its nodes offer, as far as the definition says or implies.
     pub capacity: capacity::Capacity,
+    /// Tolerations that every pod placed on the pool gets from what places it there (a Kueue
+    /// ResourceFlavor's `spec.tolerations`, added to the workloads admitted on the flavor): they
+    /// count when a workload is judged against this pool.
+    pub tolerations: Vec<crate::k8s::model::Toleration>,
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -330,6 +335,7 @@ pub fn may_define_nodes(text: &str) -> bool {
         "KubeletConfiguration",
         "eksctl.io/",
         "kind.x-k8s.io/",
+        "ResourceFlavor",
     ];
     if terraform::looks_like_hcl(text) {
         return terraform::defines_pools(text);
@@ -493,6 +499,7 @@ impl RawNode {
                 requirements: None,
                 provider_labels: &[],
                 capacity: capacity::Capacity::default(),
+                tolerations: Vec::new(),
             })),
             bootstrap: None,
             allocatable: None,

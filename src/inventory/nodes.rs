@@ -72,6 +72,8 @@ pub(crate) fn parse_file(
             Some(karpenter::read(file, doc, root, index)?)
         } else if machines::is_machine_set(doc, root) {
             Some(machines::read(file, doc, root, index)?)
+        } else if super::kueue::is_flavor(doc, root) {
+            Some(super::kueue::read(file, doc, root, index)?)
         } else {
             None
         };
@@ -106,6 +108,14 @@ pub(crate) fn parse_file(
                     match doc.get_str(item, "kind") {
                         Some("Node") => {}
                         Some(k) if super::is_cluster_kind(k) => continue,
+                        // `kubectl get resourceflavors -o yaml`
+                        Some("ResourceFlavor") if super::kueue::is_flavor(doc, item) => {
+                            let (flavor, left_out) = super::kueue::read(file, doc, item, index)?;
+                            nodes.push(flavor);
+                            invalid += left_out;
+                            defines_pools = true;
+                            continue;
+                        }
                         None if looks_like_a_node(doc, item) => {}
                         other => {
                             return Err(ParseError::at(

@@ -482,7 +482,9 @@ const fn field(path: &'static [&'static str], startup: bool) -> TaintField {
 /// Cluster API MachineDeployment, MachineSet and MachinePool (kubernetes-sigs/cluster-api
 /// api/core/v1beta2/machine_types.go `MachineSpec.Taints`): `spec.template.spec.taints`; and a
 /// Cluster API KubeadmControlPlane's machines (`spec.machineTemplate.spec.taints`, the control
-/// plane contract's `MachineTaint`s, docs/book/src/developer/providers/contracts/control-plane.md).
+/// plane contract's `MachineTaint`s, docs/book/src/developer/providers/contracts/control-plane.md);
+/// a Kueue ResourceFlavor's `spec.nodeTaints` (`corev1.Taint`s of the flavor's nodes:
+/// kubernetes-sigs/kueue apis/kueue/v1beta1/resourceflavor_types.go, the same in v1beta2 and v1).
 pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'static [TaintField]> {
     const NODE: &[TaintField] = &[field(&["spec", "taints"], false)];
     const NODEPOOL: &[TaintField] = &[
@@ -496,6 +498,7 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
     const MACHINES: &[TaintField] = &[field(&["spec", "template", "spec", "taints"], false)];
     const CONTROL_PLANE: &[TaintField] =
         &[field(&["spec", "machineTemplate", "spec", "taints"], false)];
+    const FLAVOR: &[TaintField] = &[field(&["spec", "nodeTaints"], false)];
     let group = api_group(api_version);
     Some(match (group, kind) {
         (None, "Node") => NODE,
@@ -504,6 +507,7 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
         (Some("machine.openshift.io"), "MachineSet") => MACHINES,
         _ if is_capi_machine_set(group, kind) => MACHINES,
         (Some("controlplane.cluster.x-k8s.io"), "KubeadmControlPlane") => CONTROL_PLANE,
+        (Some("kueue.x-k8s.io"), "ResourceFlavor") => FLAVOR,
         _ => return None,
     })
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 
+use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
 use crate::position::{Encoding, LineIndex};
 
@@ -21,6 +22,9 @@ pub struct Document {
     pub language_id: String,
     text: Arc<String>,
     index: Arc<LineIndex>,
+    /// For a chart's values file, what the chart's templates render it into (read from the
+    /// chart's `templates/` when the document is opened).
+    pub chart: Option<Arc<ChartKinds>>,
 }
 
 /// An immutable view of a document at one version.
@@ -29,6 +33,7 @@ pub struct Snapshot {
     pub version: i32,
     pub text: Arc<String>,
     pub index: Arc<LineIndex>,
+    pub chart: Option<Arc<ChartKinds>>,
 }
 
 impl Snapshot {
@@ -45,6 +50,7 @@ impl Document {
             language_id,
             text: Arc::new(text),
             index: Arc::new(index),
+            chart: None,
         }
     }
 
@@ -61,6 +67,7 @@ impl Document {
             version: self.version,
             text: self.text.clone(),
             index: self.index.clone(),
+            chart: self.chart.clone(),
         }
     }
 

@@ -64,6 +64,56 @@ impl Session {
         self.workspace_changed().await;
     }
 
+    /// The templates of these charts changed: each open values file of theirs gets what they
+    /// render it into now, and is analysed again if that changed.
+    pub(crate) async fn reread_charts(self: &Arc<Self>, charts: Vec<PathBuf>) {
+        let values: Vec<(Uri, PathBuf)> = {
+            let state = self.lock();
+            state
+                .documents
+                .keys()
+                .filter_map(|uri| {
+                    let path = uri.to_file_path()?.into_owned();
+                    let chart = path.parent()?;
+                    charts
+                        .iter()
+                        .any(|c| c == chart)
+                        .then(|| (uri.clone(), path))
+                })
+                .collect()
+        };
+        if values.is_empty() {
+            return;
+        }
+        let read = blocking("reading a chart's templates", move || {
+            values
+                .into_iter()
+                .map(|(uri, path)| (uri, crate::walk::chart_kinds(&path)))
+                .collect::<Vec<_>>()
+        })
+        .await;
+        let Ok(read) = read else { return };
+        let changed = {
+            let mut state = self.lock();
+            let state = &mut *state;
+            let mut changed = false;
+            for (uri, chart) in read {
+                if let Some(open) = state.documents.get_mut(&uri) {
+                    if open.doc.chart != chart {
+                        open.doc.chart = chart;
+                        open.analysis = None;
+                        open.chunks = Arc::default();
+                        changed = true;
+                    }
+                }
+            }
+            changed
+        };
+        if changed {
+            self.reanalyse_all().await;
+        }
+    }
+
     /// Applies new settings: a new workspace generation, every document re-analysed.
     pub(crate) async fn apply_settings(
         self: &Arc<Self>,

@@ -8,6 +8,7 @@ use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::Inventory;
+use crate::k8s::workloads::ChartKinds;
 use crate::lsp::diagnostics::Links;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
@@ -169,14 +170,31 @@ impl Workspace {
 
     /// Lints one document.
     pub fn analyse(&self, text: &str) -> Vec<Diagnostic> {
-        self.analyse_file(text, false).diagnostics
+        self.analyse_file(text, false, None).diagnostics
     }
 
     /// Analyses one document, with the placements of its workloads when `placements` is set
     /// (and an inventory is loaded): the only call from the server into the analysis core.
-    pub fn analyse_file(&self, text: &str, placements: bool) -> FileAnalysis {
+    /// `chart` is what a chart's templates render the document into, for a chart's values file
+    /// (read at the edge, as the CLI reads it: [`crate::walk::chart_kinds`]).
+    pub fn analyse_file(
+        &self,
+        text: &str,
+        placements: bool,
+        chart: Option<&Arc<ChartKinds>>,
+    ) -> FileAnalysis {
+        let with_chart;
+        let options = match chart {
+            Some(c) => {
+                let mut o = self.options.clone();
+                o.set_chart_kinds(Some(c.clone()));
+                with_chart = o;
+                &with_chart
+            }
+            None => &self.options,
+        };
         let mut analysis =
-            crate::analysis::analyse_file(text, &self.options, self.cluster.as_deref(), placements);
+            crate::analysis::analyse_file(text, options, self.cluster.as_deref(), placements);
         let diagnostics = &mut analysis.diagnostics;
         if !self.severities.is_empty() {
             diagnostics.retain_mut(|d| {

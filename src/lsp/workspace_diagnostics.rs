@@ -107,7 +107,8 @@ impl Session {
                     }
                     let text = std::fs::read_to_string(&path).ok()?;
                     let uri = Uri::from_file_path(&path)?;
-                    let found = ws.analyse_file(&text, false).diagnostics;
+                    let chart = crate::walk::chart_kinds(&path);
+                    let found = ws.analyse_file(&text, false, chart.as_ref()).diagnostics;
                     let index = LineIndex::new(&text);
                     let lines = Lines::new(&text, &index, encoding);
                     let other_file = |file: &str, range: std::ops::Range<usize>| {

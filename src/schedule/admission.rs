@@ -38,6 +38,9 @@ pub enum Source {
     MemoryPressure,
     /// The `i`th of the RuntimeClass's `scheduling.tolerations`.
     RuntimeClass(String, usize),
+    /// The `i`th of a Kueue ResourceFlavor's `spec.tolerations`, which Kueue adds to the pods
+    /// it admits on that flavor (kubernetes-sigs/kueue pkg/podset/podset.go).
+    ResourceFlavor(String, usize),
 }
 
 impl Source {
@@ -65,6 +68,9 @@ impl Source {
             Source::RuntimeClass(rc, i) => {
                 format!("from RuntimeClass {rc} (scheduling.tolerations[{i}])")
             }
+            Source::ResourceFlavor(f, i) => format!(
+                "added by Kueue to workloads admitted on ResourceFlavor {f} (spec.tolerations[{i}])"
+            ),
         }
     }
 
@@ -87,6 +93,9 @@ impl Source {
             Source::MemoryPressure => "PodTolerationRestriction adds (not BestEffort)".into(),
             Source::RuntimeClass(rc, i) => {
                 format!("RuntimeClass {rc} adds (scheduling.tolerations[{i}])")
+            }
+            Source::ResourceFlavor(f, i) => {
+                format!("Kueue adds on ResourceFlavor {f} (spec.tolerations[{i}])")
             }
         }
     }

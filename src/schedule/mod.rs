@@ -803,9 +803,16 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             if pool.unschedulable.is_some() && !tolerates_cordon && !bound {
                 base.reasons.push(Reason::Unschedulable);
             }
+            // A Kueue ResourceFlavor's tolerations are added to the workloads admitted on it
+            // (Kueue admits no DaemonSet).
+            let flavor: &[Toleration] = match &pool.declared {
+                Some(d) if w.kind != Some("DaemonSet") => &d.tolerations,
+                _ => &[],
+            };
             let mut taint_reasons = Vec::new();
             for (i, t) in pool.taints.iter().enumerate() {
-                let tolerated = tolerations_tolerate_taint(&placing, &t.taint, gate);
+                let tolerated = tolerations_tolerate_taint(&placing, &t.taint, gate)
+                    || tolerations_tolerate_taint(flavor, &t.taint, gate);
                 let enforced = if bound {
                     t.taint.effect == Effect::NoExecute
                 } else {
@@ -821,7 +828,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                 }
             }
             base.eviction = eviction(w, pool, gate);
-            base.granted = granted(&placing_sources, pool, gate);
+            base.granted = granted(&placing_sources, flavor, pool, gate);
             resource_fit(&w.requests, pool, &mut base);
             if !per_node {
                 base.reasons.extend(taint_reasons);
@@ -1027,14 +1034,23 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
 }
 
 /// The pool's taints (that matter for placement or eviction) that no toleration of the manifest
-/// tolerates but one from elsewhere does, with that one's source.
-fn granted(placing: &[(&Toleration, &Source)], pool: &Pool, gate: bool) -> Vec<(usize, Source)> {
+/// tolerates but one from elsewhere does (admission, or the pool's own `flavor` tolerations), with
+/// that one's source.
+fn granted(
+    placing: &[(&Toleration, &Source)],
+    flavor: &[Toleration],
+    pool: &Pool,
+    gate: bool,
+) -> Vec<(usize, Source)> {
     let mut out = Vec::new();
     for (i, t) in pool.taints.iter().enumerate() {
         let mut by = placing
             .iter()
             .filter(|(tol, _)| tol.tolerates(&t.taint, gate));
         let Some(first) = by.clone().next() else {
+            if let Some(j) = flavor.iter().position(|tol| tol.tolerates(&t.taint, gate)) {
+                out.push((i, Source::ResourceFlavor(pool.name.clone(), j)));
+            }
             continue;
         };
         if by.any(|(_, s)| matches!(s, Source::Manifest(_))) {

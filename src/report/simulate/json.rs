@@ -212,6 +212,10 @@ enum SourceOut {
         runtime_class: String,
         index: usize,
     },
+    ResourceFlavor {
+        flavor: String,
+        index: usize,
+    },
 }
 
 impl SourceOut {
@@ -233,6 +237,10 @@ impl SourceOut {
             TolerationSource::MemoryPressure => SourceOut::MemoryPressure,
             TolerationSource::RuntimeClass(rc, i) => SourceOut::RuntimeClass {
                 runtime_class: rc.clone(),
+                index: *i,
+            },
+            TolerationSource::ResourceFlavor(f, i) => SourceOut::ResourceFlavor {
+                flavor: f.clone(),
                 index: *i,
             },
         }

@@ -1,4 +1,5 @@
-//! `workspace/didChangeWatchedFiles`: inventory, configuration and manifest files changed on disk.
+//! `workspace/didChangeWatchedFiles`: inventory, configuration and manifest files changed on disk;
+//! a chart's templates changed, so its open values files render into other workloads.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,6 +26,14 @@ pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeWatchedFiles
         session.reload_config().await;
     } else if touched {
         session.reload_inventory().await;
+    }
+    let mut charts: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| crate::walk::chart_of_template(p))
+        .collect();
+    charts.dedup();
+    if !charts.is_empty() {
+        session.reread_charts(charts).await;
     }
     let manifests = paths.into_iter().filter(|p| session.indexes(p)).collect();
     session.reindex(manifests).await;

@@ -145,8 +145,11 @@ impl Session {
             return Ok(None);
         };
         let text = snap.text.clone();
+        let chart = snap.chart.clone();
         let fixed = blocking("fixing", move || {
-            crate::fix::fix_all_with(&text, crate::fix::FixMode::Safe, |t| ws.analyse(t))
+            crate::fix::fix_all_with(&text, crate::fix::FixMode::Safe, |t| {
+                ws.analyse_file(t, false, chart.as_ref()).diagnostics
+            })
         })
         .await?;
         if fixed.applied == 0 || fixed.text == *snap.text {
