@@ -96,6 +96,12 @@ pub(crate) struct LintArgs {
     /// `inventory` is used.
     #[arg(long, value_name = "FILE")]
     inventory: Vec<PathBuf>,
+    /// What renders the kustomizations met (a directory holding a kustomization, or a walk's
+    /// overlays), so that the rendered whole is linted and its findings reported in the base
+    /// and patch files: `auto` (kustomize build, else kubectl kustomize), `kustomize`,
+    /// `kubectl`, or `off`. Without it, the configuration's `kustomize`, else `auto`.
+    #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
+    kustomize: Option<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -124,6 +130,10 @@ const BATCH: usize = 1024;
 enum Job {
     Input(Input),
     Inventory(usize),
+    /// An input that rendered overlays found something in too: the index of those findings.
+    Merged(Input, usize),
+    /// A file that only rendered overlays found something in.
+    Traced(usize),
 }
 
 pub(crate) fn run(mut args: LintArgs) -> ExitCode {
@@ -164,6 +174,19 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .iter()
         .map(|p| (p.display().to_string(), Skipped::Template))
         .collect();
+    // Overlays rendered and traced to their sources (not with fixes: they edit the sources).
+    let traced = if args.fix || args.diff {
+        super::overlays::Traced::default()
+    } else {
+        let dirs = super::overlays::to_render(&args.paths, &inputs);
+        super::overlays::render_and_trace(
+            &dirs,
+            super::overlays::mode(args.kustomize.as_deref(), &configs),
+            &configs,
+            inventory,
+            &|text, options, inventory| analyse_with(text, options, inventory),
+        )
+    };
     let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
     let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
     let (cluster, cluster_files, preread) = super::input::cluster_objects(&inputs, inventory, true);
@@ -183,8 +206,9 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let jobs = jobs(inputs, stdin_config, loaded.as_ref(), args.diff);
+    let jobs = jobs(inputs, stdin_config, loaded.as_ref(), args.diff, &traced);
     let linter = Linter {
+        traced: &traced,
         args: &args,
         configs: &configs,
         loaded: loaded.as_ref(),
@@ -208,7 +232,13 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
                     .enumerate()
                     .map(|(i, f)| (f.name.as_str(), l.text(i)))
             })
-            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
+            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+            .chain(
+                traced
+                    .kustomizations
+                    .iter()
+                    .map(|(n, t)| (n.as_str(), &**t)),
+            ),
     );
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut out = Output::begin(
@@ -294,19 +324,32 @@ fn inventory_paths(args: &LintArgs, configs: &[(ConfigFile, Options)]) -> Vec<Pa
 }
 
 /// The files to lint, in order: the inputs, then the inventory files no input names (not with
-/// `--diff`, which shows only the inputs' fixes).
+/// `--diff`, which shows only the inputs' fixes), then the files only rendered overlays found
+/// something in.
 fn jobs(
     inputs: Vec<Input>,
     stdin_config: usize,
     loaded: Option<&LoadedInventory>,
     diff: bool,
+    traced: &super::overlays::Traced,
 ) -> Vec<Job> {
+    let mut merged = vec![false; traced.files.len()];
     let mut jobs: Vec<Job> = inputs
         .into_iter()
         .map(|input| match input {
             Input::Stdin(_) => Job::Input(Input::Stdin(stdin_config)),
-            other => Job::Input(other),
+            Input::File(path, c) => match traced.of(&path) {
+                Some(i) if !merged[i] => {
+                    merged[i] = true;
+                    Job::Merged(Input::File(path, c), i)
+                }
+                _ => Job::Input(Input::File(path, c)),
+            },
         })
+        .collect();
+    let rest: Vec<Job> = (0..traced.files.len())
+        .filter(|&i| !merged[i])
+        .map(Job::Traced)
         .collect();
     if let (Some(l), false) = (loaded, diff) {
         for (i, (path, _)) in l.sources.iter().enumerate() {
@@ -319,12 +362,15 @@ fn jobs(
             }
         }
     }
+    jobs.extend(rest);
     jobs
 }
 
 /// What every job shares: the arguments, the configurations, the inventory and the fix mode.
 struct Linter<'a> {
     args: &'a LintArgs,
+    /// What rendered overlays found, by the file it belongs in.
+    traced: &'a super::overlays::Traced,
     configs: &'a [(ConfigFile, Options)],
     loaded: Option<&'a LoadedInventory>,
     /// The texts the cluster pass read, so that each file is read once.
@@ -371,8 +417,18 @@ impl Linter<'_> {
             fixed: 0,
             diff: String::new(),
         };
-        let input = match job {
-            Job::Input(input) => input,
+        let (input, merged) = match job {
+            Job::Input(input) => (input, None),
+            Job::Merged(input, i) => (input, Some(*i)),
+            Job::Traced(i) => {
+                let f = &self.traced.files[*i];
+                linted.reports.push(FileReport::new(
+                    f.name.clone(),
+                    f.text.clone(),
+                    f.diagnostics.clone(),
+                ));
+                return Ok(linted);
+            }
             Job::Inventory(i) => {
                 let l = self.loaded.expect("inventory jobs come from it");
                 let text = l.text(*i).to_string();
@@ -410,7 +466,14 @@ impl Linter<'_> {
                 text = fixed.text;
             }
         }
-        let diagnostics = analyse_with(&text, &options, inventory);
+        let mut diagnostics = analyse_with(&text, &options, inventory);
+        if let Some(i) = merged {
+            // What the overlays found here: once, at the source, with their notes.
+            super::overlays::merge(&mut diagnostics, self.traced.files[i].diagnostics.clone());
+            diagnostics.sort_by(|a, b| {
+                (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
+            });
+        }
         let report = FileReport::new(name, text, diagnostics);
         linted.reports = match input {
             // `helm template ... | taintlint lint -`: report against the templates.
