@@ -68,8 +68,8 @@ enum Seg {
 struct Steps {
     /// (key span for a mapping step, value span), one per step resolved.
     nodes: Vec<(Option<Range<usize>>, Range<usize>)>,
-    /// The value node of the last step (or the node the path started from).
-    end: NodeId,
+    /// For each step into a sequence, how many items it has.
+    lens: Vec<Option<usize>>,
 }
 
 /// A text that holds a patch: a file, or a string inside a kustomization file, with the
@@ -268,12 +268,14 @@ fn path_of(doc: &Document<'_>, root: NodeId, range: &Range<usize>) -> (Vec<Seg>,
 /// Follows `path` from `node` as far as it goes.
 fn follow(doc: &Document<'_>, node: NodeId, path: &[Seg]) -> Steps {
     let mut nodes = Vec::new();
+    let mut lens = Vec::new();
     let mut at = node;
     for seg in path {
         let next = match seg {
             Seg::Key(k) => doc.get(at, k).map(|(k, v)| (Some(k), v)),
             Seg::Index(i) => doc.sequence(at).and_then(|s| s.get(*i)).map(|&v| (None, v)),
         };
+        lens.push(doc.sequence(at).map(<[NodeId]>::len));
         let Some((k, v)) = next else { break };
         nodes.push((
             k.map(|k| doc.node(k).span.clone()),
@@ -281,7 +283,8 @@ fn follow(doc: &Document<'_>, node: NodeId, path: &[Seg]) -> Steps {
         ));
         at = v;
     }
-    Steps { nodes, end: at }
+    lens.truncate(nodes.len());
+    Steps { nodes, lens }
 }
 
 /// Where a finding goes: in the last patch that wrote its field, else in its origin file.
@@ -450,7 +453,10 @@ fn in_patch(
             continue;
         }
         if let Some(ops) = pdoc.sequence(proot) {
-            // JSON6902: the last `add` or `replace` whose path leads to the field.
+            // JSON6902: the last `add` or `replace` whose path leads to the field. An `add` at
+            // `-` appends: the last one to a list wrote its last item, the one before the
+            // item before it.
+            let mut appended: Vec<String> = Vec::new();
             for &op in ops.iter().rev() {
                 let verb = pdoc.get_str(op, "op").unwrap_or_default();
                 if verb != "add" && verb != "replace" {
@@ -459,7 +465,11 @@ fn in_patch(
                 let Some(pointer) = pdoc.get_str(op, "path") else {
                     continue;
                 };
-                let Some(rest) = after_pointer(pointer, path) else {
+                let later = appended.iter().filter(|p| *p == pointer).count();
+                if pointer.ends_with("/-") {
+                    appended.push(pointer.to_string());
+                }
+                let Some(rest) = after_pointer(pointer, path, &here.lens, later) else {
                     continue;
                 };
                 let Some((_, value)) = pdoc.get(op, "value") else {
@@ -477,23 +487,24 @@ fn in_patch(
                             .skip(skip.saturating_sub(1))
                             .cloned()
                             .collect(),
-                        end: here.end,
+                        lens: Vec::new(),
                     };
                     let mut nodes = vec![(None, pdoc.node(value).span.clone())];
                     nodes.extend(there.nodes);
                     let there = Steps {
                         nodes,
-                        end: there.end,
+                        lens: Vec::new(),
                     };
-                    return Some(mapped(
-                        rendered,
-                        &here,
-                        &there,
-                        on_key,
-                        pdoc,
-                        holder,
-                        d.clone(),
-                    ));
+                    let mut t = mapped(rendered, &here, &there, on_key, pdoc, holder, d.clone());
+                    // The object is the one the patch's target names.
+                    if let Some((kind, name)) = &patch.target {
+                        t.diagnostic.object = Some(ObjectRef {
+                            kind: kind.clone(),
+                            name: name.clone(),
+                            namespace: None,
+                        });
+                    }
+                    return Some(t);
                 }
             }
             continue;
@@ -514,9 +525,15 @@ fn in_patch(
     None
 }
 
-/// The rest of `path` after a JSON pointer that leads to it (`-` stands for any item), or
-/// `None` when the pointer goes elsewhere.
-fn after_pointer<'p>(pointer: &str, path: &'p [Seg]) -> Option<&'p [Seg]> {
+/// The rest of `path` after a JSON pointer that leads to it, or `None` when the pointer goes
+/// elsewhere. `-` stands for the item appended: the list's last but `later` (appended after it;
+/// `lens` are the lengths of the lists along `path`).
+fn after_pointer<'p>(
+    pointer: &str,
+    path: &'p [Seg],
+    lens: &[Option<usize>],
+    later: usize,
+) -> Option<&'p [Seg]> {
     let parts: Vec<String> = pointer
         .strip_prefix('/')?
         .split('/')
@@ -525,10 +542,17 @@ fn after_pointer<'p>(pointer: &str, path: &'p [Seg]) -> Option<&'p [Seg]> {
     if parts.len() > path.len() {
         return None;
     }
-    for (part, seg) in parts.iter().zip(path) {
+    for (at, (part, seg)) in parts.iter().zip(path).enumerate() {
         let ok = match seg {
             Seg::Key(k) => k == part,
-            Seg::Index(i) => part == "-" || part.parse::<usize>().ok() == Some(*i),
+            Seg::Index(i) if part == "-" => {
+                lens.get(at)
+                    .copied()
+                    .flatten()
+                    .and_then(|n| n.checked_sub(1 + later))
+                    == Some(*i)
+            }
+            Seg::Index(i) => part.parse::<usize>().ok() == Some(*i),
         };
         if !ok {
             return None;
