@@ -1062,6 +1062,20 @@ mod tests {
     }
 
     #[test]
+    fn kustomize_key() {
+        assert_eq!(
+            ok("kustomize: kubectl\n").kustomize,
+            Some(Kustomize::Kubectl)
+        );
+        assert_eq!(ok("kustomize: off\n").kustomize, Some(Kustomize::Off));
+        assert_eq!(ok("rules: {}\n").kustomize, None);
+        assert_eq!(
+            errors("kustomize: helm\n"),
+            [".taintlint.yaml:1:12: kustomize: expected one of auto, kustomize, kubectl, off"]
+        );
+    }
+
+    #[test]
     fn full_file() {
         let c = ok("\
 inventory: nodes.yaml

@@ -661,3 +661,161 @@ fn moved_fn(delta: isize) -> impl Fn(&Range<usize>) -> Range<usize> {
         s..e
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Options;
+
+    /// What `kustomize build` writes with origin and transformer annotations (its shape as
+    /// kustomize v5 writes it), for a base Deployment patched by an overlay's file.
+    const RENDERED: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  annotations:
+    alpha.config.kubernetes.io/transformations: |
+      - configuredIn: ../repo/prod/kustomization.yaml
+        configuredBy:
+          apiVersion: builtin
+          kind: PatchTransformer
+    config.kubernetes.io/origin: |
+      path: ../repo/base/web.yaml
+  name: prod-web
+  namespace: shop
+spec:
+  template:
+    spec:
+      nodeSelector:
+        pool: spot
+      tolerations:
+      - effect: NoSchedul
+        key: spot
+        operator: Exists
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  annotations:
+    config.kubernetes.io/origin: |
+      path: deploy/pod.yaml
+      repo: https://github.com/example/remote
+  name: prod-remote
+spec:
+  tolerations:
+  - key: a
+    operator: Exists
+    value: x
+";
+
+    const BASE: &str = "# the base\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      nodeSelector: {pool: spot}\n      tolerations:\n      - key: spot\n        operator: Exists\n        effect: NoSchedule\n";
+    const KUSTOMIZATION: &str =
+        "resources: [../base]\nnamePrefix: prod-\nnamespace: shop\npatches:\n- path: web.yaml\n";
+    const PATCH: &str = "kind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      tolerations:\n      - key: spot\n        operator: Exists\n        effect: \"NoSchedul\"\n";
+
+    fn load(path: &str) -> Option<Source> {
+        let text = match path {
+            "../repo/base/web.yaml" => BASE,
+            "../repo/prod/kustomization.yaml" => KUSTOMIZATION,
+            "../repo/prod/web.yaml" => PATCH,
+            _ => return None,
+        };
+        Some(Source {
+            name: path.trim_start_matches("../").to_string(),
+            text: text.into(),
+        })
+    }
+
+    fn overlay() -> Overlay {
+        Overlay {
+            name: "repo/prod".to_string(),
+            kustomization: Source {
+                name: "repo/prod/kustomization.yaml".to_string(),
+                text: KUSTOMIZATION.into(),
+            },
+        }
+    }
+
+    #[test]
+    fn findings_go_to_the_patch_that_wrote_the_field_or_the_origin() {
+        let found = crate::analysis::analyse(RENDERED, &Options::default());
+        let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["unknown-effect", "exists-with-value"]);
+        let traced = trace(RENDERED, found, &overlay(), &mut load);
+        // The effect was written by the patch, quoted there: the whole scalar, no fix.
+        let effect = &traced[0];
+        assert_eq!(effect.file, "repo/prod/web.yaml");
+        assert_eq!(&PATCH[effect.diagnostic.range.clone()], "\"NoSchedul\"");
+        assert!(effect.diagnostic.fixes.is_empty());
+        let object = effect.diagnostic.object.as_ref().unwrap();
+        assert_eq!(
+            (
+                object.kind.as_deref(),
+                object.name.as_deref(),
+                object.namespace.as_deref()
+            ),
+            (Some("Deployment"), Some("web"), None)
+        );
+        assert_eq!(
+            effect.diagnostic.related,
+            vec![Related {
+                file: Some("repo/prod/kustomization.yaml".to_string()),
+                range: 0..0,
+                message: "rendered by repo/prod as Deployment shop/prod-web".to_string(),
+            }]
+        );
+        // An object from a remote base: on the overlay's kustomization, saying so.
+        let remote = &traced[1];
+        assert_eq!(remote.file, "repo/prod/kustomization.yaml");
+        assert!(remote.diagnostic.message.contains("outside the repository"));
+    }
+
+    #[test]
+    fn a_field_no_patch_wrote_is_found_in_the_origin_with_its_fix() {
+        let rendered = RENDERED.replace("NoSchedul", "NoSchedule").replace(
+            "        operator: Exists\n---",
+            "        operator: Exists\n        tolerationSeconds: 0\n---",
+        );
+        let base = BASE.replace("effect: NoSchedule\n", "effect: noschedule\n");
+        let rendered = rendered.replace("- effect: NoSchedule", "- effect: noschedule");
+        let found = crate::analysis::analyse(&rendered, &Options::default());
+        assert!(found.iter().any(|d| d.rule == "unknown-effect"));
+        // No patch writes the effect now: the patch's list is taken away.
+        let mut load_base = |path: &str| -> Option<Source> {
+            match path {
+                "../repo/base/web.yaml" => Some(Source {
+                    name: "repo/base/web.yaml".to_string(),
+                    text: base.as_str().into(),
+                }),
+                "../repo/prod/kustomization.yaml" => load(path),
+                _ => None,
+            }
+        };
+        let traced = trace(&rendered, found, &overlay(), &mut load_base);
+        let effect = traced
+            .iter()
+            .find(|t| t.diagnostic.rule == "unknown-effect")
+            .unwrap();
+        assert_eq!(effect.file, "repo/base/web.yaml");
+        assert_eq!(&base[effect.diagnostic.range.clone()], "noschedule");
+        let fixed = effect.diagnostic.fixes[0].apply(&base);
+        assert!(fixed.contains("effect: NoSchedule\n"), "{fixed}");
+    }
+
+    #[test]
+    fn json_pointers() {
+        let path = [
+            Seg::Key("spec".into()),
+            Seg::Key("tolerations".into()),
+            Seg::Index(2),
+            Seg::Key("effect".into()),
+        ];
+        let lens = [None, None, Some(3), None];
+        let rest = |p: &str, later| after_pointer(p, &path, &lens, later).map(<[Seg]>::len);
+        assert_eq!(rest("/spec/tolerations/-", 0), Some(1));
+        assert_eq!(rest("/spec/tolerations/-", 1), None);
+        assert_eq!(rest("/spec/tolerations/2", 0), Some(1));
+        assert_eq!(rest("/spec/tolerations/1", 0), None);
+        assert_eq!(rest("/spec/tolerations", 0), Some(2));
+        assert_eq!(rest("/spec/affinity", 0), None);
+    }
+}
