@@ -249,3 +249,48 @@ fn kustomize_off_renders_nothing() {
         vec![format!("{SHOP}/overlays/prod/web-tolerations.yaml")]
     );
 }
+
+#[test]
+fn simulate_takes_each_overlays_workloads_as_rendered() {
+    if renderer("simulate_takes_each_overlays_workloads_as_rendered").is_none() {
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .current_dir(ROOT)
+        .args([
+            "simulate",
+            "--format",
+            "json",
+            "--inventory",
+            "tests/fixtures/kustomize/shop-nodes.yaml",
+            SHOP,
+        ])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let workloads: Vec<String> = json["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            format!(
+                "{} {} {}/{}",
+                w["file"].as_str().unwrap(),
+                w["kind"].as_str().unwrap(),
+                w["namespace"].as_str().unwrap_or("-"),
+                w["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // The overlay's workloads under their rendered names, not the base's nor the patches'
+    // partial objects on their own.
+    assert_eq!(
+        workloads,
+        [
+            format!("{PROD} Deployment shop/prod-web"),
+            format!("{PROD} DaemonSet shop/prod-agent"),
+            format!("{PROD} Job shop/prod-migrate"),
+        ]
+    );
+}

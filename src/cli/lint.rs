@@ -184,7 +184,6 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             super::overlays::mode(args.kustomize.as_deref(), &configs),
             &configs,
             inventory,
-            &|text, options, inventory| analyse_with(text, options, inventory),
         )
     };
     let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();

@@ -115,15 +115,13 @@ fn shown(path: &Path) -> String {
     }
 }
 
-/// Renders every directory of `dirs` with its origin annotations, lints the output with
-/// `lint`, and traces the findings to the files to edit. Says on stderr, once, when nothing
+/// Renders every directory of `dirs` with its origin annotations, lints the output, and traces the findings to the files to edit. Says on stderr, once, when nothing
 /// can render them, and for each overlay that does not build (its sources are still linted).
 pub(crate) fn render_and_trace(
     dirs: &[PathBuf],
     mode: Kustomize,
     configs: &[(ConfigFile, Options)],
     inventory: Option<&Inventory>,
-    lint: &dyn Fn(&str, &Options, Option<&Inventory>) -> Vec<Diagnostic>,
 ) -> Traced {
     let mut traced = Traced::default();
     if dirs.is_empty() {
@@ -164,7 +162,7 @@ pub(crate) fn render_and_trace(
         };
         let (config, options) = &configs[config_index(dir, configs)];
         let options = config.options_for(options, Some(&kustomization));
-        let found = lint(&rendered, &options, inventory);
+        let found = taintlint::analyse_with(&rendered, &options, inventory);
         let overlay = Overlay {
             name: dir.display().to_string(),
             kustomization: Source {
@@ -249,4 +247,71 @@ pub(crate) fn merge(into: &mut Vec<Diagnostic>, found: Vec<Diagnostic>) {
             None => into.push(d),
         }
     }
+}
+
+/// The overlays rendered as they will be applied, for `simulate`: each (its directory as given,
+/// its output), and the canonical directories of the kustomizations they build on (their own
+/// included), whose files the renders stand for. Says on stderr, once, when nothing can render
+/// them, and for each that does not build.
+pub(crate) fn render_for_simulate(
+    dirs: &[PathBuf],
+    mode: Kustomize,
+) -> (Vec<(String, String)>, Vec<PathBuf>) {
+    let mut rendered = Vec::new();
+    let mut covered = Vec::new();
+    if dirs.is_empty() {
+        return (rendered, covered);
+    }
+    let renderer = match Renderer::find(mode) {
+        Ok(Some(r)) => r,
+        Ok(None) => return (rendered, covered),
+        Err(missing) => {
+            let names: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+            eprintln!(
+                "taintlint: {missing} to render {} (`--kustomize`): simulating the sources only",
+                names.join(", ")
+            );
+            return (rendered, covered);
+        }
+    };
+    for dir in dirs {
+        match renderer.build(dir) {
+            Ok(text) => {
+                rendered.push((dir.display().to_string(), text));
+                built_on(dir, &mut covered);
+            }
+            Err(e) => eprintln!(
+                "taintlint: {}: {e}; simulating its sources only",
+                dir.display()
+            ),
+        }
+    }
+    (rendered, covered)
+}
+
+/// Adds `dir` and every local kustomization directory it builds on, canonical, to `out`.
+fn built_on(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(canonical) = std::fs::canonicalize(dir) else {
+        return;
+    };
+    if out.contains(&canonical) {
+        return;
+    }
+    out.push(canonical);
+    let Some(text) = kustomization_in(dir).and_then(|k| std::fs::read_to_string(k).ok()) else {
+        return;
+    };
+    for r in references(&text) {
+        let next = dir.join(r);
+        if next.is_dir() {
+            built_on(&next, out);
+        }
+    }
+}
+
+/// Whether a file lies directly in one of the directories (canonical).
+pub(crate) fn is_in(file: &Path, dirs: &[PathBuf]) -> bool {
+    file.parent()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+        .is_some_and(|p| dirs.contains(&p))
 }
