@@ -102,6 +102,13 @@ pub(crate) struct LintArgs {
     /// `kubectl`, or `off`. Without it, the configuration's `kustomize`, else `auto`.
     #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
     kustomize: Option<String>,
+    /// With `helm template` output on standard input: the values files it was rendered with,
+    /// in Helm's order (the chart's values.yaml, then each `-f`). A finding in a
+    /// `tolerations`, `nodeSelector` or `affinity` value that one of them holds is reported
+    /// there. Without it, the values.yaml of each chart the `# Source:` comments name, found
+    /// from the working directory.
+    #[arg(long, value_name = "FILE")]
+    helm_values: Vec<PathBuf>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -475,12 +482,90 @@ impl Linter<'_> {
         }
         let report = FileReport::new(name, text, diagnostics);
         linted.reports = match input {
-            // `helm template ... | taintlint lint -`: report against the templates.
-            Input::Stdin(_) => report::helm::split(report),
+            // `helm template ... | taintlint lint -`: report against the templates, and the
+            // values files the lists came from.
+            Input::Stdin(_) => self.helm_values(report::helm::split(report))?,
             Input::File(..) => vec![report],
         };
         Ok(linted)
     }
+}
+
+impl Linter<'_> {
+    /// Moves the findings of rendered Helm templates that lie in values taken from the values
+    /// files into those files (reported after the templates).
+    fn helm_values(&self, reports: Vec<FileReport>) -> Result<Vec<FileReport>, String> {
+        let sources: Vec<String> = reports.iter().map(|r| r.path.clone()).collect();
+        let files = if self.args.helm_values.is_empty() {
+            chart_values(&sources)
+        } else {
+            self.args.helm_values.clone()
+        };
+        let mut values = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                format!(
+                    "--helm-values {}: {}",
+                    f.display(),
+                    super::input::io_message(&e)
+                )
+            })?;
+            values.push(report::kustomize::Source {
+                name: f.display().to_string(),
+                text: text.into(),
+            });
+        }
+        let mut out = Vec::new();
+        let mut moved: Vec<FileReport> = Vec::new();
+        for r in reports {
+            let (r, found) = report::helm::to_values(r, &values);
+            out.push(r);
+            for (file, d) in found {
+                match moved.iter_mut().find(|m| m.path == file) {
+                    Some(m) => m.diagnostics.push(d),
+                    None => {
+                        let text = values
+                            .iter()
+                            .find(|v| v.name == file)
+                            .map(|v| v.text.clone())
+                            .unwrap_or_else(|| std::sync::Arc::from(""));
+                        moved.push(FileReport::new(file, text, vec![d]));
+                    }
+                }
+            }
+        }
+        for m in &mut moved {
+            m.diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+            m.diagnostics
+                .dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
+        }
+        out.extend(moved);
+        Ok(out)
+    }
+}
+
+/// The values files of the charts that `# Source:` names (`web/templates/x.yaml`,
+/// `web/charts/db/templates/y.yaml`) found from the working directory, in Helm's order: a
+/// subchart's own values.yaml before its parent's, which overrides it.
+fn chart_values(sources: &[String]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for source in sources {
+        let Some(i) = source.find("/templates/") else {
+            continue;
+        };
+        let chart = &source[..i];
+        // The chart and each chart above it (`web/charts/db` is under `web`).
+        let parts: Vec<&str> = chart.split("/charts/").collect();
+        for n in (1..=parts.len()).rev() {
+            let values = PathBuf::from(parts[..n].join("/charts/")).join("values.yaml");
+            if values.is_file() && !out.contains(&values) {
+                out.push(values);
+            }
+        }
+    }
+    // Subcharts' own values first: their parents' override them.
+    out.sort_by_key(|p| std::cmp::Reverse(p.to_string_lossy().matches("/charts/").count()));
+    out
 }
 
 /// The writer of a format; human output in colour as `--color` says.

@@ -58,23 +58,23 @@ pub struct Traced {
 
 /// One step of a field path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Seg {
+pub(crate) enum Seg {
     Key(String),
     Index(usize),
 }
 
 /// Where a path leads in a document: the spans of the key and value of each step taken.
 #[derive(Clone)]
-struct Steps {
+pub(crate) struct Steps {
     /// (key span for a mapping step, value span), one per step resolved.
-    nodes: Vec<(Option<Range<usize>>, Range<usize>)>,
+    pub(crate) nodes: Vec<(Option<Range<usize>>, Range<usize>)>,
     /// For each step into a sequence, how many items it has.
-    lens: Vec<Option<usize>>,
+    pub(crate) lens: Vec<Option<usize>>,
 }
 
 /// A text that holds a patch: a file, or a string inside a kustomization file, with the
 /// offset in the file of each byte of the string (and of its end).
-struct Holder {
+pub(crate) struct Holder {
     file: String,
     inner: String,
     outer: Option<Vec<usize>>,
@@ -83,7 +83,7 @@ struct Holder {
 }
 
 impl Holder {
-    fn file(source: &Source) -> Holder {
+    pub(crate) fn file(source: &Source) -> Holder {
         Holder {
             file: source.name.clone(),
             inner: source.text.to_string(),
@@ -232,7 +232,7 @@ fn rendered_object(doc: &Document<'_>) -> Option<Rendered> {
 
 /// The path of the deepest node of `doc` that holds `range`, and whether the range is on the
 /// last step's key rather than its value.
-fn path_of(doc: &Document<'_>, root: NodeId, range: &Range<usize>) -> (Vec<Seg>, bool) {
+pub(crate) fn path_of(doc: &Document<'_>, root: NodeId, range: &Range<usize>) -> (Vec<Seg>, bool) {
     let inside = |id: NodeId| {
         let s = &doc.node(id).span;
         s.start <= range.start && range.end <= s.end
@@ -266,7 +266,7 @@ fn path_of(doc: &Document<'_>, root: NodeId, range: &Range<usize>) -> (Vec<Seg>,
 }
 
 /// Follows `path` from `node` as far as it goes.
-fn follow(doc: &Document<'_>, node: NodeId, path: &[Seg]) -> Steps {
+pub(crate) fn follow(doc: &Document<'_>, node: NodeId, path: &[Seg]) -> Steps {
     let mut nodes = Vec::new();
     let mut lens = Vec::new();
     let mut at = node;
@@ -565,7 +565,7 @@ fn after_pointer<'p>(
 /// deepest step both have whose rendered node holds it. When that node is written the same in
 /// both texts, the range (and fixes) move by the same offset; else the finding covers the
 /// source node.
-fn mapped(
+pub(crate) fn mapped(
     rendered: &str,
     here: &Steps,
     there: &Steps,

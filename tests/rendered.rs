@@ -1,7 +1,11 @@
-//! Kustomize overlays rendered with the user's kustomize (kubectl's here) and their findings
-//! traced to the base and patch files: tests/fixtures/kustomize/shop is a base, a component
-//! (a JSON6902 patch file) and a prod overlay (`namePrefix`, `namespace`, a strategic-merge
-//! patch file and an inline patch).
+//! Rendered manifests traced to the files to edit.
+//!
+//! Kustomize overlays are rendered with the user's kustomize (kubectl's here) and their
+//! findings traced to the base and patch files: tests/fixtures/kustomize/shop is a base, a
+//! component (a JSON6902 patch file) and a prod overlay (`namePrefix`, `namespace`, a
+//! strategic-merge patch file and an inline patch). `helm template` output
+//! (tests/fixtures/helm/web-rendered.yaml, written in its shape) is traced to its templates and
+//! to the chart's values file.
 
 mod common;
 
@@ -293,4 +297,74 @@ fn simulate_takes_each_overlays_workloads_as_rendered() {
             format!("{PROD} Job shop/prod-migrate"),
         ]
     );
+}
+
+/// `helm template shop web | taintlint lint -` in the chart's parent directory: the list the
+/// chart renders from its values is reported in values.yaml, where the fix goes; the one the
+/// template writes itself stays on the template.
+#[test]
+fn helm_output_points_at_the_values_file_and_the_templates() {
+    let dir = Path::new(ROOT).join("tests/fixtures/helm");
+    let stream = common::fixture("tests/fixtures/helm/web-rendered.yaml");
+    for args in [
+        vec!["lint", "--format", "json", "-"],
+        vec![
+            "lint",
+            "--format",
+            "json",
+            "--helm-values",
+            "web/values.yaml",
+            "-",
+        ],
+    ] {
+        let out = common::run_in(&dir, &args, Some(&stream));
+        let json: Value = serde_json::from_str(&out.stdout).expect(&out.stderr);
+        let found: Vec<(String, u64, u64, String)> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["file"].as_str().unwrap().to_string(),
+                    d["range"]["start"]["line"].as_u64().unwrap(),
+                    d["range"]["start"]["column"].as_u64().unwrap(),
+                    d["rule"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let values = common::fixture("tests/fixtures/helm/web/values.yaml");
+        let line = values[..values.find("NoSchedul").unwrap()]
+            .matches('\n')
+            .count() as u64
+            + 1;
+        assert_eq!(
+            found,
+            [
+                (
+                    "web/templates/job.yaml".to_string(),
+                    10,
+                    16,
+                    "misspelled-taint-key".to_string()
+                ),
+                (
+                    "web/values.yaml".to_string(),
+                    line,
+                    13,
+                    "unknown-effect".to_string()
+                ),
+            ],
+            "{args:?}"
+        );
+        let moved = &json["diagnostics"][1];
+        assert_eq!(moved["object"]["name"], "shop-web");
+        assert_eq!(
+            moved["related"][0]["message"],
+            "rendered into Deployment shop-web by this template"
+        );
+        assert_eq!(moved["related"][0]["file"], "web/templates/deployment.yaml");
+        // Every file named is one of the chart's.
+        for d in json["diagnostics"].as_array().unwrap() {
+            assert!(dir.join(d["file"].as_str().unwrap()).is_file(), "{d}");
+        }
+    }
 }
