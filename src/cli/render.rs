@@ -111,8 +111,13 @@ impl Renderer {
         std::fs::write(root.join("kustomization.yaml"), text).map_err(|e| failed(e.to_string()))?;
         let mut command = Command::new(&self.program);
         command.arg(if self.kubectl { "kustomize" } else { "build" });
+        // Repositories that build with files outside a kustomization's directory
+        // (`resources: [../bases/cluster.yaml]`, as Cluster API's e2e templates do) build
+        // them so; it changes only which files may be read, never the output of one that
+        // builds without it.
+        command.args(["--load-restrictor", "LoadRestrictionsNone"]);
         command.arg(&root);
-        let out = run(command).map_err(failed)?;
+        let out = run(command).map_err(|e| failed(inner_cause(&e, &target)))?;
         Ok((out, temp))
     }
 }
@@ -155,20 +160,55 @@ fn run(mut command: Command) -> Result<String, String> {
     if status.success() {
         String::from_utf8(out).map_err(|_| "its output is not UTF-8".to_string())
     } else {
-        let err = String::from_utf8_lossy(&err);
-        // kubectl prefixes its own log line (`E1125 ... run.go:72] "command failed" err=...`).
-        let message = err
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .unwrap_or("no message")
-            .to_string();
-        let message = match message.find("err=") {
-            Some(i) => message[i + 4..].trim_matches('"').to_string(),
-            None => message,
-        };
-        Err(message)
+        Err(message(&String::from_utf8_lossy(&err)))
     }
+}
+
+/// The message of a failed kustomize run: kubectl's log line (`E1125 ... run.go:72] "command
+/// failed" err="..."`, or `err=<` with the message on the indented lines after it) reduced to
+/// its `err`; kustomize's own first line else.
+fn message(stderr: &str) -> String {
+    if let Some(i) = stderr.find("err=") {
+        let rest = &stderr[i + 4..];
+        if let Some(block) = rest.strip_prefix("<\n") {
+            let lines: Vec<&str> = block
+                .lines()
+                .take_while(|l| l.trim() != ">")
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            return lines.join(" ");
+        }
+        let line = rest.lines().next().unwrap_or_default();
+        return line.trim().trim_matches('"').replace("\\\"", "\"");
+    }
+    stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("no message")
+        .trim_start_matches("Error: ")
+        .to_string()
+}
+
+/// kustomize's message for the user's kustomization, without what it says of the temporary one
+/// that names it (`accumulating resources from '../x': ... recursed accumulation of path
+/// '/x': `), and cut to a readable length.
+fn inner_cause(message: &str, target: &Path) -> String {
+    let marker = format!("recursed accumulation of path '{}': ", target.display());
+    let inner = match message.find(&marker) {
+        Some(i) => &message[i + marker.len()..],
+        None => message,
+    };
+    const MAX: usize = 400;
+    if inner.len() <= MAX {
+        return inner.to_string();
+    }
+    let mut end = MAX;
+    while !inner.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &inner[..end])
 }
 
 /// `to` relative to `from` (both absolute and canonical).
@@ -217,6 +257,33 @@ pub(crate) fn kustomization_in(dir: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kubectl_log_lines_give_their_err() {
+        assert_eq!(
+            message(
+                "E1125 22:36:19.684336   25836 run.go:72] \"command failed\" err=\"missing: x\"\n"
+            ),
+            "missing: x"
+        );
+        assert_eq!(
+            message("E1125 run.go:72] \"command failed\" err=<\n\tfirst line\n\tsecond\n >\n"),
+            "first line second"
+        );
+        assert_eq!(message("Error: no kustomization\n"), "no kustomization");
+    }
+
+    #[test]
+    fn the_temporary_kustomization_is_left_out_of_messages() {
+        let m = "accumulating resources: accumulation err='accumulating resources from \
+                 '../w/o': '/w/o' must resolve to a file': recursed accumulation of path '/w/o': \
+                 accumulating resources: missing.yaml: no such file";
+        assert_eq!(
+            inner_cause(m, Path::new("/w/o")),
+            "accumulating resources: missing.yaml: no such file"
+        );
+        assert_eq!(inner_cause(&"x".repeat(500), Path::new("/w")).len(), 403);
+    }
 
     #[test]
     fn relative_paths() {
