@@ -140,11 +140,18 @@ pub(crate) fn render_and_trace(
         }
     };
     let mut cache: HashMap<PathBuf, Option<Source>> = HashMap::new();
-    for dir in dirs {
+    // The renders run on every core (each is a process of its own), the tracing in order.
+    let builds: Vec<_> = {
+        use rayon::prelude::*;
+        dirs.par_iter()
+            .map(|dir| renderer.build_traced(dir))
+            .collect()
+    };
+    for (dir, build) in dirs.iter().zip(builds) {
         let Some(kustomization) = kustomization_in(dir) else {
             continue;
         };
-        let (rendered, root) = match renderer.build_traced(dir) {
+        let (rendered, root) = match build {
             Ok(r) => r,
             Err(e) => {
                 eprintln!(
@@ -274,8 +281,12 @@ pub(crate) fn render_for_simulate(
             return (rendered, covered);
         }
     };
-    for dir in dirs {
-        match renderer.build(dir) {
+    let builds: Vec<_> = {
+        use rayon::prelude::*;
+        dirs.par_iter().map(|dir| renderer.build(dir)).collect()
+    };
+    for (dir, build) in dirs.iter().zip(builds) {
+        match build {
             Ok(text) => {
                 rendered.push((dir.display().to_string(), text));
                 built_on(dir, &mut covered);
