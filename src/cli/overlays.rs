@@ -52,7 +52,12 @@ impl Traced {
 pub(crate) fn to_render(paths: &[PathBuf], inputs: &[(Input, bool)]) -> Vec<PathBuf> {
     let mut named: Vec<PathBuf> = paths
         .iter()
-        .filter(|p| p.is_dir() && kustomization_in(p).is_some())
+        .filter(|p| {
+            p.is_dir()
+                && kustomization_in(p)
+                    .and_then(|k| std::fs::read_to_string(k).ok())
+                    .is_some_and(|text| !is_component(&text))
+        })
         .cloned()
         .collect();
     // The kustomizations the walks found, and every directory one of them builds on.
