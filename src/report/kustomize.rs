@@ -72,14 +72,21 @@ pub(crate) struct Steps {
     pub(crate) lens: Vec<Option<usize>>,
 }
 
-/// A text that holds a patch: a file, or a string inside a kustomization file, with the
-/// offset in the file of each byte of the string (and of its end).
+/// A text that holds a patch: a file, or a string inside a kustomization file.
 pub(crate) struct Holder {
     file: String,
     inner: String,
-    outer: Option<Vec<usize>>,
-    /// The whole string's span in the file: where a place that cannot be mapped goes.
-    whole: Range<usize>,
+    outer: Outer,
+}
+
+/// Where the bytes of a holder's text are in its file.
+enum Outer {
+    /// The text is the file's.
+    Same,
+    /// A string's bytes, each at its offset in the file (and its end).
+    Mapped(Vec<usize>),
+    /// A string whose bytes cannot be placed one by one (a folded block): its whole span.
+    Whole(Range<usize>),
 }
 
 impl Holder {
@@ -87,24 +94,24 @@ impl Holder {
         Holder {
             file: source.name.clone(),
             inner: source.text.to_string(),
-            outer: None,
-            whole: 0..0,
+            outer: Outer::Same,
         }
     }
 
     fn map(&self, r: &Range<usize>) -> Range<usize> {
         match &self.outer {
-            None => r.clone(),
-            Some(map) => match (map.get(r.start), map.get(r.end)) {
+            Outer::Same => r.clone(),
+            Outer::Mapped(map) => match (map.get(r.start), map.get(r.end)) {
                 (Some(&s), Some(&e)) if s <= e => s..e,
-                _ => self.whole.clone(),
+                _ => map.first().copied().unwrap_or(0)..map.last().copied().unwrap_or(0),
             },
+            Outer::Whole(span) => span.clone(),
         }
     }
 
-    /// Whether a range of the inner text can be mapped exactly.
+    /// Whether a range of the text is placed exactly in the file.
     fn exact(&self) -> bool {
-        self.outer.is_some() || self.whole == (0..0)
+        !matches!(self.outer, Outer::Whole(_))
     }
 }
 
@@ -366,8 +373,7 @@ fn patches(
                 Holder {
                     file: source.name.clone(),
                     inner: value.to_string(),
-                    outer: value_offsets(doc, text, node),
-                    whole: span,
+                    outer: value_offsets(doc, text, node).map_or(Outer::Whole(span), Outer::Mapped),
                 },
                 Patch { target },
             ));
@@ -799,6 +805,30 @@ spec:
         assert_eq!(&base[effect.diagnostic.range.clone()], "noschedule");
         let fixed = effect.diagnostic.fixes[0].apply(&base);
         assert!(fixed.contains("effect: NoSchedule\n"), "{fixed}");
+    }
+
+    #[test]
+    fn an_inline_patch_in_a_quoted_string_is_placed_inside_it() {
+        let kustomization = "resources: [../base]\npatches:\n- patch: \"kind: Deployment\\nmetadata: {name: web}\\nspec:\\n  template:\\n    spec:\\n      tolerations:\\n      - {key: spot, operator: Exists, effect: NoSchedul}\\n\"\n";
+        let mut load_inline = |path: &str| -> Option<Source> {
+            match path {
+                "../repo/prod/kustomization.yaml" => Some(Source {
+                    name: "repo/prod/kustomization.yaml".to_string(),
+                    text: kustomization.into(),
+                }),
+                _ => load(path),
+            }
+        };
+        let found = crate::analysis::analyse(RENDERED, &Options::default());
+        let traced = trace(RENDERED, found, &overlay(), &mut load_inline);
+        assert_eq!(traced[0].file, "repo/prod/kustomization.yaml");
+        assert_eq!(
+            &kustomization[traced[0].diagnostic.range.clone()],
+            "NoSchedul"
+        );
+        // The fix edits inside the string.
+        let fixed = traced[0].diagnostic.fixes[0].apply(kustomization);
+        assert!(fixed.contains("effect: NoSchedule}"), "{fixed}");
     }
 
     #[test]
