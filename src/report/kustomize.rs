@@ -183,7 +183,8 @@ fn at_overlay(mut d: Diagnostic, overlay: &Overlay, object: Option<&Rendered>) -
     d.document = Some(0);
     if let Some(object) = object {
         d.message = format!(
-            "{} (in {} {} rendered by {}, from a file outside the repository)",
+            "{} (in {} {} rendered by {}, which no file here holds: a remote base or a generator \
+             made it)",
             d.message, object.kind, object.name, overlay.name
         );
     }
@@ -772,7 +773,7 @@ spec:
         // An object from a remote base: on the overlay's kustomization, saying so.
         let remote = &traced[1];
         assert_eq!(remote.file, "repo/prod/kustomization.yaml");
-        assert!(remote.diagnostic.message.contains("outside the repository"));
+        assert!(remote.diagnostic.message.contains("no file here holds"));
     }
 
     #[test]
