@@ -22,6 +22,7 @@
 //! exclude: ["vendor/**", "*.generated.yaml"]
 //! per-path-ignores:
 //!   "charts/third-party/**": [equal-empty-value, tolerates-everything]
+//! kustomize: auto                        # auto | kustomize | kubectl | off: what renders overlays
 //! ```
 //!
 //! Parsing ([`parse`]) is pure and reports every unknown key and bad value with its line and
@@ -54,7 +55,37 @@ pub const KEYS: &[&str] = &[
     "include",
     "exclude",
     "per-path-ignores",
+    "kustomize",
 ];
+
+/// What renders the kustomizations `lint` and `simulate` meet (`kustomize:` and `--kustomize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Kustomize {
+    /// `kustomize build` when kustomize is on the PATH, else `kubectl kustomize`.
+    #[default]
+    Auto,
+    /// `kustomize build` only.
+    Kustomize,
+    /// `kubectl kustomize` only.
+    Kubectl,
+    /// No rendering: the sources alone are linted.
+    Off,
+}
+
+impl Kustomize {
+    /// The names the flag and the key take, in order.
+    pub const NAMES: &'static [&'static str] = &["auto", "kustomize", "kubectl", "off"];
+
+    pub fn parse(name: &str) -> Option<Kustomize> {
+        match name {
+            "auto" => Some(Kustomize::Auto),
+            "kustomize" => Some(Kustomize::Kustomize),
+            "kubectl" => Some(Kustomize::Kubectl),
+            "off" => Some(Kustomize::Off),
+            _ => None,
+        }
+    }
+}
 
 /// Files a directory walk lints when the configuration has no `include`.
 pub const DEFAULT_INCLUDE: &[&str] = &["*.yaml", "*.yml", "*.json"];
@@ -70,6 +101,8 @@ pub struct ConfigFile {
     pub inventory: Vec<PathBuf>,
     /// Cluster behaviour and rule levels.
     pub options: Options,
+    /// What renders kustomizations (`kustomize:`); `None` when the file does not say.
+    pub kustomize: Option<Kustomize>,
     /// `admission.admissionControlConfigFile` (resolved against `dir`) and where it is written:
     /// [`load`] reads it.
     admission_file: Option<(PathBuf, (usize, usize))>,
@@ -146,6 +179,7 @@ impl Default for ConfigFile {
             dir: PathBuf::from("."),
             inventory: Vec::new(),
             options: Options::default(),
+            kustomize: None,
             admission_file: None,
             include: Patterns::new(DEFAULT_INCLUDE).expect("the default patterns compile"),
             exclude: Patterns::new(&[]).expect("no patterns compile"),
@@ -469,6 +503,14 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                 }
             }
             "per-path-ignores" => read_per_path_ignores(&mut p, doc, &mut config, &name, value),
+            "kustomize" => match scalar_str(doc, value).and_then(|(s, _)| Kustomize::parse(s)) {
+                Some(k) => config.kustomize = Some(k),
+                None => p.node_error(
+                    doc,
+                    value,
+                    format!("{name}: expected one of {}", Kustomize::NAMES.join(", ")),
+                ),
+            },
             _ => p.unknown_key(doc, key, "the configuration", &name, KEYS),
         }
     }
@@ -965,6 +1007,13 @@ pub fn json_schema() -> Value {
                 "description": "Files and directories a directory walk skips.",
                 "allOf": [string_list],
             },
+            "kustomize": {
+                "description": "What renders the kustomizations lint and simulate meet, so that \
+                    findings of the rendered whole are reported in the base and patch files: \
+                    auto (kustomize build, else kubectl kustomize), kustomize, kubectl, or off \
+                    (the sources alone).",
+                "enum": Kustomize::NAMES,
+            },
             "per-path-ignores": {
                 "description": "Rules turned off for the paths a glob matches (vendored or \
                     third-party manifests).",
@@ -1010,6 +1059,20 @@ mod tests {
             .iter()
             .map(|e| e.to_string())
             .collect()
+    }
+
+    #[test]
+    fn kustomize_key() {
+        assert_eq!(
+            ok("kustomize: kubectl\n").kustomize,
+            Some(Kustomize::Kubectl)
+        );
+        assert_eq!(ok("kustomize: off\n").kustomize, Some(Kustomize::Off));
+        assert_eq!(ok("rules: {}\n").kustomize, None);
+        assert_eq!(
+            errors("kustomize: helm\n"),
+            [".taintlint.yaml:1:12: kustomize: expected one of auto, kustomize, kubectl, off"]
+        );
     }
 
     #[test]

@@ -69,3 +69,35 @@ fn readme_command_outputs_are_what_the_commands_print() {
     }
     assert!(checked >= 2, "the README shows commands with their output");
 }
+
+/// The worked overlay example of "Rendered and embedded manifests" prints what the README shows
+/// (its block is `text`, so the test above leaves it to this one: it needs kustomize or kubectl).
+#[test]
+fn readme_overlay_example_is_what_lint_prints() {
+    #[path = "common/tools.rs"]
+    mod tools;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    const COMMAND: &str = "```sh\ncargo run --release -- lint docs/examples/kustomize/overlays/prod\n```\n\n```text\n";
+    let at = readme
+        .find(COMMAND)
+        .expect("README shows the overlay example")
+        + COMMAND.len();
+    let expected = &readme[at..at + readme[at..].find("```").unwrap()];
+    if tools::require(
+        "readme_overlay_example_is_what_lint_prints",
+        tools::on_path("kustomize").or_else(|_| tools::on_path("kubectl")),
+        "https://kubernetes.io/docs/tasks/tools/ (kubectl carries kustomize)",
+    )
+    .is_none()
+    {
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .args(["lint", "docs/examples/kustomize/overlays/prod"])
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}

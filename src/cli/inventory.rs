@@ -147,11 +147,8 @@ fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode
             vec![(Input::Stdin(0), None)]
         } else if let Some(kustomization) = kustomization_in(p) {
             match kustomize(p, &kustomization) {
-                Kustomized::Rendered(text) => {
-                    sources.push((
-                        PathBuf::from(format!("{} (kubectl kustomize)", p.display())),
-                        Some(text),
-                    ));
+                Kustomized::Rendered(text, by) => {
+                    sources.push((PathBuf::from(format!("{} ({by})", p.display())), Some(text)));
                     walked.push(Some(i));
                     continue;
                 }
@@ -211,44 +208,33 @@ fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode
     })
 }
 
-/// The kustomization file of a directory, if it has one.
-fn kustomization_in(dir: &Path) -> Option<PathBuf> {
-    inventory::kustomize::KUSTOMIZATION_FILES
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|f| f.is_file())
-}
+use super::render::kustomization_in;
 
 /// A kustomize directory as an inventory: its rendered output, or the files it lists.
 enum Kustomized {
-    Rendered(String),
+    /// The output, and the command that rendered it.
+    Rendered(String, &'static str),
     Listed(Vec<PathBuf>),
 }
 
-/// Renders a kustomize directory with `kubectl kustomize` when kubectl is on the PATH (its
+/// Renders a kustomize directory with the user's kustomize when it is on the PATH (its
 /// patches then change the pools they patch, as they will in the cluster); else reads only the
 /// resources its kustomization lists (a directory among them by its own kustomization, or
 /// whole), and says so: its patch files are partial objects, not pools of their own.
 fn kustomize(dir: &Path, kustomization: &Path) -> Kustomized {
-    let rendered = std::process::Command::new("kubectl")
-        .arg("kustomize")
-        .arg(dir)
-        .stdin(std::process::Stdio::null())
-        .output();
-    match rendered {
-        Ok(out) if out.status.success() => {
-            return Kustomized::Rendered(String::from_utf8_lossy(&out.stdout).into_owned())
-        }
-        Ok(out) => eprintln!(
-            "taintlint: inventory {}: `kubectl kustomize` failed ({}); reading only the \
-             resources its kustomization lists, without its patches",
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Err(_) => eprintln!(
-            "taintlint: inventory {}: a kustomize directory, and kubectl is not on the PATH to \
-             render it: reading only the resources its kustomization lists, without its patches \
-             (or give `kubectl kustomize {}` as the inventory)",
+    match super::render::Renderer::find(taintlint::config_file::Kustomize::Auto) {
+        Ok(Some(renderer)) => match renderer.build(dir) {
+            Ok(text) => return Kustomized::Rendered(text, renderer.name()),
+            Err(e) => eprintln!(
+                "taintlint: inventory {}: {e}; reading only the resources its kustomization \
+                 lists, without its patches",
+                dir.display(),
+            ),
+        },
+        Ok(None) | Err(_) => eprintln!(
+            "taintlint: inventory {}: a kustomize directory, and neither kustomize nor kubectl \
+             is on the PATH to render it: reading only the resources its kustomization lists, \
+             without its patches (or give `kubectl kustomize {}` as the inventory)",
             dir.display(),
             dir.display()
         ),

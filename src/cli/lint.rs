@@ -96,6 +96,19 @@ pub(crate) struct LintArgs {
     /// `inventory` is used.
     #[arg(long, value_name = "FILE")]
     inventory: Vec<PathBuf>,
+    /// What renders the kustomizations met (a directory holding a kustomization, or a walk's
+    /// overlays), so that the rendered whole is linted and its findings reported in the base
+    /// and patch files: `auto` (kustomize build, else kubectl kustomize), `kustomize`,
+    /// `kubectl`, or `off`. Without it, the configuration's `kustomize`, else `auto`.
+    #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
+    kustomize: Option<String>,
+    /// With `helm template` output on standard input: the values files it was rendered with,
+    /// in Helm's order (the chart's values.yaml, then each `-f`). A finding in a
+    /// `tolerations`, `nodeSelector` or `affinity` value that one of them holds is reported
+    /// there. Without it, the values.yaml of each chart the `# Source:` comments name, found
+    /// from the working directory.
+    #[arg(long, value_name = "FILE")]
+    helm_values: Vec<PathBuf>,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -124,6 +137,10 @@ const BATCH: usize = 1024;
 enum Job {
     Input(Input),
     Inventory(usize),
+    /// An input that rendered overlays found something in too: the index of those findings.
+    Merged(Input, usize),
+    /// A file that only rendered overlays found something in.
+    Traced(usize),
 }
 
 pub(crate) fn run(mut args: LintArgs) -> ExitCode {
@@ -164,6 +181,18 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .iter()
         .map(|p| (p.display().to_string(), Skipped::Template))
         .collect();
+    // Overlays rendered and traced to their sources (not with fixes: they edit the sources).
+    let traced = if args.fix || args.diff {
+        super::overlays::Traced::default()
+    } else {
+        let dirs = super::overlays::to_render(&args.paths, &inputs);
+        super::overlays::render_and_trace(
+            &dirs,
+            super::overlays::mode(args.kustomize.as_deref(), &configs),
+            &configs,
+            inventory,
+        )
+    };
     let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
     let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
     let (cluster, cluster_files, preread) = super::input::cluster_objects(&inputs, inventory, true);
@@ -183,8 +212,9 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let jobs = jobs(inputs, stdin_config, loaded.as_ref(), args.diff);
+    let jobs = jobs(inputs, stdin_config, loaded.as_ref(), args.diff, &traced);
     let linter = Linter {
+        traced: &traced,
         args: &args,
         configs: &configs,
         loaded: loaded.as_ref(),
@@ -208,7 +238,13 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
                     .enumerate()
                     .map(|(i, f)| (f.name.as_str(), l.text(i)))
             })
-            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str()))),
+            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+            .chain(
+                traced
+                    .kustomizations
+                    .iter()
+                    .map(|(n, t)| (n.as_str(), &**t)),
+            ),
     );
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut out = Output::begin(
@@ -294,19 +330,32 @@ fn inventory_paths(args: &LintArgs, configs: &[(ConfigFile, Options)]) -> Vec<Pa
 }
 
 /// The files to lint, in order: the inputs, then the inventory files no input names (not with
-/// `--diff`, which shows only the inputs' fixes).
+/// `--diff`, which shows only the inputs' fixes), then the files only rendered overlays found
+/// something in.
 fn jobs(
     inputs: Vec<Input>,
     stdin_config: usize,
     loaded: Option<&LoadedInventory>,
     diff: bool,
+    traced: &super::overlays::Traced,
 ) -> Vec<Job> {
+    let mut merged = vec![false; traced.files.len()];
     let mut jobs: Vec<Job> = inputs
         .into_iter()
         .map(|input| match input {
             Input::Stdin(_) => Job::Input(Input::Stdin(stdin_config)),
-            other => Job::Input(other),
+            Input::File(path, c) => match traced.of(&path) {
+                Some(i) if !merged[i] => {
+                    merged[i] = true;
+                    Job::Merged(Input::File(path, c), i)
+                }
+                _ => Job::Input(Input::File(path, c)),
+            },
         })
+        .collect();
+    let rest: Vec<Job> = (0..traced.files.len())
+        .filter(|&i| !merged[i])
+        .map(Job::Traced)
         .collect();
     if let (Some(l), false) = (loaded, diff) {
         for (i, (path, _)) in l.sources.iter().enumerate() {
@@ -319,12 +368,15 @@ fn jobs(
             }
         }
     }
+    jobs.extend(rest);
     jobs
 }
 
 /// What every job shares: the arguments, the configurations, the inventory and the fix mode.
 struct Linter<'a> {
     args: &'a LintArgs,
+    /// What rendered overlays found, by the file it belongs in.
+    traced: &'a super::overlays::Traced,
     configs: &'a [(ConfigFile, Options)],
     loaded: Option<&'a LoadedInventory>,
     /// The texts the cluster pass read, so that each file is read once.
@@ -371,8 +423,18 @@ impl Linter<'_> {
             fixed: 0,
             diff: String::new(),
         };
-        let input = match job {
-            Job::Input(input) => input,
+        let (input, merged) = match job {
+            Job::Input(input) => (input, None),
+            Job::Merged(input, i) => (input, Some(*i)),
+            Job::Traced(i) => {
+                let f = &self.traced.files[*i];
+                linted.reports.push(FileReport::new(
+                    f.name.clone(),
+                    f.text.clone(),
+                    f.diagnostics.clone(),
+                ));
+                return Ok(linted);
+            }
             Job::Inventory(i) => {
                 let l = self.loaded.expect("inventory jobs come from it");
                 let text = l.text(*i).to_string();
@@ -410,15 +472,100 @@ impl Linter<'_> {
                 text = fixed.text;
             }
         }
-        let diagnostics = analyse_with(&text, &options, inventory);
+        let mut diagnostics = analyse_with(&text, &options, inventory);
+        if let Some(i) = merged {
+            // What the overlays found here: once, at the source, with their notes.
+            super::overlays::merge(&mut diagnostics, self.traced.files[i].diagnostics.clone());
+            diagnostics.sort_by(|a, b| {
+                (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
+            });
+        }
         let report = FileReport::new(name, text, diagnostics);
         linted.reports = match input {
-            // `helm template ... | taintlint lint -`: report against the templates.
-            Input::Stdin(_) => report::helm::split(report),
+            // `helm template ... | taintlint lint -`: report against the templates, and the
+            // values files the lists came from.
+            Input::Stdin(_) => self.helm_values(report::helm::split(report))?,
             Input::File(..) => vec![report],
         };
         Ok(linted)
     }
+}
+
+impl Linter<'_> {
+    /// Moves the findings of rendered Helm templates that lie in values taken from the values
+    /// files into those files (reported after the templates).
+    fn helm_values(&self, reports: Vec<FileReport>) -> Result<Vec<FileReport>, String> {
+        let sources: Vec<String> = reports.iter().map(|r| r.path.clone()).collect();
+        let files = if self.args.helm_values.is_empty() {
+            chart_values(&sources)
+        } else {
+            self.args.helm_values.clone()
+        };
+        let mut values = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).map_err(|e| {
+                format!(
+                    "--helm-values {}: {}",
+                    f.display(),
+                    super::input::io_message(&e)
+                )
+            })?;
+            values.push(report::kustomize::Source {
+                name: f.display().to_string(),
+                text: text.into(),
+            });
+        }
+        let mut out = Vec::new();
+        let mut moved: Vec<FileReport> = Vec::new();
+        for r in reports {
+            let (r, found) = report::helm::to_values(r, &values);
+            out.push(r);
+            for (file, d) in found {
+                match moved.iter_mut().find(|m| m.path == file) {
+                    Some(m) => m.diagnostics.push(d),
+                    None => {
+                        let text = values
+                            .iter()
+                            .find(|v| v.name == file)
+                            .map(|v| v.text.clone())
+                            .unwrap_or_else(|| std::sync::Arc::from(""));
+                        moved.push(FileReport::new(file, text, vec![d]));
+                    }
+                }
+            }
+        }
+        for m in &mut moved {
+            m.diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+            m.diagnostics
+                .dedup_by(|a, b| a.rule == b.rule && a.range == b.range);
+        }
+        out.extend(moved);
+        Ok(out)
+    }
+}
+
+/// The values files of the charts that `# Source:` names (`web/templates/x.yaml`,
+/// `web/charts/db/templates/y.yaml`) found from the working directory, in Helm's order: a
+/// subchart's own values.yaml before its parent's, which overrides it.
+fn chart_values(sources: &[String]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for source in sources {
+        let Some(i) = source.find("/templates/") else {
+            continue;
+        };
+        let chart = &source[..i];
+        // The chart and each chart above it (`web/charts/db` is under `web`).
+        let parts: Vec<&str> = chart.split("/charts/").collect();
+        for n in (1..=parts.len()).rev() {
+            let values = PathBuf::from(parts[..n].join("/charts/")).join("values.yaml");
+            if values.is_file() && !out.contains(&values) {
+                out.push(values);
+            }
+        }
+    }
+    // Subcharts' own values first: their parents' override them.
+    out.sort_by_key(|p| std::cmp::Reverse(p.to_string_lossy().matches("/charts/").count()));
+    out
 }
 
 /// The writer of a format; human output in colour as `--color` says.

@@ -12,6 +12,8 @@ mod input;
 mod inventory;
 mod lint;
 pub mod ordered;
+mod overlays;
+mod render;
 mod rules;
 mod simulate;
 

@@ -16,7 +16,7 @@ use taintlint::report::{
 };
 use taintlint::Options;
 
-use super::input::{collect_inputs, one_stdin, read, Input};
+use super::input::{collect_walked, one_stdin, read, Input};
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
 
@@ -93,8 +93,20 @@ pub(crate) struct SimulateArgs {
     /// Repeatable or comma-separated. The summary still counts every workload.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIT")]
     only: Vec<OnlyFit>,
+    /// What renders the kustomizations met (a directory holding a kustomization, or a walk's
+    /// overlays), whose workloads are then simulated as they will be applied, named by
+    /// overlay: `auto` (kustomize build, else kubectl kustomize), `kustomize`, `kubectl`, or
+    /// `off`. Without it, the configuration's `kustomize`, else `auto`.
+    #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
+    kustomize: Option<String>,
     #[command(flatten)]
     cluster: ClusterArgs,
+}
+
+/// What is simulated: an input, or an overlay's rendered output (named by its directory).
+enum Item {
+    Input(Input),
+    Rendered(String, String),
 }
 
 /// One file done by a worker: rendered as JSON, or as rows of the matrix; and whether one of its
@@ -117,7 +129,21 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     warn_of_invalid_taints(inventory);
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
-    let inputs = collect_inputs(&args.paths, &configs, false, &mut problems);
+    let walked = collect_walked(&args.paths, &configs, false, &mut problems, &mut Vec::new());
+    // Overlays are simulated as rendered; the files of the kustomizations they build on, met
+    // in a walk, are what the renders stand for.
+    let (rendered, covered) = super::overlays::render_for_simulate(
+        &super::overlays::to_render(&args.paths, &walked),
+        super::overlays::mode(args.kustomize.as_deref(), &configs),
+    );
+    let inputs: Vec<Input> = walked
+        .into_iter()
+        .filter(|(input, walked)| match input {
+            Input::File(p, _) => !*walked || !super::overlays::is_in(p, &covered),
+            Input::Stdin(_) => true,
+        })
+        .map(|(input, _)| input)
+        .collect();
     let mut options = options;
     options.set_cluster(std::sync::Arc::new(
         super::input::cluster_objects(&inputs, Some(inventory), false).0,
@@ -134,13 +160,20 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     // and written as soon as every file before it is. The matrix needs every row before its
     // first line.
     let renderer = writer.as_ref().map(|w| w.renderer());
-    let simulate_one = |input: &Input| -> Result<(Simulated, Note), String> {
-        let path = input.name();
-        let text = read(input)?;
+    let items: Vec<Item> = inputs
+        .into_iter()
+        .map(Item::Input)
+        .chain(rendered.into_iter().map(|(n, t)| Item::Rendered(n, t)))
+        .collect();
+    let simulate_one = |item: &Item| -> Result<(Simulated, Note), String> {
+        let (path, text) = match item {
+            Item::Input(input) => (input.name(), read(input)?),
+            Item::Rendered(name, text) => (name.clone(), text.clone()),
+        };
         // A chart's values file: its templates say what the values render into.
-        let chart = match input {
-            Input::File(p, _) => taintlint::walk::chart_kinds(p),
-            Input::Stdin(_) => None,
+        let chart = match item {
+            Item::Input(Input::File(p, _)) => taintlint::walk::chart_kinds(p),
+            _ => None,
         };
         let local = chart.map(|c| {
             let mut o = options.clone();
@@ -173,7 +206,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     let mut rows = Vec::new();
     let mut notes = Notes::default();
     ordered::run(
-        &inputs,
+        &items,
         ordered::threads(),
         64,
         simulate_one,

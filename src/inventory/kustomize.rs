@@ -15,11 +15,31 @@ pub const KUSTOMIZATION_FILES: &[&str] =
 /// directories with a kustomization of their own. Remote ones (a URL, `github.com/...`) are
 /// left out: they are not in the repository.
 pub fn resources(text: &str) -> Vec<String> {
+    listed(text, &["resources", "bases"])
+}
+
+/// The local kustomizations and files a kustomization builds on: its resources and its
+/// `components` (api/types/kustomization.go `Components`), as written.
+pub fn references(text: &str) -> Vec<String> {
+    listed(text, &["resources", "bases", "components"])
+}
+
+/// Whether a kustomization file is a `kind: Component` (rendered only through the
+/// kustomizations that use it).
+pub fn is_component(text: &str) -> bool {
+    let stream = syntax::parse(text);
+    stream.documents.iter().any(|d| {
+        d.root
+            .is_some_and(|root| d.get_str(root, "kind") == Some("Component"))
+    })
+}
+
+fn listed(text: &str, fields: &[&str]) -> Vec<String> {
     let stream = syntax::parse(text);
     let mut out = Vec::new();
     for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
         let Some(root) = doc.root else { continue };
-        for field in ["resources", "bases"] {
+        for &field in fields {
             let Some((_, list)) = doc.get(root, field) else {
                 continue;
             };
@@ -52,5 +72,11 @@ mod tests {
             vec!["nodepools.yaml", "../base", "old-base"]
         );
         assert!(resources("not: [valid").is_empty());
+        let text = "kind: Kustomization\nresources: [../base]\ncomponents: [../../comp]\n";
+        assert_eq!(references(text), vec!["../base", "../../comp"]);
+        assert!(!is_component(text));
+        assert!(is_component(
+            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+        ));
     }
 }

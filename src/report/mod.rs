@@ -15,6 +15,7 @@ pub mod github;
 pub mod helm;
 pub mod human;
 pub mod json;
+pub mod kustomize;
 pub mod sarif;
 pub mod simulate;
 
