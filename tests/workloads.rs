@@ -492,3 +492,84 @@ spec:
     let effects = found.iter().filter(|d| d.rule == "unknown-effect").count();
     assert_eq!(effects, 1, "{found:?}");
 }
+
+#[test]
+fn ml_platforms_pod_templates_are_found_where_their_operators_keep_them() {
+    let text = read("ml-platforms.yaml");
+    let got = placed(&text, &Options::default());
+    let want = vec![
+        row(
+            "ClusterTrainingRuntime",
+            "torch-distributed-gpu",
+            "spec.template.spec.replicatedJobs[0].template.spec.template.spec",
+            &["gpu"],
+        ),
+        // No toleration of the GPU taint, and a nodeSelector for the GPU nodes.
+        row("ServingRuntime", "text-generation", "spec", &[]),
+        row(
+            "LLMInferenceService",
+            "llm-pd",
+            "spec.template",
+            &["general", "gpu"],
+        ),
+        row(
+            "LLMInferenceService",
+            "llm-pd",
+            "spec.prefill.template",
+            &["general"],
+        ),
+        row("SparkApplication", "spark-pi", "spec.driver", &["general"]),
+        row(
+            "SparkApplication",
+            "spark-pi",
+            "spec.executor",
+            &["monitoring"],
+        ),
+        // An AppWrapper's components are whole objects, each with its pod specs where its
+        // kind keeps them.
+        row(
+            "AppWrapper",
+            "wrapped",
+            "spec.components[0].template.spec.template.spec",
+            &["general"],
+        ),
+        row(
+            "AppWrapper",
+            "wrapped",
+            "spec.components[1].template.spec.pytorchReplicaSpecs.Master.template.spec",
+            &["general", "gpu"],
+        ),
+        row("Service", "hello", "spec.template.spec", &["general"]),
+        // A kind no table knows: its pod template is found by its shape.
+        row("NightlyJob", "report", "spec.runner.template.spec", &[]),
+    ];
+    assert_eq!(got, want);
+    let inv = inventory();
+    let shapes: Vec<bool> = simulate_text(&text, &Options::default(), &inv)
+        .iter()
+        .map(|w| w.by_shape)
+        .collect();
+    assert_eq!(shapes.iter().filter(|s| **s).count(), 1);
+    assert!(shapes[9]);
+}
+
+#[test]
+fn a_version_the_table_does_not_list_is_read_by_shape() {
+    // A JobSet at a version its operator never served: its pod template is still simulated,
+    // found by its shape.
+    let text = "apiVersion: jobset.x-k8s.io/v9\nkind: JobSet\nmetadata:\n  name: future\nspec:\n  replicatedJobs:\n  - name: w\n    template:\n      spec:\n        template:\n          spec:\n            containers:\n            - name: w\n              image: example/w:1\n";
+    let inv = inventory();
+    let got = simulate_text(text, &Options::default(), &inv);
+    assert_eq!(got.len(), 1);
+    assert!(got[0].by_shape);
+    assert_eq!(
+        got[0].path,
+        "spec.replicatedJobs[0].template.spec.template.spec"
+    );
+    // Kyverno's policies hold pod-shaped patterns, not pods.
+    let policy = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n  rules:\n  - name: r\n    validate:\n      pattern:\n        spec:\n          containers:\n          - name: \"*\"\n            image: \"!*:latest\"\n";
+    assert!(simulate_text(policy, &Options::default(), &inv).is_empty());
+    // A mapping whose containers are no containers (strings) is no pod spec.
+    let odd = "apiVersion: example.com/v1\nkind: Inventory\nmetadata:\n  name: i\nspec:\n  containers: [a, b]\n";
+    assert!(simulate_text(odd, &Options::default(), &inv).is_empty());
+}

@@ -1095,6 +1095,9 @@ pub struct WorkloadResult {
     /// whatever [`simulation`](Self::simulation) says. Only the analysis can tell (its rules
     /// find what the API server rejects): [`crate::analysis::simulate_text`] fills it in.
     pub rejected: Option<Rejected>,
+    /// Found by its shape in an object of a kind taintlint's table does not know
+    /// ([`crate::k8s::objects::PodSpec::by_shape`]).
+    pub by_shape: bool,
 }
 
 /// A finding that makes the API server reject a workload (or every pod it creates).
@@ -1171,6 +1174,7 @@ pub fn simulate_document(
             daemonset: None,
             simulation: simulate(&w, inventory, options),
             rejected: None,
+            by_shape: ex.pod_specs[i].by_shape,
         });
         let last = out.last_mut().expect("just pushed");
         if w.kind == Some("DaemonSet") {
