@@ -551,6 +551,22 @@ fn ml_platforms_pod_templates_are_found_where_their_operators_keep_them() {
         .collect();
     assert_eq!(shapes.iter().filter(|s| **s).count(), 1);
     assert!(shapes[9]);
+    // `lint --inventory` says where the template was found, and how.
+    let found = analyse_with(&text, &Options::default(), Some(&inv));
+    let unschedulable: Vec<&str> = found
+        .iter()
+        .filter(|d| d.rule == "unschedulable")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(unschedulable.len(), 2, "{unschedulable:?}");
+    assert!(
+        unschedulable[1].starts_with(
+            "NightlyJob report (a pod template at spec.runner.template.spec found by its shape: \
+             kind NightlyJob is not in taintlint's table) fits no node"
+        ),
+        "{unschedulable:?}"
+    );
+    assert!(unschedulable[0].starts_with("ServingRuntime text-generation fits no node"));
 }
 
 #[test]
@@ -572,4 +588,68 @@ fn a_version_the_table_does_not_list_is_read_by_shape() {
     // A mapping whose containers are no containers (strings) is no pod spec.
     let odd = "apiVersion: example.com/v1\nkind: Inventory\nmetadata:\n  name: i\nspec:\n  containers: [a, b]\n";
     assert!(simulate_text(odd, &Options::default(), &inv).is_empty());
+}
+
+#[test]
+fn simulate_says_how_many_pod_templates_it_found_by_shape_and_could_not_read() {
+    let files = [
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "ml-platforms.yaml",
+        "chart/templates/agent-daemonset.yaml",
+    ];
+    let out = run(&files);
+    let err = String::from_utf8(out.stderr).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("10 workloads simulated"), "{stdout}");
+    assert!(
+        err.contains(
+            "1 of 10 pod templates found by its shape, of kinds not in taintlint's table \
+             (simulated as written): a pod template at spec.runner.template.spec of kind \
+             NightlyJob (ml-platforms.yaml)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "about 1 pod template in the files not all read not simulated (by their \
+             `containers:` lines)"
+        ),
+        "{err}"
+    );
+    let mut json = vec!["simulate", "--format", "json"];
+    json.extend_from_slice(&files[1..]);
+    let out = run(&json);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["workloads"], 10);
+    assert_eq!(v["summary"]["byShape"], 1);
+    assert_eq!(
+        v["summary"]["unread"],
+        serde_json::json!([{
+            "file": "chart/templates/agent-daemonset.yaml",
+            "why": "template",
+            "podTemplates": 1
+        }])
+    );
+    let shaped: Vec<&Value> = v["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["byShape"] == true)
+        .collect();
+    assert_eq!(shaped.len(), 1);
+    assert_eq!(shaped[0]["kind"], "NightlyJob");
+    // Files read whole, of known kinds only: no such lines.
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "custom-resources.yaml",
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !err.contains("shape") && !err.contains("not simulated"),
+        "{err}"
+    );
 }

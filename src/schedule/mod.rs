@@ -50,6 +50,8 @@ pub struct Workload<'d> {
     /// The pod spec mapping and its path.
     pub spec: NodeId,
     pub path: String,
+    /// Found by its shape, in a kind taintlint's table does not know.
+    pub by_shape: bool,
     /// The manifest's `tolerations` list and its items.
     pub list: Option<List>,
     pub items: Vec<Item<'d>>,
@@ -193,6 +195,7 @@ impl<'d> Workload<'d> {
             kind,
             spec,
             path: pod.path.clone(),
+            by_shape: pod.by_shape,
             list,
             items,
             tolerations,
