@@ -653,3 +653,42 @@ fn simulate_says_how_many_pod_templates_it_found_by_shape_and_could_not_read() {
         "{err}"
     );
 }
+
+#[test]
+fn toleration_lists_under_any_key_ending_in_tolerations_are_linted() {
+    let found = analyse_with(
+        &read("values-toleration-keys.yaml"),
+        &Options::default(),
+        None,
+    );
+    let got: Vec<(&str, String, bool)> = found
+        .iter()
+        .map(|d| {
+            (
+                d.rule,
+                d.path.clone().unwrap_or_default(),
+                !d.fixes.is_empty(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "unknown-effect",
+                "agent_tolerations[0].effect".to_string(),
+                true
+            ),
+            (
+                "toleration-seconds-requires-no-execute",
+                "scheduler.schedulerTolerations[0].effect".to_string(),
+                true
+            ),
+            (
+                "exists-with-value",
+                "WebhookTolerations[0].value".to_string(),
+                true
+            ),
+        ]
+    );
+}

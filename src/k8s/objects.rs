@@ -728,9 +728,11 @@ fn walk_tolerations<'d>(
                     if matches!(doc.node(v).kind, NodeKind::Alias { .. }) {
                         continue;
                     }
-                    if key == "tolerations" {
+                    if is_tolerations_key(key) {
                         if let Some(items) = doc.sequence(v) {
-                            if items.iter().all(|&i| doc.mapping(i).is_some()) {
+                            if items.iter().all(|&i| doc.mapping(i).is_some())
+                                && (key == "tolerations" || toleration_shaped(doc, items))
+                            {
                                 steps.push((at, Step::Key(key)));
                                 let list = List {
                                     whole: false,
@@ -761,6 +763,31 @@ fn walk_tolerations<'d>(
             _ => {}
         }
     }
+}
+
+/// Whether a mapping key names a toleration list: `tolerations`, or any key ending so, in any
+/// case, as charts name theirs (`agent_tolerations`, `schedulerTolerations`,
+/// `webhookTolerations`).
+pub fn is_tolerations_key(key: &str) -> bool {
+    key.len() >= "tolerations".len()
+        && key.as_bytes()[key.len() - "tolerations".len()..].eq_ignore_ascii_case(b"tolerations")
+}
+
+/// The fields of a toleration (k8s.io/api/core/v1 types.go `Toleration`).
+const TOLERATION_FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+
+/// Whether a list's items (mappings) look like tolerations: each has a toleration field, and
+/// one has a `key`, an `operator` or an `effect`. A list under a key that only ends in
+/// `tolerations` is linted as tolerations when it does.
+fn toleration_shaped(doc: &Document<'_>, items: &[NodeId]) -> bool {
+    let has = |i: NodeId, f: &str| doc.get(i, f).is_some();
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|&i| TOLERATION_FIELDS.iter().any(|f| has(i, f)))
+        && items
+            .iter()
+            .any(|&i| ["key", "operator", "effect"].iter().any(|f| has(i, f)))
 }
 
 fn is_collection(doc: &Document<'_>, id: NodeId) -> bool {
