@@ -585,6 +585,9 @@ fn a_version_the_table_does_not_list_is_read_by_shape() {
     // Kyverno's policies hold pod-shaped patterns, not pods.
     let policy = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n  rules:\n  - name: r\n    validate:\n      pattern:\n        spec:\n          containers:\n          - name: \"*\"\n            image: \"!*:latest\"\n";
     assert!(simulate_text(policy, &Options::default(), &inv).is_empty());
+    // A CRD's schema may carry a pod-shaped example default; it is no workload.
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          template:\n            default:\n              containers:\n              - name: w\n                image: example/w:1\n";
+    assert!(simulate_text(crd, &Options::default(), &inv).is_empty());
     // A mapping whose containers are no containers (strings) is no pod spec.
     let odd = "apiVersion: example.com/v1\nkind: Inventory\nmetadata:\n  name: i\nspec:\n  containers: [a, b]\n";
     assert!(simulate_text(odd, &Options::default(), &inv).is_empty());

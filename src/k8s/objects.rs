@@ -304,8 +304,10 @@ fn core_pod_spec(
 
 /// API groups whose objects hold pod-shaped mappings that are no pods: Kyverno's policies
 /// match and patch pods with them (kyverno/kyverno api/kyverno/v1/common_types.go
-/// `Validation.RawPattern`, `Mutation.RawPatchStrategicMerge`).
-const NOT_WORKLOADS: &[&str] = &["kyverno.io", "policies.kyverno.io"];
+/// `Validation.RawPattern`, `Mutation.RawPatchStrategicMerge`). A CustomResourceDefinition's
+/// schema describes pod specs without holding one, and is the largest object a repository has:
+/// it is not walked for them.
+const NOT_WORKLOADS: &[&str] = &["kyverno.io", "policies.kyverno.io", "apiextensions.k8s.io"];
 
 /// The pod specs of an object that another wraps (an AppWrapper's component): where its kind
 /// keeps them, else found by their shape. They belong to the wrapping object `object`.
