@@ -492,3 +492,206 @@ spec:
     let effects = found.iter().filter(|d| d.rule == "unknown-effect").count();
     assert_eq!(effects, 1, "{found:?}");
 }
+
+#[test]
+fn ml_platforms_pod_templates_are_found_where_their_operators_keep_them() {
+    let text = read("ml-platforms.yaml");
+    let got = placed(&text, &Options::default());
+    let want = vec![
+        row(
+            "ClusterTrainingRuntime",
+            "torch-distributed-gpu",
+            "spec.template.spec.replicatedJobs[0].template.spec.template.spec",
+            &["gpu"],
+        ),
+        // No toleration of the GPU taint, and a nodeSelector for the GPU nodes.
+        row("ServingRuntime", "text-generation", "spec", &[]),
+        row(
+            "LLMInferenceService",
+            "llm-pd",
+            "spec.template",
+            &["general", "gpu"],
+        ),
+        row(
+            "LLMInferenceService",
+            "llm-pd",
+            "spec.prefill.template",
+            &["general"],
+        ),
+        row("SparkApplication", "spark-pi", "spec.driver", &["general"]),
+        row(
+            "SparkApplication",
+            "spark-pi",
+            "spec.executor",
+            &["monitoring"],
+        ),
+        // An AppWrapper's components are whole objects, each with its pod specs where its
+        // kind keeps them.
+        row(
+            "AppWrapper",
+            "wrapped",
+            "spec.components[0].template.spec.template.spec",
+            &["general"],
+        ),
+        row(
+            "AppWrapper",
+            "wrapped",
+            "spec.components[1].template.spec.pytorchReplicaSpecs.Master.template.spec",
+            &["general", "gpu"],
+        ),
+        row("Service", "hello", "spec.template.spec", &["general"]),
+        // A kind no table knows: its pod template is found by its shape.
+        row("NightlyJob", "report", "spec.runner.template.spec", &[]),
+    ];
+    assert_eq!(got, want);
+    let inv = inventory();
+    let shapes: Vec<bool> = simulate_text(&text, &Options::default(), &inv)
+        .iter()
+        .map(|w| w.by_shape)
+        .collect();
+    assert_eq!(shapes.iter().filter(|s| **s).count(), 1);
+    assert!(shapes[9]);
+    // `lint --inventory` says where the template was found, and how.
+    let found = analyse_with(&text, &Options::default(), Some(&inv));
+    let unschedulable: Vec<&str> = found
+        .iter()
+        .filter(|d| d.rule == "unschedulable")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(unschedulable.len(), 2, "{unschedulable:?}");
+    assert!(
+        unschedulable[1].starts_with(
+            "NightlyJob report (a pod template at spec.runner.template.spec found by its shape: \
+             kind NightlyJob is not in taintlint's table) fits no node"
+        ),
+        "{unschedulable:?}"
+    );
+    assert!(unschedulable[0].starts_with("ServingRuntime text-generation fits no node"));
+}
+
+#[test]
+fn a_version_the_table_does_not_list_is_read_by_shape() {
+    // A JobSet at a version its operator never served: its pod template is still simulated,
+    // found by its shape.
+    let text = "apiVersion: jobset.x-k8s.io/v9\nkind: JobSet\nmetadata:\n  name: future\nspec:\n  replicatedJobs:\n  - name: w\n    template:\n      spec:\n        template:\n          spec:\n            containers:\n            - name: w\n              image: example/w:1\n";
+    let inv = inventory();
+    let got = simulate_text(text, &Options::default(), &inv);
+    assert_eq!(got.len(), 1);
+    assert!(got[0].by_shape);
+    assert_eq!(
+        got[0].path,
+        "spec.replicatedJobs[0].template.spec.template.spec"
+    );
+    // Kyverno's policies hold pod-shaped patterns, not pods.
+    let policy = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n  rules:\n  - name: r\n    validate:\n      pattern:\n        spec:\n          containers:\n          - name: \"*\"\n            image: \"!*:latest\"\n";
+    assert!(simulate_text(policy, &Options::default(), &inv).is_empty());
+    // A CRD's schema may carry a pod-shaped example default; it is no workload.
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          template:\n            default:\n              containers:\n              - name: w\n                image: example/w:1\n";
+    assert!(simulate_text(crd, &Options::default(), &inv).is_empty());
+    // A mapping whose containers are no containers (strings) is no pod spec.
+    let odd = "apiVersion: example.com/v1\nkind: Inventory\nmetadata:\n  name: i\nspec:\n  containers: [a, b]\n";
+    assert!(simulate_text(odd, &Options::default(), &inv).is_empty());
+}
+
+#[test]
+fn simulate_says_how_many_pod_templates_it_found_by_shape_and_could_not_read() {
+    let files = [
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "ml-platforms.yaml",
+        "chart/templates/agent-daemonset.yaml",
+    ];
+    let out = run(&files);
+    let err = String::from_utf8(out.stderr).unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("10 workloads simulated"), "{stdout}");
+    assert!(
+        err.contains(
+            "1 of 10 pod templates found by its shape, of kinds not in taintlint's table \
+             (simulated as written): a pod template at spec.runner.template.spec of kind \
+             NightlyJob (ml-platforms.yaml)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "about 1 pod template in the files not all read not simulated (by their \
+             `containers:` lines)"
+        ),
+        "{err}"
+    );
+    let mut json = vec!["simulate", "--format", "json"];
+    json.extend_from_slice(&files[1..]);
+    let out = run(&json);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["workloads"], 10);
+    assert_eq!(v["summary"]["byShape"], 1);
+    assert_eq!(
+        v["summary"]["unread"],
+        serde_json::json!([{
+            "file": "chart/templates/agent-daemonset.yaml",
+            "why": "template",
+            "podTemplates": 1
+        }])
+    );
+    let shaped: Vec<&Value> = v["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["byShape"] == true)
+        .collect();
+    assert_eq!(shaped.len(), 1);
+    assert_eq!(shaped[0]["kind"], "NightlyJob");
+    // Files read whole, of known kinds only: no such lines.
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "inventory.yaml",
+        "custom-resources.yaml",
+    ]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        !err.contains("shape") && !err.contains("not simulated"),
+        "{err}"
+    );
+}
+
+#[test]
+fn toleration_lists_under_any_key_ending_in_tolerations_are_linted() {
+    let found = analyse_with(
+        &read("values-toleration-keys.yaml"),
+        &Options::default(),
+        None,
+    );
+    let got: Vec<(&str, String, bool)> = found
+        .iter()
+        .map(|d| {
+            (
+                d.rule,
+                d.path.clone().unwrap_or_default(),
+                !d.fixes.is_empty(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "unknown-effect",
+                "agent_tolerations[0].effect".to_string(),
+                true
+            ),
+            (
+                "toleration-seconds-requires-no-execute",
+                "scheduler.schedulerTolerations[0].effect".to_string(),
+                true
+            ),
+            (
+                "exists-with-value",
+                "WebhookTolerations[0].value".to_string(),
+                true
+            ),
+        ]
+    );
+}

@@ -186,6 +186,20 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             file: path.clone(),
             unread,
             workloads: workloads.len(),
+            unread_templates: unread.map_or(0, |_| {
+                report::simulate::unread_pod_templates(&text, workloads.len())
+            }),
+            by_shape: workloads
+                .iter()
+                .filter(|w| w.by_shape)
+                .map(|w| {
+                    format!(
+                        "a pod template at {} of kind {} ({path})",
+                        w.path,
+                        w.kind.as_deref().unwrap_or("?")
+                    )
+                })
+                .collect(),
         };
         let file = SimulatedFile { path, workloads };
         let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
@@ -231,7 +245,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     );
     match &mut writer {
         Some(w) => {
-            let _ = write_ok && w.end(&mut stdout).is_ok();
+            let _ = write_ok && w.end(&mut stdout, &notes.unread).is_ok();
         }
         None => {
             let human = HumanOptions {
@@ -355,6 +369,10 @@ struct Note {
     file: String,
     unread: Option<Unread>,
     workloads: usize,
+    /// When the file was not all read: about how many of its pod templates were not simulated.
+    unread_templates: usize,
+    /// Its workloads found by their shape, in kinds not in taintlint's table, described.
+    by_shape: Vec<String>,
 }
 
 /// What the files gave the simulation, told after it: the files whose pod templates could not
@@ -365,12 +383,25 @@ struct Notes {
     workloads: usize,
     templates: Vec<String>,
     broken: Vec<String>,
+    unread: Vec<report::simulate::UnreadFile>,
+    by_shape: Vec<String>,
 }
 
 impl Notes {
     fn add(&mut self, note: Note) {
         self.files += 1;
         self.workloads += note.workloads;
+        self.by_shape.extend(note.by_shape);
+        if let Some(why) = note.unread {
+            self.unread.push(report::simulate::UnreadFile {
+                file: note.file.clone(),
+                why: match why {
+                    Unread::Template => "template",
+                    Unread::Syntax => "syntax",
+                },
+                pod_templates: note.unread_templates,
+            });
+        }
         match note.unread {
             Some(Unread::Template) => self.templates.push(note.file),
             Some(Unread::Syntax) => self.broken.push(note.file),
@@ -404,6 +435,33 @@ impl Notes {
                  `taintlint lint` shows where",
                 files(self.broken.len()),
                 named(&self.broken)
+            ));
+        }
+        let unread: usize = self.unread.iter().map(|u| u.pod_templates).sum();
+        if unread > 0 {
+            out.push(format!(
+                "about {} in the files not all read not simulated (by their `containers:` lines)",
+                match unread {
+                    1 => "1 pod template".to_string(),
+                    n => format!("{n} pod templates"),
+                }
+            ));
+        }
+        if !self.by_shape.is_empty() {
+            out.push(format!(
+                "{} of {} found by {} shape, of kinds not in taintlint's table (simulated as \
+                 written): {}",
+                self.by_shape.len(),
+                match self.workloads {
+                    1 => "1 pod template".to_string(),
+                    n => format!("{n} pod templates"),
+                },
+                if self.by_shape.len() == 1 {
+                    "its"
+                } else {
+                    "their"
+                },
+                named(&self.by_shape)
             ));
         }
         if self.workloads == 0 && self.files > self.templates.len() + self.broken.len() {

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
-use crate::k8s::workloads::{custom_pod_specs, ChartKinds, PLACEMENT_FIELDS};
+use crate::k8s::workloads::{custom_pod_specs, custom_workload, ChartKinds, PLACEMENT_FIELDS};
 use crate::syntax::{Document, NodeId, NodeKind};
 
 /// A Kubernetes object in a document.
@@ -32,6 +32,9 @@ pub struct PodSpec {
     pub node: NodeId,
     /// Path of the pod spec from the document root.
     pub path: String,
+    /// Found by its shape (a `containers` list) in an object of a kind taintlint's table of
+    /// workloads does not know, not at a path the table gives.
+    pub by_shape: bool,
 }
 
 /// What a toleration list belongs to.
@@ -238,33 +241,23 @@ fn add_object<'d>(
             }
         }
         Some(kind) => {
-            let group = api_group(doc.get_str(node, "apiVersion"));
+            let api_version = doc.get_str(node, "apiVersion");
+            let group = api_group(api_version);
             // A custom resource's kind may be a core kind's name (Volcano's `Job`).
-            let custom = custom_pod_specs(group, kind);
-            if let Some(patterns) = custom {
-                for pattern in patterns {
+            if let Some(row) = custom_workload(api_version, kind) {
+                for pattern in row.paths {
                     for (at, spec_path) in resolve(doc, node, &path, pattern) {
-                        add_pod_spec(doc, out, index, at, spec_path);
+                        add_pod_spec(doc, out, index, at, spec_path, false);
                     }
                 }
-            } else if let Some(segments) = pod_spec_path(kind) {
-                let mut at = node;
-                let mut spec_path = path.clone();
-                let mut found = true;
-                for segment in segments {
-                    match doc.get(at, segment) {
-                        Some((_, v)) if doc.mapping(v).is_some() => {
-                            at = v;
-                            spec_path = join(&spec_path, segment);
-                        }
-                        _ => {
-                            found = false;
-                            break;
-                        }
+                for pattern in row.objects {
+                    for (at, at_path) in resolve(doc, node, &path, pattern) {
+                        add_embedded(doc, out, index, at, at_path);
                     }
                 }
-                if found {
-                    add_pod_spec(doc, out, index, at, spec_path);
+            } else if custom_pod_specs(group, kind).is_none() && pod_spec_path(kind).is_some() {
+                if let Some((at, spec_path)) = core_pod_spec(doc, node, &path, kind) {
+                    add_pod_spec(doc, out, index, at, spec_path, false);
                 }
             } else if let Some(places) = values_places(group, kind) {
                 let namespace = doc
@@ -281,6 +274,8 @@ fn add_object<'d>(
                         values_workloads(doc, out, at, &values_path, &values);
                     }
                 }
+            } else if !NOT_WORKLOADS.contains(&group.unwrap_or_default()) {
+                add_by_shape(doc, out, index, node, &path);
             }
         }
         None => {}
@@ -288,14 +283,117 @@ fn add_object<'d>(
     walk_tolerations(doc, out, node, path, Some(index));
 }
 
+/// The pod spec of a core workload of `kind` (a Deployment's `spec.template.spec`), if it is
+/// there.
+fn core_pod_spec(
+    doc: &Document<'_>,
+    node: NodeId,
+    path: &str,
+    kind: &str,
+) -> Option<(NodeId, String)> {
+    let mut at = node;
+    let mut spec_path = path.to_string();
+    for segment in pod_spec_path(kind)? {
+        let (_, v) = doc.get(at, segment)?;
+        doc.mapping(v)?;
+        at = v;
+        spec_path = join(&spec_path, segment);
+    }
+    Some((at, spec_path))
+}
+
+/// API groups whose objects hold pod-shaped mappings that are no pods: Kyverno's policies
+/// match and patch pods with them (kyverno/kyverno api/kyverno/v1/common_types.go
+/// `Validation.RawPattern`, `Mutation.RawPatchStrategicMerge`). A CustomResourceDefinition's
+/// schema describes pod specs without holding one, and is the largest object a repository has:
+/// it is not walked for them.
+const NOT_WORKLOADS: &[&str] = &["kyverno.io", "policies.kyverno.io", "apiextensions.k8s.io"];
+
+/// The pod specs of an object that another wraps (an AppWrapper's component): where its kind
+/// keeps them, else found by their shape. They belong to the wrapping object `object`.
+fn add_embedded(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: String,
+) {
+    let api_version = doc.get_str(node, "apiVersion");
+    let kind = doc.get_str(node, "kind").unwrap_or_default();
+    if let Some(row) = custom_workload(api_version, kind) {
+        for pattern in row.paths {
+            for (at, spec_path) in resolve(doc, node, &path, pattern) {
+                add_pod_spec(doc, out, object, at, spec_path, false);
+            }
+        }
+    } else if let Some((at, spec_path)) = core_pod_spec(doc, node, &path, kind)
+        .filter(|_| custom_pod_specs(api_group(api_version), kind).is_none())
+    {
+        add_pod_spec(doc, out, object, at, spec_path, false);
+    } else {
+        add_by_shape(doc, out, object, node, &path);
+    }
+}
+
+/// Whether a mapping is shaped like a pod spec: a `containers` list of mappings, each with a
+/// `name` or an `image`.
+pub fn is_pod_spec_shape(doc: &Document<'_>, node: NodeId) -> bool {
+    let Some((_, containers)) = doc.get(node, "containers") else {
+        return false;
+    };
+    let Some(items) = doc.sequence(containers) else {
+        return false;
+    };
+    !items.is_empty()
+        && items.iter().all(|&c| {
+            doc.mapping(c).is_some()
+                && (doc.get(c, "name").is_some() || doc.get(c, "image").is_some())
+        })
+}
+
+/// The pod specs of an object of a kind the table does not know, found by their shape
+/// ([`is_pod_spec_shape`]) anywhere under it (not inside one found: a pod spec holds none).
+fn add_by_shape(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: &str,
+) {
+    let mut stack = vec![(node, path.to_string())];
+    while let Some((n, p)) = stack.pop() {
+        if let Some(entries) = doc.mapping(n) {
+            if n != node && is_pod_spec_shape(doc, n) {
+                add_pod_spec(doc, out, object, n, p, true);
+                continue;
+            }
+            for &(k, v) in entries.iter().rev() {
+                if let Some((key, _)) = doc.scalar(k) {
+                    if is_collection(doc, v) {
+                        stack.push((v, join(&p, &key_segment(key))));
+                    }
+                }
+            }
+        } else if let Some(items) = doc.sequence(n) {
+            for (i, &item) in items.iter().enumerate().rev() {
+                if is_collection(doc, item) {
+                    stack.push((item, format!("{p}[{i}]")));
+                }
+            }
+        }
+    }
+}
+
 /// Records a pod spec of the object `object` (an index in [`Extracted::objects`]) and its
-/// `tolerations` list.
+/// `tolerations` list; `by_shape` when it was found by its shape, in a kind the table does not
+/// know.
 fn add_pod_spec(
     doc: &Document<'_>,
     out: &mut Extracted<'_>,
     object: usize,
     at: NodeId,
     spec_path: String,
+    by_shape: bool,
 ) {
     let spec_index = out.pod_specs.len();
     if let Some((key, value)) = doc.get(at, "tolerations") {
@@ -316,6 +414,7 @@ fn add_pod_spec(
         object,
         node: at,
         path: spec_path,
+        by_shape,
     });
 }
 
@@ -457,7 +556,7 @@ fn values_workloads<'d>(
             path: p.clone(),
             item: values.item,
         });
-        add_pod_spec(doc, out, index, at, p);
+        add_pod_spec(doc, out, index, at, p, false);
     }
 }
 
@@ -635,9 +734,11 @@ fn walk_tolerations<'d>(
                     if matches!(doc.node(v).kind, NodeKind::Alias { .. }) {
                         continue;
                     }
-                    if key == "tolerations" {
+                    if is_tolerations_key(key) {
                         if let Some(items) = doc.sequence(v) {
-                            if items.iter().all(|&i| doc.mapping(i).is_some()) {
+                            if items.iter().all(|&i| doc.mapping(i).is_some())
+                                && (key == "tolerations" || toleration_shaped(doc, items))
+                            {
                                 steps.push((at, Step::Key(key)));
                                 let list = List {
                                     whole: false,
@@ -668,6 +769,31 @@ fn walk_tolerations<'d>(
             _ => {}
         }
     }
+}
+
+/// Whether a mapping key names a toleration list: `tolerations`, or any key ending so, in any
+/// case, as charts name theirs (`agent_tolerations`, `schedulerTolerations`,
+/// `webhookTolerations`).
+pub fn is_tolerations_key(key: &str) -> bool {
+    key.len() >= "tolerations".len()
+        && key.as_bytes()[key.len() - "tolerations".len()..].eq_ignore_ascii_case(b"tolerations")
+}
+
+/// The fields of a toleration (k8s.io/api/core/v1 types.go `Toleration`).
+const TOLERATION_FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
+
+/// Whether a list's items (mappings) look like tolerations: each has a toleration field, and
+/// one has a `key`, an `operator` or an `effect`. A list under a key that only ends in
+/// `tolerations` is linted as tolerations when it does.
+fn toleration_shaped(doc: &Document<'_>, items: &[NodeId]) -> bool {
+    let has = |i: NodeId, f: &str| doc.get(i, f).is_some();
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|&i| TOLERATION_FIELDS.iter().any(|f| has(i, f)))
+        && items
+            .iter()
+            .any(|&i| ["key", "operator", "effect"].iter().any(|f| has(i, f)))
 }
 
 fn is_collection(doc: &Document<'_>, id: NodeId) -> bool {

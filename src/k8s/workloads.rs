@@ -5,25 +5,48 @@
 //! group, its kinds, and the paths of its pod specs (a pod template's `spec`, or the mapping
 //! that holds pod fields inline). Each row cites the operator's API type it follows.
 
-/// One row of the table: the kinds of an API group whose objects hold pod specs at `paths`.
-/// A path is written with `.` between mapping keys; `name[]` stands for every item of the
-/// sequence `name`, `*` for every value of a mapping (a role name, a replica type).
+/// One row of the table: the kinds of an API group, at the versions its operator serves, whose
+/// objects hold pod specs at `paths`, or whole objects (each with its own pod specs) at
+/// `objects`. A path is written with `.` between mapping keys; `name[]` stands for every item
+/// of the sequence `name`, `*` for every value of a mapping (a role name, a replica type).
 #[derive(Debug, Clone, Copy)]
 pub struct CustomWorkload {
     pub group: &'static str,
+    pub versions: &'static [&'static str],
     pub kinds: &'static [&'static str],
     pub paths: &'static [&'static str],
+    pub objects: &'static [&'static str],
 }
 
 const fn row(
     group: &'static str,
+    versions: &'static [&'static str],
     kinds: &'static [&'static str],
     paths: &'static [&'static str],
 ) -> CustomWorkload {
     CustomWorkload {
         group,
+        versions,
         kinds,
         paths,
+        objects: &[],
+    }
+}
+
+/// A row whose objects wrap other objects (each a Kubernetes object with `apiVersion` and
+/// `kind`, its pod specs where that kind keeps them).
+const fn wrapper(
+    group: &'static str,
+    versions: &'static [&'static str],
+    kinds: &'static [&'static str],
+    objects: &'static [&'static str],
+) -> CustomWorkload {
+    CustomWorkload {
+        group,
+        versions,
+        kinds,
+        paths: &[],
+        objects,
     }
 }
 
@@ -38,6 +61,9 @@ macro_rules! ray_cluster {
     };
 }
 
+/// The versions KubeRay serves (`ray.io/v1alpha1` is still read by its conversion).
+const RAY: &[&str] = &["v1", "v1alpha1"];
+
 /// Custom resources whose controllers make pods from pod specs they hold, by API group and kind.
 pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // prometheus-operator/prometheus-operator pkg/apis/monitoring/v1/prometheus_types.go
@@ -46,6 +72,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // v1alpha1/prometheusagent_types.go.
     row(
         "monitoring.coreos.com",
+        &["v1", "v1alpha1"],
         &[
             "Prometheus",
             "Alertmanager",
@@ -56,11 +83,17 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     ),
     // argoproj/argo-rollouts pkg/apis/rollouts/v1alpha1/types.go: RolloutSpec.Template
     // (a corev1.PodTemplateSpec).
-    row("argoproj.io", &["Rollout"], &["spec.template.spec"]),
+    row(
+        "argoproj.io",
+        &["v1alpha1"],
+        &["Rollout"],
+        &["spec.template.spec"],
+    ),
     // kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go: ReplicatedJob.Template (a
     // batchv1.JobTemplateSpec).
     row(
         "jobset.x-k8s.io",
+        &["v1alpha2"],
         &["JobSet"],
         &["spec.replicatedJobs[].template.spec.template.spec"],
     ),
@@ -68,6 +101,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // (LeaderTemplate, an optional *PodTemplateSpec, and WorkerTemplate).
     row(
         "leaderworkerset.x-k8s.io",
+        &["v1"],
         &["LeaderWorkerSet"],
         &[
             "spec.leaderWorkerTemplate.leaderTemplate.spec",
@@ -77,9 +111,10 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go (HeadGroupSpec,
     // WorkerGroupSpec: Template), rayjob_types.go (RayClusterSpec, SubmitterPodTemplate) and
     // rayservice_types.go (RayClusterSpec, written `rayClusterConfig`).
-    row("ray.io", &["RayCluster"], ray_cluster!("spec.")),
+    row("ray.io", RAY, &["RayCluster"], ray_cluster!("spec.")),
     row(
         "ray.io",
+        RAY,
         &["RayJob"],
         &[
             "spec.rayClusterSpec.headGroupSpec.template.spec",
@@ -89,6 +124,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     ),
     row(
         "ray.io",
+        RAY,
         &["RayService"],
         ray_cluster!("spec.rayClusterConfig."),
     ),
@@ -98,36 +134,43 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // Worker, Launcher, ...) to a ReplicaSpec whose Template is a corev1.PodTemplateSpec.
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["PyTorchJob"],
         &["spec.pytorchReplicaSpecs.*.template.spec"],
     ),
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["TFJob"],
         &["spec.tfReplicaSpecs.*.template.spec"],
     ),
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["MPIJob"],
         &["spec.mpiReplicaSpecs.*.template.spec"],
     ),
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["XGBoostJob"],
         &["spec.xgbReplicaSpecs.*.template.spec"],
     ),
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["PaddleJob"],
         &["spec.paddleReplicaSpecs.*.template.spec"],
     ),
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["JAXJob"],
         &["spec.jaxReplicaSpecs.*.template.spec"],
     ),
     row(
         "kubeflow.org",
+        &["v1", "v2beta1"],
         &["MXJob"],
         &["spec.mxReplicaSpecs.*.template.spec"],
     ),
@@ -135,6 +178,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // corev1.PodTemplateSpec).
     row(
         "batch.volcano.sh",
+        &["v1alpha1"],
         &["Job"],
         &["spec.tasks[].template.spec"],
     ),
@@ -143,6 +187,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // predictor.go's WorkerSpec (multi-node serving) does too.
     row(
         "serving.kserve.io",
+        &["v1beta1"],
         &["InferenceService"],
         &[
             "spec.predictor",
@@ -151,15 +196,90 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
             "spec.explainer",
         ],
     ),
+    // kserve/kserve pkg/apis/serving/v1alpha1/servingruntime_types.go: ServingRuntimeSpec
+    // embeds ServingRuntimePodSpec inline (containers, nodeSelector, affinity, tolerations) and
+    // its WorkerSpec (multi-node serving) embeds one too.
+    row(
+        "serving.kserve.io",
+        &["v1alpha1"],
+        &["ServingRuntime", "ClusterServingRuntime"],
+        &["spec", "spec.workerSpec"],
+    ),
+    // kserve/kserve pkg/apis/serving/v1alpha1/llm_inference_service_types.go:
+    // LLMInferenceServiceSpec inlines a WorkloadSpec (Template, Worker: corev1.PodSpec) and
+    // holds another as Prefill; an LLMInferenceServiceConfig has the same spec.
+    row(
+        "serving.kserve.io",
+        &["v1alpha1", "v1alpha2"],
+        &["LLMInferenceService", "LLMInferenceServiceConfig"],
+        &[
+            "spec.template",
+            "spec.worker",
+            "spec.prefill.template",
+            "spec.prefill.worker",
+        ],
+    ),
+    // kubeflow/trainer pkg/apis/trainer/v1alpha1/trainingruntime_types.go:
+    // TrainingRuntimeSpec.Template (a JobSetTemplateSpec: a JobSet's spec, its replicated jobs'
+    // batchv1.JobTemplateSpec).
+    row(
+        "trainer.kubeflow.org",
+        &["v1alpha1"],
+        &["TrainingRuntime", "ClusterTrainingRuntime"],
+        &["spec.template.spec.replicatedJobs[].template.spec.template.spec"],
+    ),
+    // kubeflow/spark-operator api/v1beta2/sparkapplication_types.go: SparkApplicationSpec.Driver
+    // and .Executor embed SparkPodSpec (nodeSelector, affinity, tolerations), and a
+    // ScheduledSparkApplication's Template is a SparkApplicationSpec.
+    row(
+        "sparkoperator.k8s.io",
+        &["v1beta2"],
+        &["SparkApplication"],
+        &["spec.driver", "spec.executor"],
+    ),
+    row(
+        "sparkoperator.k8s.io",
+        &["v1beta2"],
+        &["ScheduledSparkApplication"],
+        &["spec.template.driver", "spec.template.executor"],
+    ),
+    // knative/serving pkg/apis/serving/v1/revision_types.go: RevisionSpec embeds a corev1.PodSpec
+    // inline; service_types.go and configuration_types.go: ConfigurationSpec.Template is a
+    // RevisionTemplateSpec.
+    row(
+        "serving.knative.dev",
+        &["v1"],
+        &["Service", "Configuration"],
+        &["spec.template.spec"],
+    ),
+    row("serving.knative.dev", &["v1"], &["Revision"], &["spec"]),
+    // project-codeflare/appwrapper api/v1beta2/appwrapper_types.go: AppWrapperComponent.Template
+    // is a runtime.RawExtension holding a whole object (a Job, a PyTorchJob, a RayCluster ...).
+    wrapper(
+        "workload.codeflare.dev",
+        &["v1beta2"],
+        &["AppWrapper"],
+        &["spec.components[].template"],
+    ),
 ];
 
-/// The pod spec paths of a custom resource of `kind` in the API `group`, if the table knows it.
+/// The pod spec paths of a custom resource of `kind` in the API `group`, if the table knows it
+/// (at any version).
 pub fn custom_pod_specs(group: Option<&str>, kind: &str) -> Option<&'static [&'static str]> {
     let group = group?;
     CUSTOM_WORKLOADS
         .iter()
         .find(|r| r.group == group && r.kinds.contains(&kind))
         .map(|r| r.paths)
+}
+
+/// The row of a custom resource of `kind` at `api_version` (`group/version`), if the table
+/// knows that kind at that version.
+pub fn custom_workload(api_version: Option<&str>, kind: &str) -> Option<&'static CustomWorkload> {
+    let (group, version) = api_version?.rsplit_once('/')?;
+    CUSTOM_WORKLOADS
+        .iter()
+        .find(|r| r.group == group && r.kinds.contains(&kind) && r.versions.contains(&version))
 }
 
 /// The fields of a pod spec that say where it may run; a values mapping that holds
@@ -252,7 +372,8 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for r in CUSTOM_WORKLOADS {
             assert!(r.group.contains('.'), "{}", r.group);
-            assert!(!r.kinds.is_empty() && !r.paths.is_empty(), "{}", r.group);
+            assert!(!r.kinds.is_empty() && !r.versions.is_empty(), "{}", r.group);
+            assert!(r.paths.is_empty() != r.objects.is_empty(), "{}", r.group);
             for k in r.kinds {
                 assert!(seen.insert((r.group, *k)), "{} {k} twice", r.group);
             }

@@ -85,12 +85,21 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         };
         // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
         let kind = o.kind.unwrap_or("workload of unknown kind");
-        match (o.namespace, o.name) {
+        let title = match (o.namespace, o.name) {
             (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
             (None, Some(n)) => format!("{kind} {n}"),
             // Unnamed: chart values (`controller`), a list's item.
             _ if !o.path.is_empty() => format!("{kind} `{}`", o.path),
             _ => kind.to_string(),
+        };
+        if self.workload.by_shape {
+            format!(
+                "{title} (a pod template at {} found by its shape: kind {kind} is not in \
+                 taintlint's table)",
+                self.workload.path
+            )
+        } else {
+            title
         }
     }
 

@@ -20,6 +20,13 @@ comes from expanding aliases (an "alias bomb"): as in the API server's YAML deco
 more than 1,000, at most 99% of a document of up to 400,000 nodes may come from aliases, scaling
 down to 10% at 4,000,000. A document without aliases is never refused, however large.
 
+What kubectl's reader accepts beyond the YAML specification is not refused: go-yaml (under
+sigs.k8s.io/yaml; scannerc.go, as libyaml) checks no indentation inside flow collections and
+quoted scalars, so `flow: [a,` then `b]` on a line of its own, and a quoted scalar whose
+continuation lines are indented less than its block (generated CRDs' long descriptions:
+`- description: 'first line` then `continued here'` at the dash's column) are read as kubectl
+reads them, their lines folded.
+
 ## Why it matters
 kubectl cannot read the document at all, so nothing in it is applied; the API server's decoder
 rejects excessive aliasing the same way. Other documents of the same file are still linted.

@@ -50,6 +50,8 @@ pub struct Workload<'d> {
     /// The pod spec mapping and its path.
     pub spec: NodeId,
     pub path: String,
+    /// Found by its shape, in a kind taintlint's table does not know.
+    pub by_shape: bool,
     /// The manifest's `tolerations` list and its items.
     pub list: Option<List>,
     pub items: Vec<Item<'d>>,
@@ -193,6 +195,7 @@ impl<'d> Workload<'d> {
             kind,
             spec,
             path: pod.path.clone(),
+            by_shape: pod.by_shape,
             list,
             items,
             tolerations,
@@ -1111,6 +1114,9 @@ pub struct WorkloadResult {
     /// whatever [`simulation`](Self::simulation) says. Only the analysis can tell (its rules
     /// find what the API server rejects): [`crate::analysis::simulate_text`] fills it in.
     pub rejected: Option<Rejected>,
+    /// Found by its shape in an object of a kind taintlint's table does not know
+    /// ([`crate::k8s::objects::PodSpec::by_shape`]).
+    pub by_shape: bool,
 }
 
 /// A finding that makes the API server reject a workload (or every pod it creates).
@@ -1187,6 +1193,7 @@ pub fn simulate_document(
             daemonset: None,
             simulation: simulate(&w, inventory, options),
             rejected: None,
+            by_shape: ex.pod_specs[i].by_shape,
         });
         let last = out.last_mut().expect("just pushed");
         if w.kind == Some("DaemonSet") {

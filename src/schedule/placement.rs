@@ -56,9 +56,10 @@ impl Placement {
         // A custom resource may hold several pod templates (a RayCluster's head and workers):
         // each is shown where it is, named by its place.
         let group = crate::k8s::objects::api_group(doc.get_str(object.node, "apiVersion"));
-        let custom = object
-            .kind
-            .is_some_and(|k| crate::k8s::workloads::custom_pod_specs(group, k).is_some());
+        let custom = object.kind.is_some_and(|k| {
+            crate::k8s::workloads::custom_pod_specs(group, k).is_some()
+                || crate::k8s::objects::pod_spec_path(k).is_none()
+        });
         let first_key = doc
             .mapping(workload.spec)
             .and_then(|e| e.first())

@@ -279,29 +279,50 @@ impl<'a> Document<'a> {
     }
 }
 
-/// Parses a whole stream. Never fails: syntax errors are recorded on the document they occur in
-/// (and parsing resumes at the next document), or on the stream when no document is open.
-pub fn parse(text: &str) -> Stream<'_> {
-    let options = granit_parser::options! {
+/// The parser's options: what kubectl's reader reads.
+fn options() -> granit_parser::Options {
+    granit_parser::options! {
         emit_unresolved_aliases: true,
         // The parser buffers the comments between a key and what follows it until it knows
         // what that is: 96 by default, which refuses the commented-out default configuration
         // under a chart values file's `config:`. Every buffered comment is text of the input,
         // so no bound is needed beyond the input's own size.
         max_buffered_comment_events: usize::MAX,
-    };
+    }
     // `simple_key_max_lookahead` stays at the YAML specification's 1024 characters for an
     // implicit key, which go-yaml (scannerc.go, `yaml_parser_stale_simple_keys`) enforces too:
     // a longer key is refused by the API server's decoder as well. The nesting limits (255)
     // keep every recursive walk over the tree shallow.
+}
 
-    let mut parser = Parser::new_from_str_with_options(text, options);
+/// Parses a whole stream. Never fails: syntax errors are recorded on the document they occur in
+/// (and parsing resumes at the next document), or on the stream when no document is open.
+///
+/// What go-yaml reads, the YAML specification aside, is read too (see [`lenient`]): a quoted
+/// scalar's continuation lines indented less than the block that holds it.
+pub fn parse(text: &str) -> Stream<'_> {
+    let stream = parse_as_written(text);
+    let quoted_indent = |e: &Option<SyntaxError>| {
+        e.as_ref()
+            .is_some_and(|e| e.message == QUOTED_INDENT_MESSAGE)
+    };
+    if !quoted_indent(&stream.error) && !stream.documents.iter().any(|d| quoted_indent(&d.error)) {
+        return stream;
+    }
+    lenient(text).unwrap_or(stream)
+}
+
+/// The parser's message for a quoted scalar's continuation line indented too little.
+const QUOTED_INDENT_MESSAGE: &str = "invalid indentation in multiline quoted scalar";
+
+fn parse_as_written(text: &str) -> Stream<'_> {
+    let mut parser = Parser::new_from_str_with_options(text, options());
     let mut builder = Builder::default();
     loop {
         match parser.next_event() {
             None => break,
             Some(Ok((event, span))) => {
-                if builder.event(event, span) {
+                if builder.event(event, byte_range(&span)) {
                     break;
                 }
             }
@@ -324,6 +345,303 @@ pub fn parse(text: &str) -> Stream<'_> {
         }
     }
     builder.finish(text.len())
+}
+
+/// How many continuation lines [`lenient`] re-indents, at most, before it gives up.
+const LENIENT_LINES: usize = 4096;
+
+/// The stream as go-yaml reads it, when it refuses only quoted scalars whose continuation lines
+/// are indented less than the block that holds them (`- description: 'first line` then
+/// `continued here'` at the dash's column, as generated CRDs have them). The YAML specification
+/// wants them indented more (s-flow-line-prefix(n), 7.3.1), and so does the parser; libyaml and
+/// its Go port go-yaml, which the API server's decoder and kubectl use (sigs.k8s.io/yaml over
+/// its goyaml.v2 fork; scannerc.go `yaml_parser_scan_flow_scalar`), check no indentation inside
+/// a quoted scalar: a continuation line's leading white space is folded away, whatever it is.
+/// So such lines are indented further, by spaces the value never holds, in a copy of the text
+/// that is parsed in place of it, and every place is mapped back to the text as written.
+/// `None` when that does not make the text parse as go-yaml would (another error comes first).
+fn lenient(text: &str) -> Option<Stream<'_>> {
+    // First with the continuation lines a look at the text finds (one parse for a CRD with
+    // hundreds of them), then, if those were not all inside quoted scalars, with only those
+    // the parser points at, one by one.
+    lenient_from(text, guess_reindents(text)).or_else(|| lenient_from(text, Vec::new()))
+}
+
+/// [`lenient`], with `inserts` (offset in the text as written, how many spaces, in order) to
+/// start from; `None` when an inserted space would be anywhere but inside a quoted scalar
+/// (where a line's leading white space is folded away), or nothing was to be inserted.
+fn lenient_from(text: &str, mut inserts: Vec<(usize, usize)>) -> Option<Stream<'_>> {
+    let mut patched = apply_inserts(text, &inserts);
+    let mut fixed = 0;
+    while let Some(at) = first_quoted_indent_error(&patched) {
+        fixed += 1;
+        if fixed > LENIENT_LINES {
+            return None;
+        }
+        let map = Offsets::new(&inserts);
+        for (offset, n) in reindent(&patched, at)? {
+            let original = map.original(offset);
+            let i = inserts.partition_point(|&(o, _)| o <= original);
+            inserts.insert(i, (original, n));
+        }
+        patched = apply_inserts(text, &inserts);
+    }
+    if inserts.is_empty() {
+        return None;
+    }
+    let map = Offsets::new(&inserts);
+    let mut parser = Parser::new_from_str_with_options(&patched, options());
+    let mut builder: Builder<'_> = Builder::default();
+    // The quoted scalars' places in the patched text, and where the first error is.
+    let mut quoted: Vec<Range<usize>> = Vec::new();
+    let mut first_error = usize::MAX;
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Ok((event, span))) => {
+                let range = byte_range(&span);
+                if let Event::Scalar(_, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted, ..) =
+                    &event
+                {
+                    quoted.push(range.clone());
+                }
+                let range = map.original(range.start)..map.original(range.end);
+                if builder.event(owned(event), range) {
+                    break;
+                }
+            }
+            Some(Err(error)) => {
+                let at = error.marker().byte_offset().unwrap_or(patched.len());
+                first_error = first_error.min(at);
+                builder.error(SyntaxError {
+                    offset: map.original(at).min(text.len()),
+                    message: error.kind().to_string(),
+                });
+                match parser.proceed_next_document() {
+                    Ok(true) => continue,
+                    Ok(false) => break,
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    let inside = |at: usize| {
+        let i = quoted.partition_point(|r| r.start < at);
+        i > 0 && at < quoted[i - 1].end
+    };
+    let all_inside = map
+        .inserts
+        .iter()
+        .all(|&(at, ..)| at >= first_error || inside(at));
+    all_inside.then(|| builder.finish(text.len()))
+}
+
+/// The text with `inserts` (offset, how many spaces) made.
+fn apply_inserts(text: &str, inserts: &[(usize, usize)]) -> String {
+    let mut out = String::with_capacity(text.len() + inserts.iter().map(|i| i.1).sum::<usize>());
+    let mut from = 0;
+    for &(at, n) in inserts {
+        out.push_str(&text[from..at]);
+        out.extend(std::iter::repeat_n(' ', n));
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    out
+}
+
+/// The continuation lines of quoted scalars indented no further than the block that holds
+/// them, as a look at the text finds them: a line whose value (after its indentation, any `- `
+/// and a `key: `) opens a quote it does not close, then the lines up to the one that closes it.
+/// A guess, checked by [`lenient_from`] against what the parser reads.
+fn guess_reindents(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    // An open quoted scalar: its quote, and the column its lines need.
+    let mut open: Option<(char, usize)> = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        if let Some((quote, wanted)) = open {
+            let indent = body.len() - body.trim_start_matches(' ').len();
+            if !body.trim().is_empty() && indent < wanted {
+                out.push((start, wanted - indent));
+            }
+            if closes(body.trim_start(), quote) {
+                open = None;
+            }
+            continue;
+        }
+        let trimmed = body.trim_start_matches(' ');
+        let mut column = body.len() - trimmed.len();
+        let mut rest = trimmed;
+        while let Some(r) = rest.strip_prefix("- ") {
+            let r2 = r.trim_start_matches(' ');
+            column += rest.len() - r2.len();
+            rest = r2;
+        }
+        let content = column;
+        if let Some(colon) = rest.find(": ") {
+            let key = &rest[..colon];
+            if !key.is_empty() && !key.contains(['\'', '"', '#', '{', '[', '|', '>']) {
+                rest = rest[colon + 1..].trim_start_matches(' ');
+            }
+        }
+        let Some(quote) = rest.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+            continue;
+        };
+        if !closes(&rest[1..], quote) {
+            open = Some((quote, content + 1));
+        }
+    }
+    out
+}
+
+/// Whether `text` (inside a quoted scalar) holds its closing `quote`: a `'` not doubled, a `"`
+/// not escaped.
+fn closes(text: &str, quote: char) -> bool {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            ('\'', '\'') => {
+                if chars.peek() == Some(&'\'') {
+                    chars.next();
+                } else {
+                    return true;
+                }
+            }
+            ('"', '\\') => {
+                chars.next();
+            }
+            ('"', '"') => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Where the first quoted scalar continuation line indented too little starts its content, if
+/// that is the text's first error in some document.
+fn first_quoted_indent_error(text: &str) -> Option<usize> {
+    let mut parser = Parser::new_from_str_with_options(text, options());
+    loop {
+        match parser.next_event()? {
+            Ok((Event::StreamEnd, _)) => return None,
+            Ok(_) => {}
+            Err(error) => {
+                if *error.kind() == granit_parser::ErrorKind::InvalidQuotedScalarIndent {
+                    return error.marker().byte_offset();
+                }
+                if !matches!(parser.proceed_next_document(), Ok(true)) {
+                    return None;
+                }
+            }
+        }
+    }
+}
+
+/// The spaces to insert (offset, how many) that indent the quoted scalar's continuation lines
+/// from the one whose content starts at `at` to the one that closes it (the first that holds a
+/// quote) past the line before them: past its first content after any `- ` indicators, the
+/// block's key or item, so past the block's indentation.
+fn reindent(text: &str, at: usize) -> Option<Vec<(usize, usize)>> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[..line_start.checked_sub(1)?]
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())?;
+    let mut content = before.len() - before.trim_start().len();
+    let mut rest = before.trim_start();
+    while let Some(r) = rest
+        .strip_prefix("- ")
+        .or_else(|| (rest == "-").then_some(""))
+    {
+        let r_trimmed = r.trim_start_matches(' ');
+        content += rest.len() - r_trimmed.len();
+        rest = r_trimmed;
+    }
+    let wanted = content + 1;
+    let mut out = Vec::new();
+    let mut offset = line_start;
+    for line in text[line_start..].split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if !line.trim().is_empty() && indent < wanted {
+            out.push((offset, wanted - indent));
+        }
+        offset += line.len();
+        if line.contains(['\'', '"']) {
+            break;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Maps offsets in a text with spaces inserted back to the text as written.
+struct Offsets {
+    /// Per insertion: where it starts in the patched text, where it is in the text as written,
+    /// how many spaces, and how many were inserted up to and with it.
+    inserts: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Offsets {
+    fn new(inserts: &[(usize, usize)]) -> Self {
+        let mut shift = 0;
+        let inserts = inserts
+            .iter()
+            .map(|&(original, n)| {
+                let at = original + shift;
+                shift += n;
+                (at, original, n, shift)
+            })
+            .collect();
+        Offsets { inserts }
+    }
+
+    /// The offset in the text as written of `patched`; an inserted space maps to the place it
+    /// was inserted at.
+    fn original(&self, patched: usize) -> usize {
+        let i = self.inserts.partition_point(|&(at, ..)| at <= patched);
+        if i == 0 {
+            return patched;
+        }
+        let (at, original, n, shift) = self.inserts[i - 1];
+        if patched < at + n {
+            original
+        } else {
+            patched - shift
+        }
+    }
+}
+
+/// An event that borrows nothing from the text it was parsed from.
+fn owned(event: Event<'_>) -> Event<'static> {
+    fn own(s: Cow<'_, str>) -> Cow<'static, str> {
+        Cow::Owned(s.into_owned())
+    }
+    fn own_tag(t: Option<Cow<'_, granit_parser::Tag>>) -> Option<Cow<'static, granit_parser::Tag>> {
+        t.map(|t| Cow::Owned(t.into_owned()))
+    }
+    match event {
+        Event::StreamStart => Event::StreamStart,
+        Event::StreamEnd => Event::StreamEnd,
+        Event::DocumentStart(explicit, version) => Event::DocumentStart(explicit, version),
+        Event::DocumentEnd => Event::DocumentEnd,
+        Event::Alias(id) => Event::Alias(id),
+        Event::Anchor(id, name) => Event::Anchor(id, own(name)),
+        Event::UnresolvedAlias(name) => Event::UnresolvedAlias(own(name)),
+        Event::Comment(text, placement) => Event::Comment(own(text), placement),
+        Event::Scalar(value, style, anchor, tag) => {
+            Event::Scalar(own(value), style, anchor, own_tag(tag))
+        }
+        Event::SequenceStart(style, anchor, tag) => {
+            Event::SequenceStart(style, anchor, own_tag(tag))
+        }
+        Event::SequenceEnd => Event::SequenceEnd,
+        Event::MappingStart(style, anchor, tag) => Event::MappingStart(style, anchor, own_tag(tag)),
+        Event::MappingEnd => Event::MappingEnd,
+        // (None other in the pinned version; the builder ignores a stream start.)
+        _ => Event::StreamStart,
+    }
 }
 
 #[derive(Default)]
@@ -386,8 +704,7 @@ fn tag_text(tag: Option<&granit_parser::Tag>) -> Option<Tag> {
 
 impl<'a> Builder<'a> {
     /// Feeds one event; returns true at the end of the stream.
-    fn event(&mut self, event: Event<'a>, span: Span) -> bool {
-        let range = byte_range(&span);
+    fn event(&mut self, event: Event<'a>, range: Range<usize>) -> bool {
         match event {
             Event::StreamStart | Event::Anchor(..) => {}
             Event::StreamEnd => return true,
@@ -649,6 +966,34 @@ impl<'a> DocBuilder<'a> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_look_at_the_text_finds_every_continuation_line_of_a_crd() {
+        // Two under-indented continuation lines per description, found without the parser:
+        // one parse reads them all, not one per line.
+        let mut text = String::from("properties:\n");
+        for i in 0..50 {
+            text.push_str(&format!(
+                "  - description: 'Field {i} does\n  things ''well''\n  and more'\n    type: string\n"
+            ));
+        }
+        let guessed = super::guess_reindents(&text);
+        assert_eq!(guessed.len(), 100);
+        assert!(guessed.iter().all(|&(_, n)| n == 3));
+        let stream = super::lenient_from(&text, guessed).expect("read");
+        assert!(stream.documents[0].error.is_none());
+        assert!(super::first_quoted_indent_error(&super::apply_inserts(
+            &text,
+            &super::guess_reindents(&text)
+        ))
+        .is_none());
+        // Closing quotes: a doubled `'` and an escaped `"` close nothing.
+        assert!(!super::closes("it''s", '\''));
+        assert!(super::closes("it''s'", '\''));
+        assert!(!super::closes("say \\\"hi", '"'));
+        assert!(super::closes("hi\"", '"'));
+    }
+
     use super::*;
 
     /// A 37 MB file is some three million nodes: every byte of a node counts three times over.

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Fit, Place, SimulateSummary, SimulatedFile};
+use super::{Fit, Place, SimulateSummary, SimulatedFile, UnreadFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::k8s::resources::display;
@@ -283,6 +283,10 @@ struct WorkloadOut<'a> {
     fits: &'static str,
     nodes: usize,
     rejected: Option<RejectedOut<'a>>,
+    /// Found by its shape (a `containers` list) in a kind taintlint's table does not know; only
+    /// written when it was.
+    #[serde(rename = "byShape", skip_serializing_if = "std::ops::Not::not")]
+    by_shape: bool,
     /// For a DaemonSet: how many nodes its selector and affinity pick, how many of those it
     /// cannot run on, and the pools (ids) of those.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -304,12 +308,26 @@ struct DaemonSetOut {
 }
 
 #[derive(Serialize)]
-struct SummaryOut {
+struct SummaryOut<'a> {
     workloads: usize,
     yes: usize,
     avoided: usize,
     no: usize,
     rejected: usize,
+    /// How many of the workloads were found by their shape, in kinds not in taintlint's table.
+    #[serde(rename = "byShape")]
+    by_shape: usize,
+    /// The files whose pod templates were not all read, why, and about how many were not
+    /// simulated.
+    unread: Vec<UnreadOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct UnreadOut<'a> {
+    file: &'a str,
+    why: &'static str,
+    #[serde(rename = "podTemplates")]
+    pod_templates: usize,
 }
 
 /// Writes `taintlint simulate --format json` (version 2): [`begin`](Self::begin) with the
@@ -403,7 +421,8 @@ impl<'i> JsonWriter<'i> {
         out.write_all(&file.json)
     }
 
-    pub fn end(&mut self, out: &mut dyn Write) -> io::Result<()> {
+    /// Ends the document with the summary, which names the files not all read (`unread`).
+    pub fn end(&mut self, out: &mut dyn Write, unread: &[UnreadFile]) -> io::Result<()> {
         let s = self.summary;
         out.write_all(b"\n],\"summary\":")?;
         let summary = SummaryOut {
@@ -412,6 +431,15 @@ impl<'i> JsonWriter<'i> {
             avoided: s.avoided,
             no: s.no,
             rejected: s.rejected,
+            by_shape: s.by_shape,
+            unread: unread
+                .iter()
+                .map(|u| UnreadOut {
+                    file: &u.file,
+                    why: u.why,
+                    pod_templates: u.pod_templates,
+                })
+                .collect(),
         };
         serde_json::to_writer(&mut *out, &summary).map_err(json_error)?;
         out.write_all(b"}\n")
@@ -446,6 +474,7 @@ impl<'i> JsonRenderer<'i> {
         let (fit, fitting) = Fit::of_workload(w, inv);
         summary.workloads += 1;
         summary.rejected += usize::from(w.rejected.is_some());
+        summary.by_shape += usize::from(w.by_shape);
         match fit {
             Fit::No => summary.no += 1,
             Fit::Avoided => summary.avoided += 1,
@@ -507,6 +536,7 @@ impl<'i> JsonRenderer<'i> {
                 message: &r.message,
                 path: r.path.as_deref(),
             }),
+            by_shape: w.by_shape,
             daemonset: w.daemonset.as_ref().map(|c| DaemonSetOut {
                 picked: c.picked,
                 missed: c.missed,

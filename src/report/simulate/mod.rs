@@ -20,6 +20,28 @@ pub struct SimulatedFile {
     pub workloads: Vec<WorkloadResult>,
 }
 
+/// A file whose pod templates were not all read, why, and about how many of them were not
+/// simulated (its `containers:` lines beyond the pod templates read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadFile {
+    pub file: String,
+    /// `template` (a Go or Helm template) or `syntax` (not valid YAML).
+    pub why: &'static str,
+    pub pod_templates: usize,
+}
+
+/// About how many pod templates of a file's text were not simulated: its lines that open a
+/// `containers:` list, beyond the `simulated` pod templates read from it.
+pub fn unread_pod_templates(text: &str, simulated: usize) -> usize {
+    text.lines()
+        .filter(|l| {
+            let l = l.trim_start().trim_start_matches("- ");
+            l.starts_with("containers:")
+        })
+        .count()
+        .saturating_sub(simulated)
+}
+
 /// Where a place in an inventory file is, as 1-based (line, column): the caller knows the texts.
 pub type Place<'a> = &'a dyn Fn(usize, usize) -> Option<(usize, usize)>;
 
@@ -88,6 +110,8 @@ pub struct SimulateSummary {
     /// Workloads whose pods the API server would refuse (counted in the others too: they are
     /// placed as written).
     pub rejected: usize,
+    /// Workloads found by their shape, in kinds taintlint's table does not know.
+    pub by_shape: usize,
 }
 
 impl SimulateSummary {
@@ -97,5 +121,6 @@ impl SimulateSummary {
         self.avoided += other.avoided;
         self.no += other.no;
         self.rejected += other.rejected;
+        self.by_shape += other.by_shape;
     }
 }
