@@ -55,9 +55,6 @@ pub(super) fn check(
     range: Range<usize>,
     out: &mut Vec<Diagnostic>,
 ) {
-    if !text.contains(['|', '"', '\'']) {
-        return;
-    }
     let mut places = Vec::new();
     if range.start == 0 {
         if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
