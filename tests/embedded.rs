@@ -302,3 +302,49 @@ fn odd_strings_never_panic_and_are_not_errors_of_the_outer_file() {
     let d = one(&found, "unknown-operator");
     assert_eq!(&text[d.range.clone()], "Foo");
 }
+
+#[test]
+fn flux_patches_nested_and_post_renderers() {
+    let text = fixture("flux-patches.yaml");
+    let found = common::lint(&text);
+    assert_eq!(
+        rules(&found),
+        vec!["unknown-effect", "equal-empty-value"],
+        "{found:#?}"
+    );
+    // A patch inside a patch: two strings deep, still at its character.
+    let nested = &found[0];
+    assert_eq!(&text[nested.range.clone()], "NoExecut");
+    assert_eq!(line_col(&text, nested.range.start), (28, 31));
+    assert_eq!(
+        nested.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].effect")
+    );
+    assert_eq!(
+        nested.object.as_ref().unwrap().kind.as_deref(),
+        Some("Deployment")
+    );
+    // A HelmRelease post-renderer's JSON6902 patch, an item it replaces.
+    let post = &found[1];
+    assert_eq!(line_col(&text, post.range.start), (55, 47));
+    assert_eq!(
+        post.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].operator")
+    );
+    assert_eq!(
+        post.object.as_ref().unwrap().kind.as_deref(),
+        Some("StatefulSet")
+    );
+    let fixed = fix_all(&text, &Options::default(), FixMode::Unsafe).text;
+    assert!(
+        fixed.contains(
+            "                value: {key: queue, operator: Exists, effect: NoSchedule}\n"
+        ),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("                      effect: NoExecute\n"),
+        "{fixed}"
+    );
+    assert_eq!(common::lint(&fixed), Vec::new());
+}

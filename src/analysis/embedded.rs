@@ -4,12 +4,13 @@
 //! - an Argo CD Application's (or ApplicationSet template's) `helm.values` of its `source` or
 //!   `sources[]` (argoproj/argo-cd pkg/apis/application/v1alpha1/types.go
 //!   `ApplicationSourceHelm.Values`, a values file as a string);
-//! - a kustomization's inline patches: `patches[].patch` and `patchesJson6902[].patch` (with
-//!   their `target`) and the strings of `patchesStrategicMerge` (kubernetes-sigs/kustomize
-//!   api/types/kustomization.go), in a `kustomization.yaml` with or without its `kind`, a
-//!   `Component`, and a Flux Kustomization's `spec.patches[].patch` (fluxcd/pkg
-//!   apis/kustomize `Patch`); a strategic-merge patch is a partial manifest, a JSON6902 patch an
-//!   operation list;
+//! - kustomize inline patches: `patches[].patch` (with its `target`) wherever a `patches` list
+//!   of them is written (a kustomization, a Flux Kustomization's `spec.patches`, a Flux
+//!   HelmRelease's post-renderers, a FluxInstance), and, at a kustomization's root,
+//!   `patchesJson6902[].patch` and the strings of `patchesStrategicMerge`
+//!   (kubernetes-sigs/kustomize api/types/kustomization.go), in a `kustomization.yaml` with or
+//!   without its `kind`, or a `Component`; a strategic-merge patch is a partial manifest, a
+//!   JSON6902 patch an operation list;
 //! - a ConfigMap's `data` and a Secret's `stringData` whose key ends in `.yaml`, `.yml` or
 //!   `values` (what a Flux HelmRelease's `valuesFrom` reads: fluxcd/helm-controller
 //!   api/v2/reference_types.go `ValuesReference`, `valuesKey` `values.yaml` by default), whether
@@ -31,7 +32,7 @@ use crate::inventory::Inventory;
 use crate::k8s::cluster::value_offsets;
 use crate::k8s::json6902::PatchTarget;
 use crate::k8s::objects::{api_group, resolve, Object};
-use crate::syntax::{Document, NodeId, Style};
+use crate::syntax::{Document, NodeId, NodeKind, Style};
 
 /// A string that holds YAML.
 struct Place {
@@ -56,9 +57,13 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     let mut places = Vec::new();
+    let patches = text.contains("patch");
     if range.start == 0 {
         if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
             kustomization(doc, root, None, &mut places);
+            if patches {
+                patch_lists(doc, root, None, &mut places);
+            }
         }
     }
     for index in range {
@@ -66,6 +71,9 @@ pub(super) fn check(
             continue;
         };
         object_places(doc, object, index, &mut places);
+        if patches {
+            patch_lists(doc, object.node, Some(index), &mut places);
+        }
     }
     for place in places {
         lint_string(text, doc, options, inventory, objects, place, out);
@@ -103,11 +111,6 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
         (Some("kustomize.config.k8s.io"), "Kustomization" | "Component") => {
             kustomization(doc, node, Some(index), out);
         }
-        (Some("kustomize.toolkit.fluxcd.io"), "Kustomization") => {
-            if let Some((_, spec)) = doc.get(node, "spec") {
-                kustomization(doc, spec, Some(index), out);
-            }
-        }
         (None, "ConfigMap" | "Secret") => {
             let field = if kind == "ConfigMap" {
                 "data"
@@ -135,9 +138,53 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
     }
 }
 
-/// A kustomization's inline patches, under `node` (its root, or a Flux Kustomization's spec).
+/// Every list of kustomize patches under `node`: a `patches` sequence whose items hold a
+/// `patch` string beside their `target` (kubernetes-sigs/kustomize api/types/patch.go `Patch`).
+/// A kustomization's own, and those of the objects that take kustomize patches: a Flux
+/// Kustomization's `spec.patches`, a Flux HelmRelease's `spec.postRenderers[].kustomize.patches`
+/// (fluxcd/helm-controller api/v2/helmrelease_types.go `Kustomize`), a FluxInstance's
+/// `spec.kustomize.patches`, wherever they are written (in chart values too). Aliases are not
+/// followed: their targets are walked where they are defined.
+fn patch_lists(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match &doc.node(n).kind {
+            NodeKind::Mapping { entries, .. } => {
+                for &(k, v) in entries.iter().rev() {
+                    if matches!(doc.node(v).kind, NodeKind::Alias { .. }) {
+                        continue;
+                    }
+                    if doc.scalar(k).is_some_and(|(key, _)| key == "patches") {
+                        for &item in doc.sequence(v).unwrap_or_default() {
+                            let Some((key, value)) = doc.get(item, "patch") else {
+                                continue;
+                            };
+                            if doc.scalar(value).is_none() {
+                                continue;
+                            }
+                            let target = doc
+                                .get(item, "target")
+                                .and_then(|(_, t)| PatchTarget::read(doc, t));
+                            out.push(Place {
+                                key,
+                                value,
+                                target,
+                                object,
+                            });
+                        }
+                    }
+                    stack.push(v);
+                }
+            }
+            NodeKind::Sequence { items, .. } => stack.extend(items.iter().rev()),
+            _ => {}
+        }
+    }
+}
+
+/// A kustomization's older inline patches, at its root.
 fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
-    for field in ["patches", "patchesJson6902"] {
+    for field in ["patchesJson6902"] {
         let Some((_, list)) = doc.get(node, field) else {
             continue;
         };
