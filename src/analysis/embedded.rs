@@ -57,7 +57,8 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     let mut places = Vec::new();
-    let patches = text.contains("patch");
+    // A `patch` key, as YAML or JSON writes it (an RBAC verb `- patch` is no key).
+    let patches = text.contains("patch:") || text.contains("\"patch\"") || text.contains("'patch'");
     if range.start == 0 {
         if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
             kustomization(doc, root, None, &mut places);
