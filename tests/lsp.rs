@@ -1035,6 +1035,20 @@ async fn embedded_values_diagnostics_hover_and_fix() {
         .as_str()
         .unwrap_or_default();
     assert!(hover.contains("unknown-operator"), "{r}");
+    // A valid toleration inside a string: what it matches.
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": position(APP, "key: gpu", true)}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        hover.starts_with("**Toleration** `tolerations[0]`") && hover.contains("`gpu`"),
+        "{r}"
+    );
 
     let r = c
         .request(

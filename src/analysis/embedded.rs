@@ -81,6 +81,30 @@ pub(super) fn check(
     }
 }
 
+/// The strings of a document that hold YAML and map character by character (see the module's
+/// documentation), each with the source offset of every byte of its value and its end: what
+/// the editor's hover looks up inside them.
+pub fn mapped_strings<'d>(text: &str, doc: &'d Document<'_>) -> Vec<(&'d str, Vec<usize>)> {
+    let objects = crate::k8s::objects::extract(doc).objects;
+    let mut places = Vec::new();
+    if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
+        kustomization(doc, root, None, &mut places);
+        patch_lists(doc, root, None, &mut places);
+    }
+    for (index, object) in objects.iter().enumerate() {
+        object_places(doc, object, index, &mut places);
+        patch_lists(doc, object.node, Some(index), &mut places);
+    }
+    places
+        .into_iter()
+        .filter_map(|place| {
+            let (inner, _) = doc.scalar(place.value)?;
+            let map = value_offsets(doc, text, doc.resolve(place.value))?;
+            inner.contains(':').then_some((inner, map))
+        })
+        .collect()
+}
+
 /// The strings of an object that hold YAML, by its group and kind.
 fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mut Vec<Place>) {
     let Some(kind) = object.kind else { return };
@@ -253,6 +277,8 @@ fn lint_string(
     let indent = map
         .as_deref()
         .and_then(|m| block_indent(text, inner, style, m));
+    // A line break a fix writes into a block is the outer file's.
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
     let outer_object = place
         .object
         .and_then(|i| objects.get(i))
@@ -277,7 +303,14 @@ fn lint_string(
                 }
                 d.fixes.retain_mut(|fix| {
                     fix.edits.iter_mut().all(|e| {
-                        match outer_edit(map, style, indent.as_deref(), &e.range, &e.replacement) {
+                        match outer_edit(
+                            map,
+                            newline,
+                            style,
+                            indent.as_deref(),
+                            &e.range,
+                            &e.replacement,
+                        ) {
                             Some((range, replacement)) => {
                                 e.range = range;
                                 e.replacement = replacement;
@@ -329,6 +362,7 @@ fn block_indent(text: &str, inner: &str, style: Style, map: &[usize]) -> Option<
 /// indentation; in a quoted string the range holds no escape and the replacement needs none.
 fn outer_edit(
     map: &[usize],
+    newline: &str,
     style: Style,
     indent: Option<&str>,
     range: &Range<usize>,
@@ -341,7 +375,10 @@ fn outer_edit(
     match style {
         Style::Literal => {
             let indent = indent?;
-            Some((outer, replacement.replace('\n', &format!("\n{indent}"))))
+            Some((
+                outer,
+                replacement.replace('\n', &format!("{newline}{indent}")),
+            ))
         }
         Style::DoubleQuoted | Style::SingleQuoted => {
             let quote = if style == Style::DoubleQuoted {
