@@ -348,3 +348,41 @@ fn flux_patches_nested_and_post_renderers() {
     );
     assert_eq!(common::lint(&fixed), Vec::new());
 }
+
+/// Streamed in the smallest batches, a file's findings are those of the whole-file analysis,
+/// in the same order.
+#[test]
+fn streamed_findings_are_the_whole_files() {
+    for name in [
+        "argo-application.yaml",
+        "kustomization.yaml",
+        "values-configmap.yaml",
+        "flux-patches.yaml",
+        "patch-files/gpu-taints.json",
+    ] {
+        let text = fixture(name);
+        let options = Options::default();
+        let mut streamed = Vec::new();
+        taintlint::analysis::analyse_streamed(&text, &options, None, 1, &mut |batch| {
+            streamed.extend(batch)
+        });
+        assert_eq!(streamed, taintlint::analyse(&text, &options), "{name}");
+    }
+}
+
+/// A suppression comment inside the string's YAML silences what it names there; one in the
+/// outer file silences those of the entry it covers, inside its string too.
+#[test]
+fn suppressions_inside_and_outside_the_string() {
+    let head = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n    helm:\n";
+    let inside = format!(
+        "{head}      values: |\n        tolerations:\n          # taintlint: disable=unknown-operator -- a custom admission plugin rewrites it\n          - {{key: a, operator: Foo}}\n          - {{key: b, operator: Bar}}\n"
+    );
+    let found = common::lint(&inside);
+    assert_eq!(rules(&found), vec!["unknown-operator"], "{found:#?}");
+    assert_eq!(&inside[found[0].range.clone()], "Bar");
+    let outside = format!(
+        "{head}      # taintlint: disable=unknown-operator\n      values: \"tolerations: [{{key: a, operator: Foo}}]\"\n"
+    );
+    assert_eq!(common::lint(&outside), Vec::new());
+}
