@@ -386,3 +386,27 @@ fn suppressions_inside_and_outside_the_string() {
     );
     assert_eq!(common::lint(&outside), Vec::new());
 }
+
+/// `lint --fix --unsafe-fixes` writes the fixes inside the strings, and the file then lints
+/// clean of what they fixed.
+#[test]
+fn cli_fix_round_trips_inside_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flux-patches.yaml");
+    std::fs::write(&path, fixture("flux-patches.yaml")).unwrap();
+    let file = path.to_str().unwrap();
+    let run = common::run(&["lint", "--fix", "--unsafe-fixes", file], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        fixed.contains("                      effect: NoExecute\n"),
+        "{fixed}"
+    );
+    let again = common::run(&["lint", "--format", "concise", file], None);
+    assert_eq!(
+        (again.code, again.stdout.as_str()),
+        (0, ""),
+        "{}",
+        again.stderr
+    );
+}
