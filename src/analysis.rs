@@ -13,7 +13,7 @@ use crate::syntax::{self, Document, NodeKind, SyntaxError};
 mod embedded;
 mod json6902;
 
-pub use embedded::mapped_strings;
+pub use embedded::{deeper, mapped_strings};
 
 /// Lints one file's text. Ranges in the result are byte ranges into `text`, sorted by position.
 /// Rules that `options` turns off are not reported, the others at the severity it sets, and

@@ -410,3 +410,16 @@ fn cli_fix_round_trips_inside_strings() {
         again.stderr
     );
 }
+
+/// Strings nested in strings are read four levels deep, and no nesting overflows the stack.
+#[test]
+fn deep_nesting_is_bounded() {
+    let mut text = String::from("tolerations: [{key: a, operator: Foo}]\n");
+    for _ in 0..60 {
+        let indented: String = text.lines().map(|l| format!("      {l}\n")).collect();
+        text =
+            format!("tolerations: [{{key: a, operator: Foo}}]\npatches:\n  - patch: |\n{indented}");
+    }
+    let found = common::lint(&text);
+    assert_eq!(rules(&found), vec!["unknown-operator"; 5], "{found:#?}");
+}

@@ -32,6 +32,7 @@ use crate::inventory::Inventory;
 use crate::k8s::cluster::value_offsets;
 use crate::k8s::json6902::PatchTarget;
 use crate::k8s::objects::{api_group, resolve, Object};
+use crate::rules;
 use crate::syntax::{Document, NodeId, NodeKind, Style};
 
 /// A string that holds YAML.
@@ -239,13 +240,44 @@ fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &
     }
 }
 
-/// Rules whose findings inside a string are not the outer file's: the string's own syntax.
-const LEFT_OUT: &[&str] = &[
-    "yaml-syntax",
-    "not-a-manifest",
-    "helm-template",
-    "hcl-syntax",
-];
+/// Whether a rule's findings inside a string are not the outer file's: the string's own
+/// syntax.
+fn left_out(rule: &str) -> bool {
+    [
+        &rules::YAML_SYNTAX,
+        &rules::NOT_A_MANIFEST,
+        &rules::HELM_TEMPLATE,
+        &rules::HCL_SYNTAX,
+    ]
+    .iter()
+    .any(|m| m.name == rule)
+}
+
+/// How deep strings are read inside strings (a patch that adds a patch is two): deeper ones are
+/// not read, so no input can nest the analysis past the stack.
+const MAX_DEPTH: usize = 4;
+
+thread_local! {
+    /// How many strings the analysis on this thread is inside.
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `read` (which reads a string's text) one level deeper; `None` past [`MAX_DEPTH`].
+pub fn deeper<T>(read: impl FnOnce() -> T) -> Option<T> {
+    let depth = DEPTH.with(|d| d.get());
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+    DEPTH.with(|d| d.set(depth + 1));
+    let _leave = Leave;
+    Some(read())
+}
 
 fn lint_string(
     text: &str,
@@ -266,8 +298,11 @@ fn lint_string(
     }
     let mut inner_options = options.clone();
     inner_options.set_patch_target(place.target.map(Arc::new));
-    let found = super::analyse_file(inner, &inner_options, inventory, false).diagnostics;
-    if found.iter().all(|d| LEFT_OUT.contains(&d.rule)) {
+    let analysed = deeper(|| super::analyse_file(inner, &inner_options, inventory, false));
+    let Some(found) = analysed.map(|a| a.diagnostics) else {
+        return;
+    };
+    if found.iter().all(|d| left_out(d.rule)) {
         return;
     }
     // A string read through an alias is written where its anchor is.
@@ -288,7 +323,7 @@ fn lint_string(
             namespace: o.namespace.map(str::to_string),
         });
     for mut d in found {
-        if LEFT_OUT.contains(&d.rule) {
+        if left_out(d.rule) {
             continue;
         }
         d.document = Some(doc.index);

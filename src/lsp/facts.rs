@@ -139,7 +139,9 @@ impl Facts {
             }
             // Tolerations and taints in YAML held in strings, at their characters here.
             for (inner, map) in crate::analysis::mapped_strings(text, doc) {
-                facts.add_embedded(Facts::collect(inner), &map);
+                if let Some(inner) = crate::analysis::deeper(|| Facts::collect(inner)) {
+                    facts.add_embedded(inner, &map);
+                }
             }
         }
         facts
