@@ -58,12 +58,16 @@ pub(super) fn check(
     out: &mut Vec<Diagnostic>,
 ) {
     let mut places = Vec::new();
-    // A `patch` key, as YAML or JSON writes it (an RBAC verb `- patch` is no key).
-    let patches = text.contains("patch:") || text.contains("\"patch\"") || text.contains("'patch'");
+    // A `patch` key, as YAML or JSON writes it (an RBAC verb `- patch` is no key), looked for
+    // in the node's own text: a file of many objects is read once.
+    let patches = |node: NodeId| {
+        let own = text.get(doc.node(node).span.clone()).unwrap_or_default();
+        own.contains("patch:") || own.contains("\"patch\"") || own.contains("'patch'")
+    };
     if range.start == 0 {
         if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
             kustomization(doc, root, None, &mut places);
-            if patches {
+            if patches(root) {
                 patch_lists(doc, root, None, &mut places);
             }
         }
@@ -73,7 +77,7 @@ pub(super) fn check(
             continue;
         };
         object_places(doc, object, index, &mut places);
-        if patches {
+        if patches(object.node) {
             patch_lists(doc, object.node, Some(index), &mut places);
         }
     }
@@ -296,9 +300,17 @@ fn lint_string(
     {
         return;
     }
-    let mut inner_options = options.clone();
-    inner_options.set_patch_target(place.target.map(Arc::new));
-    let analysed = deeper(|| super::analyse_file(inner, &inner_options, inventory, false));
+    // The options as they are, unless the string's patch target (or none) is to be set.
+    let targeted;
+    let inner_options = if place.target.is_none() && options.patch_target().is_none() {
+        options
+    } else {
+        let mut o = options.clone();
+        o.set_patch_target(place.target.map(Arc::new));
+        targeted = o;
+        &targeted
+    };
+    let analysed = deeper(|| super::analyse_file(inner, inner_options, inventory, false));
     let Some(found) = analysed.map(|a| a.diagnostics) else {
         return;
     };
@@ -313,7 +325,12 @@ fn lint_string(
         .as_deref()
         .and_then(|m| block_indent(text, inner, style, m));
     // A line break a fix writes into a block is the outer file's.
-    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let written = text.get(doc.node(value).span.clone()).unwrap_or_default();
+    let newline = if written.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
     let outer_object = place
         .object
         .and_then(|i| objects.get(i))
