@@ -423,3 +423,17 @@ fn deep_nesting_is_bounded() {
     let found = common::lint(&text);
     assert_eq!(rules(&found), vec!["unknown-operator"; 5], "{found:#?}");
 }
+
+#[test]
+fn argo_workflows_resource_manifests() {
+    let text = fixture("workflow-template.yaml");
+    let found = common::lint(&text);
+    let d = one(&found, "unknown-effect");
+    assert_eq!(&text[d.range.clone()], "NoSchedul");
+    assert_eq!(line_col(&text, d.range.start), (26, 29));
+    assert_eq!(
+        d.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].effect")
+    );
+    assert_eq!(d.object.as_ref().unwrap().kind.as_deref(), Some("Job"));
+}

@@ -11,6 +11,9 @@
 //!   (kubernetes-sigs/kustomize api/types/kustomization.go), in a `kustomization.yaml` with or
 //!   without its `kind`, or a `Component`; a strategic-merge patch is a partial manifest, a
 //!   JSON6902 patch an operation list;
+//! - an Argo Workflows resource template's `manifest` (argoproj/argo-workflows
+//!   pkg/apis/workflow/v1alpha1/workflow_types.go `ResourceTemplate.Manifest`), in a Workflow,
+//!   a (Cluster)WorkflowTemplate or a CronWorkflow: a manifest the workflow applies;
 //! - a ConfigMap's `data` and a Secret's `stringData` whose key ends in `.yaml`, `.yml` or
 //!   `values` (what a Flux HelmRelease's `valuesFrom` reads: fluxcd/helm-controller
 //!   api/v2/reference_types.go `ValuesReference`, `valuesKey` `values.yaml` by default), whether
@@ -135,6 +138,26 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                             object: Some(index),
                         });
                     }
+                }
+            }
+        }
+        (
+            Some("argoproj.io"),
+            "Workflow" | "WorkflowTemplate" | "ClusterWorkflowTemplate" | "CronWorkflow",
+        ) => {
+            let spec = if kind == "CronWorkflow" {
+                "spec.workflowSpec.templates[].resource"
+            } else {
+                "spec.templates[].resource"
+            };
+            for (resource, _) in resolve(doc, node, &object.path, spec) {
+                if let Some((key, value)) = doc.get(resource, "manifest") {
+                    out.push(Place {
+                        key,
+                        value,
+                        target: None,
+                        object: Some(index),
+                    });
                 }
             }
         }
