@@ -10,6 +10,11 @@ use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
 use crate::suppress;
 use crate::syntax::{self, Document, NodeKind, SyntaxError};
 
+mod embedded;
+mod json6902;
+
+pub use embedded::{deeper, mapped_strings};
+
 /// Lints one file's text. Ranges in the result are byte ranges into `text`, sorted by position.
 /// Rules that `options` turns off are not reported, the others at the severity it sets, and
 /// findings that a `# taintlint: disable` comment silences are left out.
@@ -539,7 +544,12 @@ fn check_document<'a>(
     // Node configuration (kubeadm, eksctl, ...) keeps taints in places of its own, some as
     // `key=value:Effect` strings: they get the taint rules too.
     let defined = crate::inventory::taint_lists(text, doc);
+    // A JSON6902 operation list's values are the tolerations or taints they write.
+    let patch = json6902::prepare(doc, options.patch_target());
     let doc = &*doc;
+    if let Some(patch) = &patch {
+        json6902::check(text, doc, options, patch, out);
+    }
     let extracted = extract_with(doc, options.chart_kinds());
     let chunks = match flush.as_deref_mut() {
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
@@ -561,6 +571,17 @@ fn check_document<'a>(
     });
     let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
     for chunk in chunks {
+        // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
+        // findings lie inside the object that holds it.
+        embedded::check(
+            text,
+            doc,
+            options,
+            inventory,
+            &extracted.objects,
+            chunk.objects.clone(),
+            out,
+        );
         for object in chunk.objects {
             rules::check_object(text, doc, options, &extracted, object, out);
         }

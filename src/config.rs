@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::Severity;
 use crate::k8s::cluster::{ApiToleration, Cluster, Namespace};
+use crate::k8s::json6902::PatchTarget;
 use crate::k8s::workloads::ChartKinds;
 use crate::rules::{self, RuleMeta};
 
@@ -99,6 +100,9 @@ pub struct Options {
     chart_template: bool,
     /// What the chart's templates render a values file into, for a chart's values file.
     chart: Option<Arc<ChartKinds>>,
+    /// The object a JSON6902 patch file is applied to, as the kustomization that names the
+    /// file says (found at the edge).
+    patch_target: Option<Arc<PatchTarget>>,
 }
 
 /// A toleration policy of the repository's own (`.taintlint.yaml` `policy:`): the shapes of
@@ -138,6 +142,7 @@ impl Default for Options {
             policy: None,
             chart_template: false,
             chart: None,
+            patch_target: None,
         }
     }
 }
@@ -171,6 +176,15 @@ impl Options {
 
     pub fn set_chart_kinds(&mut self, chart: Option<Arc<ChartKinds>>) {
         self.chart = chart;
+    }
+
+    /// The object this text's JSON6902 operations patch, when a kustomization names it.
+    pub fn patch_target(&self) -> Option<&PatchTarget> {
+        self.patch_target.as_deref()
+    }
+
+    pub fn set_patch_target(&mut self, target: Option<Arc<PatchTarget>>) {
+        self.patch_target = target;
     }
 
     pub fn toleration_restriction(&self) -> &TolerationRestriction {

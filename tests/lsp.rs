@@ -1001,3 +1001,77 @@ async fn pool_definitions_in_the_editor() {
     }
     assert!(c.finish().await);
 }
+
+/// YAML inside a string (an Argo CD Application's `helm.values`): the server reports its
+/// findings at their characters in the outer file, hovers there, and its quick fix edits inside
+/// the string.
+#[tokio::test]
+async fn embedded_values_diagnostics_hover_and_fix() {
+    const APP: &str = include_str!("fixtures/embedded/argo-application.yaml");
+    const URI: &str = "file:///project/argo-application.yaml";
+    let mut c = push_server().await;
+    c.open(URI, APP).await;
+    let d = c.diagnostics(URI, 1).await;
+    let diagnostics = d["params"]["diagnostics"].as_array().unwrap();
+    let operator = diagnostics
+        .iter()
+        .find(|d| d["code"] == "unknown-operator")
+        .unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(operator["range"]["start"], position(APP, "Equals", true));
+    let effect = diagnostics
+        .iter()
+        .find(|d| d["code"] == "unknown-effect")
+        .unwrap_or_else(|| panic!("{d}"))
+        .clone();
+    assert_eq!(effect["range"]["start"], position(APP, "NoSchedul}", true));
+
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": position(APP, "Equals", true)}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(hover.contains("unknown-operator"), "{r}");
+    // A valid toleration inside a string: what it matches.
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": position(APP, "key: gpu", true)}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        hover.starts_with("**Toleration** `tolerations[0]`") && hover.contains("`gpu`"),
+        "{r}"
+    );
+
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI}, "range": effect["range"],
+                   "context": {"diagnostics": [effect]}}),
+        )
+        .await;
+    let fix = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "quickfix" && a["title"].as_str().unwrap().contains("NoSchedule"))
+        .unwrap_or_else(|| panic!("{r}"));
+    let edits = fix["edit"]["documentChanges"][0]["edits"]
+        .as_array()
+        .unwrap();
+    let fixed = apply_edits(APP, edits, true);
+    assert!(
+        fixed.contains(
+            r#"values: "tolerations: [{key: \"spot\", operator: Exists, effect: NoSchedule}]""#
+        ),
+        "{fixed}"
+    );
+    assert!(c.finish().await);
+}

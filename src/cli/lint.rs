@@ -786,6 +786,7 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
 fn file_options(config: &ConfigFile, options: &Options, path: Option<&Path>) -> Options {
     let mut options = config.options_for(options, path);
     options.set_chart_kinds(path.and_then(taintlint::walk::chart_kinds));
+    options.set_patch_target(path.and_then(super::input::patch_target));
     options.set_chart_template(path.is_some_and(|p| {
         p.ancestors()
             .skip(1)

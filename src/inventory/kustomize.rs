@@ -4,6 +4,7 @@
 //! objects that change those resources: read on their own, each would be a pool of its own. The
 //! edge renders the directory with `kubectl kustomize` when it can; else it reads only these.
 
+use crate::k8s::json6902::PatchTarget;
 use crate::syntax;
 
 /// The names of the kustomization files kustomize looks for in a directory, in its order
@@ -60,9 +61,50 @@ fn listed(text: &str, fields: &[&str]) -> Vec<String> {
     out
 }
 
+/// The patch files a kustomization applies with a `target` (`patches[]` and the older
+/// `patchesJson6902[]`, each `path` with its `target`; api/types/patch.go, api/types/patchjson6902.go
+/// of kubernetes-sigs/kustomize), as written: a JSON6902 patch file says nothing of the object it
+/// patches, its kustomization does.
+pub fn patch_targets(text: &str) -> Vec<(String, PatchTarget)> {
+    let stream = syntax::parse(text);
+    let mut out = Vec::new();
+    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+        let Some(root) = doc.root else { continue };
+        for field in ["patches", "patchesJson6902"] {
+            let Some((_, list)) = doc.get(root, field) else {
+                continue;
+            };
+            for &item in doc.sequence(list).unwrap_or_default() {
+                let (Some(path), Some((_, target))) =
+                    (doc.get_str(item, "path"), doc.get(item, "target"))
+                else {
+                    continue;
+                };
+                if let Some(target) = PatchTarget::read(doc, target) {
+                    out.push((path.to_string(), target));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patch_files_with_their_targets() {
+        let text = "patches:\n- path: tolerate.yaml\n  target: {kind: Deployment, name: web}\n- path: plain.yaml\npatchesJson6902:\n- target: {group: cluster.x-k8s.io, version: v1beta2, kind: MachineDeployment, name: md-0}\n  path: taints.json\n";
+        let found = patch_targets(text);
+        let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, vec!["tolerate.yaml", "taints.json"]);
+        assert_eq!(found[0].1.kind.as_deref(), Some("Deployment"));
+        assert_eq!(
+            found[1].1.api_version().as_deref(),
+            Some("cluster.x-k8s.io/v1beta2")
+        );
+    }
 
     #[test]
     fn local_resources_in_order() {

@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod decode;
+pub mod json6902;
 pub mod model;
 pub mod names;
 pub mod objects;

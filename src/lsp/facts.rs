@@ -137,8 +137,35 @@ impl Facts {
                     });
                 }
             }
+            // Tolerations and taints in YAML held in strings, at their characters here.
+            for (inner, map) in crate::analysis::mapped_strings(text, doc) {
+                if let Some(inner) = crate::analysis::deeper(|| Facts::collect(inner)) {
+                    facts.add_embedded(inner, &map);
+                }
+            }
         }
         facts
+    }
+
+    /// The tolerations and taints of a string's YAML, placed in the outer text through `map`
+    /// (the outer offset of each byte of the string, and of its end).
+    fn add_embedded(&mut self, inner: Facts, map: &[usize]) {
+        let at = |i: usize| map[i.min(map.len() - 1)];
+        let outer = |r: &Range<usize>| at(r.start)..at(r.end).max(at(r.start));
+        // A key is edited where it is written (rename): only one written without escapes.
+        let key = |r: &Range<usize>| Some(outer(r)).filter(|o| o.len() == r.len());
+        for mut t in inner.tolerations {
+            t.range = outer(&t.range);
+            t.key = t.key.as_ref().and_then(key);
+            t.owner = None;
+            self.tolerations.push(t);
+        }
+        for mut t in inner.taints {
+            t.range = outer(&t.range);
+            t.key = t.key.as_ref().and_then(key);
+            t.owner = None;
+            self.taints.push(t);
+        }
     }
 
     /// The innermost toleration around `offset`.

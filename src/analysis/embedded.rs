@@ -1,0 +1,472 @@
+//! YAML held in strings of another document, linted as a file of its own and reported at its
+//! characters in the outer file:
+//!
+//! - an Argo CD Application's (or ApplicationSet template's) `helm.values` of its `source` or
+//!   `sources[]` (argoproj/argo-cd pkg/apis/application/v1alpha1/types.go
+//!   `ApplicationSourceHelm.Values`, a values file as a string);
+//! - kustomize inline patches: `patches[].patch` (with its `target`) wherever a `patches` list
+//!   of them is written (a kustomization, a Flux Kustomization's `spec.patches`, a Flux
+//!   HelmRelease's post-renderers, a FluxInstance), and, at a kustomization's root,
+//!   `patchesJson6902[].patch` and the strings of `patchesStrategicMerge`
+//!   (kubernetes-sigs/kustomize api/types/kustomization.go), in a `kustomization.yaml` with or
+//!   without its `kind`, or a `Component`; a strategic-merge patch is a partial manifest, a
+//!   JSON6902 patch an operation list;
+//! - an Argo Workflows resource template's `manifest` (argoproj/argo-workflows
+//!   pkg/apis/workflow/v1alpha1/workflow_types.go `ResourceTemplate.Manifest`), in a Workflow,
+//!   a (Cluster)WorkflowTemplate or a CronWorkflow: a manifest the workflow applies;
+//! - a ConfigMap's `data` and a Secret's `stringData` whose key ends in `.yaml`, `.yml` or
+//!   `values` (what a Flux HelmRelease's `valuesFrom` reads: fluxcd/helm-controller
+//!   api/v2/reference_types.go `ValuesReference`, `valuesKey` `values.yaml` by default), whether
+//!   or not a HelmRelease in sight names it. A Secret's `data` is base64: not read.
+//!
+//! A string that holds no `:` is not YAML of interest (a patch file's name, one word). A
+//! string that does not parse is not the outer file's error: its syntax findings are left
+//! out, and so are its template and not-a-manifest findings. A literal block scalar (`|`,
+//! `|-`, `|+`) and a quoted string on one line map character by character (escapes included,
+//! [`value_offsets`]); a folded one (`>`), or a quoted one over several lines, does not: its
+//! findings point at the field's key, without fixes.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::config::Options;
+use crate::diagnostic::{Diagnostic, ObjectRef};
+use crate::inventory::Inventory;
+use crate::k8s::cluster::value_offsets;
+use crate::k8s::json6902::PatchTarget;
+use crate::k8s::objects::{api_group, resolve, Object};
+use crate::rules;
+use crate::syntax::{Document, NodeId, NodeKind, Style};
+
+/// A string that holds YAML.
+struct Place {
+    /// The string's key and value nodes.
+    key: NodeId,
+    value: NodeId,
+    /// The object a patch applies to, as its `target` says.
+    target: Option<PatchTarget>,
+    /// The outer object, an index into the document's objects.
+    object: Option<usize>,
+}
+
+/// Lints the YAML in the strings of the objects `range` of `objects` (and, for the first
+/// objects of a document, of a kustomization without `kind` at its root).
+pub(super) fn check(
+    text: &str,
+    doc: &Document<'_>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    objects: &[Object<'_>],
+    range: Range<usize>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut places = Vec::new();
+    // A `patch` key, as YAML or JSON writes it (an RBAC verb `- patch` is no key), looked for
+    // in the node's own text: a file of many objects is read once.
+    let patches = |node: NodeId| {
+        let own = text.get(doc.node(node).span.clone()).unwrap_or_default();
+        own.contains("patch:") || own.contains("\"patch\"") || own.contains("'patch'")
+    };
+    if range.start == 0 {
+        if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
+            kustomization(doc, root, None, &mut places);
+            if patches(root) {
+                patch_lists(doc, root, None, &mut places);
+            }
+        }
+    }
+    for index in range {
+        let Some(object) = objects.get(index) else {
+            continue;
+        };
+        object_places(doc, object, index, &mut places);
+        if patches(object.node) {
+            patch_lists(doc, object.node, Some(index), &mut places);
+        }
+    }
+    for place in places {
+        lint_string(text, doc, options, inventory, objects, place, out);
+    }
+}
+
+/// The strings of a document that hold YAML and map character by character (see the module's
+/// documentation), each with the source offset of every byte of its value and its end: what
+/// the editor's hover looks up inside them.
+pub fn mapped_strings<'d>(text: &str, doc: &'d Document<'_>) -> Vec<(&'d str, Vec<usize>)> {
+    let objects = crate::k8s::objects::extract(doc).objects;
+    let mut places = Vec::new();
+    if let Some(root) = doc.root.filter(|&r| doc.get(r, "kind").is_none()) {
+        kustomization(doc, root, None, &mut places);
+        patch_lists(doc, root, None, &mut places);
+    }
+    for (index, object) in objects.iter().enumerate() {
+        object_places(doc, object, index, &mut places);
+        patch_lists(doc, object.node, Some(index), &mut places);
+    }
+    places
+        .into_iter()
+        .filter_map(|place| {
+            let (inner, _) = doc.scalar(place.value)?;
+            let map = value_offsets(doc, text, doc.resolve(place.value))?;
+            inner.contains(':').then_some((inner, map))
+        })
+        .collect()
+}
+
+/// The strings of an object that hold YAML, by its group and kind.
+fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mut Vec<Place>) {
+    let Some(kind) = object.kind else { return };
+    let group = api_group(doc.get_str(object.node, "apiVersion"));
+    let node = object.node;
+    match (group, kind) {
+        (Some("argoproj.io"), "Application" | "ApplicationSet") => {
+            let spec = if kind == "Application" {
+                "spec"
+            } else {
+                "spec.template.spec"
+            };
+            for pattern in [
+                format!("{spec}.source.helm"),
+                format!("{spec}.sources[].helm"),
+            ] {
+                for (helm, _) in resolve(doc, node, &object.path, &pattern) {
+                    if let Some((key, value)) = doc.get(helm, "values") {
+                        out.push(Place {
+                            key,
+                            value,
+                            target: None,
+                            object: Some(index),
+                        });
+                    }
+                }
+            }
+        }
+        (
+            Some("argoproj.io"),
+            "Workflow" | "WorkflowTemplate" | "ClusterWorkflowTemplate" | "CronWorkflow",
+        ) => {
+            let spec = if kind == "CronWorkflow" {
+                "spec.workflowSpec.templates[].resource"
+            } else {
+                "spec.templates[].resource"
+            };
+            for (resource, _) in resolve(doc, node, &object.path, spec) {
+                if let Some((key, value)) = doc.get(resource, "manifest") {
+                    out.push(Place {
+                        key,
+                        value,
+                        target: None,
+                        object: Some(index),
+                    });
+                }
+            }
+        }
+        (Some("kustomize.config.k8s.io"), "Kustomization" | "Component") => {
+            kustomization(doc, node, Some(index), out);
+        }
+        (None, "ConfigMap" | "Secret") => {
+            let field = if kind == "ConfigMap" {
+                "data"
+            } else {
+                "stringData"
+            };
+            let Some((_, data)) = doc.get(node, field) else {
+                return;
+            };
+            for &(key, value) in doc.mapping(data).unwrap_or_default() {
+                let Some((name, _)) = doc.scalar(key) else {
+                    continue;
+                };
+                if name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with("values") {
+                    out.push(Place {
+                        key,
+                        value,
+                        target: None,
+                        object: Some(index),
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every list of kustomize patches under `node`: a `patches` sequence whose items hold a
+/// `patch` string beside their `target` (kubernetes-sigs/kustomize api/types/patch.go `Patch`).
+/// A kustomization's own, and those of the objects that take kustomize patches: a Flux
+/// Kustomization's `spec.patches`, a Flux HelmRelease's `spec.postRenderers[].kustomize.patches`
+/// (fluxcd/helm-controller api/v2/helmrelease_types.go `Kustomize`), a FluxInstance's
+/// `spec.kustomize.patches`, wherever they are written (in chart values too). Aliases are not
+/// followed: their targets are walked where they are defined.
+fn patch_lists(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        match &doc.node(n).kind {
+            NodeKind::Mapping { entries, .. } => {
+                for &(k, v) in entries.iter().rev() {
+                    if matches!(doc.node(v).kind, NodeKind::Alias { .. }) {
+                        continue;
+                    }
+                    if doc.scalar(k).is_some_and(|(key, _)| key == "patches") {
+                        for &item in doc.sequence(v).unwrap_or_default() {
+                            let Some((key, value)) = doc.get(item, "patch") else {
+                                continue;
+                            };
+                            if doc.scalar(value).is_none() {
+                                continue;
+                            }
+                            let target = doc
+                                .get(item, "target")
+                                .and_then(|(_, t)| PatchTarget::read(doc, t));
+                            out.push(Place {
+                                key,
+                                value,
+                                target,
+                                object,
+                            });
+                        }
+                    }
+                    stack.push(v);
+                }
+            }
+            NodeKind::Sequence { items, .. } => stack.extend(items.iter().rev()),
+            _ => {}
+        }
+    }
+}
+
+/// A kustomization's older inline patches, at its root.
+fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
+    for field in ["patchesJson6902"] {
+        let Some((_, list)) = doc.get(node, field) else {
+            continue;
+        };
+        for &item in doc.sequence(list).unwrap_or_default() {
+            if let Some((key, value)) = doc.get(item, "patch") {
+                let target = doc
+                    .get(item, "target")
+                    .and_then(|(_, t)| PatchTarget::read(doc, t));
+                out.push(Place {
+                    key,
+                    value,
+                    target,
+                    object,
+                });
+            }
+        }
+    }
+    if let Some((key, list)) = doc.get(node, "patchesStrategicMerge") {
+        for &value in doc.sequence(list).unwrap_or_default() {
+            out.push(Place {
+                key,
+                value,
+                target: None,
+                object,
+            });
+        }
+    }
+}
+
+/// Whether a rule's findings inside a string are not the outer file's: the string's own
+/// syntax.
+fn left_out(rule: &str) -> bool {
+    [
+        &rules::YAML_SYNTAX,
+        &rules::NOT_A_MANIFEST,
+        &rules::HELM_TEMPLATE,
+        &rules::HCL_SYNTAX,
+    ]
+    .iter()
+    .any(|m| m.name == rule)
+}
+
+/// How deep strings are read inside strings (a patch that adds a patch is two): deeper ones are
+/// not read, so no input can nest the analysis past the stack.
+const MAX_DEPTH: usize = 4;
+
+thread_local! {
+    /// How many strings the analysis on this thread is inside.
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `read` (which reads a string's text) one level deeper; `None` past [`MAX_DEPTH`].
+pub fn deeper<T>(read: impl FnOnce() -> T) -> Option<T> {
+    let depth = DEPTH.with(|d| d.get());
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    struct Leave;
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+    DEPTH.with(|d| d.set(depth + 1));
+    let _leave = Leave;
+    Some(read())
+}
+
+fn lint_string(
+    text: &str,
+    doc: &Document<'_>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    objects: &[Object<'_>],
+    place: Place,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some((inner, style)) = doc.scalar(place.value) else {
+        return;
+    };
+    if !inner.contains(':')
+        || matches!(doc.node(place.value).tag.as_deref(), Some(t) if t != "!!str")
+    {
+        return;
+    }
+    // The options as they are, unless the string's patch target (or none) is to be set.
+    let targeted;
+    let inner_options = if place.target.is_none() && options.patch_target().is_none() {
+        options
+    } else {
+        let mut o = options.clone();
+        o.set_patch_target(place.target.map(Arc::new));
+        targeted = o;
+        &targeted
+    };
+    let analysed = deeper(|| super::analyse_file(inner, inner_options, inventory, false));
+    let Some(found) = analysed.map(|a| a.diagnostics) else {
+        return;
+    };
+    if found.iter().all(|d| left_out(d.rule)) {
+        return;
+    }
+    // A string read through an alias is written where its anchor is.
+    let value = doc.resolve(place.value);
+    let map = value_offsets(doc, text, value);
+    let key_span = doc.node(place.key).span.clone();
+    let indent = map
+        .as_deref()
+        .and_then(|m| block_indent(text, inner, style, m));
+    // A line break a fix writes into a block is the outer file's.
+    let written = text.get(doc.node(value).span.clone()).unwrap_or_default();
+    let newline = if written.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let outer_object = place
+        .object
+        .and_then(|i| objects.get(i))
+        .map(|o| ObjectRef {
+            kind: o.kind.map(str::to_string),
+            name: o.name.map(str::to_string),
+            namespace: o.namespace.map(str::to_string),
+        });
+    for mut d in found {
+        if left_out(d.rule) {
+            continue;
+        }
+        d.document = Some(doc.index);
+        if d.object.is_none() {
+            d.object.clone_from(&outer_object);
+        }
+        match &map {
+            Some(map) => {
+                d.range = outer(map, &d.range);
+                for r in d.related.iter_mut().filter(|r| r.file.is_none()) {
+                    r.range = outer(map, &r.range);
+                }
+                d.fixes.retain_mut(|fix| {
+                    fix.edits.iter_mut().all(|e| {
+                        match outer_edit(
+                            map,
+                            newline,
+                            style,
+                            indent.as_deref(),
+                            &e.range,
+                            &e.replacement,
+                        ) {
+                            Some((range, replacement)) => {
+                                e.range = range;
+                                e.replacement = replacement;
+                                true
+                            }
+                            None => false,
+                        }
+                    })
+                });
+            }
+            None => {
+                d.range = key_span.clone();
+                for r in d.related.iter_mut().filter(|r| r.file.is_none()) {
+                    r.range = key_span.clone();
+                }
+                d.fixes.clear();
+            }
+        }
+        out.push(d);
+    }
+}
+
+/// An inner byte range in the outer text.
+fn outer(map: &[usize], range: &Range<usize>) -> Range<usize> {
+    let at = |i: usize| map[i.min(map.len() - 1)];
+    let start = at(range.start);
+    start..at(range.end).max(start)
+}
+
+/// The indentation of a literal block scalar's content lines (what a line break in a fix's
+/// replacement is followed by), read where the first content line is written.
+fn block_indent(text: &str, inner: &str, style: Style, map: &[usize]) -> Option<String> {
+    if style != Style::Literal {
+        return None;
+    }
+    let first = (0..inner.len())
+        .find(|&i| (i == 0 || inner.as_bytes()[i - 1] == b'\n') && inner.as_bytes()[i] != b'\n')?;
+    let at = *map.get(first)?;
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let indent = &text[line_start..at];
+    indent
+        .bytes()
+        .all(|b| b == b' ')
+        .then(|| indent.to_string())
+}
+
+/// A fix's edit inside the string as an edit of the outer text, when it can be written there:
+/// in a literal block every line break of the replacement is followed by the block's
+/// indentation; in a quoted string the range holds no escape and the replacement needs none.
+fn outer_edit(
+    map: &[usize],
+    newline: &str,
+    style: Style,
+    indent: Option<&str>,
+    range: &Range<usize>,
+    replacement: &str,
+) -> Option<(Range<usize>, String)> {
+    if range.end >= map.len() {
+        return None;
+    }
+    let outer = outer(map, range);
+    match style {
+        Style::Literal => {
+            let indent = indent?;
+            Some((
+                outer,
+                replacement.replace('\n', &format!("{newline}{indent}")),
+            ))
+        }
+        Style::DoubleQuoted | Style::SingleQuoted => {
+            let quote = if style == Style::DoubleQuoted {
+                '"'
+            } else {
+                '\''
+            };
+            let plain = outer.len() == range.len()
+                && !replacement
+                    .chars()
+                    .any(|c| c == quote || c == '\\' || c.is_control());
+            plain.then(|| (outer, replacement.to_string()))
+        }
+        Style::Plain | Style::Folded => None,
+    }
+}

@@ -1,0 +1,439 @@
+//! YAML held in strings (Argo CD `helm.values`, kustomize inline patches, values ConfigMaps)
+//! and JSON6902 patches, reported at their characters in the outer file.
+
+mod common;
+
+use taintlint::diagnostic::Diagnostic;
+use taintlint::fix::{fix_all, FixMode};
+use taintlint::Options;
+
+fn fixture(name: &str) -> String {
+    common::fixture(&format!("tests/fixtures/embedded/{name}"))
+}
+
+/// The 1-based line and column (in characters) of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    (
+        text[..offset].matches('\n').count() + 1,
+        text[line_start..offset].chars().count() + 1,
+    )
+}
+
+/// The one finding of `rule`.
+fn one<'d>(found: &'d [Diagnostic], rule: &str) -> &'d Diagnostic {
+    let of: Vec<&Diagnostic> = found.iter().filter(|d| d.rule == rule).collect();
+    assert_eq!(of.len(), 1, "{rule}: {found:#?}");
+    of[0]
+}
+
+fn rules(found: &[Diagnostic]) -> Vec<&str> {
+    found.iter().map(|d| d.rule).collect()
+}
+
+#[test]
+fn argo_helm_values_in_a_block_string_at_the_bad_field() {
+    let text = fixture("argo-application.yaml");
+    let found = common::lint(&text);
+    let d = one(&found, "unknown-operator");
+    assert_eq!(&text[d.range.clone()], "Equals");
+    assert_eq!(line_col(&text, d.range.start), (21, 25));
+    assert_eq!(d.document, Some(0));
+    // The path inside the values; the object is the Application that holds them.
+    assert_eq!(d.path.as_deref(), Some("worker.tolerations[0].operator"));
+    let object = d.object.as_ref().unwrap();
+    assert_eq!(object.kind.as_deref(), Some("Application"));
+    assert_eq!(object.name.as_deref(), Some("ledger"));
+}
+
+#[test]
+fn argo_helm_values_in_a_quoted_string_through_its_escapes() {
+    let text = fixture("argo-application.yaml");
+    let found = common::lint(&text);
+    let d = one(&found, "unknown-effect");
+    assert_eq!(&text[d.range.clone()], "NoSchedul");
+    // After `\"spot\"`: columns count the source's characters, escapes included.
+    let line = text.lines().nth(37).unwrap();
+    let column = line.find("NoSchedul").unwrap() + 1;
+    assert_eq!(line_col(&text, d.range.start), (38, column));
+    assert_eq!(d.document, Some(1));
+    // Its fix edits inside the string.
+    let fixed = d.fixes[0].apply(&text);
+    assert!(
+        fixed.contains(
+            r#"values: "tolerations: [{key: \"spot\", operator: Exists, effect: NoSchedule}]""#
+        ),
+        "{fixed}"
+    );
+    assert!(!rules(&common::lint(&fixed)).contains(&"unknown-effect"));
+}
+
+#[test]
+fn argo_sources_block_fix_keeps_the_block_indentation_and_relints_clean() {
+    let text = fixture("argo-application.yaml");
+    let found = common::lint(&text);
+    let d = one(&found, "exists-with-value");
+    assert_eq!(&text[d.range.clone()], "\"true\"");
+    assert_eq!(line_col(&text, d.range.start).0, 46);
+    assert_eq!(
+        d.object.as_ref().unwrap().name.as_deref(),
+        Some("ledger-multi")
+    );
+    let fixed = fix_all(&text, &Options::default(), FixMode::Unsafe).text;
+    // The `value` line is gone; the block's other lines keep their indentation.
+    assert!(
+        fixed.contains(
+            "        values: |-\n          tolerations:\n          - key: gpu\n            operator: Exists\n          - key: ok\n            operator: Exists\n  destination:"
+        ),
+        "{fixed}"
+    );
+    // What had a fix is fixed (`Equals` has none: which operator was meant is not known), and
+    // a second pass changes nothing.
+    assert_eq!(rules(&common::lint(&fixed)), vec!["unknown-operator"]);
+    assert_eq!(
+        fix_all(&fixed, &Options::default(), FixMode::Unsafe).text,
+        fixed
+    );
+}
+
+#[test]
+fn kustomization_inline_patches() {
+    let text = fixture("kustomization.yaml");
+    let found = common::lint(&text);
+    assert_eq!(
+        rules(&found),
+        vec![
+            "unknown-operator",
+            "equal-empty-value",
+            "unknown-effect",
+            "unknown-effect",
+            "nonpositive-toleration-seconds"
+        ],
+        "{found:#?}"
+    );
+    // An inline JSON6902 patch: the value is the toleration it appends, named in the patched
+    // object, which the target names.
+    let op = &found[0];
+    assert_eq!(&text[op.range.clone()], "Exist");
+    assert_eq!(line_col(&text, op.range.start), (15, 21));
+    assert_eq!(
+        op.path.as_deref(),
+        Some("spec.template.spec.tolerations[-].operator")
+    );
+    assert!(op
+        .server_message
+        .as_deref()
+        .unwrap()
+        .starts_with("spec.template.spec.tolerations[-].operator: Unsupported value: \"Exist\""));
+    assert_eq!(
+        op.object.as_ref().unwrap().kind.as_deref(),
+        Some("Deployment")
+    );
+    assert_eq!(
+        op.object.as_ref().unwrap().name.as_deref(),
+        Some("checkout")
+    );
+    // An inline strategic-merge patch is a partial manifest.
+    let smp = &found[2];
+    assert_eq!(line_col(&text, smp.range.start), (28, 25));
+    assert_eq!(
+        smp.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].effect")
+    );
+    // A Cluster API machine taint (its target says so): `propagation` is a field of it.
+    let taint = &found[3];
+    assert_eq!(line_col(&text, taint.range.start), (40, 21));
+    assert_eq!(
+        taint.path.as_deref(),
+        Some("spec.template.spec.taints[0].effect")
+    );
+    assert_eq!(
+        taint.object.as_ref().unwrap().kind.as_deref(),
+        Some("MachineDeployment")
+    );
+    // A `patchesStrategicMerge` string; a DaemonSet may tolerate everything.
+    let seconds = &found[4];
+    assert_eq!(&text[seconds.range.clone()], "0");
+    assert_eq!(line_col(&text, seconds.range.start).0, 53);
+}
+
+#[test]
+fn a_json6902_taint_without_a_target_is_a_node_taint() {
+    let text = "- op: add\n  path: /spec/taints/-\n  value: {key: gpu, effect: NoSchedule, propagation: Always}\n";
+    let found = common::lint(text);
+    let d = one(&found, "unknown-field");
+    assert_eq!(&text[d.range.clone()], "propagation");
+    assert_eq!(d.path.as_deref(), Some("spec.taints[-].propagation"));
+    // Other operations and fields are not read as a list.
+    let other = "- op: remove\n  path: /spec/taints/0\n- op: add\n  path: /spec/taints/0/effect\n  value: NoSchedul\n- op: test\n  path: /spec/tolerations\n  value: [{operator: Foo}]\n";
+    assert_eq!(common::lint(other), Vec::new());
+}
+
+#[test]
+fn values_configmaps_and_secret_string_data() {
+    let text = fixture("values-configmap.yaml");
+    let found = common::lint(&text);
+    assert_eq!(
+        rules(&found),
+        vec!["unknown-effect", "exists-with-value"],
+        "{found:#?}"
+    );
+    assert_eq!(&text[found[0].range.clone()], "NoSchedulee");
+    assert_eq!(line_col(&text, found[0].range.start), (30, 19));
+    assert_eq!(found[0].document, Some(1));
+    assert_eq!(
+        found[0].object.as_ref().unwrap().kind.as_deref(),
+        Some("ConfigMap")
+    );
+    assert_eq!(found[1].document, Some(2));
+    assert_eq!(line_col(&text, found[1].range.start).0, 45);
+}
+
+#[test]
+fn patch_files_named_by_a_kustomization_are_read_with_its_target() {
+    let run = common::run(
+        &[
+            "lint",
+            "--format",
+            "json",
+            "tests/fixtures/embedded/patch-files",
+        ],
+        None,
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<(String, String, String, String, u64)> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["object"]["kind"].as_str().unwrap_or_default().to_string(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let owned = |f: &str, r: &str, p: &str, k: &str, l: u64| {
+        (
+            f.to_string(),
+            r.to_string(),
+            p.to_string(),
+            k.to_string(),
+            l,
+        )
+    };
+    assert_eq!(
+        found,
+        vec![
+            owned(
+                "gpu-taints.json",
+                "invalid-key",
+                "spec.template.spec.taints[1].key",
+                "MachineDeployment",
+                4
+            ),
+            owned(
+                "tolerate-spot.yaml",
+                "exists-with-value",
+                "spec.template.spec.tolerations[2].value",
+                "Deployment",
+                6
+            ),
+        ]
+    );
+    // Without its kustomization, the JSON file's taints are read as a Node's: `propagation` is
+    // then unknown.
+    let alone = common::lint(&fixture("patch-files/gpu-taints.json"));
+    assert_eq!(
+        rules(&alone),
+        vec!["unknown-field", "invalid-key", "unknown-field"]
+    );
+}
+
+#[test]
+fn odd_strings_never_panic_and_are_not_errors_of_the_outer_file() {
+    let head = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n    helm:\n      values: ";
+    for values in [
+        "\"\\ttolerations:\\n  - {operator: Foo}\"",
+        "\"tolerations: [{key: \\u00e9t\\u00e9, operator: Foo}]\"",
+        "'tolerations: [{key: ''a'', operator: Foo}]'",
+        "|\n        tolerations:\n        \t- bad\n",
+        "|\r\n        tolerations:\r\n          - {operator: Foo}\r\n",
+        ">\n        tolerations:\n          - {operator: Foo}\n",
+        "|2\n          tolerations: [{operator: Foo}]\n",
+        "\"{{ .Values.x }}: [\"",
+        "\"tolérations: [ünïcödé 🚀 \\\"\"",
+        "|\n        a: b: c\n",
+        "\"\"",
+        "\"\\\\\"",
+        "!!binary aGVsbG8=",
+    ] {
+        let text = format!("{head}{values}\n");
+        let found = common::lint(&text);
+        for d in &found {
+            assert!(
+                !["yaml-syntax", "not-a-manifest", "helm-template"].contains(&d.rule),
+                "{text}\n{found:#?}"
+            );
+            assert!(d.range.end <= text.len() && text.is_char_boundary(d.range.start));
+            for f in &d.fixes {
+                let _ = f.apply(&text);
+            }
+        }
+    }
+    // A folded string is read, and its findings point at its key, without fixes.
+    let text = format!("{head}>\n        tolerations: [{{operator: Foo}}]\n");
+    let found = common::lint(&text);
+    let d = one(&found, "unknown-operator");
+    assert_eq!(&text[d.range.clone()], "values");
+    assert!(d.fixes.is_empty());
+    // A CRLF file: the block maps line by line.
+    let text = format!("{head}|\r\n        tolerations:\r\n          - {{operator: Foo}}\r\n");
+    let found = common::lint(&text);
+    let d = one(&found, "unknown-operator");
+    assert_eq!(&text[d.range.clone()], "Foo");
+}
+
+#[test]
+fn flux_patches_nested_and_post_renderers() {
+    let text = fixture("flux-patches.yaml");
+    let found = common::lint(&text);
+    assert_eq!(
+        rules(&found),
+        vec!["unknown-effect", "equal-empty-value"],
+        "{found:#?}"
+    );
+    // A patch inside a patch: two strings deep, still at its character.
+    let nested = &found[0];
+    assert_eq!(&text[nested.range.clone()], "NoExecut");
+    assert_eq!(line_col(&text, nested.range.start), (28, 31));
+    assert_eq!(
+        nested.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].effect")
+    );
+    assert_eq!(
+        nested.object.as_ref().unwrap().kind.as_deref(),
+        Some("Deployment")
+    );
+    // A HelmRelease post-renderer's JSON6902 patch, an item it replaces.
+    let post = &found[1];
+    assert_eq!(line_col(&text, post.range.start), (55, 47));
+    assert_eq!(
+        post.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].operator")
+    );
+    assert_eq!(
+        post.object.as_ref().unwrap().kind.as_deref(),
+        Some("StatefulSet")
+    );
+    let fixed = fix_all(&text, &Options::default(), FixMode::Unsafe).text;
+    assert!(
+        fixed.contains(
+            "                value: {key: queue, operator: Exists, effect: NoSchedule}\n"
+        ),
+        "{fixed}"
+    );
+    assert!(
+        fixed.contains("                      effect: NoExecute\n"),
+        "{fixed}"
+    );
+    assert_eq!(common::lint(&fixed), Vec::new());
+}
+
+/// Streamed in the smallest batches, a file's findings are those of the whole-file analysis,
+/// in the same order.
+#[test]
+fn streamed_findings_are_the_whole_files() {
+    for name in [
+        "argo-application.yaml",
+        "kustomization.yaml",
+        "values-configmap.yaml",
+        "flux-patches.yaml",
+        "patch-files/gpu-taints.json",
+    ] {
+        let text = fixture(name);
+        let options = Options::default();
+        let mut streamed = Vec::new();
+        taintlint::analysis::analyse_streamed(&text, &options, None, 1, &mut |batch| {
+            streamed.extend(batch)
+        });
+        assert_eq!(streamed, taintlint::analyse(&text, &options), "{name}");
+    }
+}
+
+/// A suppression comment inside the string's YAML silences what it names there; one in the
+/// outer file silences those of the entry it covers, inside its string too.
+#[test]
+fn suppressions_inside_and_outside_the_string() {
+    let head = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n    helm:\n";
+    let inside = format!(
+        "{head}      values: |\n        tolerations:\n          # taintlint: disable=unknown-operator -- a custom admission plugin rewrites it\n          - {{key: a, operator: Foo}}\n          - {{key: b, operator: Bar}}\n"
+    );
+    let found = common::lint(&inside);
+    assert_eq!(rules(&found), vec!["unknown-operator"], "{found:#?}");
+    assert_eq!(&inside[found[0].range.clone()], "Bar");
+    let outside = format!(
+        "{head}      # taintlint: disable=unknown-operator\n      values: \"tolerations: [{{key: a, operator: Foo}}]\"\n"
+    );
+    assert_eq!(common::lint(&outside), Vec::new());
+}
+
+/// `lint --fix --unsafe-fixes` writes the fixes inside the strings, and the file then lints
+/// clean of what they fixed.
+#[test]
+fn cli_fix_round_trips_inside_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("flux-patches.yaml");
+    std::fs::write(&path, fixture("flux-patches.yaml")).unwrap();
+    let file = path.to_str().unwrap();
+    let run = common::run(&["lint", "--fix", "--unsafe-fixes", file], None);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        fixed.contains("                      effect: NoExecute\n"),
+        "{fixed}"
+    );
+    let again = common::run(&["lint", "--format", "concise", file], None);
+    assert_eq!(
+        (again.code, again.stdout.as_str()),
+        (0, ""),
+        "{}",
+        again.stderr
+    );
+}
+
+/// Strings nested in strings are read four levels deep, and no nesting overflows the stack.
+#[test]
+fn deep_nesting_is_bounded() {
+    let mut text = String::from("tolerations: [{key: a, operator: Foo}]\n");
+    for _ in 0..60 {
+        let indented: String = text.lines().map(|l| format!("      {l}\n")).collect();
+        text =
+            format!("tolerations: [{{key: a, operator: Foo}}]\npatches:\n  - patch: |\n{indented}");
+    }
+    let found = common::lint(&text);
+    assert_eq!(rules(&found), vec!["unknown-operator"; 5], "{found:#?}");
+}
+
+#[test]
+fn argo_workflows_resource_manifests() {
+    let text = fixture("workflow-template.yaml");
+    let found = common::lint(&text);
+    let d = one(&found, "unknown-effect");
+    assert_eq!(&text[d.range.clone()], "NoSchedul");
+    assert_eq!(line_col(&text, d.range.start), (26, 29));
+    assert_eq!(
+        d.path.as_deref(),
+        Some("spec.template.spec.tolerations[0].effect")
+    );
+    assert_eq!(d.object.as_ref().unwrap().kind.as_deref(), Some("Job"));
+}
