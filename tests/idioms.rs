@@ -87,3 +87,32 @@ fn tolerate_everything_in_a_values_file_is_not_reported_but_in_a_deployment_it_i
     assert_eq!(everything[0].severity, Severity::Warning);
     assert_eq!(&text[everything[0].range.clone()], "Exists");
 }
+
+#[test]
+fn tolerations_a_template_fills_in_are_not_linted_and_their_neighbours_are() {
+    let (text, found) = findings("applicationset-placeholders.yaml");
+    let at: Vec<(&str, &str)> = found
+        .iter()
+        .map(|d| (d.rule, &text[d.range.clone()]))
+        .collect();
+    // No finding on a placeholder (`{{ .toleration_key }}` is no key, `{{ .toleration_effect }}`
+    // no effect, until the ApplicationSet fills them in).
+    assert!(
+        found.iter().all(|d| !text[d.range.clone()].contains("{{")),
+        "{at:#?}"
+    );
+    // The literal entries beside them are linted, at their own paths.
+    assert_eq!(
+        at,
+        vec![("exists-with-value", "nightly"), ("unknown-operator", "Exist")],
+        "{found:#?}"
+    );
+    let paths: Vec<_> = found.iter().map(|d| d.path.as_deref()).collect();
+    assert_eq!(
+        paths,
+        vec![
+            Some("spec.template.spec.source.helm.valuesObject.tolerations[1].value"),
+            Some("spec.template.spec.tolerations[1].operator"),
+        ]
+    );
+}

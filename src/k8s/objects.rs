@@ -899,13 +899,28 @@ impl<'d> Item<'d> {
     }
 }
 
-/// The items of a list (nothing when the list's node is not a sequence).
+/// Whether a string holds a Go template action (`{{ ... }}`): a value some program fills in
+/// before the API server sees it (an Argo CD ApplicationSet with `goTemplate`, a Helm template
+/// that parses as YAML, values passed through `tpl`).
+fn holds_template_action(s: &str) -> bool {
+    s.find("{{").is_some_and(|at| s[at + 2..].contains("}}"))
+}
+
+/// The items of a list (nothing when the list's node is not a sequence). An item with a field
+/// that a template fills in (`key: '{{ .toleration_key }}'`) is left out: what it will say is
+/// not known, so it is neither linted nor matched.
 pub fn items<'d>(doc: &'d Document<'_>, list: &List) -> Vec<Item<'d>> {
     let Some(seq) = doc.sequence(list.node) else {
         return Vec::new();
     };
     seq.iter()
         .enumerate()
+        .filter(|&(_, &node)| {
+            doc.mapping(node).is_none()
+                || !doc.merged_entries(node).into_iter().any(|(_, v)| {
+                    matches!(decode(doc, v), Decoded::Str(s) if holds_template_action(s))
+                })
+        })
         .map(|(index, &node)| Item {
             node,
             index,
