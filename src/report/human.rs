@@ -20,6 +20,8 @@ fn level(severity: Severity) -> Level<'static> {
 /// rustc-style snippets for every finding, then a one-line summary.
 pub struct Human {
     renderer: Renderer,
+    /// How many problems (a path that could not be read, ...) the run had.
+    problems: usize,
 }
 
 impl Human {
@@ -30,6 +32,7 @@ impl Human {
             } else {
                 Renderer::plain()
             },
+            problems: 0,
         }
     }
 }
@@ -48,26 +51,35 @@ impl Writer for Human {
         Ok(())
     }
 
+    fn problems(&mut self, problems: &[String]) {
+        self.problems = problems.len();
+    }
+
     fn end(&mut self, out: &mut dyn Write, files: usize, s: &Summary) -> io::Result<()> {
-        let noun =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        if s.total() == 0 {
-            writeln!(
-                out,
-                "No problems found in {}.",
-                noun(files, "file", "files")
-            )
-        } else {
-            writeln!(
-                out,
-                "Found {}, {}, {}, {} in {}.",
-                noun(s.error, "error", "errors"),
-                noun(s.warning, "warning", "warnings"),
-                noun(s.info, "info", "infos"),
-                noun(s.hint, "hint", "hints"),
-                noun(files, "file", "files"),
-            )
+        if files == 0 && self.problems > 0 {
+            // Nothing was read (a missing path): standard error says why; "no problems found"
+            // would be the opposite of the truth.
+            return Ok(());
         }
+        writeln!(out, "{}", summary_line(files, s))
+    }
+}
+
+/// The closing line: `Found 1 error, 0 warnings, ... in 2 files.` or `No problems found in 2
+/// files.`
+pub fn summary_line(files: usize, s: &Summary) -> String {
+    let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if s.total() == 0 {
+        format!("No problems found in {}.", noun(files, "file", "files"))
+    } else {
+        format!(
+            "Found {}, {}, {}, {} in {}.",
+            noun(s.error, "error", "errors"),
+            noun(s.warning, "warning", "warnings"),
+            noun(s.info, "info", "infos"),
+            noun(s.hint, "hint", "hints"),
+            noun(files, "file", "files"),
+        )
     }
 }
 

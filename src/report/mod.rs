@@ -17,6 +17,7 @@ pub mod human;
 pub mod json;
 pub mod sarif;
 pub mod simulate;
+pub mod statistics;
 
 /// A start and an end, each a 1-based (line, column).
 pub type Span = ((usize, usize), (usize, usize));
@@ -221,6 +222,10 @@ pub trait Writer {
         }
         Ok(())
     }
+
+    /// What went wrong besides the findings, before [`Writer::end`]: paths that could not be
+    /// read, files that could not be written (each also said on standard error).
+    fn problems(&mut self, _problems: &[String]) {}
 
     /// What comes after the last file: `files` files were reported, with these findings.
     fn end(&mut self, _out: &mut dyn Write, _files: usize, _summary: &Summary) -> io::Result<()> {
