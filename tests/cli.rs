@@ -618,7 +618,8 @@ fn colour() {
 
 #[test]
 fn rules_lists_every_rule() {
-    let r = run_with(&["rules"], None, &[], None);
+    // Wide enough for one line a rule (at 80 columns the summaries go under the rules).
+    let r = run_with(&["rules"], None, &[("COLUMNS", "1000")], None);
     assert_eq!(r.code, 0);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert!(lines[0].starts_with("RULE"));
@@ -753,10 +754,11 @@ fn comparison_operators_feature_gate() {
         (r.code, r.stdout.as_str()),
         (0, "No problems found in 1 file.\n")
     );
+    // Wide enough that the note is one line.
     let r = run_with(
         &["lint", "--feature-gates", gate, "-"],
         Some(&lt("\"05\"")),
-        &[],
+        &[("COLUMNS", "1000")],
         None,
     );
     assert_eq!(r.code, 1);

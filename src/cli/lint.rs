@@ -512,7 +512,7 @@ fn writer(format: Format, color: Color) -> Box<dyn Writer> {
         Format::Concise => Box::new(report::concise::Concise),
         Format::Sarif => Box::new(report::sarif::Sarif::default()),
         Format::Github => Box::new(report::github::Github),
-        Format::Human => Box::new(report::human::Human::new(color)),
+        Format::Human => Box::new(report::human::Human::new(color).width(super::output_width())),
     }
 }
 

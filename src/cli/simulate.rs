@@ -1,7 +1,7 @@
 //! `taintlint simulate`.
 
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -43,24 +43,6 @@ impl OnlyFit {
             OnlyFit::Yes => Fit::Yes,
         }
     }
-}
-
-/// The width to fit: `COLUMNS` when it is a number, else the terminal's, else (output to a file
-/// or a pipe) 100 columns.
-fn output_width() -> usize {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-    {
-        return n;
-    }
-    if std::io::stdout().is_terminal() {
-        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
-            return w as usize;
-        }
-    }
-    100
 }
 
 #[derive(Args)]
@@ -202,7 +184,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         }
         None => {
             let human = HumanOptions {
-                width: output_width(),
+                width: super::output_width(),
                 why: args.why,
                 only: args.only.iter().map(|o| o.fit()).collect(),
             };

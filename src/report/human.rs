@@ -4,6 +4,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use std::io::{self, Write};
 
+use super::text::wrap;
 use super::{FileReport, Positions, Summary, Writer};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::position::LineIndex;
@@ -22,6 +23,9 @@ pub struct Human {
     renderer: Renderer,
     /// How many problems (a path that could not be read, ...) the run had.
     problems: usize,
+    /// The terminal's width, which notes and help lines are wrapped to (annotate-snippets
+    /// renders the snippet; the notes are ours); `None`: one line each.
+    width: Option<usize>,
 }
 
 impl Human {
@@ -33,7 +37,14 @@ impl Human {
                 Renderer::plain()
             },
             problems: 0,
+            width: None,
         }
+    }
+
+    /// Notes and help lines wrapped to `width` columns.
+    pub fn width(mut self, width: usize) -> Self {
+        self.width = Some(width);
+        self
     }
 }
 
@@ -46,7 +57,7 @@ impl Writer for Human {
         d: &Diagnostic,
         positions: &Positions<'_>,
     ) -> io::Result<()> {
-        let snippet = render_one(&self.renderer, positions, file, index, d);
+        let snippet = render_one(&self.renderer, self.width, positions, file, index, d);
         write!(out, "{snippet}\n\n")?;
         Ok(())
     }
@@ -90,6 +101,7 @@ pub fn render(files: &[FileReport], color: bool) -> String {
 
 fn render_one(
     renderer: &Renderer,
+    width: Option<usize>,
     positions: &Positions<'_>,
     file: &FileReport,
     index: &LineIndex,
@@ -142,6 +154,20 @@ fn render_one(
                 .label(r.message.as_str()),
         );
     }
+    // A note or help line wrapped under itself: `   = note: ` is the gutter (the widest line
+    // number and a space), `= `, the level and `: `.
+    let gutter = (last_line + 1).to_string().len() + 1;
+    let wrapped = |level: &str, text: String| -> String {
+        let Some(max) = width else {
+            return text;
+        };
+        let indent = gutter + 2 + level.len() + 2;
+        if indent + 20 > max {
+            return text;
+        }
+        let lines = wrap("", 0, &text, max - indent);
+        lines.trim_end().to_string()
+    };
     let mut group = level(d.severity)
         .primary_title(d.message.as_str())
         .id(d.rule)
@@ -151,17 +177,21 @@ fn render_one(
             (path, Some(((line, column), _))) => format!("{path}:{line}:{column}"),
             (path, None) => path.to_string(),
         };
-        group = group.element(Level::NOTE.message(format!("{place}: {}", r.message)));
+        group =
+            group.element(Level::NOTE.message(wrapped("note", format!("{place}: {}", r.message))));
     }
     if let Some(server) = &d.server_message {
-        group = group.element(Level::NOTE.message(format!("the API server says: {server}")));
+        group = group.element(
+            Level::NOTE.message(wrapped("note", format!("the API server says: {server}"))),
+        );
     }
     for fix in &d.fixes {
         let how = match fix.applicability {
             Applicability::Safe => "safe fix",
             Applicability::NeedsReview => "fix, needs review",
         };
-        group = group.element(Level::HELP.message(format!("{} ({how})", fix.title)));
+        group =
+            group.element(Level::HELP.message(wrapped("help", format!("{} ({how})", fix.title))));
     }
     let report: [Group<'_>; 1] = [group];
     renderer.render(&report)

@@ -18,6 +18,7 @@ pub mod json;
 pub mod sarif;
 pub mod simulate;
 pub mod statistics;
+pub mod text;
 
 /// A start and an end, each a 1-based (line, column).
 pub type Span = ((usize, usize), (usize, usize));
