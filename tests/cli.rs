@@ -255,6 +255,27 @@ fn output_format_has_ruffs_and_kubectls_names_and_keeps_format() {
         assert!(r.stdout.starts_with(expected), "{flag}: {}", r.stdout);
         assert_eq!(r.code, 1);
     }
+    // The other subcommands take the same names.
+    for flag in ["--output-format", "-o", "--format"] {
+        let r = run_in(dir.path(), &["rules", flag, "json"]);
+        assert!(json(&r.stdout).is_array(), "rules {flag}");
+    }
+    std::fs::write(dir.path().join("pools.yaml"), "pools:\n  a: {count: 1}\n").unwrap();
+    std::fs::write(dir.path().join("good.yaml"), GOOD).unwrap();
+    for flag in ["--output-format", "-o", "--format"] {
+        let r = run_in(
+            dir.path(),
+            &[
+                "simulate",
+                flag,
+                "json",
+                "--inventory",
+                "pools.yaml",
+                "good.yaml",
+            ],
+        );
+        assert_eq!(json(&r.stdout)["cluster"]["nodes"], 1, "simulate {flag}");
+    }
 }
 
 #[test]

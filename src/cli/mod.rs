@@ -50,7 +50,14 @@ enum Command {
     Rules {
         /// `human` (a table), `json` (an array), or `markdown` (the rule reference,
         /// docs/rules.md).
-        #[arg(long, value_enum, default_value_t = rules::RulesFormat::Human)]
+        #[arg(
+            long = "output-format",
+            short = 'o',
+            visible_alias = "format",
+            value_name = "FORMAT",
+            value_enum,
+            default_value_t = rules::RulesFormat::Human
+        )]
         format: rules::RulesFormat,
     },
     /// Run the language server on standard input and output (editors start it; see README).

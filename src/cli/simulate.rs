@@ -59,8 +59,15 @@ pub(crate) struct SimulateArgs {
     /// directory and the directories above it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
+    /// Output format (`--format` is another name for it).
+    #[arg(
+        long = "output-format",
+        short = 'o',
+        visible_alias = "format",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = SimulateFormat::Human
+    )]
     format: SimulateFormat,
     /// With `--format json`: list, per workload, the names of the nodes it fits
     /// (`schedulable`) and of those among them it would rather avoid (`avoid`).
