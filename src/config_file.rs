@@ -37,6 +37,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde_json::{json, Value};
 
 use crate::config::{self, Options, ADMISSION_PLUGINS, FEATURE_GATES};
+use crate::diagnostic::Severity;
 use crate::position::{Encoding, LineIndex};
 use crate::rules;
 use crate::syntax::{self, Document, NodeId, NodeKind, Style};
@@ -54,6 +55,7 @@ pub const KEYS: &[&str] = &[
     "rules",
     "include",
     "exclude",
+    "fail-on",
     "per-path-ignores",
     "kustomize",
 ];
@@ -109,6 +111,9 @@ pub struct ConfigFile {
     include: Patterns,
     exclude: Patterns,
     per_path_ignores: Vec<(Patterns, Vec<&'static str>)>,
+    /// `fail-on`: the lowest severity that fails a lint run (exit status 1); `None` when the
+    /// file does not say (errors only).
+    pub fail_on: Option<Severity>,
     /// The working directory and `dir` made absolute, for the `dir` they were made of: found
     /// once, since a directory walk asks for every file's relative path (asking the system for
     /// the working directory each time was a tenth of linting 10,000 small files).
@@ -184,6 +189,7 @@ impl Default for ConfigFile {
             include: Patterns::new(DEFAULT_INCLUDE).expect("the default patterns compile"),
             exclude: Patterns::new(&[]).expect("no patterns compile"),
             per_path_ignores: Vec::new(),
+            fail_on: None,
             anchor: OnceLock::new(),
         }
     }
@@ -511,6 +517,22 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     format!("{name}: expected one of {}", Kustomize::NAMES.join(", ")),
                 ),
             },
+            "fail-on" => {
+                let Some((level, _)) = p.string(doc, value, &name) else {
+                    continue;
+                };
+                match config::parse_level(&level) {
+                    Some(Some(severity)) => config.fail_on = Some(severity),
+                    _ => p.node_error(
+                        doc,
+                        value,
+                        format!(
+                            "{name}: invalid severity {level:?}: expected error, warning, info \
+                             or hint"
+                        ),
+                    ),
+                }
+            }
             _ => p.unknown_key(doc, key, "the configuration", &name, KEYS),
         }
     }
@@ -1013,6 +1035,11 @@ pub fn json_schema() -> Value {
                     auto (kustomize build, else kubectl kustomize), kustomize, kubectl, or off \
                     (the sources alone).",
                 "enum": Kustomize::NAMES,
+            },
+            "fail-on": {
+                "description": "The lowest severity that fails `taintlint lint` (exit status \
+                    1): error (the default), warning, info or hint. `--fail-on` overrides it.",
+                "enum": ["error", "warning", "info", "hint"],
             },
             "per-path-ignores": {
                 "description": "Rules turned off for the paths a glob matches (vendored or \

@@ -207,6 +207,191 @@ fn a_missing_path_is_named_and_the_rest_is_reported() {
 }
 
 #[test]
+fn a_missing_path_alone_prints_nothing_on_standard_output() {
+    let dir = dir_with(&[("good.yaml", GOOD.as_bytes())]);
+    let r = run_in(dir.path(), &["lint", "nowhere.yaml"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "", "no \"No problems found in 0 files.\"");
+    assert_eq!(
+        r.stderr,
+        "taintlint: nowhere.yaml: no such file or directory\n"
+    );
+    // Its SARIF run says so: not a clean scan.
+    let r = run_in(dir.path(), &["lint", "-o", "sarif", "nowhere.yaml"]);
+    assert_eq!(r.code, 2);
+    let log = json(&r.stdout);
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "{invocation}");
+    let notes = invocation["toolExecutionNotifications"].as_array().unwrap();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0]["level"], "error");
+    assert!(
+        notes[0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("nowhere.yaml"),
+        "{invocation}"
+    );
+    // A run that read everything succeeded.
+    let r = run_in(
+        dir.path(),
+        &["lint", "--output-format", "sarif", "good.yaml"],
+    );
+    assert_eq!(r.code, 0);
+    let log = json(&r.stdout);
+    assert_eq!(
+        log["runs"][0]["invocations"][0]["executionSuccessful"],
+        true
+    );
+    assert!(log["runs"][0]["invocations"][0]["toolExecutionNotifications"].is_null());
+}
+
+#[test]
+fn output_format_has_ruffs_and_kubectls_names_and_keeps_format() {
+    let dir = dir_with(&[("bad.yaml", BAD.as_bytes())]);
+    let expected = "bad.yaml:10:13: error[unknown-effect]";
+    for flag in ["--output-format", "-o", "--format"] {
+        let r = run_in(dir.path(), &["lint", flag, "concise", "bad.yaml"]);
+        assert!(r.stdout.starts_with(expected), "{flag}: {}", r.stdout);
+        assert_eq!(r.code, 1);
+    }
+    // The other subcommands take the same names.
+    for flag in ["--output-format", "-o", "--format"] {
+        let r = run_in(dir.path(), &["rules", flag, "json"]);
+        assert!(json(&r.stdout).is_array(), "rules {flag}");
+    }
+    std::fs::write(dir.path().join("pools.yaml"), "pools:\n  a: {count: 1}\n").unwrap();
+    std::fs::write(dir.path().join("good.yaml"), GOOD).unwrap();
+    for flag in ["--output-format", "-o", "--format"] {
+        let r = run_in(
+            dir.path(),
+            &[
+                "simulate",
+                flag,
+                "json",
+                "--inventory",
+                "pools.yaml",
+                "good.yaml",
+            ],
+        );
+        assert_eq!(json(&r.stdout)["cluster"]["nodes"], 1, "simulate {flag}");
+    }
+}
+
+#[test]
+fn exit_zero_and_fail_on_set_what_fails_the_run() {
+    let dir = dir_with(&[
+        ("bad.yaml", BAD.as_bytes()),
+        ("warn.yaml", WARN.as_bytes()),
+        ("good.yaml", GOOD.as_bytes()),
+    ]);
+    let code = |args: &[&str]| run_in(dir.path(), args).code;
+    assert_eq!(code(&["lint", "--exit-zero", "bad.yaml"]), 0);
+    // A path that cannot be read is still a failure.
+    assert_eq!(
+        code(&["lint", "--exit-zero", "bad.yaml", "nowhere.yaml"]),
+        2
+    );
+    assert_eq!(code(&["lint", "warn.yaml"]), 0);
+    assert_eq!(code(&["lint", "--fail-on", "warning", "warn.yaml"]), 1);
+    assert_eq!(code(&["lint", "--fail-on", "warning", "good.yaml"]), 0);
+    assert_eq!(code(&["lint", "--fail-on", "error", "warn.yaml"]), 0);
+    assert_eq!(code(&["lint", "--fail-on", "fatal", "warn.yaml"]), 2);
+    // warn.yaml has an info too: a duplicate toleration.
+    let only_info = "kind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n  \
+                     tolerations:\n  - {key: a, operator: Exists}\n  - {key: a, operator: Exists}\n";
+    std::fs::write(dir.path().join("info.yaml"), only_info).unwrap();
+    assert_eq!(code(&["lint", "--fail-on", "warning", "info.yaml"]), 0);
+    assert_eq!(code(&["lint", "--fail-on", "info", "info.yaml"]), 1);
+    // The configuration's `fail-on`, which the flag overrides.
+    std::fs::write(dir.path().join(".taintlint.yaml"), "fail-on: warning\n").unwrap();
+    assert_eq!(code(&["lint", "warn.yaml"]), 1);
+    assert_eq!(code(&["lint", "--fail-on", "error", "warn.yaml"]), 0);
+    std::fs::write(dir.path().join(".taintlint.yaml"), "fail-on: sometimes\n").unwrap();
+    let r = run_in(dir.path(), &["lint", "warn.yaml"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("fail-on: invalid severity"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn statistics_counts_findings_per_rule() {
+    let dir = dir_with(&[("bad.yaml", BAD.as_bytes()), ("warn.yaml", WARN.as_bytes())]);
+    let r = run_in(
+        dir.path(),
+        &["lint", "--statistics", "bad.yaml", "warn.yaml"],
+    );
+    assert_eq!(r.code, 1, "the exit status is the findings'");
+    assert!(!r.stdout.contains("-->"), "no findings shown: {}", r.stdout);
+    let rows: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(rows[0], "2  warning  tolerates-everything", "{}", r.stdout);
+    assert!(
+        rows.contains(&"1  error    unknown-effect        [*]"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .ends_with("Found 1 error, 2 warnings, 1 info, 0 hints in 2 files.\n"),
+        "{}",
+        r.stdout
+    );
+    let r = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--statistics",
+            "-o",
+            "json",
+            "bad.yaml",
+            "warn.yaml",
+        ],
+    );
+    let counts = json(&r.stdout);
+    let total: u64 = counts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 4, "{counts}");
+    let r = run_in(
+        dir.path(),
+        &["lint", "--statistics", "-o", "sarif", "bad.yaml"],
+    );
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn quiet_prints_the_findings_and_nothing_else() {
+    let dir = dir_with(&[
+        ("bad.yaml", BAD.as_bytes()),
+        ("good.yaml", GOOD.as_bytes()),
+        ("chart/Chart.yaml", b"name: c\n"),
+        ("chart/templates/d.yaml", b"kind: Pod\n{{ .Values.x }}\n"),
+    ]);
+    let r = run_in(dir.path(), &["lint", "-q", "good.yaml"]);
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+    let r = run_in(dir.path(), &["lint", "--quiet", "."]);
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("error[unknown-effect]"), "{}", r.stdout);
+    assert!(!r.stdout.contains("Found"), "{}", r.stdout);
+    assert_eq!(r.stderr, "", "no note about skipped templates");
+    let r = run_in(dir.path(), &["lint", "."]);
+    assert!(
+        r.stderr.contains("skipped 1 Go/Helm template file"),
+        "{}",
+        r.stderr
+    );
+    // Machine formats stay whole.
+    let r = run_in(dir.path(), &["lint", "-q", "-o", "json", "bad.yaml"]);
+    assert_eq!(json(&r.stdout)["files"], 1);
+}
+
+#[test]
 fn a_non_utf8_file_is_named_and_the_rest_is_reported() {
     let mut latin1 = b"kind: Pod\nmetadata:\n  name: caf".to_vec();
     latin1.push(0xe9); // 'é' in Latin-1
@@ -454,7 +639,8 @@ fn colour() {
 
 #[test]
 fn rules_lists_every_rule() {
-    let r = run_with(&["rules"], None, &[], None);
+    // Wide enough for one line a rule (at 80 columns the summaries go under the rules).
+    let r = run_with(&["rules"], None, &[("COLUMNS", "1000")], None);
     assert_eq!(r.code, 0);
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert!(lines[0].starts_with("RULE"));
@@ -589,10 +775,11 @@ fn comparison_operators_feature_gate() {
         (r.code, r.stdout.as_str()),
         (0, "No problems found in 1 file.\n")
     );
+    // Wide enough that the note is one line.
     let r = run_with(
         &["lint", "--feature-gates", gate, "-"],
         Some(&lt("\"05\"")),
-        &[],
+        &[("COLUMNS", "1000")],
         None,
     );
     assert_eq!(r.code, 1);

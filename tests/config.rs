@@ -380,15 +380,16 @@ fn every_rule_and_key_is_in_the_schema() {
 }
 
 #[test]
-fn the_readme_example_is_a_valid_configuration() {
-    let readme = fixture("README.md");
-    let section = &readme[readme
-        .find("### Configuration")
-        .expect("a Configuration section")..];
+fn the_manual_example_is_a_valid_configuration() {
+    let section = fixture("docs/configuration.md");
     let start = section.find("```yaml\n").expect("an example") + "```yaml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
     let config = taintlint::config_file::parse(example, &root().join(".taintlint.yaml"))
         .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(!config.options.rule_enabled("tolerates-everything"));
     assert_eq!(config.inventory.len(), 1);
+    assert_eq!(
+        config.fail_on,
+        Some(taintlint::diagnostic::Severity::Warning)
+    );
 }

@@ -14,7 +14,7 @@ use common::{fixture, root, run, tools, HELM_RENDERED, LINT_FIXTURES};
 use serde_json::Value;
 
 /// SARIF logs from every fixture: all at once, each alone, Helm output from standard input,
-/// and a clean file (a run without results).
+/// and a run that could not read a path (its invocation says so, with a notification).
 fn logs() -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut args = vec!["lint", "--format", "sarif"];
@@ -26,6 +26,21 @@ fn logs() -> Vec<(String, String)> {
             run(&["lint", "--format", "sarif", f], None).stdout,
         ));
     }
+    let unread = run(
+        &["lint", "--format", "sarif", "no/such/dir", LINT_FIXTURES[0]],
+        None,
+    )
+    .stdout;
+    let log: Value = serde_json::from_str(&unread).unwrap();
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "{invocation}");
+    assert!(
+        invocation["toolExecutionNotifications"][0]["message"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("no/such/dir")),
+        "{invocation}"
+    );
+    out.push(("unread.sarif".to_string(), unread));
     out.push((
         "helm.sarif".to_string(),
         run(

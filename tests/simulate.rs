@@ -493,11 +493,9 @@ fn simulate_human_matrix() {
         stderr(&o)
     );
     let out = stdout(&o);
+    // Not a terminal: 80 columns.
     for line in out.lines() {
-        assert!(
-            line.chars().count() <= 100,
-            "wider than 100 columns: {line}"
-        );
+        assert!(line.chars().count() <= 80, "wider than 80 columns: {line}");
     }
     settings().bind(|| insta::assert_snapshot!("simulate_matrix", out));
 }

@@ -281,21 +281,21 @@ fn reasons_for_rows_that_run_nowhere_or_on_avoided_nodes_and_all_with_why() {
 }
 
 #[test]
-fn columns_sets_the_width_else_100_when_not_a_terminal() {
+fn columns_sets_the_width_else_80_when_not_a_terminal() {
     let dir = cluster();
     let piped = simulate(dir.path(), None, &[]);
-    assert_eq!(piped, simulate(dir.path(), Some("100"), &[]));
+    assert_eq!(piped, simulate(dir.path(), Some("80"), &[]));
     assert_eq!(
         piped,
         simulate(dir.path(), Some("wide"), &[]),
         "not a number"
     );
     assert_ne!(piped, simulate(dir.path(), Some("200"), &[]));
-    // 50 pools take 150 columns as a matrix: at 100 they are listed per workload.
+    // 50 pools take 150 columns as a matrix: at 80 they are listed per workload.
     assert!(!piped.contains("  A  B  C"));
     let wide = simulate(dir.path(), Some("200"), &[]);
     assert!(wide.contains("  A  B  C  D"));
-    for (columns, out) in [(100, &piped), (200, &wide)] {
+    for (columns, out) in [(80, &piped), (200, &wide)] {
         assert_fits(out, columns);
     }
     // The examples' 6 pools fit 60 columns as a matrix.

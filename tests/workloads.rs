@@ -391,17 +391,17 @@ fn simulate_says_what_it_could_not_read() {
 }
 
 #[test]
-fn the_readme_lists_every_custom_resource() {
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+fn the_manual_lists_every_custom_resource() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("docs/cli.md")).unwrap();
     for row in taintlint::k8s::workloads::CUSTOM_WORKLOADS {
         let line = readme
             .lines()
             .find(|l| l.starts_with(&format!("| `{}` |", row.group)))
-            .unwrap_or_else(|| panic!("README's table lacks {}", row.group));
+            .unwrap_or_else(|| panic!("docs/cli.md's table lacks {}", row.group));
         for kind in row.kinds {
             assert!(
                 line.contains(kind),
-                "README's table lacks {} {kind}",
+                "docs/cli.md's table lacks {} {kind}",
                 row.group
             );
         }

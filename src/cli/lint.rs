@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 
 use taintlint::analysis::analyse_streamed;
 use taintlint::config_file::{self, ConfigFile};
-use taintlint::diagnostic::Diagnostic;
+use taintlint::diagnostic::{Diagnostic, Severity};
 use taintlint::fix::{self, FixMode};
 use taintlint::inventory::Inventory;
 use taintlint::position::LineIndex;
@@ -35,6 +35,26 @@ enum Format {
     Github,
 }
 
+/// The lowest severity that fails the run.
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+            FailOn::Hint => Severity::Hint,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Color {
     /// Colour when standard output is a terminal and NO_COLOR is not set.
@@ -49,9 +69,32 @@ pub(crate) struct LintArgs {
     /// standard input.
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// Output format (`--format` is another name for it).
+    #[arg(
+        long = "output-format",
+        short = 'o',
+        visible_alias = "format",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = Format::Human
+    )]
     format: Format,
+    /// Print how many findings each rule made, instead of the findings (a table, or with
+    /// `--output-format json` an array).
+    #[arg(long, conflicts_with_all = ["fix", "diff"])]
+    statistics: bool,
+    /// Print the findings and nothing else: no summary line, no notes on standard error about
+    /// skipped files or fixes applied (problems are still said).
+    #[arg(short, long)]
+    quiet: bool,
+    /// Exit with status 0 even when findings would fail the run (a path that cannot be read
+    /// still gives 2).
+    #[arg(long)]
+    exit_zero: bool,
+    /// The lowest severity that fails the run (exit status 1). Default: the configuration's
+    /// `fail-on`, else error.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    fail_on: Option<FailOn>,
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
@@ -201,7 +244,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     for (_, options) in &mut configs {
         options.set_cluster(cluster.clone());
     }
-    if inputs.is_empty() && problems.is_empty() {
+    if inputs.is_empty() && problems.is_empty() && (explicit || !args.quiet) {
         let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
         eprintln!(
             "taintlint: no file to lint in {} (files named *.yaml, *.yml or *.json, unless the \
@@ -247,14 +290,17 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             ),
     );
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let mut out = Output::begin(
-        writer(args.format, args.color),
-        stdout,
-        args.diff,
-        &positions,
-        walked,
-        skipped,
-    );
+    let writer: Box<dyn Writer> = if args.statistics {
+        Box::new(report::statistics::Statistics::new(
+            matches!(args.format, Format::Json),
+            args.quiet,
+        ))
+    } else {
+        writer(args.format, args.color)
+    };
+    // `--quiet` leaves out human output's closing line (the formats for machines stay whole).
+    let end = !(args.quiet && !args.statistics && matches!(args.format, Format::Human));
+    let mut out = Output::begin(writer, end, stdout, args.diff, &positions, walked, skipped);
     let threads = ordered::threads();
     ordered::run_in_pieces(
         &jobs,
@@ -263,9 +309,9 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         |job, send| linter.in_pieces(job, send),
         |job, piece| out.take(job, piece, &mut problems),
     );
-    let (totals, mut skipped) = out.end();
+    let (totals, mut skipped) = out.end(&problems);
 
-    if args.fix && totals.fixed > 0 {
+    if args.fix && totals.fixed > 0 && !args.quiet {
         let noun =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         eprintln!(
@@ -274,19 +320,42 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             noun(totals.fixed_files, "file", "files")
         );
     }
-    report_skipped(&mut skipped, args.show_skipped);
+    if !args.quiet || args.show_skipped {
+        report_skipped(&mut skipped, args.show_skipped);
+    }
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
+    let fail_on = args
+        .fail_on
+        .map(FailOn::severity)
+        .or_else(|| configs.iter().find_map(|(c, _)| c.fail_on))
+        .unwrap_or(Severity::Error);
     if !problems.is_empty() {
         ExitCode::from(2)
+    } else if args.exit_zero {
+        ExitCode::SUCCESS
     } else if args.diff {
         ExitCode::from(u8::from(totals.diffs))
-    } else if totals.summary.error > 0 {
+    } else if failing(&totals.summary, fail_on) > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// How many findings are at `fail_on` or more severe.
+fn failing(s: &Summary, fail_on: Severity) -> usize {
+    [
+        (Severity::Error, s.error),
+        (Severity::Warning, s.warning),
+        (Severity::Info, s.info),
+        (Severity::Hint, s.hint),
+    ]
+    .iter()
+    .filter(|(severity, _)| *severity >= fail_on)
+    .map(|(_, n)| n)
+    .sum()
 }
 
 /// The configuration files, and whether the arguments make sense together (one standard
@@ -303,6 +372,13 @@ fn check_arguments(args: &LintArgs) -> Result<Vec<(ConfigFile, Options)>, ExitCo
     };
     if let Err(e) = one_stdin(&args.paths, &args.inventory) {
         eprintln!("taintlint: {e}");
+        return Err(ExitCode::from(2));
+    }
+    if args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
+        eprintln!(
+            "taintlint: --statistics prints a table (human or concise output) or JSON, not \
+             sarif or github"
+        );
         return Err(ExitCode::from(2));
     }
     if args.fix && args.paths.iter().any(|p| p.as_os_str() == "-") {
@@ -583,7 +659,7 @@ fn writer(format: Format, color: Color) -> Box<dyn Writer> {
         Format::Concise => Box::new(report::concise::Concise),
         Format::Sarif => Box::new(report::sarif::Sarif::default()),
         Format::Github => Box::new(report::github::Github),
-        Format::Human => Box::new(report::human::Human::new(color)),
+        Format::Human => Box::new(report::human::Human::new(color).width(super::output_width())),
     }
 }
 
@@ -600,6 +676,8 @@ struct Totals {
 /// Standard output as the pieces arrive, in input order.
 struct Output<'a, 't, W: Write> {
     writer: Box<dyn Writer>,
+    /// Whether the format's end is written (not human output's summary line with `--quiet`).
+    end: bool,
     stdout: W,
     diff: bool,
     positions: &'a Positions<'t>,
@@ -619,6 +697,7 @@ struct Output<'a, 't, W: Write> {
 impl<'a, 't, W: Write> Output<'a, 't, W> {
     fn begin(
         mut writer: Box<dyn Writer>,
+        end: bool,
         mut stdout: W,
         diff: bool,
         positions: &'a Positions<'t>,
@@ -628,6 +707,7 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
         let write_ok = diff || writer.begin(&mut stdout).is_ok();
         Output {
             writer,
+            end,
             stdout,
             diff,
             positions,
@@ -703,8 +783,9 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
 
     /// Closes the output (the format's end, unless it stopped or shows a diff), and gives the
     /// totals and what the walks skipped.
-    fn end(mut self) -> (Totals, Vec<(String, Skipped)>) {
-        if !self.diff && self.write_ok {
+    fn end(mut self, problems: &[String]) -> (Totals, Vec<(String, Skipped)>) {
+        self.writer.problems(problems);
+        if !self.diff && self.write_ok && self.end {
             let _ = self
                 .writer
                 .end(&mut self.stdout, self.totals.files, &self.totals.summary);

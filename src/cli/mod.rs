@@ -2,6 +2,7 @@
 //! subcommand; `input` walks the command line's paths and reads files, `inventory` loads the
 //! cluster, `ordered` runs work on every core with results in input order.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
@@ -51,7 +52,14 @@ enum Command {
     Rules {
         /// `human` (a table), `json` (an array), or `markdown` (the rule reference,
         /// docs/rules.md).
-        #[arg(long, value_enum, default_value_t = rules::RulesFormat::Human)]
+        #[arg(
+            long = "output-format",
+            short = 'o',
+            visible_alias = "format",
+            value_name = "FORMAT",
+            value_enum,
+            default_value_t = rules::RulesFormat::Human
+        )]
         format: rules::RulesFormat,
     },
     /// Run the language server on standard input and output (editors start it; see README).
@@ -129,13 +137,31 @@ impl ClusterArgs {
     }
 }
 
+/// The width text for people is fitted to: `COLUMNS` when it is a number, else the terminal's,
+/// else (output to a file or a pipe) 80 columns.
+pub(crate) fn output_width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return n;
+    }
+    if std::io::stdout().is_terminal() {
+        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
+            return w as usize;
+        }
+    }
+    80
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Lint(args) => lint::run(args),
         Command::Simulate(args) => simulate::run(args),
         Command::Server { .. } => taintlint::lsp::run_stdio(),
-        Command::Rules { format } => rules::list(format),
+        Command::Rules { format } => rules::list(format, output_width()),
         Command::Explain { rule } => rules::explain(&rule),
     }
 }

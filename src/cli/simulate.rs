@@ -1,7 +1,7 @@
 //! `taintlint simulate`.
 
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -45,24 +45,6 @@ impl OnlyFit {
     }
 }
 
-/// The width to fit: `COLUMNS` when it is a number, else the terminal's, else (output to a file
-/// or a pipe) 100 columns.
-fn output_width() -> usize {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-    {
-        return n;
-    }
-    if std::io::stdout().is_terminal() {
-        if let Some((terminal_size::Width(w), _)) = terminal_size::terminal_size() {
-            return w as usize;
-        }
-    }
-    100
-}
-
 #[derive(Args)]
 pub(crate) struct SimulateArgs {
     /// Files or directories of manifests; `-` reads standard input.
@@ -77,8 +59,15 @@ pub(crate) struct SimulateArgs {
     /// directory and the directories above it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = SimulateFormat::Human)]
+    /// Output format (`--format` is another name for it).
+    #[arg(
+        long = "output-format",
+        short = 'o',
+        visible_alias = "format",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = SimulateFormat::Human
+    )]
     format: SimulateFormat,
     /// With `--format json`: list, per workload, the names of the nodes it fits
     /// (`schedulable`) and of those among them it would rather avoid (`avoid`).
@@ -249,7 +238,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         }
         None => {
             let human = HumanOptions {
-                width: output_width(),
+                width: super::output_width(),
                 why: args.why,
                 only: args.only.iter().map(|o| o.fit()).collect(),
             };

@@ -4,6 +4,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use std::io::{self, Write};
 
+use super::text::wrap;
 use super::{FileReport, Positions, Summary, Writer};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::position::LineIndex;
@@ -20,6 +21,11 @@ fn level(severity: Severity) -> Level<'static> {
 /// rustc-style snippets for every finding, then a one-line summary.
 pub struct Human {
     renderer: Renderer,
+    /// How many problems (a path that could not be read, ...) the run had.
+    problems: usize,
+    /// The terminal's width, which notes and help lines are wrapped to (annotate-snippets
+    /// renders the snippet; the notes are ours); `None`: one line each.
+    width: Option<usize>,
 }
 
 impl Human {
@@ -30,7 +36,15 @@ impl Human {
             } else {
                 Renderer::plain()
             },
+            problems: 0,
+            width: None,
         }
+    }
+
+    /// Notes and help lines wrapped to `width` columns.
+    pub fn width(mut self, width: usize) -> Self {
+        self.width = Some(width);
+        self
     }
 }
 
@@ -43,31 +57,40 @@ impl Writer for Human {
         d: &Diagnostic,
         positions: &Positions<'_>,
     ) -> io::Result<()> {
-        let snippet = render_one(&self.renderer, positions, file, index, d);
+        let snippet = render_one(&self.renderer, self.width, positions, file, index, d);
         write!(out, "{snippet}\n\n")?;
         Ok(())
     }
 
+    fn problems(&mut self, problems: &[String]) {
+        self.problems = problems.len();
+    }
+
     fn end(&mut self, out: &mut dyn Write, files: usize, s: &Summary) -> io::Result<()> {
-        let noun =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        if s.total() == 0 {
-            writeln!(
-                out,
-                "No problems found in {}.",
-                noun(files, "file", "files")
-            )
-        } else {
-            writeln!(
-                out,
-                "Found {}, {}, {}, {} in {}.",
-                noun(s.error, "error", "errors"),
-                noun(s.warning, "warning", "warnings"),
-                noun(s.info, "info", "infos"),
-                noun(s.hint, "hint", "hints"),
-                noun(files, "file", "files"),
-            )
+        if files == 0 && self.problems > 0 {
+            // Nothing was read (a missing path): standard error says why; "no problems found"
+            // would be the opposite of the truth.
+            return Ok(());
         }
+        writeln!(out, "{}", summary_line(files, s))
+    }
+}
+
+/// The closing line: `Found 1 error, 0 warnings, ... in 2 files.` or `No problems found in 2
+/// files.`
+pub fn summary_line(files: usize, s: &Summary) -> String {
+    let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if s.total() == 0 {
+        format!("No problems found in {}.", noun(files, "file", "files"))
+    } else {
+        format!(
+            "Found {}, {}, {}, {} in {}.",
+            noun(s.error, "error", "errors"),
+            noun(s.warning, "warning", "warnings"),
+            noun(s.info, "info", "infos"),
+            noun(s.hint, "hint", "hints"),
+            noun(files, "file", "files"),
+        )
     }
 }
 
@@ -78,6 +101,7 @@ pub fn render(files: &[FileReport], color: bool) -> String {
 
 fn render_one(
     renderer: &Renderer,
+    width: Option<usize>,
     positions: &Positions<'_>,
     file: &FileReport,
     index: &LineIndex,
@@ -130,6 +154,20 @@ fn render_one(
                 .label(r.message.as_str()),
         );
     }
+    // A note or help line wrapped under itself: `   = note: ` is the gutter (the widest line
+    // number and a space), `= `, the level and `: `.
+    let gutter = (last_line + 1).to_string().len() + 1;
+    let wrapped = |level: &str, text: String| -> String {
+        let Some(max) = width else {
+            return text;
+        };
+        let indent = gutter + 2 + level.len() + 2;
+        if indent + 20 > max {
+            return text;
+        }
+        let lines = wrap("", 0, &text, max - indent);
+        lines.trim_end().to_string()
+    };
     let mut group = level(d.severity)
         .primary_title(d.message.as_str())
         .id(d.rule)
@@ -139,17 +177,21 @@ fn render_one(
             (path, Some(((line, column), _))) => format!("{path}:{line}:{column}"),
             (path, None) => path.to_string(),
         };
-        group = group.element(Level::NOTE.message(format!("{place}: {}", r.message)));
+        group =
+            group.element(Level::NOTE.message(wrapped("note", format!("{place}: {}", r.message))));
     }
     if let Some(server) = &d.server_message {
-        group = group.element(Level::NOTE.message(format!("the API server says: {server}")));
+        group = group.element(
+            Level::NOTE.message(wrapped("note", format!("the API server says: {server}"))),
+        );
     }
     for fix in &d.fixes {
         let how = match fix.applicability {
             Applicability::Safe => "safe fix",
             Applicability::NeedsReview => "fix, needs review",
         };
-        group = group.element(Level::HELP.message(format!("{} ({how})", fix.title)));
+        group =
+            group.element(Level::HELP.message(wrapped("help", format!("{} ({how})", fix.title))));
     }
     let report: [Group<'_>; 1] = [group];
     renderer.render(&report)

@@ -18,6 +18,8 @@ pub mod json;
 pub mod kustomize;
 pub mod sarif;
 pub mod simulate;
+pub mod statistics;
+pub mod text;
 
 /// A start and an end, each a 1-based (line, column).
 pub type Span = ((usize, usize), (usize, usize));
@@ -222,6 +224,10 @@ pub trait Writer {
         }
         Ok(())
     }
+
+    /// What went wrong besides the findings, before [`Writer::end`]: paths that could not be
+    /// read, files that could not be written (each also said on standard error).
+    fn problems(&mut self, _problems: &[String]) {}
 
     /// What comes after the last file: `files` files were reported, with these findings.
     fn end(&mut self, _out: &mut dyn Write, _files: usize, _summary: &Summary) -> io::Result<()> {

@@ -248,12 +248,29 @@ fn skeleton() -> Value {
     })
 }
 
+/// The run's one invocation (SARIF 2.1.0 §3.20): `executionSuccessful` is false when a path
+/// could not be read or a file not written, each problem a `toolExecutionNotifications` entry
+/// (§3.20.21) at level error.
+fn invocations(problems: &[String]) -> Value {
+    let mut invocation = json!({"executionSuccessful": problems.is_empty()});
+    if !problems.is_empty() {
+        invocation["toolExecutionNotifications"] = problems
+            .iter()
+            .map(|p| json!({"level": "error", "message": {"text": p}}))
+            .collect();
+    }
+    json!([invocation])
+}
+
 /// Writes the SARIF log, one result at a time.
 pub struct Sarif {
     metas: Vec<&'static RuleMeta>,
     /// What follows the results array's last element.
     tail: String,
     written: usize,
+    /// What went wrong besides the findings: each a tool execution notification, and the run
+    /// then says it did not succeed.
+    problems: Vec<String>,
 }
 
 impl Default for Sarif {
@@ -262,6 +279,7 @@ impl Default for Sarif {
             metas: rules::all().collect(),
             tail: String::new(),
             written: 0,
+            problems: Vec::new(),
         }
     }
 }
@@ -302,11 +320,20 @@ impl Writer for Sarif {
         Ok(())
     }
 
+    fn problems(&mut self, problems: &[String]) {
+        self.problems = problems.to_vec();
+    }
+
     fn end(&mut self, out: &mut dyn Write, _files: usize, _summary: &Summary) -> io::Result<()> {
+        let indent = "  ".repeat(RESULT_DEPTH - 1);
         if self.written > 0 {
-            write!(out, "\n{}", "  ".repeat(RESULT_DEPTH - 1))?;
+            write!(out, "\n{indent}")?;
         }
-        writeln!(out, "]{}", self.tail)
+        // The run's invocation: whether it read everything it was asked to (a viewer shows a
+        // run that could not read a path as failed, not as a clean scan), and what went wrong.
+        write!(out, "],\n{indent}\"invocations\": ")?;
+        write_pretty(out, &invocations(&self.problems), RESULT_DEPTH - 1)?;
+        writeln!(out, "{}", self.tail)
     }
 }
 

@@ -7,9 +7,10 @@
 // extension then runs `taintlint` from PATH), for platforms no package is built for.
 //
 // TARGET is a VS Code platform (default: this machine's). The binary is built with
-// `cargo build --release` for that platform's Rust target (a no-op when it is up to date, so a
-// package never carries a stale binary); for a platform other than this machine's, cargo needs
-// that Rust target installed (`rustup target add`) and a linker for it.
+// `cargo build --profile dist` (the release build, stripped: Cargo.toml) for that platform's
+// Rust target (a no-op when it is up to date, so a package never carries a stale binary); for a
+// platform other than this machine's, cargo needs that Rust target installed (`rustup target
+// add`) and a linker for it.
 // What follows the target is passed to `vsce package` (for example `--out DIR/x.vsix`).
 "use strict";
 
@@ -66,7 +67,7 @@ function parseArgs(argv) {
  * CARGO_TARGET_DIR and the like are followed).
  */
 function buildServer(target, native) {
-  const args = ["build", "--release", "--locked", "--bin", "taintlint", "--message-format=json-render-diagnostics"];
+  const args = ["build", "--profile", "dist", "--locked", "--bin", "taintlint", "--message-format=json-render-diagnostics"];
   if (!native) {
     args.push("--target", TARGETS[target].rust);
   }
@@ -81,7 +82,7 @@ function buildServer(target, native) {
     fail(`cannot run cargo (${cargo.error.message}): the package carries a taintlint built from this repository`);
   }
   if (cargo.status !== 0) {
-    fail(`cargo build --release failed (exit ${cargo.status})`);
+    fail(`cargo build --profile dist failed (exit ${cargo.status})`);
   }
   let executable;
   for (const line of cargo.stdout.split("\n")) {
@@ -108,14 +109,8 @@ function main() {
     const carried = path.join(bin, TARGETS[target].exe);
     fs.copyFileSync(binary, carried);
     fs.chmodSync(carried, 0o755);
-    // Without its debug line tables the binary is a sixth of the size (8 MB, not 48, on
-    // linux-x64): what users download. Only for this machine's platform, whose `strip` knows it.
-    if (native && process.platform !== "win32") {
-      const strip = spawnSync("strip", [carried], { stdio: "inherit" });
-      if (strip.error || strip.status !== 0) {
-        process.stderr.write("package: `strip` did not run; the binary keeps its debug line tables\n");
-      }
-    }
+    // The dist profile strips the binary for every platform, cross-built ones too (the host's
+    // `strip`, run here before, knew only its own platform's binaries).
     process.stderr.write(`package: ${path.relative(REPO, binary)} -> ${path.relative(REPO, carried)}\n`);
   }
 
@@ -130,7 +125,9 @@ function main() {
     ...rest,
   ];
   process.stderr.write(`package: vsce ${vsceArgs.join(" ")}\n`);
-  const result = spawnSync(vsce, vsceArgs, { cwd: EXTENSION, stdio: "inherit" });
+  // On Windows vsce is a .cmd script, which Node.js runs only through a shell (since 20.12.2);
+  // the arguments here have no spaces or quotes for it to mangle.
+  const result = spawnSync(vsce, vsceArgs, { cwd: EXTENSION, stdio: "inherit", shell: process.platform === "win32" });
   if (result.error) {
     fail(`cannot run vsce (${result.error.message}): run \`npm ci\` first`);
   }

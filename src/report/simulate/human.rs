@@ -8,10 +8,9 @@
 //! Widths are display widths (a CJK character takes two columns); names are never cut: one that
 //! does not fit its column gets a line of its own.
 
-use unicode_width::UnicodeWidthStr;
-
 use super::{Fit, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
+use crate::report::text::{width, wrap};
 use crate::schedule::WorkloadResult;
 
 /// How to render.
@@ -60,11 +59,6 @@ fn column(mut i: usize) -> String {
     s
 }
 
-/// Display width in terminal columns.
-fn width(s: &str) -> usize {
-    UnicodeWidthStr::width(s)
-}
-
 /// `s` padded with spaces to `w` columns.
 fn pad(s: &str, w: usize) -> String {
     format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
@@ -85,33 +79,6 @@ fn hard_wrap(text: &str, w: usize) -> Vec<String> {
         len += cw;
     }
     lines
-}
-
-/// Wraps `text` at `max` columns: the first line after `first`, the others after `indent`
-/// spaces. Words are kept whole.
-fn wrap(first: &str, indent: usize, text: &str, max: usize) -> String {
-    let mut out = String::new();
-    let mut line = first.to_string();
-    let mut len = width(first);
-    let mut fresh = true;
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        let w = width(word);
-        if !fresh && len + 1 + w > max {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = " ".repeat(indent);
-            len = indent;
-        } else if !fresh {
-            line.push(' ');
-            len += 1;
-        }
-        line.push_str(word);
-        len += w;
-        fresh = false;
-    }
-    out.push_str(line.trim_end());
-    out.push('\n');
-    out
 }
 
 /// Items three spaces apart, as many to a line as fit.
@@ -423,13 +390,16 @@ fn legend(pools: &[Pool], max: usize) -> String {
         }
         what
     };
-    // Taints in a column of their own when the longest (and a comma) fits there, else under
-    // each pool.
+    // Taints in a column of their own when each (with the comma after it, but the last) fits
+    // there, else under each pool.
     let indent = 2 + label + 2 + name + 2 + size + 2;
-    let tabular = pools
-        .iter()
-        .flat_map(&what)
-        .all(|w| indent + width(&w) < max);
+    let tabular = pools.iter().all(|p| {
+        let what = what(p);
+        let last = what.len() - 1;
+        what.iter()
+            .enumerate()
+            .all(|(i, w)| indent + width(w) + usize::from(i < last) <= max)
+    });
     for (i, p) in pools.iter().enumerate() {
         let text = what(p).join(", ");
         let letter = format!("  {}  ", pad(&column(i), label));
@@ -516,11 +486,14 @@ impl Layout {
             };
             line.push_str(&pad(mark, self.cell));
         }
-        let mut line = line.trim_end().to_string();
-        line.push_str("  ");
-        line.push_str(&row_count(r));
-        out.push_str(&line);
-        out.push('\n');
+        // What follows the marks, wrapped under itself when it does not fit the width.
+        let line = format!("{}  ", line.trim_end());
+        let indent = width(&line);
+        if indent + 16 <= max {
+            out.push_str(&wrap(&line, indent, &row_count(r), max));
+        } else {
+            out.push_str(&format!("{}{}\n", line, row_count(r)));
+        }
         out
     }
 }
