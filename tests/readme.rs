@@ -156,6 +156,7 @@ fn readme_overlay_example_is_what_lint_prints() {
         .args(["lint", "docs/examples/kustomize/overlays/prod"])
         .current_dir(root)
         .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);

@@ -230,7 +230,7 @@ fn without_kustomize_the_sources_are_linted_and_it_says_so_once() {
         "{stderr}"
     );
     assert!(stderr.contains(PROD), "{stderr}");
-    // The files' own findings (the inline patch string is not read as a manifest here).
+    // The files' own findings (the inline patch string is read as the YAML it holds).
     let files: Vec<String> = findings(&json).into_iter().map(|f| f.0).collect();
     assert!(
         files.contains(&format!("{SHOP}/base/agent.yaml")),
@@ -246,11 +246,15 @@ fn without_kustomize_the_sources_are_linted_and_it_says_so_once() {
 fn kustomize_off_renders_nothing() {
     let (json, stderr, _) = lint(&["--format", "json", "--kustomize", "off", PROD], None);
     assert!(stderr.is_empty(), "{stderr}");
-    // Without the render, the base (outside the path) is not reached.
+    // Without the render, the base (outside the path) is not reached; the overlay's own files
+    // are linted, its inline patch string as the YAML it holds.
     let files: Vec<String> = findings(&json).into_iter().map(|f| f.0).collect();
     assert_eq!(
         files,
-        vec![format!("{SHOP}/overlays/prod/web-tolerations.yaml")]
+        vec![
+            format!("{SHOP}/overlays/prod/kustomization.yaml"),
+            format!("{SHOP}/overlays/prod/web-tolerations.yaml")
+        ]
     );
 }
 
