@@ -104,7 +104,10 @@ fn tolerations_a_template_fills_in_are_not_linted_and_their_neighbours_are() {
     // The literal entries beside them are linted, at their own paths.
     assert_eq!(
         at,
-        vec![("exists-with-value", "nightly"), ("unknown-operator", "Exist")],
+        vec![
+            ("exists-with-value", "nightly"),
+            ("unknown-operator", "Exist")
+        ],
         "{found:#?}"
     );
     let paths: Vec<_> = found.iter().map(|d| d.path.as_deref()).collect();
@@ -115,4 +118,22 @@ fn tolerations_a_template_fills_in_are_not_linted_and_their_neighbours_are() {
             Some("spec.template.spec.tolerations[1].operator"),
         ]
     );
+}
+
+#[test]
+fn removing_the_value_of_an_exists_toleration_removes_every_value_key() {
+    // A merge that left the key twice: the fix that drops the value drops both, so the
+    // toleration is valid afterwards (found by the fix property in tests/props.rs).
+    let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n  - key: example.com/gpu\n    operator: Exists\n    value: a\n    value: b\n  containers:\n  - name: c\n    image: registry.example.com/c:1\n";
+    let found = common::lint(text);
+    let exists = of(&found, "exists-with-value");
+    assert_eq!(exists.len(), 1, "{found:#?}");
+    let drop = exists[0]
+        .fixes
+        .iter()
+        .find(|f| f.title.starts_with("Remove the value"))
+        .expect("a fix that removes the value");
+    let fixed = drop.apply(text);
+    assert!(!fixed.contains("value:"), "{fixed}");
+    assert!(of(&common::lint(&fixed), "exists-with-value").is_empty());
 }

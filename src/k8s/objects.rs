@@ -917,9 +917,9 @@ pub fn items<'d>(doc: &'d Document<'_>, list: &List) -> Vec<Item<'d>> {
         .enumerate()
         .filter(|&(_, &node)| {
             doc.mapping(node).is_none()
-                || !doc.merged_entries(node).into_iter().any(|(_, v)| {
-                    matches!(decode(doc, v), Decoded::Str(s) if holds_template_action(s))
-                })
+                || !doc.merged_entries(node).into_iter().any(
+                    |(_, v)| matches!(decode(doc, v), Decoded::Str(s) if holds_template_action(s)),
+                )
         })
         .map(|(index, &node)| Item {
             node,

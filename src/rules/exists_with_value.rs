@@ -63,11 +63,22 @@ impl Rule for ExistsWithValue {
             shown(item.str("value"))
         );
         let mapping = cx.item_mapping(item);
-        let drop = edits::remove_entry(cx.text, cx.doc, mapping, value.key).map(|edit| Fix {
-            title: "Remove the value (match any value of the key)".to_string(),
-            applicability: Applicability::NeedsReview,
-            edits: vec![edit],
-        });
+        // Every `value` entry goes: a mapping that repeats the key (a merge mistake) keeps none.
+        let values: Vec<_> = item
+            .fields
+            .iter()
+            .flatten()
+            .filter(|f| f.name == "value")
+            .map(|f| edits::remove_entry(cx.text, cx.doc, mapping, f.key))
+            .collect();
+        let drop = values
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .map(|edits| Fix {
+                title: "Remove the value (match any value of the key)".to_string(),
+                applicability: Applicability::NeedsReview,
+                edits,
+            });
         let equal = Fix {
             title: format!(
                 "Use `operator: Equal` (match only the value {:?})",
