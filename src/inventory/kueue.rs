@@ -211,6 +211,18 @@ spec:
                 .replace("spec.nodeTaints[0]", "spec.taints[0]"),
             on_node[0].message
         );
+        // What the API server answers is the flavor CRD's CEL rule, on the whole list.
+        assert_eq!(
+            found[0].server_message.as_deref(),
+            Some(
+                "spec.nodeTaints: Invalid value: \"array\": supported taint effect values: \
+                 'NoSchedule', 'PreferNoSchedule', 'NoExecute'"
+            )
+        );
+        assert!(on_node[0]
+            .server_message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("metadata.taints[0].effect: Unsupported value")));
         // The invalid taint is left out of the simulation.
         let inv = Inventory::load(&[("flavors.yaml", text.as_str())]).unwrap();
         assert_eq!(inv.files[0].invalid_taints, 1);

@@ -85,11 +85,23 @@ fn check(cx: &mut Cx<'_, '_>, item: &Item<'_>) {
     };
     let path = item.field_path("effect");
     let api = cx.api_path(&path);
-    let server = format!(
-        "{api}: Unsupported value: {}: supported values: \"NoSchedule\", \"PreferNoSchedule\", \
-         \"NoExecute\"",
-        go_quote(effect)
-    );
+    let server = if cx.kind() == Some("ResourceFlavor") && cx.list.path.ends_with("nodeTaints") {
+        // A Kueue ResourceFlavor's CRD refuses the whole list by a CEL rule before its webhook
+        // sees it (kubernetes-sigs/kueue apis/kueue/v1beta1/resourceflavor_types.go, the
+        // `x.effect in [...]` rule on NodeTaints; apiextensions-apiserver reports a rule on an
+        // array as `Invalid value: "array"`).
+        format!(
+            "{}: Invalid value: \"array\": supported taint effect values: 'NoSchedule', \
+             'PreferNoSchedule', 'NoExecute'",
+            cx.api_path(&cx.list.path)
+        )
+    } else {
+        format!(
+            "{api}: Unsupported value: {}: supported values: \"NoSchedule\", \
+             \"PreferNoSchedule\", \"NoExecute\"",
+            go_quote(effect)
+        )
+    };
     let mut message = format!(
         "unknown effect {}: the effect is `NoSchedule`, `PreferNoSchedule` or `NoExecute`",
         shown(effect)
