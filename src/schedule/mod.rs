@@ -10,7 +10,7 @@
 use crate::config::Options;
 use std::collections::HashMap;
 
-use crate::inventory::{Inventory, NodeRef, Pool};
+use crate::inventory::{capacity, Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
 use crate::k8s::objects::{extract, items, Extracted, Item, List};
 use crate::k8s::resources::{self, Resources};
@@ -897,12 +897,19 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
 /// pkg/scheduler/framework/plugins/noderesources/fit.go `fitsRequest`, for a node that runs
 /// nothing): a resource the pod requests more of than any node offers keeps it off (a node
 /// without an extended resource offers none); where the pool's nodes differ, or what they offer
-/// is not known, the pod may fit. CPU, memory and ephemeral storage, which every node has, are
-/// judged only where the amounts are known.
+/// is not known, the pod may fit. Of CPU, memory and ephemeral storage, which every node has, a
+/// request no larger than [`capacity::floor`] fits a pool that does not say what it offers; a
+/// larger one may fit.
 pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
+    // A pool that makes its nodes for the pod (Karpenter) fits it where one of its instance
+    // types offers all it asks; what the types do not say is judged below.
+    let made_to_fit = pool.capacity.one_type_fits(requests);
     for (name, requested) in requests.iter() {
         let class = resources::class(name);
         if class == resources::Class::Ignored {
+            continue;
+        }
+        if made_to_fit && pool.capacity.types[0].offers(name).is_some() {
             continue;
         }
         match pool.capacity.offer(name) {
@@ -919,8 +926,7 @@ pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
                     range: max.map(|max| (min, max)),
                 },
             }),
-            None if matches!(class, resources::Class::Cpu)
-                || matches!(name, "memory" | "ephemeral-storage") => {}
+            None if requested <= capacity::floor(name) => {}
             None => verdict.unknown.push(Undeclared {
                 key: name.to_string(),
                 asked: Asked::Resource {

@@ -487,18 +487,34 @@ spec:
         // A g5 has at least one GPU: one is certain, not "may fit".
         assert!(v[1].unknown.is_empty(), "{:?}", v[1].unknown);
     }
-    // Eight GPUs are more than some GPU instance types have: the GPU pool may fit.
+    // Eight GPUs: Karpenter launches a g5.48xlarge or a p4d.24xlarge, which have eight. GPUs
+    // count per pod: 16 fit no instance type of the pool, however many replicas.
     let eight = deployment.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 8");
     let v = first_verdict(&eight, &inv, &Options::default());
-    assert!(v[1].fits());
-    assert_eq!(v[1].unknown.len(), 1);
-    assert!(
-        v[1].unknown[0]
-            .describe()
-            .contains("does not say how much nvidia.com/gpu"),
-        "{}",
-        v[1].unknown[0].describe()
+    assert!(v[1].fits() && v[1].unknown.is_empty(), "{:?}", v[1]);
+    let sixteen = deployment
+        .replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 16")
+        .replace("spec:\n  template:", "spec:\n  replicas: 1\n  template:");
+    let v = first_verdict(&sixteen, &inv, &Options::default());
+    assert_eq!(
+        v[1].reasons,
+        vec![Reason::Insufficient {
+            resource: "nvidia.com/gpu".into(),
+            requested: 16,
+            offered: 8
+        }]
     );
+    // Eight GPUs and 150 CPUs: only a g5.48xlarge has both (p4d.24xlarge has 96 vCPUs).
+    let big = eight.replace("requests: {cpu: '1'}", "requests: {cpu: '150'}");
+    assert!(first_verdict(&big, &inv, &Options::default())[1].fits());
+    // A pool of instance families the table does not know: eight GPUs may fit.
+    let unknown = inventory(&pools.replace("[g5, g6, p4d]", "[g5, g7x]"));
+    let v = first_verdict(&eight, &unknown, &Options::default());
+    assert!(v[1].fits());
+    let said: Vec<String> = v[1].unknown.iter().map(|u| u.describe()).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].starts_with("requests 1 cpu: the pool does not say"));
+    assert!(said[1].contains("does not say how much nvidia.com/gpu"));
 }
 
 // Nodes of one pool that differ only in what they offer stay one pool; a request between the
@@ -521,7 +537,8 @@ fn nodes_that_differ_in_allocatable_share_a_pool() {
         v.unknown[0].describe(),
         "requests 2 nvidia.com/gpu: its nodes offer from 0 to 8; it fits only those with enough"
     );
-    // A pool that does not say what it offers: CPU is not judged, a GPU may fit.
+    // A pool that does not say what it offers: 500 CPUs and a GPU may fit; what the smallest
+    // nodes offer (500m, 512Mi) fits.
     let bare = inventory(&node("n", "", "", false));
     let v = &first_verdict(
         &pod("containers: [{resources: {limits: {cpu: 500, nvidia.com/gpu: 1}}}]"),
@@ -529,8 +546,29 @@ fn nodes_that_differ_in_allocatable_share_a_pool() {
         &Options::default(),
     )[0];
     assert!(v.fits());
-    assert_eq!(v.unknown.len(), 1);
-    assert_eq!(v.unknown[0].key, "nvidia.com/gpu");
+    let keys: Vec<&str> = v.unknown.iter().map(|u| u.key.as_str()).collect();
+    assert_eq!(keys, ["cpu", "nvidia.com/gpu"]);
+    assert_eq!(
+        v.unknown[0].describe(),
+        "requests 500 cpu: the pool does not say how much cpu its nodes offer; it fits if they \
+         offer enough"
+    );
+    for (small, unknown) in [
+        ("cpu: 500m, memory: 512Mi, ephemeral-storage: 1Gi", 0),
+        ("cpu: 501m", 1),
+        ("memory: 513Mi", 1),
+        ("ephemeral-storage: 2Gi", 1),
+    ] {
+        let v = &first_verdict(
+            &pod(&format!(
+                "containers: [{{resources: {{requests: {{{small}}}}}}}]"
+            )),
+            &bare,
+            &Options::default(),
+        )[0];
+        assert!(v.fits());
+        assert_eq!(v.unknown.len(), unknown, "{small}: {:?}", v.unknown);
+    }
 }
 
 // The README's GPU example, as the editor's lens says it: the driver DaemonSet misses the spot
