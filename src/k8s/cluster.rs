@@ -107,11 +107,80 @@ pub struct RuntimeClass {
     pub overhead: crate::k8s::resources::Resources,
 }
 
-/// The Namespaces and RuntimeClasses of a cluster, by name.
+/// One request of a ResourceClaim's devices (Dynamic Resource Allocation, resource.k8s.io/v1
+/// `DeviceRequest`: `exactly.deviceClassName`, `exactly.count`, `exactly.allocationMode`; in
+/// v1beta1 the same fields on the request itself; `firstAvailable` lists alternatives, of which
+/// the first is shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceRequest {
+    pub class: String,
+    /// How many devices (`count`, default 1); `None` for `allocationMode: All`.
+    pub count: Option<u64>,
+    /// Whether other subrequests (`firstAvailable`) may be allocated instead.
+    pub alternatives: bool,
+}
+
+impl DeviceRequest {
+    /// "2 devices of class gpu.nvidia.com" / "all devices of class ..." / "1 device ...".
+    pub fn describe(&self) -> String {
+        let n = match self.count {
+            None => "all devices".to_string(),
+            Some(1) => "1 device".to_string(),
+            Some(n) => format!("{n} devices"),
+        };
+        let or = if self.alternatives {
+            " (or an alternative)"
+        } else {
+            ""
+        };
+        format!("{n} of class {}{or}", self.class)
+    }
+}
+
+/// The device requests of a ResourceClaim's (or ResourceClaimTemplate's) `devices`.
+fn device_requests(doc: &Document<'_>, devices: NodeId) -> Vec<DeviceRequest> {
+    let mut out = Vec::new();
+    let Some((_, list)) = doc.get(devices, "requests") else {
+        return out;
+    };
+    for &r in doc.sequence(list).unwrap_or_default() {
+        let (one, alternatives) = match doc.get(r, "exactly") {
+            Some((_, e)) => (e, false),
+            None => match doc
+                .get(r, "firstAvailable")
+                .and_then(|(_, l)| doc.sequence(l))
+            {
+                Some(subs) if !subs.is_empty() => (subs[0], subs.len() > 1),
+                _ => (r, false),
+            },
+        };
+        let Some(class) = doc.get_str(one, "deviceClassName") else {
+            continue;
+        };
+        let all = doc.get_str(one, "allocationMode") == Some("All");
+        let count = doc
+            .get(one, "count")
+            .and_then(|(_, v)| scalar_text(doc, v))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(1);
+        out.push(DeviceRequest {
+            class: class.to_string(),
+            count: (!all).then_some(count),
+            alternatives,
+        });
+    }
+    out
+}
+
+/// The Namespaces and RuntimeClasses of a cluster, by name, and the ResourceClaims and
+/// ResourceClaimTemplates the pods may name, by namespace and name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
     namespaces: BTreeMap<String, Namespace>,
     runtime_classes: BTreeMap<String, RuntimeClass>,
+    /// `(kind, namespace, name)`: the device requests of a ResourceClaim or a
+    /// ResourceClaimTemplate (namespace `""` where the manifest does not say).
+    claims: BTreeMap<(&'static str, String, String), Vec<DeviceRequest>>,
     /// RuntimeClasses defined where they were read but refused by the API server's validation:
     /// never created, so a pod naming one is refused as not found.
     refused: BTreeSet<String>,
@@ -119,17 +188,39 @@ pub struct Cluster {
 
 /// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
 pub fn may_hold_cluster_objects(text: &str) -> bool {
-    text.contains("Namespace") || text.contains("RuntimeClass")
+    text.contains("Namespace") || text.contains("RuntimeClass") || text.contains("ResourceClaim")
 }
 
 impl Cluster {
     pub fn is_empty(&self) -> bool {
-        self.namespaces.is_empty() && self.runtime_classes.is_empty() && self.refused.is_empty()
+        self.namespaces.is_empty()
+            && self.runtime_classes.is_empty()
+            && self.refused.is_empty()
+            && self.claims.is_empty()
     }
 
     /// How many objects it holds (refused RuntimeClasses count: they were read).
     pub fn len(&self) -> usize {
-        self.namespaces.len() + self.runtime_classes.len() + self.refused.len()
+        self.namespaces.len() + self.runtime_classes.len() + self.refused.len() + self.claims.len()
+    }
+
+    /// The device requests of the ResourceClaim (`kind` "ResourceClaim") or
+    /// ResourceClaimTemplate `name` in `namespace` (or, where either manifest does not say its
+    /// namespace, of that name in any).
+    pub fn claim(
+        &self,
+        kind: &'static str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&[DeviceRequest]> {
+        let ns = namespace.unwrap_or("");
+        if let Some(r) = self.claims.get(&(kind, ns.to_string(), name.to_string())) {
+            return Some(r);
+        }
+        self.claims
+            .iter()
+            .find(|((k, n, m), _)| *k == kind && m == name && (ns.is_empty() || n.is_empty()))
+            .map(|(_, r)| r.as_slice())
     }
 
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
@@ -176,6 +267,9 @@ impl Cluster {
             if !self.runtime_classes.contains_key(&k) {
                 self.refused.insert(k);
             }
+        }
+        for (k, v) in other.claims {
+            self.claims.entry(k).or_insert(v);
         }
     }
 
@@ -273,6 +367,27 @@ impl Cluster {
                         overhead,
                     };
                     self.runtime_classes.entry(name.to_string()).or_insert(rc);
+                }
+                "ResourceClaim" | "ResourceClaimTemplate" => {
+                    let (kind, spec) = if kind == "ResourceClaim" {
+                        ("ResourceClaim", doc.get(object.node, "spec"))
+                    } else {
+                        (
+                            "ResourceClaimTemplate",
+                            doc.get(object.node, "spec")
+                                .and_then(|(_, s)| doc.get(s, "spec")),
+                        )
+                    };
+                    let Some((_, devices)) = spec.and_then(|(_, s)| doc.get(s, "devices")) else {
+                        continue;
+                    };
+                    let key = (
+                        kind,
+                        object.namespace.unwrap_or("").to_string(),
+                        name.to_string(),
+                    );
+                    let requests = device_requests(doc, devices);
+                    self.claims.entry(key).or_insert(requests);
                 }
                 _ => {}
             }

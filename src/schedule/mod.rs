@@ -67,6 +67,9 @@ pub struct Workload<'d> {
     /// The pod's effective requests, as the scheduler counts them (see
     /// [`crate::k8s::resources::pod_requests`]).
     pub requests: Resources,
+    /// What its `resourceClaims` (Dynamic Resource Allocation) claim: the claim's name in the
+    /// pod and what it asks for, in words.
+    pub claims: Vec<(String, String)>,
     /// The nodeSelector entries its RuntimeClass adds.
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
@@ -187,6 +190,7 @@ impl<'d> Workload<'d> {
             .and_then(|rc| options.cluster().runtime_class(rc))
             .map(|rc| rc.overhead.clone());
         let requests = resources::pod_requests(doc, spec, overhead.as_ref());
+        let claims = pod_claims(doc, spec, ex.objects[pod.object].namespace, options);
         Workload {
             spec_index,
             object: pod.object,
@@ -204,6 +208,7 @@ impl<'d> Workload<'d> {
             host_network,
             requested,
             requests,
+            claims,
             class_selector: admitted.node_selector,
             rejection: admitted.rejection,
             policy_rejection,
@@ -408,12 +413,15 @@ pub enum Asked {
         /// (`None`: unknown, the definition does not say).
         range: Option<(u128, u128)>,
     },
+    /// Not a label: a resource claim of the pod (Dynamic Resource Allocation), named `key`,
+    /// with what it claims in words; not simulated.
+    Claim(String),
 }
 
 impl Undeclared {
     /// Whether it is about a resource rather than a label.
     pub fn is_resource(&self) -> bool {
-        matches!(self.asked, Asked::Resource { .. })
+        matches!(self.asked, Asked::Resource { .. } | Asked::Claim(_))
     }
 
     /// Why the pod may fit, in plain words.
@@ -427,6 +435,10 @@ impl Undeclared {
             Asked::Expression(e) => format!(
                 "node affinity `{e}`: the pool's definition does not declare the label {key}; \
                  it fits if the label is set elsewhere"
+            ),
+            Asked::Claim(what) => format!(
+                "resource claim {key} {what}: dynamic resource allocation is not simulated; it \
+                 fits if a node's devices satisfy the claim"
             ),
             Asked::Resource {
                 requested,
@@ -823,6 +835,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             base.eviction = eviction(w, pool, gate);
             base.granted = granted(&placing_sources, pool, gate);
             resource_fit(&w.requests, pool, &mut base);
+            claim_fit(&w.claims, &mut base);
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
@@ -891,6 +904,60 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         })
         .collect();
     Simulation { pools }
+}
+
+/// What a pod's `spec.resourceClaims` claim, in words, each with its name in the pod: the
+/// device requests of the ResourceClaim or ResourceClaimTemplate it names, where the files read
+/// hold it (upstream core/v1 `PodResourceClaim`: `resourceClaimName` or
+/// `resourceClaimTemplateName`; before 1.28 under `source`).
+fn pod_claims(
+    doc: &Document<'_>,
+    spec: NodeId,
+    namespace: Option<&str>,
+    options: &Options,
+) -> Vec<(String, String)> {
+    let Some((_, list)) = doc.get(spec, "resourceClaims") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &c in doc.sequence(list).unwrap_or_default() {
+        let name = doc.get_str(c, "name").unwrap_or("").to_string();
+        let source = doc.get(c, "source").map_or(c, |(_, s)| s);
+        let named = [
+            ("ResourceClaim", "resourceClaimName"),
+            ("ResourceClaimTemplate", "resourceClaimTemplateName"),
+        ]
+        .into_iter()
+        .find_map(|(kind, key)| Some((kind, doc.get_str(source, key)?)));
+        let what = match named {
+            Some((kind, object)) => match options.cluster().claim(kind, namespace, object) {
+                Some(requests) if !requests.is_empty() => {
+                    let each: Vec<String> = requests.iter().map(|r| r.describe()).collect();
+                    format!("claims {} ({kind} {object})", each.join(", "))
+                }
+                _ => format!(
+                    "claims devices through the {kind} {object}, which is not among the files read"
+                ),
+            },
+            None => "claims devices".to_string(),
+        };
+        out.push((name, what));
+    }
+    out
+}
+
+/// Adds to `verdict` that the pod's resource claims are not simulated: the devices a claim
+/// asks for are allocated from the ResourceSlices that DRA drivers publish for each node, and
+/// picked by the DeviceClass's CEL selectors (upstream
+/// pkg/scheduler/framework/plugins/dynamicresources, resource.k8s.io/v1, GA in 1.34), which
+/// taintlint does not evaluate: the pod may fit, never certainly.
+pub fn claim_fit(claims: &[(String, String)], verdict: &mut Verdict) {
+    for (name, what) in claims {
+        verdict.unknown.push(Undeclared {
+            key: name.clone(),
+            asked: Asked::Claim(what.clone()),
+        });
+    }
 }
 
 /// Adds to `verdict` what NodeResourcesFit says of the pool's nodes (upstream

@@ -614,3 +614,84 @@ fn the_gpu_example_lenses() {
         "fits 1 of 3 pools (count unknown): gpu"
     );
 }
+
+// Dynamic Resource Allocation, as NVIDIA's DRA driver demonstrates it (NVIDIA/k8s-dra-driver-gpu
+// demo/specs/quickstart: a ResourceClaimTemplate of one `gpu.nvidia.com` device, a pod that
+// names it): the claim is not simulated, so the pod may fit every node its taints and
+// selectors allow, and says what it claims; never a silent "fits".
+#[test]
+fn resource_claims_may_fit_and_say_what_they_claim() {
+    let inv = inventory(&format!(
+        "{}---\n{}",
+        node_offering("cpu-1", "", "cpu: 8, memory: 32Gi"),
+        node_offering(
+            "gpu-1",
+            "{key: nvidia.com/gpu, effect: NoSchedule}",
+            "cpu: 8"
+        )
+    ));
+    let templates = "\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {namespace: gpu-test, name: single-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com, count: 2}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {namespace: gpu-test, name: shared-gpus}
+spec:
+  devices:
+    requests:
+    - {name: gpus, deviceClassName: gpu.nvidia.com, allocationMode: All}
+";
+    let mut options = Options::default();
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text("claims.yaml", templates);
+    options.set_cluster(std::sync::Arc::new(cluster));
+    let manifest = "\
+apiVersion: v1
+kind: Pod
+metadata: {namespace: gpu-test, name: pod}
+spec:
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: single-gpu}
+  - {name: shared, resourceClaimName: shared-gpus}
+  - {name: other, resourceClaimTemplateName: elsewhere}
+  containers:
+  - name: ctr
+    image: ubuntu:22.04
+    resources:
+      claims: [{name: gpu}]
+";
+    let v = first_verdict(manifest, &inv, &options);
+    assert!(v[0].fits());
+    let said: Vec<String> = v[0].unknown.iter().map(|u| u.describe()).collect();
+    assert_eq!(
+        said,
+        [
+            "resource claim gpu claims 2 devices of class gpu.nvidia.com (ResourceClaimTemplate \
+             single-gpu): dynamic resource allocation is not simulated; it fits if a node's \
+             devices satisfy the claim",
+            "resource claim shared claims all devices of class gpu.nvidia.com (ResourceClaim \
+             shared-gpus): dynamic resource allocation is not simulated; it fits if a node's \
+             devices satisfy the claim",
+            "resource claim other claims devices through the ResourceClaimTemplate elsewhere, \
+             which is not among the files read: dynamic resource allocation is not simulated; \
+             it fits if a node's devices satisfy the claim",
+        ]
+    );
+    // The GPU node's taint still keeps it off: a claim does not tolerate it.
+    assert!(!v[1].fits());
+    // Without the templates read, the claim is still not a silent fit.
+    let v = first_verdict(manifest, &inv, &Options::default());
+    assert!(v[0].fits() && v[0].unknown.len() == 3);
+    assert!(v[0].unknown.iter().all(|u| u.is_resource()));
+    // A pod without claims fits as before.
+    let plain = manifest.replace("  resourceClaims:\n", "  x:\n");
+    assert!(first_verdict(&plain, &inv, &options)[0].unknown.is_empty());
+}
