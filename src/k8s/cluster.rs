@@ -181,6 +181,15 @@ pub struct Cluster {
     /// `(kind, namespace, name)`: the device requests of a ResourceClaim or a
     /// ResourceClaimTemplate (namespace `""` where the manifest does not say).
     claims: BTreeMap<(&'static str, String, String), Vec<DeviceRequest>>,
+    /// The DeviceClasses, each with the driver its selectors pick (`None` where they are not
+    /// exactly `device.driver == "..."`, or there are none: which devices it picks is not
+    /// decided here).
+    device_classes: BTreeMap<String, Option<String>>,
+    /// The ResourceSlices' devices: per driver, per node name (`""` for a slice of
+    /// `allNodes`), how many; and the drivers with a slice for a `nodeSelector` (which nodes
+    /// it serves is not decided here).
+    slices: BTreeMap<String, BTreeMap<String, u64>>,
+    selected_slices: BTreeSet<String>,
     /// RuntimeClasses defined where they were read but refused by the API server's validation:
     /// never created, so a pod naming one is refused as not found.
     refused: BTreeSet<String>,
@@ -188,7 +197,39 @@ pub struct Cluster {
 
 /// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
 pub fn may_hold_cluster_objects(text: &str) -> bool {
-    text.contains("Namespace") || text.contains("RuntimeClass") || text.contains("ResourceClaim")
+    text.contains("Namespace")
+        || text.contains("RuntimeClass")
+        || text.contains("ResourceClaim")
+        || text.contains("ResourceSlice")
+        || text.contains("DeviceClass")
+}
+
+/// How many devices of a DRA driver a node offers, as the ResourceSlices read say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Devices {
+    /// No ResourceSlice was read: nothing is known.
+    Unknown,
+    /// Exactly this many (slices that name the node, or serve all nodes).
+    Known(u64),
+    /// At least this many; a slice of the driver serves the nodes its `nodeSelector` picks.
+    AtLeast(u64),
+}
+
+/// The driver a DeviceClass's selectors pick when they are exactly one CEL expression
+/// `device.driver == "name"` (either quotes), as the DRA drivers' own classes are written.
+fn class_driver(doc: &Document<'_>, class: NodeId) -> Option<String> {
+    let (_, spec) = doc.get(class, "spec")?;
+    let (_, selectors) = doc.get(spec, "selectors")?;
+    let [one] = doc.sequence(selectors)? else {
+        return None;
+    };
+    let (_, cel) = doc.get(*one, "cel")?;
+    let expression = doc.get_str(cel, "expression")?.trim();
+    let rest = expression.strip_prefix("device.driver")?.trim_start();
+    let value = rest.strip_prefix("==")?.trim();
+    let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
+    (!inner.is_empty() && !inner.contains(['"', '\'', '\\'])).then(|| inner.to_string())
 }
 
 impl Cluster {
@@ -197,11 +238,44 @@ impl Cluster {
             && self.runtime_classes.is_empty()
             && self.refused.is_empty()
             && self.claims.is_empty()
+            && self.device_classes.is_empty()
+            && self.slices.is_empty()
+            && self.selected_slices.is_empty()
+    }
+
+    /// Whether any ResourceSlice was read (the inventory carries the cluster's devices).
+    pub fn knows_devices(&self) -> bool {
+        !self.slices.is_empty() || !self.selected_slices.is_empty()
+    }
+
+    /// The driver whose devices the DeviceClass `name` picks, when that is decided: the class
+    /// was read and its selector is exactly `device.driver == "..."`.
+    pub fn class_driver(&self, name: &str) -> Option<&str> {
+        self.device_classes.get(name)?.as_deref()
+    }
+
+    /// How many devices of `driver` the node `node` offers, as the ResourceSlices read say.
+    pub fn devices(&self, driver: &str, node: &str) -> Devices {
+        if !self.knows_devices() {
+            return Devices::Unknown;
+        }
+        let n = self.slices.get(driver).map_or(0, |per| {
+            per.get(node).copied().unwrap_or(0) + per.get("").copied().unwrap_or(0)
+        });
+        if self.selected_slices.contains(driver) {
+            Devices::AtLeast(n)
+        } else {
+            Devices::Known(n)
+        }
     }
 
     /// How many objects it holds (refused RuntimeClasses count: they were read).
     pub fn len(&self) -> usize {
-        self.namespaces.len() + self.runtime_classes.len() + self.refused.len() + self.claims.len()
+        self.namespaces.len()
+            + self.runtime_classes.len()
+            + self.refused.len()
+            + self.claims.len()
+            + self.device_classes.len()
     }
 
     /// The device requests of the ResourceClaim (`kind` "ResourceClaim") or
@@ -271,6 +345,16 @@ impl Cluster {
         for (k, v) in other.claims {
             self.claims.entry(k).or_insert(v);
         }
+        for (k, v) in other.device_classes {
+            self.device_classes.entry(k).or_insert(v);
+        }
+        for (driver, per) in other.slices {
+            let mine = self.slices.entry(driver).or_default();
+            for (node, n) in per {
+                *mine.entry(node).or_default() += n;
+            }
+        }
+        self.selected_slices.extend(other.selected_slices);
     }
 
     /// Reads the Namespaces and RuntimeClasses of one file's text (`file` names it in places).
@@ -367,6 +451,46 @@ impl Cluster {
                         overhead,
                     };
                     self.runtime_classes.entry(name.to_string()).or_insert(rc);
+                }
+                "DeviceClass" => {
+                    let driver = class_driver(doc, object.node);
+                    self.device_classes
+                        .entry(name.to_string())
+                        .or_insert(driver);
+                }
+                "ResourceSlice" => {
+                    // resource.k8s.io/v1 ResourceSliceSpec: `driver`, one of `nodeName`,
+                    // `nodeSelector`, `allNodes` (or `perDeviceNodeSelection`), `devices`.
+                    let Some((_, spec)) = doc.get(object.node, "spec") else {
+                        continue;
+                    };
+                    let Some(driver) = doc.get_str(spec, "driver") else {
+                        continue;
+                    };
+                    let devices = doc
+                        .get(spec, "devices")
+                        .and_then(|(_, d)| doc.sequence(d))
+                        .map_or(0, |d| d.len() as u64);
+                    let all = doc
+                        .get(spec, "allNodes")
+                        .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
+                    if let Some(node) = doc.get_str(spec, "nodeName") {
+                        *self
+                            .slices
+                            .entry(driver.to_string())
+                            .or_default()
+                            .entry(node.to_string())
+                            .or_default() += devices;
+                    } else if all {
+                        *self
+                            .slices
+                            .entry(driver.to_string())
+                            .or_default()
+                            .entry(String::new())
+                            .or_default() += devices;
+                    } else {
+                        self.selected_slices.insert(driver.to_string());
+                    }
                 }
                 "ResourceClaim" | "ResourceClaimTemplate" => {
                     let (kind, spec) = if kind == "ResourceClaim" {

@@ -67,9 +67,8 @@ pub struct Workload<'d> {
     /// The pod's effective requests, as the scheduler counts them (see
     /// [`crate::k8s::resources::pod_requests`]).
     pub requests: Resources,
-    /// What its `resourceClaims` (Dynamic Resource Allocation) claim: the claim's name in the
-    /// pod and what it asks for, in words.
-    pub claims: Vec<(String, String)>,
+    /// Its `resourceClaims` (Dynamic Resource Allocation).
+    pub claims: Vec<PodClaim>,
     /// The nodeSelector entries its RuntimeClass adds.
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
@@ -835,7 +834,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             base.eviction = eviction(w, pool, gate);
             base.granted = granted(&placing_sources, pool, gate);
             resource_fit(&w.requests, pool, &mut base);
-            claim_fit(&w.claims, &mut base);
+            claim_fit(&w.claims, pool, options.cluster(), &mut base);
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
@@ -906,6 +905,15 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     Simulation { pools }
 }
 
+/// A resource claim of a pod: its name in the pod, what it claims in words, and the device
+/// requests of the claim it names, where the files read hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodClaim {
+    pub name: String,
+    pub what: String,
+    pub requests: Option<Vec<crate::k8s::cluster::DeviceRequest>>,
+}
+
 /// What a pod's `spec.resourceClaims` claim, in words, each with its name in the pod: the
 /// device requests of the ResourceClaim or ResourceClaimTemplate it names, where the files read
 /// hold it (upstream core/v1 `PodResourceClaim`: `resourceClaimName` or
@@ -915,7 +923,7 @@ fn pod_claims(
     spec: NodeId,
     namespace: Option<&str>,
     options: &Options,
-) -> Vec<(String, String)> {
+) -> Vec<PodClaim> {
     let Some((_, list)) = doc.get(spec, "resourceClaims") else {
         return Vec::new();
     };
@@ -929,10 +937,12 @@ fn pod_claims(
         ]
         .into_iter()
         .find_map(|(kind, key)| Some((kind, doc.get_str(source, key)?)));
+        let mut requests = None;
         let what = match named {
             Some((kind, object)) => match options.cluster().claim(kind, namespace, object) {
-                Some(requests) if !requests.is_empty() => {
-                    let each: Vec<String> = requests.iter().map(|r| r.describe()).collect();
+                Some(found) if !found.is_empty() => {
+                    let each: Vec<String> = found.iter().map(|r| r.describe()).collect();
+                    requests = Some(found.to_vec());
                     format!("claims {} ({kind} {object})", each.join(", "))
                 }
                 _ => format!(
@@ -941,22 +951,93 @@ fn pod_claims(
             },
             None => "claims devices".to_string(),
         };
-        out.push((name, what));
+        out.push(PodClaim {
+            name,
+            what,
+            requests,
+        });
     }
     out
 }
 
-/// Adds to `verdict` that the pod's resource claims are not simulated: the devices a claim
-/// asks for are allocated from the ResourceSlices that DRA drivers publish for each node, and
-/// picked by the DeviceClass's CEL selectors (upstream
-/// pkg/scheduler/framework/plugins/dynamicresources, resource.k8s.io/v1, GA in 1.34), which
-/// taintlint does not evaluate: the pod may fit, never certainly.
-pub fn claim_fit(claims: &[(String, String)], verdict: &mut Verdict) {
-    for (name, what) in claims {
-        verdict.unknown.push(Undeclared {
-            key: name.clone(),
-            asked: Asked::Claim(what.clone()),
-        });
+/// Adds to `verdict` what the pod's resource claims say of the pool's nodes. The devices a
+/// claim asks for are allocated from the ResourceSlices that DRA drivers publish for each node
+/// and picked by the DeviceClass's CEL selectors (upstream
+/// pkg/scheduler/framework/plugins/dynamicresources, resource.k8s.io/v1, GA in 1.34). Where
+/// the inventory carries the ResourceSlices and the class's selector is exactly
+/// `device.driver == "..."`, the devices of that driver on each node of a listed pool are
+/// counted: a claim that asks more than every node has keeps the pod off, one that every node
+/// can meet fits. Anything else (another CEL selector, a slice for a `nodeSelector`, a pool
+/// defined as code, a claim not read, alternatives) is not simulated: the pod may fit, never
+/// certainly.
+pub fn claim_fit(
+    claims: &[PodClaim],
+    pool: &Pool,
+    cluster: &crate::k8s::cluster::Cluster,
+    verdict: &mut Verdict,
+) {
+    use crate::k8s::cluster::Devices;
+    for claim in claims {
+        let may = || Undeclared {
+            key: claim.name.clone(),
+            asked: Asked::Claim(claim.what.clone()),
+        };
+        let decided = pool.declared.is_none() && cluster.knows_devices();
+        let Some(requests) = claim.requests.as_ref().filter(|_| decided) else {
+            verdict.unknown.push(may());
+            continue;
+        };
+        // Per driver: the devices needed (a request for all of a node's devices needs one).
+        let mut needed: Vec<(&str, &str, u64, bool)> = Vec::new();
+        let mut certain = true;
+        for r in requests {
+            match cluster.class_driver(&r.class) {
+                Some(driver) if !r.alternatives => {
+                    let n = r.count.unwrap_or(1);
+                    match needed.iter_mut().find(|(d, ..)| *d == driver) {
+                        Some(e) => e.2 += n,
+                        None => needed.push((driver, &r.class, n, r.count.is_none())),
+                    }
+                }
+                _ => certain = false,
+            }
+        }
+        let mut short = false;
+        for &(driver, class, n, all) in &needed {
+            let have: Vec<Devices> = pool
+                .nodes
+                .iter()
+                .map(|m| cluster.devices(driver, &m.name))
+                .collect();
+            let most = have
+                .iter()
+                .filter_map(|d| match d {
+                    Devices::Known(k) => Some(*k),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            if !all
+                && have
+                    .iter()
+                    .all(|d| matches!(d, Devices::Known(k) if *k < n))
+            {
+                verdict.reasons.push(Reason::Insufficient {
+                    resource: format!("{class} devices"),
+                    requested: u128::from(n),
+                    offered: u128::from(most),
+                });
+                short = true;
+            } else if !have
+                .iter()
+                .all(|d| matches!(d, Devices::Known(k) | Devices::AtLeast(k) if *k >= n))
+            {
+                certain = false;
+            }
+        }
+        if !short && !certain {
+            verdict.unknown.push(may());
+        }
     }
 }
 

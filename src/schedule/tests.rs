@@ -695,3 +695,108 @@ spec:
     let plain = manifest.replace("  resourceClaims:\n", "  x:\n");
     assert!(first_verdict(&plain, &inv, &options)[0].unknown.is_empty());
 }
+
+// With the cluster's DeviceClasses and ResourceSlices in the inventory (`kubectl get
+// deviceclasses,resourceslices -o yaml`, shaped as NVIDIA's DRA driver publishes them: one
+// slice per node and driver, a class selecting `device.driver == 'gpu.nvidia.com'`), devices
+// are counted per node: two GPUs fit the node whose slice lists eight and no CPU node; sixteen
+// fit none; a class with another CEL selector is not decided.
+#[test]
+fn resource_claims_are_counted_against_resource_slices() {
+    let inv = inventory(&format!(
+        "{}---\n{}",
+        node_offering("cpu-1", "", "cpu: 8"),
+        node_offering(
+            "gpu-1",
+            "{key: nvidia.com/gpu, effect: NoSchedule}",
+            "cpu: 8"
+        )
+    ));
+    let devices: String = (0..8)
+        .map(|i| format!("    - {{name: gpu-{i}, attributes: {{type: {{string: gpu}}}}}}\n"))
+        .collect();
+    let cluster_objects = format!(
+        "\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu.nvidia.com}}
+spec:
+  selectors:
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu.example.com}}
+spec:
+  selectors:
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com'\"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: gpu-1-gpu.nvidia.com-abcde}}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: gpu-1
+  pool: {{name: gpu-1, generation: 1, resourceSliceCount: 1}}
+  devices:
+{devices}"
+    );
+    let claim = |class: &str, count: u32| {
+        format!(
+            "\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: gpus}}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {{deviceClassName: {class}, count: {count}}}
+"
+        )
+    };
+    let manifest = "\
+apiVersion: v1
+kind: Pod
+metadata: {name: pod}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: gpus}]
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers: [{name: ctr, image: ubuntu:22.04, resources: {claims: [{name: gpu}]}}]
+";
+    let verdicts = |class: &str, count: u32| {
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text("cluster.yaml", &cluster_objects);
+        cluster.add_text("claim.yaml", &claim(class, count));
+        options.set_cluster(std::sync::Arc::new(cluster));
+        first_verdict(manifest, &inv, &options)
+    };
+    let v = verdicts("gpu.example.com", 2);
+    assert_eq!(
+        v[0].reasons,
+        vec![Reason::Insufficient {
+            resource: "gpu.example.com devices".into(),
+            requested: 2,
+            offered: 0
+        }]
+    );
+    assert!(v[1].fits() && v[1].unknown.is_empty(), "{:?}", v[1]);
+    let v = verdicts("gpu.example.com", 16);
+    assert_eq!(
+        v[1].reasons,
+        vec![Reason::Insufficient {
+            resource: "gpu.example.com devices".into(),
+            requested: 16,
+            offered: 8
+        }]
+    );
+    assert_eq!(
+        v[1].reasons[0].describe(&inv.pools[1]),
+        "insufficient gpu.example.com devices: requests 16, a node offers at most 8"
+    );
+    // NVIDIA's own class also tests an attribute: not decided, both pools may fit.
+    let v = verdicts("gpu.nvidia.com", 2);
+    assert!(v.iter().all(|v| v.fits() && v.unknown.len() == 1), "{v:?}");
+}
