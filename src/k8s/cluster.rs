@@ -118,6 +118,8 @@ pub struct DeviceRequest {
     pub count: Option<u64>,
     /// Whether other subrequests (`firstAvailable`) may be allocated instead.
     pub alternatives: bool,
+    /// Whether the request has CEL `selectors` of its own (they narrow the class's devices).
+    pub narrowed: bool,
 }
 
 impl DeviceRequest {
@@ -133,7 +135,12 @@ impl DeviceRequest {
         } else {
             ""
         };
-        format!("{n} of class {}{or}", self.class)
+        let narrowed = if self.narrowed {
+            " that its selectors pick"
+        } else {
+            ""
+        };
+        format!("{n} of class {}{narrowed}{or}", self.class)
     }
 }
 
@@ -167,6 +174,10 @@ fn device_requests(doc: &Document<'_>, devices: NodeId) -> Vec<DeviceRequest> {
             class: class.to_string(),
             count: (!all).then_some(count),
             alternatives,
+            narrowed: doc
+                .get(one, "selectors")
+                .and_then(|(_, l)| doc.sequence(l))
+                .is_some_and(|l| !l.is_empty()),
         });
     }
     out
@@ -184,11 +195,11 @@ pub struct Cluster {
     /// The DeviceClasses, each with the driver its selectors pick (`None` where they are not
     /// exactly `device.driver == "..."`, or there are none: which devices it picks is not
     /// decided here).
-    device_classes: BTreeMap<String, Option<String>>,
+    device_classes: BTreeMap<String, Option<ClassSelector>>,
     /// The ResourceSlices' devices: per driver, per node name (`""` for a slice of
     /// `allNodes`), how many; and the drivers with a slice for a `nodeSelector` (which nodes
     /// it serves is not decided here).
-    slices: BTreeMap<String, BTreeMap<String, u64>>,
+    slices: BTreeMap<String, BTreeMap<String, Vec<Device>>>,
     selected_slices: BTreeSet<String>,
     /// RuntimeClasses defined where they were read but refused by the API server's validation:
     /// never created, so a pod naming one is refused as not found.
@@ -215,21 +226,93 @@ pub enum Devices {
     AtLeast(u64),
 }
 
-/// The driver a DeviceClass's selectors pick when they are exactly one CEL expression
-/// `device.driver == "name"` (either quotes), as the DRA drivers' own classes are written.
-fn class_driver(doc: &Document<'_>, class: NodeId) -> Option<String> {
+/// What a DeviceClass selects, when its selectors are exactly one CEL expression of the form
+/// the DRA drivers' own classes take: `device.driver == 'gpu.nvidia.com'`, optionally `&&`
+/// string attributes `device.attributes['gpu.nvidia.com'].type == 'gpu'` (either quotes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassSelector {
+    pub driver: String,
+    /// Fully qualified attribute names (`gpu.nvidia.com/type`) and the string each must equal.
+    pub attributes: Vec<(String, String)>,
+}
+
+/// One device of a ResourceSlice: its string attributes (fully qualified names), and whether
+/// it has attributes of other types (a string comparison with one is a CEL error).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Device {
+    strings: Vec<(String, String)>,
+    others: Vec<String>,
+}
+
+/// A quoted CEL string literal without escapes: its text.
+fn cel_string(s: &str) -> Option<&str> {
+    let s = s.trim();
+    let quote = s.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let inner = s.strip_prefix(quote)?.strip_suffix(quote)?;
+    (!inner.is_empty() && !inner.contains(['"', '\'', '\\'])).then_some(inner)
+}
+
+fn class_selector(doc: &Document<'_>, class: NodeId) -> Option<ClassSelector> {
     let (_, spec) = doc.get(class, "spec")?;
     let (_, selectors) = doc.get(spec, "selectors")?;
     let [one] = doc.sequence(selectors)? else {
         return None;
     };
     let (_, cel) = doc.get(*one, "cel")?;
-    let expression = doc.get_str(cel, "expression")?.trim();
-    let rest = expression.strip_prefix("device.driver")?.trim_start();
-    let value = rest.strip_prefix("==")?.trim();
-    let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-    let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
-    (!inner.is_empty() && !inner.contains(['"', '\'', '\\'])).then(|| inner.to_string())
+    let expression = doc.get_str(cel, "expression")?;
+    if expression.contains("||") || expression.contains('(') || expression.contains('!') {
+        return None;
+    }
+    let mut driver = None;
+    let mut attributes = Vec::new();
+    for term in expression.split("&&") {
+        let (left, right) = term.split_once("==")?;
+        let value = cel_string(right)?.to_string();
+        let left = left.trim();
+        if left == "device.driver" {
+            driver = Some(value);
+        } else {
+            let rest = left.strip_prefix("device.attributes[")?;
+            let (domain, name) = rest.split_once(']')?;
+            let name = name.strip_prefix('.')?;
+            let ident =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !ident {
+                return None;
+            }
+            attributes.push((format!("{}/{name}", cel_string(domain)?), value));
+        }
+    }
+    Some(ClassSelector {
+        driver: driver?,
+        attributes,
+    })
+}
+
+/// A ResourceSlice device's attributes (resource.k8s.io/v1 `Device.attributes`: a name,
+/// qualified by the driver's domain when it has none, and one of `string`, `int`, `bool`,
+/// `version`).
+fn device(doc: &Document<'_>, d: NodeId, driver: &str) -> Device {
+    let mut out = Device::default();
+    let map = doc
+        .get(d, "attributes")
+        .and_then(|(_, a)| doc.mapping(a))
+        .unwrap_or_default();
+    for &(k, v) in map {
+        let Some(name) = scalar_text(doc, k) else {
+            continue;
+        };
+        let name = if name.contains('/') {
+            name
+        } else {
+            format!("{driver}/{name}")
+        };
+        match doc.get_str(v, "string") {
+            Some(value) => out.strings.push((name, value.to_string())),
+            None => out.others.push(name),
+        }
+    }
+    out
 }
 
 impl Cluster {
@@ -248,21 +331,40 @@ impl Cluster {
         !self.slices.is_empty() || !self.selected_slices.is_empty()
     }
 
-    /// The driver whose devices the DeviceClass `name` picks, when that is decided: the class
-    /// was read and its selector is exactly `device.driver == "..."`.
-    pub fn class_driver(&self, name: &str) -> Option<&str> {
-        self.device_classes.get(name)?.as_deref()
+    /// What the DeviceClass `name` selects, when that is decided: the class was read and its
+    /// selector has the form [`ClassSelector`] reads.
+    pub fn class_selector(&self, name: &str) -> Option<&ClassSelector> {
+        self.device_classes.get(name)?.as_ref()
     }
 
-    /// How many devices of `driver` the node `node` offers, as the ResourceSlices read say.
-    pub fn devices(&self, driver: &str, node: &str) -> Devices {
+    /// How many devices the class `selector` picks on the node `node`, as the ResourceSlices
+    /// read say. A device that lacks an attribute the selector compares, or has it as another
+    /// type than a string, is a CEL error, not a decision: the count is then a least.
+    pub fn devices(&self, selector: &ClassSelector, node: &str) -> Devices {
         if !self.knows_devices() {
             return Devices::Unknown;
         }
-        let n = self.slices.get(driver).map_or(0, |per| {
-            per.get(node).copied().unwrap_or(0) + per.get("").copied().unwrap_or(0)
-        });
-        if self.selected_slices.contains(driver) {
+        let mut n = 0;
+        let mut undecided = self.selected_slices.contains(&selector.driver);
+        let per = self.slices.get(&selector.driver);
+        let listed = [node, ""]
+            .into_iter()
+            .filter_map(|k| per.and_then(|p| p.get(k)))
+            .flatten();
+        for d in listed {
+            let mut matches = true;
+            for (name, want) in &selector.attributes {
+                match d.strings.iter().find(|(k, _)| k == name) {
+                    Some((_, v)) => matches &= v == want,
+                    None => {
+                        undecided = true;
+                        matches = false;
+                    }
+                }
+            }
+            n += u64::from(matches);
+        }
+        if undecided {
             Devices::AtLeast(n)
         } else {
             Devices::Known(n)
@@ -350,8 +452,8 @@ impl Cluster {
         }
         for (driver, per) in other.slices {
             let mine = self.slices.entry(driver).or_default();
-            for (node, n) in per {
-                *mine.entry(node).or_default() += n;
+            for (node, devices) in per {
+                mine.entry(node).or_default().extend(devices);
             }
         }
         self.selected_slices.extend(other.selected_slices);
@@ -453,7 +555,7 @@ impl Cluster {
                     self.runtime_classes.entry(name.to_string()).or_insert(rc);
                 }
                 "DeviceClass" => {
-                    let driver = class_driver(doc, object.node);
+                    let driver = class_selector(doc, object.node);
                     self.device_classes
                         .entry(name.to_string())
                         .or_insert(driver);
@@ -467,27 +569,30 @@ impl Cluster {
                     let Some(driver) = doc.get_str(spec, "driver") else {
                         continue;
                     };
-                    let devices = doc
+                    let devices: Vec<Device> = doc
                         .get(spec, "devices")
                         .and_then(|(_, d)| doc.sequence(d))
-                        .map_or(0, |d| d.len() as u64);
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|&d| device(doc, d, driver))
+                        .collect();
                     let all = doc
                         .get(spec, "allNodes")
                         .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
                     if let Some(node) = doc.get_str(spec, "nodeName") {
-                        *self
-                            .slices
+                        self.slices
                             .entry(driver.to_string())
                             .or_default()
                             .entry(node.to_string())
-                            .or_default() += devices;
+                            .or_default()
+                            .extend(devices);
                     } else if all {
-                        *self
-                            .slices
+                        self.slices
                             .entry(driver.to_string())
                             .or_default()
                             .entry(String::new())
-                            .or_default() += devices;
+                            .or_default()
+                            .extend(devices);
                     } else {
                         self.selected_slices.insert(driver.to_string());
                     }

@@ -964,12 +964,13 @@ fn pod_claims(
 /// claim asks for are allocated from the ResourceSlices that DRA drivers publish for each node
 /// and picked by the DeviceClass's CEL selectors (upstream
 /// pkg/scheduler/framework/plugins/dynamicresources, resource.k8s.io/v1, GA in 1.34). Where
-/// the inventory carries the ResourceSlices and the class's selector is exactly
-/// `device.driver == "..."`, the devices of that driver on each node of a listed pool are
-/// counted: a claim that asks more than every node has keeps the pod off, one that every node
-/// can meet fits. Anything else (another CEL selector, a slice for a `nodeSelector`, a pool
-/// defined as code, a claim not read, alternatives) is not simulated: the pod may fit, never
-/// certainly.
+/// the inventory carries the ResourceSlices and the class's selector compares only the driver
+/// and string attributes (`device.driver == 'gpu.nvidia.com' &&
+/// device.attributes['gpu.nvidia.com'].type == 'gpu'`, as the drivers' own classes do), the
+/// devices it picks on each node of a listed pool are counted: a claim that asks more than
+/// every node has keeps the pod off, one that every node can meet fits. Anything else (another
+/// CEL selector, a slice for a `nodeSelector`, a pool defined as code, a claim not read,
+/// alternatives, a request's own selectors, two classes of one claim) is not simulated: the pod may fit, never certainly.
 pub fn claim_fit(
     claims: &[PodClaim],
     pool: &Pool,
@@ -987,27 +988,34 @@ pub fn claim_fit(
             verdict.unknown.push(may());
             continue;
         };
-        // Per driver: the devices needed (a request for all of a node's devices needs one).
-        let mut needed: Vec<(&str, &str, u64, bool)> = Vec::new();
+        // Per class: the devices needed (a request for all of a node's devices needs one).
+        let mut needed: Vec<(&crate::k8s::cluster::ClassSelector, &str, u64, bool)> = Vec::new();
         let mut certain = true;
         for r in requests {
-            match cluster.class_driver(&r.class) {
-                Some(driver) if !r.alternatives => {
+            match cluster.class_selector(&r.class) {
+                Some(selector) if !r.alternatives => {
+                    // A request's own selectors narrow the class: too few devices of the
+                    // class is too few, enough of them may not be.
+                    certain &= !r.narrowed;
                     let n = r.count.unwrap_or(1);
-                    match needed.iter_mut().find(|(d, ..)| *d == driver) {
+                    match needed.iter_mut().find(|(_, c, ..)| *c == r.class) {
                         Some(e) => e.2 += n,
-                        None => needed.push((driver, &r.class, n, r.count.is_none())),
+                        None => needed.push((selector, &r.class, n, r.count.is_none())),
                     }
                 }
                 _ => certain = false,
             }
         }
+        // Two classes may pick the same devices: enough of each is not enough of both.
+        if needed.len() > 1 {
+            certain = false;
+        }
         let mut short = false;
-        for &(driver, class, n, all) in &needed {
+        for &(selector, class, n, all) in &needed {
             let have: Vec<Devices> = pool
                 .nodes
                 .iter()
-                .map(|m| cluster.devices(driver, &m.name))
+                .map(|m| cluster.devices(selector, &m.name))
                 .collect();
             let most = have
                 .iter()

@@ -698,9 +698,11 @@ spec:
 
 // With the cluster's DeviceClasses and ResourceSlices in the inventory (`kubectl get
 // deviceclasses,resourceslices -o yaml`, shaped as NVIDIA's DRA driver publishes them: one
-// slice per node and driver, a class selecting `device.driver == 'gpu.nvidia.com'`), devices
-// are counted per node: two GPUs fit the node whose slice lists eight and no CPU node; sixteen
-// fit none; a class with another CEL selector is not decided.
+// slice per node and driver, its classes selecting `device.driver == 'gpu.nvidia.com' &&
+// device.attributes['gpu.nvidia.com'].type == 'gpu'`, deployments/helm/dra-driver-nvidia-gpu
+// templates/deviceclass-gpu.yaml), devices are counted per node: two GPUs fit the node whose
+// slice lists eight and no CPU node; sixteen fit none; a MIG device is not a GPU; a class with
+// another CEL selector is not decided.
 #[test]
 fn resource_claims_are_counted_against_resource_slices() {
     let inv = inventory(&format!(
@@ -712,9 +714,10 @@ fn resource_claims_are_counted_against_resource_slices() {
             "cpu: 8"
         )
     ));
-    let devices: String = (0..8)
-        .map(|i| format!("    - {{name: gpu-{i}, attributes: {{type: {{string: gpu}}}}}}\n"))
+    let mut devices: String = (0..8)
+        .map(|i| format!("    - {{name: gpu-{i}, attributes: {{type: {{string: gpu}}, index: {{int: {i}}}}}}}\n"))
         .collect();
+    devices.push_str("    - {name: gpu-0-mig-1g, attributes: {type: {string: mig}}}\n");
     let cluster_objects = format!(
         "\
 apiVersion: resource.k8s.io/v1
@@ -726,10 +729,17 @@ spec:
 ---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
+metadata: {{name: mig.nvidia.com}}
+spec:
+  selectors:
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'\"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
 metadata: {{name: gpu.example.com}}
 spec:
   selectors:
-  - cel: {{expression: \"device.driver == 'gpu.nvidia.com'\"}}
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].index > 3\"}}
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
@@ -773,30 +783,53 @@ spec:
         options.set_cluster(std::sync::Arc::new(cluster));
         first_verdict(manifest, &inv, &options)
     };
-    let v = verdicts("gpu.example.com", 2);
+    let v = verdicts("gpu.nvidia.com", 2);
     assert_eq!(
         v[0].reasons,
         vec![Reason::Insufficient {
-            resource: "gpu.example.com devices".into(),
+            resource: "gpu.nvidia.com devices".into(),
             requested: 2,
             offered: 0
         }]
     );
     assert!(v[1].fits() && v[1].unknown.is_empty(), "{:?}", v[1]);
-    let v = verdicts("gpu.example.com", 16);
+    let v = verdicts("gpu.nvidia.com", 9);
     assert_eq!(
         v[1].reasons,
         vec![Reason::Insufficient {
-            resource: "gpu.example.com devices".into(),
-            requested: 16,
+            resource: "gpu.nvidia.com devices".into(),
+            requested: 9,
             offered: 8
         }]
     );
     assert_eq!(
         v[1].reasons[0].describe(&inv.pools[1]),
-        "insufficient gpu.example.com devices: requests 16, a node offers at most 8"
+        "insufficient gpu.nvidia.com devices: requests 9, a node offers at most 8"
     );
-    // NVIDIA's own class also tests an attribute: not decided, both pools may fit.
-    let v = verdicts("gpu.nvidia.com", 2);
+    let v = verdicts("mig.nvidia.com", 2);
+    assert_eq!(v[1].reasons.len(), 1, "one MIG device: {v:?}");
+    assert!(verdicts("mig.nvidia.com", 1)[1].unknown.is_empty());
+    // A request's own selectors (NVIDIA's gpu-test6 picks A100s by index): too few of the
+    // class is certain, enough may not be.
+    let narrowed = |count: u32| {
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text("cluster.yaml", &cluster_objects);
+        let template = claim("gpu.nvidia.com", count).replace(
+            &format!("count: {count}}}"),
+            &format!("count: {count}, selectors: [{{cel: {{expression: \"device.attributes['gpu.nvidia.com'].index == 0\"}}}}]}}"),
+        );
+        cluster.add_text("claim.yaml", &template);
+        options.set_cluster(std::sync::Arc::new(cluster));
+        first_verdict(manifest, &inv, &options)
+    };
+    let v = narrowed(1);
+    assert!(v[1].fits() && v[1].unknown.len() == 1, "{v:?}");
+    assert!(v[1].unknown[0]
+        .describe()
+        .contains("1 device of class gpu.nvidia.com that its selectors pick"));
+    assert!(!narrowed(9)[1].fits());
+    // A comparison other than string equality is not decided: both pools may fit.
+    let v = verdicts("gpu.example.com", 2);
     assert!(v.iter().all(|v| v.fits() && v.unknown.len() == 1), "{v:?}");
 }
