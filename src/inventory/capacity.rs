@@ -90,6 +90,16 @@ impl Capacity {
         }
     }
 
+    /// Nodes with exactly `n` NVIDIA GPUs and no other accelerator; other resources unknown.
+    pub fn gpus(n: u128) -> Capacity {
+        let mut cap = Capacity::default();
+        for a in ACCELERATORS {
+            let k = if *a == "nvidia.com/gpu" { n } else { 0 };
+            cap.set(a, k, Some(k));
+        }
+        cap
+    }
+
     /// Nodes that each offer at least `min` and at most `max` (per resource; a resource
     /// missing from `min` is one some node lacks).
     pub fn range(min: &Resources, max: &Resources) -> Capacity {
