@@ -645,7 +645,7 @@ impl<'a> Builder<'a> {
             implied: Vec::new(),
             skipped,
             provider_labels: &[],
-            capacity: capacity,
+            capacity,
         });
     }
 
@@ -711,7 +711,7 @@ impl<'a> Builder<'a> {
             implied: Vec::new(),
             skipped,
             provider_labels: &[],
-            capacity: capacity,
+            capacity,
         });
     }
 
