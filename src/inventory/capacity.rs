@@ -33,6 +33,9 @@ pub struct Capacity {
     /// The instance types the nodes may be, where the definition names only known ones
     /// ([`instance_types`]); empty when unknown.
     pub types: Vec<&'static InstanceType>,
+    /// Whether `types` are all the types the nodes may be; else (a Karpenter NodePool whose
+    /// requirements leave the instance types open) they are only some of them.
+    pub closed: bool,
     /// Whether the pool makes its nodes for the pods that wait (Karpenter launches the
     /// instance type that fits the pending pod, aws/karpenter-provider-aws
     /// `pkg/providers/instance` over kubernetes-sigs/karpenter
@@ -152,6 +155,36 @@ impl Capacity {
         }
         self.types = types;
         self.sized = sized;
+        self.closed = true;
+    }
+
+    /// For a Karpenter NodePool: keeps the instance types whose capacity is within the
+    /// NodePool's `limits` (Karpenter launches no node that would exceed them), and, where the
+    /// requirements leave the types open on AWS, takes the table's types they allow as some of
+    /// the types Karpenter may launch: a pod one of them fits, fits.
+    pub fn within_limits(
+        &mut self,
+        reqs: &[PoolRequirement],
+        aws: bool,
+        cpu: Option<u128>,
+        memory: Option<u128>,
+    ) {
+        let within = |t: &&InstanceType| {
+            cpu.is_none_or(|c| u128::from(t.cpu) * 1000 <= c)
+                && memory.is_none_or(|m| u128::from(t.memory) << 20 <= m)
+        };
+        if self.closed {
+            let kept: Vec<&'static InstanceType> =
+                self.types.iter().copied().filter(within).collect();
+            if !kept.is_empty() && kept.len() < self.types.len() {
+                self.of_types(kept, true);
+            }
+        } else if aws {
+            if let Some(some) = instance_types::some_allowed(reqs) {
+                self.types = some.into_iter().filter(within).collect();
+                self.sized = true;
+            }
+        }
     }
 
     fn set(&mut self, name: &str, min: u128, max: Option<u128>) {
@@ -527,5 +560,65 @@ mod node_group_tests {
         assert_eq!(gpu.offer("memory"), Some((14162 << 20, Some(14162 << 20))));
         assert!(!gpu.sized);
         assert_eq!(offer("batch"), None);
+    }
+}
+
+#[cfg(test)]
+mod nodepool_tests {
+    use crate::inventory::Inventory;
+    use crate::k8s::resources::Resources;
+
+    fn pool(requirements: &str, limits: &str, class: &str) -> super::Capacity {
+        let text = format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: p}}\nspec:\n  \
+             template:\n    spec:\n      nodeClassRef: {class}\n      requirements:\n{requirements}{limits}"
+        );
+        let inv = Inventory::load(&[("nodepool.yaml", &text)]).unwrap();
+        inv.pools[0].capacity.clone()
+    }
+
+    fn cpu(n: u128) -> Resources {
+        Resources::from_pairs([("cpu".to_string(), n * 1000)])
+    }
+
+    const EC2: &str = "{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}";
+
+    // aws/karpenter-provider-aws examples/v1/general-purpose.yaml: categories c, m, r of a
+    // generation above 2 leave the instance types open; Karpenter launches one that fits the
+    // pod, so a pod of 1 or 64 CPUs fits (m6i.24xlarge, c7i.48xlarge ...); 500 CPUs may.
+    // examples/v1/100-cpu-limit.yaml: no node above 100 vCPUs.
+    #[test]
+    fn open_nodepools_fit_what_a_known_type_fits() {
+        let general = "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}\n        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ['2']}\n";
+        let cap = pool(general, "", EC2);
+        assert!(!cap.closed);
+        assert!(cap.one_type_fits(&cpu(1)));
+        assert!(cap.one_type_fits(&cpu(64)));
+        assert!(!cap.one_type_fits(&cpu(500)));
+        assert_eq!(cap.offer("cpu"), None);
+        let limited = pool(general, "  limits: {cpu: 100}\n", EC2);
+        assert!(limited.one_type_fits(&cpu(64)));
+        assert!(!limited.one_type_fits(&cpu(100)));
+        // Another cloud's node class: the AWS table says nothing.
+        let azure = pool(
+            general,
+            "",
+            "{group: karpenter.azure.com, kind: AKSNodeClass, name: default}",
+        );
+        assert!(!azure.one_type_fits(&cpu(1)));
+        // A requirement on an instance label the table does not know: not decided.
+        let nitro = pool(
+            &format!("{general}        - {{key: karpenter.k8s.aws/instance-hypervisor, operator: In, values: [nitro]}}\n"),
+            "",
+            EC2,
+        );
+        assert!(!nitro.one_type_fits(&cpu(1)));
+        // A closed set within limits: g5 up to 48 vCPUs.
+        let g5 = pool(
+            "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n",
+            "  limits: {cpu: 48}\n",
+            EC2,
+        );
+        assert_eq!(g5.offer("cpu"), Some((3920, Some(47810))));
     }
 }

@@ -196,6 +196,28 @@ pub fn allowed(reqs: &[PoolRequirement]) -> Option<Vec<&'static InstanceType>> {
     )
 }
 
+/// Some of the instance types a NodePool's requirements allow, where they leave them open:
+/// the table's types that meet every requirement on a label the table knows. `None` where a
+/// requirement is on another instance label (`karpenter.k8s.aws/instance-hypervisor`, ...:
+/// what it allows is not known here).
+pub fn some_allowed(reqs: &[PoolRequirement]) -> Option<Vec<&'static InstanceType>> {
+    if reqs
+        .iter()
+        .any(|r| r.key.starts_with("karpenter.k8s.aws/instance-") && !InstanceType::knows(&r.key))
+    {
+        return None;
+    }
+    Some(
+        AWS.iter()
+            .filter(|t| {
+                reqs.iter()
+                    .filter(|r| InstanceType::knows(&r.key))
+                    .all(|r| t.meets(r))
+            })
+            .collect(),
+    )
+}
+
 /// The table, by family, in the source's order.
 pub static AWS: &[InstanceType] = &[
     it(

@@ -507,8 +507,8 @@ spec:
     // Eight GPUs and 150 CPUs: only a g5.48xlarge has both (p4d.24xlarge has 96 vCPUs).
     let big = eight.replace("requests: {cpu: '1'}", "requests: {cpu: '150'}");
     assert!(first_verdict(&big, &inv, &Options::default())[1].fits());
-    // A pool of instance families the table does not know: eight GPUs may fit.
-    let unknown = inventory(&pools.replace("[g5, g6, p4d]", "[g5, g7x]"));
+    // A pool of an instance family the table does not know: eight GPUs may fit.
+    let unknown = inventory(&pools.replace("[g5, g6, p4d]", "[g7x]"));
     let v = first_verdict(&eight, &unknown, &Options::default());
     assert!(v[1].fits());
     let said: Vec<String> = v[1].unknown.iter().map(|u| u.describe()).collect();
