@@ -414,13 +414,18 @@ pub enum Asked {
     },
     /// Not a label: a resource claim of the pod (Dynamic Resource Allocation), named `key`,
     /// with what it claims in words; not simulated.
-    Claim(String),
+    Claim {
+        what: String,
+        /// Where the devices were counted on each node: how many of the pool's nodes have
+        /// enough, of how many.
+        enough: Option<(usize, usize)>,
+    },
 }
 
 impl Undeclared {
     /// Whether it is about a resource rather than a label.
     pub fn is_resource(&self) -> bool {
-        matches!(self.asked, Asked::Resource { .. } | Asked::Claim(_))
+        matches!(self.asked, Asked::Resource { .. } | Asked::Claim { .. })
     }
 
     /// Why the pod may fit, in plain words.
@@ -435,9 +440,16 @@ impl Undeclared {
                 "node affinity `{e}`: the pool's definition does not declare the label {key}; \
                  it fits if the label is set elsewhere"
             ),
-            Asked::Claim(what) => format!(
+            Asked::Claim { what, enough: None } => format!(
                 "resource claim {key} {what}: dynamic resource allocation is not simulated; it \
                  fits if a node's devices satisfy the claim"
+            ),
+            Asked::Claim {
+                what,
+                enough: Some((n, of)),
+            } => format!(
+                "resource claim {key} {what}: nodes with that many devices: {n} of the \
+                 pool's {of}; it fits those"
             ),
             Asked::Resource {
                 requested,
@@ -834,7 +846,13 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             base.eviction = eviction(w, pool, gate);
             base.granted = granted(&placing_sources, pool, gate);
             resource_fit(&w.requests, pool, &mut base);
-            claim_fit(&w.claims, pool, options.cluster(), &mut base);
+            claim_fit(
+                &w.claims,
+                pool,
+                options.cluster(),
+                &inventory.cluster,
+                &mut base,
+            );
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
@@ -970,22 +988,29 @@ fn pod_claims(
 /// devices it picks on each node of a listed pool are counted: a claim that asks more than
 /// every node has keeps the pod off, one that every node can meet fits. Anything else (another
 /// CEL selector, a slice for a `nodeSelector`, a pool defined as code, a claim not read,
-/// alternatives, a request's own selectors, two classes of one claim) is not simulated: the pod may fit, never certainly.
+/// alternatives, a request's own selectors, two classes of one claim) is not simulated: the
+/// pod may fit, never certainly. The DeviceClasses come from any file read (`cluster`), the
+/// ResourceSlices only from the inventory (`devices`): a slice names the nodes of the cluster
+/// it was listed from.
 pub fn claim_fit(
     claims: &[PodClaim],
     pool: &Pool,
     cluster: &crate::k8s::cluster::Cluster,
+    devices: &crate::k8s::cluster::Cluster,
     verdict: &mut Verdict,
 ) {
     use crate::k8s::cluster::Devices;
     for claim in claims {
-        let may = || Undeclared {
+        let may = |enough| Undeclared {
             key: claim.name.clone(),
-            asked: Asked::Claim(claim.what.clone()),
+            asked: Asked::Claim {
+                what: claim.what.clone(),
+                enough,
+            },
         };
-        let decided = pool.declared.is_none() && cluster.knows_devices();
+        let decided = pool.declared.is_none() && devices.knows_devices();
         let Some(requests) = claim.requests.as_ref().filter(|_| decided) else {
-            verdict.unknown.push(may());
+            verdict.unknown.push(may(None));
             continue;
         };
         // Per class: the devices needed (a request for all of a node's devices needs one).
@@ -1011,11 +1036,14 @@ pub fn claim_fit(
             certain = false;
         }
         let mut short = false;
+        // Nodes that have enough of every class, where each count is known.
+        let mut enough = vec![true; pool.nodes.len()];
+        let mut counted = certain;
         for &(selector, class, n, all) in &needed {
             let have: Vec<Devices> = pool
                 .nodes
                 .iter()
-                .map(|m| cluster.devices(selector, &m.name))
+                .map(|m| devices.devices(selector, &m.name))
                 .collect();
             let most = have
                 .iter()
@@ -1042,9 +1070,20 @@ pub fn claim_fit(
             {
                 certain = false;
             }
+            for (e, d) in enough.iter_mut().zip(&have) {
+                match d {
+                    Devices::Known(k) => *e &= *k >= n,
+                    Devices::AtLeast(k) if *k >= n => {}
+                    _ => counted = false,
+                }
+            }
         }
         if !short && !certain {
-            verdict.unknown.push(may());
+            let n = enough.iter().filter(|e| **e).count();
+            let decided = counted && !needed.is_empty() && n > 0;
+            verdict
+                .unknown
+                .push(may(decided.then_some((n, pool.nodes.len()))));
         }
     }
 }

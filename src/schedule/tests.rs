@@ -705,7 +705,7 @@ spec:
 // another CEL selector is not decided.
 #[test]
 fn resource_claims_are_counted_against_resource_slices() {
-    let inv = inventory(&format!(
+    let nodes = format!(
         "{}---\n{}",
         node_offering("cpu-1", "", "cpu: 8"),
         node_offering(
@@ -713,7 +713,7 @@ fn resource_claims_are_counted_against_resource_slices() {
             "{key: nvidia.com/gpu, effect: NoSchedule}",
             "cpu: 8"
         )
-    ));
+    );
     let mut devices: String = (0..8)
         .map(|i| format!("    - {{name: gpu-{i}, attributes: {{type: {{string: gpu}}, index: {{int: {i}}}}}}}\n"))
         .collect();
@@ -751,6 +751,11 @@ spec:
   devices:
 {devices}"
     );
+    // The slices come with the inventory; the classes from any file (here, the same text).
+    let inv = inventory(&format!("{nodes}---\n{cluster_objects}"));
+    assert!(inv.cluster.knows_devices());
+    // Slices among the manifests describe another cluster's nodes: not counted.
+    let elsewhere = inventory(&nodes);
     let claim = |class: &str, count: u32| {
         format!(
             "\
@@ -783,6 +788,13 @@ spec:
         options.set_cluster(std::sync::Arc::new(cluster));
         first_verdict(manifest, &inv, &options)
     };
+    let mut options = Options::default();
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text("cluster.yaml", &cluster_objects);
+    cluster.add_text("claim.yaml", &claim("gpu.nvidia.com", 2));
+    options.set_cluster(std::sync::Arc::new(cluster));
+    let v = first_verdict(manifest, &elsewhere, &options);
+    assert!(v.iter().all(|v| v.fits() && v.unknown.len() == 1), "{v:?}");
     let v = verdicts("gpu.nvidia.com", 2);
     assert_eq!(
         v[0].reasons,

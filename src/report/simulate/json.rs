@@ -532,7 +532,7 @@ fn why_not<'a>(
             let subject = match &u.asked {
                 Asked::Value(value) => Subject::LabelUnknown { key, value },
                 Asked::Expression(expression) => Subject::AffinityLabelUnknown { key, expression },
-                Asked::Claim(_) => Subject::ClaimNotSimulated { claim: key },
+                Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
                 Asked::Resource { requested, range } => Subject::CapacityUnknown {
                     resource: key,
                     requested: display(key, *requested),
