@@ -967,13 +967,19 @@ fn node_list(nodes: &[GeneratedNode], format: usize) -> String {
     }
 }
 
-/// A node for the resource property: CPU in millicores, memory in MiB, GPUs when it has any.
+/// A node for the resource property: CPU in millicores, memory in MiB, GPUs when it has any;
+/// `listed` false for a node whose status is not written (what it offers is unknown).
 #[derive(Debug, Clone)]
 struct NodeOffer {
     cpu: u32,
     memory: u32,
     gpus: Option<u32>,
+    listed: bool,
 }
+
+/// What every node offers, whatever its pool says (taintlint's floor for CPU in millicores
+/// and memory in MiB: `inventory::capacity::floor`).
+const FLOOR: [u64; 2] = [500, 512];
 
 /// A container's requests: CPU in millicores, memory in MiB, GPUs (as a limit), and whether it
 /// is an init container, a sidecar (a restartable init container) or neither.
@@ -986,17 +992,30 @@ struct Ask {
 }
 
 fn node_offer() -> impl Strategy<Value = NodeOffer> {
-    (0..20_000u32, 0..65_536u32, prop::option::of(0..9u32))
-        .prop_map(|(cpu, memory, gpus)| NodeOffer { cpu, memory, gpus })
+    (
+        0..20_000u32,
+        0..65_536u32,
+        prop::option::of(0..9u32),
+        0..4u8,
+    )
+        .prop_map(|(cpu, memory, gpus, listed)| NodeOffer {
+            cpu,
+            memory,
+            gpus,
+            listed: listed > 0,
+        })
 }
 
 fn ask() -> impl Strategy<Value = Ask> {
-    (0..12_000u32, 0..40_000u32, 0..5u32, 0..3u8).prop_map(|(cpu, memory, gpus, init)| Ask {
-        cpu,
-        memory,
-        gpus: if gpus > 2 { 0 } else { gpus },
-        init,
-    })
+    // Small requests too, around what a node that does not say offers for certain.
+    (0..12_000u32, 0..40_000u32, 0..5u32, 0..3u8, any::<bool>()).prop_map(
+        |(cpu, memory, gpus, init, small)| Ask {
+            cpu: if small { cpu % 300 } else { cpu },
+            memory: if small { memory % 300 } else { memory },
+            gpus: if gpus > 2 { 0 } else { gpus },
+            init,
+        },
+    )
 }
 
 /// The reference: upstream `PodRequests` written out plainly (containers and sidecars summed;
@@ -1075,10 +1094,14 @@ proptest! {
         for (i, n) in nodes.iter().enumerate() {
             let gpus = n.gpus.map(|g| format!(", nvidia.com/gpu: '{g}'")).unwrap_or_default();
             inventory.push_str(&format!(
-                "---\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}\n\
-                 status: {{allocatable: {{cpu: {}m, memory: {}Mi, pods: '110'{gpus}}}}}\n",
-                n.cpu, n.memory
+                "---\nkind: Node\nmetadata: {{name: n{i}, labels: {{kubernetes.io/hostname: n{i}}}}}\n"
             ));
+            if n.listed {
+                inventory.push_str(&format!(
+                    "status: {{allocatable: {{cpu: {}m, memory: {}Mi, pods: '110'{gpus}}}}}\n",
+                    n.cpu, n.memory
+                ));
+            }
         }
         let (mut containers, mut init) = (String::new(), String::new());
         for a in asks.iter() {
@@ -1112,6 +1135,16 @@ proptest! {
                 .iter()
                 .map(|m| &nodes[m.name[1..].parse::<usize>().unwrap()])
                 .collect();
+            if members.iter().any(|n| !n.listed) {
+                // What the nodes offer is unknown: never "does not fit", and "fits" without a
+                // "may" only for what every node offers.
+                let small = want[0] <= FLOOR[0] && want[1] <= FLOOR[1] && want[2] == 0;
+                for (v, _, _) in pv.groups(pool) {
+                    prop_assert!(v.fits(), "says no fit on unknown nodes: {pod}\n{inventory}");
+                    prop_assert_eq!(v.unknown.is_empty(), small, "{}\n{}", pod, inventory);
+                }
+                continue;
+            }
             for (v, _, _) in pv.groups(pool) {
                 if v.fits() && v.unknown.is_empty() {
                     prop_assert!(members.iter().all(|n| enough(n)), "says fits: {pod}\n{inventory}");

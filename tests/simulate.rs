@@ -1085,7 +1085,8 @@ fn kueue_flavors_are_an_inventory() {
     let fits: Vec<Value> = (0..3)
         .map(|p| entry(coordinator, p)["fit"].clone())
         .collect();
-    assert_eq!(fits, ["yes", "no", "no"]);
+    // A flavor does not say what its nodes offer: the coordinator's 2 CPUs may fit `cpu`.
+    assert_eq!(fits, ["partial", "no", "no"]);
     let workers = &workloads[1];
     assert_ne!(entry(workers, 2)["fit"], "no");
     assert_eq!(
@@ -1171,4 +1172,55 @@ fn a_request_larger_than_any_node_names_the_resource() {
         serde_json::json!(["7910m", "15890m"])
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+// GPU counts are per pod: sixteen GPUs a pod fit no node of the DRA example's cluster listed
+// with eight allocatable a node, however few replicas; eight fit (the inventory is written
+// here, after `kubectl get nodes -o yaml` of two 8-GPU A100 nodes).
+#[test]
+fn gpu_counts_are_per_pod_end_to_end() {
+    let dir = std::env::temp_dir().join(format!("taintlint-gpu-counts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let nodes = dir.join("nodes.yaml");
+    std::fs::write(
+        &nodes,
+        "apiVersion: v1\nkind: List\nitems:\n\
+         - kind: Node\n  metadata: {name: a100-1}\n  status: {allocatable: {cpu: 95690m, memory: 1000Gi, nvidia.com/gpu: '8'}}\n\
+         - kind: Node\n  metadata: {name: a100-2}\n  status: {allocatable: {cpu: 95690m, memory: 1000Gi, nvidia.com/gpu: '8'}}\n",
+    )
+    .unwrap();
+    let deployment = |gpus: u32, replicas: u32| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: train}}\nspec:\n  replicas: {replicas}\n  \
+             template:\n    spec:\n      containers:\n      - name: t\n        image: x\n        \
+             resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}\n"
+        )
+    };
+    for (gpus, replicas, fits) in [(16, 1, false), (8, 4, true), (9, 1, false)] {
+        let manifest = dir.join(format!("train-{gpus}-{replicas}.yaml"));
+        std::fs::write(&manifest, deployment(gpus, replicas)).unwrap();
+        let out = run(&[
+            "simulate",
+            "--why",
+            "--inventory",
+            nodes.to_str().unwrap(),
+            manifest.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(if fits { 0 } else { 1 }),
+            "{}",
+            stdout(&out)
+        );
+        if !fits {
+            assert!(
+                stdout(&out).contains(&format!(
+                    "insufficient nvidia.com/gpu: requests {gpus}, a node offers at most 8"
+                )),
+                "{}",
+                stdout(&out)
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

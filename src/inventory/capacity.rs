@@ -10,6 +10,7 @@
 
 use crate::k8s::resources::Resources;
 
+use super::instance_types::{self, InstanceType};
 use super::PoolRequirement;
 
 /// What one node of a pool offers of a resource: at least `min`, at most `max` (`None`: no
@@ -29,6 +30,41 @@ pub struct Capacity {
     /// Whether a resource not in `offers` is one no node has (nodes that report their
     /// allocatable); else it is unknown.
     pub complete: bool,
+    /// The instance types the nodes may be, where the definition names only known ones
+    /// ([`instance_types`]); empty when unknown.
+    pub types: Vec<&'static InstanceType>,
+    /// Whether `types` are all the types the nodes may be; else (a Karpenter NodePool whose
+    /// requirements leave the instance types open) they are only some of them.
+    pub closed: bool,
+    /// Whether the pool makes its nodes for the pods that wait (Karpenter launches the
+    /// instance type that fits the pending pod, aws/karpenter-provider-aws
+    /// `pkg/providers/instance` over kubernetes-sigs/karpenter
+    /// `pkg/controllers/provisioning/scheduling`): a pod fits if one of `types` offers all it
+    /// asks, rather than every node.
+    pub sized: bool,
+}
+
+/// How much of `name` every node offers, whatever the pool: a request up to it fits a pool that
+/// does not say what its nodes offer; a larger one may fit. CPU, memory and ephemeral storage
+/// only (an extended resource is on the nodes whose device plugin advertises it: none is
+/// certain).
+///
+/// The floor is what the smallest nodes the managed platforms run keep allocatable once the
+/// kubelet's reservations are taken: a 1 GiB node (GKE `e2-micro`, EKS `t3.micro`) keeps about
+/// 600 MiB of memory (GKE reserves 25% of the first 4 GiB and a 100 MiB eviction threshold,
+/// cloud.google.com/kubernetes-engine/docs/concepts/plan-node-sizes; the EKS AMI 255 MiB plus
+/// 11 MiB a pod and the same threshold, awslabs/amazon-eks-ami files/bootstrap.sh
+/// `get_memory_mebibytes_to_reserve`),
+/// and GKE's shared-core types 940m of CPU (the same page); a node's disk, whatever its size, at
+/// least a gibibyte for pods. Requests below it are the common case (a sidecar's 100m and
+/// 128Mi): saying "may fit" of each would bury the pods that ask for more than a small node has.
+pub fn floor(name: &str) -> u128 {
+    match name {
+        "cpu" => 500,
+        "memory" => 512 << 20,
+        "ephemeral-storage" => 1 << 30,
+        _ => 0,
+    }
 }
 
 /// The accelerator resources the device plugins of the common platforms advertise.
@@ -53,7 +89,18 @@ impl Capacity {
                 })
                 .collect(),
             complete: true,
+            ..Capacity::default()
         }
+    }
+
+    /// Nodes with exactly `n` NVIDIA GPUs and no other accelerator; other resources unknown.
+    pub fn gpus(n: u128) -> Capacity {
+        let mut cap = Capacity::default();
+        for a in ACCELERATORS {
+            let k = if *a == "nvidia.com/gpu" { n } else { 0 };
+            cap.set(a, k, Some(k));
+        }
+        cap
     }
 
     /// Nodes that each offer at least `min` and at most `max` (per resource; a resource
@@ -69,6 +116,7 @@ impl Capacity {
                 })
                 .collect(),
             complete: true,
+            ..Capacity::default()
         }
     }
 
@@ -79,6 +127,63 @@ impl Capacity {
             Ok(i) => Some((self.offers[i].min, self.offers[i].max)),
             Err(_) if self.complete => Some((0, Some(0))),
             Err(_) => None,
+        }
+    }
+
+    /// Whether one of the pool's instance types offers all of `requests` that the table
+    /// knows, when the pool makes its nodes to fit ([`Capacity::sized`]); `false` otherwise.
+    pub fn one_type_fits(&self, requests: &Resources) -> bool {
+        self.sized
+            && self.types.iter().any(|t| {
+                requests
+                    .iter()
+                    .all(|(name, asked)| t.offers(name).is_none_or(|has| asked <= has))
+            })
+    }
+
+    /// The nodes are of these instance types: what they offer of CPU, memory and accelerators
+    /// ranges over the types.
+    fn of_types(&mut self, types: Vec<&'static InstanceType>, sized: bool) {
+        let resources = ["cpu", "memory"]
+            .into_iter()
+            .chain(ACCELERATORS.iter().copied());
+        for name in resources {
+            let offered = types.iter().filter_map(|t| t.offers(name));
+            if let (Some(min), Some(max)) = (offered.clone().min(), offered.max()) {
+                self.set(name, min, Some(max));
+            }
+        }
+        self.types = types;
+        self.sized = sized;
+        self.closed = true;
+    }
+
+    /// For a Karpenter NodePool: keeps the instance types whose capacity is within the
+    /// NodePool's `limits` (Karpenter launches no node that would exceed them), and, where the
+    /// requirements leave the types open on AWS, takes the table's types they allow as some of
+    /// the types Karpenter may launch: a pod one of them fits, fits.
+    pub fn within_limits(
+        &mut self,
+        reqs: &[PoolRequirement],
+        aws: bool,
+        cpu: Option<u128>,
+        memory: Option<u128>,
+    ) {
+        let within = |t: &&InstanceType| {
+            cpu.is_none_or(|c| u128::from(t.cpu) * 1000 <= c)
+                && memory.is_none_or(|m| u128::from(t.memory) << 20 <= m)
+        };
+        if self.closed {
+            let kept: Vec<&'static InstanceType> =
+                self.types.iter().copied().filter(within).collect();
+            if !kept.is_empty() && kept.len() < self.types.len() {
+                self.of_types(kept, true);
+            }
+        } else if aws {
+            if let Some(some) = instance_types::some_allowed(reqs) {
+                self.types = some.into_iter().filter(within).collect();
+                self.sized = true;
+            }
         }
     }
 
@@ -143,16 +248,20 @@ fn category_accelerators(category: &str) -> &'static [&'static str] {
 
 /// What a node group of these AWS instance types (`g5.2xlarge`, `m6i.large`) implies about its
 /// accelerators, as [`from_requirements`] reads a `node.kubernetes.io/instance-type`
-/// requirement; unknown with no type given.
+/// requirement, and, where [`instance_types`] knows them all, what its nodes offer of CPU,
+/// memory and accelerators; unknown with no type given. The group's nodes are of any of the
+/// types: a pod fits those that offer enough.
 pub fn from_instance_types(types: &[String]) -> Capacity {
     if types.is_empty() {
         return Capacity::default();
     }
-    from_requirements(&[PoolRequirement {
+    let mut cap = from_requirements(&[PoolRequirement {
         key: "node.kubernetes.io/instance-type".to_string(),
         operator: "In".to_string(),
         values: types.to_vec(),
-    }])
+    }]);
+    cap.sized = false;
+    cap
 }
 
 /// What a Karpenter NodePool's requirements imply about the accelerators of the nodes it makes.
@@ -267,6 +376,11 @@ pub fn from_requirements(reqs: &[PoolRequirement]) -> Capacity {
             cap.set(a, 0, gpus.1);
         }
     }
+    // Instance types (or families) the table knows: what the nodes offer ranges over them, and
+    // Karpenter launches the one that fits the pod.
+    if let Some(types) = instance_types::allowed(reqs).filter(|t| !t.is_empty()) {
+        cap.of_types(types, true);
+    }
     cap
 }
 
@@ -289,9 +403,20 @@ mod tests {
             "In",
             &["g5", "p4d"],
         )]);
-        assert_eq!(gpu.offer("nvidia.com/gpu"), Some((1, None)));
+        // From one A10G (g5.xlarge) to eight (g5.48xlarge, p4d.24xlarge); CPU from the
+        // g5.xlarge's 3920m to the g5.48xlarge's 191450m allocatable.
+        assert_eq!(gpu.offer("nvidia.com/gpu"), Some((1, Some(8))));
         assert_eq!(gpu.offer("amd.com/gpu"), Some((0, Some(0))));
-        assert_eq!(gpu.offer("cpu"), None);
+        assert_eq!(gpu.offer("cpu"), Some((3920, Some(191_450))));
+        assert!(gpu.sized);
+        // A family the table does not know: the GPU is implied, the amounts are not.
+        let unknown = from_requirements(&[req(
+            "karpenter.k8s.aws/instance-family",
+            "In",
+            &["g5", "g7x"],
+        )]);
+        assert_eq!(unknown.offer("nvidia.com/gpu"), Some((1, None)));
+        assert_eq!(unknown.offer("cpu"), None);
         let general = from_requirements(&[req(
             "karpenter.k8s.aws/instance-category",
             "In",
@@ -327,7 +452,7 @@ mod tests {
             "In",
             &["inf2.xlarge"],
         )]);
-        assert_eq!(neuron.offer("aws.amazon.com/neuron"), Some((1, None)));
+        assert_eq!(neuron.offer("aws.amazon.com/neuron"), Some((1, Some(1))));
         assert_eq!(neuron.offer("nvidia.com/gpu"), Some((0, Some(0))));
         // Another provider's instance types say nothing of GPUs here.
         let azure = from_requirements(&[req(
@@ -336,6 +461,58 @@ mod tests {
             &["Standard_NC24ads_A100_v4"],
         )]);
         assert_eq!(azure.offer("nvidia.com/gpu"), None);
+    }
+
+    // Karpenter's operators on the instance labels narrow the types a family allows
+    // (aws/karpenter-provider-aws examples: `instance-cpu In [4, 8, 16, 32]`,
+    // `instance-size NotIn [metal]`, `instance-gpu-count Gt 1`).
+    #[test]
+    fn requirements_narrow_the_instance_types() {
+        let family = req("karpenter.k8s.aws/instance-family", "In", &["g5", "m6i"]);
+        let cap = |more: &[PoolRequirement]| {
+            let mut reqs = vec![family.clone()];
+            reqs.extend_from_slice(more);
+            from_requirements(&reqs)
+        };
+        let small = cap(&[req("karpenter.k8s.aws/instance-cpu", "Lt", &["9"])]);
+        assert_eq!(small.offer("cpu"), Some((1930, Some(7910))));
+        let names: Vec<&str> = small.types.iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            [
+                "g5.xlarge",
+                "g5.2xlarge",
+                "m6i.large",
+                "m6i.xlarge",
+                "m6i.2xlarge"
+            ]
+        );
+        let multi = cap(&[req("karpenter.k8s.aws/instance-gpu-count", "Gt", &["1"])]);
+        assert_eq!(multi.offer("nvidia.com/gpu"), Some((4, Some(8))));
+        assert!(multi.types.iter().all(|t| t.name.starts_with("g5.")));
+        let sizes = cap(&[req(
+            "karpenter.k8s.aws/instance-size",
+            "In",
+            &["large", "xlarge"],
+        )]);
+        assert_eq!(sizes.types.len(), 3);
+        // GPU nodes of at least 24 GiB and an A10G: g5 sizes from 2xlarge.
+        let gpus = cap(&[
+            req("karpenter.k8s.aws/instance-memory", "Gte", &["24576"]),
+            req("karpenter.k8s.aws/instance-gpu-name", "In", &["a10g"]),
+        ]);
+        assert_eq!(gpus.types[0].name, "g5.2xlarge");
+        // One type offers 8 GPUs and 100 CPUs; none offers 8 GPUs and 200 CPUs.
+        let ask = |cpu: u128, gpus: u128| {
+            Resources::from_pairs([
+                ("cpu".to_string(), cpu * 1000),
+                ("nvidia.com/gpu".to_string(), gpus),
+            ])
+        };
+        let all = cap(&[]);
+        assert!(all.one_type_fits(&ask(100, 8)));
+        assert!(!all.one_type_fits(&ask(200, 8)));
+        assert!(!all.one_type_fits(&ask(1, 16)));
     }
 
     #[test]
@@ -375,7 +552,73 @@ mod node_group_tests {
                 .offer("nvidia.com/gpu")
         };
         assert_eq!(offer("general"), Some((0, Some(0))));
-        assert_eq!(offer("gpu"), Some((1, None)));
+        assert_eq!(offer("gpu"), Some((1, Some(1))));
+        // A g5.xlarge node group's nodes are all alike: 3920m CPU, 14162Mi memory (not made
+        // to fit the pod, as Karpenter's are).
+        let gpu = &inv.pools.iter().find(|p| p.name == "gpu").unwrap().capacity;
+        assert_eq!(gpu.offer("cpu"), Some((3920, Some(3920))));
+        assert_eq!(gpu.offer("memory"), Some((14162 << 20, Some(14162 << 20))));
+        assert!(!gpu.sized);
         assert_eq!(offer("batch"), None);
+    }
+}
+
+#[cfg(test)]
+mod nodepool_tests {
+    use crate::inventory::Inventory;
+    use crate::k8s::resources::Resources;
+
+    fn pool(requirements: &str, limits: &str, class: &str) -> super::Capacity {
+        let text = format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: p}}\nspec:\n  \
+             template:\n    spec:\n      nodeClassRef: {class}\n      requirements:\n{requirements}{limits}"
+        );
+        let inv = Inventory::load(&[("nodepool.yaml", &text)]).unwrap();
+        inv.pools[0].capacity.clone()
+    }
+
+    fn cpu(n: u128) -> Resources {
+        Resources::from_pairs([("cpu".to_string(), n * 1000)])
+    }
+
+    const EC2: &str = "{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}";
+
+    // aws/karpenter-provider-aws examples/v1/general-purpose.yaml: categories c, m, r of a
+    // generation above 2 leave the instance types open; Karpenter launches one that fits the
+    // pod, so a pod of 1 or 64 CPUs fits (m6i.24xlarge, c7i.48xlarge ...); 500 CPUs may.
+    // examples/v1/100-cpu-limit.yaml: no node above 100 vCPUs.
+    #[test]
+    fn open_nodepools_fit_what_a_known_type_fits() {
+        let general = "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}\n        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ['2']}\n";
+        let cap = pool(general, "", EC2);
+        assert!(!cap.closed);
+        assert!(cap.one_type_fits(&cpu(1)));
+        assert!(cap.one_type_fits(&cpu(64)));
+        assert!(!cap.one_type_fits(&cpu(500)));
+        assert_eq!(cap.offer("cpu"), None);
+        let limited = pool(general, "  limits: {cpu: 100}\n", EC2);
+        assert!(limited.one_type_fits(&cpu(64)));
+        assert!(!limited.one_type_fits(&cpu(100)));
+        // Another cloud's node class: the AWS table says nothing.
+        let azure = pool(
+            general,
+            "",
+            "{group: karpenter.azure.com, kind: AKSNodeClass, name: default}",
+        );
+        assert!(!azure.one_type_fits(&cpu(1)));
+        // A requirement on an instance label the table does not know: not decided.
+        let nitro = pool(
+            &format!("{general}        - {{key: karpenter.k8s.aws/instance-hypervisor, operator: In, values: [nitro]}}\n"),
+            "",
+            EC2,
+        );
+        assert!(!nitro.one_type_fits(&cpu(1)));
+        // A closed set within limits: g5 up to 48 vCPUs.
+        let g5 = pool(
+            "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n",
+            "  limits: {cpu: 48}\n",
+            EC2,
+        );
+        assert_eq!(g5.offer("cpu"), Some((3920, Some(47810))));
     }
 }

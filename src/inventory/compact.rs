@@ -17,7 +17,8 @@
 //! ```
 //!
 //! Without `allocatable`, what the nodes offer is unknown: a pod that asks for an extended
-//! resource (`nvidia.com/gpu`) may fit, and CPU and memory are not judged.
+//! resource (`nvidia.com/gpu`), or for more CPU or memory than every node offers
+//! ([`super::capacity::floor`]), may fit.
 //!
 //! Nodes are named `<pool>-1` .. `<pool>-<count>` unless `nodes` names them, and each gets the
 //! `kubernetes.io/hostname` label the kubelet would set. A `key=value:Effect` string is read

@@ -57,8 +57,16 @@ pub(crate) fn read(
         "karpenter.sh/nodepool"
     };
     node_labels.push((name_label.to_string(), object.name.clone()));
+    // Whether the nodes are EC2 instances: an EC2NodeClass (karpenter.k8s.aws), or a
+    // Provisioner's AWSNodeTemplate or inline `provider`.
+    let mut aws = provisioner
+        && (path(&["spec", "provider"]).is_some()
+            || path(&["spec", "providerRef"])
+                .and_then(|r| doc.get_str(r, "kind"))
+                .is_some_and(|k| k == "AWSNodeTemplate"));
     if let Some(class) = path(&["spec", "template", "spec", "nodeClassRef"]) {
         let group = doc.get_str(class, "group").unwrap_or_default();
+        aws |= group == "karpenter.k8s.aws" || doc.get_str(class, "kind") == Some("EC2NodeClass");
         let class_kind = doc.get_str(class, "kind").unwrap_or_default();
         let class_name = doc.get_str(class, "name").unwrap_or_default();
         if !group.is_empty() && !class_kind.is_empty() && !class_name.is_empty() {
@@ -128,6 +136,12 @@ pub(crate) fn read(
         startup: startup_taints,
         invalid,
     } = object.taints();
+    let limit = |name: &str| {
+        path(&["spec", "limits", name])
+            .and_then(|v| scalar_text(doc, v))
+            .and_then(|q| crate::k8s::resources::amount(name, &q))
+    };
+    let limits = (limit("cpu"), limit("memory"));
     let PoolObject { name, at, .. } = object;
     let kind = if provisioner {
         "provisioner"
@@ -141,6 +155,11 @@ pub(crate) fn read(
     if let Some(declared) = &mut node.declared {
         declared.startup_taints = startup_taints;
         declared.capacity = super::capacity::from_requirements(&requirements);
+        // Karpenter makes nodes of the types the requirements and the NodePool's `limits`
+        // allow; on AWS, the table's types that both allow are certainly among them.
+        declared
+            .capacity
+            .within_limits(&requirements, aws, limits.0, limits.1);
         declared.requirements = Some(requirements);
     }
     Ok((node, invalid))

@@ -31,6 +31,7 @@ mod capi_bootstrap;
 mod cce;
 pub mod compact;
 mod eksctl;
+pub mod instance_types;
 mod json;
 mod karpenter;
 mod kind;
@@ -348,9 +349,14 @@ pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json
      documents, or a pool file (`pools:`)";
 
 /// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
-/// (`kubectl get ns,runtimeclass -o yaml`), read by [`Cluster`](crate::k8s::cluster::Cluster).
+/// (`kubectl get ns,runtimeclass -o yaml`) and the devices Dynamic Resource Allocation
+/// allocates from (`kubectl get deviceclasses,resourceslices -o yaml`), read by
+/// [`Cluster`](crate::k8s::cluster::Cluster).
 pub(crate) fn is_cluster_kind(kind: &str) -> bool {
-    matches!(kind, "Namespace" | "RuntimeClass")
+    matches!(
+        kind,
+        "Namespace" | "RuntimeClass" | "DeviceClass" | "ResourceSlice"
+    )
 }
 
 /// Why the `i`th item of a list is not taken for a Node.

@@ -69,6 +69,8 @@ pub(crate) struct TfPool {
     /// Labels its platform sets on the nodes where they apply, and only there: on this pool,
     /// those not in `labels` are absent for certain (see [`Declared::provider_labels`]).
     pub provider_labels: &'static [&'static str],
+    /// What its nodes offer, as far as the definition says (instance types, accelerators).
+    pub capacity: super::capacity::Capacity,
 }
 
 /// GKE's labels of Spot and preemptible nodes (GKE docs "Spot VMs", "Preemptible VMs":
@@ -370,6 +372,18 @@ fn number(e: Option<&Expression>) -> Option<u64> {
     }
 }
 
+/// The literal strings of a list attribute (`instance_types = ["g5.xlarge"]`); none where
+/// one is not a literal (not guessed).
+fn strings(e: Option<&Expression>) -> Vec<String> {
+    match e {
+        Some(Expression::Array(items)) => {
+            let all: Option<Vec<String>> = items.iter().map(literal).collect();
+            all.unwrap_or_default()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The literal pairs of a map attribute (`labels = {...}`): entries that are not literals
 /// are not certain, so they are left out.
 fn map(e: Option<&Expression>) -> Vec<(String, String)> {
@@ -563,6 +577,23 @@ impl<'a> Builder<'a> {
         let max = a("max_node_count").or(a("total_max_node_count"));
         let exact = number(f.get("node_count")).or(number(f.get("initial_node_count")));
         let name = written(self.src, f.get("name"), address);
+        // `node_config.guest_accelerator` ({type, count}, a block or a list of objects): the
+        // NVIDIA GPUs GKE attaches to each node, which its device plugin advertises as
+        // `nvidia.com/gpu` (google_container_node_pool docs, GKE "About GPUs"). Without it the
+        // machine type may still have GPUs of its own (A2, G2): unknown.
+        let accelerators = config
+            .map(|c| c.children("guest_accelerator"))
+            .unwrap_or_default();
+        let mut capacity = super::capacity::Capacity::default();
+        if !accelerators.is_empty() {
+            let counts: Vec<Option<u64>> = accelerators
+                .iter()
+                .map(|a| number(a.get("count")))
+                .collect();
+            if let Some(total) = counts.iter().copied().sum::<Option<u64>>() {
+                capacity = super::capacity::Capacity::gpus(u128::from(total));
+            }
+        }
         let mut labels = map(config.and_then(|c| c.get("labels")));
         // GKE labels every node with its pool's name, and Spot and preemptible nodes so.
         labels.extend(platform_label(
@@ -584,6 +615,7 @@ impl<'a> Builder<'a> {
             implied: Vec::new(),
             skipped,
             provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
+            capacity,
         });
     }
 
@@ -602,6 +634,7 @@ impl<'a> Builder<'a> {
             "eks.amazonaws.com/nodegroup",
         ));
         labels.extend(eks_capacity_type(f.get("capacity_type")));
+        let capacity = super::capacity::from_instance_types(&strings(f.get("instance_types")));
         self.push(TfPool {
             name: written(self.src, f.get("node_group_name"), &address),
             kind: "aws_eks_node_group",
@@ -612,6 +645,7 @@ impl<'a> Builder<'a> {
             implied: Vec::new(),
             skipped,
             provider_labels: &[],
+            capacity,
         });
     }
 
@@ -659,6 +693,10 @@ impl<'a> Builder<'a> {
         if managed {
             labels.extend(eks_capacity_type(f.get("capacity_type")));
         }
+        // A managed group's `instance_types`, a self-managed group's `instance_type`.
+        let mut types = strings(f.get("instance_types"));
+        types.extend(f.get("instance_type").and_then(literal));
+        let capacity = super::capacity::from_instance_types(&types);
         self.push(TfPool {
             name: written(self.src, f.get("name"), key),
             kind: if managed {
@@ -673,6 +711,7 @@ impl<'a> Builder<'a> {
             implied: Vec::new(),
             skipped,
             provider_labels: &[],
+            capacity,
         });
     }
 
@@ -741,6 +780,7 @@ impl<'a> Builder<'a> {
                 implied: Vec::new(),
                 skipped,
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
+                capacity: super::capacity::Capacity::default(),
             });
         }
     }
@@ -806,6 +846,7 @@ impl<'a> Builder<'a> {
             implied,
             skipped,
             provider_labels: &[AKS_SPOT],
+            capacity: super::capacity::Capacity::default(),
         });
     }
 
@@ -829,6 +870,7 @@ impl<'a> Builder<'a> {
             implied: Vec::new(),
             skipped,
             provider_labels: &[],
+            capacity: super::capacity::Capacity::default(),
         });
     }
 }
@@ -871,6 +913,7 @@ pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), Par
         node.taints = taints;
         if let Some(d) = node.declared.as_mut() {
             d.provider_labels = pool.provider_labels;
+            d.capacity = pool.capacity.clone();
         }
         out.push(node);
     }
@@ -1114,5 +1157,74 @@ mod huawei_tests {
             (found[0].rule, &text[found[0].range.clone()]),
             ("unknown-effect", "NO_SCHEDULE")
         );
+    }
+}
+
+#[cfg(test)]
+mod capacity_tests {
+    use crate::inventory::Inventory;
+
+    // After the aws_eks_node_group and google_container_node_pool examples of the Terraform
+    // AWS and Google providers' docs, and terraform-aws-modules/eks' GPU node group example.
+    #[test]
+    fn instance_types_and_accelerators_say_what_nodes_offer() {
+        let text = r#"
+resource "aws_eks_node_group" "gpu" {
+  cluster_name    = "main"
+  node_group_name = "gpu"
+  instance_types  = ["g5.2xlarge", "g5.4xlarge"]
+  scaling_config {
+    desired_size = 1
+    max_size     = 4
+    min_size     = 0
+  }
+}
+
+resource "aws_eks_node_group" "templated" {
+  cluster_name    = "main"
+  node_group_name = "templated"
+  instance_types  = [var.instance_type]
+}
+
+module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = {
+    general = {
+      instance_types = ["m6i.large"]
+      min_size       = 1
+      max_size       = 3
+    }
+  }
+}
+
+resource "google_container_node_pool" "a100" {
+  name    = "a100"
+  cluster = "main"
+  node_config {
+    machine_type = "a2-highgpu-2g"
+    guest_accelerator {
+      type  = "nvidia-tesla-a100"
+      count = 2
+    }
+  }
+}
+"#;
+        let inv = Inventory::load(&[("main.tf", text)]).unwrap();
+        let offer = |pool: &str, resource: &str| {
+            inv.pools
+                .iter()
+                .find(|p| p.name == pool)
+                .unwrap_or_else(|| panic!("no pool {pool}"))
+                .capacity
+                .offer(resource)
+        };
+        // g5.2xlarge 7910m to g5.4xlarge 15890m (the instance type table), one GPU each.
+        assert_eq!(offer("gpu", "cpu"), Some((7910, Some(15890))));
+        assert_eq!(offer("gpu", "nvidia.com/gpu"), Some((1, Some(1))));
+        assert_eq!(offer("templated", "cpu"), None);
+        assert_eq!(offer("general", "cpu"), Some((1930, Some(1930))));
+        assert_eq!(offer("general", "nvidia.com/gpu"), Some((0, Some(0))));
+        assert_eq!(offer("a100", "nvidia.com/gpu"), Some((2, Some(2))));
+        assert_eq!(offer("a100", "cpu"), None);
     }
 }

@@ -107,11 +107,100 @@ pub struct RuntimeClass {
     pub overhead: crate::k8s::resources::Resources,
 }
 
-/// The Namespaces and RuntimeClasses of a cluster, by name.
+/// One request of a ResourceClaim's devices (Dynamic Resource Allocation, resource.k8s.io/v1
+/// `DeviceRequest`: `exactly.deviceClassName`, `exactly.count`, `exactly.allocationMode`; in
+/// v1beta1 the same fields on the request itself; `firstAvailable` lists alternatives, of which
+/// the first is shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceRequest {
+    pub class: String,
+    /// How many devices (`count`, default 1); `None` for `allocationMode: All`.
+    pub count: Option<u64>,
+    /// Whether other subrequests (`firstAvailable`) may be allocated instead.
+    pub alternatives: bool,
+    /// Whether the request has CEL `selectors` of its own (they narrow the class's devices).
+    pub narrowed: bool,
+}
+
+impl DeviceRequest {
+    /// "2 devices of class gpu.nvidia.com" / "all devices of class ..." / "1 device ...".
+    pub fn describe(&self) -> String {
+        let n = match self.count {
+            None => "all devices".to_string(),
+            Some(1) => "1 device".to_string(),
+            Some(n) => format!("{n} devices"),
+        };
+        let or = if self.alternatives {
+            " (or an alternative)"
+        } else {
+            ""
+        };
+        let narrowed = if self.narrowed {
+            " that its selectors pick"
+        } else {
+            ""
+        };
+        format!("{n} of class {}{narrowed}{or}", self.class)
+    }
+}
+
+/// The device requests of a ResourceClaim's (or ResourceClaimTemplate's) `devices`.
+fn device_requests(doc: &Document<'_>, devices: NodeId) -> Vec<DeviceRequest> {
+    let mut out = Vec::new();
+    let Some((_, list)) = doc.get(devices, "requests") else {
+        return out;
+    };
+    for &r in doc.sequence(list).unwrap_or_default() {
+        let (one, alternatives) = match doc.get(r, "exactly") {
+            Some((_, e)) => (e, false),
+            None => match doc
+                .get(r, "firstAvailable")
+                .and_then(|(_, l)| doc.sequence(l))
+            {
+                Some(subs) if !subs.is_empty() => (subs[0], subs.len() > 1),
+                _ => (r, false),
+            },
+        };
+        let Some(class) = doc.get_str(one, "deviceClassName") else {
+            continue;
+        };
+        let all = doc.get_str(one, "allocationMode") == Some("All");
+        let count = doc
+            .get(one, "count")
+            .and_then(|(_, v)| scalar_text(doc, v))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(1);
+        out.push(DeviceRequest {
+            class: class.to_string(),
+            count: (!all).then_some(count),
+            alternatives,
+            narrowed: doc
+                .get(one, "selectors")
+                .and_then(|(_, l)| doc.sequence(l))
+                .is_some_and(|l| !l.is_empty()),
+        });
+    }
+    out
+}
+
+/// The Namespaces and RuntimeClasses of a cluster, by name, and the ResourceClaims and
+/// ResourceClaimTemplates the pods may name, by namespace and name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Cluster {
     namespaces: BTreeMap<String, Namespace>,
     runtime_classes: BTreeMap<String, RuntimeClass>,
+    /// `(kind, namespace, name)`: the device requests of a ResourceClaim or a
+    /// ResourceClaimTemplate (namespace `""` where the manifest does not say).
+    claims: BTreeMap<(&'static str, String, String), Vec<DeviceRequest>>,
+    /// The DeviceClasses, each with the driver its selectors pick (`None` where they are not
+    /// exactly `device.driver == "..."`, or there are none: which devices it picks is not
+    /// decided here).
+    device_classes: BTreeMap<String, Option<ClassSelector>>,
+    /// The ResourceSlices' devices: per driver, per node name (`""` for a slice of
+    /// `allNodes`), how many; and the drivers with a slice for a `nodeSelector` (which nodes
+    /// it serves is not decided here).
+    slices: BTreeMap<String, BTreeMap<String, Vec<Device>>>,
+    selected_slices: BTreeSet<String>,
     /// RuntimeClasses defined where they were read but refused by the API server's validation:
     /// never created, so a pod naming one is refused as not found.
     refused: BTreeSet<String>,
@@ -119,17 +208,195 @@ pub struct Cluster {
 
 /// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
 pub fn may_hold_cluster_objects(text: &str) -> bool {
-    text.contains("Namespace") || text.contains("RuntimeClass")
+    text.contains("Namespace")
+        || text.contains("RuntimeClass")
+        || text.contains("ResourceClaim")
+        || text.contains("ResourceSlice")
+        || text.contains("DeviceClass")
+}
+
+/// How many devices of a DRA driver a node offers, as the ResourceSlices read say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Devices {
+    /// No ResourceSlice was read: nothing is known.
+    Unknown,
+    /// Exactly this many (slices that name the node, or serve all nodes).
+    Known(u64),
+    /// At least this many; a slice of the driver serves the nodes its `nodeSelector` picks.
+    AtLeast(u64),
+}
+
+/// What a DeviceClass selects, when its selectors are exactly one CEL expression of the form
+/// the DRA drivers' own classes take: `device.driver == 'gpu.nvidia.com'`, optionally `&&`
+/// string attributes `device.attributes['gpu.nvidia.com'].type == 'gpu'` (either quotes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassSelector {
+    pub driver: String,
+    /// Fully qualified attribute names (`gpu.nvidia.com/type`) and the string each must equal.
+    pub attributes: Vec<(String, String)>,
+}
+
+/// One device of a ResourceSlice: its string attributes (fully qualified names), and whether
+/// it has attributes of other types (a string comparison with one is a CEL error).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Device {
+    strings: Vec<(String, String)>,
+    others: Vec<String>,
+}
+
+/// A quoted CEL string literal without escapes: its text.
+fn cel_string(s: &str) -> Option<&str> {
+    let s = s.trim();
+    let quote = s.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let inner = s.strip_prefix(quote)?.strip_suffix(quote)?;
+    (!inner.is_empty() && !inner.contains(['"', '\'', '\\'])).then_some(inner)
+}
+
+fn class_selector(doc: &Document<'_>, class: NodeId) -> Option<ClassSelector> {
+    let (_, spec) = doc.get(class, "spec")?;
+    let (_, selectors) = doc.get(spec, "selectors")?;
+    let [one] = doc.sequence(selectors)? else {
+        return None;
+    };
+    let (_, cel) = doc.get(*one, "cel")?;
+    let expression = doc.get_str(cel, "expression")?;
+    if expression.contains("||") || expression.contains('(') || expression.contains('!') {
+        return None;
+    }
+    let mut driver = None;
+    let mut attributes = Vec::new();
+    for term in expression.split("&&") {
+        let (left, right) = term.split_once("==")?;
+        let value = cel_string(right)?.to_string();
+        let left = left.trim();
+        if left == "device.driver" {
+            driver = Some(value);
+        } else {
+            let rest = left.strip_prefix("device.attributes[")?;
+            let (domain, name) = rest.split_once(']')?;
+            let name = name.strip_prefix('.')?;
+            let ident =
+                !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !ident {
+                return None;
+            }
+            attributes.push((format!("{}/{name}", cel_string(domain)?), value));
+        }
+    }
+    Some(ClassSelector {
+        driver: driver?,
+        attributes,
+    })
+}
+
+/// A ResourceSlice device's attributes (resource.k8s.io/v1 `Device.attributes`: a name,
+/// qualified by the driver's domain when it has none, and one of `string`, `int`, `bool`,
+/// `version`).
+fn device(doc: &Document<'_>, d: NodeId, driver: &str) -> Device {
+    let mut out = Device::default();
+    let map = doc
+        .get(d, "attributes")
+        .and_then(|(_, a)| doc.mapping(a))
+        .unwrap_or_default();
+    for &(k, v) in map {
+        let Some(name) = scalar_text(doc, k) else {
+            continue;
+        };
+        let name = if name.contains('/') {
+            name
+        } else {
+            format!("{driver}/{name}")
+        };
+        match doc.get_str(v, "string") {
+            Some(value) => out.strings.push((name, value.to_string())),
+            None => out.others.push(name),
+        }
+    }
+    out
 }
 
 impl Cluster {
     pub fn is_empty(&self) -> bool {
-        self.namespaces.is_empty() && self.runtime_classes.is_empty() && self.refused.is_empty()
+        self.namespaces.is_empty()
+            && self.runtime_classes.is_empty()
+            && self.refused.is_empty()
+            && self.claims.is_empty()
+            && self.device_classes.is_empty()
+            && self.slices.is_empty()
+            && self.selected_slices.is_empty()
+    }
+
+    /// Whether any ResourceSlice was read (the inventory carries the cluster's devices).
+    pub fn knows_devices(&self) -> bool {
+        !self.slices.is_empty() || !self.selected_slices.is_empty()
+    }
+
+    /// What the DeviceClass `name` selects, when that is decided: the class was read and its
+    /// selector has the form [`ClassSelector`] reads.
+    pub fn class_selector(&self, name: &str) -> Option<&ClassSelector> {
+        self.device_classes.get(name)?.as_ref()
+    }
+
+    /// How many devices the class `selector` picks on the node `node`, as the ResourceSlices
+    /// read say. A device that lacks an attribute the selector compares, or has it as another
+    /// type than a string, is a CEL error, not a decision: the count is then a least.
+    pub fn devices(&self, selector: &ClassSelector, node: &str) -> Devices {
+        if !self.knows_devices() {
+            return Devices::Unknown;
+        }
+        let mut n = 0;
+        let mut undecided = self.selected_slices.contains(&selector.driver);
+        let per = self.slices.get(&selector.driver);
+        let listed = [node, ""]
+            .into_iter()
+            .filter_map(|k| per.and_then(|p| p.get(k)))
+            .flatten();
+        for d in listed {
+            let mut matches = true;
+            for (name, want) in &selector.attributes {
+                match d.strings.iter().find(|(k, _)| k == name) {
+                    Some((_, v)) => matches &= v == want,
+                    None => {
+                        undecided = true;
+                        matches = false;
+                    }
+                }
+            }
+            n += u64::from(matches);
+        }
+        if undecided {
+            Devices::AtLeast(n)
+        } else {
+            Devices::Known(n)
+        }
     }
 
     /// How many objects it holds (refused RuntimeClasses count: they were read).
     pub fn len(&self) -> usize {
-        self.namespaces.len() + self.runtime_classes.len() + self.refused.len()
+        self.namespaces.len()
+            + self.runtime_classes.len()
+            + self.refused.len()
+            + self.claims.len()
+            + self.device_classes.len()
+    }
+
+    /// The device requests of the ResourceClaim (`kind` "ResourceClaim") or
+    /// ResourceClaimTemplate `name` in `namespace` (or, where either manifest does not say its
+    /// namespace, of that name in any).
+    pub fn claim(
+        &self,
+        kind: &'static str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&[DeviceRequest]> {
+        let ns = namespace.unwrap_or("");
+        if let Some(r) = self.claims.get(&(kind, ns.to_string(), name.to_string())) {
+            return Some(r);
+        }
+        self.claims
+            .iter()
+            .find(|((k, n, m), _)| *k == kind && m == name && (ns.is_empty() || n.is_empty()))
+            .map(|(_, r)| r.as_slice())
     }
 
     pub fn namespace(&self, name: &str) -> Option<&Namespace> {
@@ -177,6 +444,19 @@ impl Cluster {
                 self.refused.insert(k);
             }
         }
+        for (k, v) in other.claims {
+            self.claims.entry(k).or_insert(v);
+        }
+        for (k, v) in other.device_classes {
+            self.device_classes.entry(k).or_insert(v);
+        }
+        for (driver, per) in other.slices {
+            let mine = self.slices.entry(driver).or_default();
+            for (node, devices) in per {
+                mine.entry(node).or_default().extend(devices);
+            }
+        }
+        self.selected_slices.extend(other.selected_slices);
     }
 
     /// Reads the Namespaces and RuntimeClasses of one file's text (`file` names it in places).
@@ -273,6 +553,70 @@ impl Cluster {
                         overhead,
                     };
                     self.runtime_classes.entry(name.to_string()).or_insert(rc);
+                }
+                "DeviceClass" => {
+                    let driver = class_selector(doc, object.node);
+                    self.device_classes
+                        .entry(name.to_string())
+                        .or_insert(driver);
+                }
+                "ResourceSlice" => {
+                    // resource.k8s.io/v1 ResourceSliceSpec: `driver`, one of `nodeName`,
+                    // `nodeSelector`, `allNodes` (or `perDeviceNodeSelection`), `devices`.
+                    let Some((_, spec)) = doc.get(object.node, "spec") else {
+                        continue;
+                    };
+                    let Some(driver) = doc.get_str(spec, "driver") else {
+                        continue;
+                    };
+                    let devices: Vec<Device> = doc
+                        .get(spec, "devices")
+                        .and_then(|(_, d)| doc.sequence(d))
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|&d| device(doc, d, driver))
+                        .collect();
+                    let all = doc
+                        .get(spec, "allNodes")
+                        .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
+                    if let Some(node) = doc.get_str(spec, "nodeName") {
+                        self.slices
+                            .entry(driver.to_string())
+                            .or_default()
+                            .entry(node.to_string())
+                            .or_default()
+                            .extend(devices);
+                    } else if all {
+                        self.slices
+                            .entry(driver.to_string())
+                            .or_default()
+                            .entry(String::new())
+                            .or_default()
+                            .extend(devices);
+                    } else {
+                        self.selected_slices.insert(driver.to_string());
+                    }
+                }
+                "ResourceClaim" | "ResourceClaimTemplate" => {
+                    let (kind, spec) = if kind == "ResourceClaim" {
+                        ("ResourceClaim", doc.get(object.node, "spec"))
+                    } else {
+                        (
+                            "ResourceClaimTemplate",
+                            doc.get(object.node, "spec")
+                                .and_then(|(_, s)| doc.get(s, "spec")),
+                        )
+                    };
+                    let Some((_, devices)) = spec.and_then(|(_, s)| doc.get(s, "devices")) else {
+                        continue;
+                    };
+                    let key = (
+                        kind,
+                        object.namespace.unwrap_or("").to_string(),
+                        name.to_string(),
+                    );
+                    let requests = device_requests(doc, devices);
+                    self.claims.entry(key).or_insert(requests);
                 }
                 _ => {}
             }

@@ -27,8 +27,11 @@ labels (NodeAffinity), and the pod's requests must fit what the node has allocat
 (NodeResourcesFit, pkg/scheduler/framework/plugins/noderesources/fit.go): the containers'
 requests summed, init containers as a floor, sidecars and RuntimeClass overhead added; a node
 without an extended resource such as `nvidia.com/gpu` has none of it. What a node offers comes
-from its `status.allocatable` (a pool file's `allocatable`); where the inventory does not say,
-CPU and memory are not judged and an extended resource may fit. A pod with `nodeName` bypasses
+from its `status.allocatable` (a pool file's `allocatable`, the instance types of a pool defined
+as code); where the inventory does not say, an extended resource, and CPU or memory beyond what
+every node offers (500m, 512Mi), may fit. Resource claims (Dynamic Resource Allocation) are
+counted against the inventory's ResourceSlices where the DeviceClass selects by driver and
+string attributes; otherwise they may fit. A pod with `nodeName` bypasses
 the scheduler: the kubelet admits it and enforces only NoExecute taints and the selectors, so
 that is what is checked for it. The tolerations the pod gets without asking are counted: the
 DaemonSet controller's, and those of the DefaultTolerationSeconds and (when enabled)

@@ -10,7 +10,7 @@
 use crate::config::Options;
 use std::collections::HashMap;
 
-use crate::inventory::{Inventory, NodeRef, Pool};
+use crate::inventory::{capacity, Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
 use crate::k8s::objects::{extract, items, Extracted, Item, List};
 use crate::k8s::resources::{self, Resources};
@@ -69,6 +69,8 @@ pub struct Workload<'d> {
     /// The pod's effective requests, as the scheduler counts them (see
     /// [`crate::k8s::resources::pod_requests`]).
     pub requests: Resources,
+    /// Its `resourceClaims` (Dynamic Resource Allocation).
+    pub claims: Vec<PodClaim>,
     /// The nodeSelector entries its RuntimeClass adds.
     pub class_selector: Vec<(String, String)>,
     /// Why the API server refuses to create its pods, if it does.
@@ -189,6 +191,7 @@ impl<'d> Workload<'d> {
             .and_then(|rc| options.cluster().runtime_class(rc))
             .map(|rc| rc.overhead.clone());
         let requests = resources::pod_requests(doc, spec, overhead.as_ref());
+        let claims = pod_claims(doc, spec, ex.objects[pod.object].namespace, options);
         Workload {
             spec_index,
             object: pod.object,
@@ -207,6 +210,7 @@ impl<'d> Workload<'d> {
             host_network,
             requested,
             requests,
+            claims,
             class_selector: admitted.node_selector,
             rejection: admitted.rejection,
             policy_rejection,
@@ -411,12 +415,20 @@ pub enum Asked {
         /// (`None`: unknown, the definition does not say).
         range: Option<(u128, u128)>,
     },
+    /// Not a label: a resource claim of the pod (Dynamic Resource Allocation), named `key`,
+    /// with what it claims in words; not simulated.
+    Claim {
+        what: String,
+        /// Where the devices were counted on each node: how many of the pool's nodes have
+        /// enough, of how many.
+        enough: Option<(usize, usize)>,
+    },
 }
 
 impl Undeclared {
     /// Whether it is about a resource rather than a label.
     pub fn is_resource(&self) -> bool {
-        matches!(self.asked, Asked::Resource { .. })
+        matches!(self.asked, Asked::Resource { .. } | Asked::Claim { .. })
     }
 
     /// Why the pod may fit, in plain words.
@@ -430,6 +442,17 @@ impl Undeclared {
             Asked::Expression(e) => format!(
                 "node affinity `{e}`: the pool's definition does not declare the label {key}; \
                  it fits if the label is set elsewhere"
+            ),
+            Asked::Claim { what, enough: None } => format!(
+                "resource claim {key} {what}: dynamic resource allocation is not simulated; it \
+                 fits if a node's devices satisfy the claim"
+            ),
+            Asked::Claim {
+                what,
+                enough: Some((n, of)),
+            } => format!(
+                "resource claim {key} {what}: nodes with that many devices: {n} of the \
+                 pool's {of}; it fits those"
             ),
             Asked::Resource {
                 requested,
@@ -833,6 +856,13 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
             base.eviction = eviction(w, pool, gate);
             base.granted = granted(&placing_sources, flavor, pool, gate);
             resource_fit(&w.requests, pool, &mut base);
+            claim_fit(
+                &w.claims,
+                pool,
+                options.cluster(),
+                &inventory.cluster,
+                &mut base,
+            );
             if !per_node {
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
@@ -903,16 +933,188 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     Simulation { pools }
 }
 
+/// A resource claim of a pod: its name in the pod, what it claims in words, and the device
+/// requests of the claim it names, where the files read hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodClaim {
+    pub name: String,
+    pub what: String,
+    pub requests: Option<Vec<crate::k8s::cluster::DeviceRequest>>,
+}
+
+/// What a pod's `spec.resourceClaims` claim, in words, each with its name in the pod: the
+/// device requests of the ResourceClaim or ResourceClaimTemplate it names, where the files read
+/// hold it (upstream core/v1 `PodResourceClaim`: `resourceClaimName` or
+/// `resourceClaimTemplateName`; before 1.28 under `source`).
+fn pod_claims(
+    doc: &Document<'_>,
+    spec: NodeId,
+    namespace: Option<&str>,
+    options: &Options,
+) -> Vec<PodClaim> {
+    let Some((_, list)) = doc.get(spec, "resourceClaims") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for &c in doc.sequence(list).unwrap_or_default() {
+        let name = doc.get_str(c, "name").unwrap_or("").to_string();
+        let source = doc.get(c, "source").map_or(c, |(_, s)| s);
+        let named = [
+            ("ResourceClaim", "resourceClaimName"),
+            ("ResourceClaimTemplate", "resourceClaimTemplateName"),
+        ]
+        .into_iter()
+        .find_map(|(kind, key)| Some((kind, doc.get_str(source, key)?)));
+        let mut requests = None;
+        let what = match named {
+            Some((kind, object)) => match options.cluster().claim(kind, namespace, object) {
+                Some(found) if !found.is_empty() => {
+                    let each: Vec<String> = found.iter().map(|r| r.describe()).collect();
+                    requests = Some(found.to_vec());
+                    format!("claims {} ({kind} {object})", each.join(", "))
+                }
+                _ => format!(
+                    "claims devices through the {kind} {object}, which is not among the files read"
+                ),
+            },
+            None => "claims devices".to_string(),
+        };
+        out.push(PodClaim {
+            name,
+            what,
+            requests,
+        });
+    }
+    out
+}
+
+/// Adds to `verdict` what the pod's resource claims say of the pool's nodes. The devices a
+/// claim asks for are allocated from the ResourceSlices that DRA drivers publish for each node
+/// and picked by the DeviceClass's CEL selectors (upstream
+/// pkg/scheduler/framework/plugins/dynamicresources, resource.k8s.io/v1, GA in 1.34). Where
+/// the inventory carries the ResourceSlices and the class's selector compares only the driver
+/// and string attributes (`device.driver == 'gpu.nvidia.com' &&
+/// device.attributes['gpu.nvidia.com'].type == 'gpu'`, as the drivers' own classes do), the
+/// devices it picks on each node of a listed pool are counted: a claim that asks more than
+/// every node has keeps the pod off, one that every node can meet fits. Anything else (another
+/// CEL selector, a slice for a `nodeSelector`, a pool defined as code, a claim not read,
+/// alternatives, a request's own selectors, two classes of one claim) is not simulated: the
+/// pod may fit, never certainly. The DeviceClasses come from any file read (`cluster`), the
+/// ResourceSlices only from the inventory (`devices`): a slice names the nodes of the cluster
+/// it was listed from.
+pub fn claim_fit(
+    claims: &[PodClaim],
+    pool: &Pool,
+    cluster: &crate::k8s::cluster::Cluster,
+    devices: &crate::k8s::cluster::Cluster,
+    verdict: &mut Verdict,
+) {
+    use crate::k8s::cluster::Devices;
+    for claim in claims {
+        let may = |enough| Undeclared {
+            key: claim.name.clone(),
+            asked: Asked::Claim {
+                what: claim.what.clone(),
+                enough,
+            },
+        };
+        let decided = pool.declared.is_none() && devices.knows_devices();
+        let Some(requests) = claim.requests.as_ref().filter(|_| decided) else {
+            verdict.unknown.push(may(None));
+            continue;
+        };
+        // Per class: the devices needed (a request for all of a node's devices needs one).
+        let mut needed: Vec<(&crate::k8s::cluster::ClassSelector, &str, u64, bool)> = Vec::new();
+        let mut certain = true;
+        for r in requests {
+            match cluster.class_selector(&r.class) {
+                Some(selector) if !r.alternatives => {
+                    // A request's own selectors narrow the class: too few devices of the
+                    // class is too few, enough of them may not be.
+                    certain &= !r.narrowed;
+                    let n = r.count.unwrap_or(1);
+                    match needed.iter_mut().find(|(_, c, ..)| *c == r.class) {
+                        Some(e) => e.2 += n,
+                        None => needed.push((selector, &r.class, n, r.count.is_none())),
+                    }
+                }
+                _ => certain = false,
+            }
+        }
+        // Two classes may pick the same devices: enough of each is not enough of both.
+        if needed.len() > 1 {
+            certain = false;
+        }
+        let mut short = false;
+        // Nodes that have enough of every class, where each count is known.
+        let mut enough = vec![true; pool.nodes.len()];
+        let mut counted = certain;
+        for &(selector, class, n, all) in &needed {
+            let have: Vec<Devices> = pool
+                .nodes
+                .iter()
+                .map(|m| devices.devices(selector, &m.name))
+                .collect();
+            let most = have
+                .iter()
+                .filter_map(|d| match d {
+                    Devices::Known(k) => Some(*k),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            if !all
+                && have
+                    .iter()
+                    .all(|d| matches!(d, Devices::Known(k) if *k < n))
+            {
+                verdict.reasons.push(Reason::Insufficient {
+                    resource: format!("{class} devices"),
+                    requested: u128::from(n),
+                    offered: u128::from(most),
+                });
+                short = true;
+            } else if !have
+                .iter()
+                .all(|d| matches!(d, Devices::Known(k) | Devices::AtLeast(k) if *k >= n))
+            {
+                certain = false;
+            }
+            for (e, d) in enough.iter_mut().zip(&have) {
+                match d {
+                    Devices::Known(k) => *e &= *k >= n,
+                    Devices::AtLeast(k) if *k >= n => {}
+                    _ => counted = false,
+                }
+            }
+        }
+        if !short && !certain {
+            let n = enough.iter().filter(|e| **e).count();
+            let decided = counted && !needed.is_empty() && n > 0;
+            verdict
+                .unknown
+                .push(may(decided.then_some((n, pool.nodes.len()))));
+        }
+    }
+}
+
 /// Adds to `verdict` what NodeResourcesFit says of the pool's nodes (upstream
 /// pkg/scheduler/framework/plugins/noderesources/fit.go `fitsRequest`, for a node that runs
 /// nothing): a resource the pod requests more of than any node offers keeps it off (a node
 /// without an extended resource offers none); where the pool's nodes differ, or what they offer
-/// is not known, the pod may fit. CPU, memory and ephemeral storage, which every node has, are
-/// judged only where the amounts are known.
+/// is not known, the pod may fit. Of CPU, memory and ephemeral storage, which every node has, a
+/// request no larger than [`capacity::floor`] fits a pool that does not say what it offers; a
+/// larger one may fit.
 pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
+    // A pool that makes its nodes for the pod (Karpenter) fits it where one of its instance
+    // types offers all it asks; what the types do not say is judged below.
+    let made_to_fit = pool.capacity.one_type_fits(requests);
     for (name, requested) in requests.iter() {
         let class = resources::class(name);
         if class == resources::Class::Ignored {
+            continue;
+        }
+        if made_to_fit && pool.capacity.types[0].offers(name).is_some() {
             continue;
         }
         match pool.capacity.offer(name) {
@@ -929,8 +1131,7 @@ pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
                     range: max.map(|max| (min, max)),
                 },
             }),
-            None if matches!(class, resources::Class::Cpu)
-                || matches!(name, "memory" | "ephemeral-storage") => {}
+            None if requested <= capacity::floor(name) => {}
             None => verdict.unknown.push(Undeclared {
                 key: name.to_string(),
                 asked: Asked::Resource {

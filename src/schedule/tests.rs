@@ -487,18 +487,34 @@ spec:
         // A g5 has at least one GPU: one is certain, not "may fit".
         assert!(v[1].unknown.is_empty(), "{:?}", v[1].unknown);
     }
-    // Eight GPUs are more than some GPU instance types have: the GPU pool may fit.
+    // Eight GPUs: Karpenter launches a g5.48xlarge or a p4d.24xlarge, which have eight. GPUs
+    // count per pod: 16 fit no instance type of the pool, however many replicas.
     let eight = deployment.replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 8");
     let v = first_verdict(&eight, &inv, &Options::default());
-    assert!(v[1].fits());
-    assert_eq!(v[1].unknown.len(), 1);
-    assert!(
-        v[1].unknown[0]
-            .describe()
-            .contains("does not say how much nvidia.com/gpu"),
-        "{}",
-        v[1].unknown[0].describe()
+    assert!(v[1].fits() && v[1].unknown.is_empty(), "{:?}", v[1]);
+    let sixteen = deployment
+        .replace("nvidia.com/gpu: 1", "nvidia.com/gpu: 16")
+        .replace("spec:\n  template:", "spec:\n  replicas: 1\n  template:");
+    let v = first_verdict(&sixteen, &inv, &Options::default());
+    assert_eq!(
+        v[1].reasons,
+        vec![Reason::Insufficient {
+            resource: "nvidia.com/gpu".into(),
+            requested: 16,
+            offered: 8
+        }]
     );
+    // Eight GPUs and 150 CPUs: only a g5.48xlarge has both (p4d.24xlarge has 96 vCPUs).
+    let big = eight.replace("requests: {cpu: '1'}", "requests: {cpu: '150'}");
+    assert!(first_verdict(&big, &inv, &Options::default())[1].fits());
+    // A pool of an instance family the table does not know: eight GPUs may fit.
+    let unknown = inventory(&pools.replace("[g5, g6, p4d]", "[g7x]"));
+    let v = first_verdict(&eight, &unknown, &Options::default());
+    assert!(v[1].fits());
+    let said: Vec<String> = v[1].unknown.iter().map(|u| u.describe()).collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].starts_with("requests 1 cpu: the pool does not say"));
+    assert!(said[1].contains("does not say how much nvidia.com/gpu"));
 }
 
 // Nodes of one pool that differ only in what they offer stay one pool; a request between the
@@ -521,7 +537,8 @@ fn nodes_that_differ_in_allocatable_share_a_pool() {
         v.unknown[0].describe(),
         "requests 2 nvidia.com/gpu: its nodes offer from 0 to 8; it fits only those with enough"
     );
-    // A pool that does not say what it offers: CPU is not judged, a GPU may fit.
+    // A pool that does not say what it offers: 500 CPUs and a GPU may fit; what the smallest
+    // nodes offer (500m, 512Mi) fits.
     let bare = inventory(&node("n", "", "", false));
     let v = &first_verdict(
         &pod("containers: [{resources: {limits: {cpu: 500, nvidia.com/gpu: 1}}}]"),
@@ -529,8 +546,29 @@ fn nodes_that_differ_in_allocatable_share_a_pool() {
         &Options::default(),
     )[0];
     assert!(v.fits());
-    assert_eq!(v.unknown.len(), 1);
-    assert_eq!(v.unknown[0].key, "nvidia.com/gpu");
+    let keys: Vec<&str> = v.unknown.iter().map(|u| u.key.as_str()).collect();
+    assert_eq!(keys, ["cpu", "nvidia.com/gpu"]);
+    assert_eq!(
+        v.unknown[0].describe(),
+        "requests 500 cpu: the pool does not say how much cpu its nodes offer; it fits if they \
+         offer enough"
+    );
+    for (small, unknown) in [
+        ("cpu: 500m, memory: 512Mi, ephemeral-storage: 1Gi", 0),
+        ("cpu: 501m", 1),
+        ("memory: 513Mi", 1),
+        ("ephemeral-storage: 2Gi", 1),
+    ] {
+        let v = &first_verdict(
+            &pod(&format!(
+                "containers: [{{resources: {{requests: {{{small}}}}}}}]"
+            )),
+            &bare,
+            &Options::default(),
+        )[0];
+        assert!(v.fits());
+        assert_eq!(v.unknown.len(), unknown, "{small}: {:?}", v.unknown);
+    }
 }
 
 // The README's GPU example, as the editor's lens says it: the driver DaemonSet misses the spot
@@ -575,4 +613,235 @@ fn the_gpu_example_lenses() {
         placement::summary(&training[0].simulation, &inv),
         "fits 1 of 3 pools (count unknown): gpu"
     );
+}
+
+// Dynamic Resource Allocation, as NVIDIA's DRA driver demonstrates it (NVIDIA/k8s-dra-driver-gpu
+// demo/specs/quickstart: a ResourceClaimTemplate of one `gpu.nvidia.com` device, a pod that
+// names it): the claim is not simulated, so the pod may fit every node its taints and
+// selectors allow, and says what it claims; never a silent "fits".
+#[test]
+fn resource_claims_may_fit_and_say_what_they_claim() {
+    let inv = inventory(&format!(
+        "{}---\n{}",
+        node_offering("cpu-1", "", "cpu: 8, memory: 32Gi"),
+        node_offering(
+            "gpu-1",
+            "{key: nvidia.com/gpu, effect: NoSchedule}",
+            "cpu: 8"
+        )
+    ));
+    let templates = "\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {namespace: gpu-test, name: single-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com, count: 2}
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {namespace: gpu-test, name: shared-gpus}
+spec:
+  devices:
+    requests:
+    - {name: gpus, deviceClassName: gpu.nvidia.com, allocationMode: All}
+";
+    let mut options = Options::default();
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text("claims.yaml", templates);
+    options.set_cluster(std::sync::Arc::new(cluster));
+    let manifest = "\
+apiVersion: v1
+kind: Pod
+metadata: {namespace: gpu-test, name: pod}
+spec:
+  resourceClaims:
+  - {name: gpu, resourceClaimTemplateName: single-gpu}
+  - {name: shared, resourceClaimName: shared-gpus}
+  - {name: other, resourceClaimTemplateName: elsewhere}
+  containers:
+  - name: ctr
+    image: ubuntu:22.04
+    resources:
+      claims: [{name: gpu}]
+";
+    let v = first_verdict(manifest, &inv, &options);
+    assert!(v[0].fits());
+    let said: Vec<String> = v[0].unknown.iter().map(|u| u.describe()).collect();
+    assert_eq!(
+        said,
+        [
+            "resource claim gpu claims 2 devices of class gpu.nvidia.com (ResourceClaimTemplate \
+             single-gpu): dynamic resource allocation is not simulated; it fits if a node's \
+             devices satisfy the claim",
+            "resource claim shared claims all devices of class gpu.nvidia.com (ResourceClaim \
+             shared-gpus): dynamic resource allocation is not simulated; it fits if a node's \
+             devices satisfy the claim",
+            "resource claim other claims devices through the ResourceClaimTemplate elsewhere, \
+             which is not among the files read: dynamic resource allocation is not simulated; \
+             it fits if a node's devices satisfy the claim",
+        ]
+    );
+    // The GPU node's taint still keeps it off: a claim does not tolerate it.
+    assert!(!v[1].fits());
+    // Without the templates read, the claim is still not a silent fit.
+    let v = first_verdict(manifest, &inv, &Options::default());
+    assert!(v[0].fits() && v[0].unknown.len() == 3);
+    assert!(v[0].unknown.iter().all(|u| u.is_resource()));
+    // A pod without claims fits as before.
+    let plain = manifest.replace("  resourceClaims:\n", "  x:\n");
+    assert!(first_verdict(&plain, &inv, &options)[0].unknown.is_empty());
+}
+
+// With the cluster's DeviceClasses and ResourceSlices in the inventory (`kubectl get
+// deviceclasses,resourceslices -o yaml`, shaped as NVIDIA's DRA driver publishes them: one
+// slice per node and driver, its classes selecting `device.driver == 'gpu.nvidia.com' &&
+// device.attributes['gpu.nvidia.com'].type == 'gpu'`, deployments/helm/dra-driver-nvidia-gpu
+// templates/deviceclass-gpu.yaml), devices are counted per node: two GPUs fit the node whose
+// slice lists eight and no CPU node; sixteen fit none; a MIG device is not a GPU; a class with
+// another CEL selector is not decided.
+#[test]
+fn resource_claims_are_counted_against_resource_slices() {
+    let nodes = format!(
+        "{}---\n{}",
+        node_offering("cpu-1", "", "cpu: 8"),
+        node_offering(
+            "gpu-1",
+            "{key: nvidia.com/gpu, effect: NoSchedule}",
+            "cpu: 8"
+        )
+    );
+    let mut devices: String = (0..8)
+        .map(|i| format!("    - {{name: gpu-{i}, attributes: {{type: {{string: gpu}}, index: {{int: {i}}}}}}}\n"))
+        .collect();
+    devices.push_str("    - {name: gpu-0-mig-1g, attributes: {type: {string: mig}}}\n");
+    let cluster_objects = format!(
+        "\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu.nvidia.com}}
+spec:
+  selectors:
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'\"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: mig.nvidia.com}}
+spec:
+  selectors:
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'\"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {{name: gpu.example.com}}
+spec:
+  selectors:
+  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].index > 3\"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: gpu-1-gpu.nvidia.com-abcde}}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: gpu-1
+  pool: {{name: gpu-1, generation: 1, resourceSliceCount: 1}}
+  devices:
+{devices}"
+    );
+    // The slices come with the inventory; the classes from any file (here, the same text).
+    let inv = inventory(&format!("{nodes}---\n{cluster_objects}"));
+    assert!(inv.cluster.knows_devices());
+    // Slices among the manifests describe another cluster's nodes: not counted.
+    let elsewhere = inventory(&nodes);
+    let claim = |class: &str, count: u32| {
+        format!(
+            "\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {{name: gpus}}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {{deviceClassName: {class}, count: {count}}}
+"
+        )
+    };
+    let manifest = "\
+apiVersion: v1
+kind: Pod
+metadata: {name: pod}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: gpus}]
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers: [{name: ctr, image: ubuntu:22.04, resources: {claims: [{name: gpu}]}}]
+";
+    let verdicts = |class: &str, count: u32| {
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text("cluster.yaml", &cluster_objects);
+        cluster.add_text("claim.yaml", &claim(class, count));
+        options.set_cluster(std::sync::Arc::new(cluster));
+        first_verdict(manifest, &inv, &options)
+    };
+    let mut options = Options::default();
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text("cluster.yaml", &cluster_objects);
+    cluster.add_text("claim.yaml", &claim("gpu.nvidia.com", 2));
+    options.set_cluster(std::sync::Arc::new(cluster));
+    let v = first_verdict(manifest, &elsewhere, &options);
+    assert!(v.iter().all(|v| v.fits() && v.unknown.len() == 1), "{v:?}");
+    let v = verdicts("gpu.nvidia.com", 2);
+    assert_eq!(
+        v[0].reasons,
+        vec![Reason::Insufficient {
+            resource: "gpu.nvidia.com devices".into(),
+            requested: 2,
+            offered: 0
+        }]
+    );
+    assert!(v[1].fits() && v[1].unknown.is_empty(), "{:?}", v[1]);
+    let v = verdicts("gpu.nvidia.com", 9);
+    assert_eq!(
+        v[1].reasons,
+        vec![Reason::Insufficient {
+            resource: "gpu.nvidia.com devices".into(),
+            requested: 9,
+            offered: 8
+        }]
+    );
+    assert_eq!(
+        v[1].reasons[0].describe(&inv.pools[1]),
+        "insufficient gpu.nvidia.com devices: requests 9, a node offers at most 8"
+    );
+    let v = verdicts("mig.nvidia.com", 2);
+    assert_eq!(v[1].reasons.len(), 1, "one MIG device: {v:?}");
+    assert!(verdicts("mig.nvidia.com", 1)[1].unknown.is_empty());
+    // A request's own selectors (NVIDIA's gpu-test6 picks A100s by index): too few of the
+    // class is certain, enough may not be.
+    let narrowed = |count: u32| {
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text("cluster.yaml", &cluster_objects);
+        let template = claim("gpu.nvidia.com", count).replace(
+            &format!("count: {count}}}"),
+            &format!("count: {count}, selectors: [{{cel: {{expression: \"device.attributes['gpu.nvidia.com'].index == 0\"}}}}]}}"),
+        );
+        cluster.add_text("claim.yaml", &template);
+        options.set_cluster(std::sync::Arc::new(cluster));
+        first_verdict(manifest, &inv, &options)
+    };
+    let v = narrowed(1);
+    assert!(v[1].fits() && v[1].unknown.len() == 1, "{v:?}");
+    assert!(v[1].unknown[0]
+        .describe()
+        .contains("1 device of class gpu.nvidia.com that its selectors pick"));
+    assert!(!narrowed(9)[1].fits());
+    // A comparison other than string equality is not decided: both pools may fit.
+    let v = verdicts("gpu.example.com", 2);
+    assert!(v.iter().all(|v| v.fits() && v.unknown.len() == 1), "{v:?}");
 }

@@ -120,6 +120,10 @@ enum Subject<'a> {
         #[serde(rename = "allocatable")]
         range: Option<[String; 2]>,
     },
+    /// A resource claim of the pod (Dynamic Resource Allocation), not simulated: it may fit.
+    ClaimNotSimulated {
+        claim: &'a str,
+    },
     /// A label a required node affinity expression needs, which a pool defined as code does
     /// not declare: it may fit.
     #[serde(rename = "label-unknown")]
@@ -566,6 +570,7 @@ fn why_not<'a>(
             let subject = match &u.asked {
                 Asked::Value(value) => Subject::LabelUnknown { key, value },
                 Asked::Expression(expression) => Subject::AffinityLabelUnknown { key, expression },
+                Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
                 Asked::Resource { requested, range } => Subject::CapacityUnknown {
                     resource: key,
                     requested: display(key, *requested),
