@@ -561,6 +561,7 @@ fn check_document<'a>(
     });
     let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
     for chunk in chunks {
+        let start = out.len();
         for object in chunk.objects {
             rules::check_object(text, doc, options, &extracted, object, out);
         }
@@ -585,6 +586,14 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
+            rules::keeps_meaning::guard(
+                text,
+                doc,
+                tolerations,
+                options,
+                inventory,
+                &mut out[start..],
+            );
             let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
                 text,

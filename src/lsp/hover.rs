@@ -279,10 +279,7 @@ pub fn diagnostic(d: &Diagnostic, docs: &str) -> String {
     if !d.fixes.is_empty() {
         out.push('\n');
         for fix in &d.fixes {
-            let how = match fix.applicability {
-                crate::diagnostic::Applicability::Safe => "safe",
-                crate::diagnostic::Applicability::NeedsReview => "needs review",
-            };
+            let how = fix.applicability.phrase();
             out.push_str(&format!("- Fix: {} ({how})\n", fix.title));
         }
     }
