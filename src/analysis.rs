@@ -586,7 +586,7 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
-            rules::keeps_meaning::guard(
+            schedule::keeps_meaning::guard(
                 text,
                 doc,
                 tolerations,

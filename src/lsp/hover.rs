@@ -47,6 +47,9 @@ pub fn toleration(
         return out;
     };
     out.push_str(&format!("Tolerates {}.\n", t.describe()));
+    if let Some(line) = catalogued(&t.key) {
+        out.push_str(&format!("\n{line}\n"));
+    }
     let mut notes = Vec::new();
     if fact.operator_omitted {
         let then = if t.value.is_empty() {
@@ -232,6 +235,9 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
         t.effect,
         t.effect.meaning()
     ));
+    if let Some(line) = catalogued(&t.key) {
+        out.push_str(&format!("{line}\n\n"));
+    }
     if tolerated_by.is_empty() {
         out.push_str("No toleration in the workspace tolerates it.");
         return out;
@@ -254,6 +260,17 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
         );
     }
     out
+}
+
+/// What the taint catalog says of `key`: who sets it, with its source (a link when it is a URL).
+fn catalogued(key: &str) -> Option<String> {
+    let t = crate::k8s::well_known::known_taint(key)?;
+    let source = if t.source.starts_with("https://") {
+        format!("[source]({})", t.source)
+    } else {
+        format!("source: {}", t.source)
+    };
+    Some(format!("`{}`: {} ({source}).", t.key, t.meaning))
 }
 
 /// A finding, short enough to read without scrolling: its message, one line of why, the API
@@ -289,6 +306,22 @@ pub fn diagnostic(d: &Diagnostic, docs: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_catalogued_key_says_who_sets_it_with_its_source() {
+        let line = catalogued("nvidia.com/gpu").unwrap();
+        assert!(
+            line.starts_with("`nvidia.com/gpu`: NVIDIA GPU nodes"),
+            "{line}"
+        );
+        assert!(
+            line.contains("(https://github.com/NVIDIA/k8s-device-plugin"),
+            "{line}"
+        );
+        let line = catalogued("karpenter.sh/disrupted").unwrap();
+        assert!(line.contains("source: kubernetes-sigs/karpenter"), "{line}");
+        assert_eq!(catalogued("example.com/dedicated"), None);
+    }
 
     #[test]
     fn a_runtime_class_and_a_namespace_default_are_named() {

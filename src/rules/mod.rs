@@ -28,7 +28,6 @@ mod invalid_key;
 mod invalid_runtime_class;
 mod invalid_toleration_annotation;
 mod invalid_value;
-pub mod keeps_meaning;
 mod misspelled_taint_key;
 mod nonpositive_toleration_seconds;
 mod not_a_manifest;
