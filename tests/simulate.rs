@@ -336,7 +336,10 @@ fn the_inventory_can_come_from_standard_input() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["cluster"]["nodes"], 1);
-    assert_eq!(v["cluster"]["pools"][0]["source"]["file"], "-");
+    assert_eq!(
+        v["cluster"]["pools"][0]["source"]["file"],
+        "<standard input>"
+    );
     assert_eq!(v["workloads"][1]["fits"], "yes");
     // A pipe named as a file (`--inventory <(kubectl get nodes -o json)`) is read once, whole.
     let o = run_with_input(
@@ -407,16 +410,27 @@ fn a_streamed_node_list_simulates_as_one_read_whole() {
         "{}",
         stderr(&streamed)
     );
-    let named = stderr(&whole)
-        .replace("inventory - ", &format!("inventory {file} "))
-        .replace("lint -`", &format!("lint {file}`"));
-    assert_eq!(stderr(&streamed), named);
+    // Both warn of the same taints left out; the whole text, kept, names the first one's place
+    // (a list read as it streamed in is not kept, so it is counted only).
+    assert_eq!(
+        stderr(&streamed),
+        format!(
+            "taintlint: warning: inventory {file} has 500 invalid taints left out of the \
+             simulation; `taintlint lint {file}` shows why\n"
+        )
+    );
+    assert!(
+        stderr(&whole).starts_with("taintlint: warning: <standard input>:1:")
+            && stderr(&whole).contains("is left out of the simulation (and 499 more)"),
+        "{}",
+        stderr(&whole)
+    );
     let mut streamed: Value = serde_json::from_str(&stdout(&streamed)).unwrap();
     let whole: Value = serde_json::from_str(&stdout(&whole)).unwrap();
     assert_eq!(streamed["cluster"]["nodes"], 2_000);
     for pool in streamed["cluster"]["pools"].as_array_mut().unwrap() {
         assert_eq!(pool["source"]["file"], file);
-        pool["source"]["file"] = "-".into();
+        pool["source"]["file"] = "<standard input>".into();
     }
     assert_eq!(streamed, whole);
     // The last pool starts far along the one line, past text in Japanese.
@@ -1102,4 +1116,69 @@ fn a_request_larger_than_any_node_names_the_resource() {
         serde_json::json!(["7910m", "15890m"])
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An inventory read from standard input is named as people say it, not `-`.
+#[test]
+fn an_inventory_on_standard_input_is_named_standard_input() {
+    let o = run_with_input(
+        &["simulate", "--inventory", "-", "examples/inference.yaml"],
+        &read("examples/inventory/pools.yaml"),
+    );
+    let out = stdout(&o);
+    assert!(out.contains("pools (<standard input>)"), "{out}");
+    assert!(!out.contains("(-)"), "{out}");
+}
+
+/// A taint the simulation leaves out is named by its place and what is wrong with it (a
+/// Karpenter NodePool's GPU taint with its effect mistyped, imitating the GPU NodePool of
+/// Karpenter's docs).
+#[test]
+fn a_taint_left_out_of_the_simulation_is_named_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = dir.path().join("nodepool.yaml");
+    std::fs::write(
+        &pool,
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  \
+         template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      \
+         requirements: []\n      taints:\n      - key: nvidia.com/gpu\n        \
+         effect: NoSchedul\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        pool.to_str().unwrap(),
+        "examples/inference.yaml",
+    ]);
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("left out of the simulation"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains(
+            "nodepool.yaml:12:17: the taint at spec.template.spec.taints[0] of NodePool general"
+        ) && line.contains("unknown effect `NoSchedul`"),
+        "{line}"
+    );
+}
+
+/// `simulate --help` says every exit status it gives: an object the API server rejects exits 1.
+#[test]
+fn help_lists_api_server_rejections_in_the_exit_status() {
+    let help = stdout(&run(&["simulate", "--help"]));
+    let exit = help
+        .split("Exit status:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{help}"));
+    let exit = exit
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .replace('\n', " ");
+    assert!(
+        exit.contains("1 when one fits none or the API server would reject it"),
+        "{exit}"
+    );
 }

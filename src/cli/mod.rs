@@ -41,8 +41,8 @@ enum Command {
     /// Simulate kube-scheduler: on which nodes of a cluster inventory each workload can land,
     /// and what keeps it off the others.
     ///
-    /// Exit status: 0 when every workload fits some node, 1 when one fits none, 2 on a usage,
-    /// inventory or I/O problem.
+    /// Exit status: 0 when every workload fits some node, 1 when one fits none or the API
+    /// server would reject it (or the pods it creates), 2 on a usage, inventory or I/O problem.
     Simulate(simulate::SimulateArgs),
     /// List every rule: name, default severity, whether it needs an inventory, whether it has a
     /// fix.
