@@ -1001,3 +1001,51 @@ async fn pool_definitions_in_the_editor() {
     }
     assert!(c.finish().await);
 }
+
+/// A mistyped inventory path is shown once: not again when the settings come back unchanged
+/// (as Neovim pushes them after start) or the document is saved; it stays in the log.
+#[tokio::test]
+async fn a_bad_inventory_path_is_shown_once() {
+    let mut c = Client::start(Client::test_config());
+    let settings = json!({"inventory": "/nonexistent/taintlint/nodes.yaml"});
+    c.initialize(push_client(), settings.clone()).await;
+    c.open(WORKLOAD_URI, WORKLOAD).await;
+    c.diagnostics(WORKLOAD_URI, 1).await;
+    for _ in 0..2 {
+        c.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"taintlint": settings.clone()}}),
+        )
+        .await;
+    }
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": WORKLOAD_URI}}),
+    )
+    .await;
+    let mut seen = c.drain_queued();
+    seen.extend(c.quiet_for(Duration::from_millis(400)).await);
+    let shown: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:#?}");
+    assert!(
+        shown[0]["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/taintlint/nodes.yaml"),
+        "{shown:#?}"
+    );
+    let logged = seen
+        .iter()
+        .filter(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("/nonexistent/taintlint/nodes.yaml"))
+        })
+        .count();
+    assert!(logged >= 2, "{seen:#?}");
+    assert!(c.finish().await);
+}
