@@ -1182,3 +1182,53 @@ fn help_lists_api_server_rejections_in_the_exit_status() {
         "{exit}"
     );
 }
+
+/// Pools are named by the node label `--pool-label` (or `pool-label:` in .taintlint.yaml)
+/// names, before the providers' node-group labels and the node names' common prefix.
+#[test]
+fn pools_are_named_by_the_configured_pool_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nodes = String::new();
+    for (name, group) in [
+        ("ip-10-0-2-10", "gpu"),
+        ("ip-10-0-2-11", "gpu"),
+        ("ip-10-0-1-10", "web"),
+    ] {
+        nodes.push_str(&format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{kubernetes.io/hostname: {name}, platform.example.com/group: {group}}}\n---\n"
+        ));
+    }
+    let inventory = dir.path().join("nodes.yaml");
+    std::fs::write(&inventory, nodes).unwrap();
+    let names = |extra: &[&str], cwd: &Path| -> Vec<String> {
+        let web = Path::new(ROOT).join("examples/web.yaml");
+        let mut args = vec!["simulate", "--format", "json", "--inventory"];
+        args.push(inventory.to_str().unwrap());
+        args.extend_from_slice(extra);
+        args.push(web.to_str().unwrap());
+        let o = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .args(&args)
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        let v: Value =
+            serde_json::from_str(&stdout(&o)).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+        v["cluster"]["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&[], dir.path()), ["ip-10-0-2-*", "ip-10-0-1-10"]);
+    assert_eq!(
+        names(&["--pool-label", "platform.example.com/group"], dir.path()),
+        ["gpu", "web"]
+    );
+    std::fs::write(
+        dir.path().join(".taintlint.yaml"),
+        "pool-label: platform.example.com/group\n",
+    )
+    .unwrap();
+    assert_eq!(names(&[], dir.path()), ["gpu", "web"]);
+}

@@ -109,7 +109,12 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         Err(code) => return code,
     };
     let loaded = match load_inventory(&inventory_paths, Texts::Drop) {
-        Ok(l) => l,
+        Ok(mut l) => {
+            if let Some(label) = args.cluster.pool_label([&config]) {
+                l.inventory.name_pools_by(label);
+            }
+            l
+        }
         Err(code) => return code,
     };
     let inventory = &loaded.inventory;
