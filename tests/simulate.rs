@@ -1232,3 +1232,81 @@ fn pools_are_named_by_the_configured_pool_label() {
     .unwrap();
     assert_eq!(names(&[], dir.path()), ["gpu", "web"]);
 }
+
+/// Editors' lenses agree with `simulate`: a workload simulate lists as rejected by the API
+/// server is shown as rejected, one that fits no node leads with the closest pool and what
+/// keeps it off (as the `unschedulable` finding says), and every lens is one short line.
+#[test]
+fn lenses_agree_with_simulate() {
+    let cases = [
+        ("examples/inventory/pools.yaml", "examples/inference.yaml"),
+        (
+            "examples/inventory/pools.yaml",
+            "examples/gpu-training.yaml",
+        ),
+        ("examples/inventory/pools.yaml", "examples/web.yaml"),
+        ("examples/inventory/pools.yaml", "examples/node-agent.yaml"),
+        (
+            "tests/fixtures/workloads/inventory.yaml",
+            "tests/fixtures/workloads/spot-workloads.yaml",
+        ),
+        (
+            "tests/fixtures/workloads/inventory.yaml",
+            "tests/fixtures/workloads/custom-resources.yaml",
+        ),
+    ];
+    let (mut rejected, mut nowhere) = (0, 0);
+    for (inventory, manifests) in cases {
+        let inv = Inventory::load(&[(inventory, read(inventory).as_str())]).unwrap();
+        let text = read(manifests);
+        let options = Options::default();
+        let simulated = taintlint::analysis::simulate_text(&text, &options, &inv);
+        let analysis = taintlint::analysis::analyse_file(&text, &options, Some(&inv), true);
+        let found = analysis.diagnostics;
+        assert_eq!(simulated.len(), analysis.placements.len(), "{manifests}");
+        for (w, p) in simulated.iter().zip(&analysis.placements) {
+            let lens = p.summary(&inv);
+            assert!(lens.chars().count() <= 80, "{manifests}: {lens}");
+            match &w.rejected {
+                Some(r) => {
+                    rejected += 1;
+                    assert!(
+                        lens.starts_with("rejected by the API server: "),
+                        "{manifests}: {lens}"
+                    );
+                    assert!(
+                        r.message.starts_with(
+                            lens.trim_start_matches("rejected by the API server: ")
+                                .trim_end_matches('…')
+                        ),
+                        "{lens} / {}",
+                        r.message
+                    );
+                }
+                None if !w.simulation.fits_anywhere() => {
+                    nowhere += 1;
+                    assert!(lens.starts_with("fits no node: "), "{manifests}: {lens}");
+                    // The same pool the finding names.
+                    let finding = found
+                        .iter()
+                        .find(|d| d.rule == "unschedulable" && d.document == Some(w.document))
+                        .unwrap_or_else(|| panic!("{manifests}: {lens}"));
+                    if let Some(pool) = lens.strip_prefix("fits no node: closest pool ") {
+                        let pool = pool.split(':').next().unwrap();
+                        assert!(
+                            finding.message.contains(&format!("pool {pool}"))
+                                || finding.message.contains("misses"),
+                            "{lens} / {}",
+                            finding.message
+                        );
+                    }
+                }
+                None => assert!(!lens.starts_with("fits no node"), "{manifests}: {lens}"),
+            }
+        }
+    }
+    assert!(
+        rejected > 0 && nowhere > 0,
+        "rejected {rejected}, fits nowhere {nowhere}"
+    );
+}
