@@ -327,8 +327,9 @@ async fn hover_on_a_diagnostic_explains_the_rule() {
         .await;
     let text = r["result"]["contents"]["value"].as_str().unwrap();
     let meta = taintlint::rules::find("unknown-effect").unwrap();
-    // The finding, short: its message, one line of why, the server's wording, the fix, and the
-    // rule linked to its documentation; not the whole explanation.
+    // The finding, short: one line of why, the fix, the server's wording, and the rule linked
+    // to its documentation; not the whole explanation, and not the message the editor already
+    // shows above the hover.
     // The hover is the finding alone (the toleration's own hover is elsewhere on it).
     let finding = text;
     snapshots().bind(|| insta::assert_snapshot!("hover_diagnostic", finding));
@@ -338,6 +339,11 @@ async fn hover_on_a_diagnostic_explains_the_rule() {
         "{text}"
     );
     assert!(finding.contains("API server: `` spec.template.spec.tolerations[3].effect"));
+    assert!(!finding.contains("did you mean"), "{text}");
+    assert!(
+        finding.find("- Fix:") < finding.find("API server:"),
+        "the fix before the details: {text}"
+    );
     assert!(
         finding.contains("- Fix: Write `NoSchedule` (safe)"),
         "{text}"
