@@ -403,12 +403,12 @@ fn check_cluster(report: &Value, last: &Value) {
         .collect();
     let mut want = Vec::new();
     for t in &analysis.tolerations {
-        want.push(taintlint::schedule::placement::describe_matches(
+        want.push(taintlint::schedule::placement::hint_matches(
             &t.tolerated,
             &inventory,
         ));
         if t.seconds.is_some() {
-            want.extend(taintlint::schedule::placement::describe_eviction(
+            want.extend(taintlint::schedule::placement::hint_eviction(
                 &t.toleration,
                 &t.tolerated,
                 &inventory,
@@ -601,7 +601,7 @@ fn neovim_screen_shows_the_cluster() {
         .find(|t| t.toleration.key == "example.com/pool")
         .expect("the example.com/pool toleration");
     let pool_line = line_of_offset(pool.item.start);
-    let hint = taintlint::schedule::placement::describe_matches(&pool.tolerated, &inv);
+    let hint = taintlint::schedule::placement::hint_matches(&pool.tolerated, &inv);
     let screen = wait_for("the lens and the hint", &|s| {
         row(s, job_line).contains(&lens) && row(s, pool_line).contains(&hint)
     });
@@ -611,11 +611,11 @@ fn neovim_screen_shows_the_cluster() {
         let n = line_of_offset(p.anchor.start);
         let shown = row(&screen, n);
         if !shown.is_empty() {
+            // Whole: a lens is one line of at most 80 characters, never cut at the edge.
             let summary = p.summary(&inv);
-            // (A long one is cut at the window's edge.)
-            let head: String = summary.chars().take(40).collect();
+            assert!(summary.chars().count() <= 80, "{summary}");
             assert!(
-                shown.contains(&head),
+                shown.contains(&summary),
                 "line {n}: {shown:?} lacks {summary:?}"
             );
         }
