@@ -385,8 +385,8 @@ fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Closest<'v, 'd> {
 }
 
 /// What keeps a pod template that fits no node off the pool that comes closest, in a few words
-/// for a code lens: `no node has `disk=nvme``, `closest pool gpu: tolerations[0] misses
-/// nvidia.com/gpu=present:NoSchedule (key `nvidia.com/gpus`, not `nvidia.com/gpu`)`, `closest pool gpu:
+/// for a code lens: `no node has `disk=nvme``, `closest pool gpu: tolerations[0] has value
+/// "true", not "present"`, `closest pool gpu:
 /// nodeSelector pool=gpus does not match`. The same pool and reasons as the finding. `None`
 /// when the template fits some node (or there is no pool).
 pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
@@ -404,12 +404,10 @@ pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
     let c = closest(cx);
     let pool = &cx.inventory.pools[c.pool];
     let why = match &c.near_miss {
-        Some((item, taint, misses)) => format!(
-            "tolerations[{}] misses {} ({})",
-            item.index,
-            pool.taints[*taint].taint,
-            misses_short(misses)
-        ),
+        // The taint is the finding's; the lens has room for what is wrong.
+        Some((item, _, misses)) => {
+            format!("tolerations[{}] has {}", item.index, misses_short(misses))
+        }
         None => {
             let mut why: Vec<String> = c
                 .verdict
