@@ -260,12 +260,16 @@ fn check_session(report: &Value, encoding: &str) {
         .iter()
         .map(|a| a["title"].as_str().unwrap())
         .collect();
+    // The fix that sets the effect (the second offered: the first, safe, removes
+    // tolerationSeconds), so that the toleration then tolerates the NoExecute taint added below.
     let cli_fix = lint(&fixture, &[])
         .into_iter()
         .find(|e| e.rule == FIX_RULE)
         .unwrap()
         .fixes
-        .remove(0);
+        .into_iter()
+        .find(|f| f["title"].as_str().unwrap().starts_with("Set `effect: NoExecute`"))
+        .unwrap();
     assert!(
         titles.contains(&cli_fix["title"].as_str().unwrap()),
         "quick fixes offered: {titles:?}"
