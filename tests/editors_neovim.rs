@@ -268,7 +268,12 @@ fn check_session(report: &Value, encoding: &str) {
         .unwrap()
         .fixes
         .into_iter()
-        .find(|f| f["title"].as_str().unwrap().starts_with("Set `effect: NoExecute`"))
+        .find(|f| {
+            f["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Set `effect: NoExecute`")
+        })
         .unwrap();
     assert!(
         titles.contains(&cli_fix["title"].as_str().unwrap()),
