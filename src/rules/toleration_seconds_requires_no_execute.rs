@@ -77,11 +77,15 @@ impl Rule for TolerationSecondsRequiresNoExecute {
         let mapping = cx.item_mapping(item);
         // First the fix that keeps what the toleration matches: without tolerationSeconds it is
         // valid and tolerates the same taints (it never evicts, as the effect says).
-        let remove = edits::remove_entry(cx.text, cx.doc, mapping, seconds.key).map(|edit| Fix {
-            title: "Remove `tolerationSeconds`".to_string(),
-            applicability: Applicability::Safe,
-            edits: vec![edit],
-        });
+        // (Not when it is all the toleration says: what is left would be an empty toleration.)
+        let says_more = item.field("key").is_some() || item.field("operator").is_some();
+        let remove = edits::remove_entry(cx.text, cx.doc, mapping, seconds.key)
+            .filter(|_| says_more)
+            .map(|edit| Fix {
+                title: "Remove `tolerationSeconds`".to_string(),
+                applicability: Applicability::Safe,
+                edits: vec![edit],
+            });
         let edit = match item.field("effect") {
             Some(f) if !cx.span(f.value).is_empty() => {
                 Some(edits::replace_scalar(cx.text, cx.doc, f.value, "NoExecute"))
