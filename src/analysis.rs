@@ -67,6 +67,17 @@ pub fn analyse_file(
     } else {
         let mut stream = syntax::parse(text);
         let out = check_stream(text, &mut stream, options, inventory, places.as_mut());
+        // A placement the API server would reject says so, as `simulate` does (before the
+        // configuration and suppressions apply: the API server rejects what it rejects).
+        if let Some(places) = places.as_mut() {
+            for p in &mut places.placements {
+                p.rejected = out
+                    .iter()
+                    .filter(|d| d.document == Some(p.document) && rejects(d, &p.path))
+                    .min_by_key(|d| d.range.start)
+                    .map(|d| d.message.clone());
+            }
+        }
         (stream, out)
     };
     settle(text, &stream, options, &mut out);
@@ -243,21 +254,9 @@ pub fn simulate_file(
         });
         found.sort_by_key(|d| d.range.start);
         for w in &mut out[first..] {
-            // The pod's deprecated tolerations annotation is validated with the pod too.
-            let annotation = format!(
-                "{}metadata.annotations[{}]",
-                w.path.strip_suffix("spec").unwrap_or(""),
-                crate::k8s::cluster::POD_TOLERATIONS
-            );
             w.rejected = found
                 .iter()
-                .find(|d| {
-                    d.path.as_deref().is_some_and(|p| {
-                        p.starts_with(&annotation)
-                            || p.strip_prefix(w.path.as_str())
-                                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-                    })
-                })
+                .find(|d| rejects(d, &w.path))
                 .map(|d| Rejected {
                     rule: d.rule,
                     message: d.message.clone(),
@@ -266,6 +265,25 @@ pub fn simulate_file(
         }
     }
     (out, unread)
+}
+
+/// Whether finding `d` makes the API server reject the pod template at `pod_spec` (a path from
+/// the document root): an error of a rule that needs no inventory, in the pod spec or in the
+/// pod's deprecated tolerations annotation (validated with the pod too).
+fn rejects(d: &Diagnostic, pod_spec: &str) -> bool {
+    let error =
+        rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error);
+    let annotation = format!(
+        "{}metadata.annotations[{}]",
+        pod_spec.strip_suffix("spec").unwrap_or(""),
+        crate::k8s::cluster::POD_TOLERATIONS
+    );
+    error
+        && d.path.as_deref().is_some_and(|p| {
+            p.starts_with(&annotation)
+                || p.strip_prefix(pod_spec)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
 }
 
 /// Leaves out the rules `options` turns off and sets the severity of those it gives a level
@@ -582,6 +600,7 @@ fn check_document<'a>(
             chunk.objects.clone(),
             out,
         );
+        let start = out.len();
         for object in chunk.objects {
             rules::check_object(text, doc, options, &extracted, object, out);
         }
@@ -606,6 +625,14 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
+            schedule::keeps_meaning::guard(
+                text,
+                doc,
+                tolerations,
+                options,
+                inventory,
+                &mut out[start..],
+            );
             let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
                 text,

@@ -48,6 +48,7 @@ pub const FILE_NAME: &str = ".taintlint.yaml";
 /// The top-level keys, in the order the documentation lists them.
 pub const KEYS: &[&str] = &[
     "inventory",
+    "pool-label",
     "feature-gates",
     "admission-plugins",
     "admission",
@@ -101,6 +102,9 @@ pub struct ConfigFile {
     pub dir: PathBuf,
     /// Inventory files (relative ones resolved against `dir`).
     pub inventory: Vec<PathBuf>,
+    /// The node label that names the cluster's node pools (`pool-label`), looked at before the
+    /// common providers' node-group labels.
+    pub pool_label: Option<String>,
     /// Cluster behaviour and rule levels.
     pub options: Options,
     /// What renders kustomizations (`kustomize:`); `None` when the file does not say.
@@ -183,6 +187,7 @@ impl Default for ConfigFile {
             path: None,
             dir: PathBuf::from("."),
             inventory: Vec::new(),
+            pool_label: None,
             options: Options::default(),
             kustomize: None,
             admission_file: None,
@@ -461,6 +466,16 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                 };
                 config.inventory = paths.iter().map(|s| config.dir.join(s)).collect();
             }
+            "pool-label" => match scalar_str(doc, value) {
+                Some((s, _)) if crate::k8s::names::is_qualified_name(s).is_empty() => {
+                    config.pool_label = Some(s.to_string());
+                }
+                _ => p.node_error(
+                    doc,
+                    value,
+                    format!("{name}: a node label key, such as `example.com/pool`"),
+                ),
+            },
             "feature-gates" => {
                 for (k, gate, v) in p.entries(doc, value, &name).unwrap_or_default() {
                     let Some(on) = p.boolean(doc, v, &format!("{name}.{gate}")) else {
@@ -950,6 +965,13 @@ pub fn json_schema() -> Value {
                 "description": "Cluster inventory files or directories (kubectl get nodes -o \
                     yaml, Node documents, a pool file, or node pools defined as code).",
                 "anyOf": [{"type": "string"}, string_list],
+            },
+            "pool-label": {
+                "description": "The node label that names the cluster's node pools, looked at \
+                    before the common providers' node-group labels (eks.amazonaws.com/nodegroup, \
+                    karpenter.sh/nodepool, cloud.google.com/gke-nodepool, \
+                    kubernetes.azure.com/agentpool, ...).",
+                "type": ["string", "null"],
             },
             "feature-gates": {
                 "description": "Feature gates, as kube-apiserver names them.",

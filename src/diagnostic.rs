@@ -62,6 +62,21 @@ pub enum Applicability {
     Safe,
     /// Changes what the toleration matches: a person should look first.
     NeedsReview,
+    /// Would make a toleration stop tolerating a taint of the cluster it is linted against (the
+    /// workload would lose nodes it runs on): offered one at a time, never applied in bulk
+    /// (`--fix`, `--unsafe-fixes`, fix-all), and its title says what it stops tolerating.
+    Manual,
+}
+
+impl Applicability {
+    /// How the CLI and hovers name it.
+    pub fn phrase(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::NeedsReview => "needs review",
+            Applicability::Manual => "by hand only",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -43,7 +43,7 @@ impl FixMode {
     pub fn admits(self, applicability: Applicability) -> bool {
         match self {
             FixMode::Safe => applicability == Applicability::Safe,
-            FixMode::Unsafe => true,
+            FixMode::Unsafe => applicability != Applicability::Manual,
         }
     }
 }

@@ -683,6 +683,14 @@ fn explain() {
         "taintlint: no rule named \"unknown-efect\"; did you mean `unknown-effect`? \
          (`taintlint rules` lists them all)\n"
     );
+    // A word of a rule's name, misspelt, finds the rule too.
+    let r = run_with(&["explain", "efect"], None, &[], None);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "taintlint: no rule named \"efect\"; did you mean `unknown-effect`? \
+         (`taintlint rules` lists them all)\n"
+    );
     let r = run_with(&["explain", "frobnication"], None, &[], None);
     assert_eq!(r.code, 2);
     assert!(

@@ -24,6 +24,14 @@ fn rules_reference_matches_the_registry() {
 }
 
 #[test]
+fn taint_key_catalog_page_matches_the_catalog() {
+    check(
+        "docs/taint-keys.md",
+        &taintlint::k8s::well_known::catalog_markdown(),
+    );
+}
+
+#[test]
 fn configuration_schema_matches_the_parser() {
     let mut schema = serde_json::to_string_pretty(&taintlint::config_file::json_schema()).unwrap();
     schema.push('\n');

@@ -260,12 +260,21 @@ fn check_session(report: &Value, encoding: &str) {
         .iter()
         .map(|a| a["title"].as_str().unwrap())
         .collect();
+    // The fix that sets the effect (the second offered: the first, safe, removes
+    // tolerationSeconds), so that the toleration then tolerates the NoExecute taint added below.
     let cli_fix = lint(&fixture, &[])
         .into_iter()
         .find(|e| e.rule == FIX_RULE)
         .unwrap()
         .fixes
-        .remove(0);
+        .into_iter()
+        .find(|f| {
+            f["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Set `effect: NoExecute`")
+        })
+        .unwrap();
     assert!(
         titles.contains(&cli_fix["title"].as_str().unwrap()),
         "quick fixes offered: {titles:?}"
@@ -403,12 +412,12 @@ fn check_cluster(report: &Value, last: &Value) {
         .collect();
     let mut want = Vec::new();
     for t in &analysis.tolerations {
-        want.push(taintlint::schedule::placement::describe_matches(
+        want.push(taintlint::schedule::placement::hint_matches(
             &t.tolerated,
             &inventory,
         ));
         if t.seconds.is_some() {
-            want.extend(taintlint::schedule::placement::describe_eviction(
+            want.extend(taintlint::schedule::placement::hint_eviction(
                 &t.toleration,
                 &t.tolerated,
                 &inventory,
@@ -601,7 +610,7 @@ fn neovim_screen_shows_the_cluster() {
         .find(|t| t.toleration.key == "example.com/pool")
         .expect("the example.com/pool toleration");
     let pool_line = line_of_offset(pool.item.start);
-    let hint = taintlint::schedule::placement::describe_matches(&pool.tolerated, &inv);
+    let hint = taintlint::schedule::placement::hint_matches(&pool.tolerated, &inv);
     let screen = wait_for("the lens and the hint", &|s| {
         row(s, job_line).contains(&lens) && row(s, pool_line).contains(&hint)
     });
@@ -611,11 +620,11 @@ fn neovim_screen_shows_the_cluster() {
         let n = line_of_offset(p.anchor.start);
         let shown = row(&screen, n);
         if !shown.is_empty() {
+            // Whole: a lens is one line of at most 80 characters, never cut at the edge.
             let summary = p.summary(&inv);
-            // (A long one is cut at the window's edge.)
-            let head: String = summary.chars().take(40).collect();
+            assert!(summary.chars().count() <= 80, "{summary}");
             assert!(
-                shown.contains(&head),
+                shown.contains(&summary),
                 "line {n}: {shown:?} lacks {summary:?}"
             );
         }

@@ -215,10 +215,12 @@ fn vscode_shows_taintlint_problems_and_hovers() {
     let meta = taintlint::rules::find(HOVER_RULE).unwrap();
     assert!(hover.contains(meta.why), "the hover lacks why: {hover}");
     let message = &cli.iter().find(|e| e.rule == HOVER_RULE).unwrap().message;
-    // VS Code renders the Markdown: no backticks in what it shows.
+    // VS Code shows the message above the hover (rendered: no backticks); the server's part
+    // does not repeat it.
+    let shown = message.replace('`', "");
     assert!(
-        hover.contains(&message.replace('`', "")),
-        "the hover lacks the message {message:?}: {hover}"
+        hover.matches(&shown).count() <= 1,
+        "the hover repeats the message {message:?}: {hover}"
     );
     assert!(
         !hover.contains("What it catches") && !hover.contains("Why it matters"),
@@ -297,6 +299,13 @@ fn vscode_shows_taintlint_problems_and_hovers() {
             )
             .unwrap();
         }
+        // The short lenses and a hover that needs no scrolling, for the manual.
+        for (shot, image) in [
+            ("lenses.png", "vscode-lenses.png"),
+            ("hover-diagnostic.png", "vscode-hover.png"),
+        ] {
+            std::fs::copy(dir.join(shot), repo().join("docs/images").join(image)).unwrap();
+        }
     }
 }
 
@@ -333,6 +342,10 @@ fn check_cluster(result: &Value) {
         .map(|p| (line(p.anchor.start), p.summary(&inventory)))
         .collect();
     assert_eq!(lenses, want, "code lenses");
+    // Short: one line each, under 80 characters, leading with the cause.
+    for (_, lens) in &lenses {
+        assert!(lens.chars().count() <= 80, "{lens}");
+    }
     assert!(want.len() >= 4, "{want:?}");
     assert!(
         want.iter().any(|(_, t)| t.starts_with("fits no node")),
@@ -356,20 +369,20 @@ fn check_cluster(result: &Value) {
     for t in &analysis.tolerations {
         want.push((
             line(t.item.start),
-            taintlint::schedule::placement::describe_matches(&t.tolerated, &inventory),
+            taintlint::schedule::placement::hint_matches(&t.tolerated, &inventory),
         ));
         if let (Some(seconds), Some(label)) = (
             &t.seconds,
-            taintlint::schedule::placement::describe_eviction(
-                &t.toleration,
-                &t.tolerated,
-                &inventory,
-            ),
+            taintlint::schedule::placement::hint_eviction(&t.toleration, &t.tolerated, &inventory),
         ) {
             want.push((line(seconds.start), label));
         }
     }
     assert_eq!(hints, want, "inlay hints");
+    // Within VS Code's default `editor.inlayHints.maximumLength` (43): drawn whole.
+    for (_, hint) in &hints {
+        assert!(hint.chars().count() <= 43, "{hint}");
+    }
     assert!(
         want.iter().any(|(_, h)| h.starts_with("evicted ")),
         "an eviction hint: {want:?}"

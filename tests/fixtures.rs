@@ -484,6 +484,17 @@ fn hover_snapshots() {
                     path.display(),
                     d.rule
                 );
+                // The editor shows the message above the hover: the hover does not repeat it,
+                // and leads with why it matters.
+                assert!(!h.contains(&d.message), "{}: {h}", path.display());
+                let why = rules::find(d.rule).unwrap().why;
+                assert!(h.lines().next().unwrap().ends_with(why), "{h}");
+                // Field paths are code spans: Neovim's Markdown showed `tolerations[0]` as
+                // `tolerations0`.
+                for line in h.lines().filter(|l| l.starts_with("- Fix:")) {
+                    let outside: String = line.split('`').step_by(2).collect::<Vec<_>>().concat();
+                    assert!(!outside.contains('['), "{}: {line}", path.display());
+                }
             }
             insta::assert_snapshot!("hover", hovers.join("\n\n---\n\n"));
         });

@@ -327,8 +327,9 @@ async fn hover_on_a_diagnostic_explains_the_rule() {
         .await;
     let text = r["result"]["contents"]["value"].as_str().unwrap();
     let meta = taintlint::rules::find("unknown-effect").unwrap();
-    // The finding, short: its message, one line of why, the server's wording, the fix, and the
-    // rule linked to its documentation; not the whole explanation.
+    // The finding, short: one line of why, the fix, the server's wording, and the rule linked
+    // to its documentation; not the whole explanation, and not the message the editor already
+    // shows above the hover.
     // The hover is the finding alone (the toleration's own hover is elsewhere on it).
     let finding = text;
     snapshots().bind(|| insta::assert_snapshot!("hover_diagnostic", finding));
@@ -338,6 +339,11 @@ async fn hover_on_a_diagnostic_explains_the_rule() {
         "{text}"
     );
     assert!(finding.contains("API server: `` spec.template.spec.tolerations[3].effect"));
+    assert!(!finding.contains("did you mean"), "{text}");
+    assert!(
+        finding.find("- Fix:") < finding.find("API server:"),
+        "the fix before the details: {text}"
+    );
     assert!(
         finding.contains("- Fix: Write `NoSchedule` (safe)"),
         "{text}"
@@ -1073,5 +1079,53 @@ async fn embedded_values_diagnostics_hover_and_fix() {
         ),
         "{fixed}"
     );
+    assert!(c.finish().await);
+}
+
+/// A mistyped inventory path is shown once: not again when the settings come back unchanged
+/// (as Neovim pushes them after start) or the document is saved; it stays in the log.
+#[tokio::test]
+async fn a_bad_inventory_path_is_shown_once() {
+    let mut c = Client::start(Client::test_config());
+    let settings = json!({"inventory": "/nonexistent/taintlint/nodes.yaml"});
+    c.initialize(push_client(), settings.clone()).await;
+    c.open(WORKLOAD_URI, WORKLOAD).await;
+    c.diagnostics(WORKLOAD_URI, 1).await;
+    for _ in 0..2 {
+        c.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": {"taintlint": settings.clone()}}),
+        )
+        .await;
+    }
+    c.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": WORKLOAD_URI}}),
+    )
+    .await;
+    let mut seen = c.drain_queued();
+    seen.extend(c.quiet_for(Duration::from_millis(400)).await);
+    let shown: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .collect();
+    assert_eq!(shown.len(), 1, "{shown:#?}");
+    assert!(
+        shown[0]["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/taintlint/nodes.yaml"),
+        "{shown:#?}"
+    );
+    let logged = seen
+        .iter()
+        .filter(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.contains("/nonexistent/taintlint/nodes.yaml"))
+        })
+        .count();
+    assert!(logged >= 2, "{seen:#?}");
     assert!(c.finish().await);
 }

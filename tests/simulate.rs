@@ -336,7 +336,10 @@ fn the_inventory_can_come_from_standard_input() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(v["cluster"]["nodes"], 1);
-    assert_eq!(v["cluster"]["pools"][0]["source"]["file"], "-");
+    assert_eq!(
+        v["cluster"]["pools"][0]["source"]["file"],
+        "<standard input>"
+    );
     assert_eq!(v["workloads"][1]["fits"], "yes");
     // A pipe named as a file (`--inventory <(kubectl get nodes -o json)`) is read once, whole.
     let o = run_with_input(
@@ -407,16 +410,27 @@ fn a_streamed_node_list_simulates_as_one_read_whole() {
         "{}",
         stderr(&streamed)
     );
-    let named = stderr(&whole)
-        .replace("inventory - ", &format!("inventory {file} "))
-        .replace("lint -`", &format!("lint {file}`"));
-    assert_eq!(stderr(&streamed), named);
+    // Both warn of the same taints left out; the whole text, kept, names the first one's place
+    // (a list read as it streamed in is not kept, so it is counted only).
+    assert_eq!(
+        stderr(&streamed),
+        format!(
+            "taintlint: warning: inventory {file} has 500 invalid taints left out of the \
+             simulation; `taintlint lint {file}` shows why\n"
+        )
+    );
+    assert!(
+        stderr(&whole).starts_with("taintlint: warning: <standard input>:1:")
+            && stderr(&whole).contains("is left out of the simulation (and 499 more)"),
+        "{}",
+        stderr(&whole)
+    );
     let mut streamed: Value = serde_json::from_str(&stdout(&streamed)).unwrap();
     let whole: Value = serde_json::from_str(&stdout(&whole)).unwrap();
     assert_eq!(streamed["cluster"]["nodes"], 2_000);
     for pool in streamed["cluster"]["pools"].as_array_mut().unwrap() {
         assert_eq!(pool["source"]["file"], file);
-        pool["source"]["file"] = "-".into();
+        pool["source"]["file"] = "<standard input>".into();
     }
     assert_eq!(streamed, whole);
     // The last pool starts far along the one line, past text in Japanese.
@@ -1223,4 +1237,197 @@ fn gpu_counts_are_per_pod_end_to_end() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An inventory read from standard input is named as people say it, not `-`.
+#[test]
+fn an_inventory_on_standard_input_is_named_standard_input() {
+    let o = run_with_input(
+        &["simulate", "--inventory", "-", "examples/inference.yaml"],
+        &read("examples/inventory/pools.yaml"),
+    );
+    let out = stdout(&o);
+    assert!(out.contains("pools (<standard input>)"), "{out}");
+    assert!(!out.contains("(-)"), "{out}");
+}
+
+/// A taint the simulation leaves out is named by its place and what is wrong with it (a
+/// Karpenter NodePool's GPU taint with its effect mistyped, imitating the GPU NodePool of
+/// Karpenter's docs).
+#[test]
+fn a_taint_left_out_of_the_simulation_is_named_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let pool = dir.path().join("nodepool.yaml");
+    std::fs::write(
+        &pool,
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general\nspec:\n  \
+         template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      \
+         requirements: []\n      taints:\n      - key: nvidia.com/gpu\n        \
+         effect: NoSchedul\n",
+    )
+    .unwrap();
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        pool.to_str().unwrap(),
+        "examples/inference.yaml",
+    ]);
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("left out of the simulation"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.contains(
+            "nodepool.yaml:12:17: the taint at spec.template.spec.taints[0] of NodePool general"
+        ) && line.contains("unknown effect `NoSchedul`"),
+        "{line}"
+    );
+}
+
+/// `simulate --help` says every exit status it gives: an object the API server rejects exits 1.
+#[test]
+fn help_lists_api_server_rejections_in_the_exit_status() {
+    let help = stdout(&run(&["simulate", "--help"]));
+    let exit = help
+        .split("Exit status:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{help}"));
+    let exit = exit
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .replace('\n', " ");
+    assert!(
+        exit.contains("1 when one fits none or the API server would reject it"),
+        "{exit}"
+    );
+}
+
+/// Pools are named by the node label `--pool-label` (or `pool-label:` in .taintlint.yaml)
+/// names, before the providers' node-group labels and the node names' common prefix.
+#[test]
+fn pools_are_named_by_the_configured_pool_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut nodes = String::new();
+    for (name, group) in [
+        ("ip-10-0-2-10", "gpu"),
+        ("ip-10-0-2-11", "gpu"),
+        ("ip-10-0-1-10", "web"),
+    ] {
+        nodes.push_str(&format!(
+            "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{kubernetes.io/hostname: {name}, platform.example.com/group: {group}}}\n---\n"
+        ));
+    }
+    let inventory = dir.path().join("nodes.yaml");
+    std::fs::write(&inventory, nodes).unwrap();
+    let names = |extra: &[&str], cwd: &Path| -> Vec<String> {
+        let web = Path::new(ROOT).join("examples/web.yaml");
+        let mut args = vec!["simulate", "--format", "json", "--inventory"];
+        args.push(inventory.to_str().unwrap());
+        args.extend_from_slice(extra);
+        args.push(web.to_str().unwrap());
+        let o = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .args(&args)
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        let v: Value =
+            serde_json::from_str(&stdout(&o)).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+        v["cluster"]["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&[], dir.path()), ["ip-10-0-2-*", "ip-10-0-1-10"]);
+    assert_eq!(
+        names(&["--pool-label", "platform.example.com/group"], dir.path()),
+        ["gpu", "web"]
+    );
+    std::fs::write(
+        dir.path().join(".taintlint.yaml"),
+        "pool-label: platform.example.com/group\n",
+    )
+    .unwrap();
+    assert_eq!(names(&[], dir.path()), ["gpu", "web"]);
+}
+
+/// Editors' lenses agree with `simulate`: a workload simulate lists as rejected by the API
+/// server is shown as rejected, one that fits no node leads with the closest pool and what
+/// keeps it off (as the `unschedulable` finding says), and every lens is one short line.
+#[test]
+fn lenses_agree_with_simulate() {
+    let cases = [
+        ("examples/inventory/pools.yaml", "examples/inference.yaml"),
+        (
+            "examples/inventory/pools.yaml",
+            "examples/gpu-training.yaml",
+        ),
+        ("examples/inventory/pools.yaml", "examples/web.yaml"),
+        ("examples/inventory/pools.yaml", "examples/node-agent.yaml"),
+        (
+            "tests/fixtures/workloads/inventory.yaml",
+            "tests/fixtures/workloads/spot-workloads.yaml",
+        ),
+        (
+            "tests/fixtures/workloads/inventory.yaml",
+            "tests/fixtures/workloads/custom-resources.yaml",
+        ),
+    ];
+    let (mut rejected, mut nowhere) = (0, 0);
+    for (inventory, manifests) in cases {
+        let inv = Inventory::load(&[(inventory, read(inventory).as_str())]).unwrap();
+        let text = read(manifests);
+        let options = Options::default();
+        let simulated = taintlint::analysis::simulate_text(&text, &options, &inv);
+        let analysis = taintlint::analysis::analyse_file(&text, &options, Some(&inv), true);
+        let found = analysis.diagnostics;
+        assert_eq!(simulated.len(), analysis.placements.len(), "{manifests}");
+        for (w, p) in simulated.iter().zip(&analysis.placements) {
+            let lens = p.summary(&inv);
+            assert!(lens.chars().count() <= 80, "{manifests}: {lens}");
+            match &w.rejected {
+                Some(r) => {
+                    rejected += 1;
+                    assert!(
+                        lens.starts_with("rejected by the API server: "),
+                        "{manifests}: {lens}"
+                    );
+                    assert!(
+                        r.message.starts_with(
+                            lens.trim_start_matches("rejected by the API server: ")
+                                .trim_end_matches('…')
+                        ),
+                        "{lens} / {}",
+                        r.message
+                    );
+                }
+                None if !w.simulation.fits_anywhere() => {
+                    nowhere += 1;
+                    assert!(lens.starts_with("fits no node: "), "{manifests}: {lens}");
+                    // The same pool the finding names.
+                    let finding = found
+                        .iter()
+                        .find(|d| d.rule == "unschedulable" && d.document == Some(w.document))
+                        .unwrap_or_else(|| panic!("{manifests}: {lens}"));
+                    if let Some(pool) = lens.strip_prefix("fits no node: closest pool ") {
+                        let pool = pool.split(':').next().unwrap();
+                        assert!(
+                            finding.message.contains(&format!("pool {pool}"))
+                                || finding.message.contains("misses"),
+                            "{lens} / {}",
+                            finding.message
+                        );
+                    }
+                }
+                None => assert!(!lens.starts_with("fits no node"), "{manifests}: {lens}"),
+            }
+        }
+    }
+    assert!(
+        rejected > 0 && nowhere > 0,
+        "rejected {rejected}, fits nowhere {nowhere}"
+    );
 }

@@ -10,6 +10,9 @@ use taintlint::inventory::{self, Inventory};
 use super::input::{collect_inputs, read, Input};
 
 /// An inventory and the texts it was read from.
+/// The name an inventory read from standard input (`--inventory -`) is shown by.
+pub(crate) const STDIN_INVENTORY: &str = "<standard input>";
+
 pub(crate) struct LoadedInventory {
     pub(crate) inventory: Inventory,
     /// Each file and its text; `None` for a JSON node list read as it streamed in, unless
@@ -171,7 +174,8 @@ fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode
         for (input, dir) in inputs {
             let path = match &input {
                 Input::File(f, _) => f.clone(),
-                Input::Stdin(_) => p.clone(),
+                // Named as people say it: `-:21:7` reads as a typo.
+                Input::Stdin(_) => PathBuf::from(STDIN_INVENTORY),
             };
             // A JSON node list named on its own is read as it streams in, when its text is
             // not needed after.

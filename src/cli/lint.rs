@@ -201,7 +201,12 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         None
     } else {
         match load_inventory(&inventory_paths, Texts::Keep) {
-            Ok(l) => Some(l),
+            Ok(mut l) => {
+                if let Some(label) = args.cluster.pool_label(configs.iter().map(|(c, _)| c)) {
+                    l.inventory.name_pools_by(label);
+                }
+                Some(l)
+            }
             Err(code) => return code,
         }
     };

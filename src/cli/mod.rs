@@ -44,8 +44,8 @@ enum Command {
     /// Simulate kube-scheduler: on which nodes of a cluster inventory each workload can land,
     /// and what keeps it off the others.
     ///
-    /// Exit status: 0 when every workload fits some node, 1 when one fits none, 2 on a usage,
-    /// inventory or I/O problem.
+    /// Exit status: 0 when every workload fits some node, 1 when one fits none or the API
+    /// server would reject it (or the pods it creates), 2 on a usage, inventory or I/O problem.
     Simulate(simulate::SimulateArgs),
     /// List every rule: name, default severity, whether it needs an inventory, whether it has a
     /// fix.
@@ -95,9 +95,24 @@ pub(crate) struct ClusterArgs {
     /// PodTolerationRestriction plugin's default tolerations and whitelist.
     #[arg(long, value_name = "FILE")]
     admission_control_config_file: Option<std::path::PathBuf>,
+    /// The node label that names the inventory's node pools (default: the common providers'
+    /// node-group labels, eks.amazonaws.com/nodegroup, karpenter.sh/nodepool,
+    /// cloud.google.com/gke-nodepool, kubernetes.azure.com/agentpool, ..., then `pool`).
+    #[arg(long, value_name = "LABEL")]
+    pool_label: Option<String>,
 }
 
 impl ClusterArgs {
+    /// The pool label: the command line's, else the first configuration's that sets one.
+    pub(crate) fn pool_label<'a>(
+        &'a self,
+        configs: impl IntoIterator<Item = &'a taintlint::config_file::ConfigFile>,
+    ) -> Option<&'a str> {
+        self.pool_label
+            .as_deref()
+            .or_else(|| configs.into_iter().find_map(|c| c.pool_label.as_deref()))
+    }
+
     /// Applies the command line's cluster settings on top of `options` (the configuration's).
     pub(crate) fn apply(&self, mut options: Options) -> Result<Options, String> {
         for spec in &self.feature_gates {

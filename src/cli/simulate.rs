@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 
 use taintlint::analysis::{simulate_file, Unread};
 use taintlint::config_file::{self, ConfigFile};
-use taintlint::inventory::Inventory;
 use taintlint::report::{
     self,
     simulate::{Fit, HumanOptions, SimulatedFile},
@@ -111,11 +110,16 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         Err(code) => return code,
     };
     let loaded = match load_inventory(&inventory_paths, Texts::Drop) {
-        Ok(l) => l,
+        Ok(mut l) => {
+            if let Some(label) = args.cluster.pool_label([&config]) {
+                l.inventory.name_pools_by(label);
+            }
+            l
+        }
         Err(code) => return code,
     };
     let inventory = &loaded.inventory;
-    warn_of_invalid_taints(inventory);
+    warn_of_invalid_taints(&loaded, &options);
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
     let walked = collect_walked(&args.paths, &configs, false, &mut problems, &mut Vec::new());
@@ -309,11 +313,52 @@ fn settings(args: &SimulateArgs) -> Result<(ConfigFile, Options, Vec<PathBuf>), 
     Ok((config, options, inventory_paths))
 }
 
-/// A warning for each inventory file with taints the simulation leaves out.
-fn warn_of_invalid_taints(inventory: &Inventory) {
-    for f in &inventory.files {
-        if f.invalid_taints > 0 {
-            eprintln!(
+/// A warning for each inventory file with taints the simulation leaves out: the first one by
+/// its place and what is wrong with it (the finding `lint` reports there), and how many more.
+fn warn_of_invalid_taints(loaded: &LoadedInventory, options: &Options) {
+    for (i, f) in loaded.inventory.files.iter().enumerate() {
+        if f.invalid_taints == 0 {
+            continue;
+        }
+        let more = match f.invalid_taints {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let first = loaded
+            .sources
+            .get(i)
+            .and_then(|(_, t)| t.as_deref())
+            .and_then(|text| {
+                let found = taintlint::analyse(text, options);
+                let d = found.into_iter().find(|d| {
+                    d.severity == taintlint::Severity::Error
+                        && d.path.as_deref().is_some_and(|p| p.contains("aints["))
+                })?;
+                let (line, column) = taintlint::report::line_columns(text, &[d.range.start])[0];
+                // The taint's own path: up to the index after the last `taints[`.
+                let path = d.path.unwrap_or_default();
+                let start = path.rfind("aints[").unwrap_or(0);
+                let end = path[start..]
+                    .find(']')
+                    .map_or(path.len(), |e| start + e + 1);
+                let place = &path[..end];
+                let of = match d
+                    .object
+                    .as_ref()
+                    .map(|o| (o.kind.as_deref(), o.name.as_deref()))
+                {
+                    Some((Some(kind), Some(name))) => format!(" of {kind} {name}"),
+                    _ => String::new(),
+                };
+                Some(format!(
+                "taintlint: warning: {}:{line}:{column}: the taint at {place}{of} is left out of \
+                 the simulation{more}: {}",
+                f.name, d.message
+            ))
+            });
+        eprintln!(
+            "{}",
+            first.unwrap_or_else(|| format!(
                 "taintlint: warning: inventory {} has {} left out of the simulation; \
                  `taintlint lint {}` shows why",
                 f.name,
@@ -322,8 +367,8 @@ fn warn_of_invalid_taints(inventory: &Inventory) {
                     n => format!("{n} invalid taints"),
                 },
                 f.name
-            );
-        }
+            ))
+        );
     }
 }
 

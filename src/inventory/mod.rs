@@ -49,14 +49,21 @@ pub(crate) use nodes::scalar_text;
 /// The label every kubelet sets to its node's hostname.
 pub const HOSTNAME_LABEL: &str = "kubernetes.io/hostname";
 
-/// Labels that name a node pool on the common platforms, used to name pools.
-const POOL_LABELS: &[&str] = &[
+/// Labels that name a node pool on the common platforms, used to name pools (GKE, EKS managed
+/// node groups, eksctl, Karpenter, AKS, OKE, DigitalOcean, Hetzner/kOps, then a plain `pool`).
+/// A configured `pool-label` comes first ([`Inventory::name_pools_by`]).
+pub const POOL_LABELS: &[&str] = &[
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
+    "alpha.eksctl.io/nodegroup-name",
     "karpenter.sh/nodepool",
     "kubernetes.azure.com/agentpool",
     "agentpool",
+    "oci.oraclecloud.com/node-pool-name",
+    "doks.digitalocean.com/node-pool",
+    "kops.k8s.io/instancegroup",
     "node.kubernetes.io/pool",
+    "pool",
 ];
 
 /// A place in an inventory file: the file's index in [`Inventory::files`] and a byte range.
@@ -167,6 +174,8 @@ pub struct Pool {
     /// What each of its nodes offers the scheduler (allocatable resources), as a range over
     /// its nodes; unknown where the inventory does not say.
     pub capacity: capacity::Capacity,
+    /// The name its definition gives it (a pool file's, a NodePool's), if any.
+    given_name: Option<String>,
 }
 
 impl Pool {
@@ -739,6 +748,12 @@ impl Inventory {
         self.by_name.get(name).map_or(&[], Vec::as_slice)
     }
 
+    /// Names the pools again, by the node label `label` first (a `pool-label` setting: the
+    /// label a cluster's node groups carry), where the inventory does not name them itself.
+    pub fn name_pools_by(&mut self, label: &str) {
+        name_pools(&mut self.pools, Some(label));
+    }
+
     /// Every distinct taint of the cluster with the pools that carry it.
     pub fn taints(&self) -> Vec<(&PoolTaint, Vec<usize>)> {
         let mut out: Vec<(&PoolTaint, Vec<usize>)> = Vec::new();
@@ -777,7 +792,6 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     );
     let mut index: HashMap<Key, usize> = HashMap::new();
     let mut pools: Vec<Pool> = Vec::new();
-    let mut named: Vec<Option<String>> = Vec::new();
     // What each pool's nodes offer: the least and the most of each resource, or unknown once
     // a node does not say (kept per pool, never per node).
     let mut offered: Vec<Option<Option<(Resources, Resources)>>> = Vec::new();
@@ -829,8 +843,8 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
                 let mut acc = None;
                 offer(&mut acc, node.allocatable);
                 offered.push(acc);
-                named.push(node.pool.map(|(_, name)| name));
                 pools.push(Pool {
+                    given_name: node.pool.map(|(_, name)| name),
                     name: String::new(),
                     labels: shared,
                     taints: node.taints,
@@ -882,17 +896,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             .map(|members| Variant { members })
             .collect();
     }
-    // Names: the pool file's, a node-pool label, the node role, or the node names' common prefix.
-    let mut taken: HashMap<String, usize> = HashMap::new();
-    for (pool, given) in pools.iter_mut().zip(named) {
-        let mut base = given.unwrap_or_else(|| derived_name(pool));
-        if taken.contains_key(&base) && pool.unschedulable.is_some() {
-            base.push_str("-cordoned");
-        }
-        let n = taken.entry(base.clone()).or_insert(0);
-        *n += 1;
-        pool.name = if *n == 1 { base } else { format!("{base}#{n}") };
-    }
+    name_pools(&mut pools, None);
     Inventory {
         files,
         cluster: Cluster::default(),
@@ -904,13 +908,53 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     }
 }
 
+/// Names the pools: the pool file's name, a node-pool label (`label` first, then
+/// [`POOL_LABELS`]), the node names' common prefix (`ip-10-0-2-*`), or the node role. A prefix
+/// that also begins a node of another pool would claim that node too (`ip-10-0-2-*` and the
+/// cordoned `ip-10-0-2-13`): the pool is then named by its first node and how many more. Names
+/// are unique: a cordoned pool named as another takes `-cordoned`, and others `#2`, `#3`.
+fn name_pools(pools: &mut [Pool], label: Option<&str>) {
+    let mut bases: Vec<String> = pools
+        .iter()
+        .map(|pool| match &pool.given_name {
+            Some(given) => given.clone(),
+            None => derived_name(pool, label),
+        })
+        .collect();
+    for (p, base) in bases.iter_mut().enumerate() {
+        let Some(stem) = base
+            .strip_suffix('*')
+            .filter(|_| pools[p].given_name.is_none())
+        else {
+            continue;
+        };
+        let overlaps = pools
+            .iter()
+            .enumerate()
+            .any(|(q, other)| q != p && other.nodes.iter().any(|m| m.name.starts_with(stem)));
+        if overlaps {
+            let pool = &pools[p];
+            *base = format!("{}+{}", pool.nodes[0].name, pool.nodes.len() - 1);
+        }
+    }
+    let mut taken: HashMap<String, usize> = HashMap::new();
+    for (pool, mut base) in pools.iter_mut().zip(bases) {
+        if taken.contains_key(&base) && pool.unschedulable.is_some() {
+            base.push_str("-cordoned");
+        }
+        let n = taken.entry(base.clone()).or_insert(0);
+        *n += 1;
+        pool.name = if *n == 1 { base } else { format!("{base}#{n}") };
+    }
+}
+
 /// Topology labels: a zone or region, which nodes of one pool usually do not share.
 fn is_topology_key(key: &str) -> bool {
     key.starts_with("topology.") || key.starts_with("failure-domain.beta.kubernetes.io/")
 }
 
-fn derived_name(pool: &Pool) -> String {
-    for label in POOL_LABELS {
+fn derived_name(pool: &Pool, label: Option<&str>) -> String {
+    for label in label.into_iter().chain(POOL_LABELS.iter().copied()) {
         if let Some(v) = pool.label(None, label).filter(|v| !v.is_empty()) {
             return v.to_string();
         }
@@ -976,7 +1020,8 @@ mod tests {
         assert_eq!(inv.node_count(), 4);
         assert_eq!(inv.pools.len(), 2);
         let gpu = &inv.pools[0];
-        assert_eq!(gpu.name, "gpu-*");
+        // Named by the `pool` label the nodes carry.
+        assert_eq!(gpu.name, "gpu");
         assert_eq!(gpu.nodes.len(), 3);
         assert_eq!(gpu.label(None, "pool"), Some("gpu"));
         assert_eq!(gpu.label(None, HOSTNAME_LABEL), None);
@@ -987,8 +1032,111 @@ mod tests {
             &text[t.at.range.clone()],
             "{key: nvidia.com/gpu, value: present, effect: NoSchedule}"
         );
-        assert_eq!(inv.pools[1].name, "web-1");
+        assert_eq!(inv.pools[1].name, "web");
         assert!(inv.is_identity_key(HOSTNAME_LABEL));
+    }
+
+    /// Nodes named as EC2 names them: a prefix shared with a cordoned node of the same group
+    /// names no pool (`ip-10-0-2-*` would claim `ip-10-0-2-13` too).
+    #[test]
+    fn pool_names_never_claim_the_nodes_of_another_pool() {
+        let mut text = String::new();
+        for i in 10..=12 {
+            text.push_str(&node(&format!("ip-10-0-2-{i}"), "", ""));
+            text.push_str(
+                "---
+",
+            );
+        }
+        for i in 10..=11 {
+            text.push_str(&node(
+                &format!("ip-10-0-1-{i}"),
+                "",
+                "{key: a, effect: NoSchedule}",
+            ));
+            text.push_str(
+                "---
+",
+            );
+        }
+        text.push_str(&node("ip-10-0-2-13", "", ""));
+        text.push_str(
+            "  unschedulable: true
+",
+        );
+        let inv = load(&text);
+        let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["ip-10-0-2-10+2", "ip-10-0-1-*", "ip-10-0-2-13"]);
+        // Each name's prefix, if it has one, begins no node of another pool.
+        for (p, pool) in inv.pools.iter().enumerate() {
+            if let Some(stem) = pool.name.strip_suffix('*') {
+                for (q, other) in inv.pools.iter().enumerate() {
+                    assert!(q == p || other.nodes.iter().all(|m| !m.name.starts_with(stem)));
+                }
+            }
+        }
+    }
+
+    /// The node-group labels of the common providers name pools, a configured label first;
+    /// the cordoned nodes of a group are that group's, cordoned.
+    #[test]
+    fn node_group_labels_name_pools() {
+        let mut text = String::new();
+        for (name, labels, cordoned) in [
+            (
+                "ip-10-0-2-10",
+                "eks.amazonaws.com/nodegroup: gpu-a100, team: ml",
+                false,
+            ),
+            (
+                "ip-10-0-2-11",
+                "eks.amazonaws.com/nodegroup: gpu-a100, team: ml",
+                false,
+            ),
+            (
+                "ip-10-0-2-13",
+                "eks.amazonaws.com/nodegroup: gpu-a100, team: ml",
+                true,
+            ),
+            (
+                "gke-x-1",
+                "cloud.google.com/gke-nodepool: default-pool, team: web",
+                false,
+            ),
+            (
+                "aks-sys-1",
+                "kubernetes.azure.com/agentpool: system, team: infra",
+                false,
+            ),
+            ("kp-1", "karpenter.sh/nodepool: spot, team: batch", false),
+        ] {
+            text.push_str(&node(name, labels, ""));
+            if cordoned {
+                text.push_str(
+                    "  unschedulable: true
+",
+                );
+            }
+            text.push_str(
+                "---
+",
+            );
+        }
+        let mut inv = load(&text);
+        let names =
+            |inv: &Inventory| -> Vec<String> { inv.pools.iter().map(|p| p.name.clone()).collect() };
+        assert_eq!(
+            names(&inv),
+            [
+                "gpu-a100",
+                "gpu-a100-cordoned",
+                "default-pool",
+                "system",
+                "spot"
+            ]
+        );
+        inv.name_pools_by("team");
+        assert_eq!(names(&inv), ["ml", "ml-cordoned", "web", "infra", "batch"]);
     }
 
     #[test]

@@ -96,11 +96,11 @@ pub fn hints(
             .map_or(t.item.end, |i| t.item.start + i);
         out.push(hint(
             first_line_end,
-            placement::describe_matches(&t.tolerated, inventory),
+            placement::hint_matches(&t.tolerated, inventory),
         ));
         if let (Some(seconds), Some(label)) = (
             &t.seconds,
-            placement::describe_eviction(&t.toleration, &t.tolerated, inventory),
+            placement::hint_eviction(&t.toleration, &t.tolerated, inventory),
         ) {
             // On the line's end, after the first hint when both share the line.
             let line_end = text[seconds.end..]

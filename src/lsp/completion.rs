@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::k8s::model::Effect;
-use crate::k8s::well_known::WELL_KNOWN_TAINT_KEYS;
+use crate::k8s::well_known::{Origin, CATALOG, WELL_KNOWN_TAINT_KEYS};
 use crate::position::LineIndex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,6 +258,13 @@ pub fn suggestions(
                 for t in known {
                     if !out.iter().any(|s| s.label == t.key) {
                         out.push(value(&t.key, "taint key", &format!("On {}.", t.source)));
+                    }
+                }
+                // Then the keys of the taint catalog that others set (cloud providers,
+                // accelerators, autoscalers, add-ons).
+                for t in CATALOG.iter().filter(|t| t.origin != Origin::Kubernetes) {
+                    if !out.iter().any(|s| s.label == t.key) {
+                        out.push(value(t.key, "known taint key", &format!("{}.", t.meaning)));
                     }
                 }
                 out

@@ -31,7 +31,7 @@ pub struct DiagnosticData {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FixData {
     pub title: String,
-    /// `safe` or `needs-review`.
+    /// `safe`, `needs-review` or `manual`.
     pub applicability: String,
     pub edits: Vec<TextEdit>,
 }

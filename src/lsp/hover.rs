@@ -47,6 +47,9 @@ pub fn toleration(
         return out;
     };
     out.push_str(&format!("Tolerates {}.\n", t.describe()));
+    if let Some(line) = catalogued(&t.key) {
+        out.push_str(&format!("\n{line}\n"));
+    }
     let mut notes = Vec::new();
     if fact.operator_omitted {
         let then = if t.value.is_empty() {
@@ -232,6 +235,9 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
         t.effect,
         t.effect.meaning()
     ));
+    if let Some(line) = catalogued(&t.key) {
+        out.push_str(&format!("{line}\n\n"));
+    }
     if tolerated_by.is_empty() {
         out.push_str("No toleration in the workspace tolerates it.");
         return out;
@@ -256,42 +262,126 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
     out
 }
 
-/// A finding, short enough to read without scrolling: its message, one line of why, the API
-/// server's own wording when it has one, the fixes on offer, and the rule code linking to the
-/// rule's documentation at `docs` (a docs/rules.md address). The long explanation stays in
-/// `taintlint explain` and the documentation.
+/// What the taint catalog says of `key`: who sets it, with its source (a link when it is a URL).
+fn catalogued(key: &str) -> Option<String> {
+    let t = crate::k8s::well_known::known_taint(key)?;
+    let source = if t.source.starts_with("https://") {
+        format!("[source]({})", t.source)
+    } else {
+        format!("source: {}", t.source)
+    };
+    Some(format!("`{}`: {} ({source}).", t.key, t.meaning))
+}
+
+/// A finding's hover, short enough to read without scrolling and leading with what the editor
+/// does not already show: why it matters and the fixes on offer, then the API server's own
+/// wording when it has one, with the rule code linking to the rule's documentation at `docs`
+/// (a docs/rules.md address). The finding's message is not repeated (the editor shows it above
+/// the hover, with the related places); the long explanation stays in `taintlint explain` and
+/// the documentation.
 pub fn diagnostic(d: &Diagnostic, docs: &str) -> String {
     let mut out = match rules::find(d.rule) {
         Some(meta) => format!(
-            "**{}** [`{}`]({}): {}\n\n{}\n",
+            "**{}** [`{}`]({}): {}\n",
             d.severity,
             meta.name,
             rules::docs_url(docs, meta.name),
-            d.message,
-            meta.why
+            markdown_text(meta.why)
         ),
-        None => format!("**{}** `{}`: {}\n", d.severity, d.rule, d.message),
+        None => format!(
+            "**{}** `{}`: {}\n",
+            d.severity,
+            d.rule,
+            markdown_text(&d.message)
+        ),
     };
+    if !d.fixes.is_empty() {
+        out.push('\n');
+        for fix in &d.fixes {
+            let how = fix.applicability.phrase();
+            out.push_str(&format!("- Fix: {} ({how})\n", markdown_text(&fix.title)));
+        }
+    }
     if let Some(server) = &d.server_message {
         // A double-backtick code span: the wording has backticks and regex stars in it.
         out.push_str(&format!("\nAPI server: `` {server} ``\n"));
     }
-    if !d.fixes.is_empty() {
-        out.push('\n');
-        for fix in &d.fixes {
-            let how = match fix.applicability {
-                crate::diagnostic::Applicability::Safe => "safe",
-                crate::diagnostic::Applicability::NeedsReview => "needs review",
-            };
-            out.push_str(&format!("- Fix: {} ({how})\n", fix.title));
+    out.trim_end().to_string()
+}
+
+/// Plain words made safe for any Markdown renderer: a field path (`tolerations[0]`) goes in a
+/// code span, which shows it as written (Neovim's renderer read `[0]` as a link and showed
+/// `tolerations0`), and `*`, `_`, `<` outside code spans are escaped. Code spans stay as they are.
+pub fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, part) in text.split('`').enumerate() {
+        if i > 0 {
+            out.push('`');
+        }
+        if i % 2 == 1 {
+            out.push_str(part);
+            continue;
+        }
+        let mut first = true;
+        for word in part.split(' ') {
+            if !first {
+                out.push(' ');
+            }
+            first = false;
+            let core = word.trim_end_matches([',', ';', ':', '.', ')']);
+            let core = core.trim_start_matches('(');
+            if core.contains('[') && core.contains(']') {
+                let start = word.find(core).unwrap_or(0);
+                out.push_str(&word[..start]);
+                out.push('`');
+                out.push_str(core);
+                out.push('`');
+                out.push_str(&word[start + core.len()..]);
+            } else {
+                for c in word.chars() {
+                    if matches!(c, '*' | '_' | '<' | '[' | ']') {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+            }
         }
     }
-    out.trim_end().to_string()
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_paths_are_code_for_every_markdown_renderer() {
+        assert_eq!(
+            markdown_text("Change tolerations[0] to tolerate x (lets it onto pool gpu)"),
+            "Change `tolerations[0]` to tolerate x (lets it onto pool gpu)"
+        );
+        assert_eq!(
+            markdown_text("(spec.tolerations[1].key), and `a[0]` kept"),
+            "(`spec.tolerations[1].key`), and `a[0]` kept"
+        );
+        assert_eq!(markdown_text("a_b *c* <d>"), "a\\_b \\*c\\* \\<d>");
+    }
+
+    #[test]
+    fn a_catalogued_key_says_who_sets_it_with_its_source() {
+        let line = catalogued("nvidia.com/gpu").unwrap();
+        assert!(
+            line.starts_with("`nvidia.com/gpu`: NVIDIA GPU nodes"),
+            "{line}"
+        );
+        assert!(
+            line.contains("(https://github.com/NVIDIA/k8s-device-plugin"),
+            "{line}"
+        );
+        let line = catalogued("karpenter.sh/disrupted").unwrap();
+        assert!(line.contains("source: kubernetes-sigs/karpenter"), "{line}");
+        assert_eq!(catalogued("example.com/dedicated"), None);
+    }
 
     #[test]
     fn a_runtime_class_and_a_namespace_default_are_named() {

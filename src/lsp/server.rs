@@ -79,6 +79,7 @@ impl Backend {
             documents: HashMap::new(),
             dirty: BTreeSet::new(),
             startup_problems: Vec::new(),
+            shown_problems: Vec::new(),
             watching: None,
             started: false,
             index: WorkspaceIndex::default(),

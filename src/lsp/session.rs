@@ -194,6 +194,9 @@ pub(crate) struct State {
     pub(crate) dirty: BTreeSet<Uri>,
     /// Settings problems found before the client could be told.
     pub(crate) startup_problems: Vec<String>,
+    /// The problems last shown to the user (`window/showMessage`): the same ones found again
+    /// (the settings pulled, then pushed, then the inventory re-read) are only logged.
+    pub(crate) shown_problems: Vec<String>,
     /// The inventory files the client watches for us.
     pub(crate) watching: Option<Vec<PathBuf>>,
     /// Whether the worker and poller are running.

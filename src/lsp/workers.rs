@@ -202,13 +202,25 @@ impl Session {
         self.update_watchers().await;
     }
 
+    /// Logs settings problems, and shows them unless they are the ones shown last: a mistyped
+    /// inventory path is found at start, again when the client's settings are pulled and pushed,
+    /// and on each re-read, and a person wants to hear of it once.
     pub(crate) async fn report_problems(&self, problems: Vec<String>) {
+        let repeated = {
+            let mut state = self.lock();
+            let repeated = state.shown_problems == problems;
+            state.shown_problems = problems.clone();
+            repeated
+        };
         if problems.is_empty() {
             return;
         }
         for p in &problems {
             self.log(MessageType::WARNING, format!("taintlint settings: {p}"))
                 .await;
+        }
+        if repeated {
+            return;
         }
         self.client
             .show_message(

@@ -29,6 +29,8 @@ pub struct Workspace {
     pub cluster: Option<Arc<Inventory>>,
     /// The project's `.taintlint.yaml` (found from the workspace root), if any.
     pub config: Option<PathBuf>,
+    /// Its `pool-label`: the node label that names the inventory's pools.
+    pub pool_label: Option<String>,
     /// Changes whenever an analysis could come out differently.
     pub generation: u64,
     /// Each rule's link into the rule reference the settings name.
@@ -132,9 +134,10 @@ impl Workspace {
         };
         let inventory = InventoryFiles::read(&paths, root);
         problems.extend(inventory.problems());
-        let cluster = load_cluster(&inventory, &mut problems);
+        let cluster = load_cluster(&inventory, config.pool_label.as_deref(), &mut problems);
         let inventory = inventory.without_texts();
         let workspace = Workspace {
+            pool_label: config.pool_label.clone(),
             links: Links::new(settings.docs_url()),
             settings,
             root: root.map(Path::to_path_buf),
@@ -157,7 +160,7 @@ impl Workspace {
     ) -> (Self, Vec<String>) {
         let inventory = self.inventory.reread_with(open);
         let mut problems = inventory.problems();
-        let cluster = load_cluster(&inventory, &mut problems);
+        let cluster = load_cluster(&inventory, self.pool_label.as_deref(), &mut problems);
         let inventory = inventory.without_texts();
         let workspace = Workspace {
             inventory,
@@ -229,7 +232,11 @@ impl Workspace {
 
 /// Parses the inventory files (as read, texts still held) into one cluster. Files are named by their path, which is what
 /// related locations into them carry. Nothing when a file is unreadable or none is set.
-fn load_cluster(files: &InventoryFiles, problems: &mut Vec<String>) -> Option<Arc<Inventory>> {
+fn load_cluster(
+    files: &InventoryFiles,
+    pool_label: Option<&str>,
+    problems: &mut Vec<String>,
+) -> Option<Arc<Inventory>> {
     if files.is_empty() || files.files().iter().any(|f| f.text().is_err()) {
         return None;
     }
@@ -244,7 +251,12 @@ fn load_cluster(files: &InventoryFiles, problems: &mut Vec<String>) -> Option<Ar
         .filter_map(|(name, f)| Some((name.as_str(), f.text().ok()??)))
         .collect();
     match Inventory::load(&sources) {
-        Ok(inventory) => Some(Arc::new(inventory)),
+        Ok(mut inventory) => {
+            if let Some(label) = pool_label {
+                inventory.name_pools_by(label);
+            }
+            Some(Arc::new(inventory))
+        }
         Err(errors) => {
             problems.extend(errors.iter().map(|e| format!("inventory {e}")));
             None

@@ -189,6 +189,7 @@ fn render_one(
         let how = match fix.applicability {
             Applicability::Safe => "safe fix",
             Applicability::NeedsReview => "fix, needs review",
+            Applicability::Manual => "fix, by hand only",
         };
         group =
             group.element(Level::HELP.message(wrapped("help", format!("{} ({how})", fix.title))));

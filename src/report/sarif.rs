@@ -188,6 +188,7 @@ fn result(
                 "properties": {"applicability": match f.applicability {
                     Applicability::Safe => "safe",
                     Applicability::NeedsReview => "needs-review",
+                    Applicability::Manual => "manual",
                 }},
             })
         })

@@ -144,18 +144,29 @@ pub fn find(name: &str) -> Option<&'static RuleMeta> {
     all().find(|m| m.name == name)
 }
 
-/// The rule name closest to a misspelt one (at most three edits away).
+/// The rule name closest to a misspelt one (at most three edits away), or else the first rule
+/// one of whose words is the word given, give or take a typo (`efect` finds `unknown-effect`).
 pub fn closest(name: &str) -> Option<&'static str> {
-    all()
-        .map(|m| {
-            (
-                crate::k8s::well_known::edit_distance(name, m.name, 3),
-                m.name,
-            )
-        })
+    use crate::k8s::well_known::edit_distance;
+    let whole = all()
+        .map(|m| (edit_distance(name, m.name, 3), m.name))
         .filter(|&(d, _)| d <= 3)
         .min_by_key(|&(d, _)| d)
-        .map(|(_, n)| n)
+        .map(|(_, n)| n);
+    whole.or_else(|| {
+        let limit = if name.chars().count() <= 5 { 1 } else { 2 };
+        all()
+            .filter_map(|m| {
+                let d = m
+                    .name
+                    .split('-')
+                    .map(|w| edit_distance(name, w, limit))
+                    .min()?;
+                (d <= limit && name.len() >= 3).then_some((d, m.name))
+            })
+            .min_by_key(|&(d, _)| d)
+            .map(|(_, n)| n)
+    })
 }
 
 /// The Markdown table of every rule, as the README shows it.
@@ -584,6 +595,15 @@ pub fn count(n: usize, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_rule_or_word_finds_its_rule() {
+        assert_eq!(closest("unknown-efect"), Some("unknown-effect"));
+        assert_eq!(closest("efect"), Some("unknown-effect"));
+        assert_eq!(closest("operater"), Some("unknown-operator"));
+        assert_eq!(closest("zz"), None);
+        assert_eq!(closest("kubernetes"), None);
+    }
     use std::collections::HashSet;
 
     #[test]

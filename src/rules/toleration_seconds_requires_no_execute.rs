@@ -34,8 +34,11 @@ tolerations:
 ```
 
 ## Fix
-Set `effect: NoExecute`, or remove `tolerationSeconds` if the pod should never be evicted. The
-fix sets the effect and needs review.
+Remove `tolerationSeconds`: the toleration keeps matching the taints it matches (the first fix,
+safe). Or set `effect: NoExecute` if the pod was meant to be evicted after that time: that fix
+changes what the toleration tolerates (a NoSchedule taint is no longer tolerated), needs review,
+and with an inventory is never applied in bulk when the toleration stops tolerating a taint of
+the cluster.
 "#,
 };
 
@@ -72,6 +75,17 @@ impl Rule for TolerationSecondsRequiresNoExecute {
             )
         };
         let mapping = cx.item_mapping(item);
+        // First the fix that keeps what the toleration matches: without tolerationSeconds it is
+        // valid and tolerates the same taints (it never evicts, as the effect says).
+        // (Not when it is all the toleration says: what is left would be an empty toleration.)
+        let says_more = item.field("key").is_some() || item.field("operator").is_some();
+        let remove = edits::remove_entry(cx.text, cx.doc, mapping, seconds.key)
+            .filter(|_| says_more)
+            .map(|edit| Fix {
+                title: "Remove `tolerationSeconds`".to_string(),
+                applicability: Applicability::Safe,
+                edits: vec![edit],
+            });
         let edit = match item.field("effect") {
             Some(f) if !cx.span(f.value).is_empty() => {
                 Some(edits::replace_scalar(cx.text, cx.doc, f.value, "NoExecute"))
@@ -79,8 +93,8 @@ impl Rule for TolerationSecondsRequiresNoExecute {
             Some(_) => None,
             None => edits::add_entry(cx.text, cx.doc, mapping, "effect", "NoExecute"),
         };
-        let fix = edit.map(|edit| Fix {
-            title: "Set `effect: NoExecute`".to_string(),
+        let set = edit.map(|edit| Fix {
+            title: "Set `effect: NoExecute`, changing what it tolerates".to_string(),
             applicability: Applicability::NeedsReview,
             edits: vec![edit],
         });
@@ -90,6 +104,7 @@ impl Rule for TolerationSecondsRequiresNoExecute {
         };
         cx.report(range, path, message)
             .with_server_message(server)
-            .with_fix(fix);
+            .with_fix(remove)
+            .with_fix(set);
     }
 }

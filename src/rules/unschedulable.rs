@@ -131,7 +131,6 @@ impl Rule for Unschedulable {
             return;
         }
         let inv = cx.inventory;
-        let gate = cx.gate();
         let w = cx.workload;
         let daemonset = if w.kind == Some("DaemonSet") {
             " (the DaemonSet runs no pods)"
@@ -155,28 +154,14 @@ impl Rule for Unschedulable {
             return;
         }
 
-        // Each pool's most promising node verdict, and how far it is.
-        let mut pools: Vec<(usize, &Verdict, usize)> = Vec::new();
-        for (p, (pv, pool)) in cx.simulation.pools.iter().zip(&inv.pools).enumerate() {
-            let Some((v, _, _)) = pv.groups(pool).min_by_key(|(v, _, _)| v.reasons.len()) else {
-                continue;
-            };
-            let taints = v.untolerated_taints();
-            let near = closest_toleration(w, pool, &taints, gate).is_some();
-            pools.push((p, v, distance(v, near)));
-        }
-        let mut order: Vec<usize> = (0..pools.len()).collect();
-        order.sort_by_key(|&i| {
-            let (p, _, d) = pools[i];
-            (d, std::cmp::Reverse(inv.pools[p].nodes.len()), p)
-        });
-        let (closest, closest_verdict, _) = pools[order[0]];
+        let Closest {
+            pools,
+            order,
+            pool: closest,
+            verdict: closest_verdict,
+            near_miss,
+        } = closest(cx);
         let closest_pool = &inv.pools[closest];
-
-        let taints = closest_verdict.untolerated_taints();
-        let near_miss = closest_toleration(w, closest_pool, &taints, gate)
-            .and_then(|(ti, taint, misses)| Some((w.manifest_item(ti)?, taint, misses)))
-            .filter(|(item, _, _)| !cx.rejected(item));
 
         // The message: the closest pool and what keeps the template off it (every pool's
         // reasons are related locations in the inventory).
@@ -360,6 +345,89 @@ impl Rule for Unschedulable {
 
 /// Whether no node of the inventory has the label that a nodeSelector entry asks for: every
 /// node of every pool is kept off by it.
+/// The pool that comes closest to admitting a pod template that fits no node, and the near
+/// miss among its tolerations, if one only just misses a taint of that pool.
+struct Closest<'v, 'd> {
+    /// Each pool's most promising node verdict, and how far it is.
+    pools: Vec<(usize, &'v Verdict, usize)>,
+    /// Indices into `pools`, closest first.
+    order: Vec<usize>,
+    pool: usize,
+    verdict: &'v Verdict,
+    near_miss: Option<(&'d crate::k8s::objects::Item<'d>, usize, Vec<Miss>)>,
+}
+
+fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Closest<'v, 'd> {
+    let (inv, w, gate) = (cx.inventory, cx.workload, cx.gate());
+    let mut pools: Vec<(usize, &Verdict, usize)> = Vec::new();
+    for (p, (pv, pool)) in cx.simulation.pools.iter().zip(&inv.pools).enumerate() {
+        let Some((v, _, _)) = pv.groups(pool).min_by_key(|(v, _, _)| v.reasons.len()) else {
+            continue;
+        };
+        let taints = v.untolerated_taints();
+        let near = closest_toleration(w, pool, &taints, gate).is_some();
+        pools.push((p, v, distance(v, near)));
+    }
+    let mut order: Vec<usize> = (0..pools.len()).collect();
+    order.sort_by_key(|&i| {
+        let (p, _, d) = pools[i];
+        (d, std::cmp::Reverse(inv.pools[p].nodes.len()), p)
+    });
+    let (pool, verdict, _) = pools[order[0]];
+    let taints = verdict.untolerated_taints();
+    let near_miss = closest_toleration(w, &inv.pools[pool], &taints, gate)
+        .and_then(|(ti, taint, misses)| Some((w.manifest_item(ti)?, taint, misses)))
+        .filter(|(item, _, _)| !cx.rejected(item));
+    Closest {
+        pools,
+        order,
+        pool,
+        verdict,
+        near_miss,
+    }
+}
+
+/// What keeps a pod template that fits no node off the pool that comes closest, in a few words
+/// for a code lens: `no node has `disk=nvme``, `closest pool gpu: tolerations[0] has value
+/// "true", not "present"`, `closest pool gpu:
+/// nodeSelector pool=gpus does not match`. The same pool and reasons as the finding. `None`
+/// when the template fits some node (or there is no pool).
+pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
+    if cx.simulation.fits_anywhere() || cx.inventory.pools.is_empty() {
+        return None;
+    }
+    if let Some(e) = cx
+        .workload
+        .node_selector
+        .iter()
+        .find(|e| no_node_has(cx, &e.key))
+    {
+        return Some(format!("no node has `{}={}`", e.key, e.value));
+    }
+    let c = closest(cx);
+    let pool = &cx.inventory.pools[c.pool];
+    let why = match &c.near_miss {
+        // The taint is the finding's; the lens has room for what is wrong.
+        Some((item, _, misses)) => {
+            format!("tolerations[{}] has {}", item.index, misses_short(misses))
+        }
+        None => {
+            let mut why: Vec<String> = c
+                .verdict
+                .reasons
+                .iter()
+                .take(1)
+                .map(|r| r.describe(pool))
+                .collect();
+            if c.verdict.reasons.len() > 1 {
+                why.push(format!("+{} more", c.verdict.reasons.len() - 1));
+            }
+            why.join(", ")
+        }
+    };
+    Some(format!("closest pool {}: {why}", pool.name))
+}
+
 fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
     cx.simulation
         .pools

@@ -189,7 +189,21 @@ pub(crate) fn check_workloads<'a, 'd>(
         }
         if let Some(placements) = placements.as_deref_mut() {
             let object = &extracted.objects[workload.object];
-            placements.push(Placement::new(doc, object, &workload, simulation));
+            let cx = WorkloadCx {
+                text,
+                doc,
+                options,
+                object: Some(object),
+                workload: &workload,
+                inventory,
+                simulation: &simulation,
+                out,
+                rule: &super::unschedulable::META,
+            };
+            let cause = super::unschedulable::cause(&cx);
+            let mut placement = Placement::new(doc, object, &workload, simulation);
+            placement.cause = cause;
+            placements.push(placement);
         }
     }
 }

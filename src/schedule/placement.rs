@@ -35,6 +35,29 @@ pub struct Placement {
     pub simulation: Arc<Simulation>,
     /// Whether it is a DaemonSet, asked the DaemonSet question.
     pub daemonset: bool,
+    /// The pod spec's field path from the document root.
+    pub path: String,
+    /// When it fits no node: the pool that comes closest and what keeps it off, as the
+    /// `unschedulable` finding states it (`pool gpu: tolerations[0] misses ...`).
+    pub cause: Option<String>,
+    /// Why the API server would reject it (or the pods it creates), if it would: then it runs
+    /// nowhere, as `simulate` says, whatever the simulation found.
+    pub rejected: Option<String>,
+}
+
+/// How wide a code lens may be: a lens is one line above the object, and wider than a narrow
+/// editor window it is cut at the edge.
+pub const LENS_WIDTH: usize = 80;
+
+/// `text` cut to `width` characters, ending with `…` when cut.
+pub fn fit_width(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
 }
 
 impl Placement {
@@ -83,17 +106,30 @@ impl Placement {
             title,
             simulation: Arc::new(simulation),
             daemonset: workload.kind == Some("DaemonSet"),
+            path: workload.path.clone(),
+            cause: None,
+            rejected: None,
         }
     }
 
-    /// The one-line summary: see [`summary`].
+    /// The one-line summary, at most [`LENS_WIDTH`] characters, leading with what matters: that
+    /// the API server rejects it, else the closest pool and what keeps it off when it fits no
+    /// node (as the `unschedulable` finding says), else [`summary`].
     pub fn summary(&self, inventory: &Inventory) -> String {
-        if self.daemonset {
-            if let Some(text) = daemonset_summary(&self.simulation, inventory) {
-                return text;
-            }
-        }
-        summary(&self.simulation, inventory)
+        let line = if let Some(why) = &self.rejected {
+            format!("rejected by the API server: {why}")
+        } else if let Some(cause) = &self.cause {
+            format!("fits no node: {cause}")
+        } else if let Some(text) = self
+            .daemonset
+            .then(|| daemonset_summary(&self.simulation, inventory))
+            .flatten()
+        {
+            text
+        } else {
+            summary(&self.simulation, inventory)
+        };
+        fit_width(&line, LENS_WIDTH)
     }
 }
 
@@ -235,6 +271,65 @@ pub fn describe_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> Stri
         pools.len(),
         if pools.len() == 1 { "" } else { "s" },
     )
+}
+
+/// How wide an inlay hint may be: VS Code cuts hints at 43 characters by default
+/// (`editor.inlayHints.maximumLength`).
+pub const HINT_WIDTH: usize = 43;
+
+/// What a toleration matches, for an inlay hint after it (at most [`HINT_WIDTH`] characters):
+/// the pools, since the line already says the key: `tolerates pool gpu (2 nodes)`,
+/// `tolerates pools gpu, spot (4 nodes)`, `matches no inventory taint`.
+pub fn hint_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> String {
+    if tolerated.is_empty() {
+        return "matches no inventory taint".to_string();
+    }
+    let mut pools: Vec<u32> = Vec::new();
+    for &(p, _) in tolerated {
+        if !pools.contains(&p) {
+            pools.push(p);
+        }
+    }
+    let nodes: NodeCount = pools
+        .iter()
+        .map(|&p| inventory.pools[p as usize].node_count())
+        .sum();
+    let names: Vec<&str> = pools
+        .iter()
+        .map(|&p| inventory.pools[p as usize].name.as_str())
+        .collect();
+    let pools_word = if names.len() == 1 { "pool" } else { "pools" };
+    let full = format!("tolerates {pools_word} {} ({nodes})", names.join(", "));
+    if full.chars().count() <= HINT_WIDTH {
+        return full;
+    }
+    let short = format!("tolerates {} {pools_word} ({nodes})", names.len());
+    fit_width(&short, HINT_WIDTH)
+}
+
+/// [`describe_eviction`] for an inlay hint: `evicted 600 s after spot taints`, at most
+/// [`HINT_WIDTH`] characters.
+pub fn hint_eviction(
+    t: &Toleration,
+    tolerated: &[(u32, u32)],
+    inventory: &Inventory,
+) -> Option<String> {
+    let seconds = t.toleration_seconds?;
+    let taint = tolerated
+        .iter()
+        .map(|&(p, i)| &inventory.pools[p as usize].taints[i as usize].taint)
+        .find(|taint| taint.effect == Effect::NoExecute)?;
+    let when = if seconds <= 0 {
+        "evicted at once".to_string()
+    } else {
+        format!("evicted {seconds} s after")
+    };
+    let full = format!("{when} {} taints", taint.key);
+    Some(if full.chars().count() <= HINT_WIDTH {
+        full
+    } else {
+        format!("{when} the NoExecute taint")
+    })
 }
 
 /// When `tolerationSeconds` matters (the toleration tolerates a NoExecute taint of the
@@ -602,9 +697,21 @@ spec:
         let text = "kind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {disk: ssd}\n";
         let (placements, _) = analyse(text);
         assert_eq!(
-            placements[0].summary(&inv),
+            summary(&placements[0].simulation, &inv),
             "fits no node: untolerated team.example.com/inference=a:NoSchedule (gpu), \
              untolerated batch.example.com/spot=true:NoExecute (batch), nodeSelector (web)"
         );
+        // A lens is one line: cut at the width, and saying so.
+        let lens = placements[0].summary(&inv);
+        assert_eq!(lens.chars().count(), LENS_WIDTH, "{lens}");
+        assert!(lens.ends_with('…') && lens.starts_with("fits no node: untolerated"));
+    }
+
+    #[test]
+    fn fit_width_cuts_at_a_character() {
+        assert_eq!(fit_width("short", 80), "short");
+        assert_eq!(fit_width("ab cdé fgh", 7), "ab cdé…");
+        assert_eq!(fit_width("ab cd efgh", 6), "ab cd…");
+        assert_eq!(fit_width("ab cd efgh", 7), "ab cd…");
     }
 }

@@ -140,8 +140,9 @@ local function steps()
       table.insert(offered, { title = action.title, kind = action.kind, preferred = action.isPreferred })
       for _, d in ipairs((action.diagnostics or {})) do
         if d.code == rule then
-          -- The rule's fix, not the "Disable RULE for this line" action beside it.
-          return action.kind == 'quickfix' and not vim.startswith(action.title, 'Disable ')
+          -- The rule's fix that sets the effect (its second: the first removes
+          -- tolerationSeconds), not the "Disable RULE for this line" action beside it.
+          return action.kind == 'quickfix' and vim.startswith(action.title, 'Set `effect: NoExecute`')
         end
       end
       return false

@@ -1,0 +1,245 @@
+//! What a fix does to the cluster a workload runs on: with an inventory, a fix that edits a
+//! toleration list is tried on the document, and the taints the list tolerates before and after
+//! are compared (upstream `ToleratesTaint`, k8s.io/api/core/v1 toleration.go, as
+//! [`Toleration::tolerates`] follows it). A fix after which the list stops tolerating a taint
+//! of the cluster would take the workload off nodes it runs on: it becomes
+//! [`Applicability::Manual`] (never applied in bulk) and its title says what it stops
+//! tolerating. A fix after which the list tolerates more says that too.
+
+use crate::config::Options;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::inventory::Inventory;
+use crate::k8s::model::{Taint, Toleration};
+use crate::k8s::objects::{extract_with, items, TolerationList};
+use crate::syntax::{self, Document};
+
+/// How many taints a title names before "and N more".
+const NAMED: usize = 2;
+
+/// Marks the fixes of `out` (findings of `doc`) that change which taints of `inventory` a
+/// toleration list tolerates.
+pub fn guard(
+    text: &str,
+    doc: &Document<'_>,
+    lists: &[TolerationList],
+    options: &Options,
+    inventory: &Inventory,
+    out: &mut [Diagnostic],
+) {
+    let gate = options.feature(crate::schedule::COMPARISON_GATE);
+    let taints: Vec<Taint> = inventory
+        .taints()
+        .into_iter()
+        .map(|(t, _)| t.taint.clone())
+        .collect();
+    if taints.is_empty() {
+        return;
+    }
+    for d in out.iter_mut().filter(|d| !d.fixes.is_empty()) {
+        let Some(path) = d.path.as_deref() else {
+            continue;
+        };
+        let Some(list) = lists.iter().find(|l| inside(path, &l.list.path)) else {
+            continue;
+        };
+        let before = tolerations_of(doc, list);
+        let tolerated = |ts: &[Toleration], t: &Taint| ts.iter().any(|x| x.tolerates(t, gate));
+        for fix in &mut d.fixes {
+            let Some(after) = after_fix(text, doc, fix, &list.list.path, options) else {
+                continue;
+            };
+            let lost: Vec<&Taint> = taints
+                .iter()
+                .filter(|t| tolerated(&before, t) && !tolerated(&after, t))
+                .collect();
+            let gained: Vec<&Taint> = taints
+                .iter()
+                .filter(|t| !tolerated(&before, t) && tolerated(&after, t))
+                .collect();
+            if !lost.is_empty() {
+                fix.applicability = Applicability::Manual;
+                fix.title = format!(
+                    "{} (stops tolerating {}; not applied in bulk)",
+                    fix.title,
+                    named(&lost)
+                );
+            } else if !gained.is_empty() && !fix.title.contains("olerat") {
+                fix.title = format!("{} (then tolerates {})", fix.title, named(&gained));
+            }
+        }
+    }
+}
+
+/// Whether a finding at `path` lies in the list at `list`.
+fn inside(path: &str, list: &str) -> bool {
+    path.strip_prefix(list)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('[') || rest.starts_with('.'))
+}
+
+fn named(taints: &[&Taint]) -> String {
+    let mut out: Vec<String> = taints.iter().take(NAMED).map(|t| t.to_string()).collect();
+    if taints.len() > NAMED {
+        out.push(format!("{} more", taints.len() - NAMED));
+    }
+    out.join(", ")
+}
+
+/// The tolerations of a list that the API server would keep (those that decode).
+fn tolerations_of(doc: &Document<'_>, list: &TolerationList) -> Vec<Toleration> {
+    items(doc, &list.list)
+        .iter()
+        .filter_map(|i| i.toleration())
+        .collect()
+}
+
+/// The tolerations of the list at `path` once `fix` is applied to the document, or `None`
+/// when a fix reaches outside the document or the result does not parse.
+fn after_fix(
+    text: &str,
+    doc: &Document<'_>,
+    fix: &Fix,
+    path: &str,
+    options: &Options,
+) -> Option<Vec<Toleration>> {
+    let span = doc.span.clone();
+    let mut edits: Vec<_> = fix.edits.iter().collect();
+    if edits
+        .iter()
+        .any(|e| e.range.start < span.start || e.range.end > span.end)
+    {
+        return None;
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    let mut fixed = text.get(span.clone())?.to_string();
+    for e in edits {
+        fixed.replace_range(
+            e.range.start - span.start..e.range.end - span.start,
+            &e.replacement,
+        );
+    }
+    let stream = syntax::parse(&fixed);
+    if stream.error.is_some() {
+        return None;
+    }
+    let doc = stream
+        .documents
+        .iter()
+        .find(|d| d.root.is_some() && d.error.is_none())?;
+    let extracted = extract_with(doc, options.chart_kinds());
+    Some(
+        extracted
+            .tolerations
+            .iter()
+            .find(|l| l.list.path == path)
+            .map(|l| tolerations_of(doc, l))
+            .unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fix::{fix_all_with, FixMode};
+
+    const GPU_POOL: &str = "\
+apiVersion: v1
+kind: Node
+metadata:
+  name: gpu-1
+spec:
+  taints:
+  - key: nvidia.com/gpu
+    effect: NoSchedule
+";
+
+    const JOB: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 600}
+  containers:
+  - name: c
+    image: x
+";
+
+    fn inventory() -> Inventory {
+        Inventory::load(&[("nodes.yaml", GPU_POOL)]).expect("inventory")
+    }
+
+    fn lint(text: &str, inventory: &Inventory) -> Vec<Diagnostic> {
+        crate::analyse_with(text, &Options::default(), Some(inventory))
+    }
+
+    #[test]
+    fn a_fix_that_stops_tolerating_a_cluster_taint_is_by_hand_only_and_says_so() {
+        let inv = inventory();
+        let found = lint(JOB, &inv);
+        let d = found
+            .iter()
+            .find(|d| d.rule == "toleration-seconds-requires-no-execute")
+            .expect("finding");
+        assert_eq!(d.fixes[0].title, "Remove `tolerationSeconds`");
+        assert_eq!(d.fixes[0].applicability, Applicability::Safe);
+        assert_eq!(d.fixes[1].applicability, Applicability::Manual);
+        assert!(
+            d.fixes[1]
+                .title
+                .contains("stops tolerating nvidia.com/gpu:NoSchedule"),
+            "{}",
+            d.fixes[1].title
+        );
+    }
+
+    #[test]
+    fn without_the_taint_in_the_cluster_the_fix_only_needs_review() {
+        let inv = Inventory::load(&[("nodes.yaml", &GPU_POOL.replace("nvidia.com/gpu", "x/y"))])
+            .expect("inventory");
+        let found = lint(JOB, &inv);
+        let d = found
+            .iter()
+            .find(|d| d.rule == "toleration-seconds-requires-no-execute")
+            .expect("finding");
+        assert_eq!(d.fixes[1].applicability, Applicability::NeedsReview);
+    }
+
+    #[test]
+    fn bulk_unsafe_fixes_keep_the_gpu_toleration() {
+        let inv = inventory();
+        let fixed = fix_all_with(JOB, FixMode::Unsafe, |t| lint(t, &inv));
+        assert!(fixed.text.contains("effect: NoSchedule}"), "{}", fixed.text);
+        assert!(!fixed.text.contains("tolerationSeconds"), "{}", fixed.text);
+        assert!(lint(&fixed.text, &inv).is_empty());
+    }
+
+    #[test]
+    fn a_fix_that_tolerates_more_says_so() {
+        let inv = inventory();
+        let text = JOB.replace(
+            "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 600}",
+            "{key: nvidia.com/gpu, operator: Exists, effect: noschedule}",
+        );
+        let found = lint(&text, &inv);
+        let fix = found
+            .iter()
+            .filter(|d| d.rule == "unknown-effect")
+            .flat_map(|d| &d.fixes)
+            .next()
+            .expect("a fix of the effect");
+        assert!(
+            fix.title
+                .contains("then tolerates nvidia.com/gpu:NoSchedule"),
+            "{}",
+            fix.title
+        );
+    }
+
+    #[test]
+    fn paths_inside_a_list() {
+        assert!(inside("spec.tolerations[0].effect", "spec.tolerations"));
+        assert!(inside("spec.tolerations", "spec.tolerations"));
+        assert!(!inside("spec.tolerationsX", "spec.tolerations"));
+    }
+}
