@@ -337,16 +337,20 @@ fn check_pool_edit(result: &Value) {
             Some(&inventory),
         )
     };
-    assert!(findings(&pool).is_empty(), "the workload fits the untainted pool");
-    let before = result["pool_edit_before"].as_array().expect("pool_edit_before");
+    assert!(
+        findings(&pool).is_empty(),
+        "the workload fits the untainted pool"
+    );
+    let before = result["pool_edit_before"]
+        .as_array()
+        .expect("pool_edit_before");
     assert!(before.is_empty(), "before the edit: {before:?}");
 
     let want = findings(&tainted);
-    assert!(
-        want.iter().any(|d| d.rule == "unschedulable"),
-        "{want:?}"
-    );
-    let rows = result["pool_edit_after"].as_array().expect("pool_edit_after");
+    assert!(want.iter().any(|d| d.rule == "unschedulable"), "{want:?}");
+    let rows = result["pool_edit_after"]
+        .as_array()
+        .expect("pool_edit_after");
     let got: Vec<(String, u64)> = rows
         .iter()
         .map(|r| {
@@ -377,7 +381,8 @@ fn check_pool_edit(result: &Value) {
     let unopened = UNOPENED.rsplit('/').next().unwrap();
     let tabs = result["pool_edit_open_tabs"].as_array().expect("tabs");
     assert!(
-        tabs.iter().all(|t| !t.as_str().unwrap().starts_with(unopened)),
+        tabs.iter()
+            .all(|t| !t.as_str().unwrap().starts_with(unopened)),
         "{tabs:?}"
     );
 }
