@@ -23,6 +23,11 @@ const FIXTURE: &str = "tests/e2e/fixtures/workload.yaml";
 const CLUSTER_MANIFEST: &str = "examples/inference.yaml";
 /// The inventory the workspace settings name (`taintlint.inventory`).
 const INVENTORY: &str = "examples/inventory/pools.yaml";
+/// A Karpenter NodePool without taints, added to the inventory during the session and given
+/// [`NODEPOOL_TAINT`] in the editor (unsaved), and a workload on its nodes that is never opened.
+const NODEPOOL: &str = "tests/e2e/fixtures/nodepool.yaml";
+const UNOPENED: &str = "tests/e2e/fixtures/nightly-report.yaml";
+const NODEPOOL_TAINT: &str = "{key: example.com/dedicated, value: ml, effect: NoSchedule}";
 const HOVER_RULE: &str = "toleration-seconds-requires-no-execute";
 const HOVER_TOLERATION: &str = "key: node.kubernetes.io/unreachable";
 /// A warning in the fixture that the test makes an error through the user settings.
@@ -102,6 +107,9 @@ fn vscode_shows_taintlint_problems_and_hovers() {
             repo().join(CLUSTER_MANIFEST),
         )
         .env("TAINTLINT_E2E_INVENTORY", repo().join(INVENTORY))
+        .env("TAINTLINT_E2E_NODEPOOL", repo().join(NODEPOOL))
+        .env("TAINTLINT_E2E_UNOPENED", repo().join(UNOPENED))
+        .env("TAINTLINT_E2E_NODEPOOL_TAINT", NODEPOOL_TAINT)
         .env("TAINTLINT_VSCODE_EXTENSION", repo().join("editors/vscode"))
         .env("TAINTLINT_E2E_HOVER_RULE", HOVER_RULE)
         .env("TAINTLINT_E2E_HOVER_TOLERATION", HOVER_TOLERATION)
@@ -255,8 +263,10 @@ fn vscode_shows_taintlint_problems_and_hovers() {
     );
 
     check_cluster(&result);
+    check_pool_edit(&result);
 
     for shot in [
+        "pool-edit-problems.png",
         "squiggles.png",
         "lenses.png",
         "cluster.png",
@@ -306,7 +316,84 @@ fn vscode_shows_taintlint_problems_and_hovers() {
         ] {
             std::fs::copy(dir.join(shot), repo().join("docs/images").join(image)).unwrap();
         }
+        // The language server's manual shows the pool edit.
+        std::fs::copy(
+            dir.join("pool-edit-problems.png"),
+            repo().join("docs/images/pool-edit-problems.png"),
+        )
+        .unwrap();
     }
+}
+
+/// Tainting the NodePool in the editor (unsaved) puts the unopened workload's problems in the
+/// Problems panel: the ones the core finds against the inventory with the pool as edited, and
+/// none before.
+fn check_pool_edit(result: &Value) {
+    let workload = std::fs::read_to_string(repo().join(UNOPENED)).unwrap();
+    let pools = std::fs::read_to_string(repo().join(INVENTORY)).unwrap();
+    let pool = std::fs::read_to_string(repo().join(NODEPOOL)).unwrap();
+    let tainted = pool.replace("taints: []", &format!("taints: [{NODEPOOL_TAINT}]"));
+    assert_ne!(tainted, pool);
+    let findings = |pool: &str| {
+        let inventory = taintlint::inventory::Inventory::load(&[
+            ("pools.yaml", pools.as_str()),
+            ("nodepool.yaml", pool),
+        ])
+        .unwrap();
+        taintlint::analysis::analyse_with(
+            &workload,
+            &taintlint::Options::default(),
+            Some(&inventory),
+        )
+    };
+    assert!(
+        findings(&pool).is_empty(),
+        "the workload fits the untainted pool"
+    );
+    let before = result["pool_edit_before"]
+        .as_array()
+        .expect("pool_edit_before");
+    assert!(before.is_empty(), "before the edit: {before:?}");
+
+    let want = findings(&tainted);
+    assert!(want.iter().any(|d| d.rule == "unschedulable"), "{want:?}");
+    let rows = result["pool_edit_after"]
+        .as_array()
+        .expect("pool_edit_after");
+    let got: Vec<(String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["code"].as_str().unwrap_or("").to_string(),
+                r["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64)> = want
+        .iter()
+        .map(|d| {
+            (
+                d.rule.to_string(),
+                workload[..d.range.start].matches('\n').count() as u64 + 1,
+            )
+        })
+        .collect();
+    assert_eq!(got, expected, "{rows:?}");
+    for (row, d) in rows.iter().zip(&want) {
+        let text = row["text"].as_str().unwrap();
+        let message = d.server_message.as_deref().unwrap_or(&d.message);
+        assert!(text.contains(message), "{text:?} does not say {message:?}");
+    }
+    // The edit was not saved: the server took the editor's text.
+    assert_eq!(result["pool_edit_on_disk_unchanged"], Value::Bool(true));
+    // The workload was never opened.
+    let unopened = UNOPENED.rsplit('/').next().unwrap();
+    let tabs = result["pool_edit_open_tabs"].as_array().expect("tabs");
+    assert!(
+        tabs.iter()
+            .all(|t| !t.as_str().unwrap().starts_with(unopened)),
+        "{tabs:?}"
+    );
 }
 
 /// The lenses, hints and placement VS Code drew for the cluster manifest: the core's words for

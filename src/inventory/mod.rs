@@ -403,7 +403,7 @@ impl fmt::Display for InventoryError {
 impl std::error::Error for InventoryError {}
 
 /// A node as read from a file, before grouping.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct RawNode {
     pub name: String,
     pub labels: Vec<(String, String)>,
@@ -604,6 +604,99 @@ pub enum Source<'a> {
     Streamed(StreamedNodes),
 }
 
+/// One inventory file read on its own, before the files are put together into pools
+/// ([`Inventory::assemble`]): its nodes, Namespaces and RuntimeClasses, or what is wrong with it.
+#[derive(Debug, Clone)]
+pub struct ReadFile {
+    /// Its place among the inventory's files (the nodes' locations name it).
+    index: usize,
+    read: Result<FileNodes, Vec<InventoryError>>,
+}
+
+#[derive(Debug, Clone)]
+struct FileNodes {
+    name: String,
+    nodes: Vec<RawNode>,
+    invalid_taints: usize,
+    objects: Cluster,
+}
+
+impl ReadFile {
+    /// Its place among the inventory's files.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Reads the file at `index` of an inventory, named `name` (as related locations name it).
+    pub fn read(index: usize, name: &str, source: Source<'_>) -> ReadFile {
+        let text = match source {
+            Source::Text(text) => text,
+            Source::Streamed(StreamedNodes(read)) => {
+                let read = if read.nodes.is_empty() {
+                    Err(vec![InventoryError {
+                        file: name.to_string(),
+                        position: None,
+                        message: format!("holds no nodes; an inventory is {FORMATS}"),
+                    }])
+                } else {
+                    Ok(FileNodes {
+                        name: name.to_string(),
+                        nodes: read.nodes,
+                        invalid_taints: read.invalid_taints,
+                        objects: Cluster::default(),
+                    })
+                };
+                return ReadFile { index, read };
+            }
+        };
+        let error = |e: ParseError| InventoryError {
+            file: name.to_string(),
+            position: e.offset.map(|o| {
+                let lc = LineIndex::new(text).line_col(
+                    text,
+                    o.min(text.len()),
+                    crate::position::Encoding::Utf32,
+                );
+                (lc.line as usize + 1, lc.col as usize + 1)
+            }),
+            message: e.message,
+        };
+        // Namespaces and RuntimeClasses come from the YAML reader's parse (a JSON list of
+        // nodes is read from its text; Terraform has none).
+        let mut objects = Cluster::default();
+        let read = if terraform::looks_like_hcl(text) {
+            terraform::read(index, text)
+        } else if json::looks_like_json(text) {
+            match json::read(index, text) {
+                Ok(Some(r)) => {
+                    objects.add_text(name, text);
+                    Ok((r.nodes, r.invalid_taints))
+                }
+                Ok(None) => nodes::parse_file(index, name, text, &mut objects),
+                Err(e) => Err(e),
+            }
+        } else {
+            nodes::parse_file(index, name, text, &mut objects)
+        };
+        let read = match read {
+            Ok((nodes, _)) if nodes.is_empty() && objects.is_empty() => {
+                Err(vec![error(ParseError {
+                    offset: None,
+                    message: format!("holds no nodes; an inventory is {FORMATS}"),
+                })])
+            }
+            Ok((nodes, invalid_taints)) => Ok(FileNodes {
+                name: name.to_string(),
+                nodes,
+                invalid_taints,
+                objects,
+            }),
+            Err(e) => Err(vec![error(e)]),
+        };
+        ReadFile { index, read }
+    }
+}
+
 impl Inventory {
     /// Reads inventory files, given as (name, text) pairs, into one cluster. Every file must hold
     /// at least one node; each error names its file and place.
@@ -620,81 +713,41 @@ impl Inventory {
     pub fn load_sources(
         sources: Vec<(&str, Source<'_>)>,
     ) -> Result<Inventory, Vec<InventoryError>> {
+        let read: Vec<ReadFile> = sources
+            .into_iter()
+            .enumerate()
+            .map(|(index, (name, source))| ReadFile::read(index, name, source))
+            .collect();
+        Self::assemble(&read)
+    }
+
+    /// One cluster from its files as read, each at the index it was read for (a reader that
+    /// keeps them reads again only the files that changed: the language server, when a pool
+    /// file is edited beside a node list of thousands of nodes).
+    pub fn assemble<F: std::borrow::Borrow<ReadFile>>(
+        files: &[F],
+    ) -> Result<Inventory, Vec<InventoryError>> {
         let mut errors = Vec::new();
-        let mut raw = Vec::new();
-        let mut files = Vec::new();
         let mut cluster = Cluster::default();
-        let given = sources.len();
-        for (index, (name, source)) in sources.into_iter().enumerate() {
-            let text = match source {
-                Source::Text(text) => text,
-                Source::Streamed(StreamedNodes(read)) => {
-                    if read.nodes.is_empty() {
-                        errors.push(InventoryError {
-                            file: name.to_string(),
-                            position: None,
-                            message: format!("holds no nodes; an inventory is {FORMATS}"),
-                        });
-                    }
-                    files.push(InventoryFile {
-                        name: name.to_string(),
-                        nodes: read.nodes.len(),
-                        invalid_taints: read.invalid_taints,
+        let mut raw = Vec::new();
+        let mut list = Vec::new();
+        for (index, f) in files.iter().enumerate() {
+            let f = f.borrow();
+            debug_assert_eq!(f.index, index, "a file read for another place");
+            match &f.read {
+                Ok(r) => {
+                    cluster.merge(r.objects.clone());
+                    list.push(InventoryFile {
+                        name: r.name.clone(),
+                        nodes: r.nodes.len(),
+                        invalid_taints: r.invalid_taints,
                     });
-                    raw.extend(read.nodes);
-                    continue;
+                    raw.extend(r.nodes.iter().cloned());
                 }
-            };
-            let error = |e: ParseError| InventoryError {
-                file: name.to_string(),
-                position: e.offset.map(|o| {
-                    let lc = LineIndex::new(text).line_col(
-                        text,
-                        o.min(text.len()),
-                        crate::position::Encoding::Utf32,
-                    );
-                    (lc.line as usize + 1, lc.col as usize + 1)
-                }),
-                message: e.message,
-            };
-            // Namespaces and RuntimeClasses come from the YAML reader's parse (a JSON list of
-            // nodes is read from its text; Terraform has none).
-            let mut objects = Cluster::default();
-            let read = if terraform::looks_like_hcl(text) {
-                terraform::read(index, text)
-            } else if json::looks_like_json(text) {
-                match json::read(index, text) {
-                    Ok(Some(r)) => {
-                        objects.add_text(name, text);
-                        Ok((r.nodes, r.invalid_taints))
-                    }
-                    Ok(None) => nodes::parse_file(index, name, text, &mut objects),
-                    Err(e) => Err(e),
-                }
-            } else {
-                nodes::parse_file(index, name, text, &mut objects)
-            };
-            let has_objects = !objects.is_empty();
-            cluster.merge(objects);
-            match read {
-                Ok((nodes, invalid_taints)) => {
-                    if nodes.is_empty() && !has_objects {
-                        errors.push(error(ParseError {
-                            offset: None,
-                            message: format!("holds no nodes; an inventory is {FORMATS}"),
-                        }));
-                    }
-                    files.push(InventoryFile {
-                        name: name.to_string(),
-                        nodes: nodes.len(),
-                        invalid_taints,
-                    });
-                    raw.extend(nodes);
-                }
-                Err(e) => errors.push(error(e)),
+                Err(e) => errors.extend(e.iter().cloned()),
             }
         }
-        if given == 0 {
+        if files.is_empty() {
             errors.push(InventoryError {
                 file: "inventory".to_string(),
                 position: None,
@@ -705,7 +758,7 @@ impl Inventory {
             return Err(errors);
         }
         link_bootstrap(&mut raw);
-        let mut inventory = group(files, raw);
+        let mut inventory = group(list, raw);
         inventory.cluster = cluster;
         Ok(inventory)
     }

@@ -16,6 +16,7 @@ use std::time::SystemTime;
 
 use tower_lsp_server::ls_types as lsp;
 
+use crate::inventory::{ReadFile, Source};
 use crate::lsp::convert::Lines;
 use crate::position::{Encoding, LineIndex};
 
@@ -43,6 +44,13 @@ struct Content {
     positions: Arc<Positions>,
     /// The file's URI, made once: related locations in it come with every keystroke.
     uri: Option<lsp::Uri>,
+    /// What the core read of it (nodes, pools), kept so that reading the inventory again after
+    /// an edit to one pool file parses only that file.
+    read: Option<Arc<ReadFile>>,
+    /// Whether the text is the editor's (an open document) rather than the file on disk.
+    edited: bool,
+    /// The file's length on disk when it was read from disk.
+    disk_len: Option<u64>,
 }
 
 /// Where a text's lines start, and the text of the lines that are not ASCII: enough to turn a
@@ -119,6 +127,15 @@ impl Positions {
         }
     }
 
+    /// The length of the text.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn range(&self, range: Range<usize>, encoding: Encoding) -> lsp::Range {
         lsp::Range::new(
             self.position(range.start, encoding),
@@ -153,24 +170,39 @@ impl InventoryFiles {
     }
 
     /// The same files, read again, except those the editor has open: their texts as edited,
-    /// saved or not.
+    /// saved or not. A file that is where it was in the list, with the same text (an open one)
+    /// or the same length and modification time on disk, is not read again: what was read of
+    /// it is kept (a node list of 5,000 nodes is not parsed again for an edit to a pool file).
     pub fn reread_with(&self, open: &HashMap<PathBuf, Arc<String>>) -> Self {
-        Self::read_sources_with(self.sources.clone(), open)
+        Self::read_sources_with(self.sources.clone(), open, Some(self))
     }
 
     fn read_sources(sources: Vec<PathBuf>) -> Self {
-        Self::read_sources_with(sources, &HashMap::new())
+        Self::read_sources_with(sources, &HashMap::new(), None)
     }
 
-    fn read_sources_with(sources: Vec<PathBuf>, open: &HashMap<PathBuf, Arc<String>>) -> Self {
-        let read_file = |path: &Path| match open.get(path) {
-            Some(text) => file_from_text(path, text.clone()),
-            None => read_file(path),
+    fn read_sources_with(
+        sources: Vec<PathBuf>,
+        open: &HashMap<PathBuf, Arc<String>>,
+        previous: Option<&InventoryFiles>,
+    ) -> Self {
+        let mut files: Vec<InventoryFile> = Vec::new();
+        // The file at the next place, kept from `previous` when it did not change.
+        let next = |files: &Vec<InventoryFile>, path: &Path| {
+            let before = previous
+                .and_then(|p| p.files.get(files.len()))
+                .filter(|f| f.path == path);
+            match (open.get(path), before) {
+                (Some(text), Some(f)) if f.holds_edited(text) => f.clone(),
+                (Some(text), _) => file_from_text(path, text.clone()),
+                (None, Some(f)) if f.unchanged_on_disk() => f.clone(),
+                (None, _) => read_file(path),
+            }
         };
-        let mut files = Vec::new();
         for source in &sources {
             if !source.is_dir() {
-                files.push(read_file(source));
+                let file = next(&files, source);
+                files.push(file);
                 continue;
             }
             let found = inventory_files_in(source);
@@ -185,7 +217,10 @@ impl InventoryFiles {
                     modified: modified(source),
                 });
             }
-            files.extend(found.iter().map(|path| read_file(path)));
+            for path in &found {
+                let file = next(&files, path);
+                files.push(file);
+            }
         }
         InventoryFiles { files, sources }
     }
@@ -204,6 +239,10 @@ impl InventoryFiles {
         &self.files
     }
 
+    pub fn files_mut(&mut self) -> &mut [InventoryFile] {
+        &mut self.files
+    }
+
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
@@ -219,6 +258,16 @@ impl InventoryFiles {
             .find(|f| f.path == path)
             .and_then(|f| f.content.as_ref().ok())
             .is_some_and(|c| c.len == text.len() && c.hash == hash(text))
+    }
+
+    /// Where the lines of the inventory file at `path` start, when the file on disk is still
+    /// the one read (so a range found in its text again can be placed without indexing it).
+    pub fn positions_on_disk(&self, path: &Path) -> Option<Arc<Positions>> {
+        let f = self.files.iter().find(|f| f.path == path)?;
+        if !f.unchanged_on_disk() {
+            return None;
+        }
+        Some(f.content.as_ref().ok()?.positions.clone())
     }
 
     /// A range in a file as read, as a location for the client.
@@ -257,6 +306,48 @@ impl InventoryFiles {
 }
 
 impl InventoryFile {
+    /// Whether this is the editor's text `text`, as read into the inventory.
+    fn holds_edited(&self, text: &str) -> bool {
+        self.content.as_ref().is_ok_and(|c| {
+            c.edited && c.read.is_some() && c.len == text.len() && c.hash == hash(text)
+        })
+    }
+
+    /// Whether this was read from disk, into the inventory, and the file has the same length
+    /// and modification time now.
+    fn unchanged_on_disk(&self) -> bool {
+        let Ok(c) = &self.content else {
+            return false;
+        };
+        if c.edited || c.read.is_none() || self.modified.is_none() {
+            return false;
+        }
+        std::fs::metadata(&self.path)
+            .is_ok_and(|m| Some(m.len()) == c.disk_len && m.modified().ok() == self.modified)
+    }
+
+    /// What the core read of this file as the `index`th of the inventory: kept from the last
+    /// reading, else read now from the text. Nothing when the file could not be read, or its
+    /// text is gone.
+    pub fn read_as(&self, index: usize) -> Option<Arc<ReadFile>> {
+        let c = self.content.as_ref().ok()?;
+        if let Some(read) = &c.read {
+            if read.index() == index {
+                return Some(read.clone());
+            }
+        }
+        let text = c.text.as_deref()?;
+        let name = self.path.display().to_string();
+        Some(Arc::new(ReadFile::read(index, &name, Source::Text(text))))
+    }
+
+    /// Keeps what the core read of this file.
+    pub fn keep_read(&mut self, read: Arc<ReadFile>) {
+        if let Ok(c) = &mut self.content {
+            c.read = Some(read);
+        }
+    }
+
     /// The text as read, until [`InventoryFiles::without_texts`]; why it could not be read.
     pub fn text(&self) -> Result<Option<&str>, &str> {
         match &self.content {
@@ -314,12 +405,17 @@ fn file_from_text(path: &Path, text: Arc<String>) -> InventoryFile {
             positions: Arc::new(Positions::new(&text)),
             text: Some(text),
             uri: lsp::Uri::from_file_path(path),
+            read: None,
+            edited: true,
+            disk_len: None,
         }),
         modified: modified(path),
     }
 }
 
 fn read_file(path: &Path) -> InventoryFile {
+    // Looked at before it is read: a change while it is read is noticed the next time.
+    let meta = std::fs::metadata(path).ok();
     let text = match std::fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
             format!(
@@ -340,8 +436,11 @@ fn read_file(path: &Path) -> InventoryFile {
             positions: Arc::new(Positions::new(&text)),
             text: Some(Arc::new(text)),
             uri: lsp::Uri::from_file_path(path),
+            read: None,
+            edited: false,
+            disk_len: meta.as_ref().map(|m| m.len()),
         }),
-        modified: modified(path),
+        modified: meta.and_then(|m| m.modified().ok()),
     }
 }
 
@@ -411,6 +510,72 @@ mod tests {
         assert!(!files.changed_on_disk());
         std::fs::remove_file(&nodes).unwrap();
         assert!(files.changed_on_disk());
+    }
+
+    /// Reading the inventory again after an edit to one file reads only that file: the
+    /// others (a node list of thousands of nodes) keep what was read of them, until they
+    /// change on disk.
+    #[test]
+    fn reading_again_reads_only_what_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let nodes = dir.path().join("nodes.yaml");
+        let pools = dir.path().join("pools.yaml");
+        std::fs::write(
+            &nodes,
+            "kind: List\nitems:\n- kind: Node\n  metadata: {name: n1}\n",
+        )
+        .unwrap();
+        let pool = "pools:\n  spare:\n    count: 2\n";
+        std::fs::write(&pools, pool).unwrap();
+        let read = |files: &InventoryFiles| -> Vec<Arc<ReadFile>> {
+            (0..files.files().len())
+                .map(|i| files.files()[i].read_as(i).unwrap())
+                .collect()
+        };
+        let mut files = InventoryFiles::read(
+            &["nodes.yaml".into(), "pools.yaml".into()],
+            Some(dir.path()),
+        );
+        let first = read(&files);
+        for (f, r) in files.files_mut().iter_mut().zip(&first) {
+            f.keep_read(r.clone());
+        }
+        let files = files.without_texts();
+        // The pool file edited in the editor: only it is read again.
+        let tainted = format!("{pool}    taints: [\"a=b:NoSchedule\"]\n");
+        let open = HashMap::from([(pools.clone(), Arc::new(tainted.clone()))]);
+        let mut again = files.reread_with(&open);
+        let second = read(&again);
+        assert!(
+            Arc::ptr_eq(&first[0], &second[0]),
+            "the node list is not read again"
+        );
+        assert!(
+            !Arc::ptr_eq(&first[1], &second[1]),
+            "the edited pool file is"
+        );
+        let inventory = crate::inventory::Inventory::assemble(&second).unwrap();
+        assert_eq!(inventory.taints().len(), 1);
+        for (f, r) in again.files_mut().iter_mut().zip(&second) {
+            f.keep_read(r.clone());
+        }
+        let again = again.without_texts();
+        // The same text again: nothing is read.
+        let third = read(&again.reread_with(&open));
+        assert!(Arc::ptr_eq(&second[1], &third[1]));
+        // Closed, the file on disk counts again (it never had the taint).
+        let closed = again.reread_with(&HashMap::new());
+        let fourth = read(&closed);
+        assert!(Arc::ptr_eq(&first[0], &fourth[0]));
+        let inventory = crate::inventory::Inventory::assemble(&fourth).unwrap();
+        assert!(inventory.taints().is_empty());
+        // The node list changed on disk: it is read again.
+        std::fs::write(&nodes, "kind: List\nitems:\n- kind: Node\n  metadata: {name: n22}\n  spec: {taints: [{key: c, effect: NoSchedule}]}\n")
+            .unwrap();
+        let fifth = read(&files.reread_with(&HashMap::new()));
+        assert!(!Arc::ptr_eq(&first[0], &fifth[0]));
+        let inventory = crate::inventory::Inventory::assemble(&fifth).unwrap();
+        assert_eq!(inventory.taints().len(), 1);
     }
 
     /// A directory in the settings stands for the inventory files in it, as on the command

@@ -132,9 +132,9 @@ impl Workspace {
         } else {
             settings.inventory.clone()
         };
-        let inventory = InventoryFiles::read(&paths, root);
+        let mut inventory = InventoryFiles::read(&paths, root);
         problems.extend(inventory.problems());
-        let cluster = load_cluster(&inventory, config.pool_label.as_deref(), &mut problems);
+        let cluster = load_cluster(&mut inventory, config.pool_label.as_deref(), &mut problems);
         let inventory = inventory.without_texts();
         let workspace = Workspace {
             pool_label: config.pool_label.clone(),
@@ -158,9 +158,9 @@ impl Workspace {
         generation: u64,
         open: &std::collections::HashMap<PathBuf, Arc<String>>,
     ) -> (Self, Vec<String>) {
-        let inventory = self.inventory.reread_with(open);
+        let mut inventory = self.inventory.reread_with(open);
         let mut problems = inventory.problems();
-        let cluster = load_cluster(&inventory, self.pool_label.as_deref(), &mut problems);
+        let cluster = load_cluster(&mut inventory, self.pool_label.as_deref(), &mut problems);
         let inventory = inventory.without_texts();
         let workspace = Workspace {
             inventory,
@@ -230,27 +230,30 @@ impl Workspace {
     }
 }
 
-/// Parses the inventory files (as read, texts still held) into one cluster. Files are named by their path, which is what
-/// related locations into them carry. Nothing when a file is unreadable or none is set.
+/// Reads the inventory files (as read, texts still held; what was read of a file that did not
+/// change is kept) into one cluster, and keeps what was read of each file. Files are named by
+/// their path, which is what related locations into them carry. Nothing when a file is
+/// unreadable or none is set. Pools are named by `pool_label` when it is set.
 fn load_cluster(
-    files: &InventoryFiles,
+    files: &mut InventoryFiles,
     pool_label: Option<&str>,
     problems: &mut Vec<String>,
 ) -> Option<Arc<Inventory>> {
+    use rayon::prelude::*;
     if files.is_empty() || files.files().iter().any(|f| f.text().is_err()) {
         return None;
     }
-    let names: Vec<String> = files
+    let read: Option<Vec<_>> = files
         .files()
-        .iter()
-        .map(|f| f.path.display().to_string())
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| f.read_as(i))
         .collect();
-    let sources: Vec<(&str, &str)> = names
-        .iter()
-        .zip(files.files())
-        .filter_map(|(name, f)| Some((name.as_str(), f.text().ok()??)))
-        .collect();
-    match Inventory::load(&sources) {
+    let read = read?;
+    for (f, r) in files.files_mut().iter_mut().zip(&read) {
+        f.keep_read(r.clone());
+    }
+    match Inventory::assemble(&read) {
         Ok(mut inventory) => {
             if let Some(label) = pool_label {
                 inventory.name_pools_by(label);

@@ -32,6 +32,11 @@ const BIN = env("TAINTLINT_BIN");
 // A manifest of several workloads and the inventory file the workspace settings name.
 const CLUSTER_MANIFEST = env("TAINTLINT_E2E_CLUSTER_MANIFEST");
 const INVENTORY = env("TAINTLINT_E2E_INVENTORY");
+// A Karpenter NodePool without taints, and a workload on its nodes that is never opened: the
+// pool gets a taint in the editor and the workload's problem shows (workspace diagnostics).
+const NODEPOOL = env("TAINTLINT_E2E_NODEPOOL");
+const UNOPENED = env("TAINTLINT_E2E_UNOPENED");
+const NODEPOOL_TAINT = env("TAINTLINT_E2E_NODEPOOL_TAINT");
 const EXTENSION = env("TAINTLINT_VSCODE_EXTENSION");
 const CHROMIUM = process.env.TAINTLINT_CHROMIUM || "/usr/bin/chromium";
 const CODE_SERVER = path.join(E2E_HOME, "code-server/node_modules/.bin/code-server");
@@ -409,6 +414,10 @@ async function main() {
   fs.copyFileSync(CLUSTER_MANIFEST, path.join(dirs.workspace, clusterName));
   const inventoryName = path.basename(INVENTORY);
   fs.copyFileSync(INVENTORY, path.join(dirs.workspace, inventoryName));
+  const nodePoolName = path.basename(NODEPOOL);
+  fs.copyFileSync(NODEPOOL, path.join(dirs.workspace, nodePoolName));
+  const unopenedName = path.basename(UNOPENED);
+  fs.copyFileSync(UNOPENED, path.join(dirs.workspace, unopenedName));
   // The repository's own settings name its inventory, as a team's would.
   writeJson(path.join(dirs.workspace, ".vscode", "settings.json"), { "taintlint.inventory": [inventoryName] });
   // A machine without taintlint on PATH: the extension must run the binary it carries.
@@ -473,6 +482,8 @@ async function main() {
     "security.workspace.trust.enabled": false,
     "chat.disableAIFeatures": true,
     "git.enabled": false,
+    // Edits stay unsaved until the test saves them (the pool edit is checked unsaved).
+    "files.autoSave": "off",
     "editor.minimap.enabled": false,
     "editor.stickyScroll.enabled": false,
     "editor.hover.delay": 200,
@@ -650,6 +661,54 @@ async function main() {
     }));
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(ARTIFACTS, "cluster.png") });
+
+    step(`add ${nodePoolName} to the inventory; taint it in the editor, unsaved: ${unopenedName}, never opened, gets a problem`);
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", {
+      "taintlint.inventory": [inventoryName, nodePoolName],
+    });
+    await runCommand(page, "View: Single Column Editor Layout").catch(() => {});
+    await openFile(page, nodePoolName);
+    if (!(await page.isVisible(".markers-panel"))) {
+      await page.keyboard.press("Control+Shift+M");
+    }
+    await page.waitForSelector(".markers-panel", { timeout: TIMEOUT });
+    const filter = 'input[placeholder^="Filter (e.g. text"]';
+    await page.fill(filter, `**/${unopenedName}`);
+    await page.click(`.tabs-container .tab.active[aria-label^="${nodePoolName}"]`);
+    // The pool has no taint yet: the workload fits its nodes (give the server time to read the
+    // new inventory and answer the workspace pull it asks for).
+    await page.waitForTimeout(3000);
+    result.pool_edit_before = await markerRows(page, unopenedName);
+    const pool = fs.readFileSync(NODEPOOL, "utf8");
+    const tainted = pool.replace("taints: []", `taints: [${NODEPOOL_TAINT}]`);
+    if (tainted === pool) {
+      throw new Error(`${nodePoolName} has no "taints: []" to edit`);
+    }
+    // Pasted, not typed, so that nothing is closed or indented automatically; not saved.
+    await page.evaluate((text) => navigator.clipboard.writeText(text), tainted);
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+V");
+    result.pool_edit_after = await until(`${unopenedName}'s problem`, async () => {
+      const rows = await markerRows(page, unopenedName);
+      return rows.some((r) => r.code === "unschedulable") ? rows : undefined;
+    });
+    result.pool_edit_open_tabs = await page.$$eval(".tabs-container .tab", (tabs) =>
+      tabs.map((t) => (t.getAttribute("aria-label") || "").split(",")[0]),
+    );
+    // Unsaved: the file on disk still has no taint.
+    const onDisk = fs.readFileSync(path.join(dirs.workspace, nodePoolName), "utf8");
+    result.pool_edit_on_disk_unchanged = onDisk === pool;
+    if (onDisk !== pool) {
+      result.pool_edit_on_disk = onDisk;
+    }
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(ARTIFACTS, "pool-edit-problems.png") });
+    // Back as it was on disk, unsaved changes dropped.
+    await page.evaluate((text) => navigator.clipboard.writeText(text), pool);
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Control+V");
+    await page.keyboard.press("Control+S");
+    await activeTab(page, nodePoolName, ":not(.dirty)");
 
     step("point taintlint.path at another taintlint: it replaces the bundled one");
     await editSettings(page, "Preferences: Open Workspace Settings (JSON)", {

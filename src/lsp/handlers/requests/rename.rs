@@ -210,14 +210,25 @@ async fn places(
         closed
             .into_iter()
             .filter_map(|path| {
+                // Where the lines start is known for a file as read (a node list of
+                // thousands of nodes is not indexed again for each rename).
                 let text = std::fs::read_to_string(&path).ok()?;
                 let found = inventory_keys(&text, &key);
                 if found.is_empty() {
                     return None;
                 }
-                let index = LineIndex::new(&text);
-                let lines = Lines::new(&text, &index, encoding);
-                let ranges = found.into_iter().map(|r| lines.range(r)).collect();
+                let positions = ws
+                    .inventory
+                    .positions_on_disk(&path)
+                    .filter(|p| p.len() == text.len());
+                let ranges = match positions {
+                    Some(p) => found.into_iter().map(|r| p.range(r, encoding)).collect(),
+                    None => {
+                        let index = LineIndex::new(&text);
+                        let lines = Lines::new(&text, &index, encoding);
+                        found.into_iter().map(|r| lines.range(r)).collect()
+                    }
+                };
                 Some(FileEdits {
                     uri: Uri::from_file_path(&path)?,
                     version: None,
