@@ -267,6 +267,38 @@ pub fn simulate_file(
     (out, unread)
 }
 
+/// The pod templates of a file, as `lint --inventory` counts the ones it judged: how many it
+/// found, how many of them by their shape (in kinds not in taintlint's table), and why some of
+/// the file was not read, if it was not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PodTemplates {
+    pub found: usize,
+    pub by_shape: usize,
+    pub unread: Option<Unread>,
+}
+
+/// Counts the pod templates [`simulate_file`] would place, without placing them.
+pub fn pod_templates(text: &str, options: &Options) -> PodTemplates {
+    let stream = syntax::parse(text);
+    let (templates, stream_template) = templates(text, &stream, options);
+    let unread = if stream_template.is_some() || templates.iter().any(Option::is_some) {
+        Some(Unread::Template)
+    } else {
+        (stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some()))
+            .then_some(Unread::Syntax)
+    };
+    let mut out = PodTemplates {
+        unread,
+        ..PodTemplates::default()
+    };
+    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+        let extracted = extract_with(doc, options.chart_kinds());
+        out.found += extracted.pod_specs.len();
+        out.by_shape += extracted.pod_specs.iter().filter(|p| p.by_shape).count();
+    }
+    out
+}
+
 /// Whether finding `d` makes the API server reject the pod template at `pod_spec` (a path from
 /// the document root): an error of a rule that needs no inventory, in the pod spec or in the
 /// pod's deprecated tolerations annotation (validated with the pod too).

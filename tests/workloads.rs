@@ -593,6 +593,48 @@ fn a_version_the_table_does_not_list_is_read_by_shape() {
     assert!(simulate_text(odd, &Options::default(), &inv).is_empty());
 }
 
+/// `lint --inventory` says what it judged as `simulate` does: as many pod templates as simulate
+/// places, those found by their shape, and about how many the files it could not read hold.
+#[test]
+fn lint_with_an_inventory_says_how_many_pod_templates_it_judged() {
+    let files = [
+        "--inventory",
+        "inventory.yaml",
+        "ml-platforms.yaml",
+        "chart/templates/agent-daemonset.yaml",
+    ];
+    let mut json = vec!["simulate", "--format", "json"];
+    json.extend_from_slice(&files);
+    let v: Value = serde_json::from_slice(&run(&json).stdout).unwrap();
+    let simulated = v["summary"]["workloads"].as_u64().unwrap();
+    let by_shape = v["summary"]["byShape"].as_u64().unwrap();
+    assert!(simulated > 1 && by_shape > 0, "{v}");
+
+    let mut lint = vec!["lint"];
+    lint.extend_from_slice(&files);
+    let err = String::from_utf8(run(&lint).stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "taintlint: judged {simulated} pod templates against the inventory ({by_shape} \
+             found by its shape, of kinds not in taintlint's table)"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "taintlint: about 1 pod template not judged, in 1 file not all read (Go or Helm \
+             templates, YAML errors): chart/templates/agent-daemonset.yaml"
+        ),
+        "{err}"
+    );
+    // Quiet, or without an inventory: no such line.
+    lint.insert(1, "--quiet");
+    let err = String::from_utf8(run(&lint).stderr).unwrap();
+    assert!(!err.contains("judged"), "{err}");
+    let err = String::from_utf8(run(&["lint", "ml-platforms.yaml"]).stderr).unwrap();
+    assert!(!err.contains("judged"), "{err}");
+}
+
 #[test]
 fn simulate_says_how_many_pod_templates_it_found_by_shape_and_could_not_read() {
     let files = [

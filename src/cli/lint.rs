@@ -272,6 +272,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         } else {
             FixMode::Safe
         },
+        templates: std::sync::Mutex::default(),
     };
 
     // Related locations point into the inventory files and the files that hold Namespaces and
@@ -327,6 +328,13 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     }
     if !args.quiet || args.show_skipped {
         report_skipped(&mut skipped, args.show_skipped);
+    }
+    if loaded.is_some() && !args.quiet && !args.diff {
+        if let Ok(templates) = linter.templates.lock() {
+            for line in templates.lines() {
+                eprintln!("taintlint: {line}");
+            }
+        }
     }
     for p in &problems {
         eprintln!("taintlint: {p}");
@@ -463,11 +471,87 @@ struct Linter<'a> {
     /// The texts the cluster pass read, so that each file is read once.
     preread: &'a Preread,
     mode: FixMode,
+    /// With an inventory: the pod templates judged against it, told after the findings.
+    templates: std::sync::Mutex<Templates>,
+}
+
+/// What `lint --inventory` judged: the pod templates found (by their shape, of them), and the
+/// files whose pod templates could not all be read, with about how many they hold.
+#[derive(Default)]
+struct Templates {
+    found: usize,
+    by_shape: usize,
+    unread: Vec<(String, usize)>,
+}
+
+impl Templates {
+    /// One line on standard error, or two.
+    fn lines(&self) -> Vec<String> {
+        let templates = |n: usize| match n {
+            1 => "1 pod template".to_string(),
+            n => format!("{n} pod templates"),
+        };
+        let mut out = vec![if self.found == 0 {
+            "no pod template found to judge against the inventory".to_string()
+        } else if self.by_shape > 0 {
+            format!(
+                "judged {} against the inventory ({} found by {} shape, of kinds not in \
+                 taintlint's table)",
+                templates(self.found),
+                self.by_shape,
+                if self.by_shape == 1 { "its" } else { "their" }
+            )
+        } else {
+            format!("judged {} against the inventory", templates(self.found))
+        }];
+        if !self.unread.is_empty() {
+            let about: usize = self.unread.iter().map(|(_, n)| n).sum();
+            let mut names: Vec<&str> = self
+                .unread
+                .iter()
+                .take(3)
+                .map(|(f, _)| f.as_str())
+                .collect();
+            let more = format!("and {} more", self.unread.len().saturating_sub(3));
+            if self.unread.len() > 3 {
+                names.push(&more);
+            }
+            out.push(format!(
+                "about {} not judged, in {} not all read (Go or Helm templates, YAML errors): {}",
+                templates(about),
+                match self.unread.len() {
+                    1 => "1 file".to_string(),
+                    n => format!("{n} files"),
+                },
+                names.join(", ")
+            ));
+        }
+        out
+    }
 }
 
 impl Linter<'_> {
     fn inventory(&self) -> Option<&Inventory> {
         self.loaded.map(|l| &l.inventory)
+    }
+
+    /// With an inventory, counts the pod templates of an input it judges.
+    fn count_templates(&self, name: &str, text: &str, options: &Options) {
+        if self.inventory().is_none() {
+            return;
+        }
+        let found = taintlint::analysis::pod_templates(text, options);
+        let Ok(mut t) = self.templates.lock() else {
+            return;
+        };
+        t.found += found.found;
+        t.by_shape += found.by_shape;
+        if found.unread.is_some() {
+            let about = report::simulate::unread_pod_templates(text, found.found);
+            if about > 0 {
+                t.unread.push((name.to_string(), about));
+            }
+        }
     }
 
     /// A file from the command line is linted in pieces, unless fixes are applied or shown.
@@ -479,6 +563,7 @@ impl Linter<'_> {
             match self.preread.read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {
+                    self.count_templates(&input.name(), &text, &options);
                     let text: std::sync::Arc<str> = text.into();
                     send(Piece::Start(FileReport::new(
                         input.name(),
@@ -537,6 +622,7 @@ impl Linter<'_> {
         let (config, options) = &self.configs[input.config()];
         let options = file_options(config, options, path);
         let mut text = self.preread.read(input)?;
+        self.count_templates(&name, &text, &options);
         if args.fix || args.diff {
             let fixed =
                 fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));
