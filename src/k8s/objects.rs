@@ -915,12 +915,6 @@ pub fn items<'d>(doc: &'d Document<'_>, list: &List) -> Vec<Item<'d>> {
     };
     seq.iter()
         .enumerate()
-        .filter(|&(_, &node)| {
-            doc.mapping(node).is_none()
-                || !doc.merged_entries(node).into_iter().any(
-                    |(_, v)| matches!(decode(doc, v), Decoded::Str(s) if holds_template_action(s)),
-                )
-        })
         .map(|(index, &node)| Item {
             node,
             index,
@@ -938,6 +932,13 @@ pub fn items<'d>(doc: &'d Document<'_>, list: &List) -> Vec<Item<'d>> {
                     })
                     .collect()
             }),
+        })
+        .filter(|item| {
+            !item
+                .fields
+                .iter()
+                .flatten()
+                .any(|f| matches!(&f.decoded, Decoded::Str(s) if holds_template_action(s)))
         })
         .collect()
 }

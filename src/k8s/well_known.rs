@@ -231,37 +231,48 @@ pub fn likely_misspelling(key: &str) -> Option<&'static str> {
 /// The edit distance of `a` and `b` counting a swap of two neighbouring characters as one edit
 /// (optimal string alignment), giving up (returning `limit + 1`) past `limit`.
 pub fn typo_distance(a: &str, b: &str, limit: usize) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
+    if a.is_ascii() && b.is_ascii() {
+        // Taint keys are ASCII (qualified names): bytes, without collecting characters.
+        osa(a.as_bytes(), b.as_bytes(), limit)
+    } else {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        osa(&a, &b, limit)
+    }
+}
+
+/// [`typo_distance`] over two sequences, with three rolling rows of the distance table (the
+/// row before last is what a swap of neighbours looks back to).
+fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
     if a.len().abs_diff(b.len()) > limit {
         return limit + 1;
     }
-    let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
+    let m = b.len();
+    let mut rows = vec![0usize; 3 * (m + 1)];
+    let (mut before, mut prev, mut cur) = (0, m + 1, 2 * (m + 1));
+    for (j, cell) in rows[prev..prev + m + 1].iter_mut().enumerate() {
         *cell = j;
     }
-    for i in 1..=n {
-        let mut row_min = usize::MAX;
+    for i in 1..=a.len() {
+        rows[cur] = i;
+        let mut row_min = i;
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
+            let mut v = (rows[prev + j] + 1)
+                .min(rows[cur + j - 1] + 1)
+                .min(rows[prev + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
+                v = v.min(rows[before + j - 2] + 1);
             }
-            d[i][j] = v;
+            rows[cur + j] = v;
             row_min = row_min.min(v);
         }
         if row_min > limit + 1 {
             return limit + 1;
         }
+        (before, prev, cur) = (prev, cur, before);
     }
-    d[n][m].min(limit + 1)
+    rows[prev + m].min(limit + 1)
 }
 
 /// Levenshtein distance over characters, giving up (returning `limit + 1`) once it must exceed
@@ -292,6 +303,63 @@ pub fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    /// The rolling-row distance equals the whole table's (optimal string alignment), for
+    /// characters and bytes alike, whatever the limit.
+    #[test]
+    fn typo_distance_is_the_whole_tables() {
+        fn table(a: &str, b: &str) -> usize {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+            for i in 0..=a.len() {
+                for j in 0..=b.len() {
+                    d[i][j] = if i == 0 || j == 0 {
+                        i + j
+                    } else {
+                        let cost = usize::from(a[i - 1] != b[j - 1]);
+                        let mut v = (d[i - 1][j] + 1)
+                            .min(d[i][j - 1] + 1)
+                            .min(d[i - 1][j - 1] + cost);
+                        if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                            v = v.min(d[i - 2][j - 2] + 1);
+                        }
+                        v
+                    };
+                }
+            }
+            d[a.len()][b.len()]
+        }
+        let words = [
+            "",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "acb",
+            "nvidia.com/gpu",
+            "nvidia.com/gpus",
+            "nvidia.com/pgu",
+            "amd.com/gpuu",
+            "CriticalAddonsOnly",
+            "CriticalAddonOnly",
+            "kubernetes.azure.com/scalesetpriority",
+            "kubernetes.azure.com/scalesetpriorty",
+            "ümlaut/ä",
+            "umlaut/a",
+        ];
+        for a in words {
+            for b in words {
+                for limit in 0..4 {
+                    assert_eq!(
+                        typo_distance(a, b, limit),
+                        table(a, b).min(limit + 1),
+                        "{a:?} {b:?} {limit}"
+                    );
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]
