@@ -307,6 +307,21 @@ pub fn hint_matches(tolerated: &[(u32, u32)], inventory: &Inventory) -> String {
     fit_width(&short, HINT_WIDTH)
 }
 
+/// The toleration's `tolerationSeconds` and the first NoExecute taint of the inventory it
+/// tolerates (`tolerated`: pool and taint indices), when it has both.
+fn evicting<'i>(
+    t: &Toleration,
+    tolerated: &[(u32, u32)],
+    inventory: &'i Inventory,
+) -> Option<(i64, &'i crate::k8s::model::Taint)> {
+    let seconds = t.toleration_seconds?;
+    let taint = tolerated
+        .iter()
+        .map(|&(p, i)| &inventory.pools[p as usize].taints[i as usize].taint)
+        .find(|taint| taint.effect == Effect::NoExecute)?;
+    Some((seconds, taint))
+}
+
 /// [`describe_eviction`] for an inlay hint: `evicted 600 s after spot taints`, at most
 /// [`HINT_WIDTH`] characters.
 pub fn hint_eviction(
@@ -314,11 +329,7 @@ pub fn hint_eviction(
     tolerated: &[(u32, u32)],
     inventory: &Inventory,
 ) -> Option<String> {
-    let seconds = t.toleration_seconds?;
-    let taint = tolerated
-        .iter()
-        .map(|&(p, i)| &inventory.pools[p as usize].taints[i as usize].taint)
-        .find(|taint| taint.effect == Effect::NoExecute)?;
+    let (seconds, taint) = evicting(t, tolerated, inventory)?;
     let when = if seconds <= 0 {
         "evicted at once".to_string()
     } else {
@@ -339,11 +350,7 @@ pub fn describe_eviction(
     tolerated: &[(u32, u32)],
     inventory: &Inventory,
 ) -> Option<String> {
-    let seconds = t.toleration_seconds?;
-    let taint = tolerated
-        .iter()
-        .map(|&(p, i)| &inventory.pools[p as usize].taints[i as usize].taint)
-        .find(|taint| taint.effect == Effect::NoExecute)?;
+    let (seconds, taint) = evicting(t, tolerated, inventory)?;
     Some(if seconds <= 0 {
         format!("evicted at once when {} taints its node", taint.key)
     } else {
