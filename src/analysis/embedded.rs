@@ -208,23 +208,7 @@ fn patch_lists(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mu
                         continue;
                     }
                     if doc.scalar(k).is_some_and(|(key, _)| key == "patches") {
-                        for &item in doc.sequence(v).unwrap_or_default() {
-                            let Some((key, value)) = doc.get(item, "patch") else {
-                                continue;
-                            };
-                            if doc.scalar(value).is_none() {
-                                continue;
-                            }
-                            let target = doc
-                                .get(item, "target")
-                                .and_then(|(_, t)| PatchTarget::read(doc, t));
-                            out.push(Place {
-                                key,
-                                value,
-                                target,
-                                object,
-                            });
-                        }
+                        patch_items(doc, v, object, out);
                     }
                     stack.push(v);
                 }
@@ -235,25 +219,32 @@ fn patch_lists(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mu
     }
 }
 
-/// A kustomization's older inline patches, at its root.
-fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
-    for field in ["patchesJson6902"] {
-        let Some((_, list)) = doc.get(node, field) else {
+/// The inline patches of a list of `{patch, target}` items (`patches`, `patchesJson6902`): each
+/// string `patch` with the object its `target` names.
+fn patch_items(doc: &Document<'_>, list: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
+    for &item in doc.sequence(list).unwrap_or_default() {
+        let Some((key, value)) = doc.get(item, "patch") else {
             continue;
         };
-        for &item in doc.sequence(list).unwrap_or_default() {
-            if let Some((key, value)) = doc.get(item, "patch") {
-                let target = doc
-                    .get(item, "target")
-                    .and_then(|(_, t)| PatchTarget::read(doc, t));
-                out.push(Place {
-                    key,
-                    value,
-                    target,
-                    object,
-                });
-            }
+        if doc.scalar(value).is_none() {
+            continue;
         }
+        let target = doc
+            .get(item, "target")
+            .and_then(|(_, t)| PatchTarget::read(doc, t));
+        out.push(Place {
+            key,
+            value,
+            target,
+            object,
+        });
+    }
+}
+
+/// A kustomization's older inline patches, at its root.
+fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
+    if let Some((_, list)) = doc.get(node, "patchesJson6902") {
+        patch_items(doc, list, object, out);
     }
     if let Some((key, list)) = doc.get(node, "patchesStrategicMerge") {
         for &value in doc.sequence(list).unwrap_or_default() {
