@@ -15,7 +15,7 @@ use taintlint::report::{
 };
 use taintlint::Options;
 
-use super::input::{collect_walked, one_stdin, read, Input};
+use super::input::{collect_walked, one_stdin, Input, Preread};
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
 
@@ -122,25 +122,11 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     warn_of_invalid_taints(&loaded, &options);
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
-    let walked = collect_walked(&args.paths, &configs, false, &mut problems, &mut Vec::new());
-    // Overlays are simulated as rendered; the files of the kustomizations they build on, met
-    // in a walk, are what the renders stand for.
-    let (rendered, covered) = super::overlays::render_for_simulate(
-        &super::overlays::to_render(&args.paths, &walked),
-        super::overlays::mode(args.kustomize.as_deref(), &configs),
-    );
-    let inputs: Vec<Input> = walked
-        .into_iter()
-        .filter(|(input, walked)| match input {
-            Input::File(p, _) => !*walked || !super::overlays::is_in(p, &covered),
-            Input::Stdin(_) => true,
-        })
-        .map(|(input, _)| input)
-        .collect();
+    let (inputs, rendered) = inputs(&args, &configs, &mut problems);
     let mut options = options;
-    options.set_cluster(std::sync::Arc::new(
-        super::input::cluster_objects(&inputs, Some(inventory), false).0,
-    ));
+    // The files are read once: what this first read keeps, the workers take.
+    let (cluster, _, preread) = super::input::cluster_objects(&inputs, Some(inventory), true);
+    options.set_cluster(std::sync::Arc::new(cluster));
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
     let places = pool_places(&loaded);
@@ -158,52 +144,15 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         .map(Item::Input)
         .chain(rendered.into_iter().map(|(n, t)| Item::Rendered(n, t)))
         .collect();
-    let simulate_one = |item: &Item| -> Result<(Simulated, Note), String> {
-        let (path, text) = match item {
-            Item::Input(input) => (input.name(), read(input)?),
-            Item::Rendered(name, text) => (name.clone(), text.clone()),
-        };
-        // A chart's values file: its templates say what the values render into.
-        let chart = match item {
-            Item::Input(Input::File(p, _)) => taintlint::walk::chart_kinds(p),
-            _ => None,
-        };
-        let local = chart.map(|c| {
-            let mut o = options.clone();
-            o.set_chart_kinds(Some(c));
-            o
-        });
-        let (workloads, unread) =
-            simulate_file(&text, local.as_ref().unwrap_or(&options), inventory);
-        let note = Note {
-            file: path.clone(),
-            unread,
-            workloads: workloads.len(),
-            unread_templates: unread.map_or(0, |_| {
-                report::simulate::unread_pod_templates(&text, workloads.len())
-            }),
-            by_shape: workloads
-                .iter()
-                .filter(|w| w.by_shape)
-                .map(|w| {
-                    format!(
-                        "a pod template at {} of kind {} ({path})",
-                        w.path,
-                        w.kind.as_deref().unwrap_or("?")
-                    )
-                })
-                .collect(),
-        };
-        let file = SimulatedFile { path, workloads };
-        let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
-        let simulated = match renderer {
-            Some(r) => Simulated::Rendered(r.render(&file), nowhere),
-            None => Simulated::Rows(
-                report::simulate::Row::of_file(inventory, &file, args.why),
-                nowhere,
-            ),
-        };
-        Ok((simulated, note))
+    let simulate_one = |item: &Item| {
+        simulate_item(
+            item,
+            &preread,
+            &options,
+            inventory,
+            renderer.as_ref(),
+            args.why,
+        )
     };
     // A closed pipe (`| head`) ends the output, not the run.
     let mut write_ok = match &mut writer {
@@ -265,6 +214,87 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The manifests to simulate: the files and standard input named or walked, and the overlays
+/// rendered (name, text) in place of the kustomization files they stand for.
+fn inputs(
+    args: &SimulateArgs,
+    configs: &[(ConfigFile, Options)],
+    problems: &mut Vec<String>,
+) -> (Vec<Input>, Vec<(String, String)>) {
+    let walked = collect_walked(&args.paths, configs, false, problems, &mut Vec::new());
+    // Overlays are simulated as rendered; the files of the kustomizations they build on, met
+    // in a walk, are what the renders stand for.
+    let (rendered, covered) = super::overlays::render_for_simulate(
+        &super::overlays::to_render(&args.paths, &walked),
+        super::overlays::mode(args.kustomize.as_deref(), configs),
+    );
+    let inputs = walked
+        .into_iter()
+        .filter(|(input, walked)| match input {
+            Input::File(p, _) => !*walked || !super::overlays::is_in(p, &covered),
+            Input::Stdin(_) => true,
+        })
+        .map(|(input, _)| input)
+        .collect();
+    (inputs, rendered)
+}
+
+/// Simulates one file on a worker: its workloads rendered as JSON (with a `renderer`) or as
+/// rows of the matrix, and what to say of it on standard error.
+fn simulate_item(
+    item: &Item,
+    preread: &Preread,
+    options: &Options,
+    inventory: &taintlint::inventory::Inventory,
+    renderer: Option<&report::simulate::JsonRenderer<'_>>,
+    why: bool,
+) -> Result<(Simulated, Note), String> {
+    let (path, text) = match item {
+        Item::Input(input) => (input.name(), preread.read(input)?),
+        Item::Rendered(name, text) => (name.clone(), text.clone()),
+    };
+    // A chart's values file: its templates say what the values render into.
+    let chart = match item {
+        Item::Input(Input::File(p, _)) => taintlint::walk::chart_kinds(p),
+        _ => None,
+    };
+    let local = chart.map(|c| {
+        let mut o = options.clone();
+        o.set_chart_kinds(Some(c));
+        o
+    });
+    let (workloads, unread) = simulate_file(&text, local.as_ref().unwrap_or(options), inventory);
+    let note = Note {
+        file: path.clone(),
+        unread,
+        workloads: workloads.len(),
+        unread_templates: unread.map_or(0, |_| {
+            report::simulate::unread_pod_templates(&text, workloads.len())
+        }),
+        by_shape: workloads
+            .iter()
+            .filter(|w| w.by_shape)
+            .map(|w| {
+                format!(
+                    "a pod template at {} of kind {} ({path})",
+                    w.path,
+                    w.kind.as_deref().unwrap_or("?")
+                )
+            })
+            .collect(),
+    };
+    let file = SimulatedFile { path, workloads };
+    let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
+    let simulated = match renderer {
+        Some(r) => Simulated::Rendered(r.render(&file), nowhere),
+        None => Simulated::Rows(
+            report::simulate::Row::of_file(inventory, &file, why),
+            nowhere,
+        ),
+    };
+    Ok((simulated, note))
 }
 
 /// The configuration (`--config`, else `.taintlint.yaml` found from here), the options with the

@@ -93,72 +93,20 @@ impl<'d> Workload<'d> {
         let kind = ex.objects[pod.object].kind;
         let list = ex.pod_tolerations(spec_index).cloned();
         let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
-        let mut bare = vec![false; items.len()];
-        let manifest: admission::Tolerations = items
-            .iter()
-            .enumerate()
-            .filter_map(|(i, item)| {
-                bare[i] = item.str("operator").is_empty();
-                Some((item.toleration()?, Source::Manifest(i)))
-            })
-            .collect();
+        let (manifest, bare) = manifest_tolerations(&items);
         let text = |id| crate::inventory::scalar_text(doc, id);
         let node_name = doc
             .get(spec, "nodeName")
             .and_then(|(_, v)| Some((text(v)?, v)))
             .filter(|(n, _)| !n.is_empty());
-        let (selector_key, node_selector) = match doc.get(spec, "nodeSelector") {
-            Some((k, v)) => (
-                Some(k),
-                doc.mapping(v)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|&(ek, ev)| {
-                        Some(SelectorEntry {
-                            key: text(ek)?.into(),
-                            value: text(ev)?.into(),
-                            key_node: ek,
-                            value_node: ev,
-                        })
-                    })
-                    .collect(),
-            ),
-            None => (None, Vec::new()),
-        };
+        let (selector_key, node_selector) = node_selector(doc, spec);
         let host_network = doc.get(spec, "hostNetwork").is_some_and(|(_, v)| {
             matches!(
                 crate::k8s::decode::decode(doc, v),
                 crate::k8s::decode::Decoded::Bool(true)
             )
         });
-        let mut requested = Vec::new();
-        // QoS class BestEffort: no container requests or limits CPU or memory
-        // (pkg/apis/core/helper/qos GetPodQOS; a zero quantity does not count).
-        let mut best_effort = true;
-        for containers in ["containers", "initContainers"] {
-            for &c in doc
-                .get(spec, containers)
-                .and_then(|(_, v)| doc.sequence(v))
-                .unwrap_or_default()
-            {
-                let Some((_, resources)) = doc.get(c, "resources") else {
-                    continue;
-                };
-                for part in ["requests", "limits"] {
-                    if let Some((_, m)) = doc.get(resources, part) {
-                        for &(k, v) in doc.mapping(m).unwrap_or_default() {
-                            let name = text(k);
-                            if matches!(name.as_deref(), Some("cpu" | "memory"))
-                                && text(v).is_some_and(|q| !is_zero_quantity(&q))
-                            {
-                                best_effort = false;
-                            }
-                            requested.extend(name);
-                        }
-                    }
-                }
-            }
-        }
+        let (requested, best_effort) = requested_resources(doc, spec);
         let object = &ex.objects[pod.object];
         let runtime_class = doc
             .get(spec, "runtimeClassName")
@@ -810,80 +758,37 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         effect: Effect::NoSchedule,
     };
     let placing = w.placing_tolerations();
-    let placing_sources: Vec<(&Toleration, &Source)> = w
-        .tolerations
-        .iter()
-        .zip(&w.sources)
-        .filter(|(_, s)| w.kind != Some("DaemonSet") || !s.from_admission())
-        .collect();
-    let tolerates_cordon = tolerations_tolerate_taint(&placing, &unschedulable_taint, gate);
-    // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
-    // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
-    // predicate.go), and not the cordon.
-    let bound = w.node_name.is_some();
+    let judging = Judging {
+        w,
+        inventory,
+        options,
+        gate,
+        tolerates_cordon: tolerations_tolerate_taint(&placing, &unschedulable_taint, gate),
+        placing_sources: w
+            .tolerations
+            .iter()
+            .zip(&w.sources)
+            .filter(|(_, s)| w.kind != Some("DaemonSet") || !s.from_admission())
+            .collect(),
+        placing,
+        // A pod with `nodeName` bypasses the scheduler: the kubelet admits it, checking its node
+        // selector and affinity but, of the taints, only NoExecute ones (pkg/kubelet/lifecycle
+        // predicate.go), and not the cordon.
+        bound: w.node_name.is_some(),
+    };
     let pools = inventory
         .pools
         .iter()
         .enumerate()
         .map(|(p, pool)| {
-            let mut base = Verdict::default();
-            if pool.unschedulable.is_some() && !tolerates_cordon && !bound {
-                base.reasons.push(Reason::Unschedulable);
-            }
-            // A Kueue ResourceFlavor's tolerations are added to the workloads admitted on it
-            // (Kueue admits no DaemonSet).
-            let flavor: &[Toleration] = match &pool.declared {
-                Some(d) if w.kind != Some("DaemonSet") => &d.tolerations,
-                _ => &[],
-            };
-            let mut taint_reasons = Vec::new();
-            for (i, t) in pool.taints.iter().enumerate() {
-                let tolerated = tolerations_tolerate_taint(&placing, &t.taint, gate)
-                    || tolerations_tolerate_taint(flavor, &t.taint, gate);
-                let enforced = if bound {
-                    t.taint.effect == Effect::NoExecute
-                } else {
-                    do_not_schedule(&t.taint)
-                };
-                if enforced && !tolerated {
-                    taint_reasons.push(Reason::Taint(i));
-                } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated && !bound {
-                    // PreferNoSchedule only weighs in the scheduler's scoring (TaintToleration
-                    // Score, pkg/scheduler/framework/plugins/tainttoleration), which a pod with
-                    // `nodeName` never reaches: its node is not one it avoids.
-                    base.avoid.push(i);
-                }
-            }
-            base.eviction = eviction(w, pool, gate);
-            base.granted = granted(&placing_sources, flavor, pool, gate);
-            resource_fit(&w.requests, pool, &mut base);
-            claim_fit(
-                &w.claims,
-                pool,
-                options.cluster(),
-                &inventory.cluster,
-                &mut base,
-            );
+            let (base, taint_reasons) = judging.pool_wide(pool);
             if !per_node {
+                let mut base = base;
                 base.reasons.extend(taint_reasons);
                 selector_reasons(w, &PoolNode { pool, member: None }, &mut base);
                 return PoolVerdict::Uniform(base);
             }
-            let judge = |m: u32| {
-                let mut v = base.clone();
-                if let Some((name, _)) = &w.node_name {
-                    if *name != pool.nodes[m as usize].name {
-                        v.reasons.push(Reason::NodeName(name.clone()));
-                    }
-                }
-                v.reasons.extend(taint_reasons.iter().cloned());
-                let node = PoolNode {
-                    pool,
-                    member: Some(m as usize),
-                };
-                selector_reasons(w, &node, &mut v);
-                v
-            };
+            let judge = |m: u32| judging.node(pool, m, &base, &taint_reasons);
             let parts = match &named {
                 // Gt or Lt on a label that names nodes: every node is judged.
                 None => (0..pool.nodes.len() as u32)
@@ -896,42 +801,199 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
                     .collect(),
                 Some(named) => {
                     let named: &[u32] = named.get(&(p as u32)).map_or(&[], Vec::as_slice);
-                    let mut parts = Vec::new();
-                    for (v, variant) in pool.variants.iter().enumerate() {
-                        let except: Vec<u32> = named
-                            .iter()
-                            .copied()
-                            .filter(|&m| pool.nodes[m as usize].variant == v as u32)
-                            .collect();
-                        for &m in &except {
-                            parts.push(Part {
-                                verdict: judge(m),
-                                nodes: 1,
-                                members: Members::One(m),
-                                example: m,
-                            });
-                        }
-                        let rest = variant.members.len() - except.len();
-                        if let Some(&example) = variant.members.iter().find(|m| !except.contains(m))
-                        {
-                            parts.push(Part {
-                                verdict: judge(example),
-                                nodes: rest,
-                                members: Members::Variant {
-                                    variant: v as u32,
-                                    except,
-                                },
-                                example,
-                            });
-                        }
-                    }
-                    parts
+                    variant_parts(pool, named, judge)
                 }
             };
             PoolVerdict::Split(parts)
         })
         .collect();
     Simulation { pools }
+}
+
+/// What [`simulate`] knows of one workload while it judges the pools.
+struct Judging<'a> {
+    w: &'a Workload<'a>,
+    inventory: &'a Inventory,
+    options: &'a Options,
+    gate: bool,
+    /// The tolerations that decide placement ([`Workload::placing_tolerations`]).
+    placing: Vec<Toleration>,
+    /// The same with where each comes from.
+    placing_sources: Vec<(&'a Toleration, &'a Source)>,
+    tolerates_cordon: bool,
+    /// The pod names its node (`nodeName`).
+    bound: bool,
+}
+
+impl Judging<'_> {
+    /// What holds for every node of `pool`: the cordon, avoided taints, eviction, tolerations
+    /// granted, resources and claims; and, apart, the reasons of the taints it does not
+    /// tolerate (a node named by `nodeName` puts its own reason first).
+    fn pool_wide(&self, pool: &Pool) -> (Verdict, Vec<Reason>) {
+        let (w, gate, bound) = (self.w, self.gate, self.bound);
+        let mut base = Verdict::default();
+        if pool.unschedulable.is_some() && !self.tolerates_cordon && !bound {
+            base.reasons.push(Reason::Unschedulable);
+        }
+        // A Kueue ResourceFlavor's tolerations are added to the workloads admitted on it
+        // (Kueue admits no DaemonSet).
+        let flavor: &[Toleration] = match &pool.declared {
+            Some(d) if w.kind != Some("DaemonSet") => &d.tolerations,
+            _ => &[],
+        };
+        let mut taint_reasons = Vec::new();
+        for (i, t) in pool.taints.iter().enumerate() {
+            let tolerated = tolerations_tolerate_taint(&self.placing, &t.taint, gate)
+                || tolerations_tolerate_taint(flavor, &t.taint, gate);
+            let enforced = if bound {
+                t.taint.effect == Effect::NoExecute
+            } else {
+                do_not_schedule(&t.taint)
+            };
+            if enforced && !tolerated {
+                taint_reasons.push(Reason::Taint(i));
+            } else if t.taint.effect == Effect::PreferNoSchedule && !tolerated && !bound {
+                // PreferNoSchedule only weighs in the scheduler's scoring (TaintToleration
+                // Score, pkg/scheduler/framework/plugins/tainttoleration), which a pod with
+                // `nodeName` never reaches: its node is not one it avoids.
+                base.avoid.push(i);
+            }
+        }
+        base.eviction = eviction(w, pool, gate);
+        base.granted = granted(&self.placing_sources, flavor, pool, gate);
+        resource_fit(&w.requests, pool, &mut base);
+        claim_fit(
+            &w.claims,
+            pool,
+            self.options.cluster(),
+            &self.inventory.cluster,
+            &mut base,
+        );
+        (base, taint_reasons)
+    }
+
+    /// The verdict for the pool's `m`th node: what holds pool-wide, then `nodeName`, the taints
+    /// and the node's own labels.
+    fn node(&self, pool: &Pool, m: u32, base: &Verdict, taint_reasons: &[Reason]) -> Verdict {
+        let mut v = base.clone();
+        if let Some((name, _)) = &self.w.node_name {
+            if *name != pool.nodes[m as usize].name {
+                v.reasons.push(Reason::NodeName(name.clone()));
+            }
+        }
+        v.reasons.extend(taint_reasons.iter().cloned());
+        let node = PoolNode {
+            pool,
+            member: Some(m as usize),
+        };
+        selector_reasons(self.w, &node, &mut v);
+        v
+    }
+}
+
+/// A pool's parts when the workload names some of its nodes (`named`): each named node
+/// judged alone, and the rest of each variant judged once by one example member.
+fn variant_parts(pool: &Pool, named: &[u32], judge: impl Fn(u32) -> Verdict) -> Vec<Part> {
+    let mut parts = Vec::new();
+    for (v, variant) in pool.variants.iter().enumerate() {
+        let except: Vec<u32> = named
+            .iter()
+            .copied()
+            .filter(|&m| pool.nodes[m as usize].variant == v as u32)
+            .collect();
+        for &m in &except {
+            parts.push(Part {
+                verdict: judge(m),
+                nodes: 1,
+                members: Members::One(m),
+                example: m,
+            });
+        }
+        let rest = variant.members.len() - except.len();
+        if let Some(&example) = variant.members.iter().find(|m| !except.contains(m)) {
+            parts.push(Part {
+                verdict: judge(example),
+                nodes: rest,
+                members: Members::Variant {
+                    variant: v as u32,
+                    except,
+                },
+                example,
+            });
+        }
+    }
+    parts
+}
+
+/// The tolerations the manifest writes, each with its place, and for each item whether it
+/// leaves `operator` out (admission defaults it to `Equal`).
+fn manifest_tolerations(items: &[Item<'_>]) -> (admission::Tolerations, Vec<bool>) {
+    let bare = items.iter().map(|i| i.str("operator").is_empty()).collect();
+    let manifest = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| Some((item.toleration()?, Source::Manifest(i))))
+        .collect();
+    (manifest, bare)
+}
+
+/// The pod spec's `nodeSelector`: the key's node, and its entries whose key and value are
+/// scalars.
+fn node_selector(doc: &Document<'_>, spec: NodeId) -> (Option<NodeId>, Vec<SelectorEntry>) {
+    let text = |id| crate::inventory::scalar_text(doc, id);
+    match doc.get(spec, "nodeSelector") {
+        Some((k, v)) => (
+            Some(k),
+            doc.mapping(v)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|&(ek, ev)| {
+                    Some(SelectorEntry {
+                        key: text(ek)?.into(),
+                        value: text(ev)?.into(),
+                        key_node: ek,
+                        value_node: ev,
+                    })
+                })
+                .collect(),
+        ),
+        None => (None, Vec::new()),
+    }
+}
+
+/// The resources the pod's containers and init containers name under `requests` or `limits`
+/// (as admission plugins see them), and whether its QoS class is BestEffort: no container
+/// requests or limits CPU or memory (pkg/apis/core/helper/qos GetPodQOS; a zero quantity does
+/// not count).
+fn requested_resources(doc: &Document<'_>, spec: NodeId) -> (Vec<String>, bool) {
+    let text = |id| crate::inventory::scalar_text(doc, id);
+    let mut requested = Vec::new();
+    let mut best_effort = true;
+    for containers in ["containers", "initContainers"] {
+        for &c in doc
+            .get(spec, containers)
+            .and_then(|(_, v)| doc.sequence(v))
+            .unwrap_or_default()
+        {
+            let Some((_, resources)) = doc.get(c, "resources") else {
+                continue;
+            };
+            for part in ["requests", "limits"] {
+                if let Some((_, m)) = doc.get(resources, part) {
+                    for &(k, v) in doc.mapping(m).unwrap_or_default() {
+                        let name = text(k);
+                        if matches!(name.as_deref(), Some("cpu" | "memory"))
+                            && text(v).is_some_and(|q| !is_zero_quantity(&q))
+                        {
+                            best_effort = false;
+                        }
+                        requested.extend(name);
+                    }
+                }
+            }
+        }
+    }
+    (requested, best_effort)
 }
 
 /// A resource claim of a pod: its name in the pod, what it claims in words, and the device
