@@ -89,6 +89,48 @@ fn tolerate_everything_in_a_values_file_is_not_reported_but_in_a_deployment_it_i
 }
 
 #[test]
+fn tolerate_everything_in_a_values_file_shaped_like_a_pod_spec_is_not_reported() {
+    // A chart's values for a node agent, with no chart beside it to say what they render
+    // into (as Terraform `helm_release` values files are kept): `resources` and `tolerations`
+    // at the top make it look like a pod spec of no known kind.
+    let values = "resources:\n  requests:\n    cpu: 200m\n\
+                  # lets the DaemonSet's pods run on every node\n\
+                  tolerations:\n  - operator: Exists\n";
+    let found = common::lint(values);
+    assert!(of(&found, "tolerates-everything").is_empty(), "{found:#?}");
+    let bad = values.replace("Exists", "exists");
+    assert_eq!(of(&common::lint(&bad), "unknown-operator").len(), 1);
+
+    // With the chart's templates beside it, the values are what they render into.
+    let template = |kind: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: {kind}\nmetadata:\n  name: {{{{ .Release.Name }}}}\n\
+             spec:\n  template:\n    spec:\n      containers:\n        - name: agent\n\
+             \x20         image: agent:1\n\
+             \x20     tolerations: {{{{- toYaml .Values.tolerations | nindent 8 }}}}\n"
+        )
+    };
+    for (kind, reported) in [("Deployment", 1), ("DaemonSet", 0)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("templates")).unwrap();
+        std::fs::write(
+            dir.path().join("Chart.yaml"),
+            "apiVersion: v2\nname: agent\nversion: 0.1.0\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("values.yaml"), values).unwrap();
+        std::fs::write(dir.path().join("templates/workload.yaml"), template(kind)).unwrap();
+        let r = common::run_in(
+            dir.path(),
+            &["lint", "--output-format", "concise", "values.yaml"],
+            None,
+        );
+        let found = r.stdout.matches("tolerates-everything").count();
+        assert_eq!(found, reported, "{kind}: {}{}", r.stdout, r.stderr);
+    }
+}
+
+#[test]
 fn tolerations_a_template_fills_in_are_not_linted_and_their_neighbours_are() {
     let (text, found) = findings("applicationset-placeholders.yaml");
     let at: Vec<(&str, &str)> = found

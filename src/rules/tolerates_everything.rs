@@ -17,9 +17,11 @@ pub static META: RuleMeta = RuleMeta {
 A toleration with no key, `operator: Exists` and no effect (`- operator: Exists`), in a
 Kubernetes object other than a DaemonSet. It matches every taint there is.
 
-A file that is no Kubernetes object (no `kind`, as a chart's `values.yaml`) is not reported:
-it does not say what its lists render into, and `tolerations: [{operator: Exists}]` is the
-usual setting of the log, metrics and network agents that charts deploy as DaemonSets.
+A file that is no Kubernetes object (no `kind`, as a chart's `values.yaml`, even where its
+top level looks like a pod spec) is not reported: it does not say what its lists render into,
+and `tolerations: [{operator: Exists}]` is the usual setting of the log, metrics and network
+agents that charts deploy as DaemonSets. Where the chart's templates are beside the values and
+render them into a Deployment, the toleration is reported as in the Deployment.
 
 ## Why it matters
 The pod may be scheduled onto cordoned, control-plane, GPU and NotReady nodes, and no NoExecute
@@ -47,7 +49,9 @@ impl Rule for ToleratesEverything {
     }
 
     fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        if cx.kind() == Some("DaemonSet") || cx.list.outside_objects() {
+        // No kind: a values file, or a pod template found by its shape in one, whose kind the
+        // files read do not say.
+        if matches!(cx.kind(), Some("DaemonSet") | None) || cx.list.outside_objects() {
             return;
         }
         if item.text("key") != Some("")
