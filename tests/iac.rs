@@ -644,7 +644,35 @@ fn directories_as_inventory() {
         std::fs::copy(format!("{ROOT}/tests/fixtures/iac/{f}"), dir.path().join(f)).unwrap();
     }
     std::fs::write(dir.path().join("variables.tf"), "variable \"x\" {}\n").unwrap();
+    // Helm values kept as a Terraform template (`templatefile`) beside the node groups: it
+    // mentions a node group label, and does not parse as YAML. It is left out, and said to be.
+    std::fs::create_dir(dir.path().join("helm-values")).unwrap();
+    std::fs::write(
+        dir.path().join("helm-values/operator.yaml"),
+        "controller:\n  nodeSelector:\n    NodeGroupType: core\n%{ if enable_ipv6 ~}\n  env: []\n%{ endif ~}\n",
+    )
+    .unwrap();
     let inventory = dir.path().to_str().unwrap();
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        inventory,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr
+            .matches("helm-values/operator.yaml:4:1: not valid YAML")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("left out of the directory's inventory"),
+        "{stderr}"
+    );
     let report = simulate(inventory);
     let kinds: Vec<&str> = report["cluster"]["pools"]
         .as_array()

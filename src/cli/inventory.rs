@@ -100,10 +100,31 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
                             || e.message.starts_with("holds no nodes"))
                 })
         };
-        let keep: Vec<bool> = (0..sources.len()).map(|i| !not_inventory(i)).collect();
+        // So is one that does not parse (a Terraform template of Helm values, `%{ if }` and
+        // all, beside the node groups): said, as a file named on its own would be refused.
+        let unparsed = |i: usize| {
+            walked[i].and_then(|_| {
+                errors
+                    .iter()
+                    .find(|e| e.file == names[i] && e.message.starts_with("not valid YAML"))
+            })
+        };
+        let mut keep = Vec::with_capacity(sources.len());
+        for i in 0..sources.len() {
+            if let Some(e) = unparsed(i) {
+                eprintln!("taintlint: inventory {e}; left out of the directory's inventory");
+                keep.push(false);
+            } else {
+                keep.push(!not_inventory(i));
+            }
+        }
         if keep.iter().all(|&k| k) {
+            let mut said = std::collections::HashSet::new();
             for e in errors {
-                eprintln!("taintlint: inventory {e}");
+                let line = e.to_string();
+                if said.insert(line.clone()) {
+                    eprintln!("taintlint: inventory {line}");
+                }
             }
             return Err(ExitCode::from(2));
         }
