@@ -8,7 +8,7 @@ use crate::k8s::names::{is_dns1123_label, is_dns1123_subdomain, is_qualified_nam
 use crate::k8s::names::{
     is_valid_label_value, label_value_error_problem, qualified_name_error_problem,
 };
-use crate::k8s::objects::{items, Owner};
+use crate::k8s::objects::{is_operator_placeholder, items, Owner};
 use crate::k8s::quantity;
 use crate::syntax::NodeId;
 
@@ -46,6 +46,14 @@ the toleration rules, which check `scheduling.tolerations` as they check a pod's
   advice there), a RuntimeClass may not (`validateTolerations` keeps a set of list keys:
   `Duplicate value`). The operator is compared as written: an omitted operator is not
   `Equal` here, and `tolerationSeconds` is not part of the key.
+
+A name or handler that is an operator's placeholder, `FILLED_BY_OPERATOR` or another
+`FILLED_BY_<WHO>` in capitals, is not checked: the API server would refuse it (capitals and `_`
+are not in a DNS-1123 label), but the file is an operator's asset that is never applied as
+written. NVIDIA's gpu-operator ships `assets/pre-requisites/0200_runtime_class.yaml` so, and
+writes its ClusterPolicy's runtime class over both before it creates the RuntimeClass
+(`transformRuntimeClass`, controllers/object_controls.go of NVIDIA/gpu-operator). The rest of
+such a RuntimeClass (overhead, node selector, tolerations) is applied as written and checked.
 
 ## Why it matters
 `kubectl apply` fails with `RuntimeClass.node.k8s.io "gvisor" is invalid: ...`. Until the
@@ -109,6 +117,9 @@ fn check_name(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
     let Decoded::Str(name) = decode(doc, value) else {
         return;
     };
+    if is_operator_placeholder(name) {
+        return;
+    }
     let errors = is_dns1123_subdomain(name);
     if errors.is_empty() {
         return;
@@ -155,6 +166,9 @@ fn check_handler(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
             (at, "")
         }
     };
+    if is_operator_placeholder(handler) {
+        return;
+    }
     let errors = is_dns1123_label(handler);
     if errors.is_empty() {
         return;
@@ -539,6 +553,32 @@ mod tests {
         for (case, name, body, expect_error) in cases {
             let errs = errors(name, body);
             assert_eq!(!errs.is_empty(), *expect_error, "{case}: {errs:?}");
+        }
+    }
+
+    /// An operator's asset keeps `FILLED_BY_OPERATOR` where the operator writes the name and
+    /// handler (after NVIDIA/gpu-operator assets/state-kata-manager/0700_runtime_class.yaml):
+    /// neither is checked, what it writes as is still is, and a handler in capitals that is not
+    /// such a placeholder is still refused.
+    #[test]
+    fn operator_placeholders_are_not_checked() {
+        let asset = "handler: \"FILLED_BY_OPERATOR\"\nscheduling:\n  nodeSelector:\n    \
+                     nvidia.com/gpu.deploy.kata-manager: \"true\"\n";
+        assert_eq!(
+            errors("\"FILLED_BY_OPERATOR\"", asset),
+            Vec::<String>::new()
+        );
+        let bad_selector = "handler: FILLED_BY_OPERATOR\nscheduling:\n  nodeSelector:\n    \
+                            nvidia.com/gpu.deploy.kata-manager: \"not a value\"\n";
+        assert_eq!(errors("FILLED_BY_OPERATOR", bad_selector).len(), 1);
+        for (name, handler) in [
+            ("kata", "NVIDIA"),
+            ("kata", "FILLED_BY_"),
+            ("kata", "FILLED_BY_operator"),
+            ("FILLED-BY-OPERATOR", "kata"),
+        ] {
+            let errs = errors(name, &format!("handler: {handler}\n"));
+            assert!(!errs.is_empty(), "{name} {handler}");
         }
     }
 
