@@ -461,14 +461,11 @@ pub fn admit_in(
     let mut admitted = Admitted::default();
     let restriction = options.admission_enabled("PodTolerationRestriction");
     if restriction {
-        out = match cx.restriction_defaults(out) {
-            Ok(out) => out,
-            Err((out, rejection)) => {
-                admitted.tolerations = out;
-                admitted.rejection = Some(rejection);
-                return admitted;
-            }
-        };
+        if let Some(rejection) = cx.restriction_defaults(&mut out) {
+            admitted.tolerations = out;
+            admitted.rejection = Some(rejection);
+            return admitted;
+        }
         admitted.rejection = cx.whitelist_check(&out, false);
     }
     if options.admission_enabled("ExtendedResourceToleration") {
@@ -538,12 +535,9 @@ impl Admission<'_, '_> {
 
     /// PodTolerationRestriction's mutating phase: the Namespace's default tolerations (its
     /// annotation), else the cluster's, and memory-pressure for a pod that is not BestEffort,
-    /// merged into the pod's. A default-tolerations annotation that does not parse refuses the
-    /// pod: `Err` with the tolerations so far and why.
-    fn restriction_defaults(
-        &self,
-        out: Tolerations,
-    ) -> Result<Tolerations, (Tolerations, Rejection)> {
+    /// merged into the pod's `out`. A default-tolerations annotation that does not parse
+    /// refuses the pod: that rejection, `out` left as it was.
+    fn restriction_defaults(&self, out: &mut Tolerations) -> Option<Rejection> {
         let pod = self.pod;
         let mut extra: Vec<(ApiToleration, Source)> =
             match self.namespace.and_then(|n| n.default_tolerations.as_ref()) {
@@ -564,7 +558,7 @@ impl Admission<'_, '_> {
                             annotation: DEFAULT_TOLERATIONS,
                             error: error.clone(),
                         };
-                        return Err((out, rejection));
+                        return Some(rejection);
                     }
                 },
                 None => self
@@ -579,10 +573,10 @@ impl Admission<'_, '_> {
         if !pod.best_effort {
             extra.push((memory_pressure(), Source::MemoryPressure));
         }
-        if extra.is_empty() {
-            return Ok(out);
+        if !extra.is_empty() {
+            *out = self.merge(std::mem::take(out), &extra);
         }
-        Ok(self.merge(out, &extra))
+        None
     }
 
     /// PodTolerationRestriction's whitelist check (its Validate, which its Admit calls too):
