@@ -487,7 +487,8 @@ impl Cluster {
         }
     }
 
-    /// Reads the Namespaces and RuntimeClasses of one parsed document.
+    /// Reads the Namespaces, RuntimeClasses, DeviceClasses, ResourceSlices and resource claims
+    /// of one parsed document.
     pub fn add_document(&mut self, file: &str, doc: &Document<'_>) {
         let ex = extract(doc);
         for (index, object) in ex.objects.iter().enumerate() {
@@ -500,59 +501,20 @@ impl Cluster {
                 .map_or(doc.node(object.node).span.clone(), |(_, v)| {
                     doc.node(v).span.clone()
                 });
-            let place = |range: Range<usize>| Place {
+            // Where the object is named, made only for the kinds that keep it.
+            let at = || Place {
                 file: file.to_string(),
-                range,
+                range: name_at.clone(),
             };
             match kind {
-                "Namespace" => {
-                    let annotation = |key: &str| {
-                        let (_, value) = namespace_annotation(doc, object.node, key)?;
-                        Some(read_annotation(doc, value, file))
-                    };
-                    let ns = Namespace {
-                        name: name.to_string(),
-                        at: place(name_at),
-                        default_tolerations: annotation(DEFAULT_TOLERATIONS),
-                        whitelist: annotation(TOLERATIONS_WHITELIST),
-                    };
-                    self.namespaces.entry(name.to_string()).or_insert(ns);
-                }
+                "Namespace" => self.add_namespace(doc, object.node, name, at()),
                 "RuntimeClass" => {
-                    let mut tolerations = Vec::new();
-                    for list in ex
+                    let lists = ex
                         .tolerations
                         .iter()
                         .filter(|l| l.owner == Owner::RuntimeClass && l.list.object == Some(index))
-                    {
-                        for item in items(doc, &list.list) {
-                            if let Some(t) = item.toleration() {
-                                tolerations
-                                    .push(ApiToleration::new(t, item.str("operator").is_empty()));
-                            }
-                        }
-                    }
-                    let node_selector = doc
-                        .get(object.node, "scheduling")
-                        .and_then(|(_, s)| doc.get(s, "nodeSelector"))
-                        .and_then(|(_, m)| doc.mapping(m))
-                        .unwrap_or_default()
-                        .iter()
-                        .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
-                        .collect();
-                    let overhead = doc
-                        .get(object.node, "overhead")
-                        .and_then(|(_, o)| doc.get(o, "podFixed"))
-                        .map(|(_, m)| crate::k8s::resources::read_list(doc, m))
-                        .unwrap_or_default();
-                    let rc = RuntimeClass {
-                        name: name.to_string(),
-                        at: place(name_at),
-                        tolerations,
-                        node_selector,
-                        overhead,
-                    };
-                    self.runtime_classes.entry(name.to_string()).or_insert(rc);
+                        .map(|l| &l.list);
+                    self.add_runtime_class(doc, object.node, name, at(), lists);
                 }
                 "DeviceClass" => {
                     let driver = class_selector(doc, object.node);
@@ -560,67 +522,141 @@ impl Cluster {
                         .entry(name.to_string())
                         .or_insert(driver);
                 }
-                "ResourceSlice" => {
-                    // resource.k8s.io/v1 ResourceSliceSpec: `driver`, one of `nodeName`,
-                    // `nodeSelector`, `allNodes` (or `perDeviceNodeSelection`), `devices`.
-                    let Some((_, spec)) = doc.get(object.node, "spec") else {
-                        continue;
-                    };
-                    let Some(driver) = doc.get_str(spec, "driver") else {
-                        continue;
-                    };
-                    let devices: Vec<Device> = doc
-                        .get(spec, "devices")
-                        .and_then(|(_, d)| doc.sequence(d))
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|&d| device(doc, d, driver))
-                        .collect();
-                    let all = doc
-                        .get(spec, "allNodes")
-                        .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
-                    if let Some(node) = doc.get_str(spec, "nodeName") {
-                        self.slices
-                            .entry(driver.to_string())
-                            .or_default()
-                            .entry(node.to_string())
-                            .or_default()
-                            .extend(devices);
-                    } else if all {
-                        self.slices
-                            .entry(driver.to_string())
-                            .or_default()
-                            .entry(String::new())
-                            .or_default()
-                            .extend(devices);
-                    } else {
-                        self.selected_slices.insert(driver.to_string());
-                    }
-                }
+                "ResourceSlice" => self.add_resource_slice(doc, object.node),
                 "ResourceClaim" | "ResourceClaimTemplate" => {
-                    let (kind, spec) = if kind == "ResourceClaim" {
-                        ("ResourceClaim", doc.get(object.node, "spec"))
-                    } else {
-                        (
-                            "ResourceClaimTemplate",
-                            doc.get(object.node, "spec")
-                                .and_then(|(_, s)| doc.get(s, "spec")),
-                        )
-                    };
-                    let Some((_, devices)) = spec.and_then(|(_, s)| doc.get(s, "devices")) else {
-                        continue;
-                    };
-                    let key = (
-                        kind,
-                        object.namespace.unwrap_or("").to_string(),
-                        name.to_string(),
-                    );
-                    let requests = device_requests(doc, devices);
-                    self.claims.entry(key).or_insert(requests);
+                    let namespace = object.namespace.unwrap_or("");
+                    self.add_claim(doc, object.node, kind, (namespace, name));
                 }
                 _ => {}
             }
         }
+    }
+
+    /// A Namespace with the PodTolerationRestriction annotations it carries (the first of a
+    /// name wins).
+    fn add_namespace(&mut self, doc: &Document<'_>, node: NodeId, name: &str, at: Place) {
+        let annotation = |key: &str| {
+            let (_, value) = namespace_annotation(doc, node, key)?;
+            Some(read_annotation(doc, value, &at.file))
+        };
+        let (default_tolerations, whitelist) = (
+            annotation(DEFAULT_TOLERATIONS),
+            annotation(TOLERATIONS_WHITELIST),
+        );
+        let ns = Namespace {
+            name: name.to_string(),
+            at,
+            default_tolerations,
+            whitelist,
+        };
+        self.namespaces.entry(name.to_string()).or_insert(ns);
+    }
+
+    /// A RuntimeClass: its `scheduling.tolerations` (from `lists`, the document's toleration
+    /// lists that belong to it), node selector and `overhead.podFixed` (the first of a name
+    /// wins).
+    fn add_runtime_class<'l>(
+        &mut self,
+        doc: &Document<'_>,
+        node: NodeId,
+        name: &str,
+        at: Place,
+        lists: impl Iterator<Item = &'l crate::k8s::objects::List>,
+    ) {
+        let mut tolerations = Vec::new();
+        for list in lists {
+            for item in items(doc, list) {
+                if let Some(t) = item.toleration() {
+                    tolerations.push(ApiToleration::new(t, item.str("operator").is_empty()));
+                }
+            }
+        }
+        let node_selector = doc
+            .get(node, "scheduling")
+            .and_then(|(_, s)| doc.get(s, "nodeSelector"))
+            .and_then(|(_, m)| doc.mapping(m))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
+            .collect();
+        let overhead = doc
+            .get(node, "overhead")
+            .and_then(|(_, o)| doc.get(o, "podFixed"))
+            .map(|(_, m)| crate::k8s::resources::read_list(doc, m))
+            .unwrap_or_default();
+        let rc = RuntimeClass {
+            name: name.to_string(),
+            at,
+            tolerations,
+            node_selector,
+            overhead,
+        };
+        self.runtime_classes.entry(name.to_string()).or_insert(rc);
+    }
+
+    /// A ResourceSlice (resource.k8s.io/v1 ResourceSliceSpec: `driver`, one of `nodeName`,
+    /// `nodeSelector`, `allNodes` (or `perDeviceNodeSelection`), `devices`): its devices by
+    /// driver and node (all nodes under the empty name); a slice that selects its nodes only
+    /// marks its driver.
+    fn add_resource_slice(&mut self, doc: &Document<'_>, node: NodeId) {
+        let Some((_, spec)) = doc.get(node, "spec") else {
+            return;
+        };
+        let Some(driver) = doc.get_str(spec, "driver") else {
+            return;
+        };
+        let devices: Vec<Device> = doc
+            .get(spec, "devices")
+            .and_then(|(_, d)| doc.sequence(d))
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| device(doc, d, driver))
+            .collect();
+        let all = doc
+            .get(spec, "allNodes")
+            .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
+        if let Some(node_name) = doc.get_str(spec, "nodeName") {
+            self.slices
+                .entry(driver.to_string())
+                .or_default()
+                .entry(node_name.to_string())
+                .or_default()
+                .extend(devices);
+        } else if all {
+            self.slices
+                .entry(driver.to_string())
+                .or_default()
+                .entry(String::new())
+                .or_default()
+                .extend(devices);
+        } else {
+            self.selected_slices.insert(driver.to_string());
+        }
+    }
+
+    /// A ResourceClaim's or ResourceClaimTemplate's device requests, by kind, namespace and
+    /// name (the first wins).
+    fn add_claim(
+        &mut self,
+        doc: &Document<'_>,
+        node: NodeId,
+        kind: &str,
+        (namespace, name): (&str, &str),
+    ) {
+        let (kind, spec) = if kind == "ResourceClaim" {
+            ("ResourceClaim", doc.get(node, "spec"))
+        } else {
+            (
+                "ResourceClaimTemplate",
+                doc.get(node, "spec").and_then(|(_, s)| doc.get(s, "spec")),
+            )
+        };
+        let Some((_, devices)) = spec.and_then(|(_, s)| doc.get(s, "devices")) else {
+            return;
+        };
+        let key = (kind, namespace.to_string(), name.to_string());
+        let requests = device_requests(doc, devices);
+        self.claims.entry(key).or_insert(requests);
     }
 }
 
