@@ -966,125 +966,149 @@ pub fn value_offsets(doc: &Document<'_>, text: &str, node: NodeId) -> Option<Vec
             }
             map.extend(span.start..=span.end);
         }
-        Style::SingleQuoted => {
-            let inner = src.get(1..src.len().checked_sub(1)?)?;
-            let mut i = 0;
-            while i < inner.len() {
-                let c = inner[i..].chars().next()?;
-                if c == '\n' || c == '\r' {
-                    return None;
-                }
-                let at = span.start + 1 + i;
-                if inner[i..].starts_with("''") {
-                    map.push(at);
-                    i += 2;
-                    continue;
-                }
-                map.extend(std::iter::repeat_n(at, c.len_utf8()));
-                i += c.len_utf8();
-            }
-            map.push(span.end - 1);
-        }
-        Style::DoubleQuoted => {
-            let inner = src.get(1..src.len().checked_sub(1)?)?;
-            let mut decoded = String::new();
-            let mut i = 0;
-            while i < inner.len() {
-                let c = inner[i..].chars().next()?;
-                if c == '\n' || c == '\r' {
-                    return None;
-                }
-                let at = span.start + 1 + i;
-                if c != '\\' {
-                    decoded.push(c);
-                    map.extend(std::iter::repeat_n(at, c.len_utf8()));
-                    i += c.len_utf8();
-                    continue;
-                }
-                let e = inner[i + 1..].chars().next()?;
-                let (ch, width) = match e {
-                    'x' => (hex_char(inner.get(i + 2..i + 4)?)?, 4),
-                    'u' => (hex_char(inner.get(i + 2..i + 6)?)?, 6),
-                    'U' => (hex_char(inner.get(i + 2..i + 10)?)?, 10),
-                    other => (
-                        match other {
-                            '0' => '\0',
-                            'a' => '\u{7}',
-                            'b' => '\u{8}',
-                            't' | '\t' => '\t',
-                            'n' => '\n',
-                            'v' => '\u{b}',
-                            'f' => '\u{c}',
-                            'r' => '\r',
-                            'e' => '\u{1b}',
-                            ' ' => ' ',
-                            '"' => '"',
-                            '/' => '/',
-                            '\\' => '\\',
-                            'N' => '\u{85}',
-                            '_' => '\u{a0}',
-                            'L' => '\u{2028}',
-                            'P' => '\u{2029}',
-                            _ => return None,
-                        },
-                        1 + other.len_utf8(),
-                    ),
-                };
-                decoded.push(ch);
-                map.extend(std::iter::repeat_n(at, ch.len_utf8()));
-                i += width;
-            }
-            if decoded != value {
-                return None;
-            }
-            map.push(span.end - 1);
-        }
-        Style::Literal => {
-            // The content lines at one indentation; the span may start at the header line
-            // (`|`, `|-`, `|+`) or at the first content character.
-            let (body_start, indent) = if src.starts_with('|') {
-                let header_end = src.find('\n')? + 1;
-                if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
-                    return None;
-                }
-                let body = &src[header_end..];
-                let indent = body
-                    .split('\n')
-                    .find(|l| !l.trim_end_matches('\r').trim().is_empty())
-                    .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-                (span.start + header_end, indent)
-            } else {
-                let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-                (line_start, span.start - line_start)
-            };
-            let body = text.get(body_start..span.end.max(body_start))?;
-            let mut lines = body.split_inclusive('\n');
-            let mut at = body_start;
-            for want in value.split_inclusive('\n') {
-                let line = lines.next()?;
-                let content = line.get(indent.min(line.len())..)?;
-                let content_at = at + indent.min(line.len());
-                let want_text = want.trim_end_matches('\n');
-                if !content.trim_end_matches(['\n', '\r']).eq(want_text) {
-                    return None;
-                }
-                map.extend((0..want_text.len()).map(|j| content_at + j));
-                if want.ends_with('\n') {
-                    map.push(content_at + want_text.len());
-                }
-                at += line.len();
-            }
-            // The value's end; at the end of a file without a final line break, the line
-            // break clip chomping keeps is not in the source, and the end is the text's.
-            map.push(
-                map.last()
-                    .map_or(body_start + indent, |&l| l + 1)
-                    .min(text.len()),
-            );
-        }
+        Style::SingleQuoted => single_quoted_offsets(src, &span, &mut map)?,
+        Style::DoubleQuoted => double_quoted_offsets(src, &span, value, &mut map)?,
+        Style::Literal => literal_offsets(text, src, &span, value, &mut map)?,
         Style::Folded => return None,
     }
     (map.len() == value.len() + 1).then_some(map)
+}
+
+/// A single-quoted scalar on one line: `''` stands for one quote.
+fn single_quoted_offsets(src: &str, span: &Range<usize>, map: &mut Vec<usize>) -> Option<()> {
+    let inner = src.get(1..src.len().checked_sub(1)?)?;
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i..].chars().next()?;
+        if c == '\n' || c == '\r' {
+            return None;
+        }
+        let at = span.start + 1 + i;
+        if inner[i..].starts_with("''") {
+            map.push(at);
+            i += 2;
+            continue;
+        }
+        map.extend(std::iter::repeat_n(at, c.len_utf8()));
+        i += c.len_utf8();
+    }
+    map.push(span.end - 1);
+    Some(())
+}
+
+/// A double-quoted scalar on one line: every byte an escape stands for maps to its backslash;
+/// `None` for an escape YAML does not have, or text that does not decode to `value`.
+fn double_quoted_offsets(
+    src: &str,
+    span: &Range<usize>,
+    value: &str,
+    map: &mut Vec<usize>,
+) -> Option<()> {
+    let inner = src.get(1..src.len().checked_sub(1)?)?;
+    let mut decoded = String::new();
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i..].chars().next()?;
+        if c == '\n' || c == '\r' {
+            return None;
+        }
+        let at = span.start + 1 + i;
+        if c != '\\' {
+            decoded.push(c);
+            map.extend(std::iter::repeat_n(at, c.len_utf8()));
+            i += c.len_utf8();
+            continue;
+        }
+        let e = inner[i + 1..].chars().next()?;
+        let (ch, width) = match e {
+            'x' => (hex_char(inner.get(i + 2..i + 4)?)?, 4),
+            'u' => (hex_char(inner.get(i + 2..i + 6)?)?, 6),
+            'U' => (hex_char(inner.get(i + 2..i + 10)?)?, 10),
+            other => (
+                match other {
+                    '0' => '\0',
+                    'a' => '\u{7}',
+                    'b' => '\u{8}',
+                    't' | '\t' => '\t',
+                    'n' => '\n',
+                    'v' => '\u{b}',
+                    'f' => '\u{c}',
+                    'r' => '\r',
+                    'e' => '\u{1b}',
+                    ' ' => ' ',
+                    '"' => '"',
+                    '/' => '/',
+                    '\\' => '\\',
+                    'N' => '\u{85}',
+                    '_' => '\u{a0}',
+                    'L' => '\u{2028}',
+                    'P' => '\u{2029}',
+                    _ => return None,
+                },
+                1 + other.len_utf8(),
+            ),
+        };
+        decoded.push(ch);
+        map.extend(std::iter::repeat_n(at, ch.len_utf8()));
+        i += width;
+    }
+    if decoded != value {
+        return None;
+    }
+    map.push(span.end - 1);
+    Some(())
+}
+
+/// A literal block scalar (`|`, `|-`, `|+`; not with an explicit indentation): its content
+/// lines at one indentation. The span may start at the header line or at the first content
+/// character.
+fn literal_offsets(
+    text: &str,
+    src: &str,
+    span: &Range<usize>,
+    value: &str,
+    map: &mut Vec<usize>,
+) -> Option<()> {
+    let (body_start, indent) = if src.starts_with('|') {
+        let header_end = src.find('\n')? + 1;
+        if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let body = &src[header_end..];
+        let indent = body
+            .split('\n')
+            .find(|l| !l.trim_end_matches('\r').trim().is_empty())
+            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
+        (span.start + header_end, indent)
+    } else {
+        let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        (line_start, span.start - line_start)
+    };
+    let body = text.get(body_start..span.end.max(body_start))?;
+    let mut lines = body.split_inclusive('\n');
+    let mut at = body_start;
+    for want in value.split_inclusive('\n') {
+        let line = lines.next()?;
+        let content = line.get(indent.min(line.len())..)?;
+        let content_at = at + indent.min(line.len());
+        let want_text = want.trim_end_matches('\n');
+        if !content.trim_end_matches(['\n', '\r']).eq(want_text) {
+            return None;
+        }
+        map.extend((0..want_text.len()).map(|j| content_at + j));
+        if want.ends_with('\n') {
+            map.push(content_at + want_text.len());
+        }
+        at += line.len();
+    }
+    // The value's end; at the end of a file without a final line break, the line
+    // break clip chomping keeps is not in the source, and the end is the text's.
+    map.push(
+        map.last()
+            .map_or(body_start + indent, |&l| l + 1)
+            .min(text.len()),
+    );
+    Some(())
 }
 
 fn hex_char(hex: &str) -> Option<char> {
