@@ -121,26 +121,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     let inventory = &loaded.inventory;
     warn_of_invalid_taints(&loaded, &options);
     let mut problems = Vec::new();
-    let configs = vec![(config, options.clone())];
-    let walked = collect_walked(&args.paths, &configs, false, &mut problems, &mut Vec::new());
-    // Overlays are simulated as rendered; the files of the kustomizations they build on, met
-    // in a walk, are what the renders stand for.
-    let (rendered, covered) = super::overlays::render_for_simulate(
-        &super::overlays::to_render(&args.paths, &walked),
-        super::overlays::mode(args.kustomize.as_deref(), &configs),
-    );
-    let inputs: Vec<Input> = walked
-        .into_iter()
-        .filter(|(input, walked)| match input {
-            Input::File(p, _) => !*walked || !super::overlays::is_in(p, &covered),
-            Input::Stdin(_) => true,
-        })
-        .map(|(input, _)| input)
-        .collect();
-    let mut options = options;
-    options.set_cluster(std::sync::Arc::new(
-        super::input::cluster_objects(&inputs, Some(inventory), false).0,
-    ));
+    let (items, options) = items(&args, config, options, inventory, &mut problems);
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
     let places = pool_places(&loaded);
@@ -153,58 +134,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     // and written as soon as every file before it is. The matrix needs every row before its
     // first line.
     let renderer = writer.as_ref().map(|w| w.renderer());
-    let items: Vec<Item> = inputs
-        .into_iter()
-        .map(Item::Input)
-        .chain(rendered.into_iter().map(|(n, t)| Item::Rendered(n, t)))
-        .collect();
-    let simulate_one = |item: &Item| -> Result<(Simulated, Note), String> {
-        let (path, text) = match item {
-            Item::Input(input) => (input.name(), read(input)?),
-            Item::Rendered(name, text) => (name.clone(), text.clone()),
-        };
-        // A chart's values file: its templates say what the values render into.
-        let chart = match item {
-            Item::Input(Input::File(p, _)) => taintlint::walk::chart_kinds(p),
-            _ => None,
-        };
-        let local = chart.map(|c| {
-            let mut o = options.clone();
-            o.set_chart_kinds(Some(c));
-            o
-        });
-        let (workloads, unread) =
-            simulate_file(&text, local.as_ref().unwrap_or(&options), inventory);
-        let note = Note {
-            file: path.clone(),
-            unread,
-            workloads: workloads.len(),
-            unread_templates: unread.map_or(0, |_| {
-                report::simulate::unread_pod_templates(&text, workloads.len())
-            }),
-            by_shape: workloads
-                .iter()
-                .filter(|w| w.by_shape)
-                .map(|w| {
-                    format!(
-                        "a pod template at {} of kind {} ({path})",
-                        w.path,
-                        w.kind.as_deref().unwrap_or("?")
-                    )
-                })
-                .collect(),
-        };
-        let file = SimulatedFile { path, workloads };
-        let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
-        let simulated = match renderer {
-            Some(r) => Simulated::Rendered(r.render(&file), nowhere),
-            None => Simulated::Rows(
-                report::simulate::Row::of_file(inventory, &file, args.why),
-                nowhere,
-            ),
-        };
-        Ok((simulated, note))
-    };
+    let simulate_one = |item: &Item| simulate_item(item, &options, inventory, renderer, args.why);
     // A closed pipe (`| head`) ends the output, not the run.
     let mut write_ok = match &mut writer {
         Some(w) => w.begin(&mut stdout, &place).is_ok(),
@@ -265,6 +195,101 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// What to simulate: the files the paths name (walked, with the configuration's include and
+/// exclude), and the kustomize overlays among them rendered; an overlay's source files met in a
+/// walk are what its render stands for and are left out. The options learn the cluster objects
+/// (Namespaces, RuntimeClasses, ...) those files and the inventory hold.
+fn items(
+    args: &SimulateArgs,
+    config: ConfigFile,
+    options: Options,
+    inventory: &taintlint::inventory::Inventory,
+    problems: &mut Vec<String>,
+) -> (Vec<Item>, Options) {
+    let configs = vec![(config, options.clone())];
+    let walked = collect_walked(&args.paths, &configs, false, problems, &mut Vec::new());
+    // Overlays are simulated as rendered; the files of the kustomizations they build on, met
+    // in a walk, are what the renders stand for.
+    let (rendered, covered) = super::overlays::render_for_simulate(
+        &super::overlays::to_render(&args.paths, &walked),
+        super::overlays::mode(args.kustomize.as_deref(), &configs),
+    );
+    let inputs: Vec<Input> = walked
+        .into_iter()
+        .filter(|(input, walked)| match input {
+            Input::File(p, _) => !*walked || !super::overlays::is_in(p, &covered),
+            Input::Stdin(_) => true,
+        })
+        .map(|(input, _)| input)
+        .collect();
+    let mut options = options;
+    options.set_cluster(std::sync::Arc::new(
+        super::input::cluster_objects(&inputs, Some(inventory), false).0,
+    ));
+    let items = inputs
+        .into_iter()
+        .map(Item::Input)
+        .chain(rendered.into_iter().map(|(n, t)| Item::Rendered(n, t)))
+        .collect();
+    (items, options)
+}
+
+/// Simulates one file on a worker: its workloads against the inventory (a chart's values file
+/// with the kinds its templates render them into), rendered as JSON when `renderer` is given,
+/// else as rows of the matrix; with the note of what could not be read or was found by shape.
+fn simulate_item(
+    item: &Item,
+    options: &Options,
+    inventory: &taintlint::inventory::Inventory,
+    renderer: Option<report::simulate::JsonRenderer<'_>>,
+    why: bool,
+) -> Result<(Simulated, Note), String> {
+    let (path, text) = match item {
+        Item::Input(input) => (input.name(), read(input)?),
+        Item::Rendered(name, text) => (name.clone(), text.clone()),
+    };
+    // A chart's values file: its templates say what the values render into.
+    let chart = match item {
+        Item::Input(Input::File(p, _)) => taintlint::walk::chart_kinds(p),
+        _ => None,
+    };
+    let local = chart.map(|c| {
+        let mut o = options.clone();
+        o.set_chart_kinds(Some(c));
+        o
+    });
+    let (workloads, unread) = simulate_file(&text, local.as_ref().unwrap_or(options), inventory);
+    let note = Note {
+        file: path.clone(),
+        unread,
+        workloads: workloads.len(),
+        unread_templates: unread.map_or(0, |_| {
+            report::simulate::unread_pod_templates(&text, workloads.len())
+        }),
+        by_shape: workloads
+            .iter()
+            .filter(|w| w.by_shape)
+            .map(|w| {
+                format!(
+                    "a pod template at {} of kind {} ({path})",
+                    w.path,
+                    w.kind.as_deref().unwrap_or("?")
+                )
+            })
+            .collect(),
+    };
+    let file = SimulatedFile { path, workloads };
+    let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
+    let simulated = match renderer {
+        Some(r) => Simulated::Rendered(r.render(&file), nowhere),
+        None => Simulated::Rows(
+            report::simulate::Row::of_file(inventory, &file, why),
+            nowhere,
+        ),
+    };
+    Ok((simulated, note))
 }
 
 /// The configuration (`--config`, else `.taintlint.yaml` found from here), the options with the
