@@ -476,53 +476,12 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     format!("{name}: a node label key, such as `example.com/pool`"),
                 ),
             },
-            "feature-gates" => {
-                for (k, gate, v) in p.entries(doc, value, &name).unwrap_or_default() {
-                    let Some(on) = p.boolean(doc, v, &format!("{name}.{gate}")) else {
-                        continue;
-                    };
-                    if let Err(e) = config.options.set_feature_gates(&format!("{gate}={on}")) {
-                        p.node_error(doc, k, format!("{name}.{gate}: {e}"));
-                    }
-                }
-            }
-            "admission-plugins" => {
-                for (k, what, v) in p.entries(doc, value, &name).unwrap_or_default() {
-                    let enable = match what.as_str() {
-                        "enable" => true,
-                        "disable" => false,
-                        _ => {
-                            p.unknown_key(doc, k, &name, &what, &["enable", "disable"]);
-                            continue;
-                        }
-                    };
-                    let key = format!("{name}.{what}");
-                    for (plugin, node) in p.strings(doc, v, &key) {
-                        if let Err(e) = config.options.set_admission_plugins(&plugin, enable) {
-                            p.node_error(doc, node, format!("{key}: {e}"));
-                        }
-                    }
-                }
-            }
+            "feature-gates" => read_feature_gates(&mut p, doc, &mut config, &name, value),
+            "admission-plugins" => read_admission_plugins(&mut p, doc, &mut config, &name, value),
             "admission" => read_admission(&mut p, doc, &mut config, &name, value),
             "policy" => read_policy(&mut p, doc, &mut config, &name, value),
             "rules" => read_rules(&mut p, doc, &mut config, &name, value),
-            "include" | "exclude" => {
-                let items = p.strings(doc, value, &name);
-                let written: Vec<&str> = items.iter().map(|(s, _)| s.as_str()).collect();
-                if written.is_empty() {
-                    // An empty `include` keeps the default rather than linting nothing.
-                    continue;
-                }
-                match Patterns::new(&written) {
-                    Ok(patterns) if name == "include" => config.include = patterns,
-                    Ok(patterns) => config.exclude = patterns,
-                    Err((i, e)) => {
-                        let node = items.get(i).map_or(value, |&(_, n)| n);
-                        p.node_error(doc, node, format!("{name}: {e}"));
-                    }
-                }
-            }
+            "include" | "exclude" => read_patterns(&mut p, doc, &mut config, &name, value),
             "per-path-ignores" => read_per_path_ignores(&mut p, doc, &mut config, &name, value),
             "kustomize" => match scalar_str(doc, value).and_then(|(s, _)| Kustomize::parse(s)) {
                 Some(k) => config.kustomize = Some(k),
@@ -532,22 +491,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     format!("{name}: expected one of {}", Kustomize::NAMES.join(", ")),
                 ),
             },
-            "fail-on" => {
-                let Some((level, _)) = p.string(doc, value, &name) else {
-                    continue;
-                };
-                match config::parse_level(&level) {
-                    Some(Some(severity)) => config.fail_on = Some(severity),
-                    _ => p.node_error(
-                        doc,
-                        value,
-                        format!(
-                            "{name}: invalid severity {level:?}: expected error, warning, info \
-                             or hint"
-                        ),
-                    ),
-                }
-            }
+            "fail-on" => read_fail_on(&mut p, doc, &mut config, &name, value),
             _ => p.unknown_key(doc, key, "the configuration", &name, KEYS),
         }
     }
@@ -555,6 +499,100 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
         Ok(config)
     } else {
         Err(p.errors)
+    }
+}
+
+/// `feature-gates:`: a mapping of gate names to booleans, set as `--feature-gates` sets them.
+fn read_feature_gates(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    for (k, gate, v) in p.entries(doc, value, name).unwrap_or_default() {
+        let Some(on) = p.boolean(doc, v, &format!("{name}.{gate}")) else {
+            continue;
+        };
+        if let Err(e) = config.options.set_feature_gates(&format!("{gate}={on}")) {
+            p.node_error(doc, k, format!("{name}.{gate}: {e}"));
+        }
+    }
+}
+
+/// `admission-plugins:`: `enable` and `disable` lists of plugin names, as
+/// `--enable-admission-plugins` and `--disable-admission-plugins` take them.
+fn read_admission_plugins(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    for (k, what, v) in p.entries(doc, value, name).unwrap_or_default() {
+        let enable = match what.as_str() {
+            "enable" => true,
+            "disable" => false,
+            _ => {
+                p.unknown_key(doc, k, name, &what, &["enable", "disable"]);
+                continue;
+            }
+        };
+        let key = format!("{name}.{what}");
+        for (plugin, node) in p.strings(doc, v, &key) {
+            if let Err(e) = config.options.set_admission_plugins(&plugin, enable) {
+                p.node_error(doc, node, format!("{key}: {e}"));
+            }
+        }
+    }
+}
+
+/// `include:` and `exclude:`: lists of path patterns; an empty `include` keeps the default
+/// rather than linting nothing.
+fn read_patterns(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    let items = p.strings(doc, value, name);
+    let written: Vec<&str> = items.iter().map(|(s, _)| s.as_str()).collect();
+    if written.is_empty() {
+        // An empty `include` keeps the default rather than linting nothing.
+        return;
+    }
+    match Patterns::new(&written) {
+        Ok(patterns) if name == "include" => config.include = patterns,
+        Ok(patterns) => config.exclude = patterns,
+        Err((i, e)) => {
+            let node = items.get(i).map_or(value, |&(_, n)| n);
+            p.node_error(doc, node, format!("{name}: {e}"));
+        }
+    }
+}
+
+/// `fail-on:`: the least severity that fails the run (`error`, `warning`, `info`, `hint`).
+fn read_fail_on(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    let Some((level, _)) = p.string(doc, value, name) else {
+        return;
+    };
+    match config::parse_level(&level) {
+        Some(Some(severity)) => config.fail_on = Some(severity),
+        _ => p.node_error(
+            doc,
+            value,
+            format!(
+                "{name}: invalid severity {level:?}: expected error, warning, info \
+                 or hint"
+            ),
+        ),
     }
 }
 

@@ -1056,6 +1056,52 @@ fn gpu_example_resources_and_daemonsets_as_json() {
     );
 }
 
+/// The GPU example against its Kueue flavors, which name only some of their nodes' labels: the
+/// driver certainly selects the spot GPU flavor (its `nvidia.com/gpu.present` label is declared)
+/// and misses it, a warning; the MIG manager selects an opt-in label no flavor declares, so it
+/// only may select the spot flavor: information, said as a maybe.
+#[test]
+fn a_daemonset_that_only_may_select_a_pool_is_not_warned_as_missing_it() {
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/gpu-agents.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let found: Vec<(&str, &str, &str)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "daemonset-misses-nodes")
+        .map(|d| {
+            (
+                d["object"]["name"].as_str().unwrap(),
+                d["severity"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, "gpu-driver");
+    assert_eq!(found[0].1, "warning");
+    assert!(found[0]
+        .2
+        .contains("misses pool gpu-spot, which it selects"));
+    assert_eq!(found[1].0, "gpu-partitioner");
+    assert_eq!(found[1].1, "info");
+    assert!(
+        found[1].2.contains(
+            "may select pool gpu-spot (if its nodes carry nvidia.com/gpu.deploy.mig-manager=true"
+        ),
+        "{}",
+        found[1].2
+    );
+}
+
 /// Kueue ResourceFlavors are an inventory: a pool per flavor, its node taints; the coordinator
 /// of the GPU example's JobSet fits only the CPU flavor, its GPU workers the spot flavor by the
 /// toleration Kueue adds there (a `resource-flavor` source), and a misspelt node taint effect is

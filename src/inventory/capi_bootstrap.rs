@@ -56,7 +56,6 @@ pub(crate) fn read<'a>(
         .filter(|n| !n.is_empty())
         .unwrap_or(&kind)
         .to_string();
-    let object = Some(0);
     // (path of the kubeadm config spec, whether its machines are control planes)
     let control_plane = kind == "KubeadmControlPlane";
     let spec: &[&str] = match kind.as_str() {
@@ -64,56 +63,13 @@ pub(crate) fn read<'a>(
         "KubeadmConfigTemplate" => &["spec", "template", "spec"],
         _ => &["spec"],
     };
-    let mut regs: Vec<Registration> = Vec::new();
-    let mut worker = false;
-    for config in ["initConfiguration", "joinConfiguration"] {
-        let mut segments = spec.to_vec();
-        segments.push(config);
-        let Some(cfg) = doc.get_path(root, &segments) else {
-            continue;
-        };
-        let cfg_key = doc
-            .get_path(root, &segments[..segments.len() - 1])
-            .and_then(|parent| doc.get(parent, config))
-            .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
-        let cp = control_plane
-            || config == "initConfiguration"
-            || doc.get(cfg, "controlPlane").is_some();
-        worker |= !cp;
-        let nr = doc.get(cfg, "nodeRegistration").map(|(_, v)| v);
-        let path = format!("{}.{config}.nodeRegistration", spec.join("."));
-        regs.push(registration(text, doc, nr, &path, cp, object, cfg_key));
-    }
-    // A control plane written with neither configuration (only `clusterConfiguration`, say):
-    // Cluster API makes both with an empty nodeRegistration, and kubeadm gives its Nodes the
-    // default control-plane taint (controlplane/kubeadm/internal/controllers/controller.go
-    // initializes `InitConfiguration`/`JoinConfiguration` when nil).
-    if control_plane && regs.is_empty() {
-        let spec_key = doc
-            .get(root, "spec")
-            .and_then(|(_, s)| doc.get(s, "kubeadmConfigSpec"))
-            .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
-        let path = format!("{}.initConfiguration.nodeRegistration", spec.join("."));
-        regs.push(registration(text, doc, None, &path, true, object, spec_key));
-    }
-    let mut lists = Vec::new();
-    let mut taints: Vec<PoolTaint> = Vec::new();
-    let mut node_labels = Vec::new();
-    let mut invalid = 0;
-    for reg in regs {
-        let (found, left_out) = reg.taints(file, doc);
-        invalid += left_out;
-        add_new(&mut taints, found);
-        for l in reg.labels {
-            if !node_labels
-                .iter()
-                .any(|(k, _): &(String, String)| *k == l.0)
-            {
-                node_labels.push(l);
-            }
-        }
-        lists.extend(reg.lists);
-    }
+    let (regs, worker) = registrations(text, doc, root, spec, control_plane, &at);
+    let Merged {
+        mut taints,
+        mut node_labels,
+        lists,
+        mut invalid,
+    } = merge(file, doc, regs);
     // A control plane's machine taints (Cluster API v1.12, `MachineTaint`) are the Node's too.
     let api = doc.get_str(root, "apiVersion");
     for field in pool_taint_paths(api, &kind).unwrap_or_default() {
@@ -131,16 +87,7 @@ pub(crate) fn read<'a>(
                 .filter(|(k, _)| is_synced_by_capi(k)),
         );
     }
-    let replicas =
-        doc.get_path(root, &["spec", "replicas"])
-            .and_then(|v| match decode(doc, v).as_int64() {
-                Ok(Some(n)) => u64::try_from(n).ok(),
-                _ => scalar_text(doc, v).and_then(|s| s.parse().ok()),
-            });
-    let count = Count {
-        min: replicas,
-        max: replicas,
-    };
+    let count = replicas(doc, root);
     let pool_kind: &'static str = match kind.as_str() {
         "KubeadmControlPlane" => "kubeadmcontrolplane",
         "KubeadmConfigTemplate" => "kubeadmconfigtemplate",
@@ -171,6 +118,106 @@ pub(crate) fn read<'a>(
         nodes: vec![node],
         lists,
         invalid,
+    }
+}
+
+/// The kubeadm configurations the machines are made from (`initConfiguration`,
+/// `joinConfiguration`) with what their `nodeRegistration` says, and whether any machine is a
+/// worker (a join without `controlPlane`, outside a control plane). A control plane written
+/// with neither configuration (only `clusterConfiguration`, say) gets one with an empty
+/// nodeRegistration: Cluster API makes both so, and kubeadm gives its Nodes the default
+/// control-plane taint (controlplane/kubeadm/internal/controllers/controller.go initializes
+/// `InitConfiguration`/`JoinConfiguration` when nil).
+fn registrations<'a>(
+    text: &'a str,
+    doc: &mut Document<'a>,
+    root: NodeId,
+    spec: &[&str],
+    control_plane: bool,
+    at: &std::ops::Range<usize>,
+) -> (Vec<Registration>, bool) {
+    let object = Some(0);
+    let mut regs: Vec<Registration> = Vec::new();
+    let mut worker = false;
+    for config in ["initConfiguration", "joinConfiguration"] {
+        let mut segments = spec.to_vec();
+        segments.push(config);
+        let Some(cfg) = doc.get_path(root, &segments) else {
+            continue;
+        };
+        let cfg_key = doc
+            .get_path(root, &segments[..segments.len() - 1])
+            .and_then(|parent| doc.get(parent, config))
+            .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
+        let cp = control_plane
+            || config == "initConfiguration"
+            || doc.get(cfg, "controlPlane").is_some();
+        worker |= !cp;
+        let nr = doc.get(cfg, "nodeRegistration").map(|(_, v)| v);
+        let path = format!("{}.{config}.nodeRegistration", spec.join("."));
+        regs.push(registration(text, doc, nr, &path, cp, object, cfg_key));
+    }
+    // A control plane written with neither configuration.
+    if control_plane && regs.is_empty() {
+        let spec_key = doc
+            .get(root, "spec")
+            .and_then(|(_, s)| doc.get(s, "kubeadmConfigSpec"))
+            .map_or(at.clone(), |(k, _)| doc.node(k).span.clone());
+        let path = format!("{}.initConfiguration.nodeRegistration", spec.join("."));
+        regs.push(registration(text, doc, None, &path, true, object, spec_key));
+    }
+    (regs, worker)
+}
+
+/// What the registrations say together.
+struct Merged {
+    taints: Vec<PoolTaint>,
+    node_labels: Vec<(String, String)>,
+    lists: Vec<crate::k8s::objects::List>,
+    invalid: usize,
+}
+
+/// The registrations' taints (one per key and effect, the first written wins), labels (the
+/// first of a key wins), taint lists, and how many taints were left out as invalid.
+fn merge(file: usize, doc: &Document<'_>, regs: Vec<Registration>) -> Merged {
+    let mut lists = Vec::new();
+    let mut taints: Vec<PoolTaint> = Vec::new();
+    let mut node_labels = Vec::new();
+    let mut invalid = 0;
+    for reg in regs {
+        let (found, left_out) = reg.taints(file, doc);
+        invalid += left_out;
+        add_new(&mut taints, found);
+        for l in reg.labels {
+            if !node_labels
+                .iter()
+                .any(|(k, _): &(String, String)| *k == l.0)
+            {
+                node_labels.push(l);
+            }
+        }
+        lists.extend(reg.lists);
+    }
+    Merged {
+        taints,
+        node_labels,
+        lists,
+        invalid,
+    }
+}
+
+/// The control plane's `spec.replicas` as its size (a template's is its MachineDeployment's,
+/// not read here: unknown).
+fn replicas(doc: &Document<'_>, root: NodeId) -> Count {
+    let replicas =
+        doc.get_path(root, &["spec", "replicas"])
+            .and_then(|v| match decode(doc, v).as_int64() {
+                Ok(Some(n)) => u64::try_from(n).ok(),
+                _ => scalar_text(doc, v).and_then(|s| s.parse().ok()),
+            });
+    Count {
+        min: replicas,
+        max: replicas,
     }
 }
 

@@ -137,63 +137,15 @@ pub(crate) fn read<'a>(
                 .get(group, "name")
                 .and_then(|(_, v)| scalar_text(doc, v))
                 .filter(|s| !s.is_empty());
-            let list = match doc.get(group, "taints") {
-                Some((key, value)) if doc.mapping(value).is_some() && !managed => {
-                    let entries = doc.mapping(value).unwrap_or_default().to_vec();
-                    let mut items = Vec::new();
-                    for (k, v) in entries {
-                        match map_taint(text, doc, k, v) {
-                            Some(m) => items.push(m),
-                            None => out.invalid += 1,
-                        }
-                    }
-                    let span = doc.node(value).span.clone();
-                    let node = doc.add_node(Node {
-                        span,
-                        tag: None,
-                        kind: NodeKind::Sequence { items, flow: true },
-                    });
-                    Some(List {
-                        whole: false,
-                        node,
-                        key,
-                        path: format!("{path}.taints"),
-                        object: Some(0),
-                    })
-                }
-                Some((key, node)) if !matches!(decode(doc, node), Decoded::Null) => Some(List {
-                    whole: false,
-                    node,
-                    key,
-                    path: format!("{path}.taints"),
-                    object: Some(0),
-                }),
-                _ => None,
-            };
-            let mut node_labels = doc
-                .get(group, "labels")
-                .and_then(|(_, v)| labels(doc, v, &format!("{path}.labels")).ok())
-                .unwrap_or_default();
+            let list = taint_list(text, doc, group, &path, managed, &mut out.invalid);
+            let node_labels = group_labels(
+                doc,
+                group,
+                &path,
+                (cluster.as_deref(), name.as_deref()),
+                managed,
+            );
             let shown = name.clone().unwrap_or_else(|| path.clone());
-            if let Some(c) = &cluster {
-                node_labels.push(("alpha.eksctl.io/cluster-name".to_string(), c.clone()));
-            }
-            if let Some(ng) = &name {
-                node_labels.push(("alpha.eksctl.io/nodegroup-name".to_string(), ng.clone()));
-                if managed {
-                    node_labels.push(("eks.amazonaws.com/nodegroup".to_string(), ng.clone()));
-                }
-            }
-            // EKS labels a managed group's nodes with its capacity type (`spot: true`: SPOT).
-            if managed {
-                let spot = doc.get(group, "spot").is_some_and(|(_, v)| {
-                    matches!(decode(doc, v), crate::k8s::decode::Decoded::Bool(true))
-                });
-                node_labels.push((
-                    super::terraform::EKS_CAPACITY_TYPE.to_string(),
-                    if spot { "SPOT" } else { "ON_DEMAND" }.to_string(),
-                ));
-            }
             let (found, left_out) = list
                 .as_ref()
                 .map(|l| taints(file, doc, l))
@@ -217,23 +169,7 @@ pub(crate) fn read<'a>(
             );
             node.labels = node_labels;
             node.taints = found;
-            // The instance types say which accelerators the nodes have (eksctl's
-            // `instanceType`, a managed group's `instanceTypes`, a mixed group's
-            // `instancesDistribution.instanceTypes`).
-            let mut types: Vec<String> = Vec::new();
-            if let Some(t) = doc.get_str(group, "instanceType").filter(|t| !t.is_empty()) {
-                types.push(t.to_string());
-            }
-            let listed = doc.get(group, "instanceTypes").or_else(|| {
-                doc.get(group, "instancesDistribution")
-                    .and_then(|(_, d)| doc.get(d, "instanceTypes"))
-            });
-            for &t in listed
-                .and_then(|(_, v)| doc.sequence(v))
-                .unwrap_or_default()
-            {
-                types.extend(doc.scalar(t).map(|(s, _)| s.to_string()));
-            }
+            let types = instance_types(doc, group);
             if let Some(d) = &mut node.declared {
                 d.capacity = super::capacity::from_instance_types(&types);
             }
@@ -242,4 +178,106 @@ pub(crate) fn read<'a>(
         }
     }
     out
+}
+
+/// A group's `taints` as a list: for a self-managed group, eksctl's map form
+/// (`key: value:Effect`) turned into one (a map entry that is not a taint is counted in
+/// `invalid`); otherwise the value as written. `null` or no `taints` is none.
+fn taint_list<'a>(
+    text: &'a str,
+    doc: &mut Document<'a>,
+    group: NodeId,
+    path: &str,
+    managed: bool,
+    invalid: &mut usize,
+) -> Option<List> {
+    match doc.get(group, "taints") {
+        Some((key, value)) if doc.mapping(value).is_some() && !managed => {
+            let entries = doc.mapping(value).unwrap_or_default().to_vec();
+            let mut items = Vec::new();
+            for (k, v) in entries {
+                match map_taint(text, doc, k, v) {
+                    Some(m) => items.push(m),
+                    None => *invalid += 1,
+                }
+            }
+            let span = doc.node(value).span.clone();
+            let node = doc.add_node(Node {
+                span,
+                tag: None,
+                kind: NodeKind::Sequence { items, flow: true },
+            });
+            Some(List {
+                whole: false,
+                node,
+                key,
+                path: format!("{path}.taints"),
+                object: Some(0),
+            })
+        }
+        Some((key, node)) if !matches!(decode(doc, node), Decoded::Null) => Some(List {
+            whole: false,
+            node,
+            key,
+            path: format!("{path}.taints"),
+            object: Some(0),
+        }),
+        _ => None,
+    }
+}
+
+/// The labels a group's nodes get: its `labels`, then what eksctl and EKS set: the cluster's
+/// and the group's names, and for a managed group its name again and its capacity type
+/// (`spot: true`: SPOT).
+fn group_labels(
+    doc: &Document<'_>,
+    group: NodeId,
+    path: &str,
+    (cluster, name): (Option<&str>, Option<&str>),
+    managed: bool,
+) -> Vec<(String, String)> {
+    let mut node_labels = doc
+        .get(group, "labels")
+        .and_then(|(_, v)| labels(doc, v, &format!("{path}.labels")).ok())
+        .unwrap_or_default();
+    if let Some(c) = cluster {
+        node_labels.push(("alpha.eksctl.io/cluster-name".to_string(), c.to_string()));
+    }
+    if let Some(ng) = name {
+        node_labels.push(("alpha.eksctl.io/nodegroup-name".to_string(), ng.to_string()));
+        if managed {
+            node_labels.push(("eks.amazonaws.com/nodegroup".to_string(), ng.to_string()));
+        }
+    }
+    // EKS labels a managed group's nodes with its capacity type (`spot: true`: SPOT).
+    if managed {
+        let spot = doc.get(group, "spot").is_some_and(|(_, v)| {
+            matches!(decode(doc, v), crate::k8s::decode::Decoded::Bool(true))
+        });
+        node_labels.push((
+            super::terraform::EKS_CAPACITY_TYPE.to_string(),
+            if spot { "SPOT" } else { "ON_DEMAND" }.to_string(),
+        ));
+    }
+    node_labels
+}
+
+/// The instance types, which say which accelerators the nodes have: eksctl's `instanceType`,
+/// a managed group's `instanceTypes`, a mixed group's `instancesDistribution.instanceTypes`.
+fn instance_types(doc: &Document<'_>, group: NodeId) -> Vec<String> {
+    let mut types: Vec<String> = Vec::new();
+    if let Some(t) = doc.get_str(group, "instanceType").filter(|t| !t.is_empty()) {
+        types.push(t.to_string());
+    }
+    let listed = doc.get(group, "instanceTypes").or_else(|| {
+        doc.get(group, "instancesDistribution")
+            .and_then(|(_, d)| doc.get(d, "instanceTypes"))
+    });
+    for &t in listed
+        .and_then(|(_, v)| doc.sequence(v))
+        .unwrap_or_default()
+    {
+        types.extend(doc.scalar(t).map(|(s, _)| s.to_string()));
+    }
+    types
 }

@@ -289,143 +289,183 @@ pub(crate) fn read_stream(
     file: usize,
     reader: impl std::io::Read,
 ) -> std::io::Result<Option<Read>> {
-    let mut scan = Scanner::new(reader);
-    let mut out = Read {
-        nodes: Vec::new(),
-        invalid_taints: 0,
+    let mut stream = Stream {
+        scan: Scanner::new(reader),
+        file,
+        out: Read {
+            nodes: Vec::new(),
+            invalid_taints: 0,
+        },
+        batch: Vec::new(),
+        batched: 0,
+        count: 0,
     };
-    let mut batch: Vec<(usize, Vec<u8>)> = Vec::new();
-    let mut batched = 0;
-    let mut count = 0;
-    let mut kind: Option<String> = None;
-    let mut had_items = false;
-    let mut seen = std::collections::HashSet::new();
-    // A byte-order mark at the very start, white space, then `{`.
-    if scan.rest_starts_with(b"\xef\xbb\xbf")? {
-        scan.pos += 3;
-    }
-    scan.skip_ws()?;
-    if scan.next()? != Some(b'{') {
+    let mut list = ListFields::default();
+    if !stream.scan.object_start()? {
         return Ok(None);
     }
-    // (JSON has no comma before a closing bracket.)
-    let mut first_key = true;
+    // The list's members in any order, `items` parsed in batches as it streams in.
+    let mut first = true;
     loop {
-        scan.skip_ws()?;
-        match scan.next()? {
-            Some(b'}') if first_key => break,
-            Some(b'"') => first_key = false,
-            _ => return Ok(None),
-        }
-        let mut key = vec![b'"'];
-        if !scan.string(&mut key)? {
-            return Ok(None);
-        }
-        // The key as JSON reads it (an escape may spell `items`).
-        let Ok(key) = serde_json::from_slice::<String>(&key) else {
-            return Ok(None);
+        let key = match stream.scan.member_key(first)? {
+            Some(Member::Key(key)) => key,
+            Some(Member::End) => break,
+            None => return Ok(None),
         };
-        scan.skip_ws()?;
-        if scan.next()? != Some(b':') {
+        first = false;
+        if !stream.member(&key, &mut list)? {
             return Ok(None);
         }
-        scan.skip_ws()?;
-        match key.as_str() {
-            // A key twice is an error of the whole read.
-            "items" if had_items => return Ok(None),
-            "items" => {
-                had_items = true;
-                if scan.next()? != Some(b'[') {
-                    return Ok(None);
-                }
-                let mut first_item = true;
-                loop {
-                    scan.skip_ws()?;
-                    match scan.peek()? {
-                        Some(b']') if first_item => {
-                            scan.pos += 1;
-                            break;
-                        }
-                        Some(b'{') => first_item = false,
-                        _ => return Ok(None),
-                    }
-                    let base = scan.offset();
-                    let mut item = Vec::new();
-                    if !scan.value(&mut item)? {
-                        return Ok(None);
-                    }
-                    batched += item.len();
-                    batch.push((base, item));
-                    if batched >= BATCH_BYTES {
-                        if !parse_batch(file, &mut batch, &mut count, &mut out) {
-                            return Ok(None);
-                        }
-                        batched = 0;
-                    }
-                    scan.skip_ws()?;
-                    match scan.next()? {
-                        Some(b',') => {}
-                        Some(b']') => break,
-                        _ => return Ok(None),
-                    }
-                }
-            }
-            "kind" if kind.is_some() => return Ok(None),
-            "kind" => {
-                let mut value = Vec::new();
-                if !scan.value(&mut value)? {
-                    return Ok(None);
-                }
-                match serde_json::from_slice::<Option<String>>(&value) {
-                    Ok(k) => kind = Some(k.unwrap_or_default()),
-                    Err(_) => return Ok(None),
-                }
-            }
-            // The fields the whole read reads of the list itself must read the same.
-            name @ ("metadata" | "spec" | "status") => {
-                let mut value = Vec::new();
-                if !scan.value(&mut value)? || !seen.insert(name.to_string()) {
-                    return Ok(None);
-                }
-                let fine = match name {
-                    "metadata" => serde_json::from_slice::<Option<Metadata<'_>>>(&value).is_ok(),
-                    "spec" => serde_json::from_slice::<Option<Spec<'_>>>(&value).is_ok(),
-                    _ => serde_json::from_slice::<Option<Status<'_>>>(&value).is_ok(),
-                };
-                if !fine {
-                    return Ok(None);
-                }
-            }
-            _ => {
-                // Not read, but it must be JSON, as the whole read requires.
-                let mut skipped = Vec::new();
-                if !scan.value(&mut skipped)?
-                    || serde_json::from_slice::<serde::de::IgnoredAny>(&skipped).is_err()
-                {
-                    return Ok(None);
-                }
-            }
-        }
-        scan.skip_ws()?;
-        match scan.next()? {
+        stream.scan.skip_ws()?;
+        match stream.scan.next()? {
             Some(b',') => {}
             Some(b'}') => break,
             _ => return Ok(None),
         }
     }
     // Nothing but white space may follow.
-    scan.skip_ws()?;
-    if scan.peek()?.is_some() {
+    stream.scan.skip_ws()?;
+    if stream.scan.peek()?.is_some() || !list.is_node_list() {
         return Ok(None);
     }
-    let kind = kind.unwrap_or_default();
-    if !had_items || !(kind.ends_with("List") || kind.is_empty()) || super::is_cluster_kind(&kind) {
+    if !stream.parse_batch() {
         return Ok(None);
     }
-    if !parse_batch(file, &mut batch, &mut count, &mut out) {
-        return Ok(None);
+    Ok(Some(stream.out))
+}
+
+/// A streaming read of a JSON list of Nodes: the scanner, the items waiting to be parsed
+/// together, and the nodes read so far.
+struct Stream<R> {
+    scan: Scanner<R>,
+    file: usize,
+    out: Read,
+    /// Items (their offsets and bytes) not parsed yet, and how many bytes they hold.
+    batch: Vec<(usize, Vec<u8>)>,
+    batched: usize,
+    /// How many items were parsed before the batch.
+    count: usize,
+}
+
+/// What the list itself says, beside its items: what decides whether it is a list of Nodes
+/// that the streaming read may take.
+#[derive(Default)]
+struct ListFields {
+    kind: Option<String>,
+    had_items: bool,
+    /// `metadata`, `spec`, `status`: each may come once.
+    seen: std::collections::HashSet<String>,
+}
+
+impl ListFields {
+    /// A list with items whose kind is a list's (or not given) and not one of the cluster's
+    /// objects that the whole read keeps (a Namespace, a RuntimeClass list).
+    fn is_node_list(&self) -> bool {
+        let kind = self.kind.as_deref().unwrap_or_default();
+        self.had_items
+            && (kind.ends_with("List") || kind.is_empty())
+            && !super::is_cluster_kind(kind)
     }
-    Ok(Some(out))
+}
+
+/// A member's key, or the end of an empty object.
+enum Member {
+    Key(String),
+    End,
+}
+
+impl<R: std::io::Read> Stream<R> {
+    /// One member of the list, its key read: false when the whole read must decide (a key
+    /// twice, a value that is not what the whole read would accept, an item that is not a
+    /// Node the streaming read can take).
+    fn member(&mut self, key: &str, list: &mut ListFields) -> std::io::Result<bool> {
+        let scan = &mut self.scan;
+        let mut value = Vec::new();
+        Ok(match key {
+            // A key twice is an error of the whole read.
+            "items" if list.had_items => false,
+            "items" => {
+                list.had_items = true;
+                return self.items();
+            }
+            "kind" if list.kind.is_some() => false,
+            "kind" => {
+                scan.value(&mut value)?
+                    && match serde_json::from_slice::<Option<String>>(&value) {
+                        Ok(k) => {
+                            list.kind = Some(k.unwrap_or_default());
+                            true
+                        }
+                        Err(_) => false,
+                    }
+            }
+            // The fields the whole read reads of the list itself must read the same.
+            name @ ("metadata" | "spec" | "status") => {
+                scan.value(&mut value)?
+                    && list.seen.insert(name.to_string())
+                    && match name {
+                        "metadata" => {
+                            serde_json::from_slice::<Option<Metadata<'_>>>(&value).is_ok()
+                        }
+                        "spec" => serde_json::from_slice::<Option<Spec<'_>>>(&value).is_ok(),
+                        _ => serde_json::from_slice::<Option<Status<'_>>>(&value).is_ok(),
+                    }
+            }
+            // Not read, but it must be JSON, as the whole read requires.
+            _ => {
+                scan.value(&mut value)?
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(&value).is_ok()
+            }
+        })
+    }
+
+    /// The `items` array: each item is cut out as its bytes arrive and batched; a full batch
+    /// ([`BATCH_BYTES`]) is parsed at once. False when it is not an array of objects or an
+    /// item is not a Node the streaming read can take.
+    fn items(&mut self) -> std::io::Result<bool> {
+        let scan = &mut self.scan;
+        if scan.next()? != Some(b'[') {
+            return Ok(false);
+        }
+        let mut first_item = true;
+        loop {
+            let scan = &mut self.scan;
+            scan.skip_ws()?;
+            match scan.peek()? {
+                Some(b']') if first_item => {
+                    scan.pos += 1;
+                    return Ok(true);
+                }
+                Some(b'{') => first_item = false,
+                _ => return Ok(false),
+            }
+            let base = scan.offset();
+            let mut item = Vec::new();
+            if !scan.value(&mut item)? {
+                return Ok(false);
+            }
+            self.batched += item.len();
+            self.batch.push((base, item));
+            if self.batched >= BATCH_BYTES {
+                if !self.parse_batch() {
+                    return Ok(false);
+                }
+                self.batched = 0;
+            }
+            let scan = &mut self.scan;
+            scan.skip_ws()?;
+            match scan.next()? {
+                Some(b',') => {}
+                Some(b']') => return Ok(true),
+                _ => return Ok(false),
+            }
+        }
+    }
+
+    /// Parses the items batched so far (see [`parse_batch`]).
+    fn parse_batch(&mut self) -> bool {
+        parse_batch(self.file, &mut self.batch, &mut self.count, &mut self.out)
+    }
 }
 
 /// Parses a batch of items (their offsets and bytes) on every core, numbering them from
@@ -533,6 +573,41 @@ impl<R: std::io::Read> Scanner<R> {
             }
         }
         Ok(self.buf[self.pos..self.len].starts_with(prefix))
+    }
+
+    /// A byte-order mark at the very start, white space, then `{`: false when the text does
+    /// not open an object.
+    fn object_start(&mut self) -> std::io::Result<bool> {
+        if self.rest_starts_with(b"\xef\xbb\xbf")? {
+            self.pos += 3;
+        }
+        self.skip_ws()?;
+        Ok(self.next()? == Some(b'{'))
+    }
+
+    /// A member's key and its `:` (`first`: the object's first member, where `}` may end an
+    /// empty object; JSON has no comma before a closing bracket). The key as JSON reads it (an
+    /// escape may spell `items`); `None` when the text is not a key there.
+    fn member_key(&mut self, first: bool) -> std::io::Result<Option<Member>> {
+        self.skip_ws()?;
+        match self.next()? {
+            Some(b'}') if first => return Ok(Some(Member::End)),
+            Some(b'"') => {}
+            _ => return Ok(None),
+        }
+        let mut key = vec![b'"'];
+        if !self.string(&mut key)? {
+            return Ok(None);
+        }
+        let Ok(key) = serde_json::from_slice::<String>(&key) else {
+            return Ok(None);
+        };
+        self.skip_ws()?;
+        if self.next()? != Some(b':') {
+            return Ok(None);
+        }
+        self.skip_ws()?;
+        Ok(Some(Member::Key(key)))
     }
 
     fn skip_ws(&mut self) -> std::io::Result<()> {

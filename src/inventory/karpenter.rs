@@ -57,80 +57,9 @@ pub(crate) fn read(
         "karpenter.sh/nodepool"
     };
     node_labels.push((name_label.to_string(), object.name.clone()));
-    // Whether the nodes are EC2 instances: an EC2NodeClass (karpenter.k8s.aws), or a
-    // Provisioner's AWSNodeTemplate or inline `provider`.
-    let mut aws = provisioner
-        && (path(&["spec", "provider"]).is_some()
-            || path(&["spec", "providerRef"])
-                .and_then(|r| doc.get_str(r, "kind"))
-                .is_some_and(|k| k == "AWSNodeTemplate"));
-    if let Some(class) = path(&["spec", "template", "spec", "nodeClassRef"]) {
-        let group = doc.get_str(class, "group").unwrap_or_default();
-        aws |= group == "karpenter.k8s.aws" || doc.get_str(class, "kind") == Some("EC2NodeClass");
-        let class_kind = doc.get_str(class, "kind").unwrap_or_default();
-        let class_name = doc.get_str(class, "name").unwrap_or_default();
-        if !group.is_empty() && !class_kind.is_empty() && !class_name.is_empty() {
-            node_labels.push((
-                format!("{group}/{}", class_kind.to_ascii_lowercase()),
-                class_name.to_string(),
-            ));
-        }
-    }
-    let mut requirements = Vec::new();
-    for &item in path(requirements_path)
-        .and_then(|v| doc.sequence(v))
-        .unwrap_or_default()
-    {
-        let text = |f: &str| doc.get(item, f).and_then(|(_, v)| scalar_text(doc, v));
-        let (Some(key), Some(operator)) = (text("key"), text("operator")) else {
-            continue; // not a requirement Karpenter would accept: the CRD rejects it
-        };
-        let values: Vec<String> = doc
-            .get(item, "values")
-            .and_then(|(_, v)| doc.sequence(v))
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|&v| scalar_text(doc, v))
-            .collect();
-        if operator == "In" && values.len() == 1 && !node_labels.iter().any(|(k, _)| *k == key) {
-            node_labels.push((key.clone(), values[0].clone()));
-        }
-        requirements.push(PoolRequirement {
-            key,
-            operator,
-            values,
-        });
-    }
-    // Labels bound the nodes too: a requirement `key In [value]` each.
-    for (k, v) in &node_labels {
-        if !requirements.iter().any(|r| r.key == *k) {
-            requirements.push(PoolRequirement {
-                key: k.clone(),
-                operator: "In".to_string(),
-                values: vec![v.clone()],
-            });
-        }
-    }
-    let int = |segments: &[&str]| {
-        path(segments).and_then(|v| match decode(doc, v) {
-            Decoded::Str(s) => s.parse::<u64>().ok(),
-            d => d
-                .as_int64()
-                .ok()
-                .flatten()
-                .and_then(|n| u64::try_from(n).ok()),
-        })
-    };
-    let count = match int(&["spec", "replicas"]) {
-        Some(n) => Count {
-            min: Some(n),
-            max: Some(n),
-        },
-        None => Count {
-            min: Some(0),
-            max: int(&["spec", "limits", "nodes"]),
-        },
-    };
+    let aws = node_class(doc, &object, provisioner, &mut node_labels);
+    let requirements = requirements(doc, object.at_path(requirements_path), &mut node_labels);
+    let count = count(doc, &object);
     let Taints {
         taints: pool_taints,
         startup: startup_taints,
@@ -163,6 +92,106 @@ pub(crate) fn read(
         declared.requirements = Some(requirements);
     }
     Ok((node, invalid))
+}
+
+/// Whether the nodes are EC2 instances (an EC2NodeClass of `karpenter.k8s.aws`, or a
+/// Provisioner's AWSNodeTemplate or inline `provider`), and the label a v1 node gets from its
+/// `nodeClassRef` (`<group>/<lowercase kind>=<name>`), added to `node_labels`.
+fn node_class(
+    doc: &Document<'_>,
+    object: &PoolObject<'_, '_>,
+    provisioner: bool,
+    node_labels: &mut Vec<(String, String)>,
+) -> bool {
+    let path = |segments: &[&str]| object.at_path(segments);
+    let mut aws = provisioner
+        && (path(&["spec", "provider"]).is_some()
+            || path(&["spec", "providerRef"])
+                .and_then(|r| doc.get_str(r, "kind"))
+                .is_some_and(|k| k == "AWSNodeTemplate"));
+    if let Some(class) = path(&["spec", "template", "spec", "nodeClassRef"]) {
+        let group = doc.get_str(class, "group").unwrap_or_default();
+        aws |= group == "karpenter.k8s.aws" || doc.get_str(class, "kind") == Some("EC2NodeClass");
+        let class_kind = doc.get_str(class, "kind").unwrap_or_default();
+        let class_name = doc.get_str(class, "name").unwrap_or_default();
+        if !group.is_empty() && !class_kind.is_empty() && !class_name.is_empty() {
+            node_labels.push((
+                format!("{group}/{}", class_kind.to_ascii_lowercase()),
+                class_name.to_string(),
+            ));
+        }
+    }
+    aws
+}
+
+/// The pool's requirements as written (those with a key and an operator: the CRD refuses the
+/// others), then one `key In [value]` for each label the nodes get that no requirement names:
+/// labels bound the nodes too. A custom key with one `In` value is a label every node has,
+/// added to `node_labels`.
+fn requirements(
+    doc: &Document<'_>,
+    list: Option<NodeId>,
+    node_labels: &mut Vec<(String, String)>,
+) -> Vec<PoolRequirement> {
+    let mut requirements = Vec::new();
+    for &item in list.and_then(|v| doc.sequence(v)).unwrap_or_default() {
+        let text = |f: &str| doc.get(item, f).and_then(|(_, v)| scalar_text(doc, v));
+        let (Some(key), Some(operator)) = (text("key"), text("operator")) else {
+            continue; // not a requirement Karpenter would accept: the CRD rejects it
+        };
+        let values: Vec<String> = doc
+            .get(item, "values")
+            .and_then(|(_, v)| doc.sequence(v))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&v| scalar_text(doc, v))
+            .collect();
+        if operator == "In" && values.len() == 1 && !node_labels.iter().any(|(k, _)| *k == key) {
+            node_labels.push((key.clone(), values[0].clone()));
+        }
+        requirements.push(PoolRequirement {
+            key,
+            operator,
+            values,
+        });
+    }
+    // Labels bound the nodes too: a requirement `key In [value]` each.
+    for (k, v) in node_labels.iter() {
+        if !requirements.iter().any(|r| r.key == *k) {
+            requirements.push(PoolRequirement {
+                key: k.clone(),
+                operator: "In".to_string(),
+                values: vec![v.clone()],
+            });
+        }
+    }
+    requirements
+}
+
+/// How many nodes: `spec.replicas` for a static pool, else from none up to
+/// `spec.limits.nodes` (unbounded when it is not set).
+fn count(doc: &Document<'_>, object: &PoolObject<'_, '_>) -> Count {
+    let path = |segments: &[&str]| object.at_path(segments);
+    let int = |segments: &[&str]| {
+        path(segments).and_then(|v| match decode(doc, v) {
+            Decoded::Str(s) => s.parse::<u64>().ok(),
+            d => d
+                .as_int64()
+                .ok()
+                .flatten()
+                .and_then(|n| u64::try_from(n).ok()),
+        })
+    };
+    match int(&["spec", "replicas"]) {
+        Some(n) => Count {
+            min: Some(n),
+            max: Some(n),
+        },
+        None => Count {
+            min: Some(0),
+            max: int(&["spec", "limits", "nodes"]),
+        },
+    }
 }
 
 #[cfg(test)]

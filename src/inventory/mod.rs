@@ -824,10 +824,29 @@ impl Inventory {
 
 /// Groups nodes into pools, and the nodes of each pool into variants.
 fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
+    let (naming, identity) = label_keys(&raw);
+    let mut pools = pools_of(raw, &identity);
+    let (by_label, by_name) = index_members(&mut pools, &naming);
+    name_pools(&mut pools, None);
+    Inventory {
+        files,
+        cluster: Cluster::default(),
+        pools,
+        identity_keys: identity.into_iter().collect(),
+        naming_keys: naming.into_iter().collect(),
+        by_label,
+        by_name,
+    }
+}
+
+/// The label keys that name nodes (`kubernetes.io/hostname`, and any label whose value is the
+/// node's name), and the identity keys: those and the topology keys. A node keeps its own
+/// values of the identity keys; its other labels are its pool's.
+fn label_keys(raw: &[RawNode]) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut naming: BTreeSet<String> = BTreeSet::new();
     naming.insert(HOSTNAME_LABEL.to_string());
     let mut identity: BTreeSet<String> = BTreeSet::new();
-    for node in &raw {
+    for node in raw {
         for (k, v) in &node.labels {
             if is_topology_key(k) {
                 identity.insert(k.clone());
@@ -837,6 +856,13 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
         }
     }
     identity.extend(naming.iter().cloned());
+    (naming, identity)
+}
+
+/// Nodes with the same pool (as given), shared labels, taints and cordon make one pool; what
+/// its nodes offer is the least and the most of each resource (or unknown once a node does not
+/// say), and a pool defined as code keeps what its definition declares.
+fn pools_of(raw: Vec<RawNode>, identity: &BTreeSet<String>) -> Vec<Pool> {
     type Key = (
         Option<(usize, usize)>,
         Vec<(String, String)>,
@@ -918,9 +944,20 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             (None, _) => capacity::Capacity::default(),
         };
     }
+    pools
+}
+
+/// The nodes (as pool and member) that carry a naming label's value.
+type NodesByLabel = HashMap<(String, String), Vec<NodeRef>>;
+/// The nodes (as pool and member) of a name.
+type NodesByName = HashMap<String, Vec<NodeRef>>;
+
+/// Indexes every node by name and by the naming labels it carries, and sorts each pool's nodes
+/// into variants: nodes whose identity labels differ only in naming values share one.
+fn index_members(pools: &mut [Pool], naming: &BTreeSet<String>) -> (NodesByLabel, NodesByName) {
     let is_naming = |k: &str| naming.contains(k);
-    let mut by_label: HashMap<(String, String), Vec<NodeRef>> = HashMap::new();
-    let mut by_name: HashMap<String, Vec<NodeRef>> = HashMap::new();
+    let mut by_label = NodesByLabel::new();
+    let mut by_name = NodesByName::new();
     for (p, pool) in pools.iter_mut().enumerate() {
         let mut variants: HashMap<Vec<(&str, Option<&str>)>, u32> = HashMap::new();
         let mut members: Vec<Vec<u32>> = Vec::new();
@@ -949,16 +986,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
             .map(|members| Variant { members })
             .collect();
     }
-    name_pools(&mut pools, None);
-    Inventory {
-        files,
-        cluster: Cluster::default(),
-        pools,
-        identity_keys: identity.into_iter().collect(),
-        naming_keys: naming.into_iter().collect(),
-        by_label,
-        by_name,
-    }
+    (by_label, by_name)
 }
 
 /// Names the pools: the pool file's name, a node-pool label (`label` first, then

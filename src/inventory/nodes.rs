@@ -27,12 +27,10 @@ pub(crate) fn parse_file(
             format!("not valid YAML: {}", e.message),
         ));
     }
-    let mut nodes = Vec::new();
-    let mut invalid = 0;
+    let mut found = Found::default();
     // A file that defines pools (NodePools, ...) or holds nodes may hold other objects beside
     // them (the EC2NodeClass a NodePool refers to, a Secret): those are skipped. A file of
     // nothing else is not an inventory.
-    let mut defines_pools = false;
     let mut other: Option<ParseError> = None;
     for (index, doc) in stream.documents.iter_mut().enumerate() {
         if let Some(e) = &doc.error {
@@ -48,52 +46,13 @@ pub(crate) fn parse_file(
             ));
         }
         let Some(root) = doc.root else { continue };
-        // An empty document (a stream that ends in `---`, a document of comments) holds
-        // nothing, whatever the parser makes of it.
-        let empty = match &doc.node(root).kind {
-            NodeKind::Scalar { value, .. } => {
-                value.is_empty() || matches!(decode(doc, root), Decoded::Null)
-            }
-            NodeKind::Mapping { entries, .. } => entries.is_empty(),
-            _ => false,
-        };
-        if empty {
+        if is_empty_document(doc, root) {
             continue;
         }
         if doc.mapping(root).is_none() {
             return Err(not_inventory(doc, root));
         }
-        if compact::is_pool_file(doc, root) {
-            let lists = compact::parse(file, text, doc, root, Some(&mut nodes))?;
-            invalid += lists.iter().map(|l| taints(file, doc, l).1).sum::<usize>();
-            continue;
-        }
-        let read = if karpenter::is_karpenter(doc, root) {
-            Some(karpenter::read(file, doc, root, index)?)
-        } else if machines::is_machine_set(doc, root) {
-            Some(machines::read(file, doc, root, index)?)
-        } else if super::kueue::is_flavor(doc, root) {
-            Some(super::kueue::read(file, doc, root, index)?)
-        } else {
-            None
-        };
-        if machines::is_topology_cluster(doc, root) {
-            let (found, left_out) = machines::read_topology(file, doc, root, index)?;
-            nodes.extend(found);
-            invalid += left_out;
-            defines_pools = true;
-            continue;
-        }
-        if let Some((node, left_out)) = read {
-            nodes.push(node);
-            invalid += left_out;
-            defines_pools = true;
-            continue;
-        }
-        if let Some(defined) = super::read_defined(file, text, doc, root, index) {
-            nodes.extend(defined.nodes);
-            invalid += defined.invalid;
-            defines_pools = true;
+        if read_pools_as_code(file, text, doc, root, index, &mut found)? {
             continue;
         }
         let kind = doc.get_str(root, "kind").unwrap_or("");
@@ -102,40 +61,20 @@ pub(crate) fn parse_file(
             .and_then(|(_, v)| doc.sequence(v).map(<[NodeId]>::to_vec));
         match (kind, items_seq) {
             (k, _) if super::is_cluster_kind(k) => {}
-            ("Node", _) => nodes.push(node(file, doc, root, &mut invalid)?),
+            ("Node", _) => found.nodes.push(node(file, doc, root, &mut found.invalid)?),
             (k, Some(seq)) if k.ends_with("List") || k.is_empty() => {
-                for (i, item) in seq.into_iter().enumerate() {
-                    match doc.get_str(item, "kind") {
-                        Some("Node") => {}
-                        Some(k) if super::is_cluster_kind(k) => continue,
-                        // `kubectl get resourceflavors -o yaml`
-                        Some("ResourceFlavor") if super::kueue::is_flavor(doc, item) => {
-                            let (flavor, left_out) = super::kueue::read(file, doc, item, index)?;
-                            nodes.push(flavor);
-                            invalid += left_out;
-                            defines_pools = true;
-                            continue;
-                        }
-                        None if looks_like_a_node(doc, item) => {}
-                        other => {
-                            return Err(ParseError::at(
-                                doc.node(item).span.start,
-                                super::not_a_node_item(
-                                    i,
-                                    other,
-                                    doc.get(item, "metadata").is_some(),
-                                ),
-                            ))
-                        }
-                    }
-                    nodes.push(node(file, doc, item, &mut invalid)?);
-                }
+                read_list(file, doc, &seq, index, &mut found)?;
             }
             _ => {
                 other.get_or_insert_with(|| not_inventory(doc, root));
             }
         }
     }
+    let Found {
+        mut nodes,
+        invalid,
+        defines_pools,
+    } = found;
     super::kubeadm::merge_kubelet_config(&mut nodes);
     // Nodes beside other objects (a Secret, a Cluster, a template): the nodes are the
     // inventory, the others are left out.
@@ -143,6 +82,110 @@ pub(crate) fn parse_file(
         Some(e) if !defines_pools && nodes.is_empty() => Err(e),
         _ => Ok((nodes, invalid)),
     }
+}
+
+/// What a file's documents hold so far: its nodes (and pools defined as code, as nodes), how
+/// many of their taints were left out as invalid, and whether a document defines pools.
+#[derive(Default)]
+struct Found {
+    nodes: Vec<RawNode>,
+    invalid: usize,
+    defines_pools: bool,
+}
+
+/// An empty document (a stream that ends in `---`, a document of comments) holds nothing,
+/// whatever the parser makes of it.
+fn is_empty_document(doc: &Document<'_>, root: NodeId) -> bool {
+    match &doc.node(root).kind {
+        NodeKind::Scalar { value, .. } => {
+            value.is_empty() || matches!(decode(doc, root), Decoded::Null)
+        }
+        NodeKind::Mapping { entries, .. } => entries.is_empty(),
+        _ => false,
+    }
+}
+
+/// A document that defines pools rather than listing nodes: a pool file, a Karpenter
+/// NodePool, a Cluster API or OpenShift machine set, a Kueue ResourceFlavor, a Cluster API
+/// topology, or another definition [`super::read_defined`] reads. False when it is none of
+/// them.
+fn read_pools_as_code<'a>(
+    file: usize,
+    text: &'a str,
+    doc: &mut Document<'a>,
+    root: NodeId,
+    index: usize,
+    found: &mut Found,
+) -> Result<bool, ParseError> {
+    if compact::is_pool_file(doc, root) {
+        let lists = compact::parse(file, text, doc, root, Some(&mut found.nodes))?;
+        found.invalid += lists.iter().map(|l| taints(file, doc, l).1).sum::<usize>();
+        return Ok(true);
+    }
+    let read = if karpenter::is_karpenter(doc, root) {
+        Some(karpenter::read(file, doc, root, index)?)
+    } else if machines::is_machine_set(doc, root) {
+        Some(machines::read(file, doc, root, index)?)
+    } else if super::kueue::is_flavor(doc, root) {
+        Some(super::kueue::read(file, doc, root, index)?)
+    } else {
+        None
+    };
+    if machines::is_topology_cluster(doc, root) {
+        let (nodes, left_out) = machines::read_topology(file, doc, root, index)?;
+        found.nodes.extend(nodes);
+        found.invalid += left_out;
+        found.defines_pools = true;
+        return Ok(true);
+    }
+    if let Some((node, left_out)) = read {
+        found.nodes.push(node);
+        found.invalid += left_out;
+        found.defines_pools = true;
+        return Ok(true);
+    }
+    if let Some(defined) = super::read_defined(file, text, doc, root, index) {
+        found.nodes.extend(defined.nodes);
+        found.invalid += defined.invalid;
+        found.defines_pools = true;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// The items of a list (`kubectl get nodes -o yaml`): Nodes, kindless items that look like
+/// Nodes, and ResourceFlavors (`kubectl get resourceflavors -o yaml`); the cluster's objects
+/// are skipped; any other item makes the file not an inventory.
+fn read_list(
+    file: usize,
+    doc: &Document<'_>,
+    seq: &[NodeId],
+    index: usize,
+    found: &mut Found,
+) -> Result<(), ParseError> {
+    for (i, &item) in seq.iter().enumerate() {
+        match doc.get_str(item, "kind") {
+            Some("Node") => {}
+            Some(k) if super::is_cluster_kind(k) => continue,
+            // `kubectl get resourceflavors -o yaml`
+            Some("ResourceFlavor") if super::kueue::is_flavor(doc, item) => {
+                let (flavor, left_out) = super::kueue::read(file, doc, item, index)?;
+                found.nodes.push(flavor);
+                found.invalid += left_out;
+                found.defines_pools = true;
+                continue;
+            }
+            None if looks_like_a_node(doc, item) => {}
+            other => {
+                return Err(ParseError::at(
+                    doc.node(item).span.start,
+                    super::not_a_node_item(i, other, doc.get(item, "metadata").is_some()),
+                ))
+            }
+        }
+        found.nodes.push(node(file, doc, item, &mut found.invalid)?);
+    }
+    Ok(())
 }
 
 /// An item without `kind` is a Node when it has a name and a Node's spec or status fields (as

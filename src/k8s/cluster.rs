@@ -487,7 +487,8 @@ impl Cluster {
         }
     }
 
-    /// Reads the Namespaces and RuntimeClasses of one parsed document.
+    /// Reads the Namespaces, RuntimeClasses, DeviceClasses, ResourceSlices and resource claims
+    /// of one parsed document.
     pub fn add_document(&mut self, file: &str, doc: &Document<'_>) {
         let ex = extract(doc);
         for (index, object) in ex.objects.iter().enumerate() {
@@ -500,59 +501,20 @@ impl Cluster {
                 .map_or(doc.node(object.node).span.clone(), |(_, v)| {
                     doc.node(v).span.clone()
                 });
-            let place = |range: Range<usize>| Place {
+            // Where the object is named, made only for the kinds that keep it.
+            let at = || Place {
                 file: file.to_string(),
-                range,
+                range: name_at.clone(),
             };
             match kind {
-                "Namespace" => {
-                    let annotation = |key: &str| {
-                        let (_, value) = namespace_annotation(doc, object.node, key)?;
-                        Some(read_annotation(doc, value, file))
-                    };
-                    let ns = Namespace {
-                        name: name.to_string(),
-                        at: place(name_at),
-                        default_tolerations: annotation(DEFAULT_TOLERATIONS),
-                        whitelist: annotation(TOLERATIONS_WHITELIST),
-                    };
-                    self.namespaces.entry(name.to_string()).or_insert(ns);
-                }
+                "Namespace" => self.add_namespace(doc, object.node, name, at()),
                 "RuntimeClass" => {
-                    let mut tolerations = Vec::new();
-                    for list in ex
+                    let lists = ex
                         .tolerations
                         .iter()
                         .filter(|l| l.owner == Owner::RuntimeClass && l.list.object == Some(index))
-                    {
-                        for item in items(doc, &list.list) {
-                            if let Some(t) = item.toleration() {
-                                tolerations
-                                    .push(ApiToleration::new(t, item.str("operator").is_empty()));
-                            }
-                        }
-                    }
-                    let node_selector = doc
-                        .get(object.node, "scheduling")
-                        .and_then(|(_, s)| doc.get(s, "nodeSelector"))
-                        .and_then(|(_, m)| doc.mapping(m))
-                        .unwrap_or_default()
-                        .iter()
-                        .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
-                        .collect();
-                    let overhead = doc
-                        .get(object.node, "overhead")
-                        .and_then(|(_, o)| doc.get(o, "podFixed"))
-                        .map(|(_, m)| crate::k8s::resources::read_list(doc, m))
-                        .unwrap_or_default();
-                    let rc = RuntimeClass {
-                        name: name.to_string(),
-                        at: place(name_at),
-                        tolerations,
-                        node_selector,
-                        overhead,
-                    };
-                    self.runtime_classes.entry(name.to_string()).or_insert(rc);
+                        .map(|l| &l.list);
+                    self.add_runtime_class(doc, object.node, name, at(), lists);
                 }
                 "DeviceClass" => {
                     let driver = class_selector(doc, object.node);
@@ -560,67 +522,141 @@ impl Cluster {
                         .entry(name.to_string())
                         .or_insert(driver);
                 }
-                "ResourceSlice" => {
-                    // resource.k8s.io/v1 ResourceSliceSpec: `driver`, one of `nodeName`,
-                    // `nodeSelector`, `allNodes` (or `perDeviceNodeSelection`), `devices`.
-                    let Some((_, spec)) = doc.get(object.node, "spec") else {
-                        continue;
-                    };
-                    let Some(driver) = doc.get_str(spec, "driver") else {
-                        continue;
-                    };
-                    let devices: Vec<Device> = doc
-                        .get(spec, "devices")
-                        .and_then(|(_, d)| doc.sequence(d))
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|&d| device(doc, d, driver))
-                        .collect();
-                    let all = doc
-                        .get(spec, "allNodes")
-                        .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
-                    if let Some(node) = doc.get_str(spec, "nodeName") {
-                        self.slices
-                            .entry(driver.to_string())
-                            .or_default()
-                            .entry(node.to_string())
-                            .or_default()
-                            .extend(devices);
-                    } else if all {
-                        self.slices
-                            .entry(driver.to_string())
-                            .or_default()
-                            .entry(String::new())
-                            .or_default()
-                            .extend(devices);
-                    } else {
-                        self.selected_slices.insert(driver.to_string());
-                    }
-                }
+                "ResourceSlice" => self.add_resource_slice(doc, object.node),
                 "ResourceClaim" | "ResourceClaimTemplate" => {
-                    let (kind, spec) = if kind == "ResourceClaim" {
-                        ("ResourceClaim", doc.get(object.node, "spec"))
-                    } else {
-                        (
-                            "ResourceClaimTemplate",
-                            doc.get(object.node, "spec")
-                                .and_then(|(_, s)| doc.get(s, "spec")),
-                        )
-                    };
-                    let Some((_, devices)) = spec.and_then(|(_, s)| doc.get(s, "devices")) else {
-                        continue;
-                    };
-                    let key = (
-                        kind,
-                        object.namespace.unwrap_or("").to_string(),
-                        name.to_string(),
-                    );
-                    let requests = device_requests(doc, devices);
-                    self.claims.entry(key).or_insert(requests);
+                    let namespace = object.namespace.unwrap_or("");
+                    self.add_claim(doc, object.node, kind, (namespace, name));
                 }
                 _ => {}
             }
         }
+    }
+
+    /// A Namespace with the PodTolerationRestriction annotations it carries (the first of a
+    /// name wins).
+    fn add_namespace(&mut self, doc: &Document<'_>, node: NodeId, name: &str, at: Place) {
+        let annotation = |key: &str| {
+            let (_, value) = namespace_annotation(doc, node, key)?;
+            Some(read_annotation(doc, value, &at.file))
+        };
+        let (default_tolerations, whitelist) = (
+            annotation(DEFAULT_TOLERATIONS),
+            annotation(TOLERATIONS_WHITELIST),
+        );
+        let ns = Namespace {
+            name: name.to_string(),
+            at,
+            default_tolerations,
+            whitelist,
+        };
+        self.namespaces.entry(name.to_string()).or_insert(ns);
+    }
+
+    /// A RuntimeClass: its `scheduling.tolerations` (from `lists`, the document's toleration
+    /// lists that belong to it), node selector and `overhead.podFixed` (the first of a name
+    /// wins).
+    fn add_runtime_class<'l>(
+        &mut self,
+        doc: &Document<'_>,
+        node: NodeId,
+        name: &str,
+        at: Place,
+        lists: impl Iterator<Item = &'l crate::k8s::objects::List>,
+    ) {
+        let mut tolerations = Vec::new();
+        for list in lists {
+            for item in items(doc, list) {
+                if let Some(t) = item.toleration() {
+                    tolerations.push(ApiToleration::new(t, item.str("operator").is_empty()));
+                }
+            }
+        }
+        let node_selector = doc
+            .get(node, "scheduling")
+            .and_then(|(_, s)| doc.get(s, "nodeSelector"))
+            .and_then(|(_, m)| doc.mapping(m))
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&(k, v)| Some((scalar_text(doc, k)?, scalar_text(doc, v)?)))
+            .collect();
+        let overhead = doc
+            .get(node, "overhead")
+            .and_then(|(_, o)| doc.get(o, "podFixed"))
+            .map(|(_, m)| crate::k8s::resources::read_list(doc, m))
+            .unwrap_or_default();
+        let rc = RuntimeClass {
+            name: name.to_string(),
+            at,
+            tolerations,
+            node_selector,
+            overhead,
+        };
+        self.runtime_classes.entry(name.to_string()).or_insert(rc);
+    }
+
+    /// A ResourceSlice (resource.k8s.io/v1 ResourceSliceSpec: `driver`, one of `nodeName`,
+    /// `nodeSelector`, `allNodes` (or `perDeviceNodeSelection`), `devices`): its devices by
+    /// driver and node (all nodes under the empty name); a slice that selects its nodes only
+    /// marks its driver.
+    fn add_resource_slice(&mut self, doc: &Document<'_>, node: NodeId) {
+        let Some((_, spec)) = doc.get(node, "spec") else {
+            return;
+        };
+        let Some(driver) = doc.get_str(spec, "driver") else {
+            return;
+        };
+        let devices: Vec<Device> = doc
+            .get(spec, "devices")
+            .and_then(|(_, d)| doc.sequence(d))
+            .unwrap_or_default()
+            .iter()
+            .map(|&d| device(doc, d, driver))
+            .collect();
+        let all = doc
+            .get(spec, "allNodes")
+            .is_some_and(|(_, v)| matches!(decode(doc, v), Decoded::Bool(true)));
+        if let Some(node_name) = doc.get_str(spec, "nodeName") {
+            self.slices
+                .entry(driver.to_string())
+                .or_default()
+                .entry(node_name.to_string())
+                .or_default()
+                .extend(devices);
+        } else if all {
+            self.slices
+                .entry(driver.to_string())
+                .or_default()
+                .entry(String::new())
+                .or_default()
+                .extend(devices);
+        } else {
+            self.selected_slices.insert(driver.to_string());
+        }
+    }
+
+    /// A ResourceClaim's or ResourceClaimTemplate's device requests, by kind, namespace and
+    /// name (the first wins).
+    fn add_claim(
+        &mut self,
+        doc: &Document<'_>,
+        node: NodeId,
+        kind: &str,
+        (namespace, name): (&str, &str),
+    ) {
+        let (kind, spec) = if kind == "ResourceClaim" {
+            ("ResourceClaim", doc.get(node, "spec"))
+        } else {
+            (
+                "ResourceClaimTemplate",
+                doc.get(node, "spec").and_then(|(_, s)| doc.get(s, "spec")),
+            )
+        };
+        let Some((_, devices)) = spec.and_then(|(_, s)| doc.get(s, "devices")) else {
+            return;
+        };
+        let key = (kind, namespace.to_string(), name.to_string());
+        let requests = device_requests(doc, devices);
+        self.claims.entry(key).or_insert(requests);
     }
 }
 
@@ -930,125 +966,149 @@ pub fn value_offsets(doc: &Document<'_>, text: &str, node: NodeId) -> Option<Vec
             }
             map.extend(span.start..=span.end);
         }
-        Style::SingleQuoted => {
-            let inner = src.get(1..src.len().checked_sub(1)?)?;
-            let mut i = 0;
-            while i < inner.len() {
-                let c = inner[i..].chars().next()?;
-                if c == '\n' || c == '\r' {
-                    return None;
-                }
-                let at = span.start + 1 + i;
-                if inner[i..].starts_with("''") {
-                    map.push(at);
-                    i += 2;
-                    continue;
-                }
-                map.extend(std::iter::repeat_n(at, c.len_utf8()));
-                i += c.len_utf8();
-            }
-            map.push(span.end - 1);
-        }
-        Style::DoubleQuoted => {
-            let inner = src.get(1..src.len().checked_sub(1)?)?;
-            let mut decoded = String::new();
-            let mut i = 0;
-            while i < inner.len() {
-                let c = inner[i..].chars().next()?;
-                if c == '\n' || c == '\r' {
-                    return None;
-                }
-                let at = span.start + 1 + i;
-                if c != '\\' {
-                    decoded.push(c);
-                    map.extend(std::iter::repeat_n(at, c.len_utf8()));
-                    i += c.len_utf8();
-                    continue;
-                }
-                let e = inner[i + 1..].chars().next()?;
-                let (ch, width) = match e {
-                    'x' => (hex_char(inner.get(i + 2..i + 4)?)?, 4),
-                    'u' => (hex_char(inner.get(i + 2..i + 6)?)?, 6),
-                    'U' => (hex_char(inner.get(i + 2..i + 10)?)?, 10),
-                    other => (
-                        match other {
-                            '0' => '\0',
-                            'a' => '\u{7}',
-                            'b' => '\u{8}',
-                            't' | '\t' => '\t',
-                            'n' => '\n',
-                            'v' => '\u{b}',
-                            'f' => '\u{c}',
-                            'r' => '\r',
-                            'e' => '\u{1b}',
-                            ' ' => ' ',
-                            '"' => '"',
-                            '/' => '/',
-                            '\\' => '\\',
-                            'N' => '\u{85}',
-                            '_' => '\u{a0}',
-                            'L' => '\u{2028}',
-                            'P' => '\u{2029}',
-                            _ => return None,
-                        },
-                        1 + other.len_utf8(),
-                    ),
-                };
-                decoded.push(ch);
-                map.extend(std::iter::repeat_n(at, ch.len_utf8()));
-                i += width;
-            }
-            if decoded != value {
-                return None;
-            }
-            map.push(span.end - 1);
-        }
-        Style::Literal => {
-            // The content lines at one indentation; the span may start at the header line
-            // (`|`, `|-`, `|+`) or at the first content character.
-            let (body_start, indent) = if src.starts_with('|') {
-                let header_end = src.find('\n')? + 1;
-                if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
-                    return None;
-                }
-                let body = &src[header_end..];
-                let indent = body
-                    .split('\n')
-                    .find(|l| !l.trim_end_matches('\r').trim().is_empty())
-                    .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-                (span.start + header_end, indent)
-            } else {
-                let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-                (line_start, span.start - line_start)
-            };
-            let body = text.get(body_start..span.end.max(body_start))?;
-            let mut lines = body.split_inclusive('\n');
-            let mut at = body_start;
-            for want in value.split_inclusive('\n') {
-                let line = lines.next()?;
-                let content = line.get(indent.min(line.len())..)?;
-                let content_at = at + indent.min(line.len());
-                let want_text = want.trim_end_matches('\n');
-                if !content.trim_end_matches(['\n', '\r']).eq(want_text) {
-                    return None;
-                }
-                map.extend((0..want_text.len()).map(|j| content_at + j));
-                if want.ends_with('\n') {
-                    map.push(content_at + want_text.len());
-                }
-                at += line.len();
-            }
-            // The value's end; at the end of a file without a final line break, the line
-            // break clip chomping keeps is not in the source, and the end is the text's.
-            map.push(
-                map.last()
-                    .map_or(body_start + indent, |&l| l + 1)
-                    .min(text.len()),
-            );
-        }
+        Style::SingleQuoted => single_quoted_offsets(src, &span, &mut map)?,
+        Style::DoubleQuoted => double_quoted_offsets(src, &span, value, &mut map)?,
+        Style::Literal => literal_offsets(text, src, &span, value, &mut map)?,
         Style::Folded => return None,
     }
     (map.len() == value.len() + 1).then_some(map)
+}
+
+/// A single-quoted scalar on one line: `''` stands for one quote.
+fn single_quoted_offsets(src: &str, span: &Range<usize>, map: &mut Vec<usize>) -> Option<()> {
+    let inner = src.get(1..src.len().checked_sub(1)?)?;
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i..].chars().next()?;
+        if c == '\n' || c == '\r' {
+            return None;
+        }
+        let at = span.start + 1 + i;
+        if inner[i..].starts_with("''") {
+            map.push(at);
+            i += 2;
+            continue;
+        }
+        map.extend(std::iter::repeat_n(at, c.len_utf8()));
+        i += c.len_utf8();
+    }
+    map.push(span.end - 1);
+    Some(())
+}
+
+/// A double-quoted scalar on one line: every byte an escape stands for maps to its backslash;
+/// `None` for an escape YAML does not have, or text that does not decode to `value`.
+fn double_quoted_offsets(
+    src: &str,
+    span: &Range<usize>,
+    value: &str,
+    map: &mut Vec<usize>,
+) -> Option<()> {
+    let inner = src.get(1..src.len().checked_sub(1)?)?;
+    let mut decoded = String::new();
+    let mut i = 0;
+    while i < inner.len() {
+        let c = inner[i..].chars().next()?;
+        if c == '\n' || c == '\r' {
+            return None;
+        }
+        let at = span.start + 1 + i;
+        if c != '\\' {
+            decoded.push(c);
+            map.extend(std::iter::repeat_n(at, c.len_utf8()));
+            i += c.len_utf8();
+            continue;
+        }
+        let e = inner[i + 1..].chars().next()?;
+        let (ch, width) = match e {
+            'x' => (hex_char(inner.get(i + 2..i + 4)?)?, 4),
+            'u' => (hex_char(inner.get(i + 2..i + 6)?)?, 6),
+            'U' => (hex_char(inner.get(i + 2..i + 10)?)?, 10),
+            other => (
+                match other {
+                    '0' => '\0',
+                    'a' => '\u{7}',
+                    'b' => '\u{8}',
+                    't' | '\t' => '\t',
+                    'n' => '\n',
+                    'v' => '\u{b}',
+                    'f' => '\u{c}',
+                    'r' => '\r',
+                    'e' => '\u{1b}',
+                    ' ' => ' ',
+                    '"' => '"',
+                    '/' => '/',
+                    '\\' => '\\',
+                    'N' => '\u{85}',
+                    '_' => '\u{a0}',
+                    'L' => '\u{2028}',
+                    'P' => '\u{2029}',
+                    _ => return None,
+                },
+                1 + other.len_utf8(),
+            ),
+        };
+        decoded.push(ch);
+        map.extend(std::iter::repeat_n(at, ch.len_utf8()));
+        i += width;
+    }
+    if decoded != value {
+        return None;
+    }
+    map.push(span.end - 1);
+    Some(())
+}
+
+/// A literal block scalar (`|`, `|-`, `|+`; not with an explicit indentation): its content
+/// lines at one indentation. The span may start at the header line or at the first content
+/// character.
+fn literal_offsets(
+    text: &str,
+    src: &str,
+    span: &Range<usize>,
+    value: &str,
+    map: &mut Vec<usize>,
+) -> Option<()> {
+    let (body_start, indent) = if src.starts_with('|') {
+        let header_end = src.find('\n')? + 1;
+        if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let body = &src[header_end..];
+        let indent = body
+            .split('\n')
+            .find(|l| !l.trim_end_matches('\r').trim().is_empty())
+            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
+        (span.start + header_end, indent)
+    } else {
+        let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+        (line_start, span.start - line_start)
+    };
+    let body = text.get(body_start..span.end.max(body_start))?;
+    let mut lines = body.split_inclusive('\n');
+    let mut at = body_start;
+    for want in value.split_inclusive('\n') {
+        let line = lines.next()?;
+        let content = line.get(indent.min(line.len())..)?;
+        let content_at = at + indent.min(line.len());
+        let want_text = want.trim_end_matches('\n');
+        if !content.trim_end_matches(['\n', '\r']).eq(want_text) {
+            return None;
+        }
+        map.extend((0..want_text.len()).map(|j| content_at + j));
+        if want.ends_with('\n') {
+            map.push(content_at + want_text.len());
+        }
+        at += line.len();
+    }
+    // The value's end; at the end of a file without a final line break, the line
+    // break clip chomping keeps is not in the source, and the end is the text's.
+    map.push(
+        map.last()
+            .map_or(body_start + indent, |&l| l + 1)
+            .min(text.len()),
+    );
+    Some(())
 }
 
 fn hex_char(hex: &str) -> Option<char> {

@@ -906,6 +906,21 @@ fn holds_template_action(s: &str) -> bool {
     s.find("{{").is_some_and(|at| s[at + 2..].contains("}}"))
 }
 
+/// Whether a string is an operator's placeholder: `FILLED_BY_OPERATOR`, and the like in
+/// capitals (`FILLED_BY_<WHO>`). An operator that ships its objects as assets keeps such a
+/// value where it writes its own at run time: NVIDIA's gpu-operator replaces a RuntimeClass's
+/// `FILLED_BY_OPERATOR` name and handler with the runtime class of its ClusterPolicy before it
+/// creates the object (`transformRuntimeClass`, controllers/object_controls.go), so the file is
+/// never applied as written.
+pub fn is_operator_placeholder(s: &str) -> bool {
+    s.strip_prefix("FILLED_BY_").is_some_and(|who| {
+        !who.is_empty()
+            && who
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    })
+}
+
 /// The items of a list (nothing when the list's node is not a sequence). An item with a field
 /// that a template fills in (`key: '{{ .toleration_key }}'`) is left out: what it will say is
 /// not known, so it is neither linted nor matched.

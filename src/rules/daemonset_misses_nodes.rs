@@ -3,7 +3,8 @@
 use super::workload::{more_pools, LISTED_POOLS};
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
-use crate::schedule::Reason;
+use crate::inventory::Pool;
+use crate::schedule::{Asked, PoolVerdict, Reason, Verdict};
 
 pub struct DaemonSetMissesNodes;
 
@@ -21,6 +22,15 @@ some of which it cannot run on: a NoSchedule or NoExecute taint it does not tole
 DaemonSet controller's own tolerations counted), or more of a resource than the node has
 allocatable. It runs on the other nodes it picks; a DaemonSet that runs on none of them is
 `unschedulable`, and one that picks no node at all is `daemonset-selects-no-node`.
+
+A pool defined as code (a Kueue ResourceFlavor, a node group) may not declare every label its
+nodes carry: an administrator or a feature-discovery agent sets the others. A DaemonSet that
+selects on such a label only may select the pool, and the controller creates no pod on a node
+its selector does not match: a pool it cannot run on is then information ("may select ... and
+cannot run there"), not a warning, unless the DaemonSet also misses a pool it certainly
+selects. A GPU operator's opt-in operand (`nvidia.com/gpu.deploy.mig-manager=true`) on a
+cluster whose spot GPU pool it does not tolerate is that case: it misses the spot nodes only
+once someone labels one of them.
 
 ## Why it matters
 A DaemonSet is meant to run on every node it selects. Its pods are created for the nodes it
@@ -59,10 +69,26 @@ impl Rule for DaemonSetMissesNodes {
         if coverage.missed == 0 || coverage.missed == coverage.picked {
             return;
         }
+        // The pools it certainly selects come first; those it only may select (a label it asks
+        // for that the pool's definition does not declare) are a warning of their own only
+        // when there is no certain miss, and then as information.
+        let (certain, maybe): (Vec<usize>, Vec<usize>) = coverage
+            .missed_pools
+            .iter()
+            .partition(|&&p| maybe_selected(&cx.simulation.pools[p], &inv.pools[p]).is_none());
+        let (missed_pools, missed) = if certain.is_empty() {
+            (maybe, 0)
+        } else {
+            let missed = certain
+                .iter()
+                .map(|&p| missed_nodes(&cx.simulation.pools[p], &inv.pools[p]))
+                .sum();
+            (certain, missed)
+        };
         // Each missed pool with what keeps the DaemonSet off it.
         let mut related = Vec::new();
         let mut first_why = String::new();
-        for &p in coverage.missed_pools.iter().take(LISTED_POOLS) {
+        for &p in missed_pools.iter().take(LISTED_POOLS) {
             let pool = &inv.pools[p];
             let pv = &cx.simulation.pools[p];
             for r in pv.reasons(pool).into_iter().filter(|r| !r.selects()) {
@@ -92,16 +118,27 @@ impl Rule for DaemonSetMissesNodes {
                 ));
             }
         }
-        let first = &inv.pools[coverage.missed_pools[0]];
-        let others = match coverage.missed_pools.len() {
+        let first = &inv.pools[missed_pools[0]];
+        let others = match missed_pools.len() {
             1 => String::new(),
             n => format!(" {}", more_pools(n - 1)),
         };
-        let all_as_code = coverage
-            .missed_pools
+        let all_as_code = missed_pools
             .iter()
             .all(|&p| inv.pools[p].declared.is_some());
-        let message = if all_as_code {
+        let label = if missed == 0 {
+            maybe_selected(&cx.simulation.pools[missed_pools[0]], first)
+        } else {
+            None
+        };
+        let message = if let Some(label) = &label {
+            format!(
+                "{} may select pool {}{others} (if its nodes carry {label}, a label the pool's \
+                 definition does not declare) and cannot run there: {first_why}",
+                cx.title(),
+                first.name
+            )
+        } else if all_as_code {
             format!(
                 "{} misses pool {}{others}, which it selects: {first_why}",
                 cx.title(),
@@ -111,15 +148,159 @@ impl Rule for DaemonSetMissesNodes {
             format!(
                 "{} misses {} of {} selected nodes, pool {}{others}: {first_why}",
                 cx.title(),
-                coverage.missed,
+                missed,
                 coverage.picked,
                 first.name
             )
         };
         let (range, path) = cx.anchor();
         let d = cx.report(range, path, message);
+        if label.is_some() {
+            d.with_severity(Severity::Info);
+        }
         for (file, range, msg) in related {
             d.with_related_in(&file, range, msg);
         }
+    }
+}
+
+/// The nodes of a pool the DaemonSet selects and cannot run on.
+fn missed_nodes(verdict: &PoolVerdict, pool: &Pool) -> usize {
+    missed_groups(verdict, pool).map(|(_, _, n)| n).sum()
+}
+
+fn missed_groups<'a>(
+    verdict: &'a PoolVerdict,
+    pool: &'a Pool,
+) -> impl Iterator<Item = (&'a Verdict, Option<usize>, usize)> + 'a {
+    verdict
+        .groups(pool)
+        .filter(|(v, _, _)| !v.fits() && !v.reasons.iter().any(Reason::selects))
+}
+
+/// Whether the DaemonSet only may select the pool's nodes it cannot run on: each of them lacks
+/// a label it asks for that the pool's definition does not declare (a pool defined as code,
+/// whose other labels are set elsewhere: by an administrator, a feature-discovery agent). The
+/// DaemonSet controller (`NodeShouldRunDaemonPod`) creates no pod on a node its selector does
+/// not match, so such a node is missed only once it is given the label. The first such label,
+/// as the DaemonSet asks for it; `None` when the DaemonSet certainly selects those nodes.
+fn maybe_selected(verdict: &PoolVerdict, pool: &Pool) -> Option<String> {
+    let mut first = None;
+    for (v, _, _) in missed_groups(verdict, pool) {
+        let u = v.unknown.iter().find(|u| !u.is_resource())?;
+        first.get_or_insert_with(|| match &u.asked {
+            Asked::Value(value) => format!("{}={value}", u.key),
+            Asked::Expression(e) => format!("`{e}`"),
+            Asked::Resource { .. } | Asked::Claim { .. } => u.key.clone(),
+        });
+    }
+    first
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::inventory::Inventory;
+    use crate::{analyse_with, Options, Severity};
+
+    /// A GPU cluster as Kueue ResourceFlavors say it (after examples/gpu/flavors.yaml, itself
+    /// after kubernetes-sigs/kueue apis/kueue/v1beta1/resourceflavor_types.go): a flavor names
+    /// some of its nodes' labels; the others are set elsewhere. The `spot` flavor does not say
+    /// whether its nodes have GPUs.
+    const FLAVORS: &str = "apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: cpu}
+spec:
+  nodeLabels: {example.com/pool: general}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: gpu}
+spec:
+  nodeLabels: {nvidia.com/gpu.present: \"true\"}
+  nodeTaints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: gpu-spot}
+spec:
+  nodeLabels: {nvidia.com/gpu.present: \"true\"}
+  nodeTaints:
+  - {key: nvidia.com/gpu, effect: NoSchedule}
+  - {key: spot, value: \"true\", effect: NoSchedule}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: spot}
+spec:
+  nodeLabels: {example.com/pool: spot}
+  nodeTaints: [{key: spot, value: \"true\", effect: NoSchedule}]
+";
+
+    fn daemonset(name: &str, selector: &str) -> String {
+        format!(
+            "apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: {name}, namespace: gpu-system}}
+spec:
+  selector:
+    matchLabels: {{app: {name}}}
+  template:
+    metadata:
+      labels: {{app: {name}}}
+    spec:
+      nodeSelector: {{{selector}}}
+      tolerations:
+      - {{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}
+      containers: [{{name: c, image: registry.example.com/{name}:1.0}}]
+"
+        )
+    }
+
+    fn found(manifest: &str) -> Vec<(Severity, String)> {
+        let inv = Inventory::load(&[("flavors.yaml", FLAVORS)]).unwrap();
+        analyse_with(manifest, &Options::default(), Some(&inv))
+            .into_iter()
+            .filter(|d| d.rule == super::META.name)
+            .map(|d| (d.severity, d.message))
+            .collect()
+    }
+
+    /// A driver that selects a label the GPU flavors declare certainly selects the spot GPU
+    /// pool, whose taint it does not tolerate: a warning that names that pool only, not the
+    /// `spot` pool, which it selects only if its nodes have GPUs.
+    #[test]
+    fn a_pool_it_certainly_selects_is_a_warning() {
+        let got = found(&daemonset("driver", "nvidia.com/gpu.present: \"true\""));
+        assert_eq!(
+            got,
+            [(
+                Severity::Warning,
+                "DaemonSet gpu-system/driver misses pool gpu-spot, which it selects: untolerated \
+                 taint spot=true:NoSchedule"
+                    .to_string()
+            )]
+        );
+    }
+
+    /// An opt-in operand selects a label no flavor declares: it only may select the spot
+    /// pools (once someone labels a node there), so missing them is information, said as a
+    /// maybe.
+    #[test]
+    fn pools_it_only_may_select_are_information() {
+        let got = found(&daemonset(
+            "mig-manager",
+            "nvidia.com/gpu.deploy.mig-manager: \"true\"",
+        ));
+        assert_eq!(
+            got,
+            [(
+                Severity::Info,
+                "DaemonSet gpu-system/mig-manager may select pool gpu-spot and 1 more pool (if \
+                 its nodes carry nvidia.com/gpu.deploy.mig-manager=true, a label the pool's \
+                 definition does not declare) and cannot run there: untolerated taint \
+                 spot=true:NoSchedule"
+                    .to_string()
+            )]
+        );
     }
 }

@@ -8,7 +8,7 @@ use crate::k8s::names::{is_dns1123_label, is_dns1123_subdomain, is_qualified_nam
 use crate::k8s::names::{
     is_valid_label_value, label_value_error_problem, qualified_name_error_problem,
 };
-use crate::k8s::objects::{items, Owner};
+use crate::k8s::objects::{is_operator_placeholder, items, Owner};
 use crate::k8s::quantity;
 use crate::syntax::NodeId;
 
@@ -46,6 +46,14 @@ the toleration rules, which check `scheduling.tolerations` as they check a pod's
   advice there), a RuntimeClass may not (`validateTolerations` keeps a set of list keys:
   `Duplicate value`). The operator is compared as written: an omitted operator is not
   `Equal` here, and `tolerationSeconds` is not part of the key.
+
+A name or handler that is an operator's placeholder, `FILLED_BY_OPERATOR` or another
+`FILLED_BY_<WHO>` in capitals, is not checked: the API server would refuse it (capitals and `_`
+are not in a DNS-1123 label), but the file is an operator's asset that is never applied as
+written. NVIDIA's gpu-operator ships `assets/pre-requisites/0200_runtime_class.yaml` so, and
+writes its ClusterPolicy's runtime class over both before it creates the RuntimeClass
+(`transformRuntimeClass`, controllers/object_controls.go of NVIDIA/gpu-operator). The rest of
+such a RuntimeClass (overhead, node selector, tolerations) is applied as written and checked.
 
 ## Why it matters
 `kubectl apply` fails with `RuntimeClass.node.k8s.io "gvisor" is invalid: ...`. Until the
@@ -109,6 +117,9 @@ fn check_name(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
     let Decoded::Str(name) = decode(doc, value) else {
         return;
     };
+    if is_operator_placeholder(name) {
+        return;
+    }
     let errors = is_dns1123_subdomain(name);
     if errors.is_empty() {
         return;
@@ -155,6 +166,9 @@ fn check_handler(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
             (at, "")
         }
     };
+    if is_operator_placeholder(handler) {
+        return;
+    }
     let errors = is_dns1123_label(handler);
     if errors.is_empty() {
         return;
@@ -199,6 +213,8 @@ fn is_extended_resource(name: &str) -> bool {
         && is_qualified_name(&format!("requests.{name}")).is_empty()
 }
 
+/// `overhead.podFixed` as `validateOverhead` checks it, as a container's limits: each entry's
+/// name, then its quantity; then the list as a whole (hugepages only beside cpu or memory).
 fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
     let doc = cx.doc;
     let Some((_, overhead)) = doc.get(node, "overhead") else {
@@ -218,125 +234,12 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
         let path = cx.path(&format!("overhead.podFixed[{name}]"));
         // The API server validates podFixed as a container's limits, and names it so.
         let api = format!("overhead.limits[{name}]");
-        // The resource name.
-        let mut name_errors: Vec<String> = is_qualified_name(name);
-        if name_errors.is_empty() {
-            if !name.contains('/') {
-                if !is_standard_container_resource(name) {
-                    name_errors.push("must be a standard resource for containers".to_string());
-                }
-            } else if !is_native_resource(name) && !is_extended_resource(name) {
-                name_errors.push("doesn't follow extended resource name standard".to_string());
-            }
-        }
-        if !name_errors.is_empty() {
-            let server = format!(
-                "{api}: Invalid value: {}: {}",
-                go_quote(name),
-                name_errors.join("; ")
-            );
-            let message = if name.contains('/') || !is_qualified_name(name).is_empty() {
-                format!(
-                    "overhead resource {} is not a valid resource name",
-                    shown(name)
-                )
-            } else {
-                format!(
-                    "overhead resource {} is not one a pod can use: cpu, memory, \
-                     ephemeral-storage, hugepages-<size>, or a prefixed extended resource",
-                    shown(name)
-                )
-            };
-            let range = cx.span(k);
-            cx.report(range, path.clone(), message)
-                .with_server_message(server);
-        }
-        // The quantity: a string or a number. The server prints it back in canonical form.
-        let text = match decode(doc, v) {
-            Decoded::Str(s) => s.to_string(),
-            Decoded::Int(i) => i.to_string(),
-            Decoded::Float(_) => doc.scalar(v).map_or(String::new(), |(s, _)| s.to_string()),
-            other => {
-                let range = value_range(cx, k, v);
-                cx.report(
-                    range,
-                    path.clone(),
-                    format!(
-                        "overhead {name} must be a quantity, not a {}",
-                        other.yaml_type()
-                    ),
-                )
-                .with_server_message(format!(
-                    "json: cannot unmarshal {} into Go value of type resource.Quantity",
-                    other.json_type()
-                ));
-                continue;
-            }
+        check_overhead_name(cx, k, name, &path, &api);
+        let Some(text) = overhead_quantity_text(cx, (k, v), name, &path) else {
+            continue;
         };
         let range = value_range(cx, k, v);
-        match quantity::parse(&text) {
-            Err(e) => {
-                cx.report(
-                    range,
-                    path.clone(),
-                    format!(
-                        "overhead {name} {} is not a quantity (such as `250m` or `64Mi`)",
-                        shown(&text)
-                    ),
-                )
-                .with_server_message(e.to_string());
-            }
-            Ok(q) if q.negative => {
-                cx.report(
-                    range,
-                    path.clone(),
-                    format!("overhead {name} {} is negative", shown(&text)),
-                )
-                .with_server_message(format!(
-                    "{api}: Invalid value: {}: must be greater than or equal to 0",
-                    go_quote(&q.canonical().unwrap_or_else(|| text.clone()))
-                ));
-            }
-            Ok(q) if is_extended_resource(name) && q.is_integer() == Some(false) => {
-                cx.report(
-                    range,
-                    path.clone(),
-                    format!(
-                        "overhead {name} {} must be a whole number (an extended resource)",
-                        shown(&text)
-                    ),
-                )
-                .with_server_message(format!(
-                    "{api}: Invalid value: {}: must be an integer",
-                    go_quote(&q.canonical().unwrap_or_else(|| text.clone()))
-                ));
-            }
-            Ok(q) => {
-                if let Some(size) = name.strip_prefix("hugepages-") {
-                    if !whole_pages(size, &q) {
-                        let printed = q.canonical().unwrap_or_else(|| text.clone());
-                        let message = if page_size(size).is_some() {
-                            format!(
-                                "overhead {name} {} is not a whole number of {size} pages",
-                                shown(&text)
-                            )
-                        } else {
-                            format!(
-                                "overhead {name} names no page size the API server reads \
-                                 ({}), so it refuses any quantity",
-                                shown(size)
-                            )
-                        };
-                        cx.report(range, path.clone(), message)
-                            .with_server_message(format!(
-                                "{api}: Invalid value: {}: {printed} is not positive integer \
-                             multiple of {name}",
-                                go_quote(&printed)
-                            ));
-                    }
-                }
-            }
-        }
+        check_overhead_quantity(cx, range, name, text, (&path, &api));
     }
     // As a container's limits: hugepages only beside cpu or memory.
     if hugepages && !cpu_or_memory {
@@ -350,6 +253,152 @@ fn check_overhead(cx: &mut ObjectCx<'_, '_>, node: NodeId) {
                 .to_string(),
         )
         .with_server_message("overhead: Forbidden: HugePages require cpu or memory".to_string());
+    }
+}
+
+/// `overhead.podFixed`'s resource name, as a container's limits are checked: a qualified name
+/// and, without a prefix, a standard container resource (`IsStandardContainerResourceName`),
+/// with one, a native or an extended resource (`IsExtendedResourceName`).
+fn check_overhead_name(cx: &mut ObjectCx<'_, '_>, k: NodeId, name: &str, path: &str, api: &str) {
+    let mut name_errors: Vec<String> = is_qualified_name(name);
+    if name_errors.is_empty() {
+        if !name.contains('/') {
+            if !is_standard_container_resource(name) {
+                name_errors.push("must be a standard resource for containers".to_string());
+            }
+        } else if !is_native_resource(name) && !is_extended_resource(name) {
+            name_errors.push("doesn't follow extended resource name standard".to_string());
+        }
+    }
+    if !name_errors.is_empty() {
+        let server = format!(
+            "{api}: Invalid value: {}: {}",
+            go_quote(name),
+            name_errors.join("; ")
+        );
+        let message = if name.contains('/') || !is_qualified_name(name).is_empty() {
+            format!(
+                "overhead resource {} is not a valid resource name",
+                shown(name)
+            )
+        } else {
+            format!(
+                "overhead resource {} is not one a pod can use: cpu, memory, \
+                 ephemeral-storage, hugepages-<size>, or a prefixed extended resource",
+                shown(name)
+            )
+        };
+        let range = cx.span(k);
+        cx.report(range, path.to_string(), message)
+            .with_server_message(server);
+    }
+}
+
+/// The quantity's text: a string or a number (a float as written); anything else is reported
+/// as Go's JSON decoding refuses it, and `None`.
+fn overhead_quantity_text(
+    cx: &mut ObjectCx<'_, '_>,
+    (k, v): (NodeId, NodeId),
+    name: &str,
+    path: &str,
+) -> Option<String> {
+    let doc = cx.doc;
+    let text = match decode(doc, v) {
+        Decoded::Str(s) => s.to_string(),
+        Decoded::Int(i) => i.to_string(),
+        Decoded::Float(_) => doc.scalar(v).map_or(String::new(), |(s, _)| s.to_string()),
+        other => {
+            let range = value_range(cx, k, v);
+            cx.report(
+                range,
+                path.to_string(),
+                format!(
+                    "overhead {name} must be a quantity, not a {}",
+                    other.yaml_type()
+                ),
+            )
+            .with_server_message(format!(
+                "json: cannot unmarshal {} into Go value of type resource.Quantity",
+                other.json_type()
+            ));
+            return None;
+        }
+    };
+    Some(text)
+}
+
+/// The quantity: one that parses, is not negative, is a whole number for an extended
+/// resource, and a whole number of pages for `hugepages-<size>`. The server prints it back in
+/// canonical form.
+fn check_overhead_quantity(
+    cx: &mut ObjectCx<'_, '_>,
+    range: std::ops::Range<usize>,
+    name: &str,
+    text: String,
+    (path, api): (&str, &str),
+) {
+    match quantity::parse(&text) {
+        Err(e) => {
+            cx.report(
+                range,
+                path.to_string(),
+                format!(
+                    "overhead {name} {} is not a quantity (such as `250m` or `64Mi`)",
+                    shown(&text)
+                ),
+            )
+            .with_server_message(e.to_string());
+        }
+        Ok(q) if q.negative => {
+            cx.report(
+                range,
+                path.to_string(),
+                format!("overhead {name} {} is negative", shown(&text)),
+            )
+            .with_server_message(format!(
+                "{api}: Invalid value: {}: must be greater than or equal to 0",
+                go_quote(&q.canonical().unwrap_or_else(|| text.clone()))
+            ));
+        }
+        Ok(q) if is_extended_resource(name) && q.is_integer() == Some(false) => {
+            cx.report(
+                range,
+                path.to_string(),
+                format!(
+                    "overhead {name} {} must be a whole number (an extended resource)",
+                    shown(&text)
+                ),
+            )
+            .with_server_message(format!(
+                "{api}: Invalid value: {}: must be an integer",
+                go_quote(&q.canonical().unwrap_or_else(|| text.clone()))
+            ));
+        }
+        Ok(q) => {
+            if let Some(size) = name.strip_prefix("hugepages-") {
+                if !whole_pages(size, &q) {
+                    let printed = q.canonical().unwrap_or_else(|| text.clone());
+                    let message = if page_size(size).is_some() {
+                        format!(
+                            "overhead {name} {} is not a whole number of {size} pages",
+                            shown(&text)
+                        )
+                    } else {
+                        format!(
+                            "overhead {name} names no page size the API server reads \
+                             ({}), so it refuses any quantity",
+                            shown(size)
+                        )
+                    };
+                    cx.report(range, path.to_string(), message)
+                        .with_server_message(format!(
+                            "{api}: Invalid value: {}: {printed} is not positive integer \
+                         multiple of {name}",
+                            go_quote(&printed)
+                        ));
+                }
+            }
+        }
     }
 }
 
@@ -539,6 +588,32 @@ mod tests {
         for (case, name, body, expect_error) in cases {
             let errs = errors(name, body);
             assert_eq!(!errs.is_empty(), *expect_error, "{case}: {errs:?}");
+        }
+    }
+
+    /// An operator's asset keeps `FILLED_BY_OPERATOR` where the operator writes the name and
+    /// handler (after NVIDIA/gpu-operator assets/state-kata-manager/0700_runtime_class.yaml):
+    /// neither is checked, what it writes as is still is, and a handler in capitals that is not
+    /// such a placeholder is still refused.
+    #[test]
+    fn operator_placeholders_are_not_checked() {
+        let asset = "handler: \"FILLED_BY_OPERATOR\"\nscheduling:\n  nodeSelector:\n    \
+                     nvidia.com/gpu.deploy.kata-manager: \"true\"\n";
+        assert_eq!(
+            errors("\"FILLED_BY_OPERATOR\"", asset),
+            Vec::<String>::new()
+        );
+        let bad_selector = "handler: FILLED_BY_OPERATOR\nscheduling:\n  nodeSelector:\n    \
+                            nvidia.com/gpu.deploy.kata-manager: \"not a value\"\n";
+        assert_eq!(errors("FILLED_BY_OPERATOR", bad_selector).len(), 1);
+        for (name, handler) in [
+            ("kata", "NVIDIA"),
+            ("kata", "FILLED_BY_"),
+            ("kata", "FILLED_BY_operator"),
+            ("FILLED-BY-OPERATOR", "kata"),
+        ] {
+            let errs = errors(name, &format!("handler: {handler}\n"));
+            assert!(!errs.is_empty(), "{name} {handler}");
         }
     }
 

@@ -6,6 +6,7 @@ use crate::diagnostic::{Applicability, Fix, Severity};
 use crate::k8s::model::{Effect, Miss, Toleration};
 use crate::k8s::well_known::UNSCHEDULABLE;
 use crate::schedule::{Reason, Verdict};
+use std::ops::Range;
 
 pub struct Unschedulable;
 
@@ -130,7 +131,6 @@ impl Rule for Unschedulable {
         {
             return;
         }
-        let inv = cx.inventory;
         let w = cx.workload;
         let daemonset = if w.kind == Some("DaemonSet") {
             " (the DaemonSet runs no pods)"
@@ -154,187 +154,11 @@ impl Rule for Unschedulable {
             return;
         }
 
-        let Closest {
-            pools,
-            order,
-            pool: closest,
-            verdict: closest_verdict,
-            near_miss,
-        } = closest(cx);
-        let closest_pool = &inv.pools[closest];
-
-        // The message: the closest pool and what keeps the template off it (every pool's
-        // reasons are related locations in the inventory).
-        let message = match &near_miss {
-            Some((item, taint, misses)) => format!(
-                "{} fits no node: tolerations[{}] misses {} ({}){daemonset}",
-                cx.title(),
-                item.index,
-                closest_pool.taints[*taint].taint,
-                misses_short(misses)
-            ),
-            None => {
-                let reasons = &closest_verdict.reasons;
-                let mut why: Vec<String> = reasons
-                    .iter()
-                    .take(2)
-                    .map(|r| r.describe(closest_pool))
-                    .collect();
-                if reasons.len() > 2 {
-                    why.push(format!("and {} more", reasons.len() - 2));
-                }
-                format!(
-                    "{} fits no node; closest is pool {}: {}{daemonset}",
-                    cx.title(),
-                    closest_pool.name,
-                    why.join(", ")
-                )
-            }
-        };
-
-        // Where to point: the near miss's wrong field, else the selector when that is what
-        // blocks the closest pool, else the tolerations.
-        let (range, path) = match (
-            &near_miss,
-            closest_verdict.reasons.iter().find(|r| !r.tolerable()),
-        ) {
-            (Some((item, _, misses)), _) => {
-                let field = misses.iter().find_map(|m| match m {
-                    Miss::Key { .. } => Some("key"),
-                    Miss::Value { .. } => Some("value"),
-                    Miss::Effect { .. } => Some("effect"),
-                    _ => None,
-                });
-                match field.and_then(|f| Some((f, item.field(f)?))) {
-                    Some((f, field)) => (cx.span(field.value), item.field_path(f)),
-                    None => (cx.item_range(item), item.path.clone()),
-                }
-            }
-            (None, Some(Reason::NodeName(_))) => {
-                let (_, v) = w
-                    .node_name
-                    .as_ref()
-                    .expect("a nodeName reason has a nodeName");
-                (cx.span(*v), format!("{}.nodeName", w.path))
-            }
-            (None, Some(Reason::NodeSelector { key, .. })) => {
-                match w.node_selector.iter().find(|e| e.key == *key) {
-                    Some(e) => (
-                        cx.span(e.key_node),
-                        format!("{}.nodeSelector.{key}", w.path),
-                    ),
-                    None => cx.anchor(),
-                }
-            }
-            (None, Some(Reason::Insufficient { resource, .. })) => {
-                match resource_request(cx.doc, w.spec, resource) {
-                    Some((node, path)) => (cx.span(node), format!("{}.{path}", w.path)),
-                    None => cx.anchor(),
-                }
-            }
-            (None, Some(Reason::NodeAffinity(_))) => match &w.affinity {
-                Some(a) => (
-                    cx.span(a.key),
-                    format!(
-                        "{}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
-                        w.path
-                    ),
-                ),
-                None => cx.anchor(),
-            },
-            _ => cx.anchor(),
-        };
-
-        // The fix, when only taints and the cordon keep it off the closest pool: correct the
-        // near miss in place, and tolerate whatever else blocks.
-        let fix = if closest_verdict.reasons.iter().all(Reason::tolerable) {
-            let corrected = near_miss.as_ref().and_then(|(item, taint, misses)| {
-                correct_near_miss(cx, item, &closest_pool.taints[*taint].taint, misses)
-                    .map(|edits| (item.index, *taint, edits))
-            });
-            let mut add: Vec<Toleration> = Vec::new();
-            for r in &closest_verdict.reasons {
-                match r {
-                    Reason::Taint(i) if corrected.as_ref().is_some_and(|c| c.1 == *i) => {}
-                    Reason::Taint(i) => add.push(toleration_for(&closest_pool.taints[*i].taint)),
-                    Reason::Unschedulable => {
-                        add.push(Toleration::exists(UNSCHEDULABLE, Effect::NoSchedule))
-                    }
-                    _ => {}
-                }
-            }
-            let mut edits = Vec::new();
-            let mut what = Vec::new();
-            if let Some((index, taint, e)) = &corrected {
-                edits.extend(e.iter().cloned());
-                what.push(format!(
-                    "Change tolerations[{index}] to tolerate {}",
-                    closest_pool.taints[*taint].taint
-                ));
-            }
-            if !add.is_empty() {
-                match cx.add_tolerations(&add) {
-                    Some(edit) => {
-                        edits.push(edit);
-                        let names: Vec<String> = add.iter().map(toleration_text).collect();
-                        what.push(format!("tolerate {}", names.join(", ")));
-                    }
-                    None => edits.clear(),
-                }
-            }
-            (!edits.is_empty() && !what.is_empty()).then(|| {
-                let mut title = what.join(", and ");
-                if let Some(first) = title.get(..1) {
-                    title = first.to_uppercase() + &title[1..];
-                }
-                Fix {
-                    title: format!("{title} (lets it onto pool {})", closest_pool.name),
-                    applicability: Applicability::NeedsReview,
-                    edits,
-                }
-            })
-        } else {
-            None
-        };
-
-        let mut related = Vec::new();
-        for &i in order.iter().take(LISTED_POOLS) {
-            let (p, v, _) = pools[i];
-            let pool = &inv.pools[p];
-            for r in &v.reasons {
-                let at = match r {
-                    Reason::Taint(t) => pool.taints[*t].at.clone(),
-                    Reason::Unschedulable => pool.unschedulable.clone().unwrap_or(pool.at.clone()),
-                    _ => pool.at.clone(),
-                };
-                related.push((
-                    cx.file(&at).to_string(),
-                    at.range,
-                    format!("{}: {}", cx.pool_title(p), r.explain(pool)),
-                ));
-            }
-            // The taints it gets past only by a toleration from elsewhere than its manifest.
-            for (t, source) in &v.granted {
-                let at = pool.taints[*t].at.clone();
-                related.push((
-                    cx.file(&at).to_string(),
-                    at.range,
-                    format!(
-                        "{}: tolerates {} by a toleration {}",
-                        cx.pool_title(p),
-                        pool.taints[*t].taint,
-                        source.origin()
-                    ),
-                ));
-            }
-        }
-        if order.len() > LISTED_POOLS {
-            let (file, at) = {
-                let pool = &inv.pools[pools[order[LISTED_POOLS]].0];
-                (cx.file(&pool.at).to_string(), pool.at.range.clone())
-            };
-            related.push((file, at, more_pools(order.len() - LISTED_POOLS)));
-        }
+        let closest = closest(cx);
+        let message = message(cx, &closest, daemonset);
+        let (range, path) = place(cx, &closest);
+        let fix = fix(cx, &closest);
+        let related = related(cx, &closest);
         let d = cx.report(range, path, message);
         for (file, range, msg) in related {
             d.with_related_in(&file, range, msg);
@@ -343,8 +167,214 @@ impl Rule for Unschedulable {
     }
 }
 
-/// Whether no node of the inventory has the label that a nodeSelector entry asks for: every
-/// node of every pool is kept off by it.
+/// The message: the closest pool and what keeps the template off it, the near miss among its
+/// tolerations first (every pool's reasons are related locations, see [`related`]).
+fn message(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>, daemonset: &str) -> String {
+    let Closest {
+        pool,
+        verdict: closest_verdict,
+        near_miss,
+        ..
+    } = c;
+    let closest_pool = &cx.inventory.pools[*pool];
+    match near_miss {
+        Some((item, taint, misses)) => format!(
+            "{} fits no node: tolerations[{}] misses {} ({}){daemonset}",
+            cx.title(),
+            item.index,
+            closest_pool.taints[*taint].taint,
+            misses_short(misses)
+        ),
+        None => {
+            let reasons = &closest_verdict.reasons;
+            let mut why: Vec<String> = reasons
+                .iter()
+                .take(2)
+                .map(|r| r.describe(closest_pool))
+                .collect();
+            if reasons.len() > 2 {
+                why.push(format!("and {} more", reasons.len() - 2));
+            }
+            format!(
+                "{} fits no node; closest is pool {}: {}{daemonset}",
+                cx.title(),
+                closest_pool.name,
+                why.join(", ")
+            )
+        }
+    }
+}
+
+/// Where to point: the near miss's wrong field, else the selector, node name, resource request
+/// or affinity when that is what blocks the closest pool, else the tolerations (or the
+/// template); with that place's path.
+fn place(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> (Range<usize>, String) {
+    let Closest {
+        verdict: closest_verdict,
+        near_miss,
+        ..
+    } = c;
+    let w = cx.workload;
+    match (
+        near_miss,
+        closest_verdict.reasons.iter().find(|r| !r.tolerable()),
+    ) {
+        (Some((item, _, misses)), _) => {
+            let field = misses.iter().find_map(|m| match m {
+                Miss::Key { .. } => Some("key"),
+                Miss::Value { .. } => Some("value"),
+                Miss::Effect { .. } => Some("effect"),
+                _ => None,
+            });
+            match field.and_then(|f| Some((f, item.field(f)?))) {
+                Some((f, field)) => (cx.span(field.value), item.field_path(f)),
+                None => (cx.item_range(item), item.path.clone()),
+            }
+        }
+        (None, Some(Reason::NodeName(_))) => {
+            let (_, v) = w
+                .node_name
+                .as_ref()
+                .expect("a nodeName reason has a nodeName");
+            (cx.span(*v), format!("{}.nodeName", w.path))
+        }
+        (None, Some(Reason::NodeSelector { key, .. })) => {
+            match w.node_selector.iter().find(|e| e.key == *key) {
+                Some(e) => (
+                    cx.span(e.key_node),
+                    format!("{}.nodeSelector.{key}", w.path),
+                ),
+                None => cx.anchor(),
+            }
+        }
+        (None, Some(Reason::Insufficient { resource, .. })) => {
+            match resource_request(cx.doc, w.spec, resource) {
+                Some((node, path)) => (cx.span(node), format!("{}.{path}", w.path)),
+                None => cx.anchor(),
+            }
+        }
+        (None, Some(Reason::NodeAffinity(_))) => match &w.affinity {
+            Some(a) => (
+                cx.span(a.key),
+                format!(
+                    "{}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+                    w.path
+                ),
+            ),
+            None => cx.anchor(),
+        },
+        _ => cx.anchor(),
+    }
+}
+
+/// The fix, offered only when taints and the cordon alone keep the template off the closest
+/// pool: correct the near miss in place, and tolerate whatever else blocks (needs review: it
+/// lets the pods onto that pool).
+fn fix(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Option<Fix> {
+    let Closest {
+        pool,
+        verdict: closest_verdict,
+        near_miss,
+        ..
+    } = c;
+    let closest_pool = &cx.inventory.pools[*pool];
+    if !closest_verdict.reasons.iter().all(Reason::tolerable) {
+        return None;
+    }
+    let corrected = near_miss.as_ref().and_then(|(item, taint, misses)| {
+        correct_near_miss(cx, item, &closest_pool.taints[*taint].taint, misses)
+            .map(|edits| (item.index, *taint, edits))
+    });
+    let mut add: Vec<Toleration> = Vec::new();
+    for r in &closest_verdict.reasons {
+        match r {
+            Reason::Taint(i) if corrected.as_ref().is_some_and(|c| c.1 == *i) => {}
+            Reason::Taint(i) => add.push(toleration_for(&closest_pool.taints[*i].taint)),
+            Reason::Unschedulable => {
+                add.push(Toleration::exists(UNSCHEDULABLE, Effect::NoSchedule))
+            }
+            _ => {}
+        }
+    }
+    let mut edits = Vec::new();
+    let mut what = Vec::new();
+    if let Some((index, taint, e)) = &corrected {
+        edits.extend(e.iter().cloned());
+        what.push(format!(
+            "Change tolerations[{index}] to tolerate {}",
+            closest_pool.taints[*taint].taint
+        ));
+    }
+    if !add.is_empty() {
+        match cx.add_tolerations(&add) {
+            Some(edit) => {
+                edits.push(edit);
+                let names: Vec<String> = add.iter().map(toleration_text).collect();
+                what.push(format!("tolerate {}", names.join(", ")));
+            }
+            None => edits.clear(),
+        }
+    }
+    (!edits.is_empty() && !what.is_empty()).then(|| {
+        let mut title = what.join(", and ");
+        if let Some(first) = title.get(..1) {
+            title = first.to_uppercase() + &title[1..];
+        }
+        Fix {
+            title: format!("{title} (lets it onto pool {})", closest_pool.name),
+            applicability: Applicability::NeedsReview,
+            edits,
+        }
+    })
+}
+
+/// What keeps the template off each pool, closest first (at most [`LISTED_POOLS`], then how
+/// many more), and the taints it gets past only by a toleration from elsewhere than its
+/// manifest: (file, range, message) in the inventory.
+fn related(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Vec<(String, Range<usize>, String)> {
+    let Closest { pools, order, .. } = c;
+    let inv = cx.inventory;
+    let mut related = Vec::new();
+    for &i in order.iter().take(LISTED_POOLS) {
+        let (p, v, _) = pools[i];
+        let pool = &inv.pools[p];
+        for r in &v.reasons {
+            let at = match r {
+                Reason::Taint(t) => pool.taints[*t].at.clone(),
+                Reason::Unschedulable => pool.unschedulable.clone().unwrap_or(pool.at.clone()),
+                _ => pool.at.clone(),
+            };
+            related.push((
+                cx.file(&at).to_string(),
+                at.range,
+                format!("{}: {}", cx.pool_title(p), r.explain(pool)),
+            ));
+        }
+        // The taints it gets past only by a toleration from elsewhere than its manifest.
+        for (t, source) in &v.granted {
+            let at = pool.taints[*t].at.clone();
+            related.push((
+                cx.file(&at).to_string(),
+                at.range,
+                format!(
+                    "{}: tolerates {} by a toleration {}",
+                    cx.pool_title(p),
+                    pool.taints[*t].taint,
+                    source.origin()
+                ),
+            ));
+        }
+    }
+    if order.len() > LISTED_POOLS {
+        let (file, at) = {
+            let pool = &inv.pools[pools[order[LISTED_POOLS]].0];
+            (cx.file(&pool.at).to_string(), pool.at.range.clone())
+        };
+        related.push((file, at, more_pools(order.len() - LISTED_POOLS)));
+    }
+    related
+}
+
 /// The pool that comes closest to admitting a pod template that fits no node, and the near
 /// miss among its tolerations, if one only just misses a taint of that pool.
 struct Closest<'v, 'd> {
@@ -428,6 +458,8 @@ pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
     Some(format!("closest pool {}: {why}", pool.name))
 }
 
+/// Whether no node of the inventory has the label that a nodeSelector entry asks for: every
+/// node of every pool is kept off by it.
 fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
     cx.simulation
         .pools

@@ -445,36 +445,12 @@ pub fn admit_in(
     options: &Options,
     namespace: Option<&Namespace>,
 ) -> Admitted {
-    let cluster = options.cluster();
-    // Whether a toleration omits its operator, from where it was written.
-    let api = |t: &Toleration, s: &Source| -> ApiToleration {
-        let bare = match s {
-            Source::Manifest(i) => bare.get(*i).copied().unwrap_or(false),
-            Source::NamespaceDefault(_, i) => namespace
-                .and_then(|n| n.default_tolerations.as_ref())
-                .and_then(|a| a.tolerations.as_ref().ok())
-                .and_then(|ts| ts.get(*i))
-                .is_some_and(|t| t.bare_operator),
-            Source::ClusterDefault(i) => options
-                .toleration_restriction()
-                .default
-                .get(*i)
-                .is_some_and(|t| t.bare_operator),
-            Source::RuntimeClass(rc, i) => cluster
-                .runtime_class(rc)
-                .and_then(|rc| rc.tolerations.get(*i))
-                .is_some_and(|t| t.bare_operator),
-            _ => false,
-        };
-        ApiToleration::new(t.clone(), bare)
+    let cx = Admission {
+        pod,
+        bare,
+        options,
+        namespace,
     };
-    let with_api = |list: &Tolerations| -> Vec<(ApiToleration, Source)> {
-        list.iter().map(|(t, s)| (api(t, s), s.clone())).collect()
-    };
-    let without_api = |list: Vec<(ApiToleration, Source)>| -> Tolerations {
-        list.into_iter().map(|(t, s)| (t.toleration, s)).collect()
-    };
-
     let mut out = manifest;
     if pod.kind == Some("DaemonSet") {
         daemon_set(&mut out, pod.host_network);
@@ -484,39 +460,87 @@ pub fn admit_in(
     }
     let mut admitted = Admitted::default();
     let restriction = options.admission_enabled("PodTolerationRestriction");
-    // PodTolerationRestriction's whitelist check (its Validate, which its Admit calls too).
-    let check = |list: &Tolerations, after_runtime_class: bool| -> Option<Rejection> {
-        if list.is_empty() {
-            return None;
-        }
-        let config = options.toleration_restriction();
-        let (whitelist, scope) = match namespace.and_then(|n| n.whitelist.as_ref()) {
-            Some(a) => match &a.tolerations {
-                Ok(w) => (w.as_slice(), Scope::Namespace(pod.namespace.to_string())),
-                Err(error) => {
-                    return Some(Rejection::Annotation {
-                        namespace: pod.namespace.to_string(),
-                        annotation: TOLERATIONS_WHITELIST,
-                        error: error.clone(),
-                    })
-                }
-            },
-            None => (config.whitelist.as_slice(), Scope::Cluster),
-        };
-        let tolerations: Vec<ApiToleration> = list.iter().map(|(t, s)| api(t, s)).collect();
-        let outside = outside_whitelist(&tolerations, whitelist);
-        let &first = outside.first()?;
-        Some(Rejection::NotWhitelisted {
-            toleration: list[first].0.clone(),
-            source: list[first].1.clone(),
-            scope,
-            others: outside.len() - 1,
-            after_runtime_class,
-        })
-    };
     if restriction {
+        if let Some(rejection) = cx.restriction_defaults(&mut out) {
+            admitted.tolerations = out;
+            admitted.rejection = Some(rejection);
+            return admitted;
+        }
+        admitted.rejection = cx.whitelist_check(&out, false);
+    }
+    if options.admission_enabled("ExtendedResourceToleration") {
+        extended_resource_toleration(&mut out, pod.requested);
+    }
+    if options.admission_enabled("RuntimeClass") && admitted.rejection.is_none() {
+        cx.runtime_class(&mut out, &mut admitted);
+    }
+    // The validating phase: PodTolerationRestriction checks what every plugin has added.
+    if restriction && admitted.rejection.is_none() {
+        admitted.rejection = cx.whitelist_check(&out, true);
+    }
+    admitted.tolerations = out;
+    admitted
+}
+
+/// What [`admit_in`]'s phases read: the pod, where its tolerations were written, the cluster's
+/// settings and the pod's Namespace.
+struct Admission<'a, 'p> {
+    pod: &'a Pod<'p>,
+    bare: &'a [bool],
+    options: &'a Options,
+    namespace: Option<&'a Namespace>,
+}
+
+impl Admission<'_, '_> {
+    /// A toleration as the API server holds it: with whether it omits its operator, from where
+    /// it was written (the manifest, a Namespace's or the cluster's defaults, a RuntimeClass).
+    fn api(&self, t: &Toleration, s: &Source) -> ApiToleration {
+        let bare = match s {
+            Source::Manifest(i) => self.bare.get(*i).copied().unwrap_or(false),
+            Source::NamespaceDefault(_, i) => self
+                .namespace
+                .and_then(|n| n.default_tolerations.as_ref())
+                .and_then(|a| a.tolerations.as_ref().ok())
+                .and_then(|ts| ts.get(*i))
+                .is_some_and(|t| t.bare_operator),
+            Source::ClusterDefault(i) => self
+                .options
+                .toleration_restriction()
+                .default
+                .get(*i)
+                .is_some_and(|t| t.bare_operator),
+            Source::RuntimeClass(rc, i) => self
+                .options
+                .cluster()
+                .runtime_class(rc)
+                .and_then(|rc| rc.tolerations.get(*i))
+                .is_some_and(|t| t.bare_operator),
+            _ => false,
+        };
+        ApiToleration::new(t.clone(), bare)
+    }
+
+    /// `extra` merged into `list` as the API server merges them ([`merge_tolerations`]: a
+    /// toleration that another one covers is dropped).
+    fn merge(&self, list: Tolerations, extra: &[(ApiToleration, Source)]) -> Tolerations {
+        let with_api: Vec<(ApiToleration, Source)> = list
+            .iter()
+            .map(|(t, s)| (self.api(t, s), s.clone()))
+            .collect();
+        merge_tolerations(&with_api, extra)
+            .into_iter()
+            .map(|(t, s)| (t.toleration, s))
+            .collect()
+    }
+
+    /// PodTolerationRestriction's mutating phase: the Namespace's default tolerations (its
+    /// annotation), else the cluster's, and memory-pressure for a pod that is not BestEffort,
+    /// merged into the pod's `out`. A default-tolerations annotation that does not parse
+    /// refuses the pod: that rejection, `out` left as it was.
+    fn restriction_defaults(&self, out: &mut Tolerations) -> Option<Rejection> {
+        let pod = self.pod;
         let mut extra: Vec<(ApiToleration, Source)> =
-            match namespace.and_then(|n| n.default_tolerations.as_ref()) {
+            match self.namespace.and_then(|n| n.default_tolerations.as_ref()) {
                 Some(a) => match &a.tolerations {
                     Ok(ts) => ts
                         .iter()
@@ -529,16 +553,16 @@ pub fn admit_in(
                         })
                         .collect(),
                     Err(error) => {
-                        admitted.tolerations = out;
-                        admitted.rejection = Some(Rejection::Annotation {
+                        let rejection = Rejection::Annotation {
                             namespace: pod.namespace.to_string(),
                             annotation: DEFAULT_TOLERATIONS,
                             error: error.clone(),
-                        });
-                        return admitted;
+                        };
+                        return Some(rejection);
                     }
                 },
-                None => options
+                None => self
+                    .options
                     .toleration_restriction()
                     .default
                     .iter()
@@ -550,59 +574,91 @@ pub fn admit_in(
             extra.push((memory_pressure(), Source::MemoryPressure));
         }
         if !extra.is_empty() {
-            out = without_api(merge_tolerations(&with_api(&out), &extra));
+            *out = self.merge(std::mem::take(out), &extra);
         }
-        admitted.rejection = check(&out, false);
+        None
     }
-    if options.admission_enabled("ExtendedResourceToleration") {
-        extended_resource_toleration(&mut out, pod.requested);
+
+    /// PodTolerationRestriction's whitelist check (its Validate, which its Admit calls too):
+    /// the first toleration outside the Namespace's whitelist (its annotation), else the
+    /// cluster's, refuses the pod; so does a whitelist annotation that does not parse.
+    /// `after_runtime_class`: the check of the validating phase, after every plugin.
+    fn whitelist_check(&self, list: &Tolerations, after_runtime_class: bool) -> Option<Rejection> {
+        if list.is_empty() {
+            return None;
+        }
+        let pod = self.pod;
+        let config = self.options.toleration_restriction();
+        let (whitelist, scope) = match self.namespace.and_then(|n| n.whitelist.as_ref()) {
+            Some(a) => match &a.tolerations {
+                Ok(w) => (w.as_slice(), Scope::Namespace(pod.namespace.to_string())),
+                Err(error) => {
+                    return Some(Rejection::Annotation {
+                        namespace: pod.namespace.to_string(),
+                        annotation: TOLERATIONS_WHITELIST,
+                        error: error.clone(),
+                    })
+                }
+            },
+            None => (config.whitelist.as_slice(), Scope::Cluster),
+        };
+        let tolerations: Vec<ApiToleration> = list.iter().map(|(t, s)| self.api(t, s)).collect();
+        let outside = outside_whitelist(&tolerations, whitelist);
+        let &first = outside.first()?;
+        Some(Rejection::NotWhitelisted {
+            toleration: list[first].0.clone(),
+            source: list[first].1.clone(),
+            scope,
+            others: outside.len() - 1,
+            after_runtime_class,
+        })
     }
-    if options.admission_enabled("RuntimeClass") && admitted.rejection.is_none() {
-        if let Some(name) = pod.runtime_class {
-            match cluster.runtime_class(name) {
-                None if cluster.knows_runtime_classes() => {
-                    admitted.rejection = Some(Rejection::RuntimeClassNotFound(name.to_string()));
-                }
-                None => {}
-                Some(rc) => {
-                    let conflict = rc.node_selector.iter().find_map(|(k, v)| {
-                        let (_, pod_value) = pod.node_selector.iter().find(|(pk, _)| pk == k)?;
-                        (pod_value != v).then(|| Rejection::NodeSelectorConflict {
-                            class: name.to_string(),
-                            key: k.clone(),
-                            class_value: v.clone(),
-                            pod_value: pod_value.clone(),
-                        })
-                    });
-                    if conflict.is_some() {
-                        admitted.rejection = conflict;
-                    } else {
-                        admitted.node_selector = rc
-                            .node_selector
-                            .iter()
-                            .filter(|(k, _)| !pod.node_selector.iter().any(|(pk, _)| pk == k))
-                            .cloned()
-                            .collect();
-                        let class: Vec<(ApiToleration, Source)> = rc
-                            .tolerations
-                            .iter()
-                            .enumerate()
-                            .map(|(i, t)| (t.clone(), Source::RuntimeClass(name.to_string(), i)))
-                            .collect();
-                        if !class.is_empty() {
-                            out = without_api(merge_tolerations(&with_api(&out), &class));
-                        }
-                    }
-                }
+
+    /// The RuntimeClass plugin, for a pod that names a class: refused when the class is not
+    /// among the cluster's (when any are known) or when its node selector contradicts the
+    /// pod's; else the class's node selector entries the pod does not set go to
+    /// `admitted.node_selector` and its tolerations are merged into `out`.
+    fn runtime_class(&self, out: &mut Tolerations, admitted: &mut Admitted) {
+        let pod = self.pod;
+        let Some(name) = pod.runtime_class else {
+            return;
+        };
+        let cluster = self.options.cluster();
+        let Some(rc) = cluster.runtime_class(name) else {
+            if cluster.knows_runtime_classes() {
+                admitted.rejection = Some(Rejection::RuntimeClassNotFound(name.to_string()));
             }
+            return;
+        };
+        let conflict = rc.node_selector.iter().find_map(|(k, v)| {
+            let (_, pod_value) = pod.node_selector.iter().find(|(pk, _)| pk == k)?;
+            (pod_value != v).then(|| Rejection::NodeSelectorConflict {
+                class: name.to_string(),
+                key: k.clone(),
+                class_value: v.clone(),
+                pod_value: pod_value.clone(),
+            })
+        });
+        if conflict.is_some() {
+            admitted.rejection = conflict;
+            return;
+        }
+        admitted.node_selector = rc
+            .node_selector
+            .iter()
+            .filter(|(k, _)| !pod.node_selector.iter().any(|(pk, _)| pk == k))
+            .cloned()
+            .collect();
+        let class: Vec<(ApiToleration, Source)> = rc
+            .tolerations
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), Source::RuntimeClass(name.to_string(), i)))
+            .collect();
+        if !class.is_empty() {
+            *out = self.merge(std::mem::take(out), &class);
         }
     }
-    // The validating phase: PodTolerationRestriction checks what every plugin has added.
-    if restriction && admitted.rejection.is_none() {
-        admitted.rejection = check(&out, true);
-    }
-    admitted.tolerations = out;
-    admitted
 }
 
 /// What the repository's policy (`.taintlint.yaml` `policy:`) refuses of a pod the API server
