@@ -1021,12 +1021,12 @@ fn gpu_example_resources_and_daemonsets_as_json() {
     let driver = workload("gpu-driver");
     assert_eq!(
         driver["daemonset"],
-        serde_json::json!({"picked": 2, "missed": 1, "missedPools": [2]})
+        serde_json::json!({"picked": 2, "missed": 1, "missedPools": [2], "mayMiss": 0, "mayMissPools": []})
     );
     let mig = workload("gpu-partitioner");
     assert_eq!(
         mig["daemonset"],
-        serde_json::json!({"picked": 0, "missed": 0, "missedPools": []})
+        serde_json::json!({"picked": 0, "missed": 0, "missedPools": [], "mayMiss": 0, "mayMissPools": []})
     );
     assert_eq!(mig["fits"], "no");
 
@@ -1099,6 +1099,52 @@ fn a_daemonset_that_only_may_select_a_pool_is_not_warned_as_missing_it() {
         ),
         "{}",
         found[1].2
+    );
+
+    // simulate says the same: the driver misses the spot flavor's pool, the MIG manager only
+    // may, and is not listed among the DaemonSets that miss nodes.
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/gpu-agents.yaml",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let pools = v["cluster"]["pools"].as_array().unwrap();
+    let spot = pools.iter().position(|p| p["name"] == "gpu-spot").unwrap();
+    let daemonset = |name: &str| {
+        v["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {v}"))["daemonset"]
+            .clone()
+    };
+    let driver = daemonset("gpu-driver");
+    assert_eq!(driver["missedPools"], serde_json::json!([spot]));
+    assert_eq!(driver["mayMissPools"], serde_json::json!([]));
+    let mig = daemonset("gpu-partitioner");
+    assert_eq!(mig["missed"], 0);
+    assert_eq!(mig["missedPools"], serde_json::json!([]));
+    assert_eq!(mig["mayMissPools"], serde_json::json!([spot]));
+    let human = run(&[
+        "simulate",
+        "--inventory",
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/gpu-agents.yaml",
+    ]);
+    let out = stdout(&human);
+    let misses = out
+        .lines()
+        .find(|l| l.starts_with("Miss nodes they select:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(misses.contains("gpu-driver"), "{out}");
+    assert!(
+        !out.contains("DaemonSet gpu-system/gpu-partitioner\n    misses"),
+        "{out}"
     );
 }
 

@@ -66,24 +66,17 @@ impl Rule for DaemonSetMissesNodes {
         }
         let inv = cx.inventory;
         let coverage = cx.simulation.coverage(inv);
-        if coverage.missed == 0 || coverage.missed == coverage.picked {
+        let all_missed = coverage.missed + coverage.maybe_missed;
+        if all_missed == 0 || all_missed == coverage.picked {
             return;
         }
         // The pools it certainly selects come first; those it only may select (a label it asks
-        // for that the pool's definition does not declare) are a warning of their own only
+        // for that the pool's definition does not declare) are a finding of their own only
         // when there is no certain miss, and then as information.
-        let (certain, maybe): (Vec<usize>, Vec<usize>) = coverage
-            .missed_pools
-            .iter()
-            .partition(|&&p| maybe_selected(&cx.simulation.pools[p], &inv.pools[p]).is_none());
-        let (missed_pools, missed) = if certain.is_empty() {
-            (maybe, 0)
+        let (missed_pools, missed) = if coverage.missed_pools.is_empty() {
+            (coverage.maybe_pools, 0)
         } else {
-            let missed = certain
-                .iter()
-                .map(|&p| missed_nodes(&cx.simulation.pools[p], &inv.pools[p]))
-                .sum();
-            (certain, missed)
+            (coverage.missed_pools, coverage.missed)
         };
         // Each missed pool with what keeps the DaemonSet off it.
         let mut related = Vec::new();
@@ -164,11 +157,6 @@ impl Rule for DaemonSetMissesNodes {
     }
 }
 
-/// The nodes of a pool the DaemonSet selects and cannot run on.
-fn missed_nodes(verdict: &PoolVerdict, pool: &Pool) -> usize {
-    missed_groups(verdict, pool).map(|(_, _, n)| n).sum()
-}
-
 fn missed_groups<'a>(
     verdict: &'a PoolVerdict,
     pool: &'a Pool,
@@ -178,12 +166,11 @@ fn missed_groups<'a>(
         .filter(|(v, _, _)| !v.fits() && !v.reasons.iter().any(Reason::selects))
 }
 
-/// Whether the DaemonSet only may select the pool's nodes it cannot run on: each of them lacks
-/// a label it asks for that the pool's definition does not declare (a pool defined as code,
-/// whose other labels are set elsewhere: by an administrator, a feature-discovery agent). The
-/// DaemonSet controller (`NodeShouldRunDaemonPod`) creates no pod on a node its selector does
-/// not match, so such a node is missed only once it is given the label. The first such label,
-/// as the DaemonSet asks for it; `None` when the DaemonSet certainly selects those nodes.
+/// For a pool the DaemonSet only may select ([`Coverage::maybe_pools`]): the first label it
+/// asks for that the pool's definition does not declare, as the DaemonSet asks for it; `None`
+/// when the DaemonSet certainly selects the nodes it misses there.
+///
+/// [`Coverage::maybe_pools`]: crate::schedule::Coverage::maybe_pools
 fn maybe_selected(verdict: &PoolVerdict, pool: &Pool) -> Option<String> {
     let mut first = None;
     for (v, _, _) in missed_groups(verdict, pool) {

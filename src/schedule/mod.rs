@@ -607,12 +607,21 @@ impl PoolVerdict {
 /// Nodes are counted as in [`PoolVerdict::fitting`] (a pool defined as code is one member).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Coverage {
-    /// Nodes its selector and affinity pick.
+    /// Nodes its selector and affinity pick (or may pick).
     pub picked: usize,
-    /// Of those, the nodes it cannot run on (an untolerated taint, resources).
+    /// Of those, the nodes it certainly picks and cannot run on (an untolerated taint,
+    /// resources).
     pub missed: usize,
-    /// The pools with missed nodes, in the inventory's order.
+    /// The pools with such nodes, in the inventory's order.
     pub missed_pools: Vec<usize>,
+    /// The nodes it cannot run on and only may pick: each lacks a label the DaemonSet asks
+    /// for that its pool's definition does not declare (a pool defined as code, whose other
+    /// labels are set elsewhere: by an administrator, a feature-discovery agent). The DaemonSet
+    /// controller (`NodeShouldRunDaemonPod`) creates no pod on a node its selector does not
+    /// match, so such a node is missed only once it is given the label.
+    pub maybe_missed: usize,
+    /// The pools whose missed nodes are all such, in the inventory's order.
+    pub maybe_pools: Vec<usize>,
 }
 
 /// A workload against every pool of the inventory.
@@ -632,21 +641,33 @@ impl Simulation {
             .sum()
     }
 
-    /// Which nodes a DaemonSet picks, and which of those it cannot run on.
+    /// Which nodes a DaemonSet picks, and which of those it cannot run on, certainly or only
+    /// if they are given a label their pool's definition does not declare.
     pub fn coverage(&self, inventory: &Inventory) -> Coverage {
         let mut out = Coverage::default();
         for (p, (v, pool)) in self.pools.iter().zip(&inventory.pools).enumerate() {
+            // Whether the pool has a node certainly missed, one only maybe missed.
+            let (mut certain, mut maybe) = (false, false);
             for (verdict, _, n) in v.groups(pool) {
                 if verdict.reasons.iter().any(Reason::selects) {
                     continue;
                 }
                 out.picked += n;
-                if !verdict.fits() {
-                    out.missed += n;
-                    if out.missed_pools.last() != Some(&p) {
-                        out.missed_pools.push(p);
-                    }
+                if verdict.fits() {
+                    continue;
                 }
+                if verdict.unknown.iter().any(|u| !u.is_resource()) {
+                    out.maybe_missed += n;
+                    maybe = true;
+                } else {
+                    out.missed += n;
+                    certain = true;
+                }
+            }
+            if certain {
+                out.missed_pools.push(p);
+            } else if maybe {
+                out.maybe_pools.push(p);
             }
         }
         out

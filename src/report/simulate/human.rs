@@ -153,7 +153,7 @@ impl Class {
         }
         match &w.daemonset {
             Some(c) if c.picked == 0 => return (Class::Idle, NodeCount::default()),
-            Some(c) if c.missed > 0 && c.missed < c.picked => {
+            Some(c) if c.missed > 0 && c.missed + c.maybe_missed < c.picked => {
                 return (
                     Class::Misses,
                     NodeCount::exact((c.picked - c.missed) as u64),
@@ -262,7 +262,9 @@ impl Row {
                     daemonset: w
                         .daemonset
                         .as_ref()
-                        .filter(|c| c.picked == 0 || (c.missed > 0 && c.missed < c.picked))
+                        .filter(|c| {
+                            c.picked == 0 || (c.missed > 0 && c.missed + c.maybe_missed < c.picked)
+                        })
                         .map(|c| daemonset_text(inventory, w, c)),
                 }
             })

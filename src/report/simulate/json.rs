@@ -309,6 +309,12 @@ struct DaemonSetOut {
     missed: usize,
     #[serde(rename = "missedPools")]
     missed_pools: Vec<usize>,
+    /// Nodes it cannot run on that it only may pick (a label it asks for that their pool's
+    /// definition does not declare), and their pools.
+    #[serde(rename = "mayMiss")]
+    may_miss: usize,
+    #[serde(rename = "mayMissPools")]
+    may_miss_pools: Vec<usize>,
 }
 
 #[derive(Serialize)]
@@ -545,6 +551,8 @@ impl<'i> JsonRenderer<'i> {
                 picked: c.picked,
                 missed: c.missed,
                 missed_pools: c.missed_pools.clone(),
+                may_miss: c.maybe_missed,
+                may_miss_pools: c.maybe_pools.clone(),
             }),
             reasons,
             pools,
