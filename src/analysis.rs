@@ -641,6 +641,8 @@ fn check_document<'a>(
         }]
     });
     let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
+    // The inventory's taints, built once for the document when a fix is to be guarded.
+    let mut cluster_taints = None;
     for chunk in chunks {
         // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
         // findings lie inside the object that holds it.
@@ -678,14 +680,18 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
-            schedule::keeps_meaning::guard(
-                text,
-                doc,
-                tolerations,
-                options,
-                inventory,
-                &mut out[start..],
-            );
+            if out[start..].iter().any(|d| !d.fixes.is_empty()) {
+                let taints = cluster_taints
+                    .get_or_insert_with(|| schedule::keeps_meaning::cluster_taints(inventory));
+                schedule::keeps_meaning::guard(
+                    text,
+                    doc,
+                    tolerations,
+                    options,
+                    taints,
+                    &mut out[start..],
+                );
+            }
             let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
                 text,
