@@ -43,8 +43,6 @@ pub struct FileAnalysis {
     pub placements: Vec<Placement>,
     /// One per valid toleration written in the file, in document order.
     pub tolerations: Vec<TolerationPlace>,
-    /// The pod templates the analysis read (and judged, with an inventory).
-    pub pod_templates: PodTemplates,
 }
 
 impl From<Vec<Diagnostic>> for FileAnalysis {
@@ -63,6 +61,17 @@ pub fn analyse_file(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> FileAnalysis {
+    analyse_counted(text, options, inventory, placements).0
+}
+
+/// [`analyse_file`], and the pod templates the analysis read (and judged, with an inventory),
+/// as `lint --inventory` counts them.
+pub fn analyse_counted(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+) -> (FileAnalysis, PodTemplates) {
     let mut places = (placements && inventory.is_some()).then(Places::default);
     let mut pod_templates = PodTemplates::default();
     let (stream, mut out) = if terraform::looks_like_hcl(text) {
@@ -93,12 +102,12 @@ pub fn analyse_file(
     settle(text, &stream, options, &mut out);
     order(&mut out);
     let places = places.unwrap_or_default();
-    FileAnalysis {
+    let analysis = FileAnalysis {
         diagnostics: out,
         placements: places.placements,
         tolerations: places.tolerations,
-        pod_templates,
-    }
+    };
+    (analysis, pod_templates)
 }
 
 /// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, as
@@ -107,7 +116,7 @@ pub fn analyse_file(
 /// empty). A file of 30,000 pods and 250,000 findings never holds them all. A file with
 /// suppression comments, or one that is not YAML, is handed over whole (a suppression can
 /// silence a finding anywhere in its scope, and an unused one is only known at the end).
-/// Returns the pod templates the analysis read, as [`FileAnalysis::pod_templates`].
+/// Returns the pod templates the analysis read, as [`analyse_counted`] does.
 pub fn analyse_streamed(
     text: &str,
     options: &Options,
@@ -121,9 +130,9 @@ pub fn analyse_streamed(
         }
     };
     if terraform::looks_like_hcl(text) {
-        let analysis = analyse_file(text, options, inventory, false);
+        let (analysis, judged) = analyse_counted(text, options, inventory, false);
         emit(analysis.diagnostics);
-        return analysis.pod_templates;
+        return judged;
     }
     let mut stream = syntax::parse(text);
     let whole = stream.error.is_some()

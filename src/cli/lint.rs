@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use taintlint::analysis::{analyse_file, analyse_streamed, PodTemplates};
+use taintlint::analysis::{analyse_counted, analyse_streamed, PodTemplates};
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::diagnostic::{Diagnostic, Severity};
 use taintlint::fix::{self, FixMode};
@@ -642,8 +642,8 @@ impl Linter<'_> {
                 text = fixed.text;
             }
         }
-        let analysis = analyse_file(&text, &options, inventory, false);
-        self.count_templates(&name, &text, analysis.pod_templates);
+        let (analysis, judged) = analyse_counted(&text, &options, inventory, false);
+        self.count_templates(&name, &text, judged);
         let mut diagnostics = analysis.diagnostics;
         if let Some(i) = merged {
             // What the overlays found here: once, at the source, with their notes.
