@@ -61,12 +61,31 @@ pub fn analyse_file(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> FileAnalysis {
+    analyse_counted(text, options, inventory, placements).0
+}
+
+/// [`analyse_file`], and the pod templates the analysis read (and judged, with an inventory),
+/// as `lint --inventory` counts them.
+pub fn analyse_counted(
+    text: &str,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+) -> (FileAnalysis, PodTemplates) {
     let mut places = (placements && inventory.is_some()).then(Places::default);
+    let mut pod_templates = PodTemplates::default();
     let (stream, mut out) = if terraform::looks_like_hcl(text) {
         check_hcl(text, options)
     } else {
         let mut stream = syntax::parse(text);
-        let out = check_stream(text, &mut stream, options, inventory, places.as_mut());
+        let out = check_stream(
+            text,
+            &mut stream,
+            options,
+            inventory,
+            places.as_mut(),
+            &mut pod_templates,
+        );
         // A placement the API server would reject says so, as `simulate` does (before the
         // configuration and suppressions apply: the API server rejects what it rejects).
         if let Some(places) = places.as_mut() {
@@ -83,11 +102,12 @@ pub fn analyse_file(
     settle(text, &stream, options, &mut out);
     order(&mut out);
     let places = places.unwrap_or_default();
-    FileAnalysis {
+    let analysis = FileAnalysis {
         diagnostics: out,
         placements: places.placements,
         tolerations: places.tolerations,
-    }
+    };
+    (analysis, pod_templates)
 }
 
 /// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, as
@@ -96,33 +116,36 @@ pub fn analyse_file(
 /// empty). A file of 30,000 pods and 250,000 findings never holds them all. A file with
 /// suppression comments, or one that is not YAML, is handed over whole (a suppression can
 /// silence a finding anywhere in its scope, and an unused one is only known at the end).
+/// Returns the pod templates the analysis read, as [`analyse_counted`] does.
 pub fn analyse_streamed(
     text: &str,
     options: &Options,
     inventory: Option<&Inventory>,
     batch: usize,
     emit: &mut dyn FnMut(Vec<Diagnostic>),
-) {
+) -> PodTemplates {
     let mut emit = |findings: Vec<Diagnostic>| {
         if !findings.is_empty() {
             emit(findings)
         }
     };
     if terraform::looks_like_hcl(text) {
-        emit(analyse_with(text, options, inventory));
-        return;
+        let (analysis, judged) = analyse_counted(text, options, inventory, false);
+        emit(analysis.diagnostics);
+        return judged;
     }
     let mut stream = syntax::parse(text);
     let whole = stream.error.is_some()
         || json_error(text).is_some()
         || stream.comments.iter().any(|c| c.text.contains("taintlint"))
         || (stream.documents.iter().any(|d| d.error.is_some()) && !shows_kubernetes(text));
+    let mut judged = PodTemplates::default();
     if whole {
-        let mut out = check_stream(text, &mut stream, options, inventory, None);
+        let mut out = check_stream(text, &mut stream, options, inventory, None, &mut judged);
         settle(text, &stream, options, &mut out);
         order(&mut out);
         emit(out);
-        return;
+        return judged;
     }
     let local = with_local_cluster(text, &stream, options);
     let options = local.as_ref().unwrap_or(options);
@@ -134,14 +157,16 @@ pub fn analyse_streamed(
             emit(std::mem::take(out));
         }
     };
-    let mut templates = templates(text, &stream, options).0.into_iter();
+    let (templates, stream_template) = templates(text, &stream, options);
+    judged.unread = unread(&stream, &templates, &stream_template);
+    let mut templates = templates.into_iter();
     for doc in stream.documents.iter_mut() {
         if let Some(template) = templates.next().flatten() {
             out.push(template);
             flush(&mut out);
             continue;
         }
-        check_document(
+        judged += check_document(
             text,
             doc,
             options,
@@ -156,6 +181,7 @@ pub fn analyse_streamed(
     levels(options, &mut out);
     order(&mut out);
     emit(out);
+    judged
 }
 
 /// Sorts findings by place, and reports a list reached twice (through an alias) once. (The API
@@ -223,12 +249,7 @@ pub fn simulate_file(
     let stream = syntax::parse(text);
     // Documents that are templates are not read; the others are, whatever their neighbours.
     let (templates, stream_template) = templates(text, &stream, options);
-    let unread = if stream_template.is_some() || templates.iter().any(Option::is_some) {
-        Some(Unread::Template)
-    } else {
-        (stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some()))
-            .then_some(Unread::Syntax)
-    };
+    let unread = unread(&stream, &templates, &stream_template);
     let mut out = Vec::new();
     for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
         let extracted = extract_with(doc, options.chart_kinds());
@@ -267,9 +288,9 @@ pub fn simulate_file(
     (out, unread)
 }
 
-/// The pod templates of a file, as `lint --inventory` counts the ones it judged: how many it
-/// found, how many of them by their shape (in kinds not in taintlint's table), and why some of
-/// the file was not read, if it was not.
+/// The pod templates of a file, as `lint --inventory` counts the ones it judged: how many the
+/// analysis read, how many of them by their shape (in kinds not in taintlint's table), and why
+/// some of the file was not read, if it was not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PodTemplates {
     pub found: usize,
@@ -277,26 +298,27 @@ pub struct PodTemplates {
     pub unread: Option<Unread>,
 }
 
-/// Counts the pod templates [`simulate_file`] would place, without placing them.
-pub fn pod_templates(text: &str, options: &Options) -> PodTemplates {
-    let stream = syntax::parse(text);
-    let (templates, stream_template) = templates(text, &stream, options);
-    let unread = if stream_template.is_some() || templates.iter().any(Option::is_some) {
+impl std::ops::AddAssign for PodTemplates {
+    fn add_assign(&mut self, other: PodTemplates) {
+        self.found += other.found;
+        self.by_shape += other.by_shape;
+        self.unread = self.unread.or(other.unread);
+    }
+}
+
+/// Why some of a parsed stream is not read: a document (or the stream's tail) that is a Go or
+/// Helm template, else one that is not valid YAML.
+fn unread(
+    stream: &syntax::Stream<'_>,
+    templates: &[Option<Diagnostic>],
+    stream_template: &Option<Diagnostic>,
+) -> Option<Unread> {
+    if stream_template.is_some() || templates.iter().any(Option::is_some) {
         Some(Unread::Template)
     } else {
         (stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some()))
             .then_some(Unread::Syntax)
-    };
-    let mut out = PodTemplates {
-        unread,
-        ..PodTemplates::default()
-    };
-    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        let extracted = extract_with(doc, options.chart_kinds());
-        out.found += extracted.pod_specs.len();
-        out.by_shape += extracted.pod_specs.iter().filter(|p| p.by_shape).count();
     }
-    out
 }
 
 /// Whether finding `d` makes the API server reject the pod template at `pod_spec` (a path from
@@ -360,9 +382,11 @@ fn check_stream<'a>(
     options: &Options,
     inventory: Option<&Inventory>,
     mut places: Option<&mut Places>,
+    judged: &mut PodTemplates,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let (templates, stream_template) = templates(text, stream, options);
+    judged.unread = unread(stream, &templates, &stream_template);
     if let Some(error) = &stream.error {
         match stream_template {
             Some(template) => out.push(template),
@@ -378,7 +402,7 @@ fn check_stream<'a>(
             out.push(template);
             continue;
         }
-        check_document(
+        *judged += check_document(
             text,
             doc,
             options,
@@ -566,7 +590,7 @@ type Flush<'f> = dyn FnMut(&mut Vec<Diagnostic>) + 'f;
 /// object of the document (at least: it decides whether to take them), which in a `kind: List`
 /// of 30,000 items keeps only one item's findings waiting; the findings of an object lie inside
 /// it, so they come out in order. A document with aliases is checked whole (an alias in one item
-/// may put findings inside another).
+/// may put findings inside another). Returns the pod templates it read.
 #[allow(clippy::too_many_arguments)]
 fn check_document<'a>(
     text: &'a str,
@@ -576,19 +600,20 @@ fn check_document<'a>(
     mut places: Option<&mut Places>,
     out: &mut Vec<Diagnostic>,
     mut flush: Option<&mut Flush<'_>>,
-) {
+) -> PodTemplates {
+    let none = PodTemplates::default();
     if let Some(error) = &doc.error {
         out.push(syntax_diagnostic(text, error, doc.index));
-        return;
+        return none;
     }
     if unknown_aliases(doc, out) {
-        return;
+        return none;
     }
     // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
     if let Some(root) = doc.root.filter(|&r| compact::is_pool_file(doc, r)) {
         if let Ok(lists) = compact::parse(0, text, doc, root, None) {
             check_lists(text, doc, options, &[], &[], &lists, out);
-            return;
+            return none;
         }
     }
     // Node configuration (kubeadm, eksctl, ...) keeps taints in places of its own, some as
@@ -601,6 +626,11 @@ fn check_document<'a>(
         json6902::check(text, doc, options, patch, out);
     }
     let extracted = extract_with(doc, options.chart_kinds());
+    let judged = PodTemplates {
+        found: extracted.pod_specs.len(),
+        by_shape: extracted.pod_specs.iter().filter(|p| p.by_shape).count(),
+        unread: None,
+    };
     let chunks = match flush.as_deref_mut() {
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
         _ => None,
@@ -620,6 +650,8 @@ fn check_document<'a>(
         }]
     });
     let admit = rules::admission_rejected::worth_admitting(doc, &extracted, options);
+    // The inventory's taints, built once for the document when a fix is to be guarded.
+    let mut cluster_taints = None;
     for chunk in chunks {
         // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
         // findings lie inside the object that holds it.
@@ -657,14 +689,18 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
-            schedule::keeps_meaning::guard(
-                text,
-                doc,
-                tolerations,
-                options,
-                inventory,
-                &mut out[start..],
-            );
+            if out[start..].iter().any(|d| !d.fixes.is_empty()) {
+                let taints = cluster_taints
+                    .get_or_insert_with(|| schedule::keeps_meaning::cluster_taints(inventory));
+                schedule::keeps_meaning::guard(
+                    text,
+                    doc,
+                    tolerations,
+                    options,
+                    taints,
+                    &mut out[start..],
+                );
+            }
             let placements = places.as_deref_mut().map(|p| &mut p.placements);
             rules::check_workloads(
                 text,
@@ -691,6 +727,7 @@ fn check_document<'a>(
             flush(out);
         }
     }
+    judged
 }
 
 /// What belongs to some objects of a document: ranges in [`Extracted`]'s lists.

@@ -1,5 +1,6 @@
-//! Generated documentation stays true: docs/rules.md is the rule registry's, and
-//! docs/taintlint.schema.json is the configuration parser's schema. Run with
+//! Generated documentation stays true: docs/rules.md is the rule registry's (with the one rule
+//! table, which the README links), and docs/taintlint.schema.json is the configuration parser's
+//! schema. Run with
 //! `TAINTLINT_BLESS=1` to rewrite them after changing a rule or the configuration.
 
 use std::path::Path;
@@ -21,6 +22,30 @@ fn check(relative: &str, generated: &str) {
 #[test]
 fn rules_reference_matches_the_registry() {
     check("docs/rules.md", &taintlint::rules::markdown_docs());
+}
+
+/// The rule table is in docs/rules.md, where `TAINTLINT_BLESS=1` regenerates it; the README
+/// links that page and keeps no copy of the table to go stale.
+#[test]
+fn the_rule_table_is_in_the_rules_reference_and_the_readme_links_it() {
+    let read = |relative: &str| {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)).unwrap()
+    };
+    let table = taintlint::rules::markdown_table();
+    assert!(
+        read("docs/rules.md").contains(&table),
+        "docs/rules.md lacks the rule table: run `TAINTLINT_BLESS=1 cargo test --test docs`"
+    );
+    let readme = read("README.md");
+    assert!(
+        readme.contains("](docs/rules.md)"),
+        "README.md does not link docs/rules.md"
+    );
+    let header = table.lines().next().unwrap();
+    assert!(
+        !readme.contains(header) && !readme.contains("| `yaml-syntax` |"),
+        "README.md holds a copy of the rule table; link docs/rules.md instead"
+    );
 }
 
 #[test]

@@ -386,7 +386,12 @@ fn check_cluster(report: &Value, last: &Value) {
     );
     let line_of_offset = |at: usize| text[..at].matches('\n').count() as u64;
 
-    // One lens per workload, on its `kind:` line, with the core's words.
+    // One lens per workload, on its `kind:` line, with the core's words; its details wrapped
+    // at words to the placement window's width (the editor's columns less its border).
+    let width = report["placement_width"]
+        .as_u64()
+        .expect("the window's width") as usize;
+    assert!((20..=100).contains(&width), "{width}");
     let lenses = report["lenses"].as_array().expect("lenses");
     assert_eq!(lenses.len(), analysis.placements.len(), "{lenses:?}");
     for (lens, p) in lenses.iter().zip(&analysis.placements) {
@@ -395,12 +400,18 @@ fn check_cluster(report: &Value, last: &Value) {
         assert_eq!(lens["command"], "taintlint.showPlacement");
         assert_eq!(
             lens["details"],
-            taintlint::schedule::placement::details(&p.title, &p.simulation, &inventory).as_str()
+            taintlint::report::text::wrap_lines(&p.details(&inventory), width).as_str()
         );
     }
     // The placement window shows the same details.
     let details = lenses[0]["details"].as_str().unwrap();
     assert_eq!(report["placement"].as_str(), Some(details.trim()));
+    for line in details.lines() {
+        assert!(
+            taintlint::report::text::width(line) <= width || !line.trim().contains(' '),
+            "wider than the window ({width}): {line:?}"
+        );
+    }
     assert!(details.contains("example.com/spot"), "{details}");
 
     // A hint per toleration (and one per tolerationSeconds that evicts), the core's words.
@@ -632,7 +643,8 @@ fn neovim_screen_shows_the_cluster() {
 
     // :TaintlintPlacement in the first workload: its per-pool verdicts in a floating window.
     let first = &analysis.placements[0];
-    let details = taintlint::schedule::placement::details(&first.title, &first.simulation, &inv);
+    // tmux's 150 columns: the window is 100 wide at most (the plugin's `width()`).
+    let details = taintlint::report::text::wrap_lines(&first.details(&inv), 100);
     tmux_cmd(&[
         "send-keys",
         "-t",

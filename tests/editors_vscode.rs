@@ -477,7 +477,11 @@ fn check_cluster(result: &Value) {
 
     // The first lens opens its workload's per-pool verdicts beside the manifest.
     let p = &analysis.placements[0];
-    let details = taintlint::schedule::placement::details(&p.title, &p.simulation, &inventory);
+    // The client asks for no width: the server wraps at its default, at words.
+    let details = taintlint::report::text::wrap_lines(
+        &p.details(&inventory),
+        taintlint::schedule::placement::DETAILS_WIDTH,
+    );
     let shown = result["placement"]
         .as_str()
         .expect("the placement document");

@@ -152,3 +152,49 @@ fn no_fix_changes_where_a_workload_fits_unless_its_title_says_so() {
         "changed {changed}, manual {manual}"
     );
 }
+
+/// What the guard says of every fix it judges, over every fixture, against the fixture's
+/// inventory and the mirror cluster: the fixes it holds back from bulk fixing and those whose
+/// title it extends. The guard reads only the edited toleration list; this record, taken when
+/// it still re-read the whole document for each fix, must not move.
+#[test]
+fn the_guards_answers_over_the_fixtures() {
+    let mut files = Vec::new();
+    yaml_files(&common::root().join("tests/fixtures"), &mut files);
+    files.sort();
+    let mut record = String::new();
+    let (mut judged, mut marked) = (0, 0);
+    for path in files {
+        let name = common::relative(&path);
+        let text = common::read(&path);
+        let inventories: Vec<(&str, Inventory)> = common::inventory_for(&path)
+            .map(|i| ("inventory", i))
+            .into_iter()
+            .chain(mirror_cluster(&text).map(|i| ("mirror", i)))
+            .collect();
+        for (cluster, inventory) in &inventories {
+            for d in common::lint_with(&text, Some(inventory)) {
+                for fix in &d.fixes {
+                    judged += 1;
+                    let manual = fix.applicability == Applicability::Manual;
+                    if !manual && !fix.title.contains("(then tolerates") {
+                        continue;
+                    }
+                    marked += 1;
+                    record.push_str(&format!(
+                        "{name} [{cluster}] {} {}: {} ({:?})\n",
+                        d.rule,
+                        d.path.as_deref().unwrap_or("-"),
+                        fix.title,
+                        fix.applicability
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        judged > 50 && marked > 5,
+        "judged {judged}, marked {marked}"
+    );
+    common::snapshot_settings().bind(|| insta::assert_snapshot!("guarded_fixes", record));
+}

@@ -240,6 +240,42 @@ async fn lenses_hints_and_definitions_in_both_encodings() {
                 .starts_with("Pod p: fits no node: "),
             "{r}"
         );
+        // The details lead with the lens's cause, and are wrapped at words to the width the
+        // client asks for (80 columns when it does not say).
+        let details_at = |width: Option<usize>| {
+            let mut params = json!({"textDocument": {"uri": uri}, "position": position(WORKLOADS, "nowhere.example.com", utf16)});
+            if let Some(width) = width {
+                params["width"] = json!(width);
+            }
+            params
+        };
+        let mut texts = Vec::new();
+        for width in [Some(10_000), Some(36), None] {
+            let r = c.request("taintlint/placement", details_at(width)).await;
+            texts.push(r["result"]["details"].as_str().unwrap().to_string());
+        }
+        let [whole, narrow, default] = &texts[..] else {
+            unreachable!()
+        };
+        assert!(
+            whole.starts_with(&format!(
+                "Pod p: {}\n",
+                lenses[1]["command"]["title"].as_str().unwrap()
+            )),
+            "{whole}"
+        );
+        assert!(whole.lines().any(|l| l.chars().count() > 36), "{whole}");
+        let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        for (text, width) in [(narrow, 36), (default, 80)] {
+            assert_eq!(words(text), words(whole), "no word is cut or lost:\n{text}");
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= width || !line.trim().contains(' '),
+                    "wider than {width}: {line:?}\n{text}"
+                );
+            }
+        }
+        assert_ne!(narrow, default);
         assert_eq!(
             lenses[1]["range"]["end"],
             position_after(WORKLOADS, "kind: Pod", utf16)

@@ -260,6 +260,55 @@ fn simulate_json_marks_avoided_nodes() {
     assert_eq!(entry["nodes"], 2);
 }
 
+/// A workload that only may fit (every pool it fits does not say what its nodes offer) says
+/// `"fits": "may"`, not `"yes"`, and the summary counts it apart; one that fits a pool for
+/// certain still says `"yes"`, even when it may fit others too.
+#[test]
+fn simulate_json_says_may_where_every_fitting_pool_may_fit() {
+    let json = |inventory: &str, file: &str| -> Value {
+        let o = run(&[
+            "simulate",
+            "--format",
+            "json",
+            "--inventory",
+            inventory,
+            file,
+        ]);
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let v = json(
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+    );
+    let workloads = v["workloads"].as_array().unwrap();
+    assert_eq!(workloads.len(), 2, "{v:#}");
+    for w in workloads {
+        assert_eq!(w["fits"], "may", "{w:#}");
+        assert!(
+            w["pools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|p| p["fit"] == "partial" || p["fit"] == "no"),
+            "{w:#}"
+        );
+    }
+    assert_eq!(v["summary"]["may"], 2, "{v:#}");
+    assert_eq!(v["summary"]["yes"], 0, "{v:#}");
+    // Against Nodes that say what they offer, the coordinator fits for certain.
+    let v = json(
+        "examples/inventory/nodes.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+    );
+    let coordinator = &v["workloads"][0];
+    assert_eq!(
+        coordinator["path"],
+        "spec.replicatedJobs[0].template.spec.template.spec"
+    );
+    assert_eq!(coordinator["fits"], "yes", "{v:#}");
+    assert_eq!(v["summary"]["may"], 0, "{v:#}");
+}
+
 /// The whole version 2 document for the examples against the pool file: cluster, workloads
 /// with per-pool verdicts and reasons as data, summary.
 #[test]

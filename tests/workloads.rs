@@ -635,6 +635,64 @@ fn lint_with_an_inventory_says_how_many_pod_templates_it_judged() {
     assert!(!err.contains("judged"), "{err}");
 }
 
+/// The count comes from the analysis' own reading of the file, streamed or whole: the same
+/// pod templates `simulate` places, and the same line when the fixes are shown (`--diff`).
+#[test]
+fn the_pod_templates_judged_are_those_the_analysis_read() {
+    let inv = inventory();
+    let options = Options::default();
+    for file in ["ml-platforms.yaml", "inventory.yaml"] {
+        let text = read(file);
+        let placed = simulate_text(&text, &options, &inv);
+        let streamed =
+            taintlint::analysis::analyse_streamed(&text, &options, Some(&inv), 1, &mut |_| {});
+        let (_, whole) = taintlint::analysis::analyse_counted(&text, &options, Some(&inv), false);
+        assert_eq!(streamed.found, placed.len(), "{file}");
+        assert_eq!(whole, streamed, "{file}");
+        assert_eq!(streamed.unread, None, "{file}");
+    }
+    let template = read("chart/templates/agent-daemonset.yaml");
+    let streamed =
+        taintlint::analysis::analyse_streamed(&template, &options, Some(&inv), 1, &mut |_| {});
+    assert_eq!(streamed.unread, Some(taintlint::analysis::Unread::Template));
+
+    // A file read whole (standard input) is counted as one read in pieces.
+    let judged = |args: &[&str], stdin: Option<String>| {
+        let mut lint = Command::new(env!("CARGO_BIN_EXE_taintlint"));
+        lint.arg("lint")
+            .args(args)
+            .current_dir(Path::new(ROOT).join(DIR))
+            .env_remove("COLUMNS")
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null());
+        let mut child = lint.spawn().unwrap();
+        let input = stdin.unwrap_or_default();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+        let err = String::from_utf8(child.wait_with_output().unwrap().stderr).unwrap();
+        err.lines()
+            .find(|l| l.contains("judged"))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("no judged line: {err}"))
+    };
+    let from_file = judged(
+        &["--inventory", "inventory.yaml", "ml-platforms.yaml"],
+        None,
+    );
+    let from_stdin = judged(
+        &["--inventory", "inventory.yaml", "-"],
+        Some(read("ml-platforms.yaml")),
+    );
+    assert_eq!(from_file, from_stdin);
+    assert!(
+        from_file.contains(&format!(
+            "judged {} pod templates",
+            simulate_text(&read("ml-platforms.yaml"), &options, &inv).len()
+        )),
+        "{from_file}"
+    );
+}
+
 #[test]
 fn simulate_says_how_many_pod_templates_it_found_by_shape_and_could_not_read() {
     let files = [

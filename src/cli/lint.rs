@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use taintlint::analysis::analyse_streamed;
+use taintlint::analysis::{analyse_counted, analyse_streamed, PodTemplates};
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::diagnostic::{Diagnostic, Severity};
 use taintlint::fix::{self, FixMode};
@@ -535,12 +535,12 @@ impl Linter<'_> {
         self.loaded.map(|l| &l.inventory)
     }
 
-    /// With an inventory, counts the pod templates of an input it judges.
-    fn count_templates(&self, name: &str, text: &str, options: &Options) {
+    /// With an inventory, counts the pod templates of an input it judged (as its analysis
+    /// found them).
+    fn count_templates(&self, name: &str, text: &str, found: PodTemplates) {
         if self.inventory().is_none() {
             return;
         }
-        let found = taintlint::analysis::pod_templates(text, options);
         let Ok(mut t) = self.templates.lock() else {
             return;
         };
@@ -563,16 +563,20 @@ impl Linter<'_> {
             match self.preread.read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {
-                    self.count_templates(&input.name(), &text, &options);
                     let text: std::sync::Arc<str> = text.into();
                     send(Piece::Start(FileReport::new(
                         input.name(),
                         text.clone(),
                         Vec::new(),
                     )));
-                    analyse_streamed(&text, &options, self.inventory(), BATCH, &mut |findings| {
-                        send(Piece::Findings(findings))
-                    });
+                    let found = analyse_streamed(
+                        &text,
+                        &options,
+                        self.inventory(),
+                        BATCH,
+                        &mut |findings| send(Piece::Findings(findings)),
+                    );
+                    self.count_templates(&input.name(), &text, found);
                 }
             }
             return;
@@ -622,7 +626,6 @@ impl Linter<'_> {
         let (config, options) = &self.configs[input.config()];
         let options = file_options(config, options, path);
         let mut text = self.preread.read(input)?;
-        self.count_templates(&name, &text, &options);
         if args.fix || args.diff {
             let fixed =
                 fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));
@@ -639,7 +642,9 @@ impl Linter<'_> {
                 text = fixed.text;
             }
         }
-        let mut diagnostics = analyse_with(&text, &options, inventory);
+        let (analysis, judged) = analyse_counted(&text, &options, inventory, false);
+        self.count_templates(&name, &text, judged);
+        let mut diagnostics = analysis.diagnostics;
         if let Some(i) = merged {
             // What the overlays found here: once, at the source, with their notes.
             super::overlays::merge(&mut diagnostics, self.traced.files[i].diagnostics.clone());

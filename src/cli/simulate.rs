@@ -532,8 +532,8 @@ impl Notes {
             out.push(format!(
                 "no pod template found in {}{}: simulate reads the pod templates of core \
                  workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, \
-                 ...), of the custom resources the README lists, chart values, HelmRelease \
-                 and Argo CD Application values",
+                 ...), of the custom resources docs/cli.md lists (What is linted), chart \
+                 values, HelmRelease and Argo CD Application values",
                 files(self.files - self.templates.len() - self.broken.len()),
                 if self.templates.len() + self.broken.len() > 0 {
                     " read"

@@ -34,6 +34,29 @@ pub fn wrap(first: &str, indent: usize, text: &str, max: usize) -> String {
     out
 }
 
+/// Wraps every line of `text` at `max` columns, at words: a line keeps its indentation and
+/// its `- ` bullet, and goes on two columns further in (under the bullet's text). Empty lines
+/// stay. For text an editor shows in a window of that width (a workload's placement).
+pub fn wrap_lines(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let body = line.trim_start_matches(' ');
+        if body.is_empty() {
+            out.push('\n');
+            continue;
+        }
+        let indent = line.len() - body.len();
+        let lead = if body.starts_with("- ") { 2 } else { 0 };
+        out.push_str(&wrap(
+            &line[..indent + lead],
+            indent + 2,
+            &body[lead..],
+            max,
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +73,16 @@ mod tests {
             "> a\n  verylongwordindeed\n  b\n"
         );
         assert_eq!(width("日本"), 4);
+    }
+
+    #[test]
+    fn lines_keep_their_indentation_and_bullets() {
+        let text = "Pod p: fits no node: no node has disk=nvme\n\npool gpu (2 nodes): does not fit\n  - untolerated taint nvidia.com/gpu=present:NoSchedule\n";
+        assert_eq!(
+            wrap_lines(text, 24),
+            "Pod p: fits no node: no\n  node has disk=nvme\n\npool gpu (2 nodes): does\n  not fit\n  - untolerated taint\n    nvidia.com/gpu=present:NoSchedule\n"
+        );
+        // Wide enough: unchanged.
+        assert_eq!(wrap_lines(text, 80), text);
     }
 }

@@ -1,5 +1,6 @@
 //! The rules: one file each, each declaring its metadata once. The registry below is the only
-//! list of them; CLI output, `taintlint explain`, hover text and the README's table read it.
+//! list of them; CLI output, `taintlint explain`, hover text and docs/rules.md (with its rule
+//! table) read it.
 
 pub use crate::k8s::go_quote;
 use std::ops::Range;
@@ -169,7 +170,7 @@ pub fn closest(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The Markdown table of every rule, as the README shows it.
+/// The Markdown table of every rule, as docs/rules.md shows it.
 pub fn markdown_table() -> String {
     let mut out = String::from(
         "| rule | severity | inventory | fix | what it catches |\n|---|---|---|---|---|\n",

@@ -5,33 +5,41 @@
 //! of the cluster would take the workload off nodes it runs on: it becomes
 //! [`Applicability::Manual`] (never applied in bulk) and its title says what it stops
 //! tolerating. A fix after which the list tolerates more says that too.
+//!
+//! Only the edited list is read again (its text with the fix applied), so that a `kind: List`
+//! of thousands of items, each with a finding, costs each fix its own list, not the document.
 
 use crate::config::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::inventory::Inventory;
 use crate::k8s::model::{Taint, Toleration};
 use crate::k8s::objects::{extract_with, items, TolerationList};
-use crate::syntax::{self, Document};
+use crate::syntax::{self, Document, NodeKind};
 
 /// How many taints a title names before "and N more".
 const NAMED: usize = 2;
 
-/// Marks the fixes of `out` (findings of `doc`) that change which taints of `inventory` a
-/// toleration list tolerates.
+/// The distinct taints of an inventory's pools, as [`guard`] compares them: built once for all
+/// the documents a caller guards.
+pub fn cluster_taints(inventory: &Inventory) -> Vec<Taint> {
+    inventory
+        .taints()
+        .into_iter()
+        .map(|(t, _)| t.taint.clone())
+        .collect()
+}
+
+/// Marks the fixes of `out` (findings of `doc`) that change which of the cluster's `taints`
+/// (from [`cluster_taints`]) a toleration list tolerates.
 pub fn guard(
     text: &str,
     doc: &Document<'_>,
     lists: &[TolerationList],
     options: &Options,
-    inventory: &Inventory,
+    taints: &[Taint],
     out: &mut [Diagnostic],
 ) {
     let gate = options.feature(crate::schedule::COMPARISON_GATE);
-    let taints: Vec<Taint> = inventory
-        .taints()
-        .into_iter()
-        .map(|(t, _)| t.taint.clone())
-        .collect();
     if taints.is_empty() {
         return;
     }
@@ -45,8 +53,12 @@ pub fn guard(
         let before = tolerations_of(doc, list);
         let tolerated = |ts: &[Toleration], t: &Taint| ts.iter().any(|x| x.tolerates(t, gate));
         for fix in &mut d.fixes {
-            let Some(after) = after_fix(text, doc, fix, &list.list.path, options) else {
-                continue;
+            let after = match list_after_fix(text, doc, fix, list) {
+                Edited::List(after) => after,
+                Edited::Elsewhere => match after_fix(text, doc, fix, &list.list.path, options) {
+                    Some(after) => after,
+                    None => continue,
+                },
             };
             let lost: Vec<&Taint> = taints
                 .iter()
@@ -90,6 +102,78 @@ fn tolerations_of(doc: &Document<'_>, list: &TolerationList) -> Vec<Toleration> 
         .iter()
         .filter_map(|i| i.toleration())
         .collect()
+}
+
+/// What a fix leaves of a toleration list, read from the list's own text.
+enum Edited {
+    /// The tolerations the list holds once the fix is applied.
+    List(Vec<Toleration>),
+    /// The fix edits outside the list, or the list does not read alone (an alias or merge key
+    /// refers to an anchor elsewhere, the edited text does not parse): the document is read.
+    Elsewhere,
+}
+
+/// The tolerations of `list` once `fix` is applied, reading only the list's text: the lines it
+/// spans, with whatever precedes it on its first line (its key, a dash) blanked so that every
+/// item keeps its column.
+fn list_after_fix(text: &str, doc: &Document<'_>, fix: &Fix, list: &TolerationList) -> Edited {
+    let node = doc.node(list.list.node);
+    let Some(flow) = (match node.kind {
+        NodeKind::Sequence { flow, .. } if !list.list.whole => Some(flow),
+        _ => None,
+    }) else {
+        return Edited::Elsewhere;
+    };
+    let span = node.span.clone();
+    let line = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let Some(lead) = text.get(line..span.start) else {
+        return Edited::Elsewhere;
+    };
+    // A block sequence's span starts at its first item, after the `- ` that is part of it.
+    let start = match (flow, lead.rfind('-')) {
+        (false, Some(dash)) => line + dash,
+        (false, None) => return Edited::Elsewhere,
+        (true, _) => span.start,
+    };
+    if fix
+        .edits
+        .iter()
+        .any(|e| e.range.start < start || e.range.end > span.end)
+    {
+        return Edited::Elsewhere;
+    }
+    let mut fixed: String = " ".repeat(text[line..start].chars().count());
+    let base = start - fixed.len();
+    fixed.push_str(&text[start..span.end]);
+    let mut edits: Vec<_> = fix.edits.iter().collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    for e in edits {
+        fixed.replace_range(e.range.start - base..e.range.end - base, &e.replacement);
+    }
+    // What does not read alone (a syntax error, an alias of an anchor outside the list) is
+    // read with its document, as before any fix is taken for harmless.
+    let stream = syntax::parse(&fixed);
+    let [read] = stream.documents.as_slice() else {
+        return Edited::Elsewhere;
+    };
+    let Some(root) = read.root.filter(|&r| read.sequence(r).is_some()) else {
+        return Edited::Elsewhere;
+    };
+    let unknown_alias = (0..read.nodes_len() as u32)
+        .any(|id| matches!(read.node(id).kind, NodeKind::UnknownAlias { .. }));
+    if stream.error.is_some() || read.error.is_some() || unknown_alias {
+        return Edited::Elsewhere;
+    }
+    let edited = crate::k8s::objects::List {
+        node: root,
+        ..list.list.clone()
+    };
+    Edited::List(
+        items(read, &edited)
+            .iter()
+            .filter_map(|i| i.toleration())
+            .collect(),
+    )
 }
 
 /// The tolerations of the list at `path` once `fix` is applied to the document, or `None`
@@ -233,6 +317,67 @@ spec:
                 .contains("then tolerates nvidia.com/gpu:NoSchedule"),
             "{}",
             fix.title
+        );
+    }
+
+    /// Every fix of every fixture that edits a toleration list leaves the list the same
+    /// tolerations whether only the list is read again or the whole document is.
+    #[test]
+    fn reading_the_edited_list_alone_agrees_with_reading_the_document() {
+        fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).expect("fixtures") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    yaml_files(&path, out);
+                } else if path.extension().is_some_and(|e| e == "yaml") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        yaml_files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"),
+            &mut files,
+        );
+        let options = Options::default();
+        let (mut alone, mut elsewhere) = (0, 0);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("a fixture");
+            let found = crate::analyse(&text, &options);
+            let stream = syntax::parse(&text);
+            for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+                let lists = extract_with(doc, None).tolerations;
+                for d in found.iter().filter(|d| d.document == Some(doc.index)) {
+                    let Some(path) = d.path.as_deref() else {
+                        continue;
+                    };
+                    let Some(list) = lists.iter().find(|l| inside(path, &l.list.path)) else {
+                        continue;
+                    };
+                    for fix in &d.fixes {
+                        match list_after_fix(&text, doc, fix, list) {
+                            Edited::List(after) => {
+                                alone += 1;
+                                let whole = after_fix(&text, doc, fix, &list.list.path, &options);
+                                assert_eq!(
+                                    Some(after),
+                                    whole,
+                                    "{}: {} {:?}",
+                                    file.display(),
+                                    d.rule,
+                                    fix.title
+                                );
+                            }
+                            Edited::Elsewhere => elsewhere += 1,
+                        }
+                    }
+                }
+            }
+        }
+        // Most fixes are judged on their list alone; a merged anchor from outside is not.
+        assert!(
+            alone > 50 && elsewhere > 0,
+            "alone {alone}, elsewhere {elsewhere}"
         );
     }
 

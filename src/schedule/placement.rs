@@ -49,6 +49,10 @@ pub struct Placement {
 /// editor window it is cut at the edge.
 pub const LENS_WIDTH: usize = 80;
 
+/// The width a workload's details ([`Placement::details`]) are wrapped at when the editor does
+/// not say: a document beside the manifest, as VS Code shows them.
+pub const DETAILS_WIDTH: usize = 80;
+
 /// `text` cut to `width` characters, ending with `…` when cut.
 pub fn fit_width(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -112,11 +116,16 @@ impl Placement {
         }
     }
 
-    /// The one-line summary, at most [`LENS_WIDTH`] characters, leading with what matters: that
-    /// the API server rejects it, else the closest pool and what keeps it off when it fits no
-    /// node (as the `unschedulable` finding says), else [`summary`].
+    /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`] cut.
     pub fn summary(&self, inventory: &Inventory) -> String {
-        let line = if let Some(why) = &self.rejected {
+        fit_width(&self.headline(inventory), LENS_WIDTH)
+    }
+
+    /// What matters first, whole: that the API server rejects it, else the closest pool and
+    /// what keeps it off when it fits no node (as the `unschedulable` finding says), else what a
+    /// DaemonSet misses, else [`summary`].
+    pub fn headline(&self, inventory: &Inventory) -> String {
+        if let Some(why) = &self.rejected {
             format!("rejected by the API server: {why}")
         } else if let Some(cause) = &self.cause {
             format!("fits no node: {cause}")
@@ -128,8 +137,21 @@ impl Placement {
             text
         } else {
             summary(&self.simulation, inventory)
-        };
-        fit_width(&line, LENS_WIDTH)
+        }
+    }
+
+    /// What running its lens shows: `Title: headline` (leading with the cause, as the lens
+    /// does), then every pool's verdict and reasons, one pool a paragraph. One line per thing,
+    /// unwrapped: an editor wraps it to its window (`report::text::wrap_lines`).
+    pub fn details(&self, inventory: &Inventory) -> String {
+        let mut out = format!(
+            "{}: {}
+",
+            self.title,
+            self.headline(inventory)
+        );
+        out.push_str(&verdicts(&self.simulation, inventory));
+        out
     }
 }
 
@@ -460,15 +482,9 @@ pub fn summary(sim: &Simulation, inventory: &Inventory) -> String {
     format!("fits no node: {}", listed(&parts))
 }
 
-/// Every pool's verdict and reasons, one pool a paragraph: what activating the summary shows.
-pub fn details(title: &str, sim: &Simulation, inventory: &Inventory) -> String {
-    let line = match title.strip_prefix("DaemonSet") {
-        Some(rest) if rest.is_empty() || rest.starts_with(' ') => {
-            daemonset_summary(sim, inventory).unwrap_or_else(|| summary(sim, inventory))
-        }
-        _ => summary(sim, inventory),
-    };
-    let mut out = format!("{title}: {line}\n");
+/// Every pool's verdict and reasons, one pool a paragraph (each after an empty line).
+fn verdicts(sim: &Simulation, inventory: &Inventory) -> String {
+    let mut out = String::new();
     for (v, pool) in sim.pools.iter().zip(&inventory.pools) {
         let head = format!("\npool {} ({})", pool.name, pool.size());
         let fitting = v.fitting(pool);
@@ -617,7 +633,10 @@ spec:
         assert_eq!(&text[p.anchor.clone()], "kind: Deployment");
         assert_eq!(p.title, "Deployment shop/web");
         assert_eq!(p.summary(&inv), "fits 2 of 3 pools (3 nodes): gpu, batch~");
-        let details = details(&p.title, &p.simulation, &inv);
+        let details = p.details(&inv);
+        assert!(
+            details.starts_with("Deployment shop/web: fits 2 of 3 pools (3 nodes): gpu, batch~\n")
+        );
         assert!(
             details.contains("pool web (3 nodes): does not fit\n  - nodeSelector disk=ssd does not match (the node has disk=hdd)"),
             "{details}"
@@ -668,7 +687,7 @@ spec:
         let ex = extract(doc);
         let w = Workload::new(doc, &ex, 0, &options);
         let sim = simulate(&w, &inv, &options);
-        let details = details("Pod p", &sim, &inv);
+        let details = verdicts(&sim, &inv);
         assert!(
             details.contains("pool gpu (1 node): fits\n  - tolerates team.example.com/inference=a:NoSchedule by a toleration RuntimeClass gpu adds (scheduling.tolerations[0])"),
             "{details}"

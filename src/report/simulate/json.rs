@@ -321,6 +321,7 @@ struct DaemonSetOut {
 struct SummaryOut<'a> {
     workloads: usize,
     yes: usize,
+    may: usize,
     avoided: usize,
     no: usize,
     rejected: usize,
@@ -438,6 +439,7 @@ impl<'i> JsonWriter<'i> {
         let summary = SummaryOut {
             workloads: s.workloads,
             yes: s.yes,
+            may: s.may,
             avoided: s.avoided,
             no: s.no,
             rejected: s.rejected,
@@ -482,12 +484,18 @@ impl<'i> JsonRenderer<'i> {
     {
         let inv: &'a Inventory = self.inventory;
         let (fit, fitting) = Fit::of_workload(w, inv);
+        // A workload that fits no pool for certain, only may, says so: "may", not "yes".
+        let fits = match fit {
+            Fit::Yes | Fit::Partial if Fit::only_may(w, inv) => "may",
+            fit => fit.as_str(),
+        };
         summary.workloads += 1;
         summary.rejected += usize::from(w.rejected.is_some());
         summary.by_shape += usize::from(w.by_shape);
-        match fit {
-            Fit::No => summary.no += 1,
-            Fit::Avoided => summary.avoided += 1,
+        match fits {
+            "no" => summary.no += 1,
+            "avoided" => summary.avoided += 1,
+            "may" => summary.may += 1,
             _ => summary.yes += 1,
         }
         let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
@@ -539,7 +547,7 @@ impl<'i> JsonRenderer<'i> {
             name: w.name.as_deref(),
             namespace: w.namespace.as_deref(),
             path: &w.path,
-            fits: fit.as_str(),
+            fits,
             nodes: fitting,
             rejected: w.rejected.as_ref().map(|r| RejectedOut {
                 rule: r.rule,

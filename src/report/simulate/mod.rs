@@ -81,6 +81,20 @@ impl Fit {
         }
     }
 
+    /// Whether a workload that fits some node (`fitting` of [`Fit::of_workload`]) only may: every
+    /// pool it fits says "may fit" (a label or a capacity the pool does not declare, a resource
+    /// claim), none that it certainly fits.
+    pub fn only_may(w: &WorkloadResult, inventory: &Inventory) -> bool {
+        let mut fits = w
+            .simulation
+            .pools
+            .iter()
+            .zip(&inventory.pools)
+            .filter(|(v, pool)| v.fitting(pool) > 0)
+            .peekable();
+        fits.peek().is_some() && fits.all(|(v, pool)| v.uncertain(pool))
+    }
+
     /// How a workload fits the cluster: `yes`, `avoided` (only on nodes to avoid) or `no`.
     pub fn of_workload(w: &WorkloadResult, inventory: &Inventory) -> (Fit, usize) {
         let mut fitting = 0;
@@ -105,6 +119,8 @@ impl Fit {
 pub struct SimulateSummary {
     pub workloads: usize,
     pub yes: usize,
+    /// Workloads that only may fit (every pool they fit says "may fit"): not in `yes`.
+    pub may: usize,
     pub avoided: usize,
     pub no: usize,
     /// Workloads whose pods the API server would refuse (counted in the others too: they are
@@ -118,6 +134,7 @@ impl SimulateSummary {
     pub fn add(&mut self, other: &SimulateSummary) {
         self.workloads += other.workloads;
         self.yes += other.yes;
+        self.may += other.may;
         self.avoided += other.avoided;
         self.no += other.no;
         self.rejected += other.rejected;

@@ -324,6 +324,7 @@ local function steps()
   lnum = find_line('kind: Deployment')
   vim.api.nvim_win_set_cursor(win, { lnum + 1, 0 })
   local float_buf, float_win = require('taintlint.cluster').placement()
+  report.placement_width = require('taintlint.cluster').width()
   report.placement = float_buf and table.concat(vim.api.nvim_buf_get_lines(float_buf, 0, -1, true), '\n') or nil
   if float_win then
     vim.api.nvim_win_close(float_win, true)

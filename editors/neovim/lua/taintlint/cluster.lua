@@ -9,6 +9,13 @@ M.options = { codelens = true, inlay_hints = false }
 
 local COMMAND = 'taintlint.showPlacement'
 
+--- How wide the placement window's text may be: the editor's columns less the window's border
+--- and a margin, at most 100 (the server wraps the text at words to it).
+---@return integer
+function M.width()
+  return math.max(20, math.min(100, vim.o.columns - 4))
+end
+
 --- Shows text in a floating window by the cursor; returns its buffer and window.
 ---@param text string
 function M.float(text)
@@ -16,12 +23,13 @@ function M.float(text)
   return vim.lsp.util.open_floating_preview(lines, 'text', {
     border = 'rounded',
     focus_id = 'taintlint-placement',
-    max_width = math.max(60, math.floor(vim.o.columns * 0.8)),
+    max_width = M.width(),
   })
 end
 
 --- The workload at a position and how it fits, pool by pool (`{ title, details }`), asked of the
---- server; nil when there is no workload there or no inventory.
+--- server with the details wrapped to the placement window's width; nil when there is no
+--- workload there or no inventory.
 ---@param bufnr integer
 ---@param position lsp.Position
 ---@return { title: string, details: string }?
@@ -30,7 +38,11 @@ function M.details(bufnr, position)
   if not client or not position then
     return nil
   end
-  local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr), position = position }
+  local params = {
+    textDocument = vim.lsp.util.make_text_document_params(bufnr),
+    position = position,
+    width = M.width(),
+  }
   local response = client:request_sync('taintlint/placement', params, 5000, bufnr)
   if not response or response.err or type(response.result) ~= 'table' then
     return nil

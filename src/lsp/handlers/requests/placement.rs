@@ -8,15 +8,22 @@ use crate::lsp::cluster;
 use crate::lsp::handlers::{Answer, DocumentRequest, Reply};
 use crate::lsp::session::Session;
 
-/// `taintlint/placement`'s parameters: a document and a position in a workload.
+/// `taintlint/placement`'s parameters: a document, a position in a workload, and the width
+/// in columns of the window the client shows the details in (optional).
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlacementParams {
     pub text_document: TextDocumentIdentifier,
     pub position: Position,
+    #[serde(default)]
+    pub width: Option<usize>,
 }
 
-/// `taintlint/placement`'s answer: the workload, and every pool's verdict and reasons.
+/// The narrowest width honoured.
+const NARROWEST: usize = 20;
+
+/// `taintlint/placement`'s answer: the workload, and its headline (the cause first, as its
+/// lens) then every pool's verdict and reasons, wrapped at words to the width asked for.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct PlacementDetails {
     pub title: String,
@@ -33,7 +40,13 @@ pub(crate) async fn handle(session: &Session, params: PlacementParams) -> Answer
     Ok(
         cluster::placement_at(analysis.placements(), offset).map(|p| PlacementDetails {
             title: p.title.clone(),
-            details: crate::schedule::placement::details(&p.title, &p.simulation, &cluster),
+            details: crate::report::text::wrap_lines(
+                &p.details(&cluster),
+                params
+                    .width
+                    .unwrap_or(crate::schedule::placement::DETAILS_WIDTH)
+                    .max(NARROWEST),
+            ),
         }),
     )
 }
