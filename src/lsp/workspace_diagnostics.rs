@@ -137,18 +137,25 @@ impl Session {
                     }
                     let text = std::fs::read_to_string(&path).ok()?;
                     let chart = crate::walk::chart_kinds(&path);
-                    let mut reads_inventory = None;
-                    if let Some(c) = &same {
+                    let mut reads_inventory = same.as_ref().and_then(|c| c.reads_inventory);
+                    if let (Some(c), None) = (&same, reads_inventory) {
                         // Whether it depends on the inventory is asked once, when the
                         // inventory first changes: not on the way to the first diagnostics.
-                        let reads = ws.reads_inventory(&text, chart.as_ref());
-                        if !reads {
+                        if !ws.reads_inventory(&text, chart.as_ref()) {
                             return Some((path, Arc::new(c.for_generation(generation))));
                         }
-                        reads_inventory = Some(reads);
+                        reads_inventory = Some(true);
                     }
                     let uri = Uri::from_file_path(&path)?;
                     let found = ws.analyse_file(&text, false, chart.as_ref()).diagnostics;
+                    // A finding of an inventory rule says the file reads the inventory: it need
+                    // not be asked.
+                    if found
+                        .iter()
+                        .any(|d| crate::rules::find(d.rule).is_some_and(|m| m.needs_inventory))
+                    {
+                        reads_inventory = Some(true);
+                    }
                     let index = LineIndex::new(&text);
                     let lines = Lines::new(&text, &index, encoding);
                     let other_file = |file: &str, range: std::ops::Range<usize>| {
