@@ -799,6 +799,10 @@ fn pulled(held: &Held, r: &Value, root: &str) -> (Held, Value) {
     (now, json!(ids))
 }
 
+/// One edit of the equivalence test: what it does, the pool file as the editor holds it (None
+/// once it is deleted), a workload file written to disk.
+type Step = (&'static str, Option<String>, Option<(&'static str, String)>);
+
 /// After each edit (a taint added to a pool and taken back, a pool renamed, a workload file
 /// changed on disk, the pool file deleted), what the server that kept its results reports for
 /// the workspace equals what a server started afresh on the same files reports, and only the
@@ -853,9 +857,7 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
     );
     let renamed = web_tainted.replace("  web:\n", "  frontend:\n");
     let mut version = 1;
-    // (what the edit does, the pool file as the editor holds it or None once it is deleted,
-    // a workload file written to disk)
-    let steps: Vec<(&str, Option<String>, Option<(&str, String)>)> = vec![
+    let steps: Vec<Step> = vec![
         (
             "a taint added to the web pool",
             Some(web_tainted.clone()),
@@ -950,5 +952,81 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
         changed_files >= 6,
         "{changed_files} files reported as changed"
     );
+    assert!(c.finish().await);
+}
+
+/// Keystrokes in a pool file that come faster than the workspace is judged (a judgement made
+/// stale by the next keystroke is cut short and not published): what a client that only takes
+/// pushed diagnostics ends up showing for each file equals what a fresh server reports.
+#[tokio::test]
+async fn pushed_workspace_diagnostics_settle_on_the_last_keystroke() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let mut files: Vec<(&str, String)> = vec![("cluster/pools.yaml", EQ_POOLS.to_string())];
+    files.extend(EQ_FILES.iter().map(|(p, t)| (*p, t.to_string())));
+    for (path, text) in &files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(&root)),
+        push_client(),
+        json!({"inventory": ["cluster/pools.yaml"]}),
+    )
+    .await;
+    // The workspace as it is, first: the Node's finding is published.
+    let node = file_uri(&root.join("apps/node.yaml"));
+    let first = c
+        .notification_where(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == node.as_str()
+        })
+        .await;
+    let pools_uri = file_uri(&root.join("cluster/pools.yaml"));
+    c.open(&pools_uri, EQ_POOLS).await;
+    let tainted = EQ_POOLS.replace(
+        "labels: {example.com/pool: web}\n",
+        "labels: {example.com/pool: web}\n    taints: [\"dedicated=web:NoSchedule\"]\n",
+    );
+    // Typed: the taint appears, goes, and appears again, one keystroke after the other.
+    for version in 2..=9 {
+        let text = if version % 2 == 1 { &tainted } else { EQ_POOLS };
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": pools_uri, "version": version}, "contentChanges": [{"text": text}]}),
+        )
+        .await;
+    }
+    files[0].1 = tainted.clone();
+    let want = fresh(&files).await;
+    let root_uri = file_uri(&root);
+    let web = file_uri(&root.join("apps/web.yaml"));
+    let mut shown = Held::new();
+    shown.insert(
+        "apps/node.yaml".to_string(),
+        normalized(&first["params"]["diagnostics"], &root_uri),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        for m in c.quiet_for(std::time::Duration::from_millis(300)).await {
+            if m["method"] == "textDocument/publishDiagnostics" {
+                let uri = m["params"]["uri"].as_str().unwrap();
+                shown.insert(
+                    relative(uri, &root_uri),
+                    normalized(&m["params"]["diagnostics"], &root_uri),
+                );
+            }
+        }
+        let now: Held = want
+            .keys()
+            .map(|k| (k.clone(), shown.get(k).cloned().unwrap_or(json!([]))))
+            .collect();
+        if now == want || std::time::Instant::now() > deadline {
+            assert_eq!(now, want);
+            break;
+        }
+    }
+    assert!(shown.contains_key(&relative(&web, &root_uri)));
     assert!(c.finish().await);
 }

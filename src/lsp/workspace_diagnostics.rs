@@ -14,6 +14,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -116,6 +117,7 @@ impl Session {
             (paths, state.workspace.clone(), state.encoding, cached)
         };
         let generation = ws.generation;
+        let installed = self.installed.clone();
         let results = blocking("analysing the workspace", move || {
             paths
                 .into_par_iter()
@@ -124,7 +126,7 @@ impl Session {
                     let meta = std::fs::metadata(&path).ok()?;
                     let stamp = stamp(&meta);
                     // The file as it was, under the same settings: only the inventory changed.
-                    let same = cached.filter(|c| {
+                    let same = cached.clone().filter(|c| {
                         c.stamp == stamp && c.settings_generation == ws.settings_generation
                     });
                     if let Some(c) = &same {
@@ -133,6 +135,15 @@ impl Session {
                         }
                         if c.reads_inventory == Some(false) {
                             return Some((path, Arc::new(c.for_generation(generation))));
+                        }
+                    }
+                    // A newer workspace is installed (a keystroke in a pool file while this
+                    // one is judged): this answer is stale, and the client is sent or asked
+                    // for the new one. What is left keeps its last result rather than be
+                    // judged against an inventory that is gone.
+                    if installed.load(Ordering::SeqCst) > generation {
+                        if let Some(c) = cached {
+                            return Some((path, c));
                         }
                     }
                     let text = std::fs::read_to_string(&path).ok()?;
@@ -211,6 +222,12 @@ impl Session {
                 return;
             }
         };
+        // Made for a workspace a newer one replaced: the run that the newer one started
+        // publishes.
+        let installed = self.installed.load(Ordering::SeqCst);
+        if results.iter().any(|r| r.generation < installed) {
+            return;
+        }
         let (publish, clear) = {
             let mut state = self.lock();
             let open: HashSet<Uri> = state.documents.keys().cloned().collect();
