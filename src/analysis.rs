@@ -110,6 +110,42 @@ pub fn analyse_counted(
     (analysis, pod_templates)
 }
 
+/// Whether a file's findings can depend on a cluster inventory: whether [`analyse_file`] would
+/// judge any of it against one. That is a document (one the rules read: it parses, it is not a
+/// template or a pool file) with a pod template (the inventory rules), a toleration list (the
+/// fixes that must keep what it tolerates) or a string that holds YAML (linted with the
+/// inventory in turn). A file without any has the same findings with every inventory and with
+/// none: the language server keeps them when only the inventory changes.
+pub fn reads_inventory(text: &str, options: &Options) -> bool {
+    if terraform::looks_like_hcl(text) {
+        return false;
+    }
+    let mut stream = syntax::parse(text);
+    let (templates, _) = templates(text, &stream, options);
+    stream
+        .documents
+        .iter_mut()
+        .zip(templates)
+        .any(|(doc, template)| {
+            if template.is_some() || doc.error.is_some() || unknown_aliases(doc, &mut Vec::new()) {
+                return false;
+            }
+            let pool_file = doc.root.is_some_and(|r| {
+                compact::is_pool_file(doc, r) && compact::parse(0, text, doc, r, None).is_ok()
+            });
+            if pool_file {
+                return false;
+            }
+            // As `check_document` reads it: a JSON6902 operation list's values in place.
+            let _patch = json6902::prepare(doc, options.patch_target());
+            let doc = &*doc;
+            let extracted = extract_with(doc, options.chart_kinds());
+            !extracted.pod_specs.is_empty()
+                || !extracted.tolerations.is_empty()
+                || embedded::holds_yaml(text, doc, &extracted.objects)
+        })
+}
+
 /// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, as
 /// soon as they are final: a batch is cut at the end of an object once `batch` findings wait
 /// (those of rules the options turn off are then left out, so it may be smaller; none is
@@ -922,6 +958,73 @@ mod tests {
         );
         d.rule = rule;
         d
+    }
+
+    /// A file `reads_inventory` says is blind to the inventory has the same findings with an
+    /// inventory as without one, over every fixture and example; and the files that hold pod
+    /// templates, tolerations or YAML in strings are not called blind.
+    #[test]
+    fn a_file_that_reads_no_inventory_has_the_same_findings_with_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let pools = std::fs::read_to_string(root.join("examples/inventory/pools.yaml")).unwrap();
+        let nodes = std::fs::read_to_string(root.join("examples/inventory/nodes.yaml")).unwrap();
+        let inventory = Inventory::load(&[("pools.yaml", &pools), ("nodes.yaml", &nodes)]).unwrap();
+        let options = Options::default();
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| ["yaml", "yml", "json", "tf"].iter().any(|x| e == *x))
+                {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let (mut blind, mut reading) = (0, 0);
+        for path in &files {
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            if reads_inventory(&text, &options) {
+                reading += 1;
+                continue;
+            }
+            blind += 1;
+            assert_eq!(
+                analyse_with(&text, &options, Some(&inventory)),
+                analyse(&text, &options),
+                "{}",
+                path.display()
+            );
+        }
+        assert!(
+            blind > 20 && reading > 20,
+            "{blind} blind, {reading} reading"
+        );
+        let cases = [
+            ("kind: Pod\nspec:\n  containers: [{name: c, image: i}]\n", true),
+            ("tolerations: [{key: a, operator: Exists}]\n", true),
+            (
+                "resources: [a.yaml]\npatches:\n- patch: |\n    kind: Deployment\n    metadata: {name: a}\n",
+                true,
+            ),
+            ("kind: Service\nmetadata: {name: a}\n", false),
+            (
+                "kind: Node\nmetadata: {name: n}\nspec:\n  taints: [{key: a, effect: NoSchedule}]\n",
+                false,
+            ),
+            ("pools:\n  web: {count: 2, taints: [\"a=b:NoSchedule\"]}\n", false),
+            ("{{ if .Values.x }}\ntolerations: {{ .Values.t }}\n", false),
+        ];
+        for (text, reads) in cases {
+            assert_eq!(reads_inventory(text, &options), reads, "{text}");
+        }
     }
 
     /// `order` sorts as a stable sort by (start, end, rule) would, and drops exact repeats.

@@ -674,3 +674,359 @@ async fn workspace_diagnostics_pushed_to_a_client_that_cannot_pull() {
     assert_eq!(codes(&m), [json!("toleration-unused")], "{m}");
     assert!(c.finish().await);
 }
+
+/// The pools of the equivalence test below: a web pool, and a GPU pool tainted for its jobs.
+const EQ_POOLS: &str = "\
+pools:
+  web:
+    count: 3
+    labels: {example.com/pool: web}
+  gpu:
+    count: 2
+    labels: {example.com/pool: gpu}
+    taints: [\"example.com/gpu=true:NoSchedule\"]
+";
+
+/// The workspace of the equivalence test: workloads on each pool, a kustomization whose inline
+/// patch adds a toleration (YAML in a string, linted with the inventory), and files whose
+/// findings do not depend on the inventory (a Node with a mistyped effect, a Service).
+const EQ_FILES: &[(&str, &str)] = &[
+    (
+        "apps/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      nodeSelector: {example.com/pool: web}\n      containers: [{name: web, image: nginx}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec:\n  ports: [{port: 80}]\n",
+    ),
+    (
+        "apps/trainer.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: trainer, namespace: ml}\nspec:\n  template:\n    spec:\n      nodeSelector: {example.com/pool: gpu}\n      tolerations:\n      - {key: example.com/gpu, operator: Equal, value: \"true\", effect: NoSchedule}\n      - {key: example.com/spot, operator: Exists}\n      containers: [{name: train, image: trainer}]\n      restartPolicy: Never\n",
+    ),
+    (
+        "apps/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [web.yaml]\npatches:\n- target: {kind: Deployment, name: web}\n  patch: |\n    apiVersion: apps/v1\n    kind: Deployment\n    metadata: {name: web}\n    spec:\n      template:\n        spec:\n          tolerations:\n          - {key: dedicated, operator: Equal, value: web, effect: NoSchedule}\n",
+    ),
+    (
+        "apps/node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: spare-1}\nspec:\n  taints: [{key: example.com/spare, effect: noschedule}]\n",
+    ),
+    (
+        "apps/service.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec:\n  ports: [{port: 443}]\n",
+    ),
+];
+
+/// Per file (its path from the workspace root), the diagnostics a pulling client holds, with
+/// the workspace root's URI written `ROOT` (related places into the inventory name it).
+type Held = std::collections::BTreeMap<String, Value>;
+
+fn relative(uri: &str, root: &str) -> String {
+    uri.strip_prefix(root)
+        .and_then(|p| p.strip_prefix('/'))
+        .unwrap_or(uri)
+        .to_string()
+}
+
+fn normalized(items: &Value, root: &str) -> Value {
+    serde_json::from_str(&items.to_string().replace(root, "ROOT")).unwrap()
+}
+
+/// What a server started afresh on `files` (the pool file as given, on disk) reports.
+async fn fresh(files: &[(&str, String)]) -> Held {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(&root)),
+        client::pull_client(),
+        json!({"inventory": ["cluster/pools.yaml"]}),
+    )
+    .await;
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": []}))
+        .await;
+    let root = file_uri(&root);
+    let held = r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .map(|i| {
+            (
+                relative(i["uri"].as_str().unwrap(), &root),
+                normalized(&i["items"], &root),
+            )
+        })
+        .collect();
+    assert!(c.finish().await);
+    held
+}
+
+/// A pulling client's view after one answer: a full report replaces what it held, an
+/// unchanged one keeps it, a file not reported or reported empty without a result id is gone.
+/// Every full report must differ from what the client held (result ids change only for files
+/// whose diagnostics changed).
+fn pulled(held: &Held, r: &Value, root: &str) -> (Held, Value) {
+    let mut now = Held::new();
+    let mut ids = Vec::new();
+    for i in r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+    {
+        let path = relative(i["uri"].as_str().unwrap(), root);
+        if i["kind"] == "unchanged" {
+            now.insert(path.clone(), held[&path].clone());
+        } else if i.get("resultId").is_some() {
+            let items = normalized(&i["items"], root);
+            assert_ne!(
+                held.get(&path),
+                Some(&items),
+                "{path} reported as changed with the diagnostics it had"
+            );
+            now.insert(path.clone(), items);
+        } else {
+            continue;
+        }
+        ids.push(json!({"uri": i["uri"], "value": i["resultId"]}));
+    }
+    (now, json!(ids))
+}
+
+/// One edit of the equivalence test: what it does, the pool file as the editor holds it (None
+/// once it is deleted), a workload file written to disk.
+type Step = (&'static str, Option<String>, Option<(&'static str, String)>);
+
+/// After each edit (a taint added to a pool and taken back, a pool renamed, a workload file
+/// changed on disk, the pool file deleted), what the server that kept its results reports for
+/// the workspace equals what a server started afresh on the same files reports, and only the
+/// files whose diagnostics changed are reported as changed. A cached result kept past an edit
+/// that changes it fails here.
+#[tokio::test]
+async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let mut files: Vec<(&str, String)> = vec![("cluster/pools.yaml", EQ_POOLS.to_string())];
+    files.extend(EQ_FILES.iter().map(|(p, t)| (*p, t.to_string())));
+    for (path, text) in &files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(&root)),
+        client::pull_client(),
+        json!({"inventory": ["cluster/pools.yaml"]}),
+    )
+    .await;
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    let root_uri = file_uri(&root);
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": []}))
+        .await;
+    let (mut held, mut ids) = pulled(&Held::new(), &r, &root_uri);
+    assert_eq!(held, fresh(&files).await);
+    let codes = |held: &Held, path: &str| -> Vec<String> {
+        held[path]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(codes(&held, "apps/node.yaml"), ["unknown-effect"]);
+    assert!(codes(&held, "apps/web.yaml").is_empty());
+
+    let pools_uri = file_uri(&root.join("cluster/pools.yaml"));
+    c.open(&pools_uri, EQ_POOLS).await;
+    let web_tainted = EQ_POOLS.replace(
+        "labels: {example.com/pool: web}\n",
+        "labels: {example.com/pool: web}\n    taints: [\"dedicated=web:NoSchedule\"]\n",
+    );
+    let renamed = web_tainted.replace("  web:\n", "  frontend:\n");
+    let mut version = 1;
+    let steps: Vec<Step> = vec![
+        (
+            "a taint added to the web pool",
+            Some(web_tainted.clone()),
+            None,
+        ),
+        ("the taint taken back", Some(EQ_POOLS.to_string()), None),
+        ("the taint added again", Some(web_tainted.clone()), None),
+        ("the web pool renamed", Some(renamed.clone()), None),
+        (
+            "a workload file changed on disk",
+            Some(renamed.clone()),
+            Some((
+                "apps/trainer.yaml",
+                EQ_FILES[1]
+                    .1
+                    .replace("value: \"true\"", "value: \"yes\"")
+                    .replace("example.com/pool: gpu", "example.com/pool: web"),
+            )),
+        ),
+        ("the pool file deleted", None, None),
+    ];
+    let mut changed_files = 0;
+    for (what, pools, workload) in steps {
+        if let Some((path, text)) = &workload {
+            std::fs::write(root.join(path), text).unwrap();
+            c.notify(
+                "workspace/didChangeWatchedFiles",
+                json!({"changes": [{"uri": file_uri(&root.join(path)), "type": 2}]}),
+            )
+            .await;
+            let at = files.iter().position(|(p, _)| p == path).unwrap();
+            files[at].1 = text.clone();
+        }
+        match &pools {
+            Some(text) if *text != files[0].1 => {
+                version += 1;
+                c.notify(
+                    "textDocument/didChange",
+                    json!({"textDocument": {"uri": pools_uri, "version": version}, "contentChanges": [{"text": text}]}),
+                )
+                .await;
+                files[0].1 = text.clone();
+            }
+            Some(_) => {}
+            None => {
+                c.notify(
+                    "textDocument/didClose",
+                    json!({"textDocument": {"uri": pools_uri}}),
+                )
+                .await;
+                std::fs::remove_file(root.join("cluster/pools.yaml")).unwrap();
+                c.notify(
+                    "workspace/didChangeWatchedFiles",
+                    json!({"changes": [{"uri": pools_uri, "type": 3}]}),
+                )
+                .await;
+                files.remove(0);
+            }
+        }
+        let want = fresh(&files).await;
+        // The edit is applied in the background: pull until the answer settles on it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let r = c
+                .request("workspace/diagnostic", json!({"previousResultIds": ids}))
+                .await;
+            let (now, now_ids) = pulled(&held, &r, &root_uri);
+            changed_files += r["result"]["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| i["kind"] == "full")
+                .count();
+            (held, ids) = (now, now_ids);
+            if held == want || std::time::Instant::now() > deadline {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(held, want, "after {what}");
+        match what {
+            "a taint added to the web pool" | "the taint added again" => {
+                assert_eq!(codes(&held, "apps/web.yaml"), ["unschedulable"], "{what}")
+            }
+            "the taint taken back" => assert!(codes(&held, "apps/web.yaml").is_empty()),
+            _ => {}
+        }
+        // The files whose findings cannot depend on the inventory keep theirs.
+        assert_eq!(codes(&held, "apps/node.yaml"), ["unknown-effect"], "{what}");
+    }
+    assert!(
+        changed_files >= 6,
+        "{changed_files} files reported as changed"
+    );
+    assert!(c.finish().await);
+}
+
+/// Keystrokes in a pool file that come faster than the workspace is judged (a judgement made
+/// stale by the next keystroke is cut short and not published): what a client that only takes
+/// pushed diagnostics ends up showing for each file equals what a fresh server reports.
+#[tokio::test]
+async fn pushed_workspace_diagnostics_settle_on_the_last_keystroke() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let mut files: Vec<(&str, String)> = vec![("cluster/pools.yaml", EQ_POOLS.to_string())];
+    files.extend(EQ_FILES.iter().map(|(p, t)| (*p, t.to_string())));
+    for (path, text) in &files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(&root)),
+        push_client(),
+        json!({"inventory": ["cluster/pools.yaml"]}),
+    )
+    .await;
+    // The workspace as it is, first: the Node's finding is published.
+    let node = file_uri(&root.join("apps/node.yaml"));
+    let first = c
+        .notification_where(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == node.as_str()
+        })
+        .await;
+    let pools_uri = file_uri(&root.join("cluster/pools.yaml"));
+    c.open(&pools_uri, EQ_POOLS).await;
+    let tainted = EQ_POOLS.replace(
+        "labels: {example.com/pool: web}\n",
+        "labels: {example.com/pool: web}\n    taints: [\"dedicated=web:NoSchedule\"]\n",
+    );
+    // Typed: the taint appears, goes, and appears again, one keystroke after the other.
+    for version in 2..=9 {
+        let text = if version % 2 == 1 { &tainted } else { EQ_POOLS };
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": pools_uri, "version": version}, "contentChanges": [{"text": text}]}),
+        )
+        .await;
+    }
+    files[0].1 = tainted.clone();
+    let want = fresh(&files).await;
+    let root_uri = file_uri(&root);
+    let web = file_uri(&root.join("apps/web.yaml"));
+    let mut shown = Held::new();
+    shown.insert(
+        "apps/node.yaml".to_string(),
+        normalized(&first["params"]["diagnostics"], &root_uri),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        for m in c.quiet_for(std::time::Duration::from_millis(300)).await {
+            if m["method"] == "textDocument/publishDiagnostics" {
+                let uri = m["params"]["uri"].as_str().unwrap();
+                shown.insert(
+                    relative(uri, &root_uri),
+                    normalized(&m["params"]["diagnostics"], &root_uri),
+                );
+            }
+        }
+        let now: Held = want
+            .keys()
+            .map(|k| (k.clone(), shown.get(k).cloned().unwrap_or(json!([]))))
+            .collect();
+        if now == want || std::time::Instant::now() > deadline {
+            assert_eq!(now, want);
+            break;
+        }
+    }
+    assert!(shown.contains_key(&relative(&web, &root_uri)));
+    assert!(c.finish().await);
+}

@@ -60,6 +60,30 @@ pub(super) fn check(
     range: Range<usize>,
     out: &mut Vec<Diagnostic>,
 ) {
+    for place in places(text, doc, objects, range) {
+        lint_string(text, doc, options, inventory, objects, place, out);
+    }
+}
+
+/// Whether any string of a document is one [`check`] lints as YAML (with the inventory, when
+/// there is one): a string that holds a `:` in a place that holds YAML.
+pub(super) fn holds_yaml(text: &str, doc: &Document<'_>, objects: &[Object<'_>]) -> bool {
+    places(text, doc, objects, 0..objects.len())
+        .iter()
+        .any(|p| {
+            doc.scalar(p.value)
+                .is_some_and(|(inner, _)| inner.contains(':'))
+        })
+}
+
+/// The strings of the objects `range` of `objects` that hold YAML (and, for the first objects
+/// of a document, those of a kustomization without `kind` at its root).
+fn places(
+    text: &str,
+    doc: &Document<'_>,
+    objects: &[Object<'_>],
+    range: Range<usize>,
+) -> Vec<Place> {
     let mut places = Vec::new();
     // A `patch` key, as YAML or JSON writes it (an RBAC verb `- patch` is no key), looked for
     // in the node's own text: a file of many objects is read once.
@@ -84,9 +108,7 @@ pub(super) fn check(
             patch_lists(doc, object.node, Some(index), &mut places);
         }
     }
-    for place in places {
-        lint_string(text, doc, options, inventory, objects, place, out);
-    }
+    places
 }
 
 /// The strings of a document that hold YAML and map character by character (see the module's

@@ -96,6 +96,7 @@ impl Backend {
             publishing: Default::default(),
             inventory_edited: AtomicBool::new(false),
             reading_edits: Default::default(),
+            installed: Default::default(),
         });
         Backend { session }
     }

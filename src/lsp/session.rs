@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -225,6 +225,9 @@ pub(crate) struct Session {
     pub(crate) inventory_edited: AtomicBool,
     /// One reading of the inventory for edits at a time.
     pub(crate) reading_edits: tokio::sync::Mutex<()>,
+    /// The generation of the workspace last installed (read without the lock by the work a
+    /// newer one makes stale).
+    pub(crate) installed: Arc<AtomicU64>,
 }
 
 /// internal error instead of taking the server down.

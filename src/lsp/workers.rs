@@ -196,6 +196,7 @@ impl Session {
             if workspace.generation <= state.workspace.generation {
                 return;
             }
+            self.installed.store(workspace.generation, Ordering::SeqCst);
             state.workspace = Arc::new(workspace);
         }
         self.reanalyse_all().await;

@@ -33,6 +33,10 @@ pub struct Workspace {
     pub pool_label: Option<String>,
     /// Changes whenever an analysis could come out differently.
     pub generation: u64,
+    /// The generation at which everything but the inventory last changed: a file whose
+    /// findings do not depend on the inventory ([`crate::analysis::reads_inventory`]) keeps
+    /// them while this stays.
+    pub settings_generation: u64,
     /// Each rule's link into the rule reference the settings name.
     pub links: Links,
 }
@@ -147,6 +151,7 @@ impl Workspace {
             cluster,
             config: config_path,
             generation,
+            settings_generation: generation,
         };
         (workspace, problems)
     }
@@ -217,6 +222,20 @@ impl Workspace {
             });
         }
         analysis
+    }
+
+    /// Whether a file's findings can depend on the inventory (see
+    /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
+    /// analyses it with.
+    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<ChartKinds>>) -> bool {
+        match chart {
+            Some(c) => {
+                let mut o = self.options.clone();
+                o.set_chart_kinds(Some(c.clone()));
+                crate::analysis::reads_inventory(text, &o)
+            }
+            None => crate::analysis::reads_inventory(text, &self.options),
+        }
     }
 
     /// Whether `path` is the project's configuration file (a change to it reloads everything).

@@ -6,11 +6,15 @@
 //! The files are the ones the workspace index walks (the project's include and exclude
 //! patterns, `.gitignore`, at most [`crate::lsp::index::MAX_FILES`]), read from disk; each
 //! file's result is kept with the file's size and modification time and the workspace
-//! generation it was made for, so an edit that changes neither re-reads nothing.
+//! generation it was made for, so an edit that changes neither re-reads nothing. When only the
+//! inventory changed (an edit to a pool file), a file whose findings cannot depend on it
+//! ([`crate::analysis::reads_inventory`]: no pod template, toleration or YAML in a string) keeps
+//! its result and its result id without being analysed again.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -32,6 +36,11 @@ pub(crate) struct DiskResult {
     pub uri: Uri,
     stamp: Stamp,
     generation: u64,
+    /// The workspace's settings generation the result was made for.
+    settings_generation: u64,
+    /// Whether the file's findings can depend on the inventory; `None` until the inventory
+    /// first changes after the result was made.
+    reads_inventory: Option<bool>,
     pub items: Vec<lsp::Diagnostic>,
     /// Names the items: equal ids, equal diagnostics.
     pub result_id: String,
@@ -42,6 +51,21 @@ pub(crate) struct DiskDiagnostics {
     files: HashMap<PathBuf, Arc<DiskResult>>,
     /// Push mode: the result id last published for each file that is not open.
     published: HashMap<Uri, String>,
+}
+
+impl DiskResult {
+    /// The same result, current for another inventory (the file does not read it).
+    fn for_generation(&self, generation: u64) -> DiskResult {
+        DiskResult {
+            uri: self.uri.clone(),
+            stamp: self.stamp,
+            generation,
+            settings_generation: self.settings_generation,
+            reads_inventory: Some(false),
+            items: self.items.clone(),
+            result_id: self.result_id.clone(),
+        }
+    }
 }
 
 impl DiskDiagnostics {
@@ -93,6 +117,7 @@ impl Session {
             (paths, state.workspace.clone(), state.encoding, cached)
         };
         let generation = ws.generation;
+        let installed = self.installed.clone();
         let results = blocking("analysing the workspace", move || {
             paths
                 .into_par_iter()
@@ -100,15 +125,48 @@ impl Session {
                 .filter_map(|(path, cached)| {
                     let meta = std::fs::metadata(&path).ok()?;
                     let stamp = stamp(&meta);
-                    if let Some(c) = cached {
-                        if c.stamp == stamp && c.generation == generation {
+                    // The file as it was, under the same settings: only the inventory changed.
+                    let same = cached.clone().filter(|c| {
+                        c.stamp == stamp && c.settings_generation == ws.settings_generation
+                    });
+                    if let Some(c) = &same {
+                        if c.generation == generation {
+                            return Some((path, c.clone()));
+                        }
+                        if c.reads_inventory == Some(false) {
+                            return Some((path, Arc::new(c.for_generation(generation))));
+                        }
+                    }
+                    // A newer workspace is installed (a keystroke in a pool file while this
+                    // one is judged): this answer is stale, and the client is sent or asked
+                    // for the new one. What is left keeps its last result rather than be
+                    // judged against an inventory that is gone.
+                    if installed.load(Ordering::SeqCst) > generation {
+                        if let Some(c) = cached {
                             return Some((path, c));
                         }
                     }
                     let text = std::fs::read_to_string(&path).ok()?;
-                    let uri = Uri::from_file_path(&path)?;
                     let chart = crate::walk::chart_kinds(&path);
+                    let mut reads_inventory = same.as_ref().and_then(|c| c.reads_inventory);
+                    if let (Some(c), None) = (&same, reads_inventory) {
+                        // Whether it depends on the inventory is asked once, when the
+                        // inventory first changes: not on the way to the first diagnostics.
+                        if !ws.reads_inventory(&text, chart.as_ref()) {
+                            return Some((path, Arc::new(c.for_generation(generation))));
+                        }
+                        reads_inventory = Some(true);
+                    }
+                    let uri = Uri::from_file_path(&path)?;
                     let found = ws.analyse_file(&text, false, chart.as_ref()).diagnostics;
+                    // A finding of an inventory rule says the file reads the inventory: it need
+                    // not be asked.
+                    if found
+                        .iter()
+                        .any(|d| crate::rules::find(d.rule).is_some_and(|m| m.needs_inventory))
+                    {
+                        reads_inventory = Some(true);
+                    }
                     let index = LineIndex::new(&text);
                     let lines = Lines::new(&text, &index, encoding);
                     let other_file = |file: &str, range: std::ops::Range<usize>| {
@@ -129,6 +187,8 @@ impl Session {
                             uri,
                             stamp,
                             generation,
+                            settings_generation: ws.settings_generation,
+                            reads_inventory,
                             items,
                             result_id,
                         }),
@@ -162,6 +222,12 @@ impl Session {
                 return;
             }
         };
+        // Made for a workspace a newer one replaced: the run that the newer one started
+        // publishes.
+        let installed = self.installed.load(Ordering::SeqCst);
+        if results.iter().any(|r| r.generation < installed) {
+            return;
+        }
         let (publish, clear) = {
             let mut state = self.lock();
             let open: HashSet<Uri> = state.documents.keys().cloned().collect();
