@@ -195,20 +195,9 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         Ok(configs) => configs,
         Err(code) => return code,
     };
-    // The inventory: the command line's, else the configuration files' (each listed once).
-    let inventory_paths = inventory_paths(&args, &configs);
-    let loaded = if inventory_paths.is_empty() {
-        None
-    } else {
-        match load_inventory(&inventory_paths, Texts::Keep) {
-            Ok(mut l) => {
-                if let Some(label) = args.cluster.pool_label(configs.iter().map(|(c, _)| c)) {
-                    l.inventory.name_pools_by(label);
-                }
-                Some(l)
-            }
-            Err(code) => return code,
-        }
+    let loaded = match inventory(&args, &configs) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let inventory = loaded.as_ref().map(|l| &l.inventory);
     let mut problems = Vec::new();
@@ -275,26 +264,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         templates: std::sync::Mutex::default(),
     };
 
-    // Related locations point into the inventory files and the files that hold Namespaces and
-    // RuntimeClasses.
-    let positions = Positions::new(
-        loaded
-            .iter()
-            .flat_map(|l| {
-                l.inventory
-                    .files
-                    .iter()
-                    .enumerate()
-                    .map(|(i, f)| (f.name.as_str(), l.text(i)))
-            })
-            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str())))
-            .chain(
-                traced
-                    .kustomizations
-                    .iter()
-                    .map(|(n, t)| (n.as_str(), &**t)),
-            ),
-    );
+    let positions = positions(loaded.as_ref(), &cluster_files, &traced);
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let writer: Box<dyn Writer> = if args.statistics {
         Box::new(report::statistics::Statistics::new(
@@ -317,6 +287,72 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     );
     let (totals, mut skipped) = out.end(&problems);
 
+    say_after(
+        &args,
+        &totals,
+        &mut skipped,
+        loaded.is_some(),
+        &linter.templates,
+    );
+    for p in &problems {
+        eprintln!("taintlint: {p}");
+    }
+    exit_status(&args, &configs, &problems, &totals)
+}
+
+/// The inventory: the command line's, else the configuration files' (each listed once), its
+/// pools named by the pool label the settings give; `None` without one.
+fn inventory(
+    args: &LintArgs,
+    configs: &[(ConfigFile, taintlint::Options)],
+) -> Result<Option<LoadedInventory>, ExitCode> {
+    let inventory_paths = inventory_paths(args, configs);
+    if inventory_paths.is_empty() {
+        return Ok(None);
+    }
+    let mut l = load_inventory(&inventory_paths, Texts::Keep)?;
+    if let Some(label) = args.cluster.pool_label(configs.iter().map(|(c, _)| c)) {
+        l.inventory.name_pools_by(label);
+    }
+    Ok(Some(l))
+}
+
+/// Where related locations may point: into the inventory files, the files that hold
+/// Namespaces and RuntimeClasses, and the kustomizations of traced overlays.
+fn positions<'a>(
+    loaded: Option<&'a LoadedInventory>,
+    cluster_files: &'a [(String, String)],
+    traced: &'a super::overlays::Traced,
+) -> Positions<'a> {
+    Positions::new(
+        loaded
+            .iter()
+            .flat_map(|l| {
+                l.inventory
+                    .files
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.name.as_str(), l.text(i)))
+            })
+            .chain(cluster_files.iter().map(|(n, t)| (n.as_str(), t.as_str())))
+            .chain(
+                traced
+                    .kustomizations
+                    .iter()
+                    .map(|(n, t)| (n.as_str(), &**t)),
+            ),
+    )
+}
+
+/// What is said on standard error once the findings are written: the fixes applied, the
+/// files skipped, and with an inventory how many pod templates were judged against it.
+fn say_after(
+    args: &LintArgs,
+    totals: &Totals,
+    skipped: &mut [(String, Skipped)],
+    inventory: bool,
+    templates: &std::sync::Mutex<Templates>,
+) {
     if args.fix && totals.fixed > 0 && !args.quiet {
         let noun =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -327,18 +363,25 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         );
     }
     if !args.quiet || args.show_skipped {
-        report_skipped(&mut skipped, args.show_skipped);
+        report_skipped(skipped, args.show_skipped);
     }
-    if loaded.is_some() && !args.quiet && !args.diff {
-        if let Ok(templates) = linter.templates.lock() {
+    if inventory && !args.quiet && !args.diff {
+        if let Ok(templates) = templates.lock() {
             for line in templates.lines() {
                 eprintln!("taintlint: {line}");
             }
         }
     }
-    for p in &problems {
-        eprintln!("taintlint: {p}");
-    }
+}
+
+/// 2 on a problem, else 0 with `--exit-zero`, else with `--diff` 1 when a file would change,
+/// else 1 when a finding is at the `--fail-on` level (the configuration's, else errors).
+fn exit_status(
+    args: &LintArgs,
+    configs: &[(ConfigFile, taintlint::Options)],
+    problems: &[String],
+    totals: &Totals,
+) -> ExitCode {
     let fail_on = args
         .fail_on
         .map(FailOn::severity)
