@@ -326,6 +326,9 @@ pub struct Inventory {
     by_label: HashMap<(String, String), Vec<NodeRef>>,
     /// The nodes of each name.
     by_name: HashMap<String, Vec<NodeRef>>,
+    /// Every distinct taint of the pools, as the pool and index of its first writing, with the
+    /// pools that carry it (see [`Inventory::taints`]): built once, asked for every workload.
+    distinct_taints: Vec<((usize, usize), Vec<usize>)>,
 }
 
 /// Whether a text may define nodes (a cheap look at what it mentions, for picking inventory
@@ -808,17 +811,11 @@ impl Inventory {
     }
 
     /// Every distinct taint of the cluster with the pools that carry it.
-    pub fn taints(&self) -> Vec<(&PoolTaint, Vec<usize>)> {
-        let mut out: Vec<(&PoolTaint, Vec<usize>)> = Vec::new();
-        for (p, pool) in self.pools.iter().enumerate() {
-            for t in &pool.taints {
-                match out.iter_mut().find(|(seen, _)| seen.taint == t.taint) {
-                    Some((_, pools)) => pools.push(p),
-                    None => out.push((t, vec![p])),
-                }
-            }
-        }
-        out
+    pub fn taints(&self) -> Vec<(&PoolTaint, &[usize])> {
+        self.distinct_taints
+            .iter()
+            .map(|((p, t), pools)| (&self.pools[*p].taints[*t], pools.as_slice()))
+            .collect()
     }
 }
 
@@ -831,12 +828,31 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
     Inventory {
         files,
         cluster: Cluster::default(),
+        distinct_taints: distinct_taints(&pools),
         pools,
         identity_keys: identity.into_iter().collect(),
         naming_keys: naming.into_iter().collect(),
         by_label,
         by_name,
     }
+}
+
+/// Every distinct taint of `pools` (the pool and index of its first writing), with the pools
+/// that carry it, in the order they are first written.
+fn distinct_taints(pools: &[Pool]) -> Vec<((usize, usize), Vec<usize>)> {
+    let mut out: Vec<((usize, usize), Vec<usize>)> = Vec::new();
+    for (p, pool) in pools.iter().enumerate() {
+        for (i, t) in pool.taints.iter().enumerate() {
+            match out
+                .iter_mut()
+                .find(|((fp, fi), _)| pools[*fp].taints[*fi].taint == t.taint)
+            {
+                Some((_, carriers)) => carriers.push(p),
+                None => out.push(((p, i), vec![p])),
+            }
+        }
+    }
+    out
 }
 
 /// The label keys that name nodes (`kubernetes.io/hostname`, and any label whose value is the
@@ -1230,6 +1246,37 @@ mod tests {
             node("n2", "", &format!("{b}, {a}"))
         );
         assert_eq!(load(&text).pools.len(), 1);
+    }
+
+    #[test]
+    fn distinct_taints_name_every_pool_that_carries_them() {
+        let gpu = "{key: nvidia.com/gpu, effect: NoSchedule}";
+        let spot = "{key: spot, value: 'true', effect: NoSchedule}";
+        let text = format!(
+            "{}---\n{}---\n{}",
+            node("cpu", "pool: cpu", ""),
+            node("gpu", "pool: gpu", gpu),
+            node("gpu-spot", "pool: gpu-spot", &format!("{spot}, {gpu}"))
+        );
+        let inventory = load(&text);
+        let taints: Vec<(String, Vec<&str>)> = inventory
+            .taints()
+            .into_iter()
+            .map(|(t, pools)| {
+                let names = pools.iter().map(|&p| inventory.pools[p].name.as_str());
+                (t.taint.to_string(), names.collect())
+            })
+            .collect();
+        assert_eq!(
+            taints,
+            [
+                (
+                    "nvidia.com/gpu:NoSchedule".to_string(),
+                    vec!["gpu", "gpu-spot"]
+                ),
+                ("spot=true:NoSchedule".to_string(), vec!["gpu-spot"]),
+            ]
+        );
     }
 
     #[test]
