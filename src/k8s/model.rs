@@ -766,4 +766,33 @@ mod tests {
             assert_eq!(tol.misses(&t, false).is_empty(), tol.tolerates(&t, false));
         }
     }
+
+    /// The words hover shows for a toleration: one per operator, an empty key and effect read
+    /// as "any".
+    #[test]
+    fn describe_says_what_matches() {
+        use Effect::*;
+        use Operator::*;
+        let said = |t: Toleration| t.describe();
+        assert_eq!(
+            said(tol("dedicated", Equal, "web", Some(NoSchedule))),
+            "any taint with key `dedicated`, value `web`, effect NoSchedule"
+        );
+        assert_eq!(
+            said(tol("dedicated", Equal, "", None)),
+            "any taint with key `dedicated`, no value, any effect"
+        );
+        assert_eq!(
+            said(tol("", Exists, "", None)),
+            "any taint with any key, any value, any effect"
+        );
+        assert_eq!(
+            said(tol("gen", Lt, "5", Some(NoExecute))),
+            "any taint with key `gen`, a numeric value below 5, effect NoExecute"
+        );
+        assert_eq!(
+            said(tol("gen", Gt, "5", None)),
+            "any taint with key `gen`, a numeric value above 5, any effect"
+        );
+    }
 }
