@@ -757,6 +757,28 @@ mod tests {
         assert!(tol("k", Gt, "1", None)
             .misses(&taint("k", "5", NoSchedule), true)
             .is_empty());
+        // With the gate on, a failed comparison names its relation, or the value that is not
+        // a canonical integer (one is enough).
+        let said = |op, tol_value: &str, taint_value: &str| -> Vec<String> {
+            tol("k", op, tol_value, None)
+                .misses(&taint("k", taint_value, NoSchedule), true)
+                .iter()
+                .map(|m| m.to_string())
+                .collect()
+        };
+        assert_eq!(said(Lt, "5", "7"), vec!["taint value 7 is not less than 5"]);
+        assert_eq!(
+            said(Gt, "5", "3"),
+            vec!["taint value 3 is not greater than 5"]
+        );
+        assert_eq!(
+            said(Gt, "5", "05"),
+            vec!["Gt compares canonical integers, and \"5\" or \"05\" is not one"]
+        );
+        assert_eq!(
+            said(Lt, "x", "3"),
+            vec!["Lt compares canonical integers, and \"x\" or \"3\" is not one"]
+        );
         // Whatever misses() says, tolerates() agrees.
         for tol in [
             tol("nvidia.com/gpu", Equal, "present", None),
