@@ -147,4 +147,41 @@ mod tests {
         );
         assert!(analyse(&fixed, &options).iter().all(|d| d.rule != RULE));
     }
+
+    fn fix_titles(toleration: &str) -> Vec<String> {
+        let text = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  tolerations:\n  - {toleration}\n"
+        );
+        let found: Vec<_> = analyse(&text, &Options::default())
+            .into_iter()
+            .filter(|d| d.rule == RULE)
+            .collect();
+        assert_eq!(found.len(), 1, "{toleration}: {found:#?}");
+        found[0].fixes.iter().map(|f| f.title.clone()).collect()
+    }
+
+    /// Removing the seconds is offered when the toleration says anything else (a key or an
+    /// operator); setting the effect only when there is an effect value to replace or none.
+    #[test]
+    fn which_fixes_are_offered() {
+        let remove = "Remove `tolerationSeconds`";
+        let set = "Set `effect: NoExecute`, changing what it tolerates";
+        assert_eq!(
+            fix_titles("{key: k, effect: NoSchedule, tolerationSeconds: 5}"),
+            [remove, set]
+        );
+        assert_eq!(
+            fix_titles("{operator: Exists, effect: NoSchedule, tolerationSeconds: 5}"),
+            [remove, set]
+        );
+        assert_eq!(
+            fix_titles("{effect: NoSchedule, tolerationSeconds: 5}"),
+            [set]
+        );
+        // An effect key with no value: nothing to replace in place.
+        assert_eq!(
+            fix_titles("{key: k, effect: , tolerationSeconds: 5}"),
+            [remove]
+        );
+    }
 }
