@@ -757,6 +757,28 @@ mod tests {
         assert!(tol("k", Gt, "1", None)
             .misses(&taint("k", "5", NoSchedule), true)
             .is_empty());
+        // With the gate on, a failed comparison names its relation, or the value that is not
+        // a canonical integer (one is enough).
+        let said = |op, tol_value: &str, taint_value: &str| -> Vec<String> {
+            tol("k", op, tol_value, None)
+                .misses(&taint("k", taint_value, NoSchedule), true)
+                .iter()
+                .map(|m| m.to_string())
+                .collect()
+        };
+        assert_eq!(said(Lt, "5", "7"), vec!["taint value 7 is not less than 5"]);
+        assert_eq!(
+            said(Gt, "5", "3"),
+            vec!["taint value 3 is not greater than 5"]
+        );
+        assert_eq!(
+            said(Gt, "5", "05"),
+            vec!["Gt compares canonical integers, and \"5\" or \"05\" is not one"]
+        );
+        assert_eq!(
+            said(Lt, "x", "3"),
+            vec!["Lt compares canonical integers, and \"x\" or \"3\" is not one"]
+        );
         // Whatever misses() says, tolerates() agrees.
         for tol in [
             tol("nvidia.com/gpu", Equal, "present", None),
@@ -765,5 +787,34 @@ mod tests {
         ] {
             assert_eq!(tol.misses(&t, false).is_empty(), tol.tolerates(&t, false));
         }
+    }
+
+    /// The words hover shows for a toleration: one per operator, an empty key and effect read
+    /// as "any".
+    #[test]
+    fn describe_says_what_matches() {
+        use Effect::*;
+        use Operator::*;
+        let said = |t: Toleration| t.describe();
+        assert_eq!(
+            said(tol("dedicated", Equal, "web", Some(NoSchedule))),
+            "any taint with key `dedicated`, value `web`, effect NoSchedule"
+        );
+        assert_eq!(
+            said(tol("dedicated", Equal, "", None)),
+            "any taint with key `dedicated`, no value, any effect"
+        );
+        assert_eq!(
+            said(tol("", Exists, "", None)),
+            "any taint with any key, any value, any effect"
+        );
+        assert_eq!(
+            said(tol("gen", Lt, "5", Some(NoExecute))),
+            "any taint with key `gen`, a numeric value below 5, effect NoExecute"
+        );
+        assert_eq!(
+            said(tol("gen", Gt, "5", None)),
+            "any taint with key `gen`, a numeric value above 5, any effect"
+        );
     }
 }

@@ -264,7 +264,9 @@ mod tests {
             assert_eq!(parsed.canonical().as_deref(), Some(canonical), "{ok}");
         }
         for bad in ["", "abc", "1.2.3", "-", ".", "1 Gi", "10x", "1gi"] {
-            assert!(parse(bad).is_err(), "{bad}");
+            // Upstream's parseQuantityString: no number, or a character that can start no
+            // suffix, is ErrFormatWrong.
+            assert_eq!(parse(bad).unwrap_err(), FORMAT_WRONG, "{bad}");
         }
         assert_eq!(
             parse("1Mii").unwrap_err(),

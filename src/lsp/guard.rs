@@ -545,7 +545,21 @@ mod tests {
             ),
             Ok(3)
         );
-        assert!(content_length(b"Content-Type: x; charset=latin1\r\nContent-Length: 3").is_err());
-        assert!(content_length(b"X-Other: 1").is_err());
+        assert_eq!(
+            content_length(b"Content-Type: x; charset=latin1\r\nContent-Length: 3"),
+            Err("charset \"latin1\" is not supported; messages must be UTF-8".to_string())
+        );
+        assert_eq!(
+            content_length(b"X-Other: 1"),
+            Err("a message without a Content-Length header".to_string())
+        );
+        assert_eq!(
+            content_length(b"Content-Length: twelve"),
+            Err("Content-Length \"twelve\" is not a byte count".to_string())
+        );
+        assert_eq!(
+            content_length(b"Content-Length 12"),
+            Err("malformed header line \"Content-Length 12\"".to_string())
+        );
     }
 }

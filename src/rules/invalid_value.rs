@@ -116,3 +116,39 @@ fn plain(value: &str) -> String {
         label_value_problem(value).unwrap_or_else(|| "is not a valid label value".to_string());
     format!("value {} {problem}", shown(value))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyse, Options};
+
+    fn findings(gate: bool) -> Vec<String> {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  \
+                    - {key: gen, operator: Lt, value: abc, effect: NoSchedule}\n";
+        let mut options = Options::default();
+        if gate {
+            options
+                .set_feature_gates("TaintTolerationComparisonOperators=true")
+                .unwrap();
+        }
+        analyse(text, &options)
+            .into_iter()
+            .filter(|d| d.rule == "invalid-value")
+            .map(|d| d.server_message.unwrap_or_default())
+            .collect()
+    }
+
+    /// `validateTolerations` checks an Lt/Gt value as an integer only when the gate admits the
+    /// operator; with the gate off the operator itself is rejected (unknown-operator says so).
+    #[test]
+    fn lt_gt_values_are_integers_only_with_the_gate() {
+        assert_eq!(findings(false), Vec::<String>::new());
+        assert_eq!(
+            findings(true),
+            vec![
+                "spec.tolerations[0].value: Invalid value: \"abc\": value must be a valid \
+                 integer for numeric operators"
+                    .to_string()
+            ]
+        );
+    }
+}

@@ -79,12 +79,19 @@ impl Rule for TolerationSecondsRequiresNoExecute {
         // valid and tolerates the same taints (it never evicts, as the effect says).
         // (Not when it is all the toleration says: what is left would be an empty toleration.)
         let says_more = item.field("key").is_some() || item.field("operator").is_some();
-        let remove = edits::remove_entry(cx.text, cx.doc, mapping, seconds.key)
+        // Every `tolerationSeconds` entry goes: a mapping that repeats the key keeps none.
+        let remove = item
+            .fields
+            .iter()
+            .flatten()
+            .filter(|f| f.name == "tolerationSeconds")
+            .map(|f| edits::remove_entry(cx.text, cx.doc, mapping, f.key))
+            .collect::<Option<Vec<_>>>()
             .filter(|_| says_more)
-            .map(|edit| Fix {
+            .map(|edits| Fix {
                 title: "Remove `tolerationSeconds`".to_string(),
                 applicability: Applicability::Safe,
-                edits: vec![edit],
+                edits,
             });
         let edit = match item.field("effect") {
             Some(f) if !cx.span(f.value).is_empty() => {
@@ -106,5 +113,75 @@ impl Rule for TolerationSecondsRequiresNoExecute {
             .with_server_message(server)
             .with_fix(remove)
             .with_fix(set);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyse, Options};
+
+    const RULE: &str = "toleration-seconds-requires-no-execute";
+
+    #[test]
+    fn removing_the_seconds_removes_every_repeated_entry() {
+        // A merge mistake repeats the key; the server reads the last one, so one removal
+        // would leave the finding in place.
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n  \
+                    - key: example.com/spot\n    operator: Exists\n    effect: NoSchedule\n    \
+                    tolerationSeconds: 300\n    tolerationSeconds: 300\n  containers:\n  \
+                    - name: c\n    image: c\n";
+        let options = Options::default();
+        let found: Vec<_> = analyse(text, &options)
+            .into_iter()
+            .filter(|d| d.rule == RULE)
+            .collect();
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let fix = &found[0].fixes[0];
+        assert_eq!(fix.title, "Remove `tolerationSeconds`");
+        let fixed = fix.apply(text);
+        assert_eq!(
+            fixed,
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  tolerations:\n  \
+             - key: example.com/spot\n    operator: Exists\n    effect: NoSchedule\n  \
+             containers:\n  - name: c\n    image: c\n"
+        );
+        assert!(analyse(&fixed, &options).iter().all(|d| d.rule != RULE));
+    }
+
+    fn fix_titles(toleration: &str) -> Vec<String> {
+        let text = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  tolerations:\n  - {toleration}\n"
+        );
+        let found: Vec<_> = analyse(&text, &Options::default())
+            .into_iter()
+            .filter(|d| d.rule == RULE)
+            .collect();
+        assert_eq!(found.len(), 1, "{toleration}: {found:#?}");
+        found[0].fixes.iter().map(|f| f.title.clone()).collect()
+    }
+
+    /// Removing the seconds is offered when the toleration says anything else (a key or an
+    /// operator); setting the effect only when there is an effect value to replace or none.
+    #[test]
+    fn which_fixes_are_offered() {
+        let remove = "Remove `tolerationSeconds`";
+        let set = "Set `effect: NoExecute`, changing what it tolerates";
+        assert_eq!(
+            fix_titles("{key: k, effect: NoSchedule, tolerationSeconds: 5}"),
+            [remove, set]
+        );
+        assert_eq!(
+            fix_titles("{operator: Exists, effect: NoSchedule, tolerationSeconds: 5}"),
+            [remove, set]
+        );
+        assert_eq!(
+            fix_titles("{effect: NoSchedule, tolerationSeconds: 5}"),
+            [set]
+        );
+        // An effect key with no value: nothing to replace in place.
+        assert_eq!(
+            fix_titles("{key: k, effect: , tolerationSeconds: 5}"),
+            [remove]
+        );
     }
 }

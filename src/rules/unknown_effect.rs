@@ -193,3 +193,61 @@ pub(crate) fn check_provider_effect(
         fixes: fix.into_iter().collect(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyse, Options};
+
+    /// The server messages of an unknown effect, by path.
+    fn said(text: &str) -> Vec<(String, String)> {
+        analyse(text, &Options::default())
+            .into_iter()
+            .filter(|d| d.rule == "unknown-effect")
+            .map(|d| {
+                (
+                    d.path.unwrap_or_default(),
+                    d.server_message.unwrap_or_default(),
+                )
+            })
+            .collect()
+    }
+
+    /// A Kueue ResourceFlavor's nodeTaints are refused as a whole list by its CRD's CEL rule; its
+    /// tolerations, and a Node's taints, by the field (shaped like the examples of
+    /// kubernetes-sigs/kueue's ResourceFlavor documentation).
+    #[test]
+    fn resource_flavor_node_taints_are_refused_as_an_array() {
+        let flavor = "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  \
+                      name: spot\nspec:\n  nodeTaints:\n  - key: spot\n    value: \"true\"\n    \
+                      effect: NoSchedul\n  tolerations:\n  - key: spot\n    operator: Exists\n    \
+                      effect: NoSchedul\n";
+        let node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\nspec:\n  taints:\n  \
+                    - key: spot\n    value: \"true\"\n    effect: NoSchedul\n";
+        let supported = "supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"";
+        assert_eq!(
+            said(flavor),
+            [
+                (
+                    "spec.nodeTaints[0].effect".to_string(),
+                    "spec.nodeTaints: Invalid value: \"array\": supported taint effect values: \
+                     'NoSchedule', 'PreferNoSchedule', 'NoExecute'"
+                        .to_string()
+                ),
+                (
+                    "spec.tolerations[0].effect".to_string(),
+                    format!(
+                        "spec.tolerations[0].effect: Unsupported value: \"NoSchedul\": {supported}"
+                    )
+                ),
+            ]
+        );
+        assert_eq!(
+            said(node),
+            [(
+                "spec.taints[0].effect".to_string(),
+                // ValidateNode names the field metadata.taints (upstream's own path).
+                format!("metadata.taints[0].effect: Unsupported value: \"NoSchedul\": {supported}")
+            )]
+        );
+    }
+}

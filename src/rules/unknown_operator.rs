@@ -108,3 +108,43 @@ impl Rule for UnknownOperator {
             .with_fix(fix);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{analyse, Options};
+
+    fn messages(text: &str, gate: bool) -> Vec<String> {
+        let mut options = Options::default();
+        if gate {
+            options
+                .set_feature_gates("TaintTolerationComparisonOperators=true")
+                .unwrap();
+        }
+        analyse(text, &options)
+            .into_iter()
+            .filter(|d| d.rule == "unknown-operator")
+            .map(|d| d.message)
+            .collect()
+    }
+
+    /// A RuntimeClass's tolerations never take Lt or Gt (pkg/apis/node/validation validates them
+    /// with empty `PodValidationOptions`), so the message does not point at the gate; a Pod's
+    /// says the gate is off.
+    #[test]
+    fn lt_in_a_runtime_class_is_refused_whatever_the_gate() {
+        let runtime_class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  \
+                             name: gvisor\nhandler: runsc\nscheduling:\n  tolerations:\n  \
+                             - {key: gen, operator: Lt, value: \"5\", effect: NoSchedule}\n";
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  \
+                   - {key: gen, operator: Lt, value: \"5\", effect: NoSchedule}\n";
+        let refused = "operator `Lt` is refused in a RuntimeClass, whatever the feature gate \
+                       TaintTolerationComparisonOperators says";
+        assert_eq!(messages(runtime_class, false), [refused]);
+        assert_eq!(messages(runtime_class, true), [refused]);
+        assert_eq!(
+            messages(pod, false),
+            ["operator `Lt` needs the feature gate TaintTolerationComparisonOperators, which is off"]
+        );
+        assert_eq!(messages(pod, true), Vec::<String>::new());
+    }
+}
