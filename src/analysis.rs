@@ -725,45 +725,88 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
-            if out[start..].iter().any(|d| !d.fixes.is_empty()) {
-                let taints = cluster_taints
-                    .get_or_insert_with(|| schedule::keeps_meaning::cluster_taints(inventory));
-                schedule::keeps_meaning::guard(
-                    text,
-                    doc,
-                    tolerations,
-                    options,
-                    taints,
-                    &mut out[start..],
-                );
-            }
-            let placements = places.as_deref_mut().map(|p| &mut p.placements);
-            rules::check_workloads(
+            let judging = Judging {
                 text,
                 doc,
                 options,
-                &extracted,
+                extracted: &extracted,
                 inventory,
-                out,
-                placements,
+            };
+            judging.check_chunk(
+                tolerations,
                 chunk.pod_specs,
+                &mut cluster_taints,
+                out,
+                start,
+                places.as_deref_mut(),
             );
-            if let Some(places) = places.as_deref_mut() {
-                let gate = options.feature(COMPARISON_GATE);
-                for list in tolerations {
-                    for item in items(doc, &list.list) {
-                        places
-                            .tolerations
-                            .extend(TolerationPlace::new(text, doc, &item, inventory, gate));
-                    }
-                }
-            }
         }
         if let Some(flush) = flush.as_deref_mut() {
             flush(out);
         }
     }
     judged
+}
+
+/// A document judged against an inventory, chunk by chunk.
+struct Judging<'a, 'd> {
+    text: &'a str,
+    doc: &'d Document<'a>,
+    options: &'d Options,
+    extracted: &'d crate::k8s::objects::Extracted<'d>,
+    inventory: &'d Inventory,
+}
+
+impl Judging<'_, '_> {
+    /// What the inventory adds to a chunk's findings (`out[start..]`): fixes that would change
+    /// what a toleration tolerates are held back (with the inventory's distinct taints, built
+    /// once a document in `cluster_taints`), the workloads are judged against the pools, and,
+    /// for the editor, each toleration's place is kept.
+    fn check_chunk(
+        &self,
+        tolerations: &[crate::k8s::objects::TolerationList],
+        pod_specs: std::ops::Range<usize>,
+        cluster_taints: &mut Option<Vec<crate::k8s::model::Taint>>,
+        out: &mut Vec<Diagnostic>,
+        start: usize,
+        places: Option<&mut Places>,
+    ) {
+        let (text, doc, options, inventory) = (self.text, self.doc, self.options, self.inventory);
+        if out[start..].iter().any(|d| !d.fixes.is_empty()) {
+            let taints = cluster_taints
+                .get_or_insert_with(|| schedule::keeps_meaning::cluster_taints(inventory));
+            schedule::keeps_meaning::guard(
+                text,
+                doc,
+                tolerations,
+                options,
+                taints,
+                &mut out[start..],
+            );
+        }
+        let mut places = places;
+        let placements = places.as_deref_mut().map(|p| &mut p.placements);
+        rules::check_workloads(
+            text,
+            doc,
+            options,
+            self.extracted,
+            inventory,
+            out,
+            placements,
+            pod_specs,
+        );
+        if let Some(places) = places {
+            let gate = options.feature(COMPARISON_GATE);
+            for list in tolerations {
+                for item in items(doc, &list.list) {
+                    places
+                        .tolerations
+                        .extend(TolerationPlace::new(text, doc, &item, inventory, gate));
+                }
+            }
+        }
+    }
 }
 
 /// What belongs to some objects of a document: ranges in [`Extracted`]'s lists.
