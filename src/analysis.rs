@@ -725,14 +725,14 @@ fn check_document<'a>(
             );
         }
         if let Some(inventory) = inventory {
-            let judging = Judging {
+            let pass = InventoryPass {
                 text,
                 doc,
                 options,
                 extracted: &extracted,
                 inventory,
             };
-            judging.check_chunk(
+            pass.check_chunk(
                 tolerations,
                 chunk.pod_specs,
                 &mut cluster_taints,
@@ -749,7 +749,7 @@ fn check_document<'a>(
 }
 
 /// A document judged against an inventory, chunk by chunk.
-struct Judging<'a, 'd> {
+struct InventoryPass<'a, 'd> {
     text: &'a str,
     doc: &'d Document<'a>,
     options: &'d Options,
@@ -757,7 +757,7 @@ struct Judging<'a, 'd> {
     inventory: &'d Inventory,
 }
 
-impl Judging<'_, '_> {
+impl InventoryPass<'_, '_> {
     /// What the inventory adds to a chunk's findings (`out[start..]`): fixes that would change
     /// what a toleration tolerates are held back (with the inventory's distinct taints, built
     /// once a document in `cluster_taints`), the workloads are judged against the pools, and,
