@@ -72,34 +72,72 @@ pub fn analyse_counted(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> (FileAnalysis, PodTemplates) {
+    if terraform::looks_like_hcl(text) {
+        let (stream, mut out) = check_hcl(text, options);
+        settle(text, &stream, options, &mut out);
+        order(&mut out);
+        return (out.into(), PodTemplates::default());
+    }
+    let mut stream = syntax::parse(text);
+    analyse_stream(text, &mut stream, options, inventory, placements)
+}
+
+/// [`analyse_file`] of a YAML file already parsed: `stream` is what [`syntax::parse`] made of
+/// `text` (and is left so). The language server keeps the trees of the files it judges again
+/// when only the inventory changes. A Terraform file is not parsed so: [`is_parsed_kind`] says
+/// which files are.
+pub fn analyse_parsed<'a>(
+    text: &'a str,
+    stream: &mut syntax::Stream<'a>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+) -> FileAnalysis {
+    debug_assert!(is_parsed_kind(text), "a Terraform file has no YAML tree");
+    let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
+    let (analysis, _) = analyse_stream(text, stream, options, inventory, placements);
+    // The rules add nodes (a JSON6902 patch's stand-ins, a pool file's taints read as
+    // mappings): the tree is left as parsed.
+    for (doc, mark) in stream.documents.iter_mut().zip(marks) {
+        doc.restore(mark);
+    }
+    analysis
+}
+
+/// Whether a file is analysed from its YAML tree ([`syntax::parse`]): all but Terraform files.
+pub fn is_parsed_kind(text: &str) -> bool {
+    !terraform::looks_like_hcl(text)
+}
+
+fn analyse_stream<'a>(
+    text: &'a str,
+    stream: &mut syntax::Stream<'a>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+) -> (FileAnalysis, PodTemplates) {
     let mut places = (placements && inventory.is_some()).then(Places::default);
     let mut pod_templates = PodTemplates::default();
-    let (stream, mut out) = if terraform::looks_like_hcl(text) {
-        check_hcl(text, options)
-    } else {
-        let mut stream = syntax::parse(text);
-        let out = check_stream(
-            text,
-            &mut stream,
-            options,
-            inventory,
-            places.as_mut(),
-            &mut pod_templates,
-        );
-        // A placement the API server would reject says so, as `simulate` does (before the
-        // configuration and suppressions apply: the API server rejects what it rejects).
-        if let Some(places) = places.as_mut() {
-            for p in &mut places.placements {
-                p.rejected = out
-                    .iter()
-                    .filter(|d| d.document == Some(p.document) && rejects(d, &p.path))
-                    .min_by_key(|d| d.range.start)
-                    .map(|d| d.message.clone());
-            }
+    let mut out = check_stream(
+        text,
+        stream,
+        options,
+        inventory,
+        places.as_mut(),
+        &mut pod_templates,
+    );
+    // A placement the API server would reject says so, as `simulate` does (before the
+    // configuration and suppressions apply: the API server rejects what it rejects).
+    if let Some(places) = places.as_mut() {
+        for p in &mut places.placements {
+            p.rejected = out
+                .iter()
+                .filter(|d| d.document == Some(p.document) && rejects(d, &p.path))
+                .min_by_key(|d| d.range.start)
+                .map(|d| d.message.clone());
         }
-        (stream, out)
-    };
-    settle(text, &stream, options, &mut out);
+    }
+    settle(text, stream, options, &mut out);
     order(&mut out);
     let places = places.unwrap_or_default();
     let analysis = FileAnalysis {
@@ -120,30 +158,51 @@ pub fn reads_inventory(text: &str, options: &Options) -> bool {
     if terraform::looks_like_hcl(text) {
         return false;
     }
-    let mut stream = syntax::parse(text);
-    let (templates, _) = templates(text, &stream, options);
+    reads_inventory_parsed(text, &mut syntax::parse(text), options)
+}
+
+/// [`reads_inventory`] of a YAML file already parsed, as [`analyse_parsed`] takes it (and
+/// leaves it).
+pub fn reads_inventory_parsed<'a>(
+    text: &'a str,
+    stream: &mut syntax::Stream<'a>,
+    options: &Options,
+) -> bool {
+    let (templates, _) = templates(text, stream, options);
     stream
         .documents
         .iter_mut()
         .zip(templates)
         .any(|(doc, template)| {
-            if template.is_some() || doc.error.is_some() || unknown_aliases(doc, &mut Vec::new()) {
-                return false;
-            }
-            let pool_file = doc.root.is_some_and(|r| {
-                compact::is_pool_file(doc, r) && compact::parse(0, text, doc, r, None).is_ok()
-            });
-            if pool_file {
-                return false;
-            }
-            // As `check_document` reads it: a JSON6902 operation list's values in place.
-            let _patch = json6902::prepare(doc, options.patch_target());
-            let doc = &*doc;
-            let extracted = extract_with(doc, options.chart_kinds());
-            !extracted.pod_specs.is_empty()
-                || !extracted.tolerations.is_empty()
-                || embedded::holds_yaml(text, doc, &extracted.objects)
+            let mark = doc.mark();
+            let reads = document_reads_inventory(text, doc, template.is_some(), options);
+            doc.restore(mark);
+            reads
         })
+}
+
+fn document_reads_inventory<'a>(
+    text: &'a str,
+    doc: &mut Document<'a>,
+    template: bool,
+    options: &Options,
+) -> bool {
+    if template || doc.error.is_some() || unknown_aliases(doc, &mut Vec::new()) {
+        return false;
+    }
+    let pool_file = doc.root.is_some_and(|r| {
+        compact::is_pool_file(doc, r) && compact::parse(0, text, doc, r, None).is_ok()
+    });
+    if pool_file {
+        return false;
+    }
+    // As `check_document` reads it: a JSON6902 operation list's values in place.
+    let _patch = json6902::prepare(doc, options.patch_target());
+    let doc = &*doc;
+    let extracted = extract_with(doc, options.chart_kinds());
+    !extracted.pod_specs.is_empty()
+        || !extracted.tolerations.is_empty()
+        || embedded::holds_yaml(text, doc, &extracted.objects)
 }
 
 /// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, as
@@ -1006,13 +1065,73 @@ mod tests {
     /// A file `reads_inventory` says is blind to the inventory has the same findings with an
     /// inventory as without one, over every fixture and example; and the files that hold pod
     /// templates, tolerations or YAML in strings are not called blind.
+    /// The language server judges a file again from the tree it kept: every fixture and example
+    /// gets the same findings (and placements) from one tree judged three times as from its
+    /// text, and the tree is left as parsed (a JSON6902 patch adds nodes while it is judged).
     #[test]
-    fn a_file_that_reads_no_inventory_has_the_same_findings_with_one() {
+    fn a_kept_tree_is_judged_as_its_text_is() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let pools = std::fs::read_to_string(root.join("examples/inventory/pools.yaml")).unwrap();
         let nodes = std::fs::read_to_string(root.join("examples/inventory/nodes.yaml")).unwrap();
         let inventory = Inventory::load(&[("pools.yaml", &pools), ("nodes.yaml", &nodes)]).unwrap();
-        let options = Options::default();
+        let mut patched = Options::default();
+        patched.set_patch_target(Some(std::sync::Arc::new(
+            crate::k8s::json6902::PatchTarget {
+                group: Some("apps".into()),
+                version: Some("v1".into()),
+                kind: Some("Deployment".into()),
+                name: Some("agent".into()),
+                namespace: None,
+            },
+        )));
+        let (mut judged, mut changed) = (0, 0);
+        for path in fixture_files(root) {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if !is_parsed_kind(&text) {
+                continue;
+            }
+            let mut stream = syntax::parse(&text);
+            let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
+            for options in [&Options::default(), &patched] {
+                assert_eq!(
+                    reads_inventory_parsed(&text, &mut stream, options),
+                    reads_inventory(&text, options),
+                    "{}",
+                    path.display()
+                );
+                for inventory in [None, Some(&inventory), Some(&inventory)] {
+                    let fresh = analyse_file(&text, options, inventory, true);
+                    let kept = analyse_parsed(&text, &mut stream, options, inventory, true);
+                    assert_eq!(kept, fresh, "{}", path.display());
+                    judged += 1;
+                }
+            }
+            let after: Vec<_> = stream.documents.iter().map(Document::mark).collect();
+            assert_eq!(after, marks, "{}", path.display());
+            // Whether the rules change the tree while they judge it (they must, in some
+            // fixtures, for the checks above to mean anything): a patch's stand-ins added, a
+            // pool file's `key=value:Effect` strings replaced by mappings.
+            let mut probe = syntax::parse(&text);
+            for d in &mut probe.documents {
+                let mark = d.mark();
+                let _patch = json6902::prepare(d, patched.patch_target());
+                if let Some(root) = d.root.filter(|&r| compact::is_pool_file(d, r)) {
+                    let _ = compact::parse(0, &text, d, root, None);
+                }
+                if d.mark() != mark {
+                    changed += 1;
+                }
+            }
+        }
+        assert!(
+            judged > 300 && changed > 1,
+            "{judged} judged, {changed} changed"
+        );
+    }
+
+    fn fixture_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
         let mut files = Vec::new();
         let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
         while let Some(dir) = dirs.pop() {
@@ -1029,8 +1148,18 @@ mod tests {
             }
         }
         files.sort();
+        files
+    }
+
+    #[test]
+    fn a_file_that_reads_no_inventory_has_the_same_findings_with_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let pools = std::fs::read_to_string(root.join("examples/inventory/pools.yaml")).unwrap();
+        let nodes = std::fs::read_to_string(root.join("examples/inventory/nodes.yaml")).unwrap();
+        let inventory = Inventory::load(&[("pools.yaml", &pools), ("nodes.yaml", &nodes)]).unwrap();
+        let options = Options::default();
         let (mut blind, mut reading) = (0, 0);
-        for path in &files {
+        for path in &fixture_files(root) {
             let Ok(text) = std::fs::read_to_string(path) else {
                 continue;
             };

@@ -13,6 +13,7 @@ use crate::lsp::diagnostics::Links;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
 use crate::rules;
+use crate::syntax::Stream;
 
 /// Everything an analysis depends on besides the document's text. Immutable: a configuration
 /// change or an inventory reload makes a new one with the next `generation`.
@@ -191,21 +192,69 @@ impl Workspace {
         placements: bool,
         chart: Option<&Arc<ChartKinds>>,
     ) -> FileAnalysis {
-        let with_chart;
-        let options = match chart {
+        let analysis = self.with_options(chart, |options| {
+            crate::analysis::analyse_file(text, options, self.cluster.as_deref(), placements)
+        });
+        self.configured(analysis)
+    }
+
+    /// [`Workspace::analyse_file`] of a YAML file already parsed (see
+    /// [`crate::analysis::analyse_parsed`]).
+    pub fn analyse_parsed<'a>(
+        &self,
+        text: &'a str,
+        stream: &mut Stream<'a>,
+        placements: bool,
+        chart: Option<&Arc<ChartKinds>>,
+    ) -> FileAnalysis {
+        let analysis = self.with_options(chart, |options| {
+            crate::analysis::analyse_parsed(
+                text,
+                stream,
+                options,
+                self.cluster.as_deref(),
+                placements,
+            )
+        });
+        self.configured(analysis)
+    }
+
+    /// Whether a file's findings can depend on the inventory (see
+    /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
+    /// analyses it with.
+    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<ChartKinds>>) -> bool {
+        self.with_options(chart, |o| crate::analysis::reads_inventory(text, o))
+    }
+
+    /// [`Workspace::reads_inventory`] of a YAML file already parsed.
+    pub fn reads_inventory_parsed<'a>(
+        &self,
+        text: &'a str,
+        stream: &mut Stream<'a>,
+        chart: Option<&Arc<ChartKinds>>,
+    ) -> bool {
+        self.with_options(chart, |o| {
+            crate::analysis::reads_inventory_parsed(text, stream, o)
+        })
+    }
+
+    /// Runs `f` with the options a document is analysed with: a chart's values file's carry
+    /// what the chart's templates render it into.
+    fn with_options<R>(&self, chart: Option<&Arc<ChartKinds>>, f: impl FnOnce(&Options) -> R) -> R {
+        match chart {
             Some(c) => {
                 let mut o = self.options.clone();
                 o.set_chart_kinds(Some(c.clone()));
-                with_chart = o;
-                &with_chart
+                f(&o)
             }
-            None => &self.options,
-        };
-        let mut analysis =
-            crate::analysis::analyse_file(text, options, self.cluster.as_deref(), placements);
-        let diagnostics = &mut analysis.diagnostics;
+            None => f(&self.options),
+        }
+    }
+
+    /// The settings' rule levels applied: a rule turned off is left out.
+    fn configured(&self, mut analysis: FileAnalysis) -> FileAnalysis {
         if !self.severities.is_empty() {
-            diagnostics.retain_mut(|d| {
+            analysis.diagnostics.retain_mut(|d| {
                 match self
                     .severities
                     .iter()
@@ -222,20 +271,6 @@ impl Workspace {
             });
         }
         analysis
-    }
-
-    /// Whether a file's findings can depend on the inventory (see
-    /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
-    /// analyses it with.
-    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<ChartKinds>>) -> bool {
-        match chart {
-            Some(c) => {
-                let mut o = self.options.clone();
-                o.set_chart_kinds(Some(c.clone()));
-                crate::analysis::reads_inventory(text, &o)
-            }
-            None => crate::analysis::reads_inventory(text, &self.options),
-        }
     }
 
     /// Whether `path` is the project's configuration file (a change to it reloads everything).

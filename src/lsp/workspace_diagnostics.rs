@@ -9,23 +9,84 @@
 //! generation it was made for, so an edit that changes neither re-reads nothing. When only the
 //! inventory changed (an edit to a pool file), a file whose findings cannot depend on it
 //! ([`crate::analysis::reads_inventory`]: no pod template, toleration or YAML in a string) keeps
-//! its result and its result id without being analysed again.
+//! its result and its result id without being analysed again. A file that does is judged again
+//! from its YAML tree, kept from the pass before with its text ([`Parsed`]; up to
+//! [`KEPT_TEXT`] bytes of text a workspace), not read and parsed anew.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
 use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
 
+use crate::analysis::FileAnalysis;
+use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
 use crate::lsp::diagnostics;
 use crate::lsp::session::{blocking, inventory_location, Session};
+use crate::lsp::workspace::Workspace;
 use crate::position::LineIndex;
+use crate::syntax::{self, Stream};
+
+/// How much text (in bytes) the workspace's kept trees may stand for: their trees take some
+/// times more. Files beyond it are read and parsed again when they are judged again.
+pub(crate) const KEPT_TEXT: usize = 64 << 20;
+
+self_cell::self_cell!(
+    /// A file's text and its YAML tree, as [`syntax::parse`] made it.
+    pub(crate) struct Parsed {
+        owner: String,
+        #[covariant]
+        dependent: Stream,
+    }
+    impl {Debug}
+);
+
+/// A file as a pass reads it: YAML with its tree, or a Terraform file's text.
+enum Read {
+    Tree(Parsed),
+    Hcl(String),
+}
+
+impl Read {
+    fn new(text: String) -> Read {
+        if crate::analysis::is_parsed_kind(&text) {
+            Read::Tree(Parsed::new(text, |t| syntax::parse(t)))
+        } else {
+            Read::Hcl(text)
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Read::Tree(p) => p.borrow_owner(),
+            Read::Hcl(text) => text,
+        }
+    }
+
+    fn reads_inventory(&mut self, ws: &Workspace, chart: Option<&Arc<ChartKinds>>) -> bool {
+        match self {
+            Read::Tree(p) => {
+                p.with_dependent_mut(|text, stream| ws.reads_inventory_parsed(text, stream, chart))
+            }
+            Read::Hcl(text) => ws.reads_inventory(text, chart),
+        }
+    }
+
+    fn analyse(&mut self, ws: &Workspace, chart: Option<&Arc<ChartKinds>>) -> FileAnalysis {
+        match self {
+            Read::Tree(p) => {
+                p.with_dependent_mut(|text, stream| ws.analyse_parsed(text, stream, false, chart))
+            }
+            Read::Hcl(text) => ws.analyse_file(text, false, chart),
+        }
+    }
+}
 
 /// A file on disk as last seen: its size and modification time.
 type Stamp = (u64, Option<SystemTime>);
@@ -44,6 +105,9 @@ pub(crate) struct DiskResult {
     pub items: Vec<lsp::Diagnostic>,
     /// Names the items: equal ids, equal diagnostics.
     pub result_id: String,
+    /// The file's text and tree, kept to judge it again against another inventory (taken by the
+    /// pass that does).
+    parsed: Mutex<Option<Parsed>>,
 }
 
 #[derive(Debug, Default)]
@@ -64,7 +128,13 @@ impl DiskResult {
             reads_inventory: Some(false),
             items: self.items.clone(),
             result_id: self.result_id.clone(),
+            parsed: Mutex::new(None),
         }
+    }
+
+    /// The file's kept text and tree, if this result has them and no other pass took them.
+    fn take_parsed(&self) -> Option<Parsed> {
+        self.parsed.lock().ok()?.take()
     }
 }
 
@@ -118,6 +188,7 @@ impl Session {
         };
         let generation = ws.generation;
         let installed = self.installed.clone();
+        let kept_text = AtomicUsize::new(0);
         let results = blocking("analysing the workspace", move || {
             paths
                 .into_par_iter()
@@ -146,19 +217,24 @@ impl Session {
                             return Some((path, c));
                         }
                     }
-                    let text = std::fs::read_to_string(&path).ok()?;
                     let chart = crate::walk::chart_kinds(&path);
                     let mut reads_inventory = same.as_ref().and_then(|c| c.reads_inventory);
+                    // The tree the last pass kept, else the file read (and parsed, unless it is
+                    // Terraform).
+                    let mut file = match same.as_ref().and_then(|c| c.take_parsed()) {
+                        Some(parsed) => Read::Tree(parsed),
+                        None => Read::new(std::fs::read_to_string(&path).ok()?),
+                    };
                     if let (Some(c), None) = (&same, reads_inventory) {
                         // Whether it depends on the inventory is asked once, when the
                         // inventory first changes: not on the way to the first diagnostics.
-                        if !ws.reads_inventory(&text, chart.as_ref()) {
+                        if !file.reads_inventory(&ws, chart.as_ref()) {
                             return Some((path, Arc::new(c.for_generation(generation))));
                         }
                         reads_inventory = Some(true);
                     }
                     let uri = Uri::from_file_path(&path)?;
-                    let found = ws.analyse_file(&text, false, chart.as_ref()).diagnostics;
+                    let found = file.analyse(&ws, chart.as_ref()).diagnostics;
                     // A finding of an inventory rule says the file reads the inventory: it need
                     // not be asked.
                     if found
@@ -167,8 +243,9 @@ impl Session {
                     {
                         reads_inventory = Some(true);
                     }
-                    let index = LineIndex::new(&text);
-                    let lines = Lines::new(&text, &index, encoding);
+                    let text = file.text();
+                    let index = LineIndex::new(text);
+                    let lines = Lines::new(text, &index, encoding);
                     let other_file = |file: &str, range: std::ops::Range<usize>| {
                         inventory_location(&ws, file, range, encoding)
                     };
@@ -181,6 +258,16 @@ impl Session {
                         &ws.links,
                     );
                     let result_id = result_id(&items);
+                    // Kept while the workspace's budget lasts, unless the file is never judged
+                    // again for another inventory.
+                    let keep = match file {
+                        Read::Tree(p) if reads_inventory != Some(false) => {
+                            let len = p.borrow_owner().len();
+                            (kept_text.fetch_add(len, Ordering::Relaxed) + len <= KEPT_TEXT)
+                                .then_some(p)
+                        }
+                        _ => None,
+                    };
                     Some((
                         path,
                         Arc::new(DiskResult {
@@ -191,6 +278,7 @@ impl Session {
                             reads_inventory,
                             items,
                             result_id,
+                            parsed: Mutex::new(keep),
                         }),
                     ))
                 })

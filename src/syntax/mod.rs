@@ -66,6 +66,15 @@ pub struct Document<'a> {
     nodes: Vec<Node<'a>>,
     /// Set when the document could not be parsed (or expands too far); its tree is then partial.
     pub error: Option<SyntaxError>,
+    /// What [`Document::replace_item`] replaced, in order: (sequence, index, the item before).
+    replaced: Vec<(NodeId, usize, NodeId)>,
+}
+
+/// A document's tree as it was at one moment, to go back to ([`Document::restore`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    nodes: usize,
+    replaced: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -137,6 +146,7 @@ impl<'a> Document<'a> {
             root: None,
             nodes: Vec::new(),
             error: None,
+            replaced: Vec::new(),
         }
     }
 
@@ -260,6 +270,26 @@ impl<'a> Document<'a> {
         self.nodes.len()
     }
 
+    /// Where the tree is now: [`Document::restore`] goes back to it.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            nodes: self.nodes.len(),
+            replaced: self.replaced.len(),
+        }
+    }
+
+    /// Undoes what [`Document::add_node`] and [`Document::replace_item`] did since `mark`: a
+    /// tree kept to be read again is left as it was.
+    pub fn restore(&mut self, mark: Mark) {
+        while self.replaced.len() > mark.replaced {
+            let (sequence, index, before) = self.replaced.pop().expect("longer than the mark");
+            if let NodeKind::Sequence { items, .. } = &mut self.nodes[sequence as usize].kind {
+                items[index] = before;
+            }
+        }
+        self.nodes.truncate(mark.nodes);
+    }
+
     /// Adds a node built by the caller (a mapping that stands for a `key=value:Effect` string,
     /// say, whose scalars point into the source), so the rules can check it like any other.
     pub fn add_node(&mut self, node: Node<'a>) -> NodeId {
@@ -271,7 +301,8 @@ impl<'a> Document<'a> {
     pub fn replace_item(&mut self, sequence: NodeId, index: usize, node: NodeId) -> bool {
         match &mut self.nodes[sequence as usize].kind {
             NodeKind::Sequence { items, .. } if index < items.len() => {
-                items[index] = node;
+                let before = std::mem::replace(&mut items[index], node);
+                self.replaced.push((sequence, index, before));
                 true
             }
             _ => false,
@@ -718,6 +749,7 @@ impl<'a> Builder<'a> {
                         root: None,
                         nodes: Vec::new(),
                         error: None,
+                        replaced: Vec::new(),
                     },
                     stack: Vec::new(),
                     anchors: Vec::new(),
