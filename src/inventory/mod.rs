@@ -329,6 +329,9 @@ pub struct Inventory {
     /// Every distinct taint of the pools, as the pool and index of its first writing, with the
     /// pools that carry it (see [`Inventory::taints`]): built once, asked for every workload.
     distinct_taints: Vec<((usize, usize), Vec<usize>)>,
+    /// What a later layer derives from the inventory and keeps with it (the simulations of the
+    /// workloads judged against it): see [`Inventory::derived`].
+    derived: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Whether a text may define nodes (a cheap look at what it mentions, for picking inventory
@@ -766,6 +769,14 @@ impl Inventory {
         Ok(inventory)
     }
 
+    /// A value a later layer derives from this inventory (of one type `T`: the simulations
+    /// of the workloads judged against it), made by `init` on first use and kept with it. The
+    /// inventory does not change once it is shared (what changes it before forgets the value).
+    /// `None` when a value of another type took the place.
+    pub fn derived<T: std::any::Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Option<&T> {
+        self.derived.get_or_init(|| Box::new(init())).downcast_ref()
+    }
+
     /// How many nodes the cluster has.
     pub fn node_count(&self) -> usize {
         self.pools.iter().map(|p| p.nodes.len()).sum()
@@ -807,6 +818,7 @@ impl Inventory {
     /// Names the pools again, by the node label `label` first (a `pool-label` setting: the
     /// label a cluster's node groups carry), where the inventory does not name them itself.
     pub fn name_pools_by(&mut self, label: &str) {
+        self.derived = std::sync::OnceLock::new();
         name_pools(&mut self.pools, Some(label));
     }
 
@@ -829,6 +841,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
         files,
         cluster: Cluster::default(),
         distinct_taints: distinct_taints(&pools),
+        derived: std::sync::OnceLock::new(),
         pools,
         identity_keys: identity.into_iter().collect(),
         naming_keys: naming.into_iter().collect(),

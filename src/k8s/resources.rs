@@ -17,7 +17,7 @@ use crate::k8s::quantity;
 use crate::syntax::{Document, NodeId};
 
 /// Amounts by resource name, sorted by name, without zeros.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Resources(Vec<(String, u128)>);
 
 /// How a resource is counted and compared by the scheduler.

@@ -11,7 +11,7 @@ use crate::k8s::objects::{Extracted, Item, Object};
 use crate::k8s::well_known::edit_distance;
 use crate::schedule::admission::Source;
 use crate::schedule::placement::Placement;
-use crate::schedule::{simulate, Simulation, Workload, COMPARISON_GATE};
+use crate::schedule::{simulate_shared, Simulation, Workload, COMPARISON_GATE};
 use crate::syntax::{Document, NodeId, NodeKind, Style};
 
 /// How many pools a message lists before "and N more".
@@ -172,7 +172,7 @@ pub(crate) fn check_workloads<'a, 'd>(
 ) {
     for i in specs {
         let workload = Workload::new(doc, extracted, i, options);
-        let simulation = simulate(&workload, inventory, options);
+        let simulation = simulate_shared(&workload, inventory, options);
         for rule in RULES {
             let mut cx = WorkloadCx {
                 text,
@@ -201,6 +201,7 @@ pub(crate) fn check_workloads<'a, 'd>(
                 rule: &super::unschedulable::META,
             };
             let cause = super::unschedulable::cause(&cx);
+            let simulation = std::sync::Arc::unwrap_or_clone(simulation);
             let mut placement = Placement::new(doc, object, &workload, simulation);
             placement.cause = cause;
             placements.push(placement);

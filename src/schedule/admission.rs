@@ -18,7 +18,7 @@ use crate::k8s::names::is_qualified_name;
 use crate::k8s::well_known::{NOT_READY, UNREACHABLE, UNSCHEDULABLE};
 
 /// Where an effective toleration comes from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Source {
     /// The manifest's own `tolerations[i]`.
     Manifest(usize),

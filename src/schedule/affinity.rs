@@ -16,7 +16,7 @@ pub trait NodeView {
     fn name(&self) -> Option<&str>;
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SelOp {
     In,
     NotIn,
@@ -52,7 +52,7 @@ impl SelOp {
 }
 
 /// One `{key, operator, values}` of a term.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Requirement {
     pub key: String,
     pub op: SelOp,
@@ -110,7 +110,7 @@ pub fn go_parse_int(s: &str) -> Option<i64> {
 }
 
 /// One `nodeSelectorTerm`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Term {
     pub expressions: Vec<Requirement>,
     pub fields: Vec<Requirement>,

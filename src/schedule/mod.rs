@@ -9,6 +9,7 @@
 
 use crate::config::Options;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::inventory::{capacity, Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
@@ -829,6 +830,73 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
         })
         .collect();
     Simulation { pools }
+}
+
+/// The simulations of the workloads judged against one inventory, by what they ask of it: a
+/// repository holds many workloads that ask the same (no toleration, the same selector, the same
+/// requests), and the language server judges them all again when a pool changes. Kept with the
+/// inventory ([`Inventory::derived`]); emptied when it holds [`Simulations::MOST`].
+#[derive(Default)]
+struct Simulations(std::sync::Mutex<HashMap<Asks, Arc<Simulation>>>);
+
+impl Simulations {
+    /// An editor's keystrokes in a toleration each ask anew: what is kept stays bounded.
+    const MOST: usize = 20_000;
+}
+
+/// Everything of a workload and of the options that [`simulate`] reads, but places in the
+/// document (which no verdict holds).
+#[derive(PartialEq, Eq, Hash)]
+struct Asks {
+    kind: Option<String>,
+    tolerations: Vec<Toleration>,
+    sources: Vec<Source>,
+    node_name: Option<String>,
+    node_selector: Vec<(Arc<str>, Arc<str>)>,
+    class_selector: Vec<(String, String)>,
+    affinity: Option<Vec<affinity::Term>>,
+    requests: Resources,
+    gate: bool,
+}
+
+/// [`simulate`], the same answer shared by the workloads that ask the same of `inventory`. A
+/// workload with resource claims is judged on its own: its claims are read against the
+/// options' cluster, which a file's own objects extend.
+pub fn simulate_shared(
+    w: &Workload<'_>,
+    inventory: &Inventory,
+    options: &Options,
+) -> Arc<Simulation> {
+    let memo = inventory.derived(Simulations::default);
+    let Some(memo) = memo.filter(|_| w.claims.is_empty()) else {
+        return Arc::new(simulate(w, inventory, options));
+    };
+    let asks = Asks {
+        kind: w.kind.map(str::to_string),
+        tolerations: w.tolerations.clone(),
+        sources: w.sources.clone(),
+        node_name: w.node_name.as_ref().map(|(n, _)| n.clone()),
+        node_selector: w
+            .node_selector
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect(),
+        class_selector: w.class_selector.clone(),
+        affinity: w.affinity.as_ref().map(|a| a.terms.clone()),
+        requests: w.requests.clone(),
+        gate: options.feature(COMPARISON_GATE),
+    };
+    if let Some(known) = memo.0.lock().ok().and_then(|m| m.get(&asks).cloned()) {
+        return known;
+    }
+    let simulation = Arc::new(simulate(w, inventory, options));
+    if let Ok(mut m) = memo.0.lock() {
+        if m.len() >= Simulations::MOST {
+            m.clear();
+        }
+        m.entry(asks).or_insert_with(|| simulation.clone());
+    }
+    simulation
 }
 
 /// What [`simulate`] knows of one workload while it judges the pools.

@@ -845,3 +845,72 @@ spec:
     let v = verdicts("gpu.example.com", 2);
     assert!(v.iter().all(|v| v.fits() && v.unknown.len() == 1), "{v:?}");
 }
+
+/// Workloads that ask the same of an inventory share one simulation, and it is the one each
+/// would get on its own: every pod template of the fixtures and examples, against a node list
+/// with pools and against Karpenter NodePools, with the comparison gate off and on.
+#[test]
+fn a_shared_simulation_is_the_workloads_own() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let (pools, nodes, nodepools) = (
+        read("examples/inventory/pools.yaml"),
+        read("examples/inventory/nodes.yaml"),
+        read("examples/gpu/nodepools.yaml"),
+    );
+    let inventories = [
+        Inventory::load(&[("pools.yaml", &pools), ("nodes.yaml", &nodes)]).unwrap(),
+        Inventory::load(&[("nodepools.yaml", &nodepools)]).unwrap(),
+    ];
+    let mut gated = Options::default();
+    gated
+        .set_feature_gates("TaintTolerationComparisonOperators=true")
+        .unwrap();
+    let mut files = Vec::new();
+    let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let (mut judged, mut shared) = (0, 0);
+    for inventory in &inventories {
+        for options in [&Options::default(), &gated] {
+            let mut seen: Vec<*const Simulation> = Vec::new();
+            for path in &files {
+                let text = std::fs::read_to_string(path).unwrap();
+                let stream = syntax::parse(&text);
+                for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+                    let ex = extract(doc);
+                    for i in 0..ex.pod_specs.len() {
+                        let w = Workload::new(doc, &ex, i, options);
+                        let kept = simulate_shared(&w, inventory, options);
+                        assert_eq!(
+                            *kept,
+                            simulate(&w, inventory, options),
+                            "{}",
+                            path.display()
+                        );
+                        judged += 1;
+                        let at = Arc::as_ptr(&kept);
+                        if seen.contains(&at) {
+                            shared += 1;
+                        } else {
+                            seen.push(at);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        judged > 400 && shared > 50,
+        "{judged} judged, {shared} shared"
+    );
+}
