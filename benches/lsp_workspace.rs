@@ -9,6 +9,8 @@
 //!   pulled, and the `workspace/diagnostic` after it (every file unchanged);
 //! - renaming the taint key `dedicated` across the workspace.
 //!
+//! The server runs in this process, with the allocator the shipped binary uses.
+//!
 //! `cargo bench --bench lsp_workspace`
 
 #[path = "../tests/support/client.rs"]
@@ -22,6 +24,10 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use client::{pull_client, Client};
+
+/// The allocator the shipped server runs with (`src/main.rs`): the server is measured as it runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const NODES: usize = 5_000;
 const FILES: usize = 2_000;
