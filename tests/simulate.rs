@@ -1572,3 +1572,45 @@ fn lenses_agree_with_simulate() {
         "rejected {rejected}, fits nowhere {nowhere}"
     );
 }
+
+/// A DaemonSet runs only on the nodes it selects: a pool it does not select is not a miss, and
+/// the matrix marks it apart (`·`) from a pool it selects and cannot run on (`✗`).
+#[test]
+fn a_daemonsets_unselected_pools_are_marked_apart_from_its_misses() {
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/gpu/nodepools.yaml",
+        "examples/gpu/gpu-agents.yaml",
+    ]);
+    let out = stdout(&o);
+    let row = |name: &str| -> String {
+        let at = out.find(name).unwrap_or_else(|| panic!("{name} in\n{out}"));
+        out[at..].lines().nth(1).unwrap().trim().to_string()
+    };
+    // The driver selects the two GPU pools (B, C) and misses the spot one (C).
+    assert_eq!(
+        row("DaemonSet gpu-system/gpu-driver"),
+        "· ✓ ✗  misses pool gpu-spot of the 2 pools it selects",
+        "{out}"
+    );
+    // The partitioner selects none.
+    assert_eq!(
+        row("DaemonSet gpu-system/gpu-partitioner"),
+        "· · ·  selects no node",
+        "{out}"
+    );
+    assert!(
+        out.contains("· a pool the DaemonSet does not select"),
+        "{out}"
+    );
+    // A Deployment that a pool does not select does not fit there: `✗`, and no `·` legend.
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/gpu/nodepools.yaml",
+        "examples/gpu/training.yaml",
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains('✗') && !out.contains('·'), "{out}");
+}

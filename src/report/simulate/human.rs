@@ -11,7 +11,7 @@
 use super::{Fit, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::report::text::{width, wrap};
-use crate::schedule::WorkloadResult;
+use crate::schedule::{Reason, WorkloadResult};
 
 /// How to render.
 #[derive(Debug, Clone)]
@@ -208,6 +208,8 @@ pub struct Row {
     nodes: NodeCount,
     /// How it fits each pool.
     fits: Vec<Fit>,
+    /// For a DaemonSet: the pools it does not select (it fits none of their nodes, by design).
+    unselected: Vec<bool>,
     /// The reasons under the row, each with the pools it is about (when they are shown).
     reasons: Vec<(String, Vec<usize>)>,
     /// For a rejected workload: the finding's message and rule.
@@ -252,6 +254,19 @@ impl Row {
                         .iter()
                         .zip(&inventory.pools)
                         .map(|(pv, pool)| Fit::of_pool(pv, pool))
+                        .collect(),
+                    unselected: w
+                        .simulation
+                        .pools
+                        .iter()
+                        .zip(&inventory.pools)
+                        .map(|(pv, pool)| {
+                            w.daemonset.is_some()
+                                && Fit::of_pool(pv, pool) == Fit::No
+                                && pv
+                                    .groups(pool)
+                                    .all(|(v, _, _)| v.reasons.iter().any(Reason::selects))
+                        })
                         .collect(),
                     reasons: if shows_reasons {
                         reason_groups(inventory, w)
@@ -304,17 +319,24 @@ pub fn human(inventory: &Inventory, rows: Vec<Row>, options: &HumanOptions) -> S
     rows.sort_by_key(|r| r.class);
 
     let layout = Layout::new(pools, &rows, max);
+    let shown: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.class.shown(&options.only))
+        .collect();
     out.push('\n');
     out.push_str(&match layout {
-        Some(_) => items(
-            &[
+        Some(_) => {
+            let mut marks = vec![
                 "✓ fits",
                 "~ fits, but avoided (PreferNoSchedule)",
                 "± fits some nodes, or may",
                 "✗ no fit",
-            ],
-            max,
-        ),
+            ];
+            if shown.iter().any(|r| r.unselected.contains(&true)) {
+                marks.push("· a pool the DaemonSet does not select");
+            }
+            items(&marks, max)
+        }
         None => items(
             &[
                 "name~ fits, but avoided (PreferNoSchedule)",
@@ -324,10 +346,6 @@ pub fn human(inventory: &Inventory, rows: Vec<Row>, options: &HumanOptions) -> S
         ),
     });
 
-    let shown: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.class.shown(&options.only))
-        .collect();
     let mut class = None;
     let mut file = None;
     for r in &shown {
@@ -479,8 +497,9 @@ impl Layout {
             out.push_str(&name_lines(&r.title, 2, max));
             " ".repeat(2 + self.name + 2)
         };
-        for fit in &r.fits {
+        for (fit, &unselected) in r.fits.iter().zip(&r.unselected) {
             let mark = match fit {
+                Fit::No if unselected => "·",
                 Fit::No => "✗",
                 Fit::Partial => "±",
                 Fit::Avoided => "~",
@@ -681,13 +700,22 @@ fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<
             }
         }
     }
-    // Then what keeps it off the other pools (for a DaemonSet, off the nodes it picks).
+    // Then what keeps it off the other pools (for a DaemonSet, off the nodes it picks: what
+    // keeps it off a node it does not select is no miss).
     let daemonset = w.daemonset.as_ref().is_some_and(|c| c.picked > 0);
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for r in pv.reasons(pool) {
-            if daemonset && r.selects() {
+        let mut seen: Vec<&Reason> = Vec::new();
+        for (v, _, _) in pv.groups(pool) {
+            if daemonset && v.reasons.iter().any(Reason::selects) {
                 continue;
             }
+            for r in &v.reasons {
+                if !seen.iter().any(|s| s.same_as(r)) {
+                    seen.push(r);
+                }
+            }
+        }
+        for r in seen {
             let text = r.describe(pool);
             match groups.iter_mut().find(|(t, _)| *t == text) {
                 Some((_, cols)) => cols.push(p),
