@@ -890,3 +890,79 @@ fn labels_a_pool_definition_does_not_declare_are_unknown() {
         .collect();
     assert_eq!(rules, []);
 }
+
+/// Node groups written as an expression taintlint does not evaluate (`merge(local..., var...)`)
+/// are not read, and the user is told where; a file with nothing else is refused (named on its
+/// own) or left out (found in a directory), saying why.
+#[test]
+fn node_groups_taintlint_cannot_read_are_said() {
+    let fixture = "tests/fixtures/iac/eks-merged-groups.tf";
+    let expected = "tests/fixtures/iac/eks-merged-groups.tf:17:29: module.eks.eks_managed_node_groups \
+         is `merge( local.default_node_groups, var.managed_node_groups, )`, an expression taintlint does not evaluate: the node groups it makes are \
+         not read (write them in a pool file to simulate them)";
+    // Beside a node group that is written out: that one is read, the others are said.
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim_end(),
+        format!("taintlint: warning: inventory {expected}"),
+        "{stderr}"
+    );
+    let report = json(&out);
+    let pools: Vec<&str> = report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(pools, ["batch"], "{report}");
+    // Only the expression: named on its own, the inventory is refused and says why.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{ROOT}/{fixture}")).unwrap();
+    let merged_only = &text[..text.find("resource \"aws_eks_node_group\"").unwrap()];
+    std::fs::write(dir.path().join("eks.tf"), merged_only).unwrap();
+    let eks = dir.path().join("eks.tf");
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        eks.to_str().unwrap(),
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(":17:29: holds no node group taintlint reads: module.eks.eks_managed_node_groups is `merge( local.default_node_groups"),
+        "{stderr}"
+    );
+    // Found in a directory beside pools it reads: left out, and said to be.
+    std::fs::copy(
+        format!("{ROOT}/tests/fixtures/iac/gke.tf"),
+        dir.path().join("gke.tf"),
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        dir.path().to_str().unwrap(),
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("eks.tf:17:29: holds no node group taintlint reads")
+            && stderr.contains("left out of the directory's inventory"),
+        "{stderr}"
+    );
+    assert!(!json(&out)["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}

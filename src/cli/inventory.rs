@@ -87,7 +87,11 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
             })
             .collect();
         let errors = match Inventory::load_sources(pairs) {
-            Ok(inventory) => return Ok(LoadedInventory { inventory, sources }),
+            Ok(inventory) => {
+                let loaded = LoadedInventory { inventory, sources };
+                warn_of_unread(&loaded);
+                return Ok(loaded);
+            }
             Err(errors) => errors,
         };
         // A file found in a directory that holds no nodes after all (a manifest that only
@@ -101,12 +105,16 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
                 })
         };
         // So is one that does not parse (a Terraform template of Helm values, `%{ if }` and
-        // all, beside the node groups): said, as a file named on its own would be refused.
+        // all, beside the node groups), and one whose node groups are all written as
+        // expressions taintlint does not evaluate: said, as a file named on its own would be
+        // refused.
         let unparsed = |i: usize| {
             walked[i].and_then(|_| {
-                errors
-                    .iter()
-                    .find(|e| e.file == names[i] && e.message.starts_with("not valid YAML"))
+                errors.iter().find(|e| {
+                    e.file == names[i]
+                        && (e.message.starts_with("not valid YAML")
+                            || e.message.starts_with(inventory::NO_GROUP_READ))
+                })
             })
         };
         let mut keep = Vec::with_capacity(sources.len());
@@ -310,6 +318,24 @@ fn stream(path: &Path, index: usize) -> std::io::Result<Option<inventory::Stream
     }
     file.seek(SeekFrom::Start(0))?;
     inventory::read_json_nodes(index, file)
+}
+
+/// A warning for each group of nodes an inventory file defines in a way taintlint does not read
+/// (a Terraform expression): the simulation has none of its nodes, and a person should know.
+fn warn_of_unread(loaded: &LoadedInventory) {
+    for (i, f) in loaded.inventory.files.iter().enumerate() {
+        let text = loaded.sources.get(i).and_then(|(_, t)| t.as_deref());
+        for u in &f.unread {
+            let place = match text {
+                Some(text) => {
+                    let (line, column) = taintlint::report::line_columns(text, &[u.at.start])[0];
+                    format!("{}:{line}:{column}", f.name)
+                }
+                None => f.name.clone(),
+            };
+            eprintln!("taintlint: warning: inventory {place}: {}", u.message);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -83,6 +83,9 @@ pub struct InventoryFile {
     /// Taints left out of the simulation because the API server would reject them (linting
     /// the file says why).
     pub invalid_taints: usize,
+    /// Node groups it defines in a way taintlint does not read (a Terraform expression), each
+    /// with its place and what to tell a person.
+    pub unread: Vec<terraform::Unread>,
 }
 
 /// A taint of a pool, and where it is written.
@@ -359,6 +362,10 @@ pub fn may_define_nodes(text: &str) -> bool {
     MARKS.iter().any(|m| text.contains(m))
 }
 
+/// How an inventory file whose node groups are all written as expressions (Terraform's
+/// `merge(...)`, say) is refused: the message starts so.
+pub const NO_GROUP_READ: &str = "holds no node group taintlint reads";
+
 /// The formats an inventory file may have, for messages.
 pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
      documents, or a pool file (`pools:`)";
@@ -624,6 +631,7 @@ struct FileNodes {
     name: String,
     nodes: Vec<RawNode>,
     invalid_taints: usize,
+    unread: Vec<terraform::Unread>,
     objects: Cluster,
 }
 
@@ -649,6 +657,7 @@ impl ReadFile {
                         name: name.to_string(),
                         nodes: read.nodes,
                         invalid_taints: read.invalid_taints,
+                        unread: Vec::new(),
                         objects: Cluster::default(),
                     })
                 };
@@ -670,8 +679,12 @@ impl ReadFile {
         // Namespaces and RuntimeClasses come from the YAML reader's parse (a JSON list of
         // nodes is read from its text; Terraform has none).
         let mut objects = Cluster::default();
+        let mut unread = Vec::new();
         let read = if terraform::looks_like_hcl(text) {
-            terraform::read(index, text)
+            terraform::read(index, text).map(|(nodes, invalid, not_read)| {
+                unread = not_read;
+                (nodes, invalid)
+            })
         } else if json::looks_like_json(text) {
             match json::read(index, text) {
                 Ok(Some(r)) => {
@@ -686,15 +699,21 @@ impl ReadFile {
         };
         let read = match read {
             Ok((nodes, _)) if nodes.is_empty() && objects.is_empty() => {
+                // A file whose node groups are all written as expressions says so.
+                let message = match unread.first() {
+                    Some(u) => format!("{NO_GROUP_READ}: {}", u.message),
+                    None => format!("holds no nodes; an inventory is {FORMATS}"),
+                };
                 Err(vec![error(ParseError {
-                    offset: None,
-                    message: format!("holds no nodes; an inventory is {FORMATS}"),
+                    offset: unread.first().map(|u| u.at.start),
+                    message,
                 })])
             }
             Ok((nodes, invalid_taints)) => Ok(FileNodes {
                 name: name.to_string(),
                 nodes,
                 invalid_taints,
+                unread,
                 objects,
             }),
             Err(e) => Err(vec![error(e)]),
@@ -747,6 +766,7 @@ impl Inventory {
                         name: r.name.clone(),
                         nodes: r.nodes.len(),
                         invalid_taints: r.invalid_taints,
+                        unread: r.unread.clone(),
                     });
                     raw.extend(r.nodes.iter().cloned());
                 }

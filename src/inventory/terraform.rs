@@ -125,6 +125,16 @@ pub(crate) struct Hcl<'a> {
     pub pools: Vec<TfPool>,
     /// Effects written in a provider's spelling (the rules see them in Kubernetes spelling).
     pub spelled: Vec<Spelled>,
+    /// Node groups written as an expression taintlint does not evaluate, and why they are not
+    /// read.
+    pub unread: Vec<Unread>,
+}
+
+/// Node groups a file defines that are not read: where, and what a person is told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    pub at: Range<usize>,
+    pub message: String,
 }
 
 impl Hcl<'_> {
@@ -216,6 +226,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         doc: Document::synthetic(0..text.len()),
         pools: Vec::new(),
         spelled: Vec::new(),
+        unread: Vec::new(),
     };
     for s in body.iter() {
         let Structure::Block(block) = s else { continue };
@@ -298,6 +309,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         doc: b.doc,
         pools: b.pools,
         spelled: b.spelled,
+        unread: b.unread,
     })
 }
 
@@ -439,9 +451,28 @@ struct Builder<'a> {
     doc: Document<'a>,
     pools: Vec<TfPool>,
     spelled: Vec<Spelled>,
+    unread: Vec<Unread>,
 }
 
 impl<'a> Builder<'a> {
+    /// A map or list of node groups that is not written out (a `merge(...)`, a `local.` or
+    /// `var.` reference, a `for` expression): taintlint evaluates no Terraform expressions.
+    fn not_written_out(&mut self, e: &Expression, address: &str) {
+        // On one line, and not too long to read.
+        let written = written(self.src, Some(e), "?");
+        let mut shown = written.split_whitespace().collect::<Vec<_>>().join(" ");
+        if shown.chars().count() > 80 {
+            shown = shown.chars().take(76).collect::<String>() + " ...";
+        }
+        self.unread.push(Unread {
+            at: self.span_of(e).unwrap_or(0..0),
+            message: format!(
+                "{address} is `{shown}`, an expression taintlint does not evaluate: the node \
+                 groups it makes are not read (write them in a pool file to simulate them)"
+            ),
+        });
+    }
+
     /// A parsed element's span, in `text`.
     fn span_of(&self, s: &impl Span) -> Option<Range<usize>> {
         s.span().map(|r| r.start + self.off..r.end + self.off)
@@ -654,7 +685,13 @@ impl<'a> Builder<'a> {
     /// group key to group; `taints` as a map of name to taint or a list (the module's
     /// variables.tf and modules/*/variables.tf).
     fn eks_module(&mut self, groups: &Expression, module: &str, managed: bool) {
+        let field = if managed {
+            "eks_managed_node_groups"
+        } else {
+            "self_managed_node_groups"
+        };
         let Expression::Object(o) = groups else {
+            self.not_written_out(groups, &format!("module.{module}.{field}"));
             return;
         };
         for (k, v) in o.iter() {
@@ -664,11 +701,6 @@ impl<'a> Builder<'a> {
             let key = match k {
                 ObjectKey::Ident(i) => i.as_str().to_string(),
                 ObjectKey::Expression(e) => written(self.src, Some(e), "?"),
-            };
-            let field = if managed {
-                "eks_managed_node_groups"
-            } else {
-                "self_managed_node_groups"
             };
             let address = format!("module.{module}.{field}.{key}");
             let at = self.span_of(v.expr()).unwrap_or(0..0);
@@ -719,8 +751,13 @@ impl<'a> Builder<'a> {
     /// `node_pools_taints = { all = [...], <pool> = [{key, value, effect}] }` and labels in
     /// `node_pools_labels` likewise (the module's variables.tf).
     fn gke_module(&mut self, body: &Body, module: &str) {
-        let Some(Expression::Array(pools)) = attr(body, "node_pools") else {
-            return;
+        let pools = match attr(body, "node_pools") {
+            Some(Expression::Array(pools)) => pools,
+            Some(other) => {
+                self.not_written_out(other, &format!("module.{module}.node_pools"));
+                return;
+            }
+            None => return,
         };
         let by_pool = |field: &str, pool: &str| -> Vec<&Expression> {
             let Some(Expression::Object(o)) = attr(body, field) else {
@@ -875,8 +912,12 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// Reads a Terraform file's node pools, one node standing for each pool.
-pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), ParseError> {
+/// Reads a Terraform file's node pools, one node standing for each pool; with how many taints
+/// are left out (invalid) and the node groups not read.
+pub(crate) fn read(
+    file: usize,
+    text: &str,
+) -> Result<(Vec<RawNode>, usize, Vec<Unread>), ParseError> {
     let hcl = parse(text)?;
     let mut out = Vec::new();
     let mut invalid = 0;
@@ -917,7 +958,7 @@ pub(crate) fn read(file: usize, text: &str) -> Result<(Vec<RawNode>, usize), Par
         }
         out.push(node);
     }
-    Ok((out, invalid))
+    Ok((out, invalid, hcl.unread))
 }
 
 #[cfg(test)]
