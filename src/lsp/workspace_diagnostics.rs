@@ -33,9 +33,10 @@ use crate::lsp::workspace::Workspace;
 use crate::position::LineIndex;
 use crate::syntax::{self, Stream};
 
-/// How much text (in bytes) the workspace's kept trees may stand for: their trees take some
-/// times more. Files beyond it are read and parsed again when they are judged again.
-pub(crate) const KEPT_TEXT: usize = 64 << 20;
+/// How much text (in bytes) the workspace's kept trees may stand for: a tree takes up to about
+/// ten times its text (`lint` of 5 MB of Deployments peaks 72 MB above an empty file's), so
+/// some 100 MB at most. Files beyond it are read and parsed again when they are judged again.
+pub(crate) const KEPT_TEXT: usize = 8 << 20;
 
 self_cell::self_cell!(
     /// A file's text and its YAML tree, as [`syntax::parse`] made it.
