@@ -201,7 +201,6 @@ pub(crate) fn check_workloads<'a, 'd>(
                 rule: &super::unschedulable::META,
             };
             let cause = super::unschedulable::cause(&cx);
-            let simulation = std::sync::Arc::unwrap_or_clone(simulation);
             let mut placement = Placement::new(doc, object, &workload, simulation);
             placement.cause = cause;
             placements.push(placement);

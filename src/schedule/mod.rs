@@ -1460,7 +1460,8 @@ pub struct WorkloadResult {
     pub namespace: Option<String>,
     /// The pod spec's path.
     pub path: String,
-    pub simulation: Simulation,
+    /// Shared with the workloads that ask the same of the inventory ([`simulate_shared`]).
+    pub simulation: Arc<Simulation>,
     /// For a DaemonSet: the nodes it picks and those of them it cannot run on.
     pub daemonset: Option<Coverage>,
     /// Why the API server would not create its pods, if it would not: then it runs nowhere,
@@ -1544,7 +1545,7 @@ pub fn simulate_document(
             namespace: object.namespace.map(str::to_string),
             path: w.path.clone(),
             daemonset: None,
-            simulation: simulate(&w, inventory, options),
+            simulation: simulate_shared(&w, inventory, options),
             rejected: None,
             by_shape: ex.pod_specs[i].by_shape,
         });

@@ -69,7 +69,7 @@ impl Placement {
         doc: &Document<'_>,
         object: &Object<'_>,
         workload: &Workload<'_>,
-        simulation: Simulation,
+        simulation: Arc<Simulation>,
     ) -> Placement {
         let span = |id| doc.node(id).span.clone();
         let entry = |key: &str| {
@@ -108,7 +108,7 @@ impl Placement {
             anchor,
             range: span(object.node),
             title,
-            simulation: Arc::new(simulation),
+            simulation,
             daemonset: workload.kind == Some("DaemonSet"),
             path: workload.path.clone(),
             cause: None,
@@ -601,7 +601,7 @@ pools:
         for i in 0..ex.pod_specs.len() {
             let w = Workload::new(doc, &ex, i, &options);
             let sim = simulate(&w, &inv, &options);
-            placements.push(Placement::new(doc, &ex.objects[w.object], &w, sim));
+            placements.push(Placement::new(doc, &ex.objects[w.object], &w, Arc::new(sim)));
         }
         let mut places = Vec::new();
         for list in &ex.tolerations {
