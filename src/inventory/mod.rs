@@ -1128,6 +1128,25 @@ mod tests {
         Inventory::load(&[("nodes.yaml", text)]).unwrap()
     }
 
+    /// What a later layer derives from an inventory is made once, kept, of one type, and
+    /// forgotten when the inventory changes.
+    #[test]
+    fn a_derived_value_is_made_once_and_forgotten_on_change() {
+        let mut inv = load(&node("a", "pool: x", ""));
+        let made = std::cell::Cell::new(0);
+        let make = || {
+            made.set(made.get() + 1);
+            vec![inv.pools.len()]
+        };
+        assert_eq!(inv.derived(make), Some(&vec![1]));
+        assert_eq!(inv.derived(|| vec![7_usize]), Some(&vec![1]));
+        assert_eq!(made.get(), 1);
+        // Another type does not take the place.
+        assert_eq!(inv.derived(|| "other"), None);
+        inv.name_pools_by("pool");
+        assert_eq!(inv.derived(|| vec![7_usize]), Some(&vec![7]));
+    }
+
     fn node(name: &str, labels: &str, taints: &str) -> String {
         format!(
             "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{{labels}}}\nspec:\n  taints: [{taints}]\n"

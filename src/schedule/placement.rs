@@ -601,7 +601,12 @@ pools:
         for i in 0..ex.pod_specs.len() {
             let w = Workload::new(doc, &ex, i, &options);
             let sim = simulate(&w, &inv, &options);
-            placements.push(Placement::new(doc, &ex.objects[w.object], &w, Arc::new(sim)));
+            placements.push(Placement::new(
+                doc,
+                &ex.objects[w.object],
+                &w,
+                Arc::new(sim),
+            ));
         }
         let mut places = Vec::new();
         for list in &ex.tolerations {
