@@ -966,3 +966,42 @@ fn node_groups_taintlint_cannot_read_are_said() {
         .unwrap()
         .is_empty());
 }
+
+#[test]
+fn repeated_keys_of_an_object_are_read_as_terraform_reads_them() {
+    // Terraform keeps the last item of a key an object repeats; the file is no syntax error.
+    let fixture = "tests/fixtures/iac/eks-repeated-keys.tf";
+    let out = run(&["lint", "--format", "json", fixture]);
+    assert_eq!(out.status.code(), Some(0), "{}", json(&out));
+    assert_eq!(json(&out)["diagnostics"], serde_json::json!([]));
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let report = json(&out);
+    let pool = &report["cluster"]["pools"][0];
+    assert_eq!(report["cluster"]["pools"].as_array().unwrap().len(), 1);
+    assert_eq!(pool["count"], serde_json::json!({"min": 4, "max": 5}));
+    assert_eq!(
+        pool["taints"],
+        serde_json::json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoExecute"}])
+    );
+    assert_eq!(pool["labels"]["nvidia.com/gpu.present"], "yes");
+    // What is written stays where it is written: a finding in the item read is at its place.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{ROOT}/{fixture}")).unwrap();
+    let bad = dir.path().join("eks.tf");
+    std::fs::write(&bad, text.replace("\"NO_EXECUTE\"", "\"NO_EXECUT\"")).unwrap();
+    let out = run(&["lint", "--format", "json", bad.to_str().unwrap()]);
+    let d = &json(&out)["diagnostics"];
+    assert_eq!(d.as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(d[0]["rule"], "unknown-effect");
+    assert_eq!(
+        d[0]["range"]["start"],
+        serde_json::json!({"line": 32, "column": 21})
+    );
+}

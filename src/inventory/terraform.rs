@@ -213,7 +213,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
     // The parser does not take a byte order mark: it is skipped, and spans shifted past it.
     let off = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let src = &text[off..];
-    let body = hcl_edit::parser::parse_body(src).map_err(|e| {
+    let body = super::hcl_objects::parse_terraform_body(src).map_err(|e| {
         ParseError::at(
             off + e.location().offset(),
             format!("not valid HCL: {}", e.message()),
