@@ -1005,3 +1005,47 @@ fn repeated_keys_of_an_object_are_read_as_terraform_reads_them() {
         serde_json::json!({"line": 32, "column": 21})
     );
 }
+
+#[test]
+fn gke_pools_of_a_wrapping_module_are_read_and_linted() {
+    // The file opens with a one-line block (`data "..." "default" {}`): it is HCL, not YAML;
+    // its module's `node_pools` are pools, named as an inventory and found in a directory.
+    let fixture = "tests/fixtures/iac/gke-wrapped-module.tf";
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let report = json(&out);
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[("pool-zookeeper", "yes"), ("pool-kafka", "no")])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[("pool-zookeeper", "yes"), ("pool-kafka", "no")])
+            ),
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{ROOT}/{fixture}")).unwrap();
+    std::fs::write(
+        dir.path().join("main.tf"),
+        text.replace("\"NO_SCHEDULE\"", "\"NO_SCHEDUL\""),
+    )
+    .unwrap();
+    let out = run(&["lint", "--format", "json", dir.path().to_str().unwrap()]);
+    let d = &json(&out)["diagnostics"];
+    assert_eq!(d.as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(d[0]["rule"], "unknown-effect");
+    assert_eq!(
+        d[0]["range"]["start"],
+        serde_json::json!({"line": 37, "column": 19})
+    );
+}

@@ -167,8 +167,11 @@ pub(crate) fn looks_like_hcl(text: &str) -> bool {
             return false;
         }
         let rest = line[ident_end..].trim_start();
-        return (rest.starts_with('=') && !rest.starts_with("=="))
-            || (rest.ends_with('{') && !rest.contains(':'));
+        // A block opens a line (`module "eks" {`) or is written on one (`data "x" "y" {}`).
+        let block = rest
+            .find('{')
+            .is_some_and(|open| !rest[..open].contains(':') && (rest.ends_with(['{', '}'])));
+        return (rest.starts_with('=') && !rest.starts_with("==")) || block;
     }
     false
 }
@@ -193,19 +196,27 @@ pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
     out
 }
 
-/// Whether a Terraform text defines node pools (cheap: by resource type names).
+/// Whether a Terraform text defines node pools (cheap: by resource type names, and a module's
+/// `node_pools = ...`).
 pub fn defines_pools(text: &str) -> bool {
-    looks_like_hcl(text)
-        && [
-            "google_container_node_pool",
-            "google_container_cluster",
-            "aws_eks_node_group",
-            "eks_managed_node_groups",
-            "azurerm_kubernetes_cluster",
-            "huaweicloud_cce_node_pool",
-        ]
-        .iter()
-        .any(|r| text.contains(r))
+    let resources = [
+        "google_container_node_pool",
+        "google_container_cluster",
+        "aws_eks_node_group",
+        "eks_managed_node_groups",
+        "azurerm_kubernetes_cluster",
+        "huaweicloud_cce_node_pool",
+    ];
+    // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
+    // the repository's own that takes them on).
+    let gke_module = || {
+        text.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix("node_pools")
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+    };
+    looks_like_hcl(text) && (resources.iter().any(|r| text.contains(r)) || gke_module())
 }
 
 /// Parses a Terraform file's node pools.
