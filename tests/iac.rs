@@ -1049,3 +1049,35 @@ fn gke_pools_of_a_wrapping_module_are_read_and_linted() {
         serde_json::json!({"line": 37, "column": 19})
     );
 }
+
+#[test]
+fn terraform_beside_the_workloads_is_no_broken_yaml() {
+    // A directory that keeps its node groups (eks.tf) beside its manifests, as
+    // terraform-aws-eks-blueprints' patterns do: the Terraform file holds no pod template and
+    // is not said to be invalid YAML.
+    let dir = tempfile::tempdir().unwrap();
+    // A `for` expression's ` : ` is what YAML cannot take (a file of blocks alone reads as
+    // one long YAML scalar).
+    let text = std::fs::read_to_string(format!("{ROOT}/tests/fixtures/iac/gke-wrapped-module.tf"))
+        .unwrap()
+        + "\nlocals {\n  tags = { for k, v in var.tags : k => v }\n}\n";
+    std::fs::write(dir.path().join("main.tf"), text).unwrap();
+    std::fs::copy(
+        format!("{ROOT}/tests/fixtures/iac/iac-workloads.yaml"),
+        dir.path().join("workloads.yaml"),
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        dir.path().join("main.tf").to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr, "", "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("2 workloads simulated: 2 fit, 0 fit no node."),
+        "{stdout}"
+    );
+}
