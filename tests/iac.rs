@@ -1081,3 +1081,39 @@ fn terraform_beside_the_workloads_is_no_broken_yaml() {
         "{stdout}"
     );
 }
+
+#[test]
+fn taints_terraform_puts_on_no_node_are_said() {
+    let fixture = "tests/fixtures/iac/taints-on-no-node.tf";
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        warnings,
+        [
+            "taintlint: warning: inventory tests/fixtures/iac/taints-on-no-node.tf:11:15: \
+             module.eks.eks_managed_node_groups.system.taint is not read by the module, which \
+             reads `taints`: the taints written there are put on no node",
+            "taintlint: warning: inventory tests/fixtures/iac/taints-on-no-node.tf:30:5: \
+             module.gke.node_pools_taints.pool-redis names no pool of node_pools \
+             (pool-postgres): its taints are put on no node",
+        ],
+        "{stderr}"
+    );
+    // The pools are as Terraform makes them: untainted, so the untolerating workload fits.
+    let report = json(&out);
+    let taints: Vec<&Value> = report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["taints"])
+        .collect();
+    assert_eq!(taints, [&serde_json::json!([]), &serde_json::json!([])]);
+}

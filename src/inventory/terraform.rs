@@ -731,6 +731,17 @@ impl<'a> Builder<'a> {
     ) {
         let taints = f.children("taints");
         let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taints"));
+        // The module reads a group's `taints` (terraform-aws-modules/terraform-aws-eks
+        // node_groups.tf: `taints = try(each.value.taints, ...)`); `taint` is read by no one.
+        if let (Some(e), None) = (f.get("taint"), f.get("taints")) {
+            self.unread.push(Unread {
+                at: self.span_of(e).unwrap_or(0..0),
+                message: format!(
+                    "{address}.taint is not read by the module, which reads `taints`: the \
+                     taints written there are put on no node"
+                ),
+            });
+        }
         let n = |name: &str| number(f.get(name));
         let mut labels = map(f.get("labels"));
         if managed {
@@ -830,6 +841,36 @@ impl<'a> Builder<'a> {
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
                 capacity: super::capacity::Capacity::default(),
             });
+        }
+        // The module puts on a pool the taints under `all` and under the pool's name
+        // (cluster.tf: `concat(local.node_pools_taints["all"],
+        // local.node_pools_taints[each.value["name"]])`): those under a name no pool has are
+        // put on no node.
+        let names: Option<Vec<String>> = pools
+            .iter()
+            .map(|p| Fields::Object(p.as_object()?).get("name").and_then(literal))
+            .collect();
+        if let (Some(names), Some(Expression::Object(o))) = (names, attr(body, "node_pools_taints"))
+        {
+            for (k, _) in o.iter() {
+                let key = match k {
+                    ObjectKey::Ident(i) => i.as_str().to_string(),
+                    ObjectKey::Expression(e) => match literal(e) {
+                        Some(key) => key,
+                        None => continue,
+                    },
+                };
+                if key != "all" && !names.contains(&key) {
+                    self.unread.push(Unread {
+                        at: self.span_of(k).unwrap_or(0..0),
+                        message: format!(
+                            "module.{module}.node_pools_taints.{key} names no pool of \
+                             node_pools ({}): its taints are put on no node",
+                            names.join(", ")
+                        ),
+                    });
+                }
+            }
         }
     }
 
