@@ -966,3 +966,154 @@ fn node_groups_taintlint_cannot_read_are_said() {
         .unwrap()
         .is_empty());
 }
+
+#[test]
+fn repeated_keys_of_an_object_are_read_as_terraform_reads_them() {
+    // Terraform keeps the last item of a key an object repeats; the file is no syntax error.
+    let fixture = "tests/fixtures/iac/eks-repeated-keys.tf";
+    let out = run(&["lint", "--format", "json", fixture]);
+    assert_eq!(out.status.code(), Some(0), "{}", json(&out));
+    assert_eq!(json(&out)["diagnostics"], serde_json::json!([]));
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let report = json(&out);
+    let pool = &report["cluster"]["pools"][0];
+    assert_eq!(report["cluster"]["pools"].as_array().unwrap().len(), 1);
+    assert_eq!(pool["count"], serde_json::json!({"min": 4, "max": 5}));
+    assert_eq!(
+        pool["taints"],
+        serde_json::json!([{"key": "nvidia.com/gpu", "value": "true", "effect": "NoExecute"}])
+    );
+    assert_eq!(pool["labels"]["nvidia.com/gpu.present"], "yes");
+    // What is written stays where it is written: a finding in the item read is at its place.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{ROOT}/{fixture}")).unwrap();
+    let bad = dir.path().join("eks.tf");
+    std::fs::write(&bad, text.replace("\"NO_EXECUTE\"", "\"NO_EXECUT\"")).unwrap();
+    let out = run(&["lint", "--format", "json", bad.to_str().unwrap()]);
+    let d = &json(&out)["diagnostics"];
+    assert_eq!(d.as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(d[0]["rule"], "unknown-effect");
+    assert_eq!(
+        d[0]["range"]["start"],
+        serde_json::json!({"line": 32, "column": 21})
+    );
+}
+
+#[test]
+fn gke_pools_of_a_wrapping_module_are_read_and_linted() {
+    // The file opens with a one-line block (`data "..." "default" {}`): it is HCL, not YAML;
+    // its module's `node_pools` are pools, named as an inventory and found in a directory.
+    let fixture = "tests/fixtures/iac/gke-wrapped-module.tf";
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let report = json(&out);
+    assert_eq!(
+        fits(&report),
+        [
+            (
+                "web".to_string(),
+                pairs(&[("pool-zookeeper", "yes"), ("pool-kafka", "no")])
+            ),
+            (
+                "trainer".to_string(),
+                pairs(&[("pool-zookeeper", "yes"), ("pool-kafka", "no")])
+            ),
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(format!("{ROOT}/{fixture}")).unwrap();
+    std::fs::write(
+        dir.path().join("main.tf"),
+        text.replace("\"NO_SCHEDULE\"", "\"NO_SCHEDUL\""),
+    )
+    .unwrap();
+    let out = run(&["lint", "--format", "json", dir.path().to_str().unwrap()]);
+    let d = &json(&out)["diagnostics"];
+    assert_eq!(d.as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(d[0]["rule"], "unknown-effect");
+    assert_eq!(
+        d[0]["range"]["start"],
+        serde_json::json!({"line": 37, "column": 19})
+    );
+}
+
+#[test]
+fn terraform_beside_the_workloads_is_no_broken_yaml() {
+    // A directory that keeps its node groups (eks.tf) beside its manifests, as
+    // terraform-aws-eks-blueprints' patterns do: the Terraform file holds no pod template and
+    // is not said to be invalid YAML.
+    let dir = tempfile::tempdir().unwrap();
+    // A `for` expression's ` : ` is what YAML cannot take (a file of blocks alone reads as
+    // one long YAML scalar).
+    let text = std::fs::read_to_string(format!("{ROOT}/tests/fixtures/iac/gke-wrapped-module.tf"))
+        .unwrap()
+        + "\nlocals {\n  tags = { for k, v in var.tags : k => v }\n}\n";
+    std::fs::write(dir.path().join("main.tf"), text).unwrap();
+    std::fs::copy(
+        format!("{ROOT}/tests/fixtures/iac/iac-workloads.yaml"),
+        dir.path().join("workloads.yaml"),
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        dir.path().join("main.tf").to_str().unwrap(),
+        dir.path().to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr, "", "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("2 workloads simulated: 2 fit, 0 fit no node."),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn taints_terraform_puts_on_no_node_are_said() {
+    let fixture = "tests/fixtures/iac/taints-on-no-node.tf";
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        warnings,
+        [
+            "taintlint: warning: inventory tests/fixtures/iac/taints-on-no-node.tf:11:15: \
+             module.eks.eks_managed_node_groups.system.taint is not read by the module, which \
+             reads `taints`: the taints written there are put on no node",
+            "taintlint: warning: inventory tests/fixtures/iac/taints-on-no-node.tf:30:5: \
+             module.gke.node_pools_taints.pool-redis names no pool of node_pools \
+             (pool-postgres): its taints are put on no node",
+        ],
+        "{stderr}"
+    );
+    // The pools are as Terraform makes them: untainted, so the untolerating workload fits.
+    let report = json(&out);
+    let taints: Vec<&Value> = report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| &p["taints"])
+        .collect();
+    assert_eq!(taints, [&serde_json::json!([]), &serde_json::json!([])]);
+}

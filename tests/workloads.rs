@@ -795,3 +795,45 @@ fn toleration_lists_under_any_key_ending_in_tolerations_are_linted() {
         ]
     );
 }
+
+#[test]
+fn strimzi_components_are_placed_by_their_pod_templates() {
+    let text = read("strimzi.yaml");
+    let got = placed(&text, &Options::default());
+    let want = vec![
+        row(
+            "Kafka",
+            "events",
+            "spec.kafka.template.pod",
+            &["monitoring"],
+        ),
+        // The entity operator's pods (with an effect the API server refuses in the pods the
+        // operator makes) tolerate nothing.
+        row(
+            "Kafka",
+            "events",
+            "spec.entityOperator.template.pod",
+            &["general"],
+        ),
+        row(
+            "KafkaNodePool",
+            "brokers",
+            "spec.template.pod",
+            &["general", "monitoring"],
+        ),
+    ];
+    assert_eq!(got, want);
+    // The pod template's own fields (its `metadata`) are no finding; the unknown effect is,
+    // where it is written.
+    let found = analyse_with(&text, &Options::default(), None);
+    let rules: Vec<(&str, &str)> = found
+        .iter()
+        .map(|d| (d.rule, &text[d.range.clone()]))
+        .collect();
+    assert_eq!(rules, [("unknown-effect", "NoSchedul")], "{found:?}");
+    // Rows name the component.
+    let out = run(&["simulate", "--inventory", "inventory.yaml", "strimzi.yaml"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\n  Kafka events kafka "), "{text}");
+    assert!(text.contains("\n  Kafka events entityOperator\n"), "{text}");
+}

@@ -265,7 +265,13 @@ fn simulate_item(
         o.set_chart_kinds(Some(c));
         o
     });
-    let (workloads, unread) = simulate_file(&text, local.as_ref().unwrap_or(options), inventory);
+    // A Terraform file met in a walk (it is linted for the node pools it defines) holds no pod
+    // template, and is no YAML to be said broken.
+    let (workloads, unread) = if taintlint::inventory::terraform::defines_pools(&text) {
+        (Vec::new(), None)
+    } else {
+        simulate_file(&text, local.as_ref().unwrap_or(options), inventory)
+    };
     let note = Note {
         file: path.clone(),
         unread,

@@ -31,6 +31,7 @@ mod capi_bootstrap;
 mod cce;
 pub mod compact;
 mod eksctl;
+mod hcl_objects;
 pub mod instance_types;
 mod json;
 mod karpenter;

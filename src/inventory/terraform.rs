@@ -167,8 +167,11 @@ pub(crate) fn looks_like_hcl(text: &str) -> bool {
             return false;
         }
         let rest = line[ident_end..].trim_start();
-        return (rest.starts_with('=') && !rest.starts_with("=="))
-            || (rest.ends_with('{') && !rest.contains(':'));
+        // A block opens a line (`module "eks" {`) or is written on one (`data "x" "y" {}`).
+        let block = rest
+            .find('{')
+            .is_some_and(|open| !rest[..open].contains(':') && (rest.ends_with(['{', '}'])));
+        return (rest.starts_with('=') && !rest.starts_with("==")) || block;
     }
     false
 }
@@ -193,19 +196,27 @@ pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
     out
 }
 
-/// Whether a Terraform text defines node pools (cheap: by resource type names).
+/// Whether a Terraform text defines node pools (cheap: by resource type names, and a module's
+/// `node_pools = ...`).
 pub fn defines_pools(text: &str) -> bool {
-    looks_like_hcl(text)
-        && [
-            "google_container_node_pool",
-            "google_container_cluster",
-            "aws_eks_node_group",
-            "eks_managed_node_groups",
-            "azurerm_kubernetes_cluster",
-            "huaweicloud_cce_node_pool",
-        ]
-        .iter()
-        .any(|r| text.contains(r))
+    let resources = [
+        "google_container_node_pool",
+        "google_container_cluster",
+        "aws_eks_node_group",
+        "eks_managed_node_groups",
+        "azurerm_kubernetes_cluster",
+        "huaweicloud_cce_node_pool",
+    ];
+    // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
+    // the repository's own that takes them on).
+    let gke_module = || {
+        text.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix("node_pools")
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+    };
+    looks_like_hcl(text) && (resources.iter().any(|r| text.contains(r)) || gke_module())
 }
 
 /// Parses a Terraform file's node pools.
@@ -213,7 +224,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
     // The parser does not take a byte order mark: it is skipped, and spans shifted past it.
     let off = if text.starts_with('\u{feff}') { 3 } else { 0 };
     let src = &text[off..];
-    let body = hcl_edit::parser::parse_body(src).map_err(|e| {
+    let body = super::hcl_objects::parse_terraform_body(src).map_err(|e| {
         ParseError::at(
             off + e.location().offset(),
             format!("not valid HCL: {}", e.message()),
@@ -720,6 +731,17 @@ impl<'a> Builder<'a> {
     ) {
         let taints = f.children("taints");
         let (list, skipped) = self.taint_list(&taints, Some(&AWS), format!("{address}.taints"));
+        // The module reads a group's `taints` (terraform-aws-modules/terraform-aws-eks
+        // node_groups.tf: `taints = try(each.value.taints, ...)`); `taint` is read by no one.
+        if let (Some(e), None) = (f.get("taint"), f.get("taints")) {
+            self.unread.push(Unread {
+                at: self.span_of(e).unwrap_or(0..0),
+                message: format!(
+                    "{address}.taint is not read by the module, which reads `taints`: the \
+                     taints written there are put on no node"
+                ),
+            });
+        }
         let n = |name: &str| number(f.get(name));
         let mut labels = map(f.get("labels"));
         if managed {
@@ -819,6 +841,36 @@ impl<'a> Builder<'a> {
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
                 capacity: super::capacity::Capacity::default(),
             });
+        }
+        // The module puts on a pool the taints under `all` and under the pool's name
+        // (cluster.tf: `concat(local.node_pools_taints["all"],
+        // local.node_pools_taints[each.value["name"]])`): those under a name no pool has are
+        // put on no node.
+        let names: Option<Vec<String>> = pools
+            .iter()
+            .map(|p| Fields::Object(p.as_object()?).get("name").and_then(literal))
+            .collect();
+        if let (Some(names), Some(Expression::Object(o))) = (names, attr(body, "node_pools_taints"))
+        {
+            for (k, _) in o.iter() {
+                let key = match k {
+                    ObjectKey::Ident(i) => i.as_str().to_string(),
+                    ObjectKey::Expression(e) => match literal(e) {
+                        Some(key) => key,
+                        None => continue,
+                    },
+                };
+                if key != "all" && !names.contains(&key) {
+                    self.unread.push(Unread {
+                        at: self.span_of(k).unwrap_or(0..0),
+                        message: format!(
+                            "module.{module}.node_pools_taints.{key} names no pool of \
+                             node_pools ({}): its taints are put on no node",
+                            names.join(", ")
+                        ),
+                    });
+                }
+            }
         }
     }
 

@@ -253,6 +253,35 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         &["spec.template.spec"],
     ),
     row("serving.knative.dev", &["v1"], &["Revision"], &["spec"]),
+    // strimzi/strimzi-kafka-operator api/src/main/java/io/strimzi/api/kafka/model/common/
+    // template/PodTemplate.java: each component's `template.pod` holds pod fields (affinity,
+    // tolerations, priorityClassName, schedulerName; no containers, no nodeSelector), in a
+    // Kafka (KafkaClusterTemplate, ZookeeperClusterTemplate, EntityOperatorTemplate,
+    // CruiseControlTemplate, KafkaExporterTemplate) and in a KafkaNodePool, KafkaConnect,
+    // KafkaMirrorMaker2 or KafkaBridge.
+    row(
+        "kafka.strimzi.io",
+        &["v1beta2", "v1"],
+        &["Kafka"],
+        &[
+            "spec.kafka.template.pod",
+            "spec.zookeeper.template.pod",
+            "spec.entityOperator.template.pod",
+            "spec.cruiseControl.template.pod",
+            "spec.kafkaExporter.template.pod",
+        ],
+    ),
+    row(
+        "kafka.strimzi.io",
+        &["v1beta2", "v1"],
+        &[
+            "KafkaNodePool",
+            "KafkaConnect",
+            "KafkaMirrorMaker2",
+            "KafkaBridge",
+        ],
+        &["spec.template.pod"],
+    ),
     // project-codeflare/appwrapper api/v1beta2/appwrapper_types.go: AppWrapperComponent.Template
     // is a runtime.RawExtension holding a whole object (a Job, a PyTorchJob, a RayCluster ...).
     wrapper(

@@ -288,12 +288,14 @@ impl Row {
 }
 
 /// The part of an object a pod spec at `path` is, as its last field names it: `headGroupSpec`
-/// of `spec.headGroupSpec.template.spec`, `replicatedJobs[1]`, `Worker`.
+/// of `spec.headGroupSpec.template.spec`, `replicatedJobs[1]`, `Worker`, `kafka` of
+/// `spec.kafka.template.pod` (Strimzi).
 fn template_part(path: &str) -> &str {
     let mut p = path;
     while let Some(rest) = p
         .strip_suffix(".spec")
         .or_else(|| p.strip_suffix(".template"))
+        .or_else(|| p.strip_suffix(".template.pod"))
     {
         p = rest;
     }
