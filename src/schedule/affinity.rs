@@ -478,7 +478,7 @@ mod tests {
     fn each_operator_read_and_matched() {
         let node = Node {
             name: None,
-            labels: &[("kernel-version", "0206"), ("foo", "bar")],
+            labels: &[("kv", "0206"), ("foo", "bar")],
         };
         let matches = |expr: &str| {
             affinity(&format!("[{{matchExpressions: [{expr}]}}]"))
@@ -488,16 +488,16 @@ mod tests {
         let cases = [
             ("{key: gpu, operator: DoesNotExist}", true),
             ("{key: foo, operator: DoesNotExist}", false),
-            ("{key: kernel-version, operator: Lt, values: ['0207']}", true),
-            ("{key: kernel-version, operator: Lt, values: ['206']}", false),
-            ("{key: kernel-version, operator: Gt, values: ['206']}", false),
-            ("{key: kernel-version, operator: Gt, values: ['205']}", true),
-            ("{key: kernel-version, operator: Lt, values: ['-1']}", false),
+            ("{key: kv, operator: Lt, values: ['0207']}", true),
+            ("{key: kv, operator: Lt, values: ['206']}", false),
+            ("{key: kv, operator: Gt, values: ['206']}", false),
+            ("{key: kv, operator: Gt, values: ['205']}", true),
+            ("{key: kv, operator: Lt, values: ['-1']}", false),
             // Invalid requirements (labels.NewRequirement) select nothing, even where the
             // label would satisfy them.
             ("{key: foo, operator: Exists, values: [bar]}", false),
             ("{key: foo, operator: DoesNotExist, values: [bar]}", false),
-            ("{key: kernel-version, operator: Gt, values: ['1', '2']}", false),
+            ("{key: kv, operator: Gt, values: ['1', '2']}", false),
         ];
         for (expr, want) in cases {
             assert_eq!(matches(expr), want, "{expr}");
@@ -562,7 +562,10 @@ mod tests {
         assert_eq!(needs(&format!("[{zone}]")), Ok(vec!["zone In [a]".into()]));
         assert_eq!(needs(&format!("[{zone}, {cpu}]")), Ok(vec![]));
         assert_eq!(needs(&format!("[{cpu}, {zone}]")), Ok(vec![]));
-        assert_eq!(needs(&format!("[{gpu}, {zone}]")), Ok(vec!["zone In [a]".into()]));
+        assert_eq!(
+            needs(&format!("[{gpu}, {zone}]")),
+            Ok(vec!["zone In [a]".into()])
+        );
         // A label the node declares decides, open or not; NotIn on a missing label holds.
         assert!(needs(&format!("[{gpu}]")).is_err());
         assert_eq!(
