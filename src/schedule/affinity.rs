@@ -472,6 +472,130 @@ mod tests {
         assert_eq!(go_parse_int("9223372036854775808"), None);
     }
 
+    // Every operator as labels.Requirement.Matches decides it
+    // (staging/src/k8s.io/apimachinery/pkg/labels/selector.go): Gt and Lt are strict.
+    #[test]
+    fn each_operator_read_and_matched() {
+        let node = Node {
+            name: None,
+            labels: &[("kv", "0206"), ("foo", "bar")],
+        };
+        let matches = |expr: &str| {
+            affinity(&format!("[{{matchExpressions: [{expr}]}}]"))
+                .unwrap()
+                .matches(&node)
+        };
+        let cases = [
+            ("{key: gpu, operator: DoesNotExist}", true),
+            ("{key: foo, operator: DoesNotExist}", false),
+            ("{key: kv, operator: Lt, values: ['0207']}", true),
+            ("{key: kv, operator: Lt, values: ['206']}", false),
+            ("{key: kv, operator: Gt, values: ['206']}", false),
+            ("{key: kv, operator: Gt, values: ['205']}", true),
+            ("{key: kv, operator: Lt, values: ['-1']}", false),
+            // Invalid requirements (labels.NewRequirement) select nothing, even where the
+            // label would satisfy them.
+            ("{key: foo, operator: Exists, values: [bar]}", false),
+            ("{key: foo, operator: DoesNotExist, values: [bar]}", false),
+            ("{key: kv, operator: Gt, values: ['1', '2']}", false),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(matches(expr), want, "{expr}");
+        }
+    }
+
+    #[test]
+    fn invalid_terms_say_why() {
+        let node = Node {
+            name: Some("n"),
+            labels: &[("foo", "bar"), ("n", "7")],
+        };
+        let failure = |terms: &str| affinity(terms).unwrap().failure(&node).unwrap();
+        assert_eq!(
+            failure("[{matchExpressions: [{key: foo, operator: Exists, values: [bar]}]}]"),
+            "it is invalid (matchExpressions[0]: values set must be empty for exists and does \
+             not exist)"
+        );
+        assert_eq!(
+            failure("[{matchExpressions: [{key: n, operator: Gt, values: ['1', '2']}]}]"),
+            "it is invalid (matchExpressions[0]: for 'Gt', 'Lt' operators, exactly one value \
+             is required)"
+        );
+        assert_eq!(
+            failure("[{matchExpressions: [{key: n, operator: Lt, values: [ten]}]}]"),
+            "it is invalid (matchExpressions[0]: for 'Gt', 'Lt' operators, the value must be \
+             an integer)"
+        );
+        // matchFields only knows In and NotIn (ValidateNodeFieldSelectorRequirement).
+        assert_eq!(
+            failure("[{matchFields: [{key: metadata.name, operator: Exists}]}]"),
+            "it is invalid (matchFields[0].operator: Unsupported value: \"Exists\": supported \
+             values: \"In\", \"NotIn\")"
+        );
+        // Several terms: each reason says which term it is.
+        assert_eq!(
+            failure(
+                "[{matchExpressions: [{key: foo, operator: DoesNotExist}]}, \
+                 {matchExpressions: [{key: gpu, operator: Exists}]}]"
+            ),
+            "term 0: `foo DoesNotExist` fails: the node has foo=bar; \
+             term 1: `gpu Exists` fails: the node has no label gpu"
+        );
+    }
+
+    // A pool defined as code ("open"): a label it does not declare may be set elsewhere, so an
+    // expression needing it is a condition, not a failure; a certain match wins over one.
+    #[test]
+    fn open_nodes_make_missing_labels_conditions() {
+        let node = Node {
+            name: None,
+            labels: &[("pool", "cpu")],
+        };
+        let needs = |terms: &str| -> Result<Vec<String>, String> {
+            let a = affinity(terms).unwrap();
+            a.check(&node, true)
+                .map(|n| n.iter().map(|r| r.to_string()).collect())
+        };
+        let zone = "{matchExpressions: [{key: zone, operator: In, values: [a]}]}";
+        let cpu = "{matchExpressions: [{key: pool, operator: In, values: [cpu]}]}";
+        let gpu = "{matchExpressions: [{key: pool, operator: In, values: [gpu]}]}";
+        assert_eq!(needs(&format!("[{zone}]")), Ok(vec!["zone In [a]".into()]));
+        assert_eq!(needs(&format!("[{zone}, {cpu}]")), Ok(vec![]));
+        assert_eq!(needs(&format!("[{cpu}, {zone}]")), Ok(vec![]));
+        assert_eq!(
+            needs(&format!("[{gpu}, {zone}]")),
+            Ok(vec!["zone In [a]".into()])
+        );
+        // A label the node declares decides, open or not; NotIn on a missing label holds.
+        assert!(needs(&format!("[{gpu}]")).is_err());
+        assert_eq!(
+            needs("[{matchExpressions: [{key: zone, operator: NotIn, values: [a]}]}]"),
+            Ok(vec![])
+        );
+        // Closed, the missing label fails the term.
+        let a = affinity(&format!("[{zone}]")).unwrap();
+        assert_eq!(
+            a.check(&node, false).unwrap_err(),
+            "`zone In [a]` fails: the node has no label zone"
+        );
+    }
+
+    #[test]
+    fn per_node_when_fields_or_naming_labels() {
+        let identity = |k: &str| k == "kubernetes.io/hostname";
+        let per_node = |terms: &str| affinity(terms).unwrap().per_node(&identity);
+        assert!(!per_node(
+            "[{matchExpressions: [{key: pool, operator: In, values: [gpu]}]}]"
+        ));
+        assert!(per_node(
+            "[{matchExpressions: [{key: pool, operator: Exists}]}, \
+             {matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n1]}]}]"
+        ));
+        assert!(per_node(
+            "[{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]"
+        ));
+    }
+
     #[test]
     fn failures_say_which_requirement() {
         let a =

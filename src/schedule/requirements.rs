@@ -253,6 +253,72 @@ mod tests {
         assert!(why.contains("example.com/gpu is neither"), "{why}");
     }
 
+    /// A required affinity of one term with these expressions.
+    fn one_term(exprs: &[(&str, SelOp, &[&str])]) -> Affinity {
+        Affinity {
+            terms: vec![crate::schedule::affinity::Term {
+                expressions: exprs
+                    .iter()
+                    .map(
+                        |&(key, op, values)| crate::schedule::affinity::Requirement {
+                            key: key.into(),
+                            op,
+                            values: values.iter().map(|v| v.to_string()).collect(),
+                        },
+                    )
+                    .collect(),
+                fields: Vec::new(),
+                error: None,
+                index: 0,
+            }],
+            key: 0,
+        }
+    }
+
+    // Karpenter's bounds are strict (`withinIntPtrs`: a value equal to a `Gt` or `Lt` bound is
+    // outside), and a value must be an integer to be within one.
+    #[test]
+    fn bounds_are_strict() {
+        let pool = [
+            req("karpenter.k8s.aws/instance-cpu", "Gt", &["3"]),
+            req("karpenter.k8s.aws/instance-memory", "Lt", &["8192"]),
+        ];
+        let fits = |k: &str, v: &str| failure(&pool, &[(k, v)], None).is_none();
+        assert!(!fits("karpenter.k8s.aws/instance-cpu", "3"));
+        assert!(fits("karpenter.k8s.aws/instance-cpu", "4"));
+        assert!(!fits("karpenter.k8s.aws/instance-cpu", "four"));
+        assert!(fits("karpenter.k8s.aws/instance-memory", "8191"));
+        assert!(!fits("karpenter.k8s.aws/instance-memory", "8192"));
+        assert!(!fits("karpenter.k8s.aws/instance-memory", "16384"));
+    }
+
+    // A pool that makes only some values against a pod that excludes or bounds them
+    // (`Requirement.Intersection`: a set minus a complement's values, within the bounds).
+    #[test]
+    fn a_pool_set_against_a_pod_complement() {
+        let pool = [
+            req("team", "In", &["ml"]),
+            req("karpenter.k8s.aws/instance-cpu", "In", &["2", "4"]),
+        ];
+        let why = |exprs: &[(&str, SelOp, &[&str])]| failure(&pool, &[], Some(&one_term(exprs)));
+        assert_eq!(
+            why(&[("team", SelOp::NotIn, &["ml"])]).as_deref(),
+            Some("node affinity `team NotIn [ml]` is outside the pool's requirement team In [ml]")
+        );
+        assert_eq!(why(&[("team", SelOp::NotIn, &["web"])]), None);
+        assert_eq!(why(&[("team", SelOp::Exists, &[])]), None);
+        assert_eq!(
+            why(&[("karpenter.k8s.aws/instance-cpu", SelOp::Gt, &["3"])]),
+            None
+        );
+        assert!(why(&[("karpenter.k8s.aws/instance-cpu", SelOp::Gt, &["4"])]).is_some());
+        assert!(why(&[("karpenter.k8s.aws/instance-cpu", SelOp::Lt, &["2"])]).is_some());
+        // Two exclusions always agree: a node without the value exists.
+        let pool = [req("team", "NotIn", &["ml"])];
+        let aff = one_term(&[("team", SelOp::NotIn, &["ml"])]);
+        assert_eq!(failure(&pool, &[], Some(&aff)), None);
+    }
+
     #[test]
     fn negative_operators_and_bounds() {
         let a = Allowed::new("NotIn", &["a".into()]).unwrap();
