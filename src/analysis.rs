@@ -1085,7 +1085,7 @@ mod tests {
             },
         )));
         let (mut judged, mut changed) = (0, 0);
-        for path in fixture_files(root) {
+        for path in crate::test_support::fixture_files(&["yaml", "yml", "json", "tf"]) {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
@@ -1131,26 +1131,6 @@ mod tests {
         );
     }
 
-    fn fixture_files(root: &std::path::Path) -> Vec<std::path::PathBuf> {
-        let mut files = Vec::new();
-        let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path
-                    .extension()
-                    .is_some_and(|e| ["yaml", "yml", "json", "tf"].iter().any(|x| e == *x))
-                {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
-        files
-    }
-
     #[test]
     fn a_file_that_reads_no_inventory_has_the_same_findings_with_one() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -1159,7 +1139,7 @@ mod tests {
         let inventory = Inventory::load(&[("pools.yaml", &pools), ("nodes.yaml", &nodes)]).unwrap();
         let options = Options::default();
         let (mut blind, mut reading) = (0, 0);
-        for path in &fixture_files(root) {
+        for path in &crate::test_support::fixture_files(&["yaml", "yml", "json", "tf"]) {
             let Ok(text) = std::fs::read_to_string(path) else {
                 continue;
             };

@@ -866,19 +866,7 @@ fn a_shared_simulation_is_the_workloads_own() {
     gated
         .set_feature_gates("TaintTolerationComparisonOperators=true")
         .unwrap();
-    let mut files = Vec::new();
-    let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = crate::test_support::fixture_files(&["yaml", "yml"]);
     let (mut judged, mut shared) = (0, 0);
     for inventory in &inventories {
         for options in [&Options::default(), &gated] {
