@@ -1566,3 +1566,64 @@ fn a_pool_defined_as_code_may_fit_on_labels_it_does_not_declare() {
     assert_eq!(judged("role: web"), (true, false));
     assert_eq!(judged("role: db"), (false, false));
 }
+
+#[test]
+fn workloads_titled_by_name_or_place() {
+    let titles = |text: &str| -> Vec<String> {
+        simulate_text(
+            text,
+            &Options::default(),
+            &inventory(&node("n", "", "", false)),
+        )
+        .iter()
+        .map(WorkloadResult::title)
+        .collect()
+    };
+    assert_eq!(
+        titles("kind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {template: {spec: {}}}\n"),
+        ["Deployment shop/web"]
+    );
+    assert_eq!(
+        titles("kind: Pod\nmetadata: {name: p}\nspec: {}\n"),
+        ["Pod p"]
+    );
+    assert_eq!(
+        titles("kind: Job\nspec: {template: {spec: {}}}\n"),
+        ["Job at spec.template.spec"]
+    );
+    // A pod spec at the root of its document (a chart's values, found by the analysis).
+    let mut root = simulate_text(
+        "kind: Job\nspec: {template: {spec: {}}}\n",
+        &Options::default(),
+        &inventory(&node("n", "", "", false)),
+    )
+    .remove(0);
+    root.path.clear();
+    assert_eq!(root.title(), "Job at the document's root");
+}
+
+// GKE labels its Spot nodes `cloud.google.com/gke-spot=true`, on Spot pools only (provider-spot
+// in the clusters-as-code fixtures, after the Terraform google provider's docs): a pod that
+// needs it and another label the pool does not declare is told of the platform's label.
+#[test]
+fn a_platform_label_absent_is_decided() {
+    let inv = Inventory::load(&[(
+        "gke.tf",
+        "resource \"google_container_node_pool\" \"standard\" {\n  name = \"standard\"\n}\n",
+    )])
+    .unwrap();
+    let pool = &inv.pools[0];
+    assert!(pool.declared.is_some());
+    let spec = "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+                {nodeSelectorTerms: [{matchExpressions: [{key: example.com/team, operator: In, \
+                values: [ml]}, {key: cloud.google.com/gke-spot, operator: In, values: ['true']}]}]}}}";
+    let v = &first_verdict(&pod(spec), &inv, &Options::default())[0];
+    assert_eq!(
+        v.reasons,
+        vec![Reason::NodeAffinity(
+            "cloud.google.com/gke-spot In [true]: the platform sets cloud.google.com/gke-spot \
+             only on the pools it applies to, not this one"
+                .into()
+        )]
+    );
+}
