@@ -1627,3 +1627,26 @@ fn a_platform_label_absent_is_decided() {
         )]
     );
 }
+
+// The DaemonSet controller picks the nodes for its pods from the template's tolerations and
+// its own (`NodeShouldRunDaemonPod` builds the pod without admission): a toleration that an
+// admission plugin adds later does not put a daemon pod on a tainted node.
+#[test]
+fn admission_tolerations_do_not_place_daemon_pods() {
+    let inv = inventory(&node(
+        "gpu",
+        "",
+        "{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
+        false,
+    ));
+    let mut on = Options::default();
+    on.set_admission_plugins("ExtendedResourceToleration", true)
+        .unwrap();
+    let spec = "containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]";
+    let ds = format!(
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: d}}\nspec:\n  template:\n    \
+         spec: {{{spec}}}\n"
+    );
+    assert!(fits_with(&pod(spec), &inv, &on), "a plain pod is tolerated");
+    assert!(!fits_with(&ds, &inv, &on), "a daemon pod is not placed");
+}
