@@ -1053,6 +1053,120 @@ mod tests {
         assert!(is_superset(&named(&["foo"])[0], &bare));
     }
 
+    // An omitted operator stays omitted wherever the toleration was written (the manifest, a
+    // Namespace's defaults, a RuntimeClass), and a whitelist entry with `Equal` does not cover
+    // it: upstream `isSuperset` compares the operator string.
+    #[test]
+    fn bare_operators_checked_against_the_whitelist() {
+        let w = r#"[{"key": "k", "operator": "Equal", "value": "v"}]"#;
+        let bare = r#"[{"key": "k", "value": "v"}]"#;
+        let text = [
+            ns("w", None, Some(w)),
+            ns("d-w", Some(bare), Some(w)),
+            "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\nhandler: h\n\
+             scheduling: {tolerations: [{key: k, value: v}]}\n"
+                .to_string(),
+        ]
+        .concat();
+        let mut options = cluster_options(&text, "PodTolerationRestriction,RuntimeClass");
+        options
+            .set_admission_plugins("DefaultTolerationSeconds", false)
+            .unwrap();
+        let kv = tol("k", Operator::Equal, "v", None, None);
+        let others = |r: &Admitted| match &r.rejection {
+            Some(Rejection::NotWhitelisted { others, .. }) => Some(*others),
+            _ => None,
+        };
+        let in_w = pod("w", None, &[]);
+        let r = admit(&in_w, manifest(vec![kv.clone()]), &[false], &options);
+        assert_eq!(r.rejection, None);
+        let r = admit(&in_w, manifest(vec![kv.clone()]), &[true], &options);
+        assert_eq!(others(&r), Some(0));
+        // Two outside the whitelist: the first, and one other.
+        let x = tol("x", Operator::Exists, "", None, None);
+        let r = admit(
+            &in_w,
+            manifest(vec![kv.clone(), x]),
+            &[true, false],
+            &options,
+        );
+        assert_eq!(others(&r), Some(1));
+        let rejection = r.rejection.unwrap();
+        assert_eq!(rejection.plugin(), "PodTolerationRestriction");
+        assert_eq!(
+            rejection.server_message(),
+            "pod tolerations (possibly merged with namespace default tolerations) conflict with \
+             its namespace whitelist"
+        );
+        // Where each toleration outside came from, in the finding's words.
+        let source = |r: Admitted| match r.rejection {
+            Some(Rejection::NotWhitelisted { source, .. }) => source.describe(),
+            other => panic!("{other:?}"),
+        };
+        let r = admit(&pod("d-w", None, &[]), manifest(vec![]), &[], &options);
+        assert_eq!(
+            source(r),
+            "a default toleration of namespace d-w (defaultTolerations[0], merged by \
+             PodTolerationRestriction)"
+        );
+        let r = admit(&pod("w", Some("rc"), &[]), manifest(vec![]), &[], &options);
+        assert_eq!(
+            source(r),
+            "from RuntimeClass rc (scheduling.tolerations[0])"
+        );
+        // The plugin's configuration: its default, written without an operator, against its
+        // whitelist, for a namespace without annotations.
+        let mut configured = options.clone();
+        configured.set_toleration_restriction(crate::config::TolerationRestriction {
+            default: vec![ApiToleration::new(kv.clone(), true)],
+            whitelist: vec![ApiToleration::new(kv.clone(), false)],
+        });
+        let r = admit(&pod("other", None, &[]), manifest(vec![]), &[], &configured);
+        assert_eq!(
+            source(r),
+            "the cluster's default toleration 0 (PodTolerationRestriction configuration)"
+        );
+    }
+
+    // The RuntimeClass plugin (plugin/pkg/admission/runtimeclass `setScheduling`): the class's
+    // node selector entries the pod does not set are added; a plugin turned off does nothing.
+    #[test]
+    fn runtime_class_scheduling_added_only_where_the_pod_is_silent() {
+        let text = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: rc}\n\
+                    handler: h\nscheduling: {nodeSelector: {runtime: kata, zone: a}}\n";
+        let options = cluster_options(text, "RuntimeClass");
+        let sel = vec![("zone".to_string(), "a".to_string())];
+        let r = admit(
+            &pod("default", Some("rc"), &sel),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(r.rejection, None);
+        assert_eq!(r.node_selector, vec![("runtime".into(), "kata".into())]);
+        let r = admit(
+            &pod("default", Some("gone"), &[]),
+            manifest(vec![]),
+            &[],
+            &options,
+        );
+        assert_eq!(
+            r.rejection,
+            Some(Rejection::RuntimeClassNotFound("gone".into()))
+        );
+        assert_eq!(r.rejection.unwrap().plugin(), "RuntimeClass");
+        let mut off = options.clone();
+        off.set_admission_plugins("RuntimeClass", false).unwrap();
+        let r = admit(
+            &pod("default", Some("gone"), &[]),
+            manifest(vec![]),
+            &[],
+            &off,
+        );
+        assert_eq!(r.rejection, None);
+        assert!(r.node_selector.is_empty());
+    }
+
     // Ported from TestVerifyAgainstWhitelist.
     #[test]
     fn whitelist_cases() {

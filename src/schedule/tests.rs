@@ -902,3 +902,807 @@ fn a_shared_simulation_is_the_workloads_own() {
         "{judged} judged, {shared} shared"
     );
 }
+/// The one pod template of `manifest`, as [`simulate`] reads it.
+fn with_workload<T>(manifest: &str, options: &Options, f: impl FnOnce(&Workload<'_>) -> T) -> T {
+    let stream = syntax::parse(manifest);
+    let doc = &stream.documents[0];
+    let ex = extract(doc);
+    assert_eq!(ex.pod_specs.len(), 1, "{manifest}");
+    f(&Workload::new(doc, &ex, 0, options))
+}
+
+#[test]
+fn steered_by_node_name_selector_or_affinity() {
+    let steered = |spec: &str| with_workload(&pod(spec), &Options::default(), |w| w.steered());
+    assert!(!steered(""));
+    assert!(!steered("nodeSelector: {}"));
+    assert!(steered("nodeName: n1"));
+    assert!(steered("nodeSelector: {pool: gpu}"));
+    assert!(steered(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+         {nodeSelectorTerms: [{matchExpressions: [{key: pool, operator: Exists}]}]}}}"
+    ));
+}
+
+// PodTolerationRestriction adds the memory-pressure toleration to a pod that is not BestEffort
+// (pkg/apis/core/helper/qos GetPodQOS: a CPU or memory request or limit that is not zero).
+#[test]
+fn best_effort_as_the_qos_class_counts_it() {
+    let mut options = Options::default();
+    options
+        .set_admission_plugins("PodTolerationRestriction", true)
+        .unwrap();
+    let memory_pressure = |resources: &str| {
+        let spec = format!("containers: [{{name: c, image: i, resources: {resources}}}]");
+        with_workload(&pod(&spec), &options, |w| {
+            w.sources.contains(&Source::MemoryPressure)
+        })
+    };
+    let cases = [
+        ("{}", false),
+        ("{requests: {cpu: 0}}", false),
+        ("{requests: {cpu: 0m, memory: 0Gi}}", false),
+        ("{limits: {memory: '0.0'}}", false),
+        ("{requests: {nvidia.com/gpu: 1}}", false),
+        ("{requests: {cpu: 100m}}", true),
+        ("{requests: {cpu: 10}}", true),
+        ("{limits: {memory: 1Gi}}", true),
+        ("{requests: {cpu: 0}, limits: {memory: 64Mi}}", true),
+    ];
+    for (resources, want) in cases {
+        assert_eq!(memory_pressure(resources), want, "{resources}");
+    }
+}
+
+#[test]
+fn manifest_item_only_for_the_manifests_tolerations() {
+    // DefaultTolerationSeconds adds two tolerations that no item of the manifest holds.
+    let spec = "tolerations: [{key: a, operator: Exists}, {key: b, operator: Exists}]";
+    let (keys, added) = with_workload(&pod(spec), &Options::default(), |w| {
+        // (the toleration's key, its item's key)
+        let keys: Vec<(String, String)> = (0..w.tolerations.len())
+            .filter_map(|i| {
+                let item = w.manifest_item(i)?;
+                Some((w.tolerations[i].key.clone(), item.str("key").to_string()))
+            })
+            .collect();
+        let added = (0..w.tolerations.len())
+            .filter(|&i| w.manifest_item(i).is_none())
+            .count();
+        (keys, added)
+    });
+    let pair = |k: &str| (k.to_string(), k.to_string());
+    assert_eq!(keys, vec![pair("a"), pair("b")]);
+    assert_eq!(added, 2);
+}
+
+#[test]
+fn reasons_in_words_and_kinds() {
+    let inv = inventory(&node(
+        "n",
+        "role: web",
+        "{key: k, effect: NoSchedule}",
+        false,
+    ));
+    let pool = &inv.pools[0];
+    let selector = |key: &str, actual: Option<&str>| Reason::NodeSelector {
+        key: key.into(),
+        wanted: "db".into(),
+        actual: actual.map(str::to_string),
+    };
+    assert_eq!(
+        selector("role", Some("web")).explain(pool),
+        "nodeSelector role=db does not match (the node has role=web)"
+    );
+    assert_eq!(
+        selector("tier", None).explain(pool),
+        "nodeSelector tier=db does not match (the node has no label tier)"
+    );
+    assert_eq!(
+        Reason::Taint(0).explain(pool),
+        "untolerated taint k:NoSchedule"
+    );
+    // A nodeSelector miss is the same whatever each node has instead.
+    assert!(selector("role", Some("web")).same_as(&selector("role", None)));
+    assert!(!selector("role", None).same_as(&selector("tier", None)));
+    let other_value = Reason::NodeSelector {
+        key: "role".into(),
+        wanted: "cache".into(),
+        actual: None,
+    };
+    assert!(!selector("role", None).same_as(&other_value));
+    assert!(Reason::Taint(0).same_as(&Reason::Taint(0)));
+    assert!(!Reason::Taint(0).same_as(&Reason::Taint(1)));
+    assert!(!Reason::Unschedulable.same_as(&Reason::Taint(0)));
+    // Only the cordon and a taint can be tolerated away.
+    assert!(Reason::Unschedulable.tolerable());
+    assert!(Reason::Taint(0).tolerable());
+    assert!(!selector("role", None).tolerable());
+    assert!(!Reason::NodeName("m".into()).tolerable());
+    assert!(!Reason::NodeAffinity("no".into()).tolerable());
+}
+
+// Nodes of one pool in two zones (two variants), a pod naming one of them: each node's
+// verdict is its own part's.
+#[test]
+fn parts_of_a_pool_answer_for_their_own_nodes() {
+    let nodes = [
+        node("n1", "pool: web, topology.kubernetes.io/zone: a", "", false),
+        node("n2", "pool: web, topology.kubernetes.io/zone: a", "", false),
+        node("n3", "pool: web, topology.kubernetes.io/zone: b", "", false),
+    ]
+    .join("---\n");
+    let inv = inventory(&nodes);
+    assert_eq!(inv.pools.len(), 1);
+    let pool = &inv.pools[0];
+    let index = |name: &str| pool.nodes.iter().position(|n| n.name == name).unwrap();
+    let r = simulate_text(
+        &pod("nodeName: n1, nodeSelector: {topology.kubernetes.io/zone: b}"),
+        &Options::default(),
+        &inv,
+    );
+    let v = &r[0].simulation.pools[0];
+    assert!(matches!(v, PoolVerdict::Split(_)));
+    let zone_b = || Reason::NodeSelector {
+        key: "topology.kubernetes.io/zone".into(),
+        wanted: "b".into(),
+        actual: Some("a".into()),
+    };
+    let not_n1 = || Reason::NodeName("n1".into());
+    assert_eq!(v.verdict_of(pool, index("n1")).reasons, vec![zone_b()]);
+    assert_eq!(
+        v.verdict_of(pool, index("n2")).reasons,
+        vec![not_n1(), zone_b()]
+    );
+    assert_eq!(v.verdict_of(pool, index("n3")).reasons, vec![not_n1()]);
+    assert_eq!(v.fitting(pool), 0);
+    // Every node but the one it excludes by name fits, named one by one.
+    let r = simulate_text(
+        &pod(
+            "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+              {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: NotIn, \
+              values: [n2]}]}]}}}",
+        ),
+        &Options::default(),
+        &inv,
+    );
+    let v = &r[0].simulation.pools[0];
+    let mut fitting: Vec<u32> = v.fitting_nodes(pool).into_iter().map(|(m, _)| m).collect();
+    fitting.sort_unstable();
+    let mut want = vec![index("n1") as u32, index("n3") as u32];
+    want.sort_unstable();
+    assert_eq!(fitting, want);
+    assert_eq!(v.fitting(pool), 2);
+}
+
+#[test]
+fn what_keeps_a_pod_off_and_what_lets_it_on() {
+    // A cordoned node with a taint of each effect: the cordon and the NoSchedule and NoExecute
+    // taints keep the pod off; PreferNoSchedule does not.
+    let inv = inventory(&node(
+        "n",
+        "",
+        "{key: a, effect: NoSchedule}, {key: b, effect: PreferNoSchedule}, {key: c, effect: NoExecute}",
+        true,
+    ));
+    let v = &first_verdict(&pod(""), &inv, &Options::default())[0];
+    assert_eq!(
+        v.reasons,
+        vec![Reason::Unschedulable, Reason::Taint(0), Reason::Taint(2)]
+    );
+    assert_eq!(v.untolerated_taints(), vec![0, 2]);
+    // The two NoExecute taints DefaultTolerationSeconds tolerates for every pod: each named
+    // once, with where its toleration comes from; the nodes fit, as nodes to avoid.
+    let inv = inventory(
+        &["n1", "n2"]
+            .map(|n| {
+                node(
+                    n,
+                    "",
+                    "{key: node.kubernetes.io/not-ready, effect: NoExecute}, \
+                     {key: node.kubernetes.io/unreachable, effect: NoExecute}, \
+                     {key: batch, effect: PreferNoSchedule}",
+                    false,
+                )
+            })
+            .join("---\n"),
+    );
+    let pool = &inv.pools[0];
+    let r = simulate_text(&pod(""), &Options::default(), &inv);
+    let v = &r[0].simulation.pools[0];
+    assert_eq!(
+        v.tolerated_elsewhere(pool),
+        vec![
+            (0, &Source::DefaultTolerationSeconds),
+            (1, &Source::DefaultTolerationSeconds)
+        ]
+    );
+    assert_eq!(v.fitting_nodes(pool), vec![(0, true), (1, true)]);
+    assert_eq!(v.avoided(pool), 2);
+    // Tolerated by the manifest itself: nothing granted from elsewhere, nothing avoided.
+    let r = simulate_text(
+        &pod("tolerations: [{operator: Exists}]"),
+        &Options::default(),
+        &inv,
+    );
+    let v = &r[0].simulation.pools[0];
+    assert_eq!(v.tolerated_elsewhere(pool), vec![]);
+    assert_eq!(v.fitting_nodes(pool), vec![(0, false), (1, false)]);
+}
+
+#[test]
+fn every_fitting_pool_and_part_listed() {
+    // Pool 0 (role web, 2 nodes) fits whole; pool 1 (role db) not at all; pool 2 (role cache,
+    // two zones) only in zone b, through its second variant.
+    let nodes = [
+        node("web-1", "role: web", "", false),
+        node("web-2", "role: web", "", false),
+        node("db-1", "role: db", "{key: db, effect: NoSchedule}", false),
+        node(
+            "cache-1",
+            "role: cache, topology.kubernetes.io/zone: a",
+            "",
+            false,
+        ),
+        node(
+            "cache-2",
+            "role: cache, topology.kubernetes.io/zone: b",
+            "",
+            false,
+        ),
+    ]
+    .join("---\n");
+    let inv = inventory(&nodes);
+    assert_eq!(inv.pools.len(), 3);
+    let p = |role: &str| {
+        inv.pools
+            .iter()
+            .position(|p| p.nodes[0].name.starts_with(role))
+            .unwrap()
+    };
+    let r = simulate_text(
+        &pod("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+              {nodeSelectorTerms: [{matchExpressions: [{key: role, operator: In, values: [web]}]}, \
+              {matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [b]}]}]}}}"),
+        &Options::default(),
+        &inv,
+    );
+    let sim = &r[0].simulation;
+    let cache = &inv.pools[p("cache")];
+    let cache_2 = cache
+        .nodes
+        .iter()
+        .position(|n| n.name == "cache-2")
+        .unwrap();
+    let fits: Vec<(usize, Option<usize>, usize)> = sim
+        .fits(&inv)
+        .into_iter()
+        .map(|(pool, member, v)| (pool, member, v.reasons.len()))
+        .collect();
+    // Selecting on a zone, each pool is judged by variant: web's one variant stands for its
+    // nodes by its first.
+    let mut want = vec![(p("web"), Some(0), 0), (p("cache"), Some(cache_2), 0)];
+    want.sort_unstable();
+    assert_eq!(fits, want);
+    assert_eq!(sim.fitting(&inv), 3);
+    // Without a per-node label, one verdict for the whole pool.
+    let r = simulate_text(&pod("nodeSelector: {role: web}"), &Options::default(), &inv);
+    let fits: Vec<(usize, Option<usize>)> = r[0]
+        .simulation
+        .fits(&inv)
+        .into_iter()
+        .map(|(pool, member, _)| (pool, member))
+        .collect();
+    assert_eq!(fits, vec![(p("web"), None)]);
+}
+
+// The nodes a workload names are judged one by one, the rest of their variant once: the work
+// grows with the nodes named, not with the pool.
+#[test]
+fn named_nodes_judged_alone() {
+    let inv = inventory("pools:\n  web: {count: 4, labels: {role: web}}\n");
+    let pool = &inv.pools[0];
+    let parts = |spec: &str| {
+        let r = simulate_text(&pod(spec), &Options::default(), &inv);
+        let v = &r[0].simulation.pools[0];
+        let fitting = v.fitting(pool);
+        match v {
+            PoolVerdict::Split(parts) => (parts.len(), fitting),
+            PoolVerdict::Uniform(_) => (0, fitting),
+        }
+    };
+    assert_eq!(parts("nodeName: web-2"), (2, 1));
+    assert_eq!(
+        parts("nodeSelector: {kubernetes.io/hostname: web-2}"),
+        (2, 1)
+    );
+    // Required affinity on the hostname label names nodes too.
+    let hostname = |op: &str, values: &str| {
+        format!(
+            "affinity: {{nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: \
+             {{nodeSelectorTerms: [{{matchExpressions: [{{key: kubernetes.io/hostname, \
+             operator: {op}, values: [{values}]}}]}}]}}}}}}"
+        )
+    };
+    assert_eq!(parts(&hostname("In", "web-1, web-3")), (3, 2));
+    assert_eq!(parts(&hostname("NotIn", "web-1")), (2, 3));
+    assert_eq!(parts("nodeSelector: {role: web}"), (0, 4));
+}
+
+// A DaemonSet's pods are tolerated onto not-ready nodes by the DaemonSet controller, not by its
+// manifest: that is what lets it on, as the controller sees it.
+#[test]
+fn a_daemon_set_tolerated_by_its_controller() {
+    let inv = inventory(&node(
+        "n",
+        "",
+        "{key: dedicated, effect: NoSchedule}, {key: node.kubernetes.io/not-ready, effect: NoExecute}",
+        false,
+    ));
+    let ds = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: d}\nspec:\n  template:\n    \
+              spec: {tolerations: [{key: dedicated, operator: Exists}]}\n";
+    let r = simulate_text(ds, &Options::default(), &inv);
+    let v = &r[0].simulation.pools[0];
+    assert!(r[0].simulation.fits_anywhere());
+    assert_eq!(
+        v.tolerated_elsewhere(&inv.pools[0]),
+        vec![(1, &Source::DaemonSet)]
+    );
+}
+
+// What the device count cannot decide stays a "may fit": a request with alternatives
+// (`firstAvailable`: the scheduler may allocate the smaller one), a claim whose requests name
+// no class, and a pool defined as code (an eksctl node group: its nodes' ResourceSlices are not
+// listed, so no count of zero is read for them).
+#[test]
+fn resource_claims_the_count_does_not_decide() {
+    let classes_and_slice = "\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec:
+  selectors:
+  - cel: {expression: \"device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'\"}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpu-1-gpu.nvidia.com-abcde}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: gpu-1
+  pool: {name: gpu-1, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-0, attributes: {type: {string: gpu}}}
+  - {name: gpu-1, attributes: {type: {string: gpu}}}
+";
+    // eksctl-io/eksctl examples: a GPU node group.
+    let node_group = "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: c, region: us-west-2}
+nodeGroups:
+- {name: gpus, instanceType: p3.8xlarge, desiredCapacity: 2}
+";
+    let inv = inventory(&format!(
+        "{}---\n{classes_and_slice}---\n{node_group}",
+        node_offering("gpu-1", "", "cpu: 8")
+    ));
+    assert!(inv.cluster.knows_devices());
+    assert_eq!(inv.pools.len(), 2, "{:?}", inv.pools);
+    let listed = usize::from(inv.pools[0].declared.is_some());
+    let verdicts = |requests: &str| {
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text("cluster.yaml", classes_and_slice);
+        cluster.add_text(
+            "claim.yaml",
+            &format!(
+                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: \
+                 {{name: gpus}}\nspec:\n  spec:\n    devices:\n      requests: {requests}\n"
+            ),
+        );
+        options.set_cluster(std::sync::Arc::new(cluster));
+        let manifest = "apiVersion: v1\nkind: Pod\nmetadata: {name: pod}\nspec:\n  \
+                        resourceClaims: [{name: gpu, resourceClaimTemplateName: gpus}]\n";
+        let v = first_verdict(manifest, &inv, &options);
+        (v[listed].clone(), v[1 - listed].clone())
+    };
+    // Four GPUs: the listed node has two; the node group's nodes may have them.
+    let (node, group) =
+        verdicts("[{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 4}}]");
+    assert!(!node.fits(), "{node:?}");
+    assert!(group.fits() && group.unknown.len() == 1, "{group:?}");
+    // Two requests of one class add up: one and two are three, more than the node's two.
+    let (node, _) = verdicts(
+        "[{name: a, exactly: {deviceClassName: gpu.nvidia.com, count: 1}}, \
+         {name: b, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}]",
+    );
+    assert_eq!(
+        node.reasons,
+        vec![Reason::Insufficient {
+            resource: "gpu.nvidia.com devices".into(),
+            requested: 3,
+            offered: 2
+        }]
+    );
+    // Four, or else one: the node may get one.
+    let (node, _) = verdicts(
+        "[{name: gpu, firstAvailable: [{name: four, deviceClassName: gpu.nvidia.com, count: 4}, \
+         {name: one, deviceClassName: gpu.nvidia.com, count: 1}]}]",
+    );
+    assert!(node.fits() && node.unknown.len() == 1, "{node:?}");
+    assert!(node.unknown[0].describe().contains("(or an alternative)"));
+    // Requests that name no class: nothing to count, so not a silent fit.
+    let (node, _) = verdicts("[{name: gpu}]");
+    assert!(node.fits() && node.unknown.len() == 1, "{node:?}");
+}
+
+// Where the pool's nodes differ in devices, the nodes that have enough are counted, when every
+// node's count is known well enough: "nodes with that many devices: 2 of the pool's 4". Two
+// classes may pick the same devices: not counted.
+#[test]
+fn resource_claims_count_the_nodes_with_enough() {
+    let class = |name: &str, kind: &str| {
+        format!(
+            "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: {name}}}\n\
+             spec:\n  selectors:\n  - cel: {{expression: \"device.driver == 'gpu.nvidia.com' \
+             && device.attributes['gpu.nvidia.com'].type == '{kind}'\"}}\n"
+        )
+    };
+    let classes = format!(
+        "{}---\n{}",
+        class("gpu.nvidia.com", "gpu"),
+        class("mig.nvidia.com", "mig")
+    );
+    // One node's slice: its devices, by type (`-` for a device without the attribute).
+    let slice = |node: &str, types: &[&str]| {
+        let devices: String = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match *t {
+                "-" => format!("  - {{name: d{i}}}\n"),
+                t => format!("  - {{name: d{i}, attributes: {{type: {{string: {t}}}}}}}\n"),
+            })
+            .collect();
+        format!(
+            "{}---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: \
+             {{name: {node}-slice}}\nspec:\n  driver: gpu.nvidia.com\n  nodeName: {node}\n  \
+             pool: {{name: {node}, generation: 1, resourceSliceCount: 1}}\n  devices:\n{devices}",
+            node_offering(node, "", "cpu: 8")
+        )
+    };
+    let said = |nodes: &[(&str, &[&str])], requests: &str| {
+        let mut text = classes.clone();
+        for (node, types) in nodes {
+            text.push_str("---\n");
+            text.push_str(&slice(node, types));
+        }
+        let inv = inventory(&text);
+        assert_eq!(inv.pools.len(), 1);
+        let mut options = Options::default();
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        cluster.add_text("classes.yaml", &classes);
+        cluster.add_text(
+            "claim.yaml",
+            &format!(
+                "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: \
+                 {{name: t}}\nspec:\n  spec:\n    devices:\n      requests: {requests}\n"
+            ),
+        );
+        options.set_cluster(std::sync::Arc::new(cluster));
+        let manifest = "apiVersion: v1\nkind: Pod\nmetadata: {name: pod}\nspec:\n  \
+                        resourceClaims: [{name: c, resourceClaimTemplateName: t}]\n";
+        let v = first_verdict(manifest, &inv, &options).remove(0);
+        assert!(v.fits(), "{v:?}");
+        v.unknown.iter().map(|u| u.describe()).collect::<Vec<_>>()
+    };
+    let two = "[{name: r, exactly: {deviceClassName: gpu.nvidia.com, count: 2}}]";
+    // Two GPUs, one, none, and two plus one device of unknown type (at least two).
+    let gpus: [(&str, &[&str]); 4] = [
+        ("n1", &["gpu", "gpu"]),
+        ("n2", &["gpu"]),
+        ("n3", &["mig"]),
+        ("n4", &["gpu", "gpu", "-"]),
+    ];
+    assert_eq!(
+        said(&gpus, two),
+        [
+            "resource claim c claims 2 devices of class gpu.nvidia.com (ResourceClaimTemplate \
+             t): nodes with that many devices: 2 of the pool's 4; it fits those"
+        ]
+    );
+    // At least one GPU, where two are asked: that node is not counted, so neither is the pool.
+    let unknown: [(&str, &[&str]); 2] = [("n1", &["gpu", "gpu"]), ("n2", &["gpu", "-"])];
+    assert_eq!(
+        said(&unknown, two),
+        [
+            "resource claim c claims 2 devices of class gpu.nvidia.com (ResourceClaimTemplate \
+             t): dynamic resource allocation is not simulated; it fits if a node's devices \
+             satisfy the claim"
+        ]
+    );
+    // All of a class's devices, on nodes that list none: no node to count.
+    let none: [(&str, &[&str]); 2] = [("n1", &["mig"]), ("n2", &["mig"])];
+    assert_eq!(
+        said(
+            &none,
+            "[{name: r, exactly: {deviceClassName: gpu.nvidia.com, allocationMode: All}}]"
+        ),
+        [
+            "resource claim c claims all devices of class gpu.nvidia.com (ResourceClaimTemplate \
+          t): dynamic resource allocation is not simulated; it fits if a node's devices \
+          satisfy the claim"
+        ]
+    );
+    // A GPU and a MIG device, two classes: enough of each on one node, not counted.
+    let both: [(&str, &[&str]); 2] = [("n1", &["gpu", "mig"]), ("n2", &["gpu"])];
+    assert_eq!(
+        said(
+            &both,
+            "[{name: a, exactly: {deviceClassName: gpu.nvidia.com}}, \
+             {name: b, exactly: {deviceClassName: mig.nvidia.com}}]"
+        ),
+        [
+            "resource claim c claims 1 device of class gpu.nvidia.com, 1 device of class \
+             mig.nvidia.com (ResourceClaimTemplate t): dynamic resource allocation is not \
+             simulated; it fits if a node's devices satisfy the claim"
+        ]
+    );
+}
+
+// NodeResourcesFit against nodes that differ (fit.go `fitsRequest`: a request equal to what a
+// node offers fits it): at most the least offered fits every node, certainly; up to the most,
+// some; beyond it, none.
+#[test]
+fn requests_against_the_least_and_the_most_offered() {
+    let inv = inventory(&format!(
+        "{}---\n{}",
+        node_offering("a", "", "cpu: 4"),
+        node_offering("b", "", "cpu: 8")
+    ));
+    let verdict = |cpu: &str| {
+        first_verdict(
+            &pod(&format!(
+                "containers: [{{resources: {{requests: {{cpu: {cpu}}}}}}}]"
+            )),
+            &inv,
+            &Options::default(),
+        )
+        .remove(0)
+    };
+    for cpu in ["2", "4"] {
+        let v = verdict(cpu);
+        assert!(v.fits() && v.unknown.is_empty(), "{cpu}: {v:?}");
+    }
+    for cpu in ["4001m", "8"] {
+        let v = verdict(cpu);
+        assert!(v.fits(), "{cpu}: {v:?}");
+        assert_eq!(
+            v.unknown.iter().map(|u| u.key.as_str()).collect::<Vec<_>>(),
+            ["cpu"]
+        );
+    }
+    let v = verdict("8001m");
+    assert_eq!(
+        v.reasons,
+        vec![Reason::Insufficient {
+            resource: "cpu".into(),
+            requested: 8001,
+            offered: 8000
+        }]
+    );
+}
+
+// A RuntimeClass's `scheduling.nodeSelector` is merged into the pod's (RuntimeClass admission):
+// a listed node without the label, or with another value, does not fit.
+#[test]
+fn runtime_class_node_selector_selects() {
+    let mut options = Options::default();
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text(
+        "rc.yaml",
+        "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: kata}\nhandler: kata\n\
+         scheduling: {nodeSelector: {runtime: kata}}\n",
+    );
+    options.set_cluster(std::sync::Arc::new(cluster));
+    let manifest = pod("runtimeClassName: kata");
+    let verdict = |labels: &str| {
+        let inv = inventory(&node("n", labels, "", false));
+        first_verdict(&manifest, &inv, &options).remove(0)
+    };
+    assert!(verdict("runtime: kata").fits());
+    let want = |actual: Option<&str>| Reason::NodeSelector {
+        key: "runtime".into(),
+        wanted: "kata".into(),
+        actual: actual.map(str::to_string),
+    };
+    assert_eq!(verdict("").reasons, vec![want(None)]);
+    assert_eq!(verdict("runtime: runc").reasons, vec![want(Some("runc"))]);
+}
+
+// Taint eviction (pkg/controller/tainteviction `getMinTolerationTime`): of the NoExecute
+// taints' tolerations, the fewest seconds evict the pod.
+#[test]
+fn the_fewest_seconds_evict() {
+    let inv = inventory(&node(
+        "n",
+        "",
+        "{key: a, effect: NoExecute}, {key: b, effect: NoExecute}, {key: c, effect: NoExecute}",
+        false,
+    ));
+    let v = &first_verdict(
+        &pod(
+            "tolerations: [{key: a, operator: Exists, tolerationSeconds: 600}, \
+              {key: b, operator: Exists, tolerationSeconds: 60}, \
+              {key: c, operator: Exists, tolerationSeconds: 300}]",
+        ),
+        &inv,
+        &Options::default(),
+    )[0];
+    assert_eq!(
+        v.eviction,
+        Some(Eviction {
+            seconds: 60,
+            taint: 1,
+            toleration: 1
+        })
+    );
+    // Of equal times, the first taint's is named.
+    let v = &first_verdict(
+        &pod(
+            "tolerations: [{key: a, operator: Exists, tolerationSeconds: 60}, \
+              {key: b, operator: Exists, tolerationSeconds: 60}, {key: c, operator: Exists}]",
+        ),
+        &inv,
+        &Options::default(),
+    )[0];
+    assert_eq!(
+        v.eviction,
+        Some(Eviction {
+            seconds: 60,
+            taint: 0,
+            toleration: 0
+        })
+    );
+}
+
+#[test]
+fn fitting_nodes_named_with_whether_to_avoid() {
+    let inv = inventory(
+        &["n1", "n2"]
+            .map(|n| {
+                node(
+                    n,
+                    "role: batch",
+                    "{key: spot, effect: PreferNoSchedule}",
+                    false,
+                )
+            })
+            .join("---\n"),
+    );
+    let pool = &inv.pools[0];
+    let fitting = |spec: &str| {
+        let r = simulate_text(&pod(spec), &Options::default(), &inv);
+        r[0].simulation.pools[0].fitting_nodes(pool)
+    };
+    let n2 = pool.nodes.iter().position(|n| n.name == "n2").unwrap() as u32;
+    // Judged node by node (it names one by `matchFields`): the one it names, a node to avoid
+    // unless tolerated (a pod with `nodeName` would skip the scoring that avoids it).
+    let named = "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+                 {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, \
+                 values: [n2]}]}]}}}";
+    assert_eq!(fitting(named), vec![(n2, true)]);
+    let tolerant = format!("{named}, tolerations: [{{key: spot, operator: Exists}}]");
+    assert_eq!(fitting(&tolerant), vec![(n2, false)]);
+    // Judged once for the pool: none when it does not fit.
+    assert_eq!(fitting("nodeSelector: {role: web}"), vec![]);
+}
+
+// A pool defined as code (an eksctl node group, eksctl-io/eksctl examples) declares some of
+// its labels; one it does not declare may be set elsewhere: the pod may fit.
+#[test]
+fn a_pool_defined_as_code_may_fit_on_labels_it_does_not_declare() {
+    let inv = inventory(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: \
+         us-west-2}\nnodeGroups:\n- {name: ng, instanceType: m5.large, desiredCapacity: 2, \
+         labels: {role: web}}\n",
+    );
+    let pool = &inv.pools[0];
+    assert!(pool.declared.is_some());
+    let judged = |selector: &str| {
+        let r = simulate_text(
+            &pod(&format!("nodeSelector: {{{selector}}}")),
+            &Options::default(),
+            &inv,
+        );
+        let v = &r[0].simulation.pools[0];
+        (r[0].simulation.fits_anywhere(), v.uncertain(pool))
+    };
+    assert_eq!(judged("example.com/team: ml"), (true, true));
+    assert_eq!(judged("role: web"), (true, false));
+    assert_eq!(judged("role: db"), (false, false));
+}
+
+#[test]
+fn workloads_titled_by_name_or_place() {
+    let titles = |text: &str| -> Vec<String> {
+        simulate_text(
+            text,
+            &Options::default(),
+            &inventory(&node("n", "", "", false)),
+        )
+        .iter()
+        .map(WorkloadResult::title)
+        .collect()
+    };
+    assert_eq!(
+        titles("kind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {template: {spec: {}}}\n"),
+        ["Deployment shop/web"]
+    );
+    assert_eq!(
+        titles("kind: Pod\nmetadata: {name: p}\nspec: {}\n"),
+        ["Pod p"]
+    );
+    assert_eq!(
+        titles("kind: Job\nspec: {template: {spec: {}}}\n"),
+        ["Job at spec.template.spec"]
+    );
+    // A pod spec at the root of its document (a chart's values, found by the analysis).
+    let mut root = simulate_text(
+        "kind: Job\nspec: {template: {spec: {}}}\n",
+        &Options::default(),
+        &inventory(&node("n", "", "", false)),
+    )
+    .remove(0);
+    root.path.clear();
+    assert_eq!(root.title(), "Job at the document's root");
+}
+
+// GKE labels its Spot nodes `cloud.google.com/gke-spot=true`, on Spot pools only (provider-spot
+// in the clusters-as-code fixtures, after the Terraform google provider's docs): a pod that
+// needs it and another label the pool does not declare is told of the platform's label.
+#[test]
+fn a_platform_label_absent_is_decided() {
+    let inv = Inventory::load(&[(
+        "gke.tf",
+        "resource \"google_container_node_pool\" \"standard\" {\n  name = \"standard\"\n}\n",
+    )])
+    .unwrap();
+    let pool = &inv.pools[0];
+    assert!(pool.declared.is_some());
+    let spec = "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+                {nodeSelectorTerms: [{matchExpressions: [{key: example.com/team, operator: In, \
+                values: [ml]}, {key: cloud.google.com/gke-spot, operator: In, values: ['true']}]}]}}}";
+    let v = &first_verdict(&pod(spec), &inv, &Options::default())[0];
+    assert_eq!(
+        v.reasons,
+        vec![Reason::NodeAffinity(
+            "cloud.google.com/gke-spot In [true]: the platform sets cloud.google.com/gke-spot \
+             only on the pools it applies to, not this one"
+                .into()
+        )]
+    );
+}
+
+// The DaemonSet controller picks the nodes for its pods from the template's tolerations and
+// its own (`NodeShouldRunDaemonPod` builds the pod without admission): a toleration that an
+// admission plugin adds later does not put a daemon pod on a tainted node.
+#[test]
+fn admission_tolerations_do_not_place_daemon_pods() {
+    let inv = inventory(&node(
+        "gpu",
+        "",
+        "{key: nvidia.com/gpu, value: present, effect: NoSchedule}",
+        false,
+    ));
+    let mut on = Options::default();
+    on.set_admission_plugins("ExtendedResourceToleration", true)
+        .unwrap();
+    let spec = "containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]";
+    let ds = format!(
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: d}}\nspec:\n  template:\n    \
+         spec: {{{spec}}}\n"
+    );
+    assert!(fits_with(&pod(spec), &inv, &on), "a plain pod is tolerated");
+    assert!(!fits_with(&ds, &inv, &on), "a daemon pod is not placed");
+}
