@@ -1125,7 +1125,10 @@ fn pod_claims(
                     requests = Some(found.to_vec());
                     format!("claims {} ({kind} {object})", each.join(", "))
                 }
-                _ => format!(
+                Some(_) => format!(
+                    "claims devices through the {kind} {object}, whose requests name no device class"
+                ),
+                None => format!(
                     "claims devices through the {kind} {object}, which is not among the files read"
                 ),
             },

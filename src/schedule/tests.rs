@@ -648,6 +648,15 @@ spec:
   devices:
     requests:
     - {name: gpus, deviceClassName: gpu.nvidia.com, allocationMode: All}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {namespace: gpu-test, name: no-class}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: any
 ";
     let mut options = Options::default();
     let mut cluster = crate::k8s::cluster::Cluster::default();
@@ -662,6 +671,7 @@ spec:
   - {name: gpu, resourceClaimTemplateName: single-gpu}
   - {name: shared, resourceClaimName: shared-gpus}
   - {name: other, resourceClaimTemplateName: elsewhere}
+  - {name: bare, resourceClaimTemplateName: no-class}
   containers:
   - name: ctr
     image: ubuntu:22.04
@@ -683,13 +693,16 @@ spec:
             "resource claim other claims devices through the ResourceClaimTemplate elsewhere, \
              which is not among the files read: dynamic resource allocation is not simulated; \
              it fits if a node's devices satisfy the claim",
+            "resource claim bare claims devices through the ResourceClaimTemplate no-class, \
+             whose requests name no device class: dynamic resource allocation is not \
+             simulated; it fits if a node's devices satisfy the claim",
         ]
     );
     // The GPU node's taint still keeps it off: a claim does not tolerate it.
     assert!(!v[1].fits());
     // Without the templates read, the claim is still not a silent fit.
     let v = first_verdict(manifest, &inv, &Options::default());
-    assert!(v[0].fits() && v[0].unknown.len() == 3);
+    assert!(v[0].fits() && v[0].unknown.len() == 4);
     assert!(v[0].unknown.iter().all(|u| u.is_resource()));
     // A pod without claims fits as before.
     let plain = manifest.replace("  resourceClaims:\n", "  x:\n");
@@ -902,6 +915,7 @@ fn a_shared_simulation_is_the_workloads_own() {
         "{judged} judged, {shared} shared"
     );
 }
+
 /// The one pod template of `manifest`, as [`simulate`] reads it.
 fn with_workload<T>(manifest: &str, options: &Options, f: impl FnOnce(&Workload<'_>) -> T) -> T {
     let stream = syntax::parse(manifest);
