@@ -835,13 +835,34 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
 /// The simulations of the workloads judged against one inventory, by what they ask of it: a
 /// repository holds many workloads that ask the same (no toleration, the same selector, the same
 /// requests), and the language server judges them all again when a pool changes. Kept with the
-/// inventory ([`Inventory::derived`]); emptied when it holds [`Simulations::MOST`].
+/// inventory ([`Inventory::derived`]) while they hold at most [`Simulations::MOST`] verdicts.
 #[derive(Default)]
-struct Simulations(std::sync::Mutex<HashMap<Asks, Arc<Simulation>>>);
+struct Simulations(std::sync::Mutex<Kept>);
+
+#[derive(Default)]
+struct Kept {
+    by_asks: HashMap<Asks, Arc<Simulation>>,
+    /// How many verdicts they hold: a pool's one, or one per part of a pool judged node by node.
+    verdicts: usize,
+}
 
 impl Simulations {
-    /// An editor's keystrokes in a toleration each ask anew: what is kept stays bounded.
-    const MOST: usize = 20_000;
+    /// An editor's keystrokes in a toleration each ask anew, and a workload judged node by node
+    /// holds a verdict per node: what is kept stays bounded (some tens of MB).
+    const MOST: usize = 250_000;
+}
+
+impl Simulation {
+    /// How many verdicts it holds.
+    fn verdicts(&self) -> usize {
+        self.pools
+            .iter()
+            .map(|p| match p {
+                PoolVerdict::Uniform(_) => 1,
+                PoolVerdict::Split(parts) => parts.len(),
+            })
+            .sum()
+    }
 }
 
 /// Everything of a workload and of the options that [`simulate`] reads, but places in the
@@ -886,15 +907,23 @@ pub fn simulate_shared(
         requests: w.requests.clone(),
         gate: options.feature(COMPARISON_GATE),
     };
-    if let Some(known) = memo.0.lock().ok().and_then(|m| m.get(&asks).cloned()) {
+    if let Some(known) = memo
+        .0
+        .lock()
+        .ok()
+        .and_then(|m| m.by_asks.get(&asks).cloned())
+    {
         return known;
     }
     let simulation = Arc::new(simulate(w, inventory, options));
-    if let Ok(mut m) = memo.0.lock() {
-        if m.len() >= Simulations::MOST {
-            m.clear();
+    let verdicts = simulation.verdicts();
+    if let (Ok(mut kept), true) = (memo.0.lock(), verdicts <= Simulations::MOST) {
+        if kept.verdicts + verdicts > Simulations::MOST {
+            *kept = Kept::default();
         }
-        m.entry(asks).or_insert_with(|| simulation.clone());
+        if kept.by_asks.insert(asks, simulation.clone()).is_none() {
+            kept.verdicts += verdicts;
+        }
     }
     simulation
 }
