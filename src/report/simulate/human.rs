@@ -231,6 +231,13 @@ impl Row {
                     why || matches!(class, Class::No | Class::Avoided | Class::Misses);
                 // An object with several pod templates (a RayCluster's head and workers):
                 // each row says which.
+                let fits: Vec<Fit> = w
+                    .simulation
+                    .pools
+                    .iter()
+                    .zip(&inventory.pools)
+                    .map(|(pv, pool)| Fit::of_pool(pv, pool))
+                    .collect();
                 let title = w.title();
                 let shared = file
                     .workloads
@@ -248,26 +255,21 @@ impl Row {
                     },
                     class,
                     nodes,
-                    fits: w
-                        .simulation
-                        .pools
-                        .iter()
-                        .zip(&inventory.pools)
-                        .map(|(pv, pool)| Fit::of_pool(pv, pool))
-                        .collect(),
                     unselected: w
                         .simulation
                         .pools
                         .iter()
                         .zip(&inventory.pools)
-                        .map(|(pv, pool)| {
+                        .zip(&fits)
+                        .map(|((pv, pool), &fit)| {
                             w.daemonset.is_some()
-                                && Fit::of_pool(pv, pool) == Fit::No
+                                && fit == Fit::No
                                 && pv
                                     .groups(pool)
                                     .all(|(v, _, _)| v.reasons.iter().any(Reason::selects))
                         })
                         .collect(),
+                    fits,
                     reasons: if shows_reasons {
                         reason_groups(inventory, w)
                     } else {
