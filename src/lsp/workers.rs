@@ -189,6 +189,17 @@ impl Session {
         }
     }
 
+    /// Reads the inventory again if an open inventory file was edited since it was last read,
+    /// one reading at a time: keystrokes come faster than a big inventory is read, and the edits
+    /// that arrive while it is read are taken together by the next reading. Returns once the
+    /// edits made before the call are read (by this call or by the reading under way).
+    pub(crate) async fn read_inventory_edits(self: &Arc<Self>) {
+        let _one_at_a_time = self.reading_edits.lock().await;
+        if self.inventory_edited.swap(false, Ordering::SeqCst) {
+            self.reload_inventory().await;
+        }
+    }
+
     /// Makes a workspace current (unless a newer one already is) and re-analyses.
     pub(crate) async fn install(self: &Arc<Self>, workspace: Workspace) {
         {

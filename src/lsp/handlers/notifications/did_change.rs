@@ -41,12 +41,7 @@ pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeTextDocument
         // read are taken together by the next reading, not one reading each.
         session.inventory_edited.store(true, Ordering::SeqCst);
         let me = session.clone();
-        tokio::spawn(async move {
-            let _one_at_a_time = me.reading_edits.lock().await;
-            if me.inventory_edited.swap(false, Ordering::SeqCst) {
-                me.reload_inventory().await;
-            }
-        });
+        tokio::spawn(async move { me.read_inventory_edits().await });
     }
     for p in problems {
         session

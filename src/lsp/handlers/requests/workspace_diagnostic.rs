@@ -1,9 +1,12 @@
 //! `workspace/diagnostic`: the diagnostics of the workspace's files that are not open (open
 //! ones are answered by `textDocument/diagnostic`), an `unchanged` report where the client's
 //! previous result id is still current, and an empty report for a file the client holds a
-//! result for that is gone (deleted, or no longer included).
+//! result for that is gone (deleted, or no longer included). Edits to an open inventory or pool
+//! file that are not read yet are read first: the answer is made for the inventory the client
+//! sees, not for the one before its last keystroke.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::*;
@@ -11,9 +14,10 @@ use tower_lsp_server::ls_types::*;
 use crate::lsp::session::Session;
 
 pub(crate) async fn handle(
-    session: &Session,
+    session: &Arc<Session>,
     params: WorkspaceDiagnosticParams,
 ) -> jsonrpc::Result<WorkspaceDiagnosticReportResult> {
+    session.read_inventory_edits().await;
     let results = session.disk_diagnostics().await?;
     let previous: HashMap<&Uri, &str> = params
         .previous_result_ids
