@@ -7,7 +7,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
-use taintlint::inventory::Inventory;
+use taintlint::inventory::{Inventory, ReadFile, Source};
 use taintlint::k8s::objects::extract;
 use taintlint::schedule::{simulate, simulate_text, Workload};
 use taintlint::syntax::parse;
@@ -108,6 +108,10 @@ fn workloads_text() -> String {
     s
 }
 
+/// A pool file edited beside a node list.
+const POOL_FILE: &str =
+    "pools:\n  spare:\n    count: 2\n    taints: [\"dedicated=spare:NoSchedule\"]\n";
+
 fn bench(c: &mut Criterion) {
     let options = Options::default();
     let workloads = workloads_text();
@@ -163,6 +167,17 @@ fn bench(c: &mut Criterion) {
                 json.len() / 1_000_000
             ),
             |b| b.iter(|| Inventory::load(&[("nodes.json", black_box(&json))]).unwrap()),
+        );
+        // What the language server does on a keystroke in a pool file beside the node list:
+        // the node list stays read, and all the nodes are put into pools again.
+        let read = [
+            ReadFile::read(0, "nodes.json", Source::Text(&json)),
+            ReadFile::read(1, "pools.yaml", Source::Text(POOL_FILE)),
+        ];
+        assert_eq!(Inventory::assemble(&read).unwrap().node_count(), nodes + 2);
+        group.bench_function(
+            format!("group {nodes} nodes read, and a pool file, into pools again"),
+            |b| b.iter(|| Inventory::assemble(black_box(&read)).unwrap()),
         );
     }
     group.finish();

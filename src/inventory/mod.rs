@@ -16,6 +16,7 @@
 //! through an index, so no simulation walks every node. Every taint keeps its byte range in its
 //! file, so findings can point into the inventory.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
@@ -450,8 +451,8 @@ pub(crate) enum Bootstrap {
 /// cluster-api api/core/v1beta2/machine_types.go `Bootstrap.ConfigRef`), and drops the template
 /// as a pool: it makes no nodes of its own. A template no machine set names is kept as the pool
 /// it describes only when the inventory has no machine set at all (it is all there is to go on).
-fn link_bootstrap(raw: &mut Vec<RawNode>) {
-    let is_template = |n: &RawNode| matches!(n.bootstrap, Some(Bootstrap::Template(_)));
+fn link_bootstrap(raw: &mut Vec<Cow<'_, RawNode>>) {
+    let is_template = |n: &Cow<'_, RawNode>| matches!(n.bootstrap, Some(Bootstrap::Template(_)));
     if !raw.iter().any(is_template) {
         return;
     }
@@ -466,7 +467,7 @@ fn link_bootstrap(raw: &mut Vec<RawNode>) {
     if !machine_sets {
         return;
     }
-    let (templates, rest): (Vec<RawNode>, Vec<RawNode>) =
+    let (templates, rest): (Vec<_>, Vec<_>) =
         std::mem::take(raw).into_iter().partition(is_template);
     *raw = rest;
     for node in raw.iter_mut() {
@@ -479,6 +480,7 @@ fn link_bootstrap(raw: &mut Vec<RawNode>) {
         else {
             continue;
         };
+        let node = node.to_mut();
         for t in &template.taints {
             if !node
                 .taints
@@ -769,7 +771,7 @@ impl Inventory {
                         invalid_taints: r.invalid_taints,
                         unread: r.unread.clone(),
                     });
-                    raw.extend(r.nodes.iter().cloned());
+                    raw.extend(r.nodes.iter().map(Cow::Borrowed));
                 }
                 Err(e) => errors.extend(e.iter().cloned()),
             }
@@ -853,9 +855,9 @@ impl Inventory {
 }
 
 /// Groups nodes into pools, and the nodes of each pool into variants.
-fn group(files: Vec<InventoryFile>, raw: Vec<RawNode>) -> Inventory {
+fn group(files: Vec<InventoryFile>, raw: Vec<Cow<'_, RawNode>>) -> Inventory {
     let (naming, identity) = label_keys(&raw);
-    let mut pools = pools_of(raw, &identity);
+    let mut pools = pools_of(&raw, &identity);
     let (by_label, by_name) = index_members(&mut pools, &naming);
     name_pools(&mut pools, None);
     Inventory {
@@ -892,7 +894,7 @@ fn distinct_taints(pools: &[Pool]) -> Vec<((usize, usize), Vec<usize>)> {
 /// The label keys that name nodes (`kubernetes.io/hostname`, and any label whose value is the
 /// node's name), and the identity keys: those and the topology keys. A node keeps its own
 /// values of the identity keys; its other labels are its pool's.
-fn label_keys(raw: &[RawNode]) -> (BTreeSet<String>, BTreeSet<String>) {
+fn label_keys(raw: &[Cow<'_, RawNode>]) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut naming: BTreeSet<String> = BTreeSet::new();
     naming.insert(HOSTNAME_LABEL.to_string());
     let mut identity: BTreeSet<String> = BTreeSet::new();
@@ -912,52 +914,64 @@ fn label_keys(raw: &[RawNode]) -> (BTreeSet<String>, BTreeSet<String>) {
 /// Nodes with the same pool (as given), shared labels, taints and cordon make one pool; what
 /// its nodes offer is the least and the most of each resource (or unknown once a node does not
 /// say), and a pool defined as code keeps what its definition declares.
-fn pools_of(raw: Vec<RawNode>, identity: &BTreeSet<String>) -> Vec<Pool> {
-    type Key = (
+fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> {
+    use rayon::prelude::*;
+    /// What puts nodes in one pool: the pool a file names, the shared labels (sorted, one
+    /// value a key), the taints (sorted, distinct) and the cordon.
+    type Key<'n> = (
         Option<(usize, usize)>,
-        Vec<(String, String)>,
-        Vec<(String, String, crate::k8s::model::Effect)>,
+        Vec<(&'n str, &'n str)>,
+        Vec<(&'n str, &'n str, crate::k8s::model::Effect)>,
         bool,
     );
-    let mut index: HashMap<Key, usize> = HashMap::new();
+    // Each node's key and own labels, worked out on every core: a node list holds thousands,
+    // and a keystroke in a pool file beside it groups them all again.
+    let keyed: Vec<(Key<'_>, Vec<(String, String)>)> = raw
+        .par_iter()
+        .map(|node| {
+            let (mut own, mut shared): (Vec<_>, Vec<_>) =
+                node.labels.iter().partition(|(k, _)| identity.contains(k));
+            own.sort();
+            own.dedup_by(|a, b| a.0 == b.0);
+            shared.sort();
+            shared.dedup_by(|a, b| a.0 == b.0);
+            let mut taints: Vec<_> = node
+                .taints
+                .iter()
+                .map(|t| (t.taint.key.as_str(), t.taint.value.as_str(), t.taint.effect))
+                .collect();
+            taints.sort();
+            taints.dedup();
+            let key: Key<'_> = (
+                node.pool.as_ref().map(|(i, _)| *i),
+                shared
+                    .into_iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str()))
+                    .collect(),
+                taints,
+                node.unschedulable.is_some(),
+            );
+            (key, own.into_iter().cloned().collect())
+        })
+        .collect();
+    let mut index: HashMap<Key<'_>, usize> = HashMap::new();
     let mut pools: Vec<Pool> = Vec::new();
     // What each pool's nodes offer: the least and the most of each resource, or unknown once
     // a node does not say (kept per pool, never per node).
     let mut offered: Vec<Option<Option<(Resources, Resources)>>> = Vec::new();
-    let offer = |acc: &mut Option<Option<(Resources, Resources)>>, node: Option<Resources>| {
+    let offer = |acc: &mut Option<Option<(Resources, Resources)>>, node: Option<&Resources>| {
         *acc = match (acc.take(), node) {
             (_, None) | (Some(None), _) => Some(None),
-            (None, Some(r)) => Some(Some((r.clone(), r))),
+            (None, Some(r)) => Some(Some((r.clone(), r.clone()))),
             (Some(Some((min, mut max))), Some(r)) => {
-                max.max(&r);
-                Some(Some((min.min(&r), max)))
+                max.max(r);
+                Some(Some((min.min(r), max)))
             }
         };
     };
-    for node in raw {
-        let (mut own, mut shared): (Vec<_>, Vec<_>) = node
-            .labels
-            .into_iter()
-            .partition(|(k, _)| identity.contains(k));
-        own.sort();
-        own.dedup_by(|a, b| a.0 == b.0);
-        shared.sort();
-        shared.dedup_by(|a, b| a.0 == b.0);
-        let mut taint_key: Vec<_> = node
-            .taints
-            .iter()
-            .map(|t| (t.taint.key.clone(), t.taint.value.clone(), t.taint.effect))
-            .collect();
-        taint_key.sort();
-        taint_key.dedup();
-        let key: Key = (
-            node.pool.as_ref().map(|(i, _)| *i),
-            shared.clone(),
-            taint_key,
-            node.unschedulable.is_some(),
-        );
+    for (node, (key, own)) in raw.iter().zip(keyed) {
         let member = Member {
-            name: node.name,
+            name: node.name.clone(),
             labels: own,
             at: node.at.clone(),
             variant: 0,
@@ -965,23 +979,28 @@ fn pools_of(raw: Vec<RawNode>, identity: &BTreeSet<String>) -> Vec<Pool> {
         match index.get(&key) {
             Some(&i) => {
                 pools[i].nodes.push(member);
-                offer(&mut offered[i], node.allocatable);
+                offer(&mut offered[i], node.allocatable.as_ref());
             }
             None => {
+                let labels = key
+                    .1
+                    .iter()
+                    .map(|&(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
                 index.insert(key, pools.len());
                 let mut acc = None;
-                offer(&mut acc, node.allocatable);
+                offer(&mut acc, node.allocatable.as_ref());
                 offered.push(acc);
                 pools.push(Pool {
-                    given_name: node.pool.map(|(_, name)| name),
+                    given_name: node.pool.as_ref().map(|(_, name)| name.clone()),
                     name: String::new(),
-                    labels: shared,
-                    taints: node.taints,
-                    unschedulable: node.unschedulable,
+                    labels,
+                    taints: node.taints.clone(),
+                    unschedulable: node.unschedulable.clone(),
                     nodes: vec![member],
                     variants: Vec::new(),
-                    at: node.at,
-                    declared: node.declared,
+                    at: node.at.clone(),
+                    declared: node.declared.clone(),
                     capacity: capacity::Capacity::default(),
                 });
             }
