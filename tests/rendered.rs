@@ -165,6 +165,29 @@ fn an_overlays_findings_land_on_the_base_and_patch_files() {
     assert_eq!(edit["range"], effect["range"]);
 }
 
+/// A file the overlay reaches is named as the walk would name it, from the overlay's path as
+/// given: `./` kept, an absolute path kept whole.
+#[test]
+fn files_an_overlay_reaches_are_named_as_the_overlay_was_given() {
+    if renderer("files_an_overlay_reaches_are_named_as_the_overlay_was_given").is_none() {
+        return;
+    }
+    let files = |json: &Value| {
+        let mut files: Vec<String> = findings(json).into_iter().map(|f| f.0).collect();
+        files.sort();
+        files.dedup();
+        files
+    };
+    let mut want: Vec<String> = expected().into_iter().map(|f| f.0).collect();
+    want.dedup();
+    assert!(want.iter().any(|f| f.contains("/base/")), "{want:?}");
+    for prefix in ["./".to_string(), format!("{ROOT}/")] {
+        let (json, stderr, _) = lint(&["--format", "json", &format!("{prefix}{PROD}")], None);
+        let named: Vec<String> = want.iter().map(|f| format!("{prefix}{f}")).collect();
+        assert_eq!(files(&json), named, "{stderr}");
+    }
+}
+
 #[test]
 fn a_walk_over_sources_and_overlays_reports_each_finding_once() {
     if renderer("a_walk_over_sources_and_overlays_reports_each_finding_once").is_none() {

@@ -109,8 +109,19 @@ pub(crate) fn mode(flag: Option<&str>, configs: &[(ConfigFile, Options)]) -> Kus
         .unwrap_or_default()
 }
 
-/// `path` as it is shown: relative to the working directory when it is below it.
-fn shown(path: &Path) -> String {
+/// A file an overlay reached, named as the walk names its files: below an ancestor of the
+/// overlay's directory as it was given (the overlay `./k8s/overlays/prod` names its base
+/// `./k8s/base/app.yaml`, as walking `.` names it), else relative to the working directory when
+/// below it, else whole. `path` is canonical.
+fn shown(overlay: &Path, path: &Path) -> String {
+    for given in overlay.ancestors().filter(|a| !a.as_os_str().is_empty()) {
+        let Ok(canonical) = std::fs::canonicalize(given) else {
+            continue;
+        };
+        if let Ok(rest) = path.strip_prefix(&canonical) {
+            return given.join(rest).display().to_string();
+        }
+    }
     let cwd = std::env::current_dir()
         .ok()
         .and_then(|c| std::fs::canonicalize(c).ok());
@@ -196,7 +207,7 @@ pub(crate) fn render_and_trace(
                     let text = std::fs::read_to_string(&path).ok()?;
                     let canonical = std::fs::canonicalize(&path).ok()?;
                     Some(Source {
-                        name: shown(&canonical),
+                        name: shown(dir, &canonical),
                         text: text.into(),
                     })
                 })
