@@ -844,6 +844,84 @@ fn pools(list: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `nodeSelector: {kubernetes.io/os: linux}`, written by most charts (cert-manager's Deployments
+/// among them), against a pool file that does not give its pools' operating system: the kubelet
+/// sets the label on every node, so the pods may fit, and `lint` does not call them unschedulable.
+/// A pool that says `windows` keeps them off; a label the kubelet does not set stays absent.
+#[test]
+fn a_pool_file_that_does_not_say_the_os_may_fit_pods_that_select_linux() {
+    let pool_file = "\
+pools:
+  general:
+    count: 2
+  windows:
+    labels: {kubernetes.io/os: windows}
+";
+    let manifest = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cainjector, namespace: cert-manager}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        kubernetes.io/os: linux
+      containers: [{name: c, image: quay.io/jetstack/cert-manager-cainjector:v1.16.1}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trainer}
+spec:
+  template:
+    spec:
+      nodeSelector: {example.com/pool: gpu}
+      containers: [{name: c, image: example.com/trainer:1}]
+";
+    let got = simulated(pool_file, manifest, &[]);
+    assert_eq!(
+        got,
+        vec![
+            (
+                "cainjector".to_string(),
+                "may".to_string(),
+                None,
+                pools(&[("general", "partial"), ("windows", "no")])
+            ),
+            (
+                "trainer".to_string(),
+                "no".to_string(),
+                None,
+                pools(&[("general", "no"), ("windows", "no")])
+            ),
+        ]
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (inv, man) = (dir.path().join("pools.yaml"), dir.path().join("apps.yaml"));
+    std::fs::write(&inv, pool_file).unwrap();
+    std::fs::write(&man, manifest).unwrap();
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        inv.to_str().unwrap(),
+        man.to_str().unwrap(),
+    ]);
+    let json: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let unschedulable: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(unschedulable.len(), 1, "{unschedulable:?}");
+    assert!(
+        unschedulable[0].starts_with("Deployment trainer fits no node"),
+        "{unschedulable:?}"
+    );
+}
+
 /// A pod with `spec.nodeName` never meets the scheduler: the kubelet admits it, and of the
 /// node's taints it checks only NoExecute ones (upstream pkg/kubelet/lifecycle/predicate.go,
 /// `generalFilter`: "Kubelet is only interested in the NoExecute taint"), and not the cordon

@@ -314,11 +314,13 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
         got,
         vec![
             row("?", "", "spec.values.controller", &[]),
+            // `kubernetes.io/os: linux`: the kubelet sets the label on every node, and the
+            // inventory does not say its value, so it may fit (the pool it tolerates too).
             row(
                 "?",
                 "",
                 "spec.values.controller.admissionWebhooks.patch",
-                &[]
+                &["general", "monitoring"]
             ),
         ]
     );

@@ -127,21 +127,25 @@ impl Term {
 
     /// The first reason the term does not match, or `None` when it does.
     pub fn failure(&self, node: &dyn NodeView) -> Option<String> {
-        self.check(node, false).err()
+        self.check(node, &|_| false).err()
     }
 
-    /// Whether the term matches `node`. On an `open` node (a pool defined as code, whose
-    /// labels beyond those it declares may be set elsewhere), an expression that needs a label
-    /// the node does not have (`In`, `Exists`, `Gt`, `Lt`) is not a failure: it is returned, as
-    /// a condition of the match. `Err` gives the first reason it cannot match.
-    fn check(&self, node: &dyn NodeView, open: bool) -> Result<Vec<&Requirement>, String> {
+    /// Whether the term matches `node`. An expression that needs a label the node does not
+    /// have (`In`, `Exists`, `Gt`, `Lt`) but may carry (`open` says which: on a pool defined as
+    /// code, labels beyond those it declares may be set elsewhere) is not a failure: it is
+    /// returned, as a condition of the match. `Err` gives the first reason it cannot match.
+    fn check(
+        &self,
+        node: &dyn NodeView,
+        open: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<&Requirement>, String> {
         if let Some(e) = &self.error {
             return Err(format!("it is invalid ({e})"));
         }
         let mut needs = Vec::new();
         for r in &self.expressions {
             let value = node.label(&r.key);
-            if open && value.is_none() && !r.matches(None) {
+            if value.is_none() && !r.matches(None) && open(&r.key) {
                 needs.push(r);
             } else if !r.matches(value) {
                 return Err(match value {
@@ -183,13 +187,17 @@ impl Affinity {
 
     /// Why no term matches (`None` when one does).
     pub fn failure(&self, node: &dyn NodeView) -> Option<String> {
-        self.check(node, false).err()
+        self.check(node, &|_| false).err()
     }
 
     /// Whether a term matches `node`, as `Term::check` decides: `Ok` with no condition when
     /// one matches for certain, else with the expressions on labels the node does not declare
     /// of the first term that matches if they are set; `Err` with why no term can match.
-    pub fn check(&self, node: &dyn NodeView, open: bool) -> Result<Vec<&Requirement>, String> {
+    pub fn check(
+        &self,
+        node: &dyn NodeView,
+        open: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<&Requirement>, String> {
         if self.terms.is_empty() {
             return Err("it has no non-empty nodeSelectorTerms, so it matches no node".into());
         }
@@ -553,7 +561,7 @@ mod tests {
         };
         let needs = |terms: &str| -> Result<Vec<String>, String> {
             let a = affinity(terms).unwrap();
-            a.check(&node, true)
+            a.check(&node, &|_| true)
                 .map(|n| n.iter().map(|r| r.to_string()).collect())
         };
         let zone = "{matchExpressions: [{key: zone, operator: In, values: [a]}]}";
@@ -575,7 +583,7 @@ mod tests {
         // Closed, the missing label fails the term.
         let a = affinity(&format!("[{zone}]")).unwrap();
         assert_eq!(
-            a.check(&node, false).unwrap_err(),
+            a.check(&node, &|_| false).unwrap_err(),
             "`zone In [a]` fails: the node has no label zone"
         );
     }

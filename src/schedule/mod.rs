@@ -344,7 +344,8 @@ pub struct Verdict {
     pub unknown: Vec<Undeclared>,
 }
 
-/// A label a pod asks for that a pool defined as code does not declare.
+/// A label a pod asks for that a pool defined as code does not declare, or that the kubelet sets
+/// on every node ([`KUBELET_LABELS`]) with a value the inventory does not give.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Undeclared {
     pub key: String,
@@ -384,6 +385,21 @@ impl Undeclared {
     /// Why the pod may fit, in plain words.
     pub fn describe(&self) -> String {
         let key = &self.key;
+        if KUBELET_LABELS.contains(&key.as_str()) {
+            let unsaid = format!(
+                "the kubelet sets {key} on every node, and the inventory does not say its value \
+                 on this pool's nodes"
+            );
+            match &self.asked {
+                Asked::Value(v) => {
+                    return format!("nodeSelector {key}={v}: {unsaid}; it fits if it is {v}")
+                }
+                Asked::Expression(e) => {
+                    return format!("node affinity `{e}`: {unsaid}; it fits if it matches")
+                }
+                _ => {}
+            }
+        }
         match &self.asked {
             Asked::Value(v) => format!(
                 "nodeSelector {key}={v}: the pool's definition does not declare the label \
@@ -1327,9 +1343,18 @@ pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
     }
 }
 
+/// The labels the kubelet sets on every node it registers, with values of the node itself (its
+/// operating system and architecture: kubernetes/kubernetes pkg/kubelet/kubelet_node_status.go,
+/// the initial Node's `kubernetes.io/os` and `kubernetes.io/arch`, beside
+/// `kubernetes.io/hostname`, which inventories without it are given). A node of the inventory
+/// that does not carry one (a pool file's, a Node written by hand) has it all the same, with a
+/// value the inventory does not say.
+pub const KUBELET_LABELS: &[&str] = &["kubernetes.io/os", "kubernetes.io/arch"];
+
 /// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
-/// and, on a pool defined as code whose labels are not all known, what the `nodeSelector` and
-/// required node affinity ask of labels it does not declare.
+/// and what the `nodeSelector` and required node affinity ask of labels the node may carry
+/// though the inventory does not say (on a pool defined as code whose labels are not all known,
+/// those it does not declare; on any node, the kubelet's labels it does not give).
 fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict) {
     let out = &mut verdict.reasons;
     if let Some(reqs) = node
@@ -1358,7 +1383,8 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
         .declared
         .as_ref()
         .map_or(&[][..], |d| d.provider_labels);
-    let open_for = |key: &str| open && !provider.contains(&key);
+    let open_for = |key: &str| (open && !provider.contains(&key)) || KUBELET_LABELS.contains(&key);
+    let may_carry = |key: &str| open || KUBELET_LABELS.contains(&key);
     let unknown = &mut verdict.unknown;
     for e in &w.node_selector {
         let actual = node.label(&e.key);
@@ -1392,7 +1418,7 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
     }
     // Required node affinity likewise: a term may match if the labels it needs are set.
     if let Some(a) = &w.affinity {
-        match a.check(node, open) {
+        match a.check(node, &may_carry) {
             // A condition on a label the platform would have set is decided: the label is
             // absent.
             Ok(needs) if needs.iter().any(|r| !open_for(&r.key) && !r.matches(None)) => {

@@ -140,6 +140,44 @@ fn node_selector_and_affinity() {
     }
 }
 
+/// Every node carries the kubelet's `kubernetes.io/os` and `kubernetes.io/arch`: a node of the
+/// inventory that does not give them (a pool file's, a Node written by hand) may fit a pod that
+/// selects on them, with the reason; a value the inventory gives decides; any other label the
+/// node does not carry is absent.
+#[test]
+fn the_kubelets_labels_are_on_every_node_with_values_the_inventory_may_not_give() {
+    let os = "nodeSelector: {kubernetes.io/os: linux}";
+    let arch = "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+                {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/arch, operator: In, \
+                values: [arm64]}]}]}}}";
+    let options = Options::default();
+    let unsaid = inventory(&node("n1", "", "", false));
+    for (spec, key, words) in [
+        (os, "kubernetes.io/os", "nodeSelector kubernetes.io/os=linux: the kubelet sets kubernetes.io/os on every node, and the inventory does not say its value on this pool's nodes; it fits if it is linux"),
+        (arch, "kubernetes.io/arch", "node affinity `kubernetes.io/arch In [arm64]`: the kubelet sets kubernetes.io/arch on every node, and the inventory does not say its value on this pool's nodes; it fits if it matches"),
+    ] {
+        let v = &first_verdict(&pod(spec), &unsaid, &options)[0];
+        assert!(v.fits() && v.reasons.is_empty(), "{spec}: {v:?}");
+        assert_eq!(v.unknown.len(), 1, "{spec}: {v:?}");
+        assert_eq!(v.unknown[0].key, key);
+        assert!(!v.unknown[0].is_resource());
+        assert_eq!(v.unknown[0].describe(), words);
+    }
+    // A value the inventory gives decides, both ways.
+    let said = |labels: &str| inventory(&node("n1", labels, "", false));
+    let linux = &first_verdict(&pod(os), &said("kubernetes.io/os: linux"), &options)[0];
+    assert!(linux.fits() && linux.unknown.is_empty(), "{linux:?}");
+    let windows = &first_verdict(&pod(os), &said("kubernetes.io/os: windows"), &options)[0];
+    assert!(!windows.fits(), "{windows:?}");
+    assert!(fits(&pod(arch), &said("kubernetes.io/arch: arm64")));
+    assert!(!fits(&pod(arch), &said("kubernetes.io/arch: amd64")));
+    // A label the kubelet does not set is absent where the inventory does not give it.
+    assert!(!fits(
+        &pod("nodeSelector: {example.com/pool: gpu}"),
+        &unsaid
+    ));
+}
+
 #[test]
 fn node_name_and_match_fields_are_checked_per_node() {
     let inv = inventory(

@@ -11,7 +11,7 @@
 use super::{Fit, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::report::text::{width, wrap};
-use crate::schedule::{Reason, WorkloadResult};
+use crate::schedule::{Reason, Undeclared, WorkloadResult, KUBELET_LABELS};
 
 /// How to render.
 #[derive(Debug, Clone)]
@@ -688,13 +688,15 @@ fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<
             }
         }
     }
-    // Then what the pods may not find on the pools they may fit: resources not known.
+    // Then what the pods may not find on the pools they may fit: resources not known, and the
+    // kubelet's labels on nodes the inventory does not give them for.
     for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
         for (v, _, _) in pv.groups(pool) {
             if !v.fits() {
                 continue;
             }
-            for u in v.unknown.iter().filter(|u| u.is_resource()) {
+            let shown = |u: &&Undeclared| u.is_resource() || KUBELET_LABELS.contains(&&*u.key);
+            for u in v.unknown.iter().filter(shown) {
                 let text = format!("may fit: {}", u.describe());
                 match groups.iter_mut().find(|(x, _)| *x == text) {
                     Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),

@@ -101,7 +101,8 @@ enum Subject<'a> {
         #[serde(skip)]
         why: &'a str,
     },
-    /// A `nodeSelector` label a pool defined as code does not declare: it may fit.
+    /// A `nodeSelector` label a pool defined as code does not declare, or one the kubelet sets
+    /// whose value the inventory does not give: it may fit.
     LabelUnknown {
         key: &'a str,
         value: &'a str,
@@ -125,7 +126,7 @@ enum Subject<'a> {
         claim: &'a str,
     },
     /// A label a required node affinity expression needs, which a pool defined as code does
-    /// not declare: it may fit.
+    /// not declare (or the kubelet sets with a value the inventory does not give): it may fit.
     #[serde(rename = "label-unknown")]
     AffinityLabelUnknown {
         key: &'a str,
