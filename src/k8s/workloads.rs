@@ -343,22 +343,27 @@ pub struct ChartKinds {
 impl ChartKinds {
     /// Reads what the chart's templates (`(file name, text)`) render values into: a template
     /// that uses `.Values.<path>.tolerations` (or `nodeSelector`, `affinity`) and declares a
-    /// workload `kind:` renders `<path>` into that kind's pod spec. Helpers (`_helpers.tpl`)
-    /// declare no kind and say nothing.
+    /// workload `kind:` renders `<path>` into that kind's pod spec. A template that declares
+    /// two kinds, one for each branch of a condition on the values (`{{- if .Values.useDaemonset
+    /// }}kind: DaemonSet{{- else }}kind: Deployment{{- end }}`, as Bitnami's `dep-ds.yaml`),
+    /// renders it into the one the values choose: which, the templates alone do not say.
+    /// Helpers (`_helpers.tpl`) declare no kind and say nothing.
     pub fn from_templates<'t>(templates: impl IntoIterator<Item = (&'t str, &'t str)>) -> Self {
         let mut workloads: Vec<(String, Option<&'static str>)> = Vec::new();
         for (_, text) in templates {
-            let Some(kind) = text.lines().find_map(|l| {
+            let mut kinds = text.lines().filter_map(|l| {
                 let kind = l.trim_end().strip_prefix("kind:")?.trim();
                 workload_kind(kind.trim_matches(|c| c == '"' || c == '\''))
-            }) else {
+            });
+            let Some(first) = kinds.next() else {
                 continue;
             };
+            let kind = kinds.all(|k| k == first).then_some(first);
             for path in value_paths(text) {
                 match workloads.iter_mut().find(|(p, _)| *p == path) {
-                    Some((_, k)) if *k != Some(kind) => *k = None,
+                    Some((_, k)) if *k != kind => *k = None,
                     Some(_) => {}
-                    None => workloads.push((path, Some(kind))),
+                    None => workloads.push((path, kind)),
                 }
             }
         }
@@ -423,11 +428,17 @@ mod tests {
         let daemonset = "kind: DaemonSet\nspec:\n  template:\n    spec:\n      tolerations: {{ toYaml .Values.agent.tolerations | nindent 8 }}\n      {{- with .Values.tolerations }}{{ toYaml . }}{{ end }}\n";
         let shared = "kind: \"Job\"\nspec:\n  template:\n    spec:\n      tolerations: {{ toYaml .Values.agent.tolerations }}\n";
         let helpers = "{{- define \"x\" -}}{{ .Values.helper.tolerations }}{{- end }}";
+        // The values choose the kind (as Bitnami's kong chart's `dep-ds.yaml`); a kind nested
+        // in the spec (a VerticalPodAutoscaler's `targetRef`) is not the template's.
+        let either = "{{- if .Values.useDaemonset }}\nkind: DaemonSet\n{{- else }}\nkind: Deployment\n{{- end }}\nspec:\n  template:\n    spec:\n      tolerations: {{ toYaml .Values.proxy.tolerations }}\n";
+        let vpa = "kind: VerticalPodAutoscaler\nspec:\n  targetRef:\n    kind: DaemonSet\n---\nkind: Deployment\nspec:\n  template:\n    spec:\n      tolerations: {{ toYaml .Values.web.tolerations }}\n";
         let kinds = ChartKinds::from_templates([
             ("deployment.yaml", deployment),
             ("daemonset.yaml", daemonset),
             ("job.yaml", shared),
             ("_helpers.tpl", helpers),
+            ("dep-ds.yaml", either),
+            ("web.yaml", vpa),
         ]);
         assert_eq!(
             kinds.workloads,
@@ -435,6 +446,8 @@ mod tests {
                 (String::new(), Some("DaemonSet")),
                 ("agent".to_string(), None),
                 ("controller".to_string(), Some("Deployment")),
+                ("proxy".to_string(), None),
+                ("web".to_string(), Some("Deployment")),
             ]
         );
     }
