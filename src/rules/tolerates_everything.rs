@@ -21,7 +21,8 @@ A file that is no Kubernetes object (no `kind`, as a chart's `values.yaml`, even
 top level looks like a pod spec) is not reported: it does not say what its lists render into,
 and `tolerations: [{operator: Exists}]` is the usual setting of the log, metrics and network
 agents that charts deploy as DaemonSets. Where the chart's templates are beside the values and
-render them into a Deployment, the toleration is reported as in the Deployment.
+render them into a Deployment, the toleration is reported as in the Deployment (not where a
+template's values choose between a Deployment and a DaemonSet: the templates do not say which).
 
 ## Why it matters
 The pod may be scheduled onto cordoned, control-plane, GPU and NotReady nodes, and no NoExecute
