@@ -185,6 +185,12 @@ mod tests {
         let tokens = pointer("/metadata/annotations/a~1b~0c").unwrap();
         assert_eq!(tokens, vec!["metadata", "annotations", "a/b~c"]);
         assert_eq!(kubernetes_path(&tokens), "metadata.annotations[a/b~c]");
+        // A name of letters, digits, `_`, `-` and `$` is a field; anything else is a key.
+        let tokens = pointer("/spec/node_pool/node-group/$patch/a.b/").unwrap();
+        assert_eq!(
+            kubernetes_path(&tokens),
+            "spec.node_pool.node-group.$patch[a.b][]"
+        );
     }
 
     #[test]

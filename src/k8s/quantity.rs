@@ -286,6 +286,15 @@ mod tests {
         assert_eq!(parse("1.5k").unwrap().is_integer(), Some(true));
         assert_eq!(parse("0.5Ki").unwrap().is_integer(), Some(true));
         assert_eq!(parse("1e-1").unwrap().is_integer(), Some(false));
+        // A binary suffix multiplies by 1024 per step: 1/1024 Ki and 1/1024² Mi are one byte,
+        // 1/2048 Ki is half of one.
+        assert_eq!(parse("0.0009765625Ki").unwrap().is_integer(), Some(true));
+        assert_eq!(parse("0.00048828125Ki").unwrap().is_integer(), Some(false));
+        assert_eq!(
+            parse("0.00000095367431640625Mi").unwrap().is_integer(),
+            Some(true)
+        );
+        assert_eq!(parse("0.00000095367431640625Mi").unwrap().value(), Some(1));
     }
 
     /// Upstream TestQuantityString (each canonical form and its alternate spelling) and
@@ -359,6 +368,25 @@ mod tests {
             );
         }
         for (input, expect) in [("1.5Gi", "1536Mi"), ("2.5Mi", "2560Ki"), ("0.5Ki", "512")] {
+            assert_eq!(canonical(input), expect, "{input}");
+        }
+        // Every suffix; an exponent of 0 has none (upstream suffixHandler.constructBytes).
+        for (input, expect) in [
+            ("1000T", "1P"),
+            ("2000P", "2E"),
+            ("1e0", "1"),
+            ("1000e-3", "1"),
+            ("12e1", "120"),
+            ("1024Ti", "1Pi"),
+            ("1024Pi", "1Ei"),
+            ("3Ei", "3Ei"),
+            ("0.5E", "500P"),
+        ] {
+            assert_eq!(canonical(input), expect, "{input}");
+        }
+        // Upstream CanonicalizeBytes prints a binary quantity as DecimalSI when it is under
+        // 1024 (1000 bytes is `1k`) or not a whole number (`AsScale(0)` not exact).
+        for (input, expect) in [("0.9765625Ki", "1k"), ("1.0005Ki", "1024512m")] {
             assert_eq!(canonical(input), expect, "{input}");
         }
     }

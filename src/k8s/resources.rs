@@ -301,6 +301,28 @@ mod tests {
         Resources::from_pairs(pairs.iter().map(|(k, v)| (k.to_string(), *v)))
     }
 
+    /// Zeros are left out: a list of zeros is empty, and setting an amount to zero removes it.
+    #[test]
+    fn zeros_are_left_out() {
+        assert!(Resources::new().is_empty());
+        assert!(r(&[("cpu", 0), ("memory", 0)]).is_empty());
+        let mut some = r(&[("cpu", 500)]);
+        assert!(!some.is_empty());
+        some.set("cpu", 0);
+        assert!(some.is_empty());
+    }
+
+    /// The least of two lists, per resource: what one of them lacks, it offers none of.
+    #[test]
+    fn the_least_of_two_lists() {
+        let a = r(&[("cpu", 4000), ("memory", 8 << 30), ("nvidia.com/gpu", 2)]);
+        let b = r(&[("cpu", 2000), ("memory", 16 << 30)]);
+        assert_eq!(a.min(&b), r(&[("cpu", 2000), ("memory", 8 << 30)]));
+        assert_eq!(b.min(&a), a.min(&b));
+        assert_eq!(a.min(&Resources::new()), Resources::new());
+        assert!(a.min(&Resources::new()).is_empty());
+    }
+
     #[test]
     fn containers_add_up_and_limits_default_requests() {
         let got = requests(
@@ -353,6 +375,9 @@ mod tests {
         assert_eq!(display("memory", 31369748 * 1024), "29.9Gi");
         assert_eq!(display("memory", 512 << 20), "512Mi");
         assert_eq!(display("nvidia.com/gpu", 8), "8");
+        // `Ei` is the largest unit.
+        assert_eq!(display("memory", 3 << 60), "3Ei");
+        assert_eq!(display("memory", 1 << 70), "1024Ei");
         assert_eq!(amount("memory", "1.5Gi"), Some(1536 << 20));
         assert_eq!(amount("cpu", "0.1"), Some(100));
         assert_eq!(amount("cpu", "-1"), None);
@@ -370,5 +395,27 @@ mod tests {
             ]
         );
         assert!(insufficient(&r(&[("cpu", 7910)]), &node).is_empty());
+        // CPU, memory and ephemeral storage first, in that order, as `fitsRequest` checks
+        // them; then the others (here one named before them all).
+        let asked = r(&[
+            ("amd.com/gpu", 1),
+            ("cpu", 2000),
+            ("ephemeral-storage", 10 << 30),
+            ("memory", 2 << 30),
+        ]);
+        let names: Vec<String> = insufficient(&asked, &Resources::new())
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .collect();
+        assert_eq!(names, ["cpu", "memory", "ephemeral-storage", "amd.com/gpu"]);
+        // Huge pages are counted in bytes (upstream `IsHugePageResourceName` makes them scalar
+        // resources the filter checks).
+        let asked = r(&[("hugepages-2Mi", 1 << 30)]);
+        let node = r(&[("hugepages-2Mi", 512 << 20)]);
+        assert_eq!(
+            insufficient(&asked, &node),
+            vec![("hugepages-2Mi".to_string(), 1 << 30, 512 << 20)]
+        );
+        assert_eq!(display("hugepages-2Mi", 1 << 30), "1Gi");
     }
 }

@@ -422,6 +422,27 @@ mod tests {
         assert!(custom_pod_specs(None, "Prometheus").is_none());
     }
 
+    /// A custom resource is a workload at the versions its operator serves only.
+    #[test]
+    fn a_row_is_found_by_group_version_and_kind() {
+        let found = |api_version, kind| {
+            custom_workload(api_version, kind).map(|r| (r.group, r.paths.len(), r.objects.len()))
+        };
+        assert_eq!(
+            found(Some("ray.io/v1"), "RayCluster"),
+            Some(("ray.io", 2, 0))
+        );
+        assert_eq!(
+            found(Some("ray.io/v1alpha1"), "RayJob"),
+            Some(("ray.io", 3, 0))
+        );
+        assert_eq!(found(Some("ray.io/v2"), "RayCluster"), None);
+        assert_eq!(found(Some("ray.io/v1"), "Deployment"), None);
+        assert_eq!(found(Some("apps/v1"), "RayCluster"), None);
+        assert_eq!(found(Some("v1"), "RayCluster"), None);
+        assert_eq!(found(None, "RayCluster"), None);
+    }
+
     #[test]
     fn templates_say_what_values_render_into() {
         let deployment = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      {{- with .Values.controller.nodeSelector }}\n      nodeSelector: {{ toYaml . | nindent 8 }}\n      {{- end }}\n      tolerations: {{- toYaml .Values.controller.tolerations | nindent 8 }}\n";
@@ -450,5 +471,24 @@ mod tests {
                 ("web".to_string(), Some("Deployment")),
             ]
         );
+        assert!(!kinds.is_empty());
+        // Two templates of one kind (a canary beside the main Deployment) keep the kind.
+        let canary = deployment.replace(
+            "spec:\n  template:",
+            "metadata: {name: canary}\nspec:\n  template:",
+        );
+        let kinds = ChartKinds::from_templates([
+            ("deployment.yaml", deployment),
+            ("canary.yaml", canary.as_str()),
+        ]);
+        assert_eq!(
+            kinds.workloads,
+            vec![("controller".to_string(), Some("Deployment"))]
+        );
+        // Other values a template uses are no pod fields.
+        let image = "kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - image: {{ .Values.image.repository }}\n";
+        assert!(ChartKinds::from_templates([("deployment.yaml", image)]).is_empty());
+        // Helpers alone render nothing.
+        assert!(ChartKinds::from_templates([("_helpers.tpl", helpers)]).is_empty());
     }
 }

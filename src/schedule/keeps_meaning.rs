@@ -381,6 +381,270 @@ spec:
         );
     }
 
+    /// A Pod whose one toleration (of the GPU pool's taint) has a finding
+    /// (`toleration-seconds-requires-no-execute`) in a block list followed by another field.
+    const POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: train
+spec:
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+    tolerationSeconds: 600
+  containers:
+  - name: c
+    image: x
+";
+
+    const CONFIG_MAP: &str = "\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  mode: fast
+";
+
+    /// Where `needle` starts in `text`, which holds it once.
+    fn at(text: &str, needle: &str) -> usize {
+        assert_eq!(text.matches(needle).count(), 1, "{needle:?}");
+        text.find(needle).expect("held")
+    }
+
+    /// An edit replacing `text[start..end]`, whatever it held, by `replacement`.
+    fn edit(start: usize, end: usize, replacement: &str) -> crate::diagnostic::Edit {
+        crate::diagnostic::Edit {
+            range: start..end,
+            replacement: replacement.to_string(),
+        }
+    }
+
+    /// The fix made of `edits`, given to the finding of document `index` of `text` and guarded
+    /// against the GPU pool.
+    fn guarded(text: &str, index: usize, edits: Vec<crate::diagnostic::Edit>) -> Fix {
+        let options = Options::default();
+        let mut found: Vec<Diagnostic> = crate::analyse(text, &options)
+            .into_iter()
+            .filter(|d| {
+                d.document == Some(index) && d.rule == "toleration-seconds-requires-no-execute"
+            })
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        found[0].fixes = vec![Fix {
+            title: "Edit".to_string(),
+            applicability: Applicability::Safe,
+            edits,
+        }];
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[index];
+        let lists = extract_with(doc, None).tolerations;
+        let taints = cluster_taints(&inventory());
+        guard(text, doc, &lists, &options, &taints, &mut found);
+        found.remove(0).fixes.remove(0)
+    }
+
+    const STOPS: &str = "Edit (stops tolerating nvidia.com/gpu:NoSchedule; not applied in bulk)";
+
+    #[test]
+    fn a_fix_that_reaches_outside_its_list_is_judged_on_the_document() {
+        // Within the list: the key changed.
+        let key = at(POD, "nvidia.com/gpu");
+        let inside = guarded(
+            POD,
+            0,
+            vec![edit(key, key + "nvidia.com/gpu".len(), "example.com/other")],
+        );
+        assert_eq!(inside.title, STOPS);
+        assert_eq!(inside.applicability, Applicability::Manual);
+        // The same change made by an edit from the list's key into the list.
+        let from = at(POD, "tolerations:");
+        let before = guarded(
+            POD,
+            0,
+            vec![edit(
+                from,
+                key + "nvidia.com/gpu".len(),
+                "tolerations:\n  - key: example.com/other",
+            )],
+        );
+        assert_eq!(
+            (before.title, before.applicability),
+            (STOPS.into(), Applicability::Manual)
+        );
+        // And by an edit from the list into the field after it.
+        let to = at(POD, "  containers:") + "  containers:".len();
+        let past = guarded(
+            POD,
+            0,
+            vec![edit(
+                key,
+                to,
+                "example.com/other\n    operator: Exists\n    effect: NoSchedule\n  containers:",
+            )],
+        );
+        assert_eq!(
+            (past.title, past.applicability),
+            (STOPS.into(), Applicability::Manual)
+        );
+    }
+
+    #[test]
+    fn a_fix_that_rewrites_the_whole_document_is_judged() {
+        let stream = syntax::parse(POD);
+        let span = stream.documents[0].span.clone();
+        let rewritten = POD[span.clone()].replace("nvidia.com/gpu", "example.com/other");
+        let fix = guarded(POD, 0, vec![edit(span.start, span.end, &rewritten)]);
+        assert_eq!(fix.title, STOPS);
+        assert_eq!(fix.applicability, Applicability::Manual);
+        // The document after another one: its span starts after the `---`.
+        let text = format!("{CONFIG_MAP}---\n{POD}");
+        let stream = syntax::parse(&text);
+        let span = stream.documents[1].span.clone();
+        let rewritten = text[span.clone()].replace("nvidia.com/gpu", "example.com/other");
+        let fix = guarded(&text, 1, vec![edit(span.start, span.end, &rewritten)]);
+        assert_eq!(fix.title, STOPS);
+    }
+
+    /// A fix is made for its own document; one whose edits reach into another is left as its
+    /// rule made it (and no byte outside the document is read as part of it).
+    #[test]
+    fn a_fix_that_reaches_into_another_document_is_left_as_it_is() {
+        let untouched = |fix: Fix| {
+            assert_eq!(fix.title, "Edit");
+            assert_eq!(fix.applicability, Applicability::Safe);
+        };
+        let text = format!("{CONFIG_MAP}---\n{POD}");
+        let (mode, key) = (at(&text, "fast"), at(&text, "nvidia.com/gpu"));
+        untouched(guarded(
+            &text,
+            1,
+            vec![edit(mode, key + "nvidia.com/gpu".len(), "slow\n---\n")],
+        ));
+        let text = format!("{POD}---\n{CONFIG_MAP}");
+        let (key, mode) = (at(&text, "nvidia.com/gpu"), at(&text, "fast"));
+        untouched(guarded(
+            &text,
+            0,
+            vec![edit(key, mode, "example.com/other")],
+        ));
+    }
+
+    /// A fix after which the document does not parse is not judged: the part of the list that
+    /// still reads would not say what the fix does. Nor one after which it expands too far
+    /// through aliases (the API server's decoder refuses it, `syntax::excessive_aliasing`),
+    /// though the list it leaves is whole.
+    #[test]
+    fn a_fix_that_breaks_the_yaml_is_left_as_it_is() {
+        let untouched = |fix: Fix| {
+            assert_eq!(fix.title, "Edit");
+            assert_eq!(fix.applicability, Applicability::Safe);
+        };
+        let key = at(POD, "nvidia.com/gpu");
+        untouched(guarded(POD, 0, vec![edit(key, key, "[")]));
+        // The GPU toleration replaced by a list of lists, each ten aliases of the one before.
+        let mut bomb = String::from("[&l0 [x, x, x, x, x, x, x, x, x, x]");
+        for level in 1..5 {
+            let aliases = vec![format!("*l{}", level - 1); 10].join(", ");
+            bomb.push_str(&format!(", &l{level} [{aliases}]"));
+        }
+        bomb.push(']');
+        let item = at(POD, "key: nvidia.com/gpu");
+        let end = at(POD, "600") + "600".len();
+        let bombed = edit(item, end, &bomb);
+        let mut broken = POD.to_string();
+        broken.replace_range(bombed.range.clone(), &bombed.replacement);
+        let stream = syntax::parse(&broken);
+        assert!(stream.documents[0].error.is_some(), "{broken}");
+        untouched(guarded(POD, 0, vec![bombed]));
+    }
+
+    /// A toleration that is an alias of an anchor outside the list (a `kind: List` whose items
+    /// share one) is read with its document: a fix of another item keeps it.
+    #[test]
+    fn an_alias_of_an_anchor_outside_the_list_keeps_its_toleration() {
+        let text = "\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: a
+  spec:
+    tolerations:
+    - &gpu {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+    containers:
+    - {name: c, image: x}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: b
+  spec:
+    tolerations:
+    - *gpu
+    - {key: example.com/batch, operator: Exists, effect: NoSchedule, tolerationSeconds: 60}
+    containers:
+    - {name: c, image: x}
+";
+        let inv = inventory();
+        let found = lint(text, &inv);
+        let d = found
+            .iter()
+            .find(|d| d.rule == "toleration-seconds-requires-no-execute")
+            .expect("finding");
+        assert_eq!(
+            d.path.as_deref(),
+            Some("items[1].spec.tolerations[1].effect")
+        );
+        let titles: Vec<(&str, Applicability)> = d
+            .fixes
+            .iter()
+            .map(|f| (f.title.as_str(), f.applicability))
+            .collect();
+        assert_eq!(
+            titles,
+            [
+                ("Remove `tolerationSeconds`", Applicability::Safe),
+                (
+                    "Set `effect: NoExecute`, changing what it tolerates",
+                    Applicability::NeedsReview
+                ),
+            ]
+        );
+    }
+
+    /// A fix that rewrites a whole list, from its first dash to its end, is judged on the
+    /// list's text alone, as one that edits an item is (reading the document for each would
+    /// cost a `kind: List` of thousands of items the whole list each time).
+    #[test]
+    fn a_fix_that_rewrites_the_whole_list_is_judged_on_the_list_alone() {
+        let stream = syntax::parse(POD);
+        let doc = &stream.documents[0];
+        let lists = extract_with(doc, None).tolerations;
+        let list = &lists[0];
+        let span = doc.node(list.list.node).span.clone();
+        let dash = at(POD, "- key");
+        let rewritten = POD[dash..span.end].replace("nvidia.com/gpu", "example.com/other");
+        let fix = Fix {
+            title: "Edit".to_string(),
+            applicability: Applicability::Safe,
+            edits: vec![edit(dash, span.end, &rewritten)],
+        };
+        let Edited::List(after) = list_after_fix(POD, doc, &fix, list) else {
+            panic!("read with the document");
+        };
+        let keys: Vec<&str> = after.iter().map(|t| t.key.as_str()).collect();
+        assert_eq!(keys, ["example.com/other"]);
+        let options = Options::default();
+        assert_eq!(
+            Some(after),
+            after_fix(POD, doc, &fix, &list.list.path, &options)
+        );
+    }
+
     #[test]
     fn paths_inside_a_list() {
         assert!(inside("spec.tolerations[0].effect", "spec.tolerations"));

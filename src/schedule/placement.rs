@@ -738,6 +738,177 @@ spec:
         assert!(lens.ends_with('…') && lens.starts_with("fits no node: untolerated"));
     }
 
+    /// The placement of the first pod template of `text` against `inv`.
+    fn placed(text: &str, inv: &Inventory) -> Placement {
+        let options = Options::default();
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let w = Workload::new(doc, &ex, 0, &options);
+        let sim = simulate(&w, inv, &options);
+        Placement::new(doc, &ex.objects[w.object], &w, Arc::new(sim))
+    }
+
+    /// `count` pools `a`, `b`, ... of one node each, each with its own NoSchedule taint, and
+    /// an untainted pool `plain`.
+    fn tainted_pools(count: usize) -> Inventory {
+        let mut pools = String::from("pools:\n  plain:\n    nodes: [plain-1]\n");
+        for name in ["a", "b", "c", "d", "e"].iter().take(count) {
+            pools.push_str(&format!(
+                "  {name}:\n    nodes: [{name}-1]\n    taints: [\"t.example.com/{name}=x:NoSchedule\"]\n"
+            ));
+        }
+        Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap()
+    }
+
+    /// At most four names, then how many more.
+    #[test]
+    fn a_summary_lists_four_pools_then_counts_the_rest() {
+        let pod = "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations: [{operator: Exists}]\n";
+        assert_eq!(
+            placed(pod, &tainted_pools(3)).summary(&tainted_pools(3)),
+            "fits 4 of 4 pools (4 nodes): plain, a, b, c"
+        );
+        assert_eq!(
+            placed(pod, &tainted_pools(4)).summary(&tainted_pools(4)),
+            "fits 5 of 5 pools (5 nodes): plain, a, b, c, +1 more"
+        );
+    }
+
+    #[test]
+    fn a_daemonset_names_four_pools_it_misses_then_counts_the_rest() {
+        let ds = "kind: DaemonSet\nmetadata: {name: agent}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n";
+        let headline = |count| {
+            let inv = tainted_pools(count);
+            placed(ds, &inv).headline(&inv)
+        };
+        let missed = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| format!("pool {n}: untolerated taint t.example.com/{n}=x:NoSchedule"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        assert_eq!(
+            headline(4),
+            format!(
+                "DaemonSet: runs on 1 of the 5 nodes it selects; misses {}",
+                missed(&["a", "b", "c", "d"])
+            )
+        );
+        assert_eq!(
+            headline(5),
+            format!(
+                "DaemonSet: runs on 1 of the 6 nodes it selects; misses {}; +1 more",
+                missed(&["a", "b", "c", "d"])
+            )
+        );
+    }
+
+    /// A pod bound to one node by `nodeName` fits that node of its pool, not the pool.
+    #[test]
+    fn a_workload_that_fits_some_nodes_of_a_pool_says_how_many() {
+        let inv = inventory();
+        let p = placed(
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  nodeName: web-2\n",
+            &inv,
+        );
+        assert_eq!(p.summary(&inv), "fits 1 of 3 pools (1 node): web 1/3");
+        let details = p.details(&inv);
+        assert!(
+            details.contains("\npool web (3 nodes): fits 1 node of them\n"),
+            "{details}"
+        );
+    }
+
+    /// A pool defined as code (an eksctl node group, imitating eksctl-io/eksctl's examples) that
+    /// does not declare a label the pod selects, nor what its nodes offer: the details say why
+    /// it may fit.
+    #[test]
+    fn the_details_say_why_a_pool_may_fit() {
+        let inv = Inventory::load(&[(
+            "cluster.yaml",
+            "\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: c, region: us-west-1}
+nodeGroups:
+- name: general
+  desiredCapacity: 2
+",
+        )])
+        .unwrap();
+        let pod = "\
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {team.example.com/owner: ml, team.example.com/tier: batch}
+  containers:
+  - {name: a, image: i, resources: {requests: {cpu: 500}}}
+";
+        let details = placed(pod, &inv).details(&inv);
+        assert_eq!(
+            details,
+            "Pod p: fits 1 of 1 pool (2 nodes): general?\n\npool general (2 nodes): may fit: its \
+             definition does not declare the label team.example.com/owner, \
+             team.example.com/tier (it may be set elsewhere); requests 500 cpu: the pool does \
+             not say how much cpu its nodes offer; it fits if they offer enough\n"
+        );
+    }
+
+    #[test]
+    fn titles_name_the_object_or_its_place() {
+        let object = |kind, name, path: &str| Object {
+            kind,
+            name,
+            namespace: None,
+            node: 0,
+            path: path.to_string(),
+            item: None,
+        };
+        assert_eq!(
+            title(&object(Some("Deployment"), Some("web"), "")),
+            "Deployment web"
+        );
+        // An unnamed item of a `kind: List`: the lens stands on it.
+        assert_eq!(
+            title(&object(Some("Deployment"), None, "items[0]")),
+            "Deployment"
+        );
+        // Chart values without their templates: the key that holds the pod template.
+        assert_eq!(
+            title(&object(None, None, "controller")),
+            "workload of unknown kind `controller`"
+        );
+        assert_eq!(title(&object(None, None, "")), "workload of unknown kind");
+    }
+
+    /// An item's range starts at the `- ` that introduces it.
+    #[test]
+    fn item_ranges_start_at_the_dash() {
+        let text =
+            "tolerations:\n- &gpu- {key: a, operator: Exists}\n- {key: b, operator: Exists}\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let list = doc.get(doc.root.unwrap(), "tolerations").unwrap().1;
+        let list = crate::k8s::objects::List {
+            node: list,
+            key: list,
+            path: "tolerations".into(),
+            object: None,
+            whole: false,
+        };
+        let ranges: Vec<&str> = items(doc, &list)
+            .iter()
+            .map(|i| &text[item_range(text, doc, i)])
+            .collect();
+        // A dash that ends an anchor's name is no item's: that item starts at its node.
+        assert_eq!(
+            ranges,
+            ["{key: a, operator: Exists}", "- {key: b, operator: Exists}"]
+        );
+    }
+
     #[test]
     fn fit_width_cuts_at_a_character() {
         assert_eq!(fit_width("short", 80), "short");
