@@ -1,7 +1,7 @@
 //! `cargo bench --bench simulate`: 10,000 workloads against 5,000 nodes in 50 pools, and against
 //! 10,000 nodes in the same 50 pools (the time should barely move: work grows with pools); and
 //! loading a realistic `kubectl get nodes -o json` of 5,000 and 10,000 nodes (about 20 KB a
-//! node). It also writes that data, with 25,000 Deployments in 10,000 files, under
+//! node), and grouping those nodes into pools again beside an edited pool file. It also writes that data, with 25,000 Deployments in 10,000 files, under
 //! `target/bench-data/` for measuring the binary (docs/development.md, "At cluster scale").
 
 use criterion::{criterion_group, criterion_main, Criterion};
