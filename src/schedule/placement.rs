@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::k8s::model::{Effect, Toleration};
 use crate::k8s::objects::{Item, Object};
-use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
+use crate::schedule::{PoolVerdict, Reason, Simulation, Workload, KUBELET_LABELS};
 use crate::syntax::Document;
 
 /// How many names a one-line summary lists before "+N more".
@@ -497,7 +497,9 @@ fn verdicts(sim: &Simulation, inventory: &Inventory) -> String {
                 let mut keys: Vec<String> = Vec::new();
                 for (g, _, _) in v.groups(pool) {
                     for u in &g.unknown {
-                        if u.is_resource() {
+                        // A resource, or a kubelet label with a value not given, says its own
+                        // why; the labels a definition does not declare are said together.
+                        if u.is_resource() || KUBELET_LABELS.contains(&u.key.as_str()) {
                             let text = u.describe();
                             if !why.contains(&text) {
                                 why.push(text);
@@ -511,8 +513,9 @@ fn verdicts(sim: &Simulation, inventory: &Inventory) -> String {
                     why.insert(
                         0,
                         format!(
-                            "its definition does not declare the label {} (it may be set \
+                            "its definition does not declare the label{} {} (it may be set \
                              elsewhere)",
+                            if keys.len() > 1 { "s" } else { "" },
                             keys.join(", ")
                         ),
                     );
@@ -850,9 +853,31 @@ spec:
         assert_eq!(
             details,
             "Pod p: fits 1 of 1 pool (2 nodes): general?\n\npool general (2 nodes): may fit: its \
-             definition does not declare the label team.example.com/owner, \
+             definition does not declare the labels team.example.com/owner, \
              team.example.com/tier (it may be set elsewhere); requests 500 cpu: the pool does \
              not say how much cpu its nodes offer; it fits if they offer enough\n"
+        );
+    }
+
+    /// A pool file that does not give its nodes' operating system: the kubelet's label is on
+    /// every node, with a value the inventory does not say, and the details say so in its words
+    /// (not as a label a definition does not declare).
+    #[test]
+    fn the_details_say_a_kubelet_label_is_not_given() {
+        let inv = Inventory::load(&[("pools.yaml", "pools:\n  general:\n    count: 2\n")]).unwrap();
+        let pod = "\
+kind: Pod
+metadata: {name: p}
+spec:
+  nodeSelector: {kubernetes.io/os: linux}
+  containers: [{name: a, image: i}]
+";
+        assert_eq!(
+            placed(pod, &inv).details(&inv),
+            "Pod p: fits 1 of 1 pool (2 nodes): general?\n\npool general (2 nodes): may fit: \
+             nodeSelector kubernetes.io/os=linux: the kubelet sets kubernetes.io/os on every \
+             node, and the inventory does not say its value on this pool's nodes; it fits if it \
+             is linux\n"
         );
     }
 
