@@ -1062,9 +1062,6 @@ mod tests {
         d
     }
 
-    /// A file `reads_inventory` says is blind to the inventory has the same findings with an
-    /// inventory as without one, over every fixture and example; and the files that hold pod
-    /// templates, tolerations or YAML in strings are not called blind.
     /// The language server judges a file again from the tree it kept: every fixture and example
     /// gets the same findings (and placements) from one tree judged three times as from its
     /// text, and the tree is left as parsed (a JSON6902 patch adds nodes while it is judged).
@@ -1131,6 +1128,9 @@ mod tests {
         );
     }
 
+    /// A file `reads_inventory` says is blind to the inventory has the same findings with an
+    /// inventory as without one, over every fixture and example; and the files that hold pod
+    /// templates, tolerations or YAML in strings are not called blind.
     #[test]
     fn a_file_that_reads_no_inventory_has_the_same_findings_with_one() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

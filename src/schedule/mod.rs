@@ -382,6 +382,13 @@ impl Undeclared {
         matches!(self.asked, Asked::Resource { .. } | Asked::Claim { .. })
     }
 
+    /// Whether it says its own why ([`Undeclared::describe`]) wherever a pod may fit: a
+    /// resource, or a kubelet label whose value the inventory does not give. The labels a
+    /// definition does not declare are rather said together, or left to the `±`.
+    pub fn said_alone(&self) -> bool {
+        self.is_resource() || KUBELET_LABELS.contains(&self.key.as_str())
+    }
+
     /// Why the pod may fit, in plain words.
     pub fn describe(&self) -> String {
         let key = &self.key;

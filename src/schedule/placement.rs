@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::k8s::model::{Effect, Toleration};
 use crate::k8s::objects::{Item, Object};
-use crate::schedule::{PoolVerdict, Reason, Simulation, Workload, KUBELET_LABELS};
+use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
 use crate::syntax::Document;
 
 /// How many names a one-line summary lists before "+N more".
@@ -497,9 +497,8 @@ fn verdicts(sim: &Simulation, inventory: &Inventory) -> String {
                 let mut keys: Vec<String> = Vec::new();
                 for (g, _, _) in v.groups(pool) {
                     for u in &g.unknown {
-                        // A resource, or a kubelet label with a value not given, says its own
-                        // why; the labels a definition does not declare are said together.
-                        if u.is_resource() || KUBELET_LABELS.contains(&u.key.as_str()) {
+                        // The labels a definition does not declare are said together.
+                        if u.said_alone() {
                             let text = u.describe();
                             if !why.contains(&text) {
                                 why.push(text);

@@ -11,7 +11,7 @@
 use super::{Fit, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::report::text::{width, wrap};
-use crate::schedule::{Reason, Undeclared, WorkloadResult, KUBELET_LABELS};
+use crate::schedule::{Reason, WorkloadResult};
 
 /// How to render.
 #[derive(Debug, Clone)]
@@ -695,8 +695,7 @@ fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<
             if !v.fits() {
                 continue;
             }
-            let shown = |u: &&Undeclared| u.is_resource() || KUBELET_LABELS.contains(&&*u.key);
-            for u in v.unknown.iter().filter(shown) {
+            for u in v.unknown.iter().filter(|u| u.said_alone()) {
                 let text = format!("may fit: {}", u.describe());
                 match groups.iter_mut().find(|(x, _)| *x == text) {
                     Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
