@@ -803,8 +803,9 @@ fn pulled(held: &Held, r: &Value, root: &str) -> (Held, Value) {
 /// once it is deleted), a workload file written to disk.
 type Step = (&'static str, Option<String>, Option<(&'static str, String)>);
 
-/// After each edit (a taint added to a pool and taken back, a pool renamed, a workload file
-/// changed on disk, the pool file deleted), what the server that kept its results reports for
+/// After each edit (a taint added to a pool and taken back, a pool renamed, a line break that
+/// moves the pool file's places without moving their bytes, a workload file changed on disk,
+/// the pool file deleted), what the server that kept its results reports for
 /// the workspace equals what a server started afresh on the same files reports, and only the
 /// files whose diagnostics changed are reported as changed. A cached result kept past an edit
 /// that changes it fails here.
@@ -856,6 +857,7 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
         "labels: {example.com/pool: web}\n    taints: [\"dedicated=web:NoSchedule\"]\n",
     );
     let renamed = web_tainted.replace("  web:\n", "  frontend:\n");
+    let commented = format!("#\n#\n{renamed}");
     let mut version = 1;
     let steps: Vec<Step> = vec![
         (
@@ -866,9 +868,21 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
         ("the taint taken back", Some(EQ_POOLS.to_string()), None),
         ("the taint added again", Some(web_tainted.clone()), None),
         ("the web pool renamed", Some(renamed.clone()), None),
+        // Places in the pool file move down a line while their byte offsets stay: the
+        // findings are the same, their related places are not.
+        (
+            "a comment added above the pools",
+            Some(format!("# a\n{renamed}")),
+            None,
+        ),
+        (
+            "the comment split in two lines",
+            Some(commented.clone()),
+            None,
+        ),
         (
             "a workload file changed on disk",
-            Some(renamed.clone()),
+            Some(commented.clone()),
             Some((
                 "apps/trainer.yaml",
                 EQ_FILES[1]
@@ -943,6 +957,13 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
                 assert_eq!(codes(&held, "apps/web.yaml"), ["unschedulable"], "{what}")
             }
             "the taint taken back" => assert!(codes(&held, "apps/web.yaml").is_empty()),
+            "the comment split in two lines" => assert!(
+                held["apps/web.yaml"]
+                    .to_string()
+                    .contains("ROOT/cluster/pools.yaml"),
+                "a finding points into the pool file: {}",
+                held["apps/web.yaml"]
+            ),
             _ => {}
         }
         // The files whose findings cannot depend on the inventory keep theirs.

@@ -286,6 +286,13 @@ impl InventoryFiles {
         ))
     }
 
+    /// A hash of the text of the inventory file at `path` as read, if it was: equal hashes,
+    /// equal positions in it.
+    pub fn text_hash(&self, path: &Path) -> Option<u64> {
+        let f = self.files.iter().find(|f| f.path == path)?;
+        f.content.as_ref().ok().map(|c| c.hash)
+    }
+
     /// Files that could not be read, as messages.
     pub fn problems(&self) -> Vec<String> {
         self.files

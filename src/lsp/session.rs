@@ -294,6 +294,12 @@ pub(crate) fn inventory_location(
     ws.inventory.location(&path, range, encoding)
 }
 
+/// What [`inventory_location`] places a range of `file` by: a hash of the file's text as read.
+pub(crate) fn inventory_text_hash(ws: &Workspace, file: &str) -> Option<u64> {
+    ws.inventory
+        .text_hash(&inventory::resolve(file, ws.root.as_deref()))
+}
+
 /// A file's name for people: the last segment of its path.
 pub(crate) fn file_name(uri: &Uri) -> String {
     if let Some(path) = uri.to_file_path() {

@@ -208,7 +208,10 @@ impl Session {
                 return;
             }
             self.installed.store(workspace.generation, Ordering::SeqCst);
-            state.workspace = Arc::new(workspace);
+            let replaced = std::mem::replace(&mut state.workspace, Arc::new(workspace));
+            // Freeing a workspace of thousands of nodes takes milliseconds: not here, under
+            // the lock, with a pull waiting for the new one.
+            tokio::task::spawn_blocking(move || drop(replaced));
         }
         self.reanalyse_all().await;
         self.update_watchers().await;

@@ -11,7 +11,9 @@
 //! ([`crate::analysis::reads_inventory`]: no pod template, toleration or YAML in a string) keeps
 //! its result and its result id without being analysed again. A file that does is judged again
 //! from its YAML tree, kept from the pass before with its text ([`Parsed`]; up to
-//! [`KEPT_TEXT`] bytes of text a workspace), not read and parsed anew.
+//! [`KEPT_TEXT`] bytes of text a workspace), not read and parsed anew; when its findings come
+//! out as they were, pointing into inventory files whose texts are as they were, it keeps its
+//! diagnostics and result id rather than have them made again.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -25,10 +27,11 @@ use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
 
 use crate::analysis::FileAnalysis;
+use crate::diagnostic::Diagnostic;
 use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
 use crate::lsp::diagnostics;
-use crate::lsp::session::{blocking, inventory_location, Session};
+use crate::lsp::session::{blocking, inventory_location, inventory_text_hash, Session};
 use crate::lsp::workspace::Workspace;
 use crate::position::LineIndex;
 use crate::syntax::{self, Stream};
@@ -103,9 +106,14 @@ pub(crate) struct DiskResult {
     /// Whether the file's findings can depend on the inventory; `None` until the inventory
     /// first changes after the result was made.
     reads_inventory: Option<bool>,
-    pub items: Vec<lsp::Diagnostic>,
+    pub items: Arc<Vec<lsp::Diagnostic>>,
     /// Names the items: equal ids, equal diagnostics.
     pub result_id: String,
+    /// The findings the items were made from, while the file may be judged again.
+    found: Vec<Diagnostic>,
+    /// The hash of the text of each inventory file the findings point into, which places
+    /// those places.
+    placed: Vec<(String, Option<u64>)>,
     /// The file's text and tree, kept to judge it again against another inventory (taken by the
     /// pass that does).
     parsed: Mutex<Option<Parsed>>,
@@ -129,6 +137,8 @@ impl DiskResult {
             reads_inventory: Some(false),
             items: self.items.clone(),
             result_id: self.result_id.clone(),
+            found: Vec::new(),
+            placed: Vec::new(),
             parsed: Mutex::new(None),
         }
     }
@@ -148,6 +158,20 @@ impl DiskDiagnostics {
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {
     (meta.len(), meta.modified().ok())
+}
+
+/// The inventory files `found` points into (sorted, once each), each with the hash of its text.
+fn placed_in(ws: &Workspace, found: &[Diagnostic]) -> Vec<(String, Option<u64>)> {
+    let mut files: Vec<&str> = found
+        .iter()
+        .flat_map(|d| d.related.iter().filter_map(|r| r.file.as_deref()))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    files
+        .into_iter()
+        .map(|f| (f.to_string(), inventory_text_hash(ws, f)))
+        .collect()
 }
 
 fn result_id(items: &[lsp::Diagnostic]) -> String {
@@ -244,21 +268,34 @@ impl Session {
                     {
                         reads_inventory = Some(true);
                     }
-                    let text = file.text();
-                    let index = LineIndex::new(text);
-                    let lines = Lines::new(text, &index, encoding);
-                    let other_file = |file: &str, range: std::ops::Range<usize>| {
-                        inventory_location(&ws, file, range, encoding)
+                    // The same findings, placed in inventory files with the same texts, are
+                    // the same diagnostics: the last pass's, with its result id (an edit to a
+                    // pool file leaves most files' findings as they were).
+                    let placed = placed_in(&ws, &found);
+                    let kept = same
+                        .as_ref()
+                        .filter(|c| c.found == found && c.placed == placed);
+                    let (items, result_id) = match kept {
+                        Some(c) => (c.items.clone(), c.result_id.clone()),
+                        None => {
+                            let text = file.text();
+                            let index = LineIndex::new(text);
+                            let lines = Lines::new(text, &index, encoding);
+                            let other_file = |file: &str, range: std::ops::Range<usize>| {
+                                inventory_location(&ws, file, range, encoding)
+                            };
+                            let items = diagnostics::all_to_lsp(
+                                found.iter().map(|d| (d, 0)),
+                                lines,
+                                &uri,
+                                0,
+                                &other_file,
+                                &ws.links,
+                            );
+                            let result_id = result_id(&items);
+                            (Arc::new(items), result_id)
+                        }
                     };
-                    let items = diagnostics::all_to_lsp(
-                        found.iter().map(|d| (d, 0)),
-                        lines,
-                        &uri,
-                        0,
-                        &other_file,
-                        &ws.links,
-                    );
-                    let result_id = result_id(&items);
                     // Kept while the workspace's budget lasts, unless the file is never judged
                     // again for another inventory.
                     let keep = match file {
@@ -268,6 +305,13 @@ impl Session {
                                 .then_some(p)
                         }
                         _ => None,
+                    };
+                    // The findings are compared with the next pass's only if the file is
+                    // judged again.
+                    let (found, placed) = if reads_inventory == Some(false) {
+                        (Vec::new(), Vec::new())
+                    } else {
+                        (found, placed)
                     };
                     Some((
                         path,
@@ -279,6 +323,8 @@ impl Session {
                             reads_inventory,
                             items,
                             result_id,
+                            found,
+                            placed,
                             parsed: Mutex::new(keep),
                         }),
                     ))

@@ -43,7 +43,7 @@ pub(crate) async fn handle(
                     version: None,
                     full_document_diagnostic_report: FullDocumentDiagnosticReport {
                         result_id: Some(r.result_id.clone()),
-                        items: r.items.clone(),
+                        items: r.items.to_vec(),
                     },
                 },
             ));
