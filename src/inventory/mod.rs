@@ -334,10 +334,14 @@ pub struct Inventory {
     /// Every distinct taint of the pools, as the pool and index of its first writing, with the
     /// pools that carry it (see [`Inventory::taints`]): built once, asked for every workload.
     distinct_taints: Vec<((usize, usize), Vec<usize>)>,
-    /// What a later layer derives from the inventory and keeps with it (the simulations of the
-    /// workloads judged against it): see [`Inventory::derived`].
-    derived: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+    /// What later layers derive from the inventory and keep with it (the simulations of the
+    /// workloads judged against it, what a rule asks of every taint): see
+    /// [`Inventory::derived`].
+    derived: [std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>; DERIVED],
 }
+
+/// How many values of different types later layers may derive from an inventory.
+const DERIVED: usize = 4;
 
 /// Whether a text may define nodes (a cheap look at what it mentions, for picking inventory
 /// files out of a directory): Nodes, a pool file, or node pools defined as code.
@@ -792,12 +796,23 @@ impl Inventory {
         Ok(inventory)
     }
 
-    /// A value a later layer derives from this inventory (of one type `T`: the simulations
-    /// of the workloads judged against it), made by `init` on first use and kept with it. The
-    /// inventory does not change once it is shared (what changes it before forgets the value).
-    /// `None` when a value of another type took the place.
+    /// The value of type `T` a later layer derives from this inventory (the simulations of the
+    /// workloads judged against it, what a rule asks of every taint), made by `init` on first
+    /// use and kept with it. The inventory does not change once it is shared (what changes it
+    /// before forgets the values). `None` when values of [`DERIVED`] other types took the
+    /// places.
     pub fn derived<T: std::any::Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Option<&T> {
-        self.derived.get_or_init(|| Box::new(init())).downcast_ref()
+        let mut init = Some(init);
+        for slot in &self.derived {
+            let value = slot.get_or_init(|| match init.take() {
+                Some(init) => Box::new(init()),
+                None => unreachable!("a value is made for one slot only"),
+            });
+            if let Some(value) = value.downcast_ref() {
+                return Some(value);
+            }
+        }
+        None
     }
 
     /// How many nodes the cluster has.
@@ -841,7 +856,7 @@ impl Inventory {
     /// Names the pools again, by the node label `label` first (a `pool-label` setting: the
     /// label a cluster's node groups carry), where the inventory does not name them itself.
     pub fn name_pools_by(&mut self, label: &str) {
-        self.derived = std::sync::OnceLock::new();
+        self.derived = Default::default();
         name_pools(&mut self.pools, Some(label));
     }
 
@@ -864,7 +879,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<Cow<'_, RawNode>>) -> Inventory {
         files,
         cluster: Cluster::default(),
         distinct_taints: distinct_taints(&pools),
-        derived: std::sync::OnceLock::new(),
+        derived: Default::default(),
         pools,
         identity_keys: identity.into_iter().collect(),
         naming_keys: naming.into_iter().collect(),
@@ -1148,8 +1163,8 @@ mod tests {
         Inventory::load(&[("nodes.yaml", text)]).unwrap()
     }
 
-    /// What a later layer derives from an inventory is made once, kept, of one type, and
-    /// forgotten when the inventory changes.
+    /// What later layers derive from an inventory is made once a type, kept, and forgotten when
+    /// the inventory changes.
     #[test]
     fn a_derived_value_is_made_once_and_forgotten_on_change() {
         let mut inv = load(&node("a", "pool: x", ""));
@@ -1161,8 +1176,13 @@ mod tests {
         assert_eq!(inv.derived(make), Some(&vec![1]));
         assert_eq!(inv.derived(|| vec![7_usize]), Some(&vec![1]));
         assert_eq!(made.get(), 1);
-        // Another type does not take the place.
-        assert_eq!(inv.derived(|| "other"), None);
+        // Values of other types have places of their own, as many as there are.
+        assert_eq!(inv.derived(|| "other"), Some(&"other"));
+        assert_eq!(inv.derived(|| 2_u8), Some(&2));
+        assert_eq!(inv.derived(|| 3_u16), Some(&3));
+        assert_eq!(inv.derived(|| 4_u32), None);
+        assert_eq!(inv.derived(|| vec![8_usize]), Some(&vec![1]));
+        assert_eq!(inv.derived(|| "another"), Some(&"other"));
         inv.name_pools_by("pool");
         assert_eq!(inv.derived(|| vec![7_usize]), Some(&vec![7]));
     }

@@ -1,9 +1,13 @@
 //! `toleration-unused`: a toleration that matches no taint of the inventory.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use super::workload::{closeness, misses_short};
 use super::{Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::Inventory;
+use crate::k8s::model::Toleration;
 use crate::k8s::well_known::CONDITION_TAINT_KEYS;
 use crate::schedule::admission::Source;
 
@@ -51,7 +55,7 @@ impl Rule for TolerationUnused {
         let inv = cx.inventory;
         let gate = cx.gate();
         let w = cx.workload;
-        let taints = inv.taints();
+        let answers = inv.derived(Answers::default);
         for (i, t) in w.tolerations.iter().enumerate() {
             let Source::Manifest(item_index) = w.sources[i] else {
                 continue;
@@ -59,41 +63,96 @@ impl Rule for TolerationUnused {
             if t.key.is_empty() || CONDITION_TAINT_KEYS.contains(&t.key.as_str()) {
                 continue;
             }
-            if taints.iter().any(|(pt, _)| t.tolerates(&pt.taint, gate)) {
+            let answer = match answers {
+                Some(answers) => answers.get(inv, t, gate),
+                None => Arc::new(Answer::new(inv, t, gate)),
+            };
+            let Answer::Unused(near) = &*answer else {
                 continue;
-            }
+            };
             let item = &w.items[item_index];
             if cx.rejected(item) {
                 continue;
             }
-            let mut message = format!(
-                "tolerations[{item_index}] tolerates none of the taints on the inventory's {}",
-                tainted_nodes(inv)
-            );
-            let near = taints
-                .iter()
-                .map(|(pt, pools)| (closeness(t, &pt.taint, gate), pt, pools))
-                .filter(|((score, _), _, _)| *score < 10)
-                .min_by_key(|((score, _), _, _)| *score);
-            let mut related = None;
-            if let Some(((_, misses), pt, pools)) = near {
-                message = format!(
-                    "tolerations[{item_index}] tolerates no inventory taint; closest: {} ({})",
-                    pt.taint,
-                    misses_short(&misses)
-                );
-                related = Some((
-                    cx.file(&pt.at).to_string(),
-                    pt.at.range.clone(),
-                    format!("the closest taint, of {}", cx.pool_title(pools[0])),
-                ));
-            }
             let range = cx.item_range(item);
-            let d = cx.report(range, item.path.clone(), message);
-            if let Some((file, range, msg)) = related {
-                d.with_related_in(&file, range, msg);
-            }
+            let Some(near) = near else {
+                let message = format!(
+                    "tolerations[{item_index}] tolerates none of the taints on the inventory's {}",
+                    tainted_nodes(inv)
+                );
+                cx.report(range, item.path.clone(), message);
+                continue;
+            };
+            let (pt, pools) = inv.taints()[near.taint];
+            let related = format!("the closest taint, of {}", cx.pool_title(pools[0]));
+            let file = cx.file(&pt.at).to_string();
+            let message = format!(
+                "tolerations[{item_index}] tolerates no inventory taint; closest: {}",
+                near.said
+            );
+            cx.report(range, item.path.clone(), message)
+                .with_related_in(&file, pt.at.range.clone(), related);
         }
+    }
+}
+
+/// What the inventory answers a toleration: it tolerates one of its taints, or none, and then
+/// which comes closest, if one does.
+enum Answer {
+    Tolerated,
+    Unused(Option<Near>),
+}
+
+/// The closest taint: its place in [`Inventory::taints`], and the taint and how the toleration
+/// misses it as the message says them.
+struct Near {
+    taint: usize,
+    said: String,
+}
+
+impl Answer {
+    fn new(inv: &Inventory, t: &Toleration, gate: bool) -> Answer {
+        let taints = inv.taints();
+        if taints.iter().any(|(pt, _)| t.tolerates(&pt.taint, gate)) {
+            return Answer::Tolerated;
+        }
+        let near = taints
+            .iter()
+            .enumerate()
+            .map(|(i, (pt, _))| (closeness(t, &pt.taint, gate), i, pt))
+            .filter(|((score, _), _, _)| *score < 10)
+            .min_by_key(|((score, _), _, _)| *score)
+            .map(|((_, misses), taint, pt)| Near {
+                taint,
+                said: format!("{} ({})", pt.taint, misses_short(&misses)),
+            });
+        Answer::Unused(near)
+    }
+}
+
+/// The answers of one inventory, by toleration: a repository's workloads repeat a few
+/// tolerations thousands of times, and the editor judges them all again at each keystroke in a
+/// pool file. At most [`Answers::MOST`] are kept (an editor's keystrokes in a toleration each
+/// ask anew).
+#[derive(Default)]
+struct Answers(Mutex<HashMap<(Toleration, bool), Arc<Answer>>>);
+
+impl Answers {
+    const MOST: usize = 10_000;
+
+    fn get(&self, inv: &Inventory, t: &Toleration, gate: bool) -> Arc<Answer> {
+        let key = (t.clone(), gate);
+        if let Some(known) = self.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return known;
+        }
+        let answer = Arc::new(Answer::new(inv, t, gate));
+        if let Ok(mut kept) = self.0.lock() {
+            if kept.len() >= Self::MOST {
+                kept.clear();
+            }
+            kept.insert(key, answer.clone());
+        }
+        answer
     }
 }
 
