@@ -1117,3 +1117,84 @@ fn taints_terraform_puts_on_no_node_are_said() {
         .collect();
     assert_eq!(taints, [&serde_json::json!([]), &serde_json::json!([])]);
 }
+
+/// The `platform-taint` findings of a file, as `lint --format json` gives them: path and words.
+fn platform_findings(name: &str, text: &str) -> Vec<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    std::fs::write(&path, text).unwrap();
+    let report = json(&run(&["lint", "--format", "json", path.to_str().unwrap()]));
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "platform-taint")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// EKS counts a taint key's characters whole, prefix included (terraform-provider-aws
+/// `StringLenBetween(1, 63)`), for the resource and the module's node groups alike.
+#[test]
+fn eks_counts_the_whole_key_in_both_forms() {
+    let long = format!("example.com/{}", "k".repeat(52));
+    let text = fixture("eks-aks.tf")
+        .replace("\"CriticalAddonsOnly\"", &format!("\"{long}\""))
+        .replace("\"example.com/spot\"", &format!("\"{long}\""));
+    let words = "EKS takes taint keys of at most 63 characters in all, prefix included; this one \
+                 has 64";
+    assert_eq!(
+        platform_findings("main.tf", &text),
+        [
+            (
+                "aws_eks_node_group.system.taint[0].key".to_string(),
+                words.to_string()
+            ),
+            (
+                "module.eks.eks_managed_node_groups.spot.taints[0].key".to_string(),
+                words.to_string()
+            ),
+        ]
+    );
+    // 63 characters are taken.
+    let text = text.replace(&long, &long[1..]);
+    assert_eq!(platform_findings("main.tf", &text), []);
+}
+
+/// Karpenter validates a NodePool's `taints` and `startupTaints` together for duplicates of key
+/// and effect (pkg/apis/v1/nodeclaim_validation.go `validateTaintsField`), and a taint value as
+/// a qualified name.
+#[test]
+fn karpenter_startup_taints_and_values() {
+    let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu\nspec:\n  \
+                template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: \
+                EC2NodeClass, name: default}\n      requirements: []\n      taints:\n      - {key: \
+                example.com/gpu, value: \"team a\", effect: NoSchedule}\n      - {key: \
+                example.com/gpu, effect: NoExecute}\n      startupTaints:\n      - {key: \
+                example.com/gpu, effect: NoExecute}\n      - {key: example.com/warming, effect: \
+                NoSchedule}\n";
+    assert_eq!(
+        platform_findings("nodepool.yaml", text),
+        [
+            (
+                "spec.template.spec.taints[0].value".to_string(),
+                "Karpenter checks taint values as qualified names (like keys), and `team a` is \
+                 not one: alphanumerics, `-`, `_` and `.`, starting and ending alphanumeric, with \
+                 an optional DNS prefix and `/`"
+                    .to_string()
+            ),
+            (
+                "spec.template.spec.startupTaints[0]".to_string(),
+                "Karpenter refuses a startup taint with the key `example.com/gpu` and effect \
+                 NoExecute of one of the pool's taints (taints[1]): it checks both lists together \
+                 for duplicates"
+                    .to_string()
+            ),
+        ]
+    );
+}

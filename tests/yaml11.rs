@@ -308,6 +308,105 @@ fn toleration_seconds_must_decode_to_int64() {
     let fixed = d.fixes[0].apply(&text);
     assert!(fixed.contains("tolerationSeconds: 3600\n"));
     assert!(common::lint(&fixed).is_empty());
+    // Only an integer written as Go writes it is offered unquoted: `0300` would be octal.
+    for raw in ["\"0300\"", "\"+300\"", "\" 300\""] {
+        let found = common::lint(&pod_with_seconds(raw));
+        assert_eq!(found.len(), 1, "{raw}: {found:#?}");
+        assert!(found[0]
+            .message
+            .ends_with("is a string, not a number; write it without quotes"));
+        assert!(found[0].fixes.is_empty(), "{raw}: {:#?}", found[0].fixes);
+    }
+}
+
+/// A list or an item of the wrong shape. encoding/json names the struct that holds the field,
+/// the field's JSON path and its Go type, from k8s.io/api/core/v1; the API server answers, for
+/// instance, `Deployment in version "v1" cannot be handled as a Deployment: json: cannot
+/// unmarshal object into Go struct field PodSpec.spec.template.spec.tolerations of type
+/// []v1.Toleration`.
+#[test]
+fn lists_and_items_of_the_wrong_shape() {
+    let words = |text: &str| -> Vec<(String, String)> {
+        of_rule(&common::lint(text), "undecodable-value")
+            .iter()
+            .map(|d| {
+                (
+                    d.message.clone(),
+                    d.server_message.clone().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let deployment = |tolerations: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    \
+             matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web}}\n    \
+             spec:\n      containers:\n      - {{name: w, image: busybox}}\n      tolerations: \
+             {tolerations}\n"
+        )
+    };
+    assert_eq!(
+        words(&deployment("{key: a, operator: Exists}")),
+        [(
+            "`tolerations` is a mapping, not a list".to_string(),
+            "json: cannot unmarshal object into Go struct field \
+             PodSpec.spec.template.spec.tolerations of type []v1.Toleration"
+                .to_string()
+        )]
+    );
+    assert_eq!(
+        words(&deployment("[[{key: a, operator: Exists}]]")),
+        [(
+            "this toleration is a sequence, not a mapping of fields".to_string(),
+            "json: cannot unmarshal array into Go struct field \
+             PodSpec.spec.template.spec.tolerations of type v1.Toleration"
+                .to_string()
+        )]
+    );
+    let node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nspec:\n  taints: yes\n";
+    assert_eq!(
+        words(node),
+        [(
+            "`taints` is a boolean, not a list".to_string(),
+            "json: cannot unmarshal bool into Go struct field NodeSpec.spec.taints of type \
+             []v1.Taint"
+                .to_string()
+        )]
+    );
+    // A field that holds a mapping or a list: its type, and no quoting fix (the quotes would
+    // make a string of the flow collection's text).
+    for (raw, ty, json) in [
+        ("{a: b}", "mapping", "object"),
+        ("[a]", "sequence", "array"),
+    ] {
+        let text = pod_with("value", raw);
+        let found = common::lint(&text);
+        let undecodable = of_rule(&found, "undecodable-value");
+        assert_eq!(undecodable.len(), 1, "{raw}: {found:#?}");
+        assert_eq!(
+            undecodable[0].message,
+            format!("`value` is a {ty}, not a string")
+        );
+        assert_eq!(
+            undecodable[0].server_message.as_deref(),
+            Some(&*format!(
+                "json: cannot unmarshal {json} into Go struct field \
+                 Toleration.spec.tolerations.value of type string"
+            ))
+        );
+        assert!(undecodable[0].fixes.is_empty(), "{raw}: {undecodable:#?}");
+    }
+    let runtime_class = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: \
+                         gvisor\nhandler: runsc\nscheduling:\n  tolerations: none\n";
+    assert_eq!(
+        words(runtime_class),
+        [(
+            "`tolerations` is a string, not a list".to_string(),
+            "json: cannot unmarshal string into Go struct field \
+             Scheduling.scheduling.tolerations of type []v1.Toleration"
+                .to_string()
+        )]
+    );
 }
 
 #[test]

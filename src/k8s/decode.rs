@@ -50,13 +50,6 @@ impl Decoded<'_> {
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            Decoded::Str(s) => Some(s),
-            _ => None,
-        }
-    }
-
     /// A number as the API server's decoder sees its text: sigs.k8s.io/yaml's `YAMLToJSON`
     /// hands go-yaml's int, uint64 or float64 to `json.Marshal`, so the literal Go's
     /// encoding/json quotes in "cannot unmarshal number <literal>" (decode.go `literalStore`,
@@ -89,9 +82,10 @@ impl Decoded<'_> {
         match *self {
             Decoded::Null => Ok(None),
             Decoded::Int(i) => i64::try_from(i).map(Some).map_err(|_| NotAnInt64),
-            // encoding/json writes an integral float without a fraction (3600.0 -> 3600) as
-            // long as it is below 1e21, so it decodes into an int64.
-            Decoded::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e21 => {
+            // encoding/json writes an integral float without a fraction (3600.0 -> 3600), so it
+            // decodes into an int64 when it is in range (from 1e21 it writes an exponent, but
+            // such a float is far beyond int64 anyway).
+            Decoded::Float(f) if f.is_finite() && f.fract() == 0.0 => {
                 if f >= i64::MIN as f64 && f < i64::MAX as f64 {
                     Ok(Some(f as i64))
                 } else {
@@ -115,15 +109,14 @@ pub fn decode<'d>(doc: &'d Document<'_>, id: NodeId) -> Decoded<'d> {
 }
 
 /// go-yaml v2's `resolve` for one scalar: quoted and block scalars are strings; plain ones are
-/// looked up by their first character.
+/// looked up by their first character. A tag of the core schema resolves the text whatever its
+/// style; any other tag (`!foo`, `!!set`) keeps the text a string, as go-yaml's `resolvableTag`
+/// says (sigs.k8s.io/yaml goyaml.v2/resolve.go).
 pub fn resolve_scalar<'d>(value: &'d str, style: Style, tag: Option<&str>) -> Decoded<'d> {
-    match tag {
-        Some("!!str") | Some("!!binary") => return Decoded::Str(value),
-        Some(t) if t.starts_with("!!") => return resolve_plain(value),
-        _ => {}
-    }
-    match style {
-        Style::Plain => resolve_plain(value),
+    match (tag, style) {
+        (Some("!!null" | "!!bool" | "!!int" | "!!float" | "!!timestamp"), _)
+        | (None, Style::Plain) => resolve_plain(value),
+        // `!!str`, `!!binary`, the tags go-yaml does not resolve, quoted and block scalars.
         _ => Decoded::Str(value),
     }
 }
@@ -156,12 +149,10 @@ fn resolve_plain(value: &str) -> Decoded<'_> {
             if let Some(i) = go_parse_int(&plain) {
                 return Decoded::Int(i);
             }
-            if is_yaml_style_float(&plain) {
-                if let Some(f) = go_parse_float(&plain) {
-                    return Decoded::Float(f);
-                }
+            match go_parse_float(&plain) {
+                Some(f) => Decoded::Float(f),
+                None => Decoded::Str(value),
             }
-            Decoded::Str(value)
         }
         _ => Decoded::Str(value),
     }
@@ -200,47 +191,12 @@ fn go_parse_int(s: &str) -> Option<i128> {
     }
 }
 
-/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
-fn is_yaml_style_float(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = 0;
-    if matches!(b.first(), Some(b'-' | b'+')) {
-        i += 1;
-    }
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while *i < b.len() && b[*i].is_ascii_digit() {
-            *i += 1;
-        }
-        *i - start
-    };
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    } else {
-        if digits(&mut i) == 0 {
-            return false;
-        }
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            digits(&mut i);
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
-}
-
-/// Go's `strconv.ParseFloat(s, 64)` for the decimal forms YAML can reach here.
+/// Go's `strconv.ParseFloat(s, 64)` for the decimal forms YAML can reach here. Once the
+/// characters are digits, `.`, `e`, `E` and signs (no `inf` or `nan`), what Rust's `f64` parser
+/// takes (`Sign? (Digit+ | Digit+ '.' Digit* | Digit* '.' Digit+) Exp?`) is exactly go-yaml's
+/// `yamlStyleFloat` (`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`), which go-yaml
+/// checks before `ParseFloat`. A number too large for a float64 is an error to `ParseFloat`
+/// (`ErrRange`), so go-yaml keeps its text as a string; Rust would give an infinity.
 fn go_parse_float(s: &str) -> Option<f64> {
     let valid = s
         .bytes()
@@ -248,7 +204,7 @@ fn go_parse_float(s: &str) -> Option<f64> {
     if !valid {
         return None;
     }
-    s.parse::<f64>().ok()
+    s.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
 #[cfg(test)]
@@ -295,11 +251,33 @@ mod tests {
         assert_eq!(plain("0778"), Decoded::Float(778.0));
         assert!(matches!(plain(".inf"), Decoded::Float(f) if f.is_infinite()));
         assert!(matches!(plain(".nan"), Decoded::Float(f) if f.is_nan()));
+        assert_eq!(plain("+.INF"), Decoded::Float(f64::INFINITY));
+        assert_eq!(plain("-.inf"), Decoded::Float(f64::NEG_INFINITY));
+        assert_eq!(plain("-.Inf"), Decoded::Float(f64::NEG_INFINITY));
         assert_eq!(
             plain("18446744073709551615"),
             Decoded::Int(u64::MAX as i128)
         );
         assert_eq!(plain("99999999999999999999"), Decoded::Float(1e20));
+        assert_eq!(plain("0"), Decoded::Int(0));
+        assert_eq!(plain("-0"), Decoded::Int(0));
+        assert_eq!(plain("-.5"), Decoded::Float(-0.5));
+        assert_eq!(plain("+.5e1"), Decoded::Float(5.0));
+        assert_eq!(plain("5."), Decoded::Float(5.0));
+        assert_eq!(plain("1e-400"), Decoded::Float(0.0));
+    }
+
+    /// What Go's `ParseInt`, `ParseUint` and `ParseFloat` refuse, go-yaml keeps as a string:
+    /// a second sign, a sign after a base prefix, a float64 out of range (`ErrRange`), and what
+    /// `yamlStyleFloat` does not match.
+    #[test]
+    fn near_numbers_stay_strings() {
+        for s in [
+            "++5", "-+5", "+-5", "0x+1F", "0x-1", "0b", "1e400", "-1e400", ".5e400", "1e", "1e+",
+            "1e5e5", "1..2", "-.e1", "1.5-3", "+.",
+        ] {
+            assert_eq!(plain(s), Decoded::Str(s), "{s}");
+        }
     }
 
     #[test]
@@ -330,6 +308,33 @@ mod tests {
         assert_eq!(resolve_scalar("7", Style::Literal, None), Decoded::Str("7"));
     }
 
+    /// go-yaml resolves the core schema's tags whatever the style, and keeps the text of a
+    /// scalar under any other tag (goyaml.v2/resolve.go `resolvableTag`).
+    #[test]
+    fn tags_decide_before_style() {
+        assert_eq!(
+            resolve_scalar("1234", Style::DoubleQuoted, Some("!!int")),
+            Decoded::Int(1234)
+        );
+        assert_eq!(
+            resolve_scalar("yes", Style::SingleQuoted, Some("!!bool")),
+            Decoded::Bool(true)
+        );
+        assert_eq!(
+            resolve_scalar("1234", Style::Plain, Some("!!binary")),
+            Decoded::Str("1234")
+        );
+        for style in [Style::Plain, Style::DoubleQuoted] {
+            for tag in ["!foo", "!", "!!set"] {
+                assert_eq!(
+                    resolve_scalar("1234", style, Some(tag)),
+                    Decoded::Str("1234"),
+                    "{tag} {style:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn int64_fields() {
         assert_eq!(plain("3600").as_int64(), Ok(Some(3600)));
@@ -339,6 +344,14 @@ mod tests {
         assert_eq!(plain("1.5").as_int64(), Err(NotAnInt64));
         assert_eq!(plain("1e21").as_int64(), Err(NotAnInt64));
         assert_eq!(plain("18446744073709551615").as_int64(), Err(NotAnInt64));
+        // Whole floats below 1e21 that int64 cannot hold: 2^63 is one past its largest.
+        assert_eq!(plain("1e20").as_int64(), Err(NotAnInt64));
+        assert_eq!(plain("-1e20").as_int64(), Err(NotAnInt64));
+        assert_eq!(plain("9223372036854775808.0").as_int64(), Err(NotAnInt64));
+        assert_eq!(
+            plain("-9223372036854775808.0").as_int64(),
+            Ok(Some(i64::MIN))
+        );
         assert_eq!(
             resolve_scalar("3600", Style::DoubleQuoted, None).as_int64(),
             Err(NotAnInt64)

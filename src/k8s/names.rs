@@ -762,4 +762,168 @@ mod tests {
             vec!["must be no more than 63 bytes".to_string()]
         );
     }
+
+    /// Upstream `IsDNS1123Label` (content/dns.go): the length, then "must not contain dots" for
+    /// a valid subdomain, else the label's regex message.
+    #[test]
+    fn dns1123_label_messages() {
+        assert!(is_dns1123_label(&"a".repeat(63)).is_empty());
+        assert_eq!(
+            is_dns1123_label(&"a".repeat(64)),
+            vec!["must be no more than 63 bytes".to_string()]
+        );
+        assert_eq!(
+            is_dns1123_label("my.name"),
+            vec!["must not contain dots".to_string()]
+        );
+        assert_eq!(
+            is_dns1123_label("My-Name"),
+            vec![
+                "a lowercase RFC 1123 label must consist of lower case alphanumeric characters \
+                 or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or \
+                 '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+                    .to_string()
+            ]
+        );
+    }
+
+    /// The plain words a finding says after "key `…`" or "value `…`": the first problem, with
+    /// the character, the length or the part it is about.
+    #[test]
+    fn plain_words_name_the_first_problem() {
+        let cases = [
+            (
+                "a b",
+                Some("is invalid: it contains a space, which is not allowed"),
+            ),
+            (
+                "a\tb",
+                Some("is invalid: it contains a tab, which is not allowed"),
+            ),
+            (
+                "a\u{1}b",
+                Some("is invalid: it contains the control character U+0001, which is not allowed"),
+            ),
+            (
+                "a*b",
+                Some("is invalid: it contains `*`, which is not allowed"),
+            ),
+            (
+                "-ab",
+                Some("is invalid: it must start and end with a letter or digit"),
+            ),
+            (
+                "ab_",
+                Some("is invalid: it must start and end with a letter or digit"),
+            ),
+            ("", Some("is empty")),
+            ("/a", Some("has nothing before the `/`")),
+            ("example.com/", Some("has nothing after the `/`")),
+            ("a/b/c", Some("has more than one `/`")),
+            (
+                "Example.com/a",
+                Some("has a prefix that is not a lowercase DNS name (like `example.com`)"),
+            ),
+            (
+                "example.com/a b",
+                Some("is invalid: the name after `/` contains a space, which is not allowed"),
+            ),
+            (
+                "example.com/ab_",
+                Some("is invalid: the name after `/` must start and end with a letter or digit"),
+            ),
+            ("example.com/gpu", None),
+            ("a.b-c_d", None),
+        ];
+        for (key, problem) in cases {
+            assert_eq!(key_problem(key).as_deref(), problem, "{key:?}");
+        }
+        // The limits: 63 bytes for the name, 253 for the prefix.
+        assert_eq!(key_problem(&"a".repeat(63)), None);
+        assert_eq!(
+            key_problem(&"a".repeat(64)).as_deref(),
+            Some("is invalid: it is 64 bytes long (at most 63)")
+        );
+        assert_eq!(key_problem(&format!("{}/a", "a".repeat(253))), None);
+        assert_eq!(
+            key_problem(&format!("{}/a", "a".repeat(254))).as_deref(),
+            Some("has a prefix of 254 bytes (at most 253)")
+        );
+
+        assert_eq!(label_value_problem(""), None);
+        assert_eq!(label_value_problem(&"a".repeat(63)), None);
+        assert_eq!(
+            label_value_problem(&"a".repeat(64)).as_deref(),
+            Some("is invalid: it is 64 bytes long (at most 63)")
+        );
+        assert_eq!(
+            label_value_problem("team a").as_deref(),
+            Some("is invalid: it contains a space, which is not allowed")
+        );
+        assert_eq!(
+            label_value_problem("_a").as_deref(),
+            Some("is invalid: it must start and end with a letter or digit")
+        );
+    }
+
+    /// Each of upstream's messages for a key or value gets its own plain words.
+    #[test]
+    fn plain_words_for_each_upstream_message() {
+        let words = |key: &str| -> Vec<String> {
+            is_qualified_name(key)
+                .iter()
+                .map(|e| qualified_name_error_problem(key, e))
+                .collect()
+        };
+        assert_eq!(words("a/b/c"), ["has more than one `/`"]);
+        assert_eq!(words("/a"), ["has nothing before the `/`"]);
+        assert_eq!(
+            words(&format!("{}/a", "a".repeat(254))),
+            ["has a prefix of 254 bytes (at most 253)"]
+        );
+        assert_eq!(
+            words("Example.com/a"),
+            ["has a prefix that is not a lowercase DNS name (like `example.com`)"]
+        );
+        assert_eq!(
+            words("example.com/"),
+            ["has nothing after the `/`", "has nothing after the `/`"]
+        );
+        assert_eq!(words(""), ["is empty", "is empty"]);
+        assert_eq!(
+            words(&format!("example.com/{}", "b".repeat(64))),
+            ["is invalid: the name after `/` is 64 bytes long (at most 63)"]
+        );
+        assert_eq!(
+            words(&"b".repeat(64)),
+            ["is invalid: it is 64 bytes long (at most 63)"]
+        );
+        assert_eq!(
+            words("a b"),
+            ["is invalid: it contains a space, which is not allowed"]
+        );
+        assert_eq!(
+            words("example.com/-a"),
+            ["is invalid: the name after `/` must start and end with a letter or digit"]
+        );
+        // A message about a key with nothing wrong in its name's characters.
+        assert_eq!(
+            qualified_name_error_problem("ab", "?"),
+            "is not a valid key"
+        );
+
+        let value = "a".repeat(64);
+        assert_eq!(
+            label_value_error_problem(&value, &is_valid_label_value(&value)[0]),
+            "is invalid: it is 64 bytes long (at most 63)"
+        );
+        assert_eq!(
+            label_value_error_problem("a b", &is_valid_label_value("a b")[0]),
+            "is invalid: it contains a space, which is not allowed"
+        );
+        assert_eq!(
+            label_value_error_problem("ok", "?"),
+            "is not a valid label value"
+        );
+    }
 }

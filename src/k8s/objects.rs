@@ -54,6 +54,9 @@ pub struct List {
     /// The field's key node.
     pub key: NodeId,
     pub path: String,
+    /// The object the list is in (an index in [`Extracted::objects`]); `None` in a document
+    /// that is no Kubernetes object (a chart's `values.yaml`, say), which does not say what its
+    /// lists render into, a Pod's spec, a DaemonSet's or something else.
     pub object: Option<usize>,
     /// Its items are read from a string whose characters cannot be pointed at one by one (a
     /// block scalar, an escape in a quoted string): findings point at the whole string, and
@@ -65,16 +68,6 @@ pub struct List {
 pub struct TolerationList {
     pub list: List,
     pub owner: Owner,
-}
-
-impl List {
-    /// Whether the list is in a document that is no Kubernetes object (no `kind`: a chart's
-    /// `values.yaml`, say): such a file does not say what its lists render into, a Pod's spec,
-    /// a DaemonSet's or something else. Found by [`extract`], which walks such a document for
-    /// `tolerations:` lists instead of reading it as an object.
-    pub fn outside_objects(&self) -> bool {
-        self.object.is_none()
-    }
 }
 
 #[derive(Debug, Default)]
@@ -1023,6 +1016,91 @@ mod tests {
         );
         let values = "gpu:\n  tolerations:\n  - key: nvidia.com/gpu\n    operator: Exists\n";
         assert_eq!(paths(values), vec!["gpu.tolerations"]);
+    }
+
+    /// A key is a path segment as it is when it is a field name (letters, digits, `_`, `-`,
+    /// `$`), else in brackets.
+    #[test]
+    fn keys_that_are_no_field_names_are_bracketed() {
+        let values = "my-app_1$x:\n  tolerations: [{key: a, operator: Exists}]\n\
+                      example.com/team:\n  tolerations: [{key: b, operator: Exists}]\n\
+                      \"\":\n  tolerations: [{key: c, operator: Exists}]\n";
+        assert_eq!(
+            paths(values),
+            vec![
+                "my-app_1$x.tolerations",
+                "[example.com/team].tolerations",
+                "[].tolerations"
+            ]
+        );
+    }
+
+    /// A pod spec by its shape: a non-empty `containers` list of mappings, each with a `name` or
+    /// an `image`.
+    #[test]
+    fn pod_specs_by_their_shape() {
+        let shaped = |text: &str| {
+            let stream = parse(text);
+            let doc = &stream.documents[0];
+            is_pod_spec_shape(doc, doc.root.unwrap())
+        };
+        assert!(shaped("containers: [{name: a}]"));
+        assert!(shaped("containers: [{image: b}]"));
+        assert!(shaped("containers: [{name: a, image: b}, {image: c}]"));
+        assert!(!shaped("containers: [{command: [x]}]"));
+        assert!(!shaped("containers: [{name: a}, {command: [x]}]"));
+        assert!(!shaped("containers: [a]"));
+        assert!(!shaped("containers: []"));
+        assert!(!shaped("containers: {name: a}"));
+        assert!(!shaped("spec: {containers: [{name: a}]}"));
+    }
+
+    /// A Cluster API Cluster's topology taints, and no other group's `Cluster` (CloudNativePG's,
+    /// say) read as one.
+    #[test]
+    fn topology_taints_of_a_cluster_api_cluster_only() {
+        let body = "kind: Cluster\nspec:\n  topology:\n    controlPlane:\n      taints: [{key: a, \
+                    effect: NoSchedule}]\n";
+        assert_eq!(
+            paths(&format!("apiVersion: cluster.x-k8s.io/v1beta2\n{body}")),
+            vec!["spec.topology.controlPlane.taints"]
+        );
+        assert!(paths(&format!("apiVersion: postgresql.cnpg.io/v1\n{body}")).is_empty());
+    }
+
+    /// Only a document whose `kind` ends in `List` is read as a list of objects; a values file
+    /// with an `items:` list is walked for its `tolerations:` lists, which belong to no object.
+    #[test]
+    fn items_make_a_list_only_under_a_list_kind() {
+        let values = "items:\n- tolerations: [{key: a, operator: Exists}]\n";
+        let stream = parse(values);
+        let ex = extract(&stream.documents[0]);
+        assert!(ex.objects.is_empty());
+        assert_eq!(ex.tolerations.len(), 1);
+        assert_eq!(ex.tolerations[0].list.path, "items[0].tolerations");
+        assert_eq!(ex.tolerations[0].list.object, None);
+        let list = format!("kind: PodList\n{values}");
+        let stream = parse(&list);
+        let ex = extract(&stream.documents[0]);
+        assert_eq!(ex.objects.len(), 1);
+        assert_eq!(ex.tolerations[0].list.object, Some(0));
+    }
+
+    /// Two pod specs that alias one mapping: their list is linted once, under the first, and
+    /// each reads it as its own.
+    #[test]
+    fn aliased_pod_specs_share_their_tolerations() {
+        let text = "kind: List\nitems:\n- kind: Pod\n  spec: &spec\n    tolerations: [{key: a, \
+                    operator: Exists}]\n- kind: Pod\n  spec: *spec\n- kind: Pod\n  spec: {}\n";
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        assert_eq!(ex.pod_specs.len(), 3);
+        assert_eq!(ex.tolerations.len(), 1);
+        let first = ex.pod_tolerations(0).map(|l| l.node);
+        assert!(first.is_some());
+        assert_eq!(ex.pod_tolerations(1).map(|l| l.node), first);
+        assert!(ex.pod_tolerations(2).is_none());
     }
 
     #[test]

@@ -293,4 +293,37 @@ mod tests {
         .unwrap();
         assert_eq!(&json[r], "\"exists\"");
     }
+
+    /// Go's decoder passes over what fits the field (a `null`, a string in a string field, an
+    /// integer in an int64 one), so the first value that does not is the one the error is about;
+    /// a `null` item decodes as an empty toleration.
+    #[test]
+    fn the_first_value_that_does_not_fit_is_the_one() {
+        let at =
+            |json: &str, error: &str| field_error_range(json, error).map(|r| json[r].to_string());
+        let int64 = "json: cannot unmarshal string into Go struct field \
+                     Toleration.tolerationSeconds of type int64";
+        assert_eq!(
+            at(
+                r#"[{"tolerationSeconds": null}, {"tolerationSeconds": 5}, {"tolerationSeconds": "60"}]"#,
+                int64
+            )
+            .as_deref(),
+            Some("\"60\"")
+        );
+        let string = "json: cannot unmarshal number into Go struct field Toleration.value of \
+                      type string";
+        assert_eq!(
+            at(r#"[{"value": "a"}, {"value": null}, {"value": 1}]"#, string).as_deref(),
+            Some("1")
+        );
+        let item = "json: cannot unmarshal string into Go value of type v1.Toleration";
+        assert_eq!(
+            at(r#"[null, {"key": "a"}, "b"]"#, item).as_deref(),
+            Some("\"b\"")
+        );
+        // Nothing of the kind named: no place.
+        assert_eq!(at(r#"[{"key": "a"}]"#, item), None);
+        assert_eq!(at(r#"[{"value": "a"}]"#, string), None);
+    }
 }

@@ -50,9 +50,9 @@ impl Rule for ToleratesEverything {
     }
 
     fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        // No kind: a values file, or a pod template found by its shape in one, whose kind the
-        // files read do not say.
-        if matches!(cx.kind(), Some("DaemonSet") | None) || cx.list.outside_objects() {
+        // No kind: a values file (a list outside any object has none), or a pod template found
+        // by its shape in one, whose kind the files read do not say.
+        if matches!(cx.kind(), Some("DaemonSet") | None) {
             return;
         }
         if item.text("key") != Some("")

@@ -118,7 +118,7 @@ impl Rule for UndecodableValue {
 
     fn check_toleration_list(&self, cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {
         if cx.owner != Some(Owner::Other) {
-            check_list(cx, "[]core.Toleration");
+            check_list(cx, "[]v1.Toleration");
         }
     }
 
@@ -127,7 +127,7 @@ impl Rule for UndecodableValue {
     }
 
     fn check_taint_list(&self, cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {
-        check_list(cx, "[]core.Taint");
+        check_list(cx, "[]v1.Taint");
     }
 }
 
@@ -155,7 +155,7 @@ fn check_item(cx: &mut Cx<'_, '_>, item: &Item<'_>, go_type: &str, strings: &[&s
     let Some(fields) = &item.fields else {
         let found = crate::k8s::decode::decode(cx.doc, item.node);
         let server = format!(
-            "json: cannot unmarshal {} into Go struct field {}.{} of type core.{go_type}",
+            "json: cannot unmarshal {} into Go struct field {}.{} of type v1.{go_type}",
             found.json_type(),
             parent_type(cx),
             go_field_path(&cx.object_path(&cx.list.path)),
