@@ -1174,6 +1174,140 @@ mod tests {
         assert!(e.message.contains("Unsupported value: \"exists\""), "{e:?}");
     }
 
+    /// An annotation is a string (`map[string]string`): a null value decodes as the empty
+    /// string, an empty list (`extractNSTolerations`); a mapping does not decode at all.
+    #[test]
+    fn an_annotation_read_from_its_node() {
+        let text = "a: ~\nb: '[{\"key\": \"k\", \"effect\": \"NoExecute\", \"tolerationSeconds\": 60}]'\nc: {x: y}\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let get = |k: &str| doc.get(doc.root.unwrap(), k).unwrap().1;
+        assert_eq!(read_annotation(doc, get("a"), "f").tolerations, Ok(vec![]));
+        let b = read_annotation(doc, get("b"), "f");
+        assert!(text[b.at.range.clone()].ends_with("\"tolerationSeconds\": 60}]'"));
+        let b = b.tolerations.unwrap();
+        assert_eq!(b.len(), 1);
+        assert_eq!(b[0].toleration.key, "k");
+        assert_eq!(b[0].toleration.effect, Some(Effect::NoExecute));
+        assert_eq!(b[0].toleration.toleration_seconds, Some(60));
+        assert_eq!(
+            read_annotation(doc, get("c"), "f").tolerations,
+            Err(AnnotationError {
+                message: "an annotation's value must be a string".to_string(),
+                offset: None
+            })
+        );
+    }
+
+    /// A plain scalar maps byte for byte; one that spans lines does not, nor a quoted one, even
+    /// where folding keeps the length (`'a` and `b'` on two lines are `a b`: a line break read
+    /// as a space).
+    #[test]
+    fn scalars_over_lines_do_not_map() {
+        let text = "p: abc\nq: a\n  b\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let get = |k: &str| doc.get(doc.root.unwrap(), k).unwrap().1;
+        assert_eq!(value_offsets(doc, text, get("p")), Some(vec![3, 4, 5, 6]));
+        assert_eq!(value_offsets(doc, text, get("q")), None);
+        for text in ["'a\nb'\n", "\"a\nb\"\n", "'a\rb'\n", "\"a\rb\"\n"] {
+            let stream = syntax::parse(text);
+            let doc = &stream.documents[0];
+            let root = doc.root.unwrap();
+            assert_eq!(doc.scalar(root).map(|(v, _)| v.len()), Some(3), "{text:?}");
+            assert_eq!(value_offsets(doc, text, root), None, "{text:?}");
+        }
+    }
+
+    /// In a single-quoted scalar `''` stands for one quote, which maps to the first of the two;
+    /// the value's end maps to the closing quote.
+    #[test]
+    fn a_doubled_quote_maps_to_its_first() {
+        for (text, want) in [
+            ("k: 'a''b'\n", vec![4, 5, 7, 8]),
+            ("k: '''b'''\n", vec![4, 6, 7, 9]),
+            ("k: 'é'''\n", vec![4, 4, 6, 8]),
+        ] {
+            let stream = syntax::parse(text);
+            let doc = &stream.documents[0];
+            let (_, k) = doc.get(doc.root.unwrap(), "k").unwrap();
+            assert_eq!(value_offsets(doc, text, k), Some(want), "{text}");
+        }
+    }
+
+    /// A literal block scalar maps each content byte and line break to where it is written,
+    /// after the indentation its first content line sets, and its end past its last byte.
+    #[test]
+    fn literal_block_scalars_map_line_by_line() {
+        for (text, want) in [
+            ("b: |\n  ab\n  cd\n", Some(vec![7, 8, 9, 12, 13, 14, 15])),
+            ("b: |-\n  ab\n  cd\n", Some(vec![8, 9, 10, 13, 14, 15])),
+            (
+                "b: |\n  ab\n   cd\n",
+                Some(vec![7, 8, 9, 12, 13, 14, 15, 16]),
+            ),
+            ("b: |2\n  ab\n", Some(vec![8, 9, 10, 11])),
+        ] {
+            let stream = syntax::parse(text);
+            let doc = &stream.documents[0];
+            let (_, b) = doc.get(doc.root.unwrap(), "b").unwrap();
+            assert_eq!(value_offsets(doc, text, b), want, "{text:?}");
+        }
+    }
+
+    /// Every escape of a double-quoted scalar (YAML 1.2, 5.7 "Escaped Characters"): each byte
+    /// it stands for maps to its backslash, the bytes around it to themselves, and the value's
+    /// end to the closing quote.
+    #[test]
+    fn every_escape_maps_to_its_backslash() {
+        let escapes: &[(&str, char)] = &[
+            ("\\0", '\0'),
+            ("\\a", '\u{7}'),
+            ("\\b", '\u{8}'),
+            ("\\t", '\t'),
+            ("\\\t", '\t'),
+            ("\\n", '\n'),
+            ("\\v", '\u{b}'),
+            ("\\f", '\u{c}'),
+            ("\\r", '\r'),
+            ("\\e", '\u{1b}'),
+            ("\\ ", ' '),
+            ("\\\"", '"'),
+            ("\\/", '/'),
+            ("\\\\", '\\'),
+            ("\\N", '\u{85}'),
+            ("\\_", '\u{a0}'),
+            ("\\L", '\u{2028}'),
+            ("\\P", '\u{2029}'),
+            ("\\x41", 'A'),
+            ("\\u00e9", 'é'),
+            ("\\U0001F600", '😀'),
+        ];
+        // At the start, and after `é`, two bytes, and after three: an escape's offset in the
+        // value is not its offset in the source.
+        for prefix in ["", "é", "é-x"] {
+            for &(escape, ch) in escapes {
+                let text = format!("a: \"{prefix}{escape}z\"\n");
+                let stream = syntax::parse(&text);
+                let doc = &stream.documents[0];
+                let (_, a) = doc.get(doc.root.unwrap(), "a").unwrap();
+                assert_eq!(
+                    doc.scalar(a).map(|(v, _)| v.to_string()),
+                    Some(format!("{prefix}{ch}z"))
+                );
+                let backslash = text.find('\\').unwrap();
+                let z = backslash + escape.len();
+                let mut want = Vec::new();
+                for (at, c) in prefix.char_indices() {
+                    want.extend(std::iter::repeat_n(4 + at, c.len_utf8()));
+                }
+                want.extend(std::iter::repeat_n(backslash, ch.len_utf8()));
+                want.extend([z, z + 1]);
+                assert_eq!(value_offsets(doc, &text, a), Some(want), "{prefix}{escape}");
+            }
+        }
+    }
+
     #[test]
     fn offsets_inside_a_scalar() {
         let text = "a: '[x]'\nb: \"[\\\"x\\\"]\"\nc: [x]\n";

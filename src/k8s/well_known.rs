@@ -267,7 +267,10 @@ fn osa<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
             rows[cur + j] = v;
             row_min = row_min.min(v);
         }
-        if row_min > limit + 1 {
+        // Each cell comes from its own row, the row before (plus 0 or 1) or, by a swap, the
+        // row two before plus 1, which is never less than the row between's least value: so
+        // no row's least value is less than the row before's, and past `limit` it stays so.
+        if row_min > limit {
             return limit + 1;
         }
         (before, prev, cur) = (prev, cur, before);
@@ -475,5 +478,16 @@ mod tests {
         assert_eq!(edit_distance("kitten", "sitting", 2), 3);
         assert_eq!(edit_distance("", "ab", 2), 2);
         assert_eq!(edit_distance("same", "same", 2), 0);
+        // Past the limit, by the lengths alone or by a row, the answer is `limit + 1`: a caller
+        // that asks "within 2?" must not be told 2.
+        assert_eq!(edit_distance("", "abcd", 2), 3);
+        assert_eq!(edit_distance("abcdef", "a", 1), 2);
+        assert_eq!(edit_distance("abcd", "wxyz", 2), 3);
+        assert_eq!(edit_distance("abcd", "wxyz", 1), 2);
+        // A deletion costs one, and a distance equal to the limit is within it.
+        assert_eq!(edit_distance("ab", "a", 2), 1);
+        assert_eq!(edit_distance("abc", "ac", 2), 1);
+        assert_eq!(edit_distance("abc", "abd", 1), 1);
+        assert_eq!(edit_distance("abc", "xbz", 2), 2);
     }
 }

@@ -106,9 +106,10 @@ fn go_taint(item: &Item<'_>) -> String {
 }
 
 /// `time.Time.GoString` of an RFC 3339 time (`2024-05-01T12:00:00+02:00`, as Go's
-/// `time.RFC3339` layout reads it, fractional seconds allowed) moved into the local zone of a
-/// server running in UTC: `time.Date(2024, time.May, 1, 10, 0, 0, 0, time.Local)`. `None` for
-/// text that layout does not read (the API server then refuses the taint as undecodable).
+/// `time.RFC3339` layout reads it, fractional seconds allowed, the first nine digits kept)
+/// moved into the local zone of a server running in UTC:
+/// `time.Date(2024, time.May, 1, 10, 0, 0, 0, time.Local)`. `None` for text that layout does
+/// not read (the API server then refuses the taint as undecodable).
 fn go_time(s: &str) -> Option<String> {
     const MONTHS: [&str; 12] = [
         "January",
@@ -146,10 +147,10 @@ fn go_time(s: &str) -> Option<String> {
     let mut nanos = 0;
     if let Some(frac) = rest.strip_prefix('.') {
         let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || digits > 9 {
+        if digits == 0 {
             return None;
         }
-        nanos = number(&format!("{:0<9}", &frac[..digits]))?;
+        nanos = number(&format!("{:0<9}", &frac[..digits.min(9)]))?;
         rest = &frac[digits..];
     }
     let offset = match rest {
@@ -242,5 +243,167 @@ mod tests {
         assert_eq!(go_time("2024-02-30T00:00:00Z"), None);
         assert_eq!(go_time("2024-05-01 10:00:00Z"), None);
         assert_eq!(go_time("yesterday"), None);
+    }
+
+    /// Dates across months, leap years (every 4th, not the 100th, the 400th) and eras, moved
+    /// to UTC by an offset; the expected dates are Python's `datetime.astimezone(timezone.utc)`
+    /// of the same text (year 0 and before, which Python lacks, by hand: Go's year 0 is 1 BC).
+    #[test]
+    fn dates_across_months_leap_years_and_eras() {
+        for (text, date) in [
+            (
+                "0000-01-01T00:30:00+01:00",
+                "-1, time.December, 31, 23, 30, 0",
+            ),
+            ("0000-02-29T00:00:00Z", "0, time.February, 29, 0, 0, 0"),
+            ("0001-01-01T00:00:00Z", "1, time.January, 1, 0, 0, 0"),
+            (
+                "0001-03-01T00:00:00+00:01",
+                "1, time.February, 28, 23, 59, 0",
+            ),
+            ("1600-02-29T12:00:00Z", "1600, time.February, 29, 12, 0, 0"),
+            ("1700-03-01T00:00:00-00:30", "1700, time.March, 1, 0, 30, 0"),
+            (
+                "1899-12-31T23:00:00-01:00",
+                "1900, time.January, 1, 0, 0, 0",
+            ),
+            ("1900-02-28T23:30:00-01:00", "1900, time.March, 1, 0, 30, 0"),
+            (
+                "1969-12-31T23:59:59Z",
+                "1969, time.December, 31, 23, 59, 59",
+            ),
+            ("1970-01-01T00:00:00Z", "1970, time.January, 1, 0, 0, 0"),
+            (
+                "2000-02-29T23:59:59Z",
+                "2000, time.February, 29, 23, 59, 59",
+            ),
+            ("2000-03-01T00:00:00+00:00", "2000, time.March, 1, 0, 0, 0"),
+            (
+                "2023-03-01T00:30:00+01:00",
+                "2023, time.February, 28, 23, 30, 0",
+            ),
+            (
+                "2024-03-01T00:30:00+01:00",
+                "2024, time.February, 29, 23, 30, 0",
+            ),
+            (
+                "2024-01-31T23:00:00-01:00",
+                "2024, time.February, 1, 0, 0, 0",
+            ),
+            ("2024-04-30T23:00:00-01:00", "2024, time.May, 1, 0, 0, 0"),
+            ("2024-05-31T23:00:00-01:00", "2024, time.June, 1, 0, 0, 0"),
+            ("2024-06-30T23:59:59-00:01", "2024, time.July, 1, 0, 0, 59"),
+            ("2024-07-31T23:00:00-01:00", "2024, time.August, 1, 0, 0, 0"),
+            (
+                "2024-08-31T23:00:00-01:00",
+                "2024, time.September, 1, 0, 0, 0",
+            ),
+            (
+                "2024-09-30T22:00:00-05:45",
+                "2024, time.October, 1, 3, 45, 0",
+            ),
+            (
+                "2024-10-31T23:00:00-01:00",
+                "2024, time.November, 1, 0, 0, 0",
+            ),
+            (
+                "2024-11-30T23:00:00-01:00",
+                "2024, time.December, 1, 0, 0, 0",
+            ),
+            ("2100-02-28T23:00:00-01:00", "2100, time.March, 1, 0, 0, 0"),
+            (
+                "2100-12-31T22:00:00-02:00",
+                "2101, time.January, 1, 0, 0, 0",
+            ),
+            ("2400-02-29T00:00:00Z", "2400, time.February, 29, 0, 0, 0"),
+            (
+                "9999-12-31T23:59:59Z",
+                "9999, time.December, 31, 23, 59, 59",
+            ),
+        ] {
+            assert_eq!(
+                go_time(text),
+                Some(format!("time.Date({date}, 0, time.Local)")),
+                "{text}"
+            );
+        }
+    }
+
+    /// What Go's `time.Parse(time.RFC3339, ...)` refuses (`parseRFC3339`, src/time/format_rfc3339.go,
+    /// then the general `parse` of src/time/format.go): fields out of range (the day by the
+    /// month's length, February's by the leap year), a field that is not all digits, a missing
+    /// separator, text too short or a malformed offset.
+    #[test]
+    fn what_go_refuses() {
+        for text in [
+            "1900-02-29T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "2100-02-29T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-06-31T00:00:00Z",
+            "2024-09-31T00:00:00Z",
+            "2024-11-31T00:00:00Z",
+            "2024-01-32T00:00:00Z",
+            "2024-00-10T00:00:00Z",
+            "2024-13-10T00:00:00Z",
+            "2024-05-00T00:00:00Z",
+            "2024-05-01T24:00:00Z",
+            "2024-05-01T23:60:00Z",
+            "2024-05-01T23:59:60Z",
+            "2024-+5-01T10:00:00Z",
+            "2024-05-01T10:-1:00Z",
+            "2024-05/01T10:00:00Z",
+            "2024/05-01T10:00:00Z",
+            "2024-05-01T10.00:00Z",
+            "2024-05-01T10:00.00Z",
+            "2024-05-01T10:00",
+            "2024-05-01T10:00:00",
+            "2024-05-01T10:00:00.Z",
+            "2024-05-01T10:00:00+02",
+            "2024-05-01T10:00:00+2:00",
+            "2024-05-01T10:00:00+02:0",
+            "2024-05-01T10:00:00 02:00",
+        ] {
+            assert_eq!(go_time(text), None, "{text}");
+        }
+        // The edges that pass.
+        for (text, date) in [
+            (
+                "2024-12-31T23:59:59Z",
+                "2024, time.December, 31, 23, 59, 59, 0",
+            ),
+            (
+                "2024-12-31T23:59:59.000000001Z",
+                "2024, time.December, 31, 23, 59, 59, 1",
+            ),
+            (
+                "2024-12-31T23:59:59.123456789Z",
+                "2024, time.December, 31, 23, 59, 59, 123456789",
+            ),
+            (
+                "2024-12-31T23:59:59-00:00",
+                "2024, time.December, 31, 23, 59, 59, 0",
+            ),
+            (
+                "2024-12-31T23:59:59+23:59",
+                "2024, time.December, 31, 0, 0, 59, 0",
+            ),
+            // Go reads any number of fractional digits and keeps the first nine, cut, not
+            // rounded (`parseNanoseconds`, src/time/format.go).
+            (
+                "2024-12-31T23:59:59.1234567891Z",
+                "2024, time.December, 31, 23, 59, 59, 123456789",
+            ),
+            (
+                "2024-12-31T23:59:59.99999999999Z",
+                "2024, time.December, 31, 23, 59, 59, 999999999",
+            ),
+        ] {
+            assert_eq!(
+                go_time(text),
+                Some(format!("time.Date({date}, time.Local)")),
+                "{text}"
+            );
+        }
     }
 }

@@ -576,6 +576,18 @@ mod tests {
             .collect()
     }
 
+    /// The words a person reads: the messages of this rule's findings, in order.
+    fn messages(name: &str, body: &str) -> Vec<String> {
+        let text = format!(
+            "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: {name}\n{body}"
+        );
+        crate::analysis::analyse(&text, &Options::default())
+            .into_iter()
+            .filter(|d| d.rule == "invalid-runtime-class")
+            .map(|d| d.message)
+            .collect()
+    }
+
     /// Upstream TestValidateRuntimeClass (pkg/apis/node/validation/validation_test.go).
     #[test]
     fn validate_runtime_class() {
@@ -743,6 +755,136 @@ mod tests {
             errs[2]
         );
         assert!(errs[3].contains(": a valid label must be an empty string or consist of"));
+    }
+
+    /// A handler with dots, one with other characters a DNS-1123 label refuses, and none: each
+    /// says its own problem.
+    #[test]
+    fn handler_messages_say_what_is_wrong() {
+        assert_eq!(
+            messages("foo", "handler: runsc.v2\n"),
+            ["handler `runsc.v2` must not contain dots (a DNS-1123 label)"]
+        );
+        assert_eq!(
+            messages("foo", "handler: Runsc\n"),
+            ["handler `Runsc` is not a DNS-1123 label (lowercase letters, digits and `-`, at most 63)"]
+        );
+        assert_eq!(
+            messages("foo", ""),
+            ["a RuntimeClass needs a handler (the CRI runtime's name, a DNS-1123 label)"]
+        );
+    }
+
+    /// `validateContainerResourceName` (pkg/apis/core/validation/validation.go): a prefixed name
+    /// is refused only when it is neither native (`kubernetes.io/`, `IsNativeResource`) nor an
+    /// extended resource name (`IsExtendedResourceName`: a `requests.` prefix is not one). A
+    /// prefixed or unqualified name is "not a valid resource name"; a plain qualified one that
+    /// no container may ask for is named as such.
+    #[test]
+    fn prefixed_overhead_names() {
+        let overhead = |name: &str| {
+            format!("handler: bar\noverhead:\n  podFixed:\n    cpu: 250m\n    {name}: \"1\"\n")
+        };
+        assert_eq!(
+            errors("foo", &overhead("kubernetes.io/foo")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors("foo", &overhead("example.com/gpu")),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            errors("foo", &overhead("requests.example.com/gpu")),
+            ["overhead.limits[requests.example.com/gpu]: Invalid value: \"requests.example.com/gpu\": doesn't follow extended resource name standard"]
+        );
+        assert_eq!(
+            messages("foo", &overhead("requests.example.com/gpu")),
+            ["overhead resource `requests.example.com/gpu` is not a valid resource name"]
+        );
+        assert_eq!(
+            messages("foo", &overhead("Bad_Name_")),
+            ["overhead resource `Bad_Name_` is not a valid resource name"]
+        );
+        assert_eq!(
+            messages("foo", &overhead("gpu")),
+            ["overhead resource `gpu` is not one a pod can use: cpu, memory, ephemeral-storage, \
+              hugepages-<size>, or a prefixed extended resource"]
+        );
+    }
+
+    /// `IsHugePageResourceValueDivisible` (pkg/apis/core/helper/helpers.go) refuses any quantity
+    /// for a page size that is not positive (`pageSize.Sign() <= 0`) or not a whole number of
+    /// bytes (`MilliValue() % 1000 != 0`).
+    #[test]
+    fn page_sizes_that_are_not_positive_whole_numbers_refuse_everything() {
+        for size in ["-2Mi", "0", "0.5"] {
+            let name = format!("hugepages-{size}");
+            let body =
+                format!("handler: bar\noverhead:\n  podFixed:\n    memory: 1Gi\n    {name}: 4Mi\n");
+            assert_eq!(
+                errors("foo", &body),
+                [format!("overhead.limits[{name}]: Invalid value: \"4Mi\": 4Mi is not positive integer multiple of {name}")],
+                "{size}"
+            );
+            assert_eq!(
+                messages("foo", &body),
+                [format!("overhead {name} names no page size the API server reads (`{size}`), so it refuses any quantity")],
+                "{size}"
+            );
+        }
+    }
+
+    /// Each RuntimeClass's toleration list is its own, also among the items of one `kind: List`:
+    /// a class whose list repeats a toleration is refused, and a pod that names it is refused as
+    /// not found (plugin/pkg/admission/runtimeclass/admission.go); a valid class beside it is
+    /// created, and a pod that names that one is admitted.
+    #[test]
+    fn duplicates_refuse_their_own_runtime_class_only() {
+        let class = |name: &str, tolerations: &str| {
+            format!(
+                "- apiVersion: node.k8s.io/v1\n  kind: RuntimeClass\n  metadata: {{name: {name}}}\n  \
+                 handler: bar\n  scheduling:\n    tolerations: {tolerations}\n"
+            )
+        };
+        let pod = |class: &str| {
+            format!(
+                "- apiVersion: v1\n  kind: Pod\n  metadata: {{name: p-{class}}}\n  spec:\n    \
+                 runtimeClassName: {class}\n    containers: [{{name: c, image: i}}]\n"
+            )
+        };
+        let once = "[{key: a, operator: Exists}]";
+        let twice = "[{key: a, operator: Exists}, {key: a, operator: Exists}]";
+        let text = format!(
+            "apiVersion: v1\nkind: List\nitems:\n{}{}{}{}",
+            class("one", once),
+            class("two", twice),
+            pod("one"),
+            pod("two")
+        );
+        let found = crate::analysis::analyse(&text, &Options::default());
+        let of = |rule: &str| -> Vec<_> {
+            found
+                .iter()
+                .filter(|d| d.rule == rule)
+                .map(|d| (d.path.clone(), d.server_message.clone().unwrap_or_default()))
+                .collect()
+        };
+        let duplicates = of("invalid-runtime-class");
+        assert_eq!(duplicates.len(), 1, "{duplicates:?}");
+        assert_eq!(
+            duplicates[0].1,
+            "scheduling.tolerations[1]: Duplicate value: core.Toleration{Key:\"a\", \
+             Operator:\"Exists\", Value:\"\", Effect:\"\", TolerationSeconds:(*int64)(nil)}"
+        );
+        let rejected = of("admission-rejected");
+        assert_eq!(rejected.len(), 1, "{rejected:?}");
+        assert!(
+            rejected[0]
+                .0
+                .as_deref()
+                .is_some_and(|p| p.starts_with("items[3]")),
+            "{rejected:?}"
+        );
     }
 
     #[test]
