@@ -862,10 +862,15 @@ impl Inventory {
 
     /// Every distinct taint of the cluster with the pools that carry it.
     pub fn taints(&self) -> Vec<(&PoolTaint, &[usize])> {
-        self.distinct_taints
-            .iter()
-            .map(|((p, t), pools)| (&self.pools[*p].taints[*t], pools.as_slice()))
+        (0..self.distinct_taints.len())
+            .map(|i| self.taint(i))
             .collect()
+    }
+
+    /// The `i`th of [`Inventory::taints`], without listing them all.
+    pub fn taint(&self, i: usize) -> (&PoolTaint, &[usize]) {
+        let ((p, t), pools) = &self.distinct_taints[i];
+        (&self.pools[*p].taints[*t], pools.as_slice())
     }
 }
 

@@ -83,7 +83,7 @@ impl Rule for TolerationUnused {
                 cx.report(range, item.path.clone(), message);
                 continue;
             };
-            let (pt, pools) = inv.taints()[near.taint];
+            let (pt, pools) = inv.taint(near.taint);
             let related = format!("the closest taint, of {}", cx.pool_title(pools[0]));
             let file = cx.file(&pt.at).to_string();
             let message = format!(
