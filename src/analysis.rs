@@ -4,6 +4,7 @@ use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::{extract_with, items};
+pub use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
 use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
@@ -79,7 +80,7 @@ pub fn analyse_counted(
         return (out.into(), PodTemplates::default());
     }
     let mut stream = syntax::parse(text);
-    analyse_stream(text, &mut stream, options, inventory, placements)
+    analyse_stream(text, &mut stream, options, inventory, placements, None)
 }
 
 /// [`analyse_file`] of a YAML file already parsed: `stream` is what [`syntax::parse`] made of
@@ -93,9 +94,27 @@ pub fn analyse_parsed<'a>(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> FileAnalysis {
+    analyse_parsed_reading(text, stream, options, inventory, placements, None)
+}
+
+/// [`analyse_parsed`], telling `reads` what the findings read of the inventory (see
+/// [`InventoryReads::still_hold`]).
+pub fn analyse_parsed_reading<'a>(
+    text: &'a str,
+    stream: &mut syntax::Stream<'a>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    placements: bool,
+    reads: Option<&mut InventoryReads>,
+) -> FileAnalysis {
     debug_assert!(is_parsed_kind(text), "a Terraform file has no YAML tree");
+    let mut reads = reads;
+    if let (Some(reads), None) = (reads.as_deref_mut(), inventory) {
+        // Judged without one: what it reads of an inventory is not told.
+        reads.opaque();
+    }
     let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
-    let (analysis, _) = analyse_stream(text, stream, options, inventory, placements);
+    let (analysis, _) = analyse_stream(text, stream, options, inventory, placements, reads);
     // The rules add nodes (a JSON6902 patch's stand-ins, a pool file's taints read as
     // mappings): the tree is left as parsed.
     for (doc, mark) in stream.documents.iter_mut().zip(marks) {
@@ -115,6 +134,7 @@ fn analyse_stream<'a>(
     options: &Options,
     inventory: Option<&Inventory>,
     placements: bool,
+    reads: Option<&mut InventoryReads>,
 ) -> (FileAnalysis, PodTemplates) {
     let mut places = (placements && inventory.is_some()).then(Places::default);
     let mut pod_templates = PodTemplates::default();
@@ -122,7 +142,7 @@ fn analyse_stream<'a>(
         text,
         stream,
         options,
-        inventory,
+        (inventory, reads),
         places.as_mut(),
         &mut pod_templates,
     );
@@ -236,7 +256,14 @@ pub fn analyse_streamed(
         || (stream.documents.iter().any(|d| d.error.is_some()) && !shows_kubernetes(text));
     let mut judged = PodTemplates::default();
     if whole {
-        let mut out = check_stream(text, &mut stream, options, inventory, None, &mut judged);
+        let mut out = check_stream(
+            text,
+            &mut stream,
+            options,
+            (inventory, None),
+            None,
+            &mut judged,
+        );
         settle(text, &stream, options, &mut out);
         order(&mut out);
         emit(out);
@@ -265,7 +292,7 @@ pub fn analyse_streamed(
             text,
             doc,
             options,
-            inventory,
+            (inventory, None),
             None,
             &mut out,
             Some(&mut flush),
@@ -470,12 +497,13 @@ fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut 
     out.extend(unused);
 }
 
-/// Runs every rule over a parsed file.
+/// Runs every rule over a parsed file, against `inventory` (telling `reads` what the findings
+/// read of it).
 fn check_stream<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
     options: &Options,
-    inventory: Option<&Inventory>,
+    (inventory, mut reads): (Option<&Inventory>, Option<&mut InventoryReads>),
     mut places: Option<&mut Places>,
     judged: &mut PodTemplates,
 ) -> Vec<Diagnostic> {
@@ -501,7 +529,7 @@ fn check_stream<'a>(
             text,
             doc,
             options,
-            inventory,
+            (inventory, reads.as_deref_mut()),
             places.as_deref_mut(),
             &mut out,
             None,
@@ -691,7 +719,7 @@ fn check_document<'a>(
     text: &'a str,
     doc: &mut Document<'a>,
     options: &Options,
-    inventory: Option<&Inventory>,
+    (inventory, mut reads): (Option<&Inventory>, Option<&mut InventoryReads>),
     mut places: Option<&mut Places>,
     out: &mut Vec<Diagnostic>,
     mut flush: Option<&mut Flush<'_>>,
@@ -750,7 +778,7 @@ fn check_document<'a>(
     for chunk in chunks {
         // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
         // findings lie inside the object that holds it.
-        embedded::check(
+        let embedded = embedded::check(
             text,
             doc,
             options,
@@ -759,6 +787,10 @@ fn check_document<'a>(
             chunk.objects.clone(),
             out,
         );
+        // What YAML in a string reads of the inventory is not told.
+        if let (Some(reads), true, true) = (reads.as_deref_mut(), embedded, inventory.is_some()) {
+            reads.opaque();
+        }
         let start = out.len();
         for object in chunk.objects {
             rules::check_object(text, doc, options, &extracted, object, out);
@@ -795,9 +827,9 @@ fn check_document<'a>(
                 tolerations,
                 chunk.pod_specs,
                 &mut cluster_taints,
-                out,
-                start,
+                (out, start),
                 places.as_deref_mut(),
+                reads.as_deref_mut(),
             );
         }
         if let Some(flush) = flush.as_deref_mut() {
@@ -826,12 +858,15 @@ impl InventoryPass<'_, '_> {
         tolerations: &[crate::k8s::objects::TolerationList],
         pod_specs: std::ops::Range<usize>,
         cluster_taints: &mut Option<Vec<crate::k8s::model::Taint>>,
-        out: &mut Vec<Diagnostic>,
-        start: usize,
+        (out, start): (&mut Vec<Diagnostic>, usize),
         places: Option<&mut Places>,
+        mut reads: Option<&mut InventoryReads>,
     ) {
         let (text, doc, options, inventory) = (self.text, self.doc, self.options, self.inventory);
         if out[start..].iter().any(|d| !d.fixes.is_empty()) {
+            if let Some(reads) = reads.as_deref_mut() {
+                reads.read_taints(schedule::keeps_meaning::cluster_taints_digest(inventory));
+            }
             let taints = cluster_taints
                 .get_or_insert_with(|| schedule::keeps_meaning::cluster_taints(inventory));
             schedule::keeps_meaning::guard(
@@ -853,6 +888,7 @@ impl InventoryPass<'_, '_> {
             inventory,
             out,
             placements,
+            reads,
             pod_specs,
         );
         if let Some(places) = places {

@@ -1159,3 +1159,194 @@ proptest! {
         }
     }
 }
+
+/// A small random number generator (xorshift), so that the cases below are the same at every
+/// run and can be counted.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+}
+
+const POOL_KEYS: &[&str] = &["dedicated", "gpu", "spot"];
+const POOL_VALUES: &[&str] = &["a", "b", ""];
+const POOL_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+const EDITED_POOLS: &[&str] = &["a", "b", "c", "d", "e", "f", "g", "h"];
+
+/// A pool file of eight pools (sizes, labels, taints at random), as written by hand.
+fn random_pools(rng: &mut Rng) -> Vec<(String, usize, String, Vec<String>)> {
+    EDITED_POOLS
+        .iter()
+        .map(|name| {
+            let taints = (0..rng.below(3))
+                .map(|_| {
+                    let value = rng.pick(POOL_VALUES);
+                    let value = if value.is_empty() {
+                        String::new()
+                    } else {
+                        format!("={value}")
+                    };
+                    format!("{}{value}:{}", rng.pick(POOL_KEYS), rng.pick(POOL_EFFECTS))
+                })
+                .collect();
+            (
+                name.to_string(),
+                1 + rng.below(3),
+                rng.pick(EDITED_POOLS).to_string(),
+                taints,
+            )
+        })
+        .collect()
+}
+
+fn pool_file(pools: &[(String, usize, String, Vec<String>)], comment: bool) -> String {
+    let mut s = if comment {
+        "# pools\n".to_string()
+    } else {
+        String::new()
+    };
+    s.push_str("pools:\n");
+    for (name, count, label, taints) in pools {
+        s.push_str(&format!(
+            "  {name}:\n    count: {count}\n    labels: {{example.com/pool: {label}}}\n"
+        ));
+        if !taints.is_empty() {
+            let quoted: Vec<String> = taints.iter().map(|t| format!("\"{t}\"")).collect();
+            s.push_str(&format!("    taints: [{}]\n", quoted.join(", ")));
+        }
+    }
+    s
+}
+
+/// One change to a pool file, as a platform engineer's edit makes it.
+fn edit_pools(
+    rng: &mut Rng,
+    pools: &mut [(String, usize, String, Vec<String>)],
+    comment: &mut bool,
+) {
+    let p = rng.below(pools.len());
+    match rng.below(6) {
+        0 => pools[p].3.push(format!(
+            "{}={}:{}",
+            rng.pick(POOL_KEYS),
+            rng.pick(POOL_VALUES),
+            rng.pick(POOL_EFFECTS)
+        )),
+        1 => {
+            pools[p].3.pop();
+        }
+        2 => pools[p].1 = 1 + rng.below(3),
+        3 => pools[p].2 = rng.pick(EDITED_POOLS).to_string(),
+        4 => pools[p].0.push('x'),
+        _ => *comment = !*comment,
+    }
+}
+
+/// Workloads with tolerations, selectors and kinds at random.
+fn random_workloads(rng: &mut Rng) -> String {
+    let mut out = Vec::new();
+    for i in 0..4 {
+        let kind = if rng.below(6) == 0 {
+            "DaemonSet"
+        } else {
+            "Deployment"
+        };
+        let mut spec = String::new();
+        if rng.below(2) == 0 {
+            spec.push_str(&format!(
+                "      nodeSelector: {{example.com/pool: {}}}\n",
+                rng.pick(EDITED_POOLS)
+            ));
+        }
+        let n = rng.below(3);
+        if n > 0 {
+            spec.push_str("      tolerations:\n");
+        }
+        for _ in 0..n {
+            let effect = rng.pick(POOL_EFFECTS);
+            spec.push_str(&format!("      - key: {}\n", rng.pick(POOL_KEYS)));
+            match rng.below(2) {
+                0 => spec.push_str("        operator: Exists\n"),
+                _ => spec.push_str(&format!(
+                    "        operator: Equal\n        value: \"{}\"\n",
+                    rng.pick(POOL_VALUES)
+                )),
+            }
+            spec.push_str(&format!("        effect: {effect}\n"));
+            if effect == "NoExecute" && rng.below(2) == 0 {
+                spec.push_str("        tolerationSeconds: 60\n");
+            }
+        }
+        out.push(format!(
+            "apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: w{i}}}\nspec:\n  selector: {{matchLabels: {{app: w{i}}}}}\n  template:\n    metadata: {{labels: {{app: w{i}}}}}\n    spec:\n{spec}      containers: [{{name: c, image: x}}]\n"
+        ));
+    }
+    out.join("---\n")
+}
+
+/// The language server keeps a file's findings when a pool changes if what they read of the
+/// inventory reads the same of the new one (`InventoryReads::still_hold`). Over random pools,
+/// edits and workloads: whenever it says they hold, judging the file again gives the same
+/// findings; and it says so often enough to matter, and not always.
+#[test]
+fn findings_said_to_hold_under_another_inventory_are_the_same() {
+    use taintlint::analysis::{analyse_parsed_reading, InventoryReads};
+    use taintlint::inventory::Inventory;
+    let options = Options::default();
+    let judge = |text: &str, inventory: &Inventory, reads: Option<&mut InventoryReads>| {
+        let mut stream = taintlint::syntax::parse(text);
+        analyse_parsed_reading(text, &mut stream, &options, Some(inventory), false, reads)
+            .diagnostics
+    };
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut held, mut judged_again, mut findings_held) = (0, 0, 0);
+    for case in 0..1500 {
+        let mut pools = random_pools(&mut rng);
+        let mut comment = false;
+        let before = pool_file(&pools, comment);
+        edit_pools(&mut rng, &mut pools, &mut comment);
+        if rng.below(3) == 0 {
+            edit_pools(&mut rng, &mut pools, &mut comment);
+        }
+        let after = pool_file(&pools, comment);
+        let text = random_workloads(&mut rng);
+        let old = Inventory::load(&[("pools.yaml", before.as_str())]).unwrap();
+        let new = Inventory::load(&[("pools.yaml", after.as_str())]).unwrap();
+        let mut reads = InventoryReads::default();
+        let found = judge(&text, &old, Some(&mut reads));
+        // Nothing judged against the new inventory yet: nothing can be told.
+        assert!(
+            !reads.still_hold(&new) || text.matches("kind:").count() == 0,
+            "case {case}"
+        );
+        let again = judge(&text, &new, None);
+        if reads.still_hold(&new) {
+            held += 1;
+            if !found.is_empty() {
+                findings_held += 1;
+            }
+            assert_eq!(
+                found, again,
+                "case {case}: said to hold, but the findings differ\n{before}\n{after}\n{text}"
+            );
+        } else {
+            judged_again += 1;
+        }
+    }
+    eprintln!("held {held} ({findings_held} with findings), judged again {judged_again}");
+    assert!(
+        held >= 100 && findings_held >= 30,
+        "held {held} ({findings_held} with findings)"
+    );
+    assert!(judged_again >= 100, "judged again {judged_again}");
+}

@@ -50,7 +50,8 @@ struct Place {
 }
 
 /// Lints the YAML in the strings of the objects `range` of `objects` (and, for the first
-/// objects of a document, of a kustomization without `kind` at its root).
+/// objects of a document, of a kustomization without `kind` at its root). Returns whether it
+/// linted any.
 pub(super) fn check(
     text: &str,
     doc: &Document<'_>,
@@ -59,10 +60,13 @@ pub(super) fn check(
     objects: &[Object<'_>],
     range: Range<usize>,
     out: &mut Vec<Diagnostic>,
-) {
+) -> bool {
+    let mut linted = false;
     for place in places(text, doc, objects, range) {
         lint_string(text, doc, options, inventory, objects, place, out);
+        linted = true;
     }
+    linted
 }
 
 /// Whether any string of a document is one [`check`] lints as YAML (with the inventory, when

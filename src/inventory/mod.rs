@@ -69,7 +69,7 @@ pub const POOL_LABELS: &[&str] = &[
 ];
 
 /// A place in an inventory file: the file's index in [`Inventory::files`] and a byte range.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Loc {
     pub file: usize,
     pub range: Range<usize>,
@@ -236,7 +236,7 @@ fn find_label<'l>(labels: &'l [(String, String)], key: &str) -> Option<&'l str> 
 /// A number of nodes as far as the inventory knows it: listed nodes are counted, and a pool
 /// defined as code adds its declared count, which may be a range or unknown (`max: None` is no
 /// upper bound known). It is never "1 node" for a pool whose size is not written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NodeCount {
     pub min: u64,
     pub max: Option<u64>,

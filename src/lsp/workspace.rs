@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::analysis::FileAnalysis;
+use crate::analysis::{FileAnalysis, InventoryReads};
 use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -199,21 +199,24 @@ impl Workspace {
     }
 
     /// [`Workspace::analyse_file`] of a YAML file already parsed (see
-    /// [`crate::analysis::analyse_parsed`]).
+    /// [`crate::analysis::analyse_parsed`]), telling `reads` what the findings read of the
+    /// inventory (see [`crate::analysis::analyse_parsed_reading`]).
     pub fn analyse_parsed<'a>(
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
         placements: bool,
         chart: Option<&Arc<ChartKinds>>,
+        reads: Option<&mut InventoryReads>,
     ) -> FileAnalysis {
         let analysis = self.with_options(chart, |options| {
-            crate::analysis::analyse_parsed(
+            crate::analysis::analyse_parsed_reading(
                 text,
                 stream,
                 options,
                 self.cluster.as_deref(),
                 placements,
+                reads,
             )
         });
         self.configured(analysis)

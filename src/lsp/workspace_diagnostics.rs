@@ -26,14 +26,14 @@ use rayon::prelude::*;
 use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
 
-use crate::analysis::FileAnalysis;
+use crate::analysis::{FileAnalysis, InventoryReads};
 use crate::diagnostic::Diagnostic;
 use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
 use crate::lsp::diagnostics;
 use crate::lsp::session::{blocking, inventory_location, inventory_text_hash, Session};
 use crate::lsp::workspace::Workspace;
-use crate::position::LineIndex;
+use crate::position::{Encoding, LineIndex};
 use crate::syntax::{self, Stream};
 
 /// How much text (in bytes) the workspace's kept trees may stand for: a tree takes up to about
@@ -82,12 +82,22 @@ impl Read {
         }
     }
 
-    fn analyse(&mut self, ws: &Workspace, chart: Option<&Arc<ChartKinds>>) -> FileAnalysis {
+    /// The file's analysis, and what its findings read of the inventory (a Terraform file's
+    /// are not told).
+    fn analyse(
+        &mut self,
+        ws: &Workspace,
+        chart: Option<&Arc<ChartKinds>>,
+    ) -> (FileAnalysis, Option<InventoryReads>) {
         match self {
             Read::Tree(p) => {
-                p.with_dependent_mut(|text, stream| ws.analyse_parsed(text, stream, false, chart))
+                let mut reads = InventoryReads::default();
+                let analysis = p.with_dependent_mut(|text, stream| {
+                    ws.analyse_parsed(text, stream, false, chart, Some(&mut reads))
+                });
+                (analysis, Some(reads))
             }
-            Read::Hcl(text) => ws.analyse_file(text, false, chart),
+            Read::Hcl(text) => (ws.analyse_file(text, false, chart), None),
         }
     }
 }
@@ -110,7 +120,10 @@ pub(crate) struct DiskResult {
     /// Names the items: equal ids, equal diagnostics.
     pub result_id: String,
     /// The findings the items were made from, while the file may be judged again.
-    found: Vec<Diagnostic>,
+    found: Arc<Vec<Diagnostic>>,
+    /// What they read of the inventory: under another inventory of which they read the same,
+    /// they are the same.
+    reads: Option<Arc<InventoryReads>>,
     /// The hash of the text of each inventory file the findings point into, which places
     /// those places.
     placed: Vec<(String, Option<u64>)>,
@@ -137,10 +150,52 @@ impl DiskResult {
             reads_inventory: Some(false),
             items: self.items.clone(),
             result_id: self.result_id.clone(),
-            found: Vec::new(),
+            found: Arc::default(),
+            reads: None,
             placed: Vec::new(),
             parsed: Mutex::new(None),
         }
+    }
+
+    /// The same findings, current for another inventory of which they read the same: the same
+    /// diagnostics too, unless the inventory files they point into changed (then made again
+    /// from the findings, with the file's text from its tree (`parsed`, kept on) or `text`).
+    fn with_same_findings(
+        &self,
+        ws: &Workspace,
+        encoding: Encoding,
+        parsed: Option<Parsed>,
+        text: impl FnOnce() -> Option<String>,
+    ) -> Option<DiskResult> {
+        let placed = placed_in(ws, &self.found);
+        let (items, result_id) = if placed == self.placed {
+            (self.items.clone(), self.result_id.clone())
+        } else {
+            let owned;
+            let text = match &parsed {
+                Some(p) => p.borrow_owner().as_str(),
+                None => {
+                    owned = text()?;
+                    owned.as_str()
+                }
+            };
+            let items = Arc::new(diagnostics_of(ws, &self.found, text, &self.uri, encoding));
+            let result_id = result_id(&items);
+            (items, result_id)
+        };
+        Some(DiskResult {
+            uri: self.uri.clone(),
+            stamp: self.stamp,
+            generation: ws.generation,
+            settings_generation: self.settings_generation,
+            reads_inventory: self.reads_inventory,
+            items,
+            result_id,
+            found: self.found.clone(),
+            reads: self.reads.clone(),
+            placed,
+            parsed: Mutex::new(parsed),
+        })
     }
 
     /// The file's kept text and tree, if this result has them and no other pass took them.
@@ -172,6 +227,29 @@ fn placed_in(ws: &Workspace, found: &[Diagnostic]) -> Vec<(String, Option<u64>)>
         .into_iter()
         .map(|f| (f.to_string(), inventory_text_hash(ws, f)))
         .collect()
+}
+
+/// A file's findings as LSP diagnostics: `text` is the file's, places in inventory files are
+/// found in the workspace's inventory.
+fn diagnostics_of(
+    ws: &Workspace,
+    found: &[Diagnostic],
+    text: &str,
+    uri: &Uri,
+    encoding: Encoding,
+) -> Vec<lsp::Diagnostic> {
+    let index = LineIndex::new(text);
+    let lines = Lines::new(text, &index, encoding);
+    let other_file =
+        |file: &str, range: std::ops::Range<usize>| inventory_location(ws, file, range, encoding);
+    diagnostics::all_to_lsp(
+        found.iter().map(|d| (d, 0)),
+        lines,
+        uri,
+        0,
+        &other_file,
+        &ws.links,
+    )
 }
 
 fn result_id(items: &[lsp::Diagnostic]) -> String {
@@ -232,6 +310,22 @@ impl Session {
                         if c.reads_inventory == Some(false) {
                             return Some((path, Arc::new(c.for_generation(generation))));
                         }
+                        // Findings that read the same of this inventory as of the last are the
+                        // same: not judged again.
+                        let holds = |reads: &Arc<InventoryReads>| {
+                            ws.cluster.as_deref().is_some_and(|i| reads.still_hold(i))
+                        };
+                        if c.reads.as_ref().is_some_and(holds) {
+                            let parsed = c.take_parsed().and_then(|p| {
+                                let len = p.borrow_owner().len();
+                                (kept_text.fetch_add(len, Ordering::Relaxed) + len <= KEPT_TEXT)
+                                    .then_some(p)
+                            });
+                            let text = || std::fs::read_to_string(&path).ok();
+                            if let Some(r) = c.with_same_findings(&ws, encoding, parsed, text) {
+                                return Some((path, Arc::new(r)));
+                            }
+                        }
                     }
                     // A newer workspace is installed (a keystroke in a pool file while this
                     // one is judged): this answer is stale, and the client is sent or asked
@@ -259,7 +353,8 @@ impl Session {
                         reads_inventory = Some(true);
                     }
                     let uri = Uri::from_file_path(&path)?;
-                    let found = file.analyse(&ws, chart.as_ref()).diagnostics;
+                    let (analysis, reads) = file.analyse(&ws, chart.as_ref());
+                    let found = analysis.diagnostics;
                     // A finding of an inventory rule says the file reads the inventory: it need
                     // not be asked.
                     if found
@@ -274,24 +369,11 @@ impl Session {
                     let placed = placed_in(&ws, &found);
                     let kept = same
                         .as_ref()
-                        .filter(|c| c.found == found && c.placed == placed);
+                        .filter(|c| *c.found == found && c.placed == placed);
                     let (items, result_id) = match kept {
                         Some(c) => (c.items.clone(), c.result_id.clone()),
                         None => {
-                            let text = file.text();
-                            let index = LineIndex::new(text);
-                            let lines = Lines::new(text, &index, encoding);
-                            let other_file = |file: &str, range: std::ops::Range<usize>| {
-                                inventory_location(&ws, file, range, encoding)
-                            };
-                            let items = diagnostics::all_to_lsp(
-                                found.iter().map(|d| (d, 0)),
-                                lines,
-                                &uri,
-                                0,
-                                &other_file,
-                                &ws.links,
-                            );
+                            let items = diagnostics_of(&ws, &found, file.text(), &uri, encoding);
                             let result_id = result_id(&items);
                             (Arc::new(items), result_id)
                         }
@@ -308,10 +390,10 @@ impl Session {
                     };
                     // The findings are compared with the next pass's only if the file is
                     // judged again.
-                    let (found, placed) = if reads_inventory == Some(false) {
-                        (Vec::new(), Vec::new())
+                    let (found, placed, reads) = if reads_inventory == Some(false) {
+                        (Vec::new(), Vec::new(), None)
                     } else {
-                        (found, placed)
+                        (found, placed, reads.map(Arc::new))
                     };
                     Some((
                         path,
@@ -323,7 +405,8 @@ impl Session {
                             reads_inventory,
                             items,
                             result_id,
-                            found,
+                            found: Arc::new(found),
+                            reads,
                             placed,
                             parsed: Mutex::new(keep),
                         }),

@@ -1,10 +1,11 @@
 //! `daemonset-misses-nodes`: a DaemonSet whose selector picks nodes it cannot run on.
 
 use super::workload::{more_pools, LISTED_POOLS};
-use super::{Rule, RuleMeta, WorkloadCx};
+use super::{Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::Pool;
-use crate::schedule::{Asked, PoolVerdict, Reason, Verdict};
+use crate::schedule::{Asked, Coverage, PoolVerdict, Reason, Verdict};
+use std::hash::DefaultHasher;
 
 pub struct DaemonSetMissesNodes;
 
@@ -60,14 +61,19 @@ impl Rule for DaemonSetMissesNodes {
         &META
     }
 
+    /// It reads nothing of a template that is no DaemonSet's, and of a DaemonSet's only
+    /// whether it misses some of the nodes it picks, while it misses none (or all).
+    fn workload_reads(&self, r: &Reading<'_>, _h: &mut DefaultHasher) -> bool {
+        r.kind != Some("DaemonSet") || !misses_some(&r.simulation.coverage(r.inventory))
+    }
+
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
         if cx.workload.kind != Some("DaemonSet") || cx.workload.rejection.is_some() {
             return;
         }
         let inv = cx.inventory;
         let coverage = cx.simulation.coverage(inv);
-        let all_missed = coverage.missed + coverage.maybe_missed;
-        if all_missed == 0 || all_missed == coverage.picked {
+        if !misses_some(&coverage) {
             return;
         }
         // The pools it certainly selects come first; those it only may select (a label it asks
@@ -182,6 +188,12 @@ fn maybe_selected(verdict: &PoolVerdict, pool: &Pool) -> Option<String> {
         });
     }
     first
+}
+
+/// Whether a DaemonSet misses some of the nodes it picks, not all of them.
+fn misses_some(coverage: &Coverage) -> bool {
+    let all_missed = coverage.missed + coverage.maybe_missed;
+    all_missed != 0 && all_missed != coverage.picked
 }
 
 #[cfg(test)]

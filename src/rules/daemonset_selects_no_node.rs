@@ -1,7 +1,8 @@
 //! `daemonset-selects-no-node`: a DaemonSet whose selector picks no node of the inventory.
 
-use super::{Rule, RuleMeta, WorkloadCx};
+use super::{Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
+use std::hash::DefaultHasher;
 
 pub struct DaemonSetSelectsNoNode;
 
@@ -40,6 +41,14 @@ for.
 impl Rule for DaemonSetSelectsNoNode {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    /// It reads nothing of a template that is no DaemonSet's, and of a DaemonSet's only that
+    /// it picks some node (or that there is no pool) while it does.
+    fn workload_reads(&self, r: &Reading<'_>, _h: &mut DefaultHasher) -> bool {
+        r.kind != Some("DaemonSet")
+            || r.inventory.pools.is_empty()
+            || r.simulation.coverage(r.inventory).picked > 0
     }
 
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {

@@ -1,9 +1,12 @@
 //! `eviction-loop`: a finite tolerationSeconds, and every node the pod fits has the NoExecute
 //! taint it bounds.
 
-use super::{Rule, RuleMeta, WorkloadCx};
+use super::workload::hash_fits;
+use super::{Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::schedule::admission::Source;
+use crate::schedule::Verdict;
+use std::hash::{DefaultHasher, Hash};
 
 pub struct EvictionLoop;
 
@@ -48,10 +51,21 @@ impl Rule for EvictionLoop {
         &META
     }
 
+    /// While the template fits some node that does not evict it (or none), that is all it
+    /// reads; else what a finding on its placement can show.
+    fn workload_reads(&self, r: &Reading<'_>, h: &mut DefaultHasher) -> bool {
+        let found = only_evicting(&r.simulation.fits(r.inventory));
+        found.hash(h);
+        if found {
+            hash_fits(r.simulation, r.inventory, h);
+        }
+        true
+    }
+
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
         let inv = cx.inventory;
         let fits = cx.simulation.fits(inv);
-        if fits.is_empty() || fits.iter().any(|(_, _, v)| v.eviction.is_none()) {
+        if !only_evicting(&fits) {
             return;
         }
         let w = cx.workload;
@@ -94,4 +108,9 @@ impl Rule for EvictionLoop {
         cx.report(range, path, message)
             .with_related_in(&file, at, msg);
     }
+}
+
+/// Whether the template fits some node and every node it fits evicts it after a while.
+fn only_evicting(fits: &[(usize, Option<usize>, &Verdict)]) -> bool {
+    !fits.is_empty() && fits.iter().all(|(_, _, v)| v.eviction.is_some())
 }

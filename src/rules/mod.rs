@@ -50,7 +50,9 @@ pub mod workload;
 mod yaml_syntax;
 
 pub(crate) use workload::check_workloads;
-pub use workload::WorkloadCx;
+pub use workload::{workload_reads, InventoryReads, Reading, WorkloadCx};
+
+use std::hash::DefaultHasher;
 
 pub use helm_template::template_action;
 
@@ -81,6 +83,15 @@ pub trait Rule: Sync {
     fn check_taint_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
     /// Called once per pod template when there is an inventory, with the simulation's result.
     fn check_workload(&self, _cx: &mut WorkloadCx<'_, '_>) {}
+    /// Feeds `h` everything [`Rule::check_workload`] reads of the inventory and of the
+    /// simulation for a pod template that asks what `reading` says (the rest of what it reads is
+    /// the template's own), so that equal hashes under two inventories mean equal findings:
+    /// the language server then keeps a file's findings when a pool changes. `false` when the
+    /// rule cannot say, and the template is judged again whenever the inventory changes. A
+    /// rule that needs no inventory reads none of it.
+    fn workload_reads(&self, _reading: &Reading<'_>, _h: &mut DefaultHasher) -> bool {
+        !self.meta().needs_inventory
+    }
     /// Called once per Kubernetes object of a document (a RuntimeClass, a Namespace, a Pod...).
     fn check_object(&self, _cx: &mut ObjectCx<'_, '_>) {}
 }

@@ -1,9 +1,11 @@
 //! `only-avoided-nodes`: a pod template that fits only nodes with an untolerated
 //! PreferNoSchedule taint.
 
-use super::workload::{more_pools, toleration_for, LISTED_POOLS};
-use super::{count, Rule, RuleMeta, WorkloadCx};
+use super::workload::{hash_fits, more_pools, toleration_for, LISTED_POOLS};
+use super::{count, Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::schedule::Verdict;
+use std::hash::{DefaultHasher, Hash};
 
 pub struct OnlyAvoidedNodes;
 
@@ -43,9 +45,20 @@ impl Rule for OnlyAvoidedNodes {
         &META
     }
 
+    /// While the template fits some node it need not avoid (or none), that is all it reads;
+    /// else what a finding on its placement can show.
+    fn workload_reads(&self, r: &Reading<'_>, h: &mut DefaultHasher) -> bool {
+        let found = only_avoided(&r.simulation.fits(r.inventory));
+        found.hash(h);
+        if found {
+            hash_fits(r.simulation, r.inventory, h);
+        }
+        true
+    }
+
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
         let fits = cx.simulation.fits(cx.inventory);
-        if fits.is_empty() || fits.iter().any(|(_, _, v)| v.avoid.is_empty()) {
+        if !only_avoided(&fits) {
             return;
         }
         let inv = cx.inventory;
@@ -104,4 +117,10 @@ impl Rule for OnlyAvoidedNodes {
         }
         d.with_fix(fix);
     }
+}
+
+/// Whether the template fits some node and every node it fits has an untolerated
+/// PreferNoSchedule taint.
+fn only_avoided(fits: &[(usize, Option<usize>, &Verdict)]) -> bool {
+    !fits.is_empty() && fits.iter().all(|(_, _, v)| !v.avoid.is_empty())
 }

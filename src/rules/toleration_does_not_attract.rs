@@ -1,11 +1,16 @@
 //! `toleration-does-not-attract`: a toleration lets the workload onto a dedicated pool, but
 //! nothing steers it there.
 
-use super::{Rule, RuleMeta, WorkloadCx};
+use std::hash::{DefaultHasher, Hash};
+
+use super::workload::{hash_place, judged_toleration, pool_title};
+use super::{Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
+use crate::inventory::{Inventory, NodeCount, PoolTaint};
 use crate::k8s::model::do_not_schedule;
-use crate::k8s::well_known::CONDITION_TAINT_KEYS;
+use crate::k8s::model::Toleration;
 use crate::schedule::admission::Source;
+use crate::schedule::Simulation;
 
 pub struct TolerationDoesNotAttract;
 
@@ -45,6 +50,33 @@ impl Rule for TolerationDoesNotAttract {
         &META
     }
 
+    /// The pools each toleration of the manifest opens, what a finding shows of them, and how
+    /// many other nodes the template fits.
+    fn workload_reads(&self, r: &Reading<'_>, h: &mut DefaultHasher) -> bool {
+        if r.kind == Some("DaemonSet") {
+            return true;
+        }
+        let inv = r.inventory;
+        for (i, t) in r.tolerations.iter().enumerate() {
+            if !judged_toleration(t, &r.sources[i]) {
+                continue;
+            }
+            let (opened, outside) = opens(t, r.gate, r.simulation, inv);
+            for (p, pt) in &opened {
+                p.hash(h);
+                inv.pools[*p].name.hash(h);
+                pool_title(inv, *p).hash(h);
+                hash_place(inv, &pt.at, h);
+            }
+            // Nothing opened: the count is not read.
+            if !opened.is_empty() {
+                outside.hash(h);
+            }
+            usize::MAX.hash(h);
+        }
+        true
+    }
+
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
         let w = cx.workload;
         if w.kind == Some("DaemonSet") {
@@ -58,35 +90,13 @@ impl Rule for TolerationDoesNotAttract {
             let Source::Manifest(item_index) = w.sources[i] else {
                 continue;
             };
-            if t.key.is_empty() || CONDITION_TAINT_KEYS.contains(&t.key.as_str()) {
+            if !judged_toleration(t, &w.sources[i]) || cx.rejected(&w.items[item_index]) {
                 continue;
             }
-            // The pools it opens: a NoSchedule/NoExecute taint it tolerates, and the pod fits.
-            if cx.rejected(&w.items[item_index]) {
-                continue;
-            }
-            let mut opened = Vec::new();
-            for (p, pool) in inv.pools.iter().enumerate() {
-                let taint = pool
-                    .taints
-                    .iter()
-                    .find(|pt| do_not_schedule(&pt.taint) && t.tolerates(&pt.taint, gate));
-                if let Some(pt) = taint {
-                    if cx.simulation.pools[p].fitting(pool) > 0 {
-                        opened.push((p, pt));
-                    }
-                }
-            }
+            let (mut opened, outside) = opens(t, gate, cx.simulation, inv);
             if opened.is_empty() {
                 continue;
             }
-            let outside: crate::inventory::NodeCount = inv
-                .pools
-                .iter()
-                .enumerate()
-                .filter(|(p, _)| !opened.iter().any(|(q, _)| q == p))
-                .map(|(p, pool)| pool.nodes_of(cx.simulation.pools[p].fitting(pool)))
-                .sum();
             opened.retain(|(p, _)| !reported.contains(p));
             if outside.is_zero() || opened.is_empty() {
                 continue;
@@ -126,4 +136,35 @@ impl Rule for TolerationDoesNotAttract {
                 .with_related_in(&file, at, msg);
         }
     }
+}
+
+/// The pools a toleration opens (a NoSchedule or NoExecute taint of theirs it tolerates, the
+/// first, and the pod fits some of their nodes), and the nodes of the other pools the pod
+/// fits.
+fn opens<'i>(
+    t: &Toleration,
+    gate: bool,
+    simulation: &Simulation,
+    inv: &'i Inventory,
+) -> (Vec<(usize, &'i PoolTaint)>, NodeCount) {
+    let mut opened = Vec::new();
+    for (p, pool) in inv.pools.iter().enumerate() {
+        let taint = pool
+            .taints
+            .iter()
+            .find(|pt| do_not_schedule(&pt.taint) && t.tolerates(&pt.taint, gate));
+        if let Some(pt) = taint {
+            if simulation.pools[p].fitting(pool) > 0 {
+                opened.push((p, pt));
+            }
+        }
+    }
+    let outside: NodeCount = inv
+        .pools
+        .iter()
+        .enumerate()
+        .filter(|(p, _)| !opened.iter().any(|(q, _)| q == p))
+        .map(|(p, pool)| pool.nodes_of(simulation.pools[p].fitting(pool)))
+        .sum();
+    (opened, outside)
 }

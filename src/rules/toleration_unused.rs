@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::workload::{closeness, misses_short};
-use super::{Rule, RuleMeta, WorkloadCx};
+use std::hash::{DefaultHasher, Hash};
+
+use super::workload::{closeness, hash_place, judged_toleration, misses_short, pool_title};
+use super::{Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::Inventory;
 use crate::k8s::model::Toleration;
-use crate::k8s::well_known::CONDITION_TAINT_KEYS;
 use crate::schedule::admission::Source;
 
 pub struct TolerationUnused;
@@ -51,22 +52,44 @@ impl Rule for TolerationUnused {
         &META
     }
 
+    /// What the inventory answers each toleration of the manifest, and what a finding shows of
+    /// the closest taint.
+    fn workload_reads(&self, r: &Reading<'_>, h: &mut DefaultHasher) -> bool {
+        let inv = r.inventory;
+        for (i, t) in r.tolerations.iter().enumerate() {
+            if !judged_toleration(t, &r.sources[i]) {
+                continue;
+            }
+            match &*answer(inv, t, r.gate) {
+                Answer::Tolerated => 0u8.hash(h),
+                Answer::Unused(None) => {
+                    1u8.hash(h);
+                    tainted_nodes(inv).hash(h);
+                }
+                Answer::Unused(Some(near)) => {
+                    2u8.hash(h);
+                    near.said.hash(h);
+                    let (pt, pools) = inv.taint(near.taint);
+                    hash_place(inv, &pt.at, h);
+                    pool_title(inv, pools[0]).hash(h);
+                }
+            }
+        }
+        true
+    }
+
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
         let inv = cx.inventory;
         let gate = cx.gate();
         let w = cx.workload;
-        let answers = inv.derived(Answers::default);
         for (i, t) in w.tolerations.iter().enumerate() {
             let Source::Manifest(item_index) = w.sources[i] else {
                 continue;
             };
-            if t.key.is_empty() || CONDITION_TAINT_KEYS.contains(&t.key.as_str()) {
+            if !judged_toleration(t, &w.sources[i]) {
                 continue;
             }
-            let answer = match answers {
-                Some(answers) => answers.get(inv, t, gate),
-                None => Arc::new(Answer::new(inv, t, gate)),
-            };
+            let answer = answer(inv, t, gate);
             let Answer::Unused(near) = &*answer else {
                 continue;
             };
@@ -93,6 +116,14 @@ impl Rule for TolerationUnused {
             cx.report(range, item.path.clone(), message)
                 .with_related_in(&file, pt.at.range.clone(), related);
         }
+    }
+}
+
+/// What `inv` answers a toleration, worked out once per inventory when it keeps answers.
+fn answer(inv: &Inventory, t: &Toleration, gate: bool) -> Arc<Answer> {
+    match inv.derived(Answers::default) {
+        Some(answers) => answers.get(inv, t, gate),
+        None => Arc::new(Answer::new(inv, t, gate)),
     }
 }
 

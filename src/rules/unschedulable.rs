@@ -1,11 +1,18 @@
 //! `unschedulable`: a pod template that fits no node of the inventory.
 
-use super::workload::{closest_toleration, misses_short, more_pools, toleration_for, LISTED_POOLS};
-use super::{edits, Rule, RuleMeta, WorkloadCx};
+use super::workload::{
+    closest_toleration, hash_shown, hash_verdict, misses_short, more_pools, toleration_for,
+    LISTED_POOLS,
+};
+use super::{edits, Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::inventory::Inventory;
 use crate::k8s::model::{Effect, Miss, Toleration};
 use crate::k8s::well_known::UNSCHEDULABLE;
+use crate::schedule::admission::Source;
+use crate::schedule::Simulation;
 use crate::schedule::{Reason, Verdict};
+use std::hash::{DefaultHasher, Hash};
 use std::ops::Range;
 
 pub struct Unschedulable;
@@ -120,6 +127,33 @@ fn distance(v: &Verdict, near_miss: bool) -> usize {
 impl Rule for Unschedulable {
     fn meta(&self) -> &'static RuleMeta {
         &META
+    }
+
+    /// While the template fits some node (or there is no pool), that is all it reads; else
+    /// whether each nodeSelector entry is one no node has, and the pools a finding shows:
+    /// the closest ones (what ranks the others is how many there are).
+    fn workload_reads(&self, r: &Reading<'_>, h: &mut DefaultHasher) -> bool {
+        let (sim, inv) = (r.simulation, r.inventory);
+        let quiet = sim.fits_anywhere() || inv.pools.is_empty();
+        quiet.hash(h);
+        if quiet {
+            return true;
+        }
+        if r.kind == Some("DaemonSet") {
+            hash_shown(sim, inv, h);
+            return true;
+        }
+        for (key, _) in r.node_selector {
+            no_node_has_in(sim, inv, key).hash(h);
+        }
+        let (pools, order) = ranked(sim, inv, (r.tolerations, r.sources), r.gate);
+        order.len().hash(h);
+        for &i in order.iter().take(LISTED_POOLS + 1) {
+            let (p, v, d) = pools[i];
+            d.hash(h);
+            hash_verdict(inv, p, v, h);
+        }
+        true
     }
 
     fn check_workload(&self, cx: &mut WorkloadCx<'_, '_>) {
@@ -387,15 +421,22 @@ struct Closest<'v, 'd> {
     near_miss: Option<(&'d crate::k8s::objects::Item<'d>, usize, Vec<Miss>)>,
 }
 
-fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Closest<'v, 'd> {
-    let (inv, w, gate) = (cx.inventory, cx.workload, cx.gate());
+/// Each pool's most promising node verdict and how far it is, and their order, closest first
+/// (indices into the first).
+#[allow(clippy::type_complexity)]
+fn ranked<'v>(
+    simulation: &'v Simulation,
+    inv: &'v Inventory,
+    tolerations: (&[Toleration], &[Source]),
+    gate: bool,
+) -> (Vec<(usize, &'v Verdict, usize)>, Vec<usize>) {
     let mut pools: Vec<(usize, &Verdict, usize)> = Vec::new();
-    for (p, (pv, pool)) in cx.simulation.pools.iter().zip(&inv.pools).enumerate() {
+    for (p, (pv, pool)) in simulation.pools.iter().zip(&inv.pools).enumerate() {
         let Some((v, _, _)) = pv.groups(pool).min_by_key(|(v, _, _)| v.reasons.len()) else {
             continue;
         };
         let taints = v.untolerated_taints();
-        let near = closest_toleration(w, pool, &taints, gate).is_some();
+        let near = closest_toleration(tolerations, pool, &taints, gate).is_some();
         pools.push((p, v, distance(v, near)));
     }
     let mut order: Vec<usize> = (0..pools.len()).collect();
@@ -403,9 +444,16 @@ fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Closest<'v, 'd> {
         let (p, _, d) = pools[i];
         (d, std::cmp::Reverse(inv.pools[p].nodes.len()), p)
     });
+    (pools, order)
+}
+
+fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Closest<'v, 'd> {
+    let (inv, w, gate) = (cx.inventory, cx.workload, cx.gate());
+    let tolerations = (w.tolerations.as_slice(), w.sources.as_slice());
+    let (pools, order) = ranked(cx.simulation, inv, tolerations, gate);
     let (pool, verdict, _) = pools[order[0]];
     let taints = verdict.untolerated_taints();
-    let near_miss = closest_toleration(w, &inv.pools[pool], &taints, gate)
+    let near_miss = closest_toleration(tolerations, &inv.pools[pool], &taints, gate)
         .and_then(|(ti, taint, misses)| Some((w.manifest_item(ti)?, taint, misses)))
         .filter(|(item, _, _)| !cx.rejected(item));
     Closest {
@@ -461,10 +509,14 @@ pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
 /// Whether no node of the inventory has the label that a nodeSelector entry asks for: every
 /// node of every pool is kept off by it.
 fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
-    cx.simulation
+    no_node_has_in(cx.simulation, cx.inventory, key)
+}
+
+fn no_node_has_in(simulation: &Simulation, inventory: &Inventory, key: &str) -> bool {
+    simulation
         .pools
         .iter()
-        .zip(&cx.inventory.pools)
+        .zip(&inventory.pools)
         .all(|(pv, pool)| {
             pv.groups(pool).all(|(v, _, _)| {
                 v.reasons

@@ -1,6 +1,8 @@
 //! What the inventory rules see: one pod template, the inventory, and where the template fits.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::{RuleMeta, RULES};
 use crate::config::Options;
@@ -11,7 +13,10 @@ use crate::k8s::objects::{Extracted, Item, Object};
 use crate::k8s::well_known::edit_distance;
 use crate::schedule::admission::Source;
 use crate::schedule::placement::Placement;
-use crate::schedule::{simulate_shared, Simulation, Workload, COMPARISON_GATE};
+use crate::schedule::{
+    kept_simulation, shared_simulation, simulate, Asks, Shared, Simulation, Verdict, Workload,
+    COMPARISON_GATE,
+};
 use crate::syntax::{Document, NodeId, NodeKind, Style};
 
 /// How many pools a message lists before "and N more".
@@ -146,8 +151,7 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
 
     /// `pool gpu (3 nodes)`.
     pub fn pool_title(&self, pool: usize) -> String {
-        let p = &self.inventory.pools[pool];
-        format!("pool {} ({})", p.name, p.size())
+        pool_title(self.inventory, pool)
     }
 
     /// A fix that adds these tolerations to the template, in the style of its list (block or
@@ -157,8 +161,168 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
     }
 }
 
+/// Whether the inventory rules judge a toleration: the manifest's, with a key that is no node
+/// condition's.
+pub fn judged_toleration(t: &Toleration, source: &Source) -> bool {
+    matches!(source, Source::Manifest(_))
+        && !t.key.is_empty()
+        && !crate::k8s::well_known::CONDITION_TAINT_KEYS.contains(&t.key.as_str())
+}
+
+/// `pool gpu (3 nodes)`.
+pub fn pool_title(inventory: &Inventory, pool: usize) -> String {
+    let p = &inventory.pools[pool];
+    format!("pool {} ({})", p.name, p.size())
+}
+
+/// Feeds `h` a place in the inventory as a finding shows it: the file's name and the range.
+pub fn hash_place(inventory: &Inventory, at: &Loc, h: &mut DefaultHasher) {
+    inventory.file_name(at).hash(h);
+    at.range.hash(h);
+}
+
+/// Feeds `h` what a finding can show of a pool: its title, its node count, its places and its
+/// taints.
+pub fn hash_pool(inventory: &Inventory, p: usize, h: &mut DefaultHasher) {
+    let pool = &inventory.pools[p];
+    (p, &pool.name, pool.size(), pool.nodes.len()).hash(h);
+    hash_place(inventory, &pool.at, h);
+    if let Some(at) = &pool.unschedulable {
+        hash_place(inventory, at, h);
+    }
+    for pt in &pool.taints {
+        pt.taint.hash(h);
+        hash_place(inventory, &pt.at, h);
+    }
+}
+
+/// Feeds `h` what a finding on a pool's verdict can show: the verdict whole (its reasons,
+/// the taints it gets past, ...), each reason in words, and the pool ([`hash_pool`]).
+pub fn hash_verdict(inventory: &Inventory, p: usize, v: &Verdict, h: &mut DefaultHasher) {
+    let pool = &inventory.pools[p];
+    format!("{v:?}").hash(h);
+    for r in &v.reasons {
+        r.describe(pool).hash(h);
+        r.explain(pool).hash(h);
+    }
+    hash_pool(inventory, p, h);
+}
+
+/// Feeds `h` everything a finding on a template's placement can show of its simulation and
+/// of the pools: every pool's verdict whole, and each group of its nodes with its verdict
+/// ([`hash_verdict`]).
+pub fn hash_shown(simulation: &Simulation, inventory: &Inventory, h: &mut DefaultHasher) {
+    inventory.pools.len().hash(h);
+    for (p, (pv, pool)) in simulation.pools.iter().zip(&inventory.pools).enumerate() {
+        format!("{pv:?}").hash(h);
+        for (verdict, member, n) in pv.groups(pool) {
+            (member, n).hash(h);
+            hash_verdict(inventory, p, verdict, h);
+        }
+    }
+}
+
+/// Feeds `h` what a finding on the nodes a template fits can show: each fitting (pool,
+/// member, verdict) ([`hash_verdict`]) and how many nodes it fits.
+pub fn hash_fits(simulation: &Simulation, inventory: &Inventory, h: &mut DefaultHasher) {
+    let fits = simulation.fits(inventory);
+    fits.len().hash(h);
+    for (p, member, v) in fits {
+        member.hash(h);
+        hash_verdict(inventory, p, v, h);
+    }
+    simulation.fitting(inventory).hash(h);
+}
+
+/// What a pod template asks of the inventory, as [`super::Rule::workload_reads`] reads it: the
+/// simulation of it and what the simulation was made from.
+pub struct Reading<'a> {
+    pub kind: Option<&'a str>,
+    /// Every toleration the pod ends up with, and where each comes from.
+    pub tolerations: &'a [Toleration],
+    pub sources: &'a [Source],
+    /// Its `nodeSelector` entries.
+    pub node_selector: &'a [(Arc<str>, Arc<str>)],
+    /// Whether the comparison operators' feature gate is on.
+    pub gate: bool,
+    pub simulation: &'a Simulation,
+    pub inventory: &'a Inventory,
+}
+
+/// What every rule reads of `inventory` and of the simulation for the pod templates that ask
+/// what `shared` was made for, hashed ([`super::Rule::workload_reads`]); `None` when a rule
+/// cannot say. Worked out once per simulation kept.
+pub fn workload_reads(shared: &Shared, inventory: &Inventory) -> Option<u64> {
+    *shared.reads.get_or_init(|| {
+        let asks = &shared.asks;
+        let reading = Reading {
+            kind: asks.kind.as_deref(),
+            tolerations: &asks.tolerations,
+            sources: &asks.sources,
+            node_selector: &asks.node_selector,
+            gate: asks.gate,
+            simulation: &shared.simulation,
+            inventory,
+        };
+        let mut h = DefaultHasher::new();
+        for rule in RULES {
+            rule.meta().name.hash(&mut h);
+            if !rule.workload_reads(&reading, &mut h) {
+                return None;
+            }
+        }
+        Some(h.finish())
+    })
+}
+
+/// What a file's findings read of the inventory: for each pod template judged, what it asks
+/// and the hash of what the rules read for it ([`workload_reads`]). Under another inventory
+/// that gives every template the same hash, the file's findings are the same ([`Self::still_hold`]).
+#[derive(Debug, Clone, Default)]
+pub struct InventoryReads {
+    templates: Vec<(Arc<Asks>, u64)>,
+    /// Something read the inventory in a way not told here (a template with resource claims,
+    /// a rule that cannot say, YAML in a string judged against the inventory).
+    opaque: bool,
+    /// The hash of the inventory's distinct taints, when fixes were held back by them
+    /// ([`crate::schedule::keeps_meaning::guard`]).
+    taints: Option<u64>,
+}
+
+impl InventoryReads {
+    /// The findings read the inventory in a way not told here.
+    pub fn opaque(&mut self) {
+        self.opaque = true;
+    }
+
+    /// Fixes were held back by the inventory's distinct taints, whose hash is `digest`.
+    pub fn read_taints(&mut self, digest: u64) {
+        self.taints = Some(digest);
+    }
+
+    /// Whether the findings that read this of another inventory are the same under
+    /// `inventory`: every template gets the same simulation answers and what the rules read of
+    /// them is the same. (A template asking what no workload judged against `inventory` asked
+    /// yet cannot be told: the file is judged again, which keeps its simulation.)
+    pub fn still_hold(&self, inventory: &Inventory) -> bool {
+        if self.opaque {
+            return false;
+        }
+        if let Some(taints) = self.taints {
+            if crate::schedule::keeps_meaning::cluster_taints_digest(inventory) != taints {
+                return false;
+            }
+        }
+        self.templates.iter().all(|(asks, digest)| {
+            kept_simulation(asks, inventory)
+                .is_some_and(|shared| workload_reads(&shared, inventory) == Some(*digest))
+        })
+    }
+}
+
 /// Runs every rule's workload check over the pod templates of one document; keeps each
-/// simulation in `placements` when asked to.
+/// simulation in `placements` when asked to, and what the rules read of the inventory in
+/// `reads`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check_workloads<'a, 'd>(
     text: &'a str,
@@ -168,11 +332,28 @@ pub(crate) fn check_workloads<'a, 'd>(
     inventory: &'a Inventory,
     out: &'a mut Vec<Diagnostic>,
     mut placements: Option<&mut Vec<Placement>>,
+    mut reads: Option<&mut InventoryReads>,
     specs: std::ops::Range<usize>,
 ) {
     for i in specs {
         let workload = Workload::new(doc, extracted, i, options);
-        let simulation = simulate_shared(&workload, inventory, options);
+        let simulation = match shared_simulation(&workload, inventory, options) {
+            Some(shared) => {
+                if let Some(reads) = reads.as_deref_mut() {
+                    match workload_reads(&shared, inventory) {
+                        Some(digest) => reads.templates.push((shared.asks.clone(), digest)),
+                        None => reads.opaque(),
+                    }
+                }
+                shared.simulation.clone()
+            }
+            None => {
+                if let Some(reads) = reads.as_deref_mut() {
+                    reads.opaque();
+                }
+                Arc::new(simulate(&workload, inventory, options))
+            }
+        };
         for rule in RULES {
             let mut cx = WorkloadCx {
                 text,
@@ -469,14 +650,14 @@ pub fn closeness(t: &Toleration, taint: &Taint, gate: bool) -> (usize, Vec<Miss>
 /// The manifest toleration that comes closest to tolerating one of `taints` (of `pool`):
 /// (tolerations index, taint index, why it misses).
 pub fn closest_toleration(
-    w: &Workload<'_>,
+    (tolerations, sources): (&[Toleration], &[Source]),
     pool: &Pool,
     taints: &[usize],
     gate: bool,
 ) -> Option<(usize, usize, Vec<Miss>)> {
     let mut best: Option<(usize, usize, usize, Vec<Miss>)> = None;
-    for (i, t) in w.tolerations.iter().enumerate() {
-        if !matches!(w.sources[i], Source::Manifest(_)) {
+    for (i, t) in tolerations.iter().enumerate() {
+        if !matches!(sources[i], Source::Manifest(_)) {
             continue;
         }
         for &ti in taints {

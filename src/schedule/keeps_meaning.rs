@@ -29,6 +29,21 @@ pub fn cluster_taints(inventory: &Inventory) -> Vec<Taint> {
         .collect()
 }
 
+/// The hash of [`cluster_taints`], worked out once per inventory: fixes held back by them are
+/// held back alike under another inventory with the same hash.
+pub fn cluster_taints_digest(inventory: &Inventory) -> u64 {
+    struct Digest(u64);
+    let digest = || {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        cluster_taints(inventory).hash(&mut h);
+        Digest(h.finish())
+    };
+    inventory
+        .derived(digest)
+        .map_or_else(|| digest().0, |d| d.0)
+}
+
 /// Marks the fixes of `out` (findings of `doc`) that change which of the cluster's `taints`
 /// (from [`cluster_taints`]) a toleration list tolerates.
 pub fn guard(

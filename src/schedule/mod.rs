@@ -864,7 +864,7 @@ struct Simulations(std::sync::Mutex<Kept>);
 
 #[derive(Default)]
 struct Kept {
-    by_asks: HashMap<Asks, Arc<Simulation>>,
+    by_asks: HashMap<Arc<Asks>, Arc<Shared>>,
     /// How many verdicts they hold: a pool's one, or one per part of a pool judged node by node.
     verdicts: usize,
 }
@@ -890,17 +890,29 @@ impl Simulation {
 
 /// Everything of a workload and of the options that [`simulate`] reads, but places in the
 /// document (which no verdict holds).
-#[derive(PartialEq, Eq, Hash)]
-struct Asks {
-    kind: Option<String>,
-    tolerations: Vec<Toleration>,
-    sources: Vec<Source>,
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Asks {
+    pub kind: Option<String>,
+    pub tolerations: Vec<Toleration>,
+    pub sources: Vec<Source>,
     node_name: Option<String>,
-    node_selector: Vec<(Arc<str>, Arc<str>)>,
+    pub node_selector: Vec<(Arc<str>, Arc<str>)>,
     class_selector: Vec<(String, String)>,
     affinity: Option<Vec<affinity::Term>>,
     requests: Resources,
-    gate: bool,
+    pub gate: bool,
+}
+
+/// A simulation kept with the inventory for the workloads that ask the same of it
+/// ([`shared_simulation`]), with what they ask.
+#[derive(Debug)]
+pub struct Shared {
+    pub simulation: Arc<Simulation>,
+    pub asks: Arc<Asks>,
+    /// What the inventory rules read of the inventory and of the simulation for such a
+    /// workload, hashed (`None`: they cannot say), worked out once by the rules
+    /// ([`crate::rules::workload_reads`]).
+    pub reads: std::sync::OnceLock<Option<u64>>,
 }
 
 /// [`simulate`], the same answer shared by the workloads that ask the same of `inventory`. A
@@ -911,10 +923,22 @@ pub fn simulate_shared(
     inventory: &Inventory,
     options: &Options,
 ) -> Arc<Simulation> {
-    let memo = inventory.derived(Simulations::default);
-    let Some(memo) = memo.filter(|_| w.claims.is_empty()) else {
-        return Arc::new(simulate(w, inventory, options));
-    };
+    match shared_simulation(w, inventory, options) {
+        Some(shared) => shared.simulation.clone(),
+        None => Arc::new(simulate(w, inventory, options)),
+    }
+}
+
+/// [`simulate_shared`] with what the workload asks: `None` for a workload with resource claims
+/// (judged on its own) or when the inventory keeps no simulations.
+pub fn shared_simulation(
+    w: &Workload<'_>,
+    inventory: &Inventory,
+    options: &Options,
+) -> Option<Arc<Shared>> {
+    let memo = inventory
+        .derived(Simulations::default)
+        .filter(|_| w.claims.is_empty())?;
     let asks = Asks {
         kind: w.kind.map(str::to_string),
         tolerations: w.tolerations.clone(),
@@ -936,19 +960,38 @@ pub fn simulate_shared(
         .ok()
         .and_then(|m| m.by_asks.get(&asks).cloned())
     {
-        return known;
+        return Some(known);
     }
     let simulation = Arc::new(simulate(w, inventory, options));
     let verdicts = simulation.verdicts();
+    let shared = Arc::new(Shared {
+        simulation,
+        asks: Arc::new(asks),
+        reads: std::sync::OnceLock::new(),
+    });
     if let (Ok(mut kept), true) = (memo.0.lock(), verdicts <= Simulations::MOST) {
         if kept.verdicts + verdicts > Simulations::MOST {
             *kept = Kept::default();
         }
-        if kept.by_asks.insert(asks, simulation.clone()).is_none() {
-            kept.verdicts += verdicts;
+        // A workload judged at the same time may have put its own first: it is the one kept
+        // (and this one is dropped with the workload).
+        let kept = &mut *kept;
+        match kept.by_asks.entry(shared.asks.clone()) {
+            std::collections::hash_map::Entry::Occupied(known) => return Some(known.get().clone()),
+            std::collections::hash_map::Entry::Vacant(place) => {
+                place.insert(shared.clone());
+                kept.verdicts += verdicts;
+            }
         }
     }
-    simulation
+    Some(shared)
+}
+
+/// The simulation `inventory` keeps for the workloads that ask `asks`, if one of them was
+/// judged against it.
+pub fn kept_simulation(asks: &Asks, inventory: &Inventory) -> Option<Arc<Shared>> {
+    let memo = inventory.derived(Simulations::default)?;
+    memo.0.lock().ok()?.by_asks.get(asks).cloned()
 }
 
 /// What [`simulate`] knows of one workload while it judges the pools.
