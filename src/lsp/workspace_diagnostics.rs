@@ -16,7 +16,7 @@
 //! diagnostics and result id rather than have them made again.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::Hasher;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -252,12 +252,22 @@ fn diagnostics_of(
     )
 }
 
+/// Names a file's diagnostics: the hash of their JSON, written straight into the hasher.
 fn result_id(items: &[lsp::Diagnostic]) -> String {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    serde_json::to_string(items)
-        .unwrap_or_default()
-        .hash(&mut h);
-    format!("{:016x}", h.finish())
+    struct Hashing(std::hash::DefaultHasher);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.write(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut h = Hashing(std::hash::DefaultHasher::new());
+    // Writing into a hasher cannot fail, and a value that would not serialise is never made.
+    let _ = serde_json::to_writer(&mut h, items);
+    format!("{:016x}", h.0.finish())
 }
 
 impl Session {

@@ -860,7 +860,7 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
 /// requests), and the language server judges them all again when a pool changes. Kept with the
 /// inventory ([`Inventory::derived`]) while they hold at most [`Simulations::MOST`] verdicts.
 #[derive(Default)]
-struct Simulations(std::sync::Mutex<Kept>);
+struct Simulations(std::sync::RwLock<Kept>);
 
 #[derive(Default)]
 struct Kept {
@@ -890,8 +890,11 @@ impl Simulation {
 
 /// Everything of a workload and of the options that [`simulate`] reads, but places in the
 /// document (which no verdict holds).
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Asks {
+    /// The hash of the rest, worked out once: a workload's asks are looked up again at every
+    /// pool edit.
+    digest: u64,
     pub kind: Option<String>,
     pub tolerations: Vec<Toleration>,
     pub sources: Vec<Source>,
@@ -901,6 +904,49 @@ pub struct Asks {
     affinity: Option<Vec<affinity::Term>>,
     requests: Resources,
     pub gate: bool,
+}
+
+impl std::hash::Hash for Asks {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(self.digest);
+    }
+}
+
+impl Asks {
+    fn new(w: &Workload<'_>, options: &Options) -> Asks {
+        let mut asks = Asks {
+            digest: 0,
+            kind: w.kind.map(str::to_string),
+            tolerations: w.tolerations.clone(),
+            sources: w.sources.clone(),
+            node_name: w.node_name.as_ref().map(|(n, _)| n.clone()),
+            node_selector: w
+                .node_selector
+                .iter()
+                .map(|e| (e.key.clone(), e.value.clone()))
+                .collect(),
+            class_selector: w.class_selector.clone(),
+            affinity: w.affinity.as_ref().map(|a| a.terms.clone()),
+            requests: w.requests.clone(),
+            gate: options.feature(COMPARISON_GATE),
+        };
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        (
+            &asks.kind,
+            &asks.tolerations,
+            &asks.sources,
+            &asks.node_name,
+            &asks.node_selector,
+            &asks.class_selector,
+            &asks.affinity,
+            &asks.requests,
+            asks.gate,
+        )
+            .hash(&mut h);
+        asks.digest = h.finish();
+        asks
+    }
 }
 
 /// A simulation kept with the inventory for the workloads that ask the same of it
@@ -939,24 +985,10 @@ pub fn shared_simulation(
     let memo = inventory
         .derived(Simulations::default)
         .filter(|_| w.claims.is_empty())?;
-    let asks = Asks {
-        kind: w.kind.map(str::to_string),
-        tolerations: w.tolerations.clone(),
-        sources: w.sources.clone(),
-        node_name: w.node_name.as_ref().map(|(n, _)| n.clone()),
-        node_selector: w
-            .node_selector
-            .iter()
-            .map(|e| (e.key.clone(), e.value.clone()))
-            .collect(),
-        class_selector: w.class_selector.clone(),
-        affinity: w.affinity.as_ref().map(|a| a.terms.clone()),
-        requests: w.requests.clone(),
-        gate: options.feature(COMPARISON_GATE),
-    };
+    let asks = Asks::new(w, options);
     if let Some(known) = memo
         .0
-        .lock()
+        .read()
         .ok()
         .and_then(|m| m.by_asks.get(&asks).cloned())
     {
@@ -969,7 +1001,7 @@ pub fn shared_simulation(
         asks: Arc::new(asks),
         reads: std::sync::OnceLock::new(),
     });
-    if let (Ok(mut kept), true) = (memo.0.lock(), verdicts <= Simulations::MOST) {
+    if let (Ok(mut kept), true) = (memo.0.write(), verdicts <= Simulations::MOST) {
         if kept.verdicts + verdicts > Simulations::MOST {
             *kept = Kept::default();
         }
@@ -991,7 +1023,7 @@ pub fn shared_simulation(
 /// judged against it.
 pub fn kept_simulation(asks: &Asks, inventory: &Inventory) -> Option<Arc<Shared>> {
     let memo = inventory.derived(Simulations::default)?;
-    memo.0.lock().ok()?.by_asks.get(asks).cloned()
+    memo.0.read().ok()?.by_asks.get(asks).cloned()
 }
 
 /// What [`simulate`] knows of one workload while it judges the pools.
