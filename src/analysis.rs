@@ -4,7 +4,7 @@ use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::{extract_with, items};
-pub use crate::rules::InventoryReads;
+use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
 use crate::schedule::{self, Rejected, WorkloadResult, COMPARISON_GATE};
@@ -94,27 +94,71 @@ pub fn analyse_parsed<'a>(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> FileAnalysis {
-    analyse_parsed_reading(text, stream, options, inventory, placements, None)
+    analyse_parsed_with(text, stream, options, inventory, placements, None)
 }
 
-/// [`analyse_parsed`], telling `reads` what the findings read of the inventory (see
-/// [`InventoryReads::still_hold`]).
-pub fn analyse_parsed_reading<'a>(
+/// What a file's documents are to be told ([`Judged`]), and what they found before.
+type Again<'j> = Option<(&'j mut Judged, Option<&'j Judged>)>;
+
+/// What each document of a file found (before the configuration and the suppressions
+/// apply), and what its findings read of the inventory: judged again against another
+/// inventory ([`analyse_parsed_again`]), a document whose findings read the same of it keeps
+/// them.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    documents: Vec<JudgedDocument>,
+}
+
+#[derive(Debug, Clone)]
+struct JudgedDocument {
+    found: Vec<Diagnostic>,
+    reads: InventoryReads,
+    templates: PodTemplates,
+}
+
+impl Judged {
+    /// Whether every document's findings are the same under `inventory`
+    /// ([`InventoryReads::still_hold`]).
+    pub fn still_hold(&self, inventory: &Inventory) -> bool {
+        self.documents.iter().all(|d| d.reads.still_hold(inventory))
+    }
+}
+
+/// [`analyse_parsed`] (with no placements), and what each document found and read of the
+/// inventory. With what the same text, under the same options, found before (`before`,
+/// against another inventory), a document whose findings read the same of `inventory` keeps
+/// them rather than be judged again: the analysis is the same as [`analyse_parsed`]'s.
+pub fn analyse_parsed_again<'a>(
+    text: &'a str,
+    stream: &mut syntax::Stream<'a>,
+    options: &Options,
+    inventory: Option<&Inventory>,
+    before: Option<&Judged>,
+) -> (FileAnalysis, Judged) {
+    let mut judged = Judged::default();
+    let before = before.filter(|b| b.documents.len() == stream.documents.len());
+    let analysis = analyse_parsed_with(
+        text,
+        stream,
+        options,
+        inventory,
+        false,
+        Some((&mut judged, before)),
+    );
+    (analysis, judged)
+}
+
+fn analyse_parsed_with<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
     options: &Options,
     inventory: Option<&Inventory>,
     placements: bool,
-    reads: Option<&mut InventoryReads>,
+    again: Again<'_>,
 ) -> FileAnalysis {
     debug_assert!(is_parsed_kind(text), "a Terraform file has no YAML tree");
-    let mut reads = reads;
-    if let (Some(reads), None) = (reads.as_deref_mut(), inventory) {
-        // Judged without one: what it reads of an inventory is not told.
-        reads.opaque();
-    }
     let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
-    let (analysis, _) = analyse_stream(text, stream, options, inventory, placements, reads);
+    let (analysis, _) = analyse_stream(text, stream, options, inventory, placements, again);
     // The rules add nodes (a JSON6902 patch's stand-ins, a pool file's taints read as
     // mappings): the tree is left as parsed.
     for (doc, mark) in stream.documents.iter_mut().zip(marks) {
@@ -134,7 +178,7 @@ fn analyse_stream<'a>(
     options: &Options,
     inventory: Option<&Inventory>,
     placements: bool,
-    reads: Option<&mut InventoryReads>,
+    again: Again<'_>,
 ) -> (FileAnalysis, PodTemplates) {
     let mut places = (placements && inventory.is_some()).then(Places::default);
     let mut pod_templates = PodTemplates::default();
@@ -142,7 +186,7 @@ fn analyse_stream<'a>(
         text,
         stream,
         options,
-        (inventory, reads),
+        (inventory, again),
         places.as_mut(),
         &mut pod_templates,
     );
@@ -497,13 +541,13 @@ fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut 
     out.extend(unused);
 }
 
-/// Runs every rule over a parsed file, against `inventory` (telling `reads` what the findings
-/// read of it).
+/// Runs every rule over a parsed file, against `inventory`; telling `again` what each document
+/// found and read of it, and keeping what a document found before where it reads the same.
 fn check_stream<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
     options: &Options,
-    (inventory, mut reads): (Option<&Inventory>, Option<&mut InventoryReads>),
+    (inventory, mut again): (Option<&Inventory>, Again<'_>),
     mut places: Option<&mut Places>,
     judged: &mut PodTemplates,
 ) -> Vec<Diagnostic> {
@@ -520,20 +564,54 @@ fn check_stream<'a>(
     }
     let local = with_local_cluster(text, stream, options);
     let options = local.as_ref().unwrap_or(options);
-    for (doc, template) in stream.documents.iter_mut().zip(templates) {
-        if let Some(template) = template {
-            out.push(template);
-            continue;
+    for (k, (doc, template)) in stream.documents.iter_mut().zip(templates).enumerate() {
+        let start = out.len();
+        let mut reads = InventoryReads::default();
+        let templates = match template {
+            Some(template) => {
+                out.push(template);
+                PodTemplates::default()
+            }
+            None => {
+                let kept = again
+                    .as_ref()
+                    .and_then(|(_, before)| before.as_ref()?.documents.get(k))
+                    .filter(|d| {
+                        places.is_none() && inventory.is_some_and(|i| d.reads.still_hold(i))
+                    });
+                match kept {
+                    Some(d) => {
+                        out.extend(d.found.iter().cloned());
+                        reads = d.reads.clone();
+                        d.templates
+                    }
+                    None => {
+                        if inventory.is_none() {
+                            // Judged without one: what it reads of an inventory is not told.
+                            reads.opaque();
+                        }
+                        let recording = again.is_some().then_some(&mut reads);
+                        check_document(
+                            text,
+                            doc,
+                            options,
+                            (inventory, recording),
+                            places.as_deref_mut(),
+                            &mut out,
+                            None,
+                        )
+                    }
+                }
+            }
+        };
+        *judged += templates;
+        if let Some((now, _)) = again.as_mut() {
+            now.documents.push(JudgedDocument {
+                found: out[start..].to_vec(),
+                reads,
+                templates,
+            });
         }
-        *judged += check_document(
-            text,
-            doc,
-            options,
-            (inventory, reads.as_deref_mut()),
-            places.as_deref_mut(),
-            &mut out,
-            None,
-        );
     }
     not_a_manifest(text, &mut out);
     out

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::analysis::{FileAnalysis, InventoryReads};
+use crate::analysis::{FileAnalysis, Judged};
 use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -198,28 +198,26 @@ impl Workspace {
         self.configured(analysis)
     }
 
-    /// [`Workspace::analyse_file`] of a YAML file already parsed (see
-    /// [`crate::analysis::analyse_parsed`]), telling `reads` what the findings read of the
-    /// inventory (see [`crate::analysis::analyse_parsed_reading`]).
+    /// [`Workspace::analyse_file`] of a YAML file already parsed, and what each document found
+    /// and read of the inventory, keeping what a document found `before` where it reads the
+    /// same of this one (see [`crate::analysis::analyse_parsed_again`]).
     pub fn analyse_parsed<'a>(
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
-        placements: bool,
         chart: Option<&Arc<ChartKinds>>,
-        reads: Option<&mut InventoryReads>,
-    ) -> FileAnalysis {
-        let analysis = self.with_options(chart, |options| {
-            crate::analysis::analyse_parsed_reading(
+        before: Option<&Judged>,
+    ) -> (FileAnalysis, Judged) {
+        let (analysis, judged) = self.with_options(chart, |options| {
+            crate::analysis::analyse_parsed_again(
                 text,
                 stream,
                 options,
                 self.cluster.as_deref(),
-                placements,
-                reads,
+                before,
             )
         });
-        self.configured(analysis)
+        (self.configured(analysis), judged)
     }
 
     /// Whether a file's findings can depend on the inventory (see

@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
 
-use crate::analysis::{FileAnalysis, InventoryReads};
+use crate::analysis::{FileAnalysis, Judged};
 use crate::diagnostic::Diagnostic;
 use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
@@ -82,20 +82,21 @@ impl Read {
         }
     }
 
-    /// The file's analysis, and what its findings read of the inventory (a Terraform file's
-    /// are not told).
+    /// The file's analysis, and what each document found and read of the inventory (a
+    /// Terraform file's are not told); a document keeps what it found `before` where it reads
+    /// the same of this inventory.
     fn analyse(
         &mut self,
         ws: &Workspace,
         chart: Option<&Arc<ChartKinds>>,
-    ) -> (FileAnalysis, Option<InventoryReads>) {
+        before: Option<&Judged>,
+    ) -> (FileAnalysis, Option<Judged>) {
         match self {
             Read::Tree(p) => {
-                let mut reads = InventoryReads::default();
-                let analysis = p.with_dependent_mut(|text, stream| {
-                    ws.analyse_parsed(text, stream, false, chart, Some(&mut reads))
+                let (analysis, judged) = p.with_dependent_mut(|text, stream| {
+                    ws.analyse_parsed(text, stream, chart, before)
                 });
-                (analysis, Some(reads))
+                (analysis, Some(judged))
             }
             Read::Hcl(text) => (ws.analyse_file(text, false, chart), None),
         }
@@ -121,9 +122,9 @@ pub(crate) struct DiskResult {
     pub result_id: String,
     /// The findings the items were made from, while the file may be judged again.
     found: Arc<Vec<Diagnostic>>,
-    /// What they read of the inventory: under another inventory of which they read the same,
-    /// they are the same.
-    reads: Option<Arc<InventoryReads>>,
+    /// What each document found and read of the inventory: under another inventory of which
+    /// they read the same, they are the same.
+    judged: Option<Arc<Judged>>,
     /// The hash of the text of each inventory file the findings point into, which places
     /// those places.
     placed: Vec<(String, Option<u64>)>,
@@ -151,7 +152,7 @@ impl DiskResult {
             items: self.items.clone(),
             result_id: self.result_id.clone(),
             found: Arc::default(),
-            reads: None,
+            judged: None,
             placed: Vec::new(),
             parsed: Mutex::new(None),
         }
@@ -192,7 +193,7 @@ impl DiskResult {
             items,
             result_id,
             found: self.found.clone(),
-            reads: self.reads.clone(),
+            judged: self.judged.clone(),
             placed,
             parsed: Mutex::new(parsed),
         })
@@ -322,10 +323,10 @@ impl Session {
                         }
                         // Findings that read the same of this inventory as of the last are the
                         // same: not judged again.
-                        let holds = |reads: &Arc<InventoryReads>| {
-                            ws.cluster.as_deref().is_some_and(|i| reads.still_hold(i))
+                        let holds = |judged: &Arc<Judged>| {
+                            ws.cluster.as_deref().is_some_and(|i| judged.still_hold(i))
                         };
-                        if c.reads.as_ref().is_some_and(holds) {
+                        if c.judged.as_ref().is_some_and(holds) {
                             let parsed = c.take_parsed().and_then(|p| {
                                 let len = p.borrow_owner().len();
                                 (kept_text.fetch_add(len, Ordering::Relaxed) + len <= KEPT_TEXT)
@@ -363,7 +364,9 @@ impl Session {
                         reads_inventory = Some(true);
                     }
                     let uri = Uri::from_file_path(&path)?;
-                    let (analysis, reads) = file.analyse(&ws, chart.as_ref());
+                    // The documents whose findings read the same of this inventory keep them.
+                    let before = same.as_ref().and_then(|c| c.judged.as_deref());
+                    let (analysis, judged) = file.analyse(&ws, chart.as_ref(), before);
                     let found = analysis.diagnostics;
                     // A finding of an inventory rule says the file reads the inventory: it need
                     // not be asked.
@@ -400,10 +403,10 @@ impl Session {
                     };
                     // The findings are compared with the next pass's only if the file is
                     // judged again.
-                    let (found, placed, reads) = if reads_inventory == Some(false) {
+                    let (found, placed, judged) = if reads_inventory == Some(false) {
                         (Vec::new(), Vec::new(), None)
                     } else {
-                        (found, placed, reads.map(Arc::new))
+                        (found, placed, judged.map(Arc::new))
                     };
                     Some((
                         path,
@@ -416,7 +419,7 @@ impl Session {
                             items,
                             result_id,
                             found: Arc::new(found),
-                            reads,
+                            judged,
                             placed,
                             parsed: Mutex::new(keep),
                         }),
