@@ -328,9 +328,9 @@ pub struct Inventory {
     /// Of those, the keys that name nodes (not topology), sorted.
     naming_keys: Vec<String>,
     /// For each naming label key and value, the nodes that have it.
-    by_label: HashMap<(String, String), Vec<NodeRef>>,
+    by_label: NodesByLabel,
     /// The nodes of each name.
-    by_name: HashMap<String, Vec<NodeRef>>,
+    by_name: NodesByName,
     /// Every distinct taint of the pools, as the pool and index of its first writing, with the
     /// pools that carry it (see [`Inventory::taints`]): built once, asked for every workload.
     distinct_taints: Vec<((usize, usize), Vec<usize>)>,
@@ -974,7 +974,7 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
             (key, own.into_iter().cloned().collect())
         })
         .collect();
-    let mut index: HashMap<Key<'_>, usize> = HashMap::new();
+    let mut index: foldhash::HashMap<Key<'_>, usize> = foldhash::HashMap::default();
     let mut pools: Vec<Pool> = Vec::new();
     // What each pool's nodes offer: the least and the most of each resource, or unknown once
     // a node does not say (kept per pool, never per node).
@@ -1036,19 +1036,21 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
     pools
 }
 
-/// The nodes (as pool and member) that carry a naming label's value.
-type NodesByLabel = HashMap<(String, String), Vec<NodeRef>>;
+/// The nodes (as pool and member) that carry a naming label's value. (The index maps use a
+/// fast hash: a keystroke in a pool file beside a node list indexes thousands of nodes again.)
+type NodesByLabel = foldhash::HashMap<(String, String), Vec<NodeRef>>;
 /// The nodes (as pool and member) of a name.
-type NodesByName = HashMap<String, Vec<NodeRef>>;
+type NodesByName = foldhash::HashMap<String, Vec<NodeRef>>;
 
 /// Indexes every node by name and by the naming labels it carries, and sorts each pool's nodes
 /// into variants: nodes whose identity labels differ only in naming values share one.
 fn index_members(pools: &mut [Pool], naming: &BTreeSet<String>) -> (NodesByLabel, NodesByName) {
     let is_naming = |k: &str| naming.contains(k);
-    let mut by_label = NodesByLabel::new();
-    let mut by_name = NodesByName::new();
+    let mut by_label = NodesByLabel::default();
+    let mut by_name = NodesByName::default();
     for (p, pool) in pools.iter_mut().enumerate() {
-        let mut variants: HashMap<Vec<(&str, Option<&str>)>, u32> = HashMap::new();
+        let mut variants: foldhash::HashMap<Vec<(&str, Option<&str>)>, u32> =
+            foldhash::HashMap::default();
         let mut members: Vec<Vec<u32>> = Vec::new();
         for (m, member) in pool.nodes.iter_mut().enumerate() {
             let at = (p as u32, m as u32);

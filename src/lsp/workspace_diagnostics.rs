@@ -16,7 +16,6 @@
 //! diagnostics and result id rather than have them made again.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::Hasher;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -253,22 +252,12 @@ fn diagnostics_of(
     )
 }
 
-/// Names a file's diagnostics: the hash of their JSON, written straight into the hasher.
+/// Names a file's diagnostics: the hash of their JSON.
 fn result_id(items: &[lsp::Diagnostic]) -> String {
-    struct Hashing(std::hash::DefaultHasher);
-    impl std::io::Write for Hashing {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.write(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut h = Hashing(std::hash::DefaultHasher::new());
-    // Writing into a hasher cannot fail, and a value that would not serialise is never made.
-    let _ = serde_json::to_writer(&mut h, items);
-    format!("{:016x}", h.0.finish())
+    use std::hash::BuildHasher;
+    let json = serde_json::to_vec(items).unwrap_or_default();
+    let hash = foldhash::quality::FixedState::with_seed(0).hash_one(&json);
+    format!("{hash:016x}")
 }
 
 impl Session {
@@ -430,11 +419,15 @@ impl Session {
         .await?;
         let mut state = self.lock();
         if state.workspace.generation == generation {
-            // What is gone (deleted, excluded, open now) is forgotten.
-            state.disk.files = results
+            // What is gone (deleted, excluded, open now) is forgotten. The results replaced are
+            // freed off the lock and off the answer's way (a pool edit replaces thousands).
+            let current = results
                 .iter()
                 .map(|(path, r)| (path.clone(), r.clone()))
                 .collect();
+            let replaced = std::mem::replace(&mut state.disk.files, current);
+            drop(state);
+            tokio::task::spawn_blocking(move || drop(replaced));
         }
         Ok(results.into_iter().map(|(_, r)| r).collect())
     }
