@@ -687,9 +687,10 @@ pools:
     taints: [\"example.com/gpu=true:NoSchedule\"]
 ";
 
-/// The workspace of the equivalence test: workloads on each pool, a kustomization whose inline
-/// patch adds a toleration (YAML in a string, linted with the inventory), and files whose
-/// findings do not depend on the inventory (a Node with a mistyped effect, a Service).
+/// The workspace of the equivalence test: workloads on each pool (two in one file), a
+/// kustomization whose inline patch adds a toleration (YAML in a string, linted with the
+/// inventory), and files whose findings do not depend on the inventory (a Node with a
+/// mistyped effect, a Service).
 const EQ_FILES: &[(&str, &str)] = &[
     (
         "apps/web.yaml",
@@ -706,6 +707,12 @@ const EQ_FILES: &[(&str, &str)] = &[
     (
         "apps/node.yaml",
         "apiVersion: v1\nkind: Node\nmetadata: {name: spare-1}\nspec:\n  taints: [{key: example.com/spare, effect: noschedule}]\n",
+    ),
+    // Three documents: a taint on the web pool changes the last one's findings; the second asks
+    // what the first asks, and keeps its findings when they read the same of a new inventory.
+    (
+        "apps/mixed.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: infer, namespace: ml}\nspec:\n  selector: {matchLabels: {app: infer}}\n  template:\n    metadata: {labels: {app: infer}}\n    spec:\n      nodeSelector: {example.com/pool: gpu}\n      tolerations:\n      - {key: example.com/gpu, operator: Exists, effect: NoSchedule}\n      - {key: example.com/gpux, operator: Exists}\n      containers: [{name: infer, image: infer}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: infer-canary, namespace: ml}\nspec:\n  selector: {matchLabels: {app: infer-canary}}\n  template:\n    metadata: {labels: {app: infer-canary}}\n    spec:\n      nodeSelector: {example.com/pool: gpu}\n      tolerations:\n      - {key: example.com/gpu, operator: Exists, effect: NoSchedule}\n      - {key: example.com/gpux, operator: Exists}\n      containers: [{name: infer, image: infer}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: shop, namespace: shop}\nspec:\n  selector: {matchLabels: {app: shop}}\n  template:\n    metadata: {labels: {app: shop}}\n    spec:\n      nodeSelector: {example.com/pool: web}\n      containers: [{name: shop, image: shop}]\n",
     ),
     (
         "apps/service.yaml",
@@ -881,8 +888,17 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
             None,
         ),
         (
+            "a pool added after the others",
+            Some(format!(
+                "{commented}  spare:\n    count: 1\n    labels: {{example.com/pool: spare}}\n"
+            )),
+            None,
+        ),
+        (
             "a workload file changed on disk",
-            Some(commented.clone()),
+            Some(format!(
+                "{commented}  spare:\n    count: 1\n    labels: {{example.com/pool: spare}}\n"
+            )),
             Some((
                 "apps/trainer.yaml",
                 EQ_FILES[1]
@@ -954,9 +970,15 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
         assert_eq!(held, want, "after {what}");
         match what {
             "a taint added to the web pool" | "the taint added again" => {
-                assert_eq!(codes(&held, "apps/web.yaml"), ["unschedulable"], "{what}")
+                assert_eq!(codes(&held, "apps/web.yaml"), ["unschedulable"], "{what}");
+                let mixed = ["toleration-unused", "toleration-unused", "unschedulable"];
+                assert_eq!(codes(&held, "apps/mixed.yaml"), mixed, "{what}");
             }
-            "the taint taken back" => assert!(codes(&held, "apps/web.yaml").is_empty()),
+            "the taint taken back" => {
+                assert!(codes(&held, "apps/web.yaml").is_empty());
+                let mixed = ["toleration-unused", "toleration-unused"];
+                assert_eq!(codes(&held, "apps/mixed.yaml"), mixed, "{what}");
+            }
             "the comment split in two lines" => assert!(
                 held["apps/web.yaml"]
                     .to_string()
