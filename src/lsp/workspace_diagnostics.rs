@@ -9,11 +9,14 @@
 //! generation it was made for, so an edit that changes neither re-reads nothing. When only the
 //! inventory changed (an edit to a pool file), a file whose findings cannot depend on it
 //! ([`crate::analysis::reads_inventory`]: no pod template, toleration or YAML in a string) keeps
-//! its result and its result id without being analysed again. A file that does is judged again
-//! from its YAML tree, kept from the pass before with its text ([`Parsed`]; up to
-//! [`KEPT_TEXT`] bytes of text a workspace), not read and parsed anew; when its findings come
-//! out as they were, pointing into inventory files whose texts are as they were, it keeps its
-//! diagnostics and result id rather than have them made again.
+//! its result and its result id without being analysed again. So does a file whose findings
+//! read the same of the new inventory as of the last ([`Judged::still_hold`]: what each of its
+//! pod templates asks is simulated again once per inventory, and what the inventory rules read
+//! for it compared as a hash). Any other file is judged again from its YAML tree, kept from the
+//! pass before with its text ([`Parsed`]; up to [`KEPT_TEXT`] bytes of text a workspace), not
+//! read and parsed anew, and only in its documents whose findings can change; when its findings
+//! come out as they were, pointing into inventory files whose texts are as they were, it keeps
+//! its diagnostics and result id rather than have them made again.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
