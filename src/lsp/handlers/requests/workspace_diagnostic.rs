@@ -8,10 +8,34 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::*;
 
-use crate::lsp::session::Session;
+use crate::lsp::session::{blocking, Session};
+use crate::lsp::workspace_diagnostics::DiskResult;
+
+/// A file's report: `unchanged` when the client holds its current result id.
+fn report(r: &DiskResult, previous: Option<&str>) -> WorkspaceDocumentDiagnosticReport {
+    if previous == Some(r.result_id.as_str()) {
+        WorkspaceDocumentDiagnosticReport::Unchanged(WorkspaceUnchangedDocumentDiagnosticReport {
+            uri: r.uri.clone(),
+            version: None,
+            unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                result_id: r.result_id.clone(),
+            },
+        })
+    } else {
+        WorkspaceDocumentDiagnosticReport::Full(WorkspaceFullDocumentDiagnosticReport {
+            uri: r.uri.clone(),
+            version: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: Some(r.result_id.clone()),
+                items: r.items.to_vec(),
+            },
+        })
+    }
+}
 
 pub(crate) async fn handle(
     session: &Arc<Session>,
@@ -19,38 +43,34 @@ pub(crate) async fn handle(
 ) -> jsonrpc::Result<WorkspaceDiagnosticReportResult> {
     session.read_inventory_edits().await;
     let results = session.disk_diagnostics().await?;
-    let previous: HashMap<&Uri, &str> = params
-        .previous_result_ids
+    let open = session.open_uris();
+    // Made on the blocking pool, in parallel: a pool edit changes hundreds of files, and each
+    // report is a copy of the file's diagnostics.
+    let items = blocking("answering workspace/diagnostic", move || {
+        reports(&results, &params.previous_result_ids, &open)
+    })
+    .await?;
+    Ok(WorkspaceDiagnosticReportResult::Report(
+        WorkspaceDiagnosticReport { items },
+    ))
+}
+
+/// A report per file, and an empty one without a result id for each file the client holds a
+/// result for that is gone (and not open: `open` is sorted).
+fn reports(
+    results: &[Arc<DiskResult>],
+    previous: &[PreviousResultId],
+    open: &[Uri],
+) -> Vec<WorkspaceDocumentDiagnosticReport> {
+    let previous: HashMap<&Uri, &str> = previous
         .iter()
         .map(|p| (&p.uri, p.value.as_str()))
         .collect();
-    let mut items = Vec::with_capacity(results.len());
-    for r in &results {
-        if previous.get(&r.uri) == Some(&r.result_id.as_str()) {
-            items.push(WorkspaceDocumentDiagnosticReport::Unchanged(
-                WorkspaceUnchangedDocumentDiagnosticReport {
-                    uri: r.uri.clone(),
-                    version: None,
-                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
-                        result_id: r.result_id.clone(),
-                    },
-                },
-            ));
-        } else {
-            items.push(WorkspaceDocumentDiagnosticReport::Full(
-                WorkspaceFullDocumentDiagnosticReport {
-                    uri: r.uri.clone(),
-                    version: None,
-                    full_document_diagnostic_report: FullDocumentDiagnosticReport {
-                        result_id: Some(r.result_id.clone()),
-                        items: r.items.to_vec(),
-                    },
-                },
-            ));
-        }
-    }
+    let mut items: Vec<WorkspaceDocumentDiagnosticReport> = results
+        .par_iter()
+        .map(|r| report(r, previous.get(&r.uri).copied()))
+        .collect();
     let reported: std::collections::HashSet<&Uri> = results.iter().map(|r| &r.uri).collect();
-    let open = session.open_uris();
     let mut gone: Vec<&Uri> = previous
         .keys()
         .copied()
@@ -69,7 +89,5 @@ pub(crate) async fn handle(
             },
         ));
     }
-    Ok(WorkspaceDiagnosticReportResult::Report(
-        WorkspaceDiagnosticReport { items },
-    ))
+    items
 }
