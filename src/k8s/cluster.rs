@@ -968,7 +968,7 @@ pub fn value_offsets(doc: &Document<'_>, text: &str, node: NodeId) -> Option<Vec
         }
         Style::SingleQuoted => single_quoted_offsets(src, &span, &mut map)?,
         Style::DoubleQuoted => double_quoted_offsets(src, &span, value, &mut map)?,
-        Style::Literal => literal_offsets(text, src, &span, value, &mut map)?,
+        Style::Literal => literal_offsets(text, &span, value, &mut map)?,
         Style::Folded => return None,
     }
     (map.len() == value.len() + 1).then_some(map)
@@ -1059,32 +1059,25 @@ fn double_quoted_offsets(
     Some(())
 }
 
-/// A literal block scalar (`|`, `|-`, `|+`; not with an explicit indentation): its content
-/// lines at one indentation. The span may start at the header line or at the first content
-/// character.
+/// A literal block scalar (`|`, `|-`, `|+`, with or without an indentation indicator): its
+/// content lines at one indentation. granit-parser (2.1.0, `scan_block_scalar`) starts the span
+/// of a literal with content at its first content character, in the column its indentation
+/// sets, so that column is the indentation. A literal without content (its value no more than
+/// line breaks) has nothing to map, and its span is not where it is written: it starts at the
+/// `|` header when the stream ends after it, else it is empty at the next line's first
+/// character (`None`).
 fn literal_offsets(
     text: &str,
-    src: &str,
     span: &Range<usize>,
     value: &str,
     map: &mut Vec<usize>,
 ) -> Option<()> {
-    let (body_start, indent) = if src.starts_with('|') {
-        let header_end = src.find('\n')? + 1;
-        if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let body = &src[header_end..];
-        let indent = body
-            .split('\n')
-            .find(|l| !l.trim_end_matches('\r').trim().is_empty())
-            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-        (span.start + header_end, indent)
-    } else {
-        let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-        (line_start, span.start - line_start)
-    };
-    let body = text.get(body_start..span.end.max(body_start))?;
+    if value.trim_start_matches('\n').is_empty() {
+        return None;
+    }
+    let body_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = span.start - body_start;
+    let body = &text[body_start..span.end];
     let mut lines = body.split_inclusive('\n');
     let mut at = body_start;
     for want in value.split_inclusive('\n') {
@@ -1103,11 +1096,8 @@ fn literal_offsets(
     }
     // The value's end; at the end of a file without a final line break, the line
     // break clip chomping keeps is not in the source, and the end is the text's.
-    map.push(
-        map.last()
-            .map_or(body_start + indent, |&l| l + 1)
-            .min(text.len()),
-    );
+    let last = *map.last()?;
+    map.push((last + 1).min(text.len()));
     Some(())
 }
 
@@ -1247,11 +1237,56 @@ mod tests {
                 Some(vec![7, 8, 9, 12, 13, 14, 15, 16]),
             ),
             ("b: |2\n  ab\n", Some(vec![8, 9, 10, 11])),
+            // An indentation indicator below the lines' own: the rest is content.
+            ("b: |1\n  ab\n", Some(vec![7, 8, 9, 10, 11])),
+            // One line, its break stripped: the end is past its last byte.
+            ("b: |-\n  ab\n", Some(vec![8, 9, 10])),
+            // CRLF: a line break maps to the `\r` where its line's text ends.
+            ("b: |\r\n  x\r\n  y\r\n", Some(vec![8, 9, 13, 14, 15])),
+            // Content that starts with `|` is no header.
+            ("b: |\n  |x\n", Some(vec![7, 8, 9, 10])),
+            ("b: |\n  |\n  [x]\n", Some(vec![7, 8, 11, 12, 13, 14, 15])),
+            ("b: |2\n  |2\n", Some(vec![8, 9, 10, 11])),
         ] {
             let stream = syntax::parse(text);
             let doc = &stream.documents[0];
             let (_, b) = doc.get(doc.root.unwrap(), "b").unwrap();
             assert_eq!(value_offsets(doc, text, b), want, "{text:?}");
+        }
+    }
+
+    /// A literal block scalar with no content has nothing to map: its span starts at its `|`
+    /// header when the stream ends after it, else it is empty at the next line, whose first
+    /// character is not where the value is written.
+    #[test]
+    fn blank_literal_block_scalars_do_not_map() {
+        for (text, path) in [
+            ("b: |\n", &["b"][..]),
+            ("b: |", &["b"]),
+            ("b: |\n\n\n", &["b"]),
+            ("b: |-\n  \n", &["b"]),
+            ("b: |+\n\n\n", &["b"]),
+            ("b: |2\n", &["b"]),
+            ("b: |\nc: 1\n", &["b"]),
+            ("b: |-\nc: 1\n", &["b"]),
+            ("b: |+\n\n\nc: 1\n", &["b"]),
+            ("x:\n  b: |\n  c: 1\n", &["x", "b"]),
+            ("x:\n  b: |\n\n  c: 1\n", &["x", "b"]),
+            ("b: |\n---\nc: 1\n", &["b"]),
+        ] {
+            let stream = syntax::parse(text);
+            let doc = &stream.documents[0];
+            let mut node = doc.root.unwrap();
+            for key in path {
+                node = doc.get(node, key).unwrap().1;
+            }
+            let (value, style) = doc.scalar(node).unwrap();
+            assert_eq!(
+                (value.trim_matches('\n'), style),
+                ("", Style::Literal),
+                "{text:?}"
+            );
+            assert_eq!(value_offsets(doc, text, node), None, "{text:?}");
         }
     }
 
