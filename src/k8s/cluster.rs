@@ -260,9 +260,10 @@ fn class_selector(doc: &Document<'_>, class: NodeId) -> Option<ClassSelector> {
     };
     let (_, cel) = doc.get(*one, "cel")?;
     let expression = doc.get_str(cel, "expression")?;
-    if expression.contains("||") || expression.contains('(') || expression.contains('!') {
-        return None;
-    }
+    // Each term is read whole: outside its string literals there is room for nothing but
+    // `device.driver` or `device.attributes[...].name`, `==` and spaces, so an `||`, a call,
+    // parentheses or a negation there leaves a term unread (`None`); inside a literal they are
+    // characters like any other.
     let mut driver = None;
     let mut attributes = Vec::new();
     for term in expression.split("&&") {
@@ -968,7 +969,7 @@ pub fn value_offsets(doc: &Document<'_>, text: &str, node: NodeId) -> Option<Vec
         }
         Style::SingleQuoted => single_quoted_offsets(src, &span, &mut map)?,
         Style::DoubleQuoted => double_quoted_offsets(src, &span, value, &mut map)?,
-        Style::Literal => literal_offsets(text, src, &span, value, &mut map)?,
+        Style::Literal => literal_offsets(text, &span, value, &mut map)?,
         Style::Folded => return None,
     }
     (map.len() == value.len() + 1).then_some(map)
@@ -1059,32 +1060,25 @@ fn double_quoted_offsets(
     Some(())
 }
 
-/// A literal block scalar (`|`, `|-`, `|+`; not with an explicit indentation): its content
-/// lines at one indentation. The span may start at the header line or at the first content
-/// character.
+/// A literal block scalar (`|`, `|-`, `|+`, with or without an indentation indicator): its
+/// content lines at one indentation. granit-parser (2.1.0, `scan_block_scalar`) starts the span
+/// of a literal with content at its first content character, in the column its indentation
+/// sets, so that column is the indentation. A literal without content (its value no more than
+/// line breaks) has nothing to map, and its span is not where it is written: it starts at the
+/// `|` header when the stream ends after it, else it is empty at the next line's first
+/// character (`None`).
 fn literal_offsets(
     text: &str,
-    src: &str,
     span: &Range<usize>,
     value: &str,
     map: &mut Vec<usize>,
 ) -> Option<()> {
-    let (body_start, indent) = if src.starts_with('|') {
-        let header_end = src.find('\n')? + 1;
-        if src[..header_end].bytes().any(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        let body = &src[header_end..];
-        let indent = body
-            .split('\n')
-            .find(|l| !l.trim_end_matches('\r').trim().is_empty())
-            .map(|l| l.len() - l.trim_start_matches(' ').len())?;
-        (span.start + header_end, indent)
-    } else {
-        let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-        (line_start, span.start - line_start)
-    };
-    let body = text.get(body_start..span.end.max(body_start))?;
+    if value.trim_start_matches('\n').is_empty() {
+        return None;
+    }
+    let body_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let indent = span.start - body_start;
+    let body = &text[body_start..span.end];
     let mut lines = body.split_inclusive('\n');
     let mut at = body_start;
     for want in value.split_inclusive('\n') {
@@ -1103,11 +1097,8 @@ fn literal_offsets(
     }
     // The value's end; at the end of a file without a final line break, the line
     // break clip chomping keeps is not in the source, and the end is the text's.
-    map.push(
-        map.last()
-            .map_or(body_start + indent, |&l| l + 1)
-            .min(text.len()),
-    );
+    let last = *map.last()?;
+    map.push((last + 1).min(text.len()));
     Some(())
 }
 
@@ -1155,6 +1146,336 @@ mod tests {
         assert_eq!(rc.tolerations[0].toleration.value, "gvisor");
         assert_eq!(&text[rc.at.range.clone()], "gvisor");
         assert!(c.knows_runtime_classes());
+    }
+
+    /// A claim's requests (resource.k8s.io `DeviceRequest`): `firstAvailable` shows its first
+    /// subrequest, with alternatives when it has more than one; an empty `firstAvailable` is
+    /// one not written (Go's `omitempty`), so a v1beta1 request's own class counts.
+    #[test]
+    fn device_requests_of_a_claim() {
+        let text = "\
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata: {name: c}
+spec:
+  devices:
+    requests:
+    - {name: a, firstAvailable: [], deviceClassName: gpu.nvidia.com, count: 2}
+    - {name: b, firstAvailable: [{name: one, deviceClassName: mig.nvidia.com}]}
+    - name: c
+      firstAvailable:
+      - {name: x, deviceClassName: big.example.com, allocationMode: All}
+      - {name: y, deviceClassName: small.example.com}
+    - {name: d, firstAvailable: []}
+";
+        let mut c = Cluster::default();
+        c.add_text("claim.yaml", text);
+        let request = |class: &str, count, alternatives| DeviceRequest {
+            class: class.to_string(),
+            count,
+            alternatives,
+            narrowed: false,
+        };
+        let requests = c.claim("ResourceClaim", None, "c").unwrap();
+        assert_eq!(
+            requests,
+            [
+                request("gpu.nvidia.com", Some(2), false),
+                request("mig.nvidia.com", Some(1), false),
+                request("big.example.com", None, true),
+            ]
+        );
+        let described: Vec<String> = requests.iter().map(DeviceRequest::describe).collect();
+        assert_eq!(
+            described,
+            [
+                "2 devices of class gpu.nvidia.com",
+                "1 device of class mig.nvidia.com",
+                "all devices of class big.example.com (or an alternative)",
+            ]
+        );
+    }
+
+    /// A pod names a claim by name in its own namespace; a manifest that does not say its
+    /// namespace (the pod's or the claim's) may be applied to any, so the name matches there.
+    #[test]
+    fn claims_are_found_by_kind_namespace_and_name() {
+        // Each written in both shapes: a template's requests under `spec.spec`, a claim's
+        // under `spec`.
+        let claim = |kind: &str, namespace: &str, name: &str, class: &str| {
+            format!(
+                "apiVersion: resource.k8s.io/v1\nkind: {kind}\nmetadata: {{name: {name}{namespace}}}\n\
+                 spec:\n  spec:\n    devices:\n      requests: [{{name: r, exactly: {{deviceClassName: {class}}}}}]\n\
+                 \x20 devices:\n    requests: [{{name: r, exactly: {{deviceClassName: {class}}}}}]\n"
+            )
+        };
+        let text = [
+            claim(
+                "ResourceClaimTemplate",
+                ", namespace: ml",
+                "gpus",
+                "ml.example.com",
+            ),
+            claim("ResourceClaimTemplate", "", "other", "other.example.com"),
+            claim("ResourceClaim", "", "gpus", "claim.example.com"),
+        ]
+        .join("---\n");
+        let mut c = Cluster::default();
+        c.add_text("claims.yaml", &text);
+        let class = |kind, namespace, name| {
+            c.claim(kind, namespace, name)
+                .map(|r| r.iter().map(|r| r.class.as_str()).collect::<Vec<_>>())
+        };
+        let t = "ResourceClaimTemplate";
+        assert_eq!(class(t, Some("ml"), "gpus"), Some(vec!["ml.example.com"]));
+        assert_eq!(class(t, None, "gpus"), Some(vec!["ml.example.com"]));
+        assert_eq!(class(t, Some("web"), "gpus"), None);
+        assert_eq!(
+            class(t, Some("web"), "other"),
+            Some(vec!["other.example.com"])
+        );
+        assert_eq!(class(t, None, "missing"), None);
+        assert_eq!(
+            class("ResourceClaim", Some("web"), "gpus"),
+            Some(vec!["claim.example.com"])
+        );
+        assert_eq!(class("ResourceClaim", Some("web"), "other"), None);
+    }
+
+    /// What a cluster holds, each kind of object alone: not empty; how many objects, counted
+    /// by kind (a refused RuntimeClass was read, so it counts; a ResourceSlice describes
+    /// devices, not an object a related location points into).
+    #[test]
+    fn a_cluster_counts_what_it_holds() {
+        let doc = |kind: &str, name: &str, spec: &str| {
+            format!("apiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}}}\n{spec}")
+        };
+        let namespace = doc("Namespace", "shop", "");
+        let runtime_class = doc("RuntimeClass", "gvisor", "handler: runsc\n");
+        let claim = doc(
+            "ResourceClaim",
+            "c",
+            "spec:\n  devices:\n    requests: [{name: r, exactly: {deviceClassName: k}}]\n",
+        );
+        let class = doc("DeviceClass", "k", "spec: {}\n");
+        let slice = |at: &str| {
+            doc(
+                "ResourceSlice",
+                "s",
+                &format!("spec: {{driver: d, {at}}}\n"),
+            )
+        };
+        let alone = [
+            namespace.clone(),
+            runtime_class.clone(),
+            claim.clone(),
+            class.clone(),
+            slice("nodeName: n1"),
+            slice("allNodes: true"),
+            slice("nodeSelector: {}"),
+        ];
+        for text in &alone {
+            let mut c = Cluster::default();
+            c.add_text("c.yaml", text);
+            assert!(!c.is_empty(), "{text}");
+        }
+        let mut c = Cluster::default();
+        assert!(c.is_empty());
+        c.refuse("bad");
+        assert!(!c.is_empty());
+        assert_eq!(c.len(), 1);
+        let text = [
+            namespace.clone(),
+            namespace.replace("shop", "web"),
+            namespace.replace("shop", "ml"),
+            runtime_class.clone(),
+            runtime_class.replace("gvisor", "kata"),
+            claim.clone(),
+            claim.replace("name: c}", "name: d}"),
+            class,
+            slice("nodeName: n1"),
+        ]
+        .join("---\n");
+        c.add_text("c.yaml", &text);
+        // 3 namespaces, 2 RuntimeClasses and a refused one, 2 claims, 1 DeviceClass.
+        assert_eq!(c.len(), 9);
+    }
+
+    /// Merging keeps the first definition of a name; a RuntimeClass refused by one source and
+    /// defined by the other stays as the first source has it; devices add up per driver and
+    /// node.
+    #[test]
+    fn merging_keeps_the_first_definition() {
+        let runtime_class = |name: &str, handler: &str| {
+            format!("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {{name: {name}}}\nhandler: {handler}\n")
+        };
+        let slice = |devices: &str| {
+            format!(
+                "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: s}}\n\
+                 spec: {{driver: d.example.com, nodeName: n1, devices: [{devices}]}}\n"
+            )
+        };
+        let mut first = Cluster::default();
+        first.add_text(
+            "first.yaml",
+            &[runtime_class("gvisor", "runsc"), slice("{name: a}")].join("---\n"),
+        );
+        first.refuse("bad");
+        let mut second = Cluster::default();
+        second.add_text(
+            "second.yaml",
+            &[
+                runtime_class("gvisor", "other"),
+                runtime_class("bad", "runc"),
+                runtime_class("kata", "kata-qemu"),
+                slice("{name: b}, {name: c}"),
+            ]
+            .join("---\n"),
+        );
+        second.refuse("worse");
+        let mut gvisor_refused = Cluster::default();
+        gvisor_refused.refuse("gvisor");
+        first.merge(second);
+        first.merge(gvisor_refused);
+        assert_eq!(first.runtime_class("gvisor").unwrap().at.file, "first.yaml");
+        assert_eq!(first.runtime_class("kata").unwrap().at.file, "second.yaml");
+        assert_eq!(first.runtime_class("bad"), None);
+        assert_eq!(
+            first.runtime_class_names().collect::<Vec<_>>(),
+            ["gvisor", "kata"]
+        );
+        let refused = ["gvisor", "kata", "bad", "worse"].map(|name| first.is_refused(name));
+        assert_eq!(refused, [false, false, true, true]);
+        let any = ClassSelector {
+            driver: "d.example.com".to_string(),
+            attributes: Vec::new(),
+        };
+        assert_eq!(first.devices(&any, "n1"), Devices::Known(3));
+        assert_eq!(first.devices(&any, "n2"), Devices::Known(0));
+    }
+
+    /// A DeviceClass's selector is read when it is one CEL expression of `device.driver` and
+    /// string attributes compared with string literals (either quotes), joined by `&&`; a
+    /// literal may hold any character but a quote or a backslash (an escape is not decoded
+    /// here), `(`, `!` and `||` included. Any other expression is not decided.
+    #[test]
+    fn device_class_selectors() {
+        let selector = |expression: &str| {
+            let text = format!(
+                "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: k}}\n\
+                 spec:\n  selectors:\n  - cel: {{expression: {}}}\n",
+                serde_json::to_string(expression).unwrap()
+            );
+            let mut c = Cluster::default();
+            c.add_text("class.yaml", &text);
+            c.class_selector("k").cloned()
+        };
+        let gpu = |attributes: &[(&str, &str)]| {
+            Some(ClassSelector {
+                driver: "gpu.nvidia.com".to_string(),
+                attributes: attributes
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            })
+        };
+        assert_eq!(selector("device.driver == 'gpu.nvidia.com'"), gpu(&[]));
+        assert_eq!(selector("device.driver == \"gpu.nvidia.com\""), gpu(&[]));
+        assert_eq!(
+            selector(
+                "device.attributes[\"gpu.nvidia.com\"].productName == 'A100 (80GB) || H100!' \
+                 && device.driver == 'gpu.nvidia.com'"
+            ),
+            gpu(&[("gpu.nvidia.com/productName", "A100 (80GB) || H100!")])
+        );
+        // An attribute's name is an identifier: letters, digits and `_`.
+        assert_eq!(
+            selector(
+                "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].product_name2 == 'x'"
+            ),
+            gpu(&[("gpu.nvidia.com/product_name2", "x")])
+        );
+        for undecided in [
+            "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type-x == 'gpu'",
+            "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com']. == 'gpu'",
+            "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].a.b == 'gpu'",
+            "device.driver == 'gpu.nvidia.com' || device.driver == 'example.com'",
+            "(device.driver == 'gpu.nvidia.com')",
+            "!(device.driver == 'example.com')",
+            "device.driver == 'gpu.nvidia.com' && (device.attributes['gpu.nvidia.com'].type == 'gpu')",
+            "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type != 'mig'",
+            "device.driver == 'gpu.nvidia.com' && !device.attributes['gpu.nvidia.com'].mig == 'x'",
+            "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu' || true",
+            "device.driver == 'gpu\\x2envidia.com'",
+            "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == ''",
+            "device.driver == 'it''s'",
+            "device.driver == 'gpu.nvidia.com\"",
+            "device.driver == gpu.nvidia.com",
+            "device.attributes['gpu.nvidia.com'].type == 'gpu'",
+        ] {
+            assert_eq!(selector(undecided), None, "{undecided}");
+        }
+    }
+
+    /// Two RuntimeClasses in one `kind: List`: each keeps its own `scheduling.tolerations`.
+    #[test]
+    fn runtime_classes_of_a_list_keep_their_tolerations() {
+        let text = "\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: node.k8s.io/v1
+  kind: RuntimeClass
+  metadata: {name: gvisor}
+  handler: runsc
+  scheduling:
+    tolerations: [{key: sandbox, operator: Exists}]
+- apiVersion: node.k8s.io/v1
+  kind: RuntimeClass
+  metadata: {name: kata}
+  handler: kata-qemu
+  scheduling:
+    tolerations: [{key: vm, operator: Exists}, {key: gpu, operator: Exists}]
+";
+        let mut c = Cluster::default();
+        c.add_text("classes.yaml", text);
+        let keys = |name: &str| {
+            let class = c.runtime_class(name).unwrap();
+            class
+                .tolerations
+                .iter()
+                .map(|t| t.toleration.key.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(keys("gvisor"), ["sandbox"]);
+        assert_eq!(keys("kata"), ["vm", "gpu"]);
+    }
+
+    /// A RuntimeClass's `scheduling.nodeSelector` is a `map[string]string`: a null value
+    /// decodes as the empty string, a number or a boolean as its text; a list or a mapping is
+    /// no string (left out).
+    #[test]
+    fn runtime_class_node_selector_values_as_strings() {
+        let text = "\
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+scheduling:
+  nodeSelector: {a: null, b: ~, c: , d: 1, e: true, f: [x], g: {h: i}, j: \"k\"}
+";
+        let mut c = Cluster::default();
+        c.add_text("class.yaml", text);
+        let selector = &c.runtime_class("gvisor").unwrap().node_selector;
+        let want = [
+            ("a", ""),
+            ("b", ""),
+            ("c", ""),
+            ("d", "1"),
+            ("e", "true"),
+            ("j", "k"),
+        ];
+        assert_eq!(selector, &want.map(|(k, v)| (k.to_string(), v.to_string())));
     }
 
     #[test]
@@ -1247,11 +1568,56 @@ mod tests {
                 Some(vec![7, 8, 9, 12, 13, 14, 15, 16]),
             ),
             ("b: |2\n  ab\n", Some(vec![8, 9, 10, 11])),
+            // An indentation indicator below the lines' own: the rest is content.
+            ("b: |1\n  ab\n", Some(vec![7, 8, 9, 10, 11])),
+            // One line, its break stripped: the end is past its last byte.
+            ("b: |-\n  ab\n", Some(vec![8, 9, 10])),
+            // CRLF: a line break maps to the `\r` where its line's text ends.
+            ("b: |\r\n  x\r\n  y\r\n", Some(vec![8, 9, 13, 14, 15])),
+            // Content that starts with `|` is no header.
+            ("b: |\n  |x\n", Some(vec![7, 8, 9, 10])),
+            ("b: |\n  |\n  [x]\n", Some(vec![7, 8, 11, 12, 13, 14, 15])),
+            ("b: |2\n  |2\n", Some(vec![8, 9, 10, 11])),
         ] {
             let stream = syntax::parse(text);
             let doc = &stream.documents[0];
             let (_, b) = doc.get(doc.root.unwrap(), "b").unwrap();
             assert_eq!(value_offsets(doc, text, b), want, "{text:?}");
+        }
+    }
+
+    /// A literal block scalar with no content has nothing to map: its span starts at its `|`
+    /// header when the stream ends after it, else it is empty at the next line, whose first
+    /// character is not where the value is written.
+    #[test]
+    fn blank_literal_block_scalars_do_not_map() {
+        for (text, path) in [
+            ("b: |\n", &["b"][..]),
+            ("b: |", &["b"]),
+            ("b: |\n\n\n", &["b"]),
+            ("b: |-\n  \n", &["b"]),
+            ("b: |+\n\n\n", &["b"]),
+            ("b: |2\n", &["b"]),
+            ("b: |\nc: 1\n", &["b"]),
+            ("b: |-\nc: 1\n", &["b"]),
+            ("b: |+\n\n\nc: 1\n", &["b"]),
+            ("x:\n  b: |\n  c: 1\n", &["x", "b"]),
+            ("x:\n  b: |\n\n  c: 1\n", &["x", "b"]),
+            ("b: |\n---\nc: 1\n", &["b"]),
+        ] {
+            let stream = syntax::parse(text);
+            let doc = &stream.documents[0];
+            let mut node = doc.root.unwrap();
+            for key in path {
+                node = doc.get(node, key).unwrap().1;
+            }
+            let (value, style) = doc.scalar(node).unwrap();
+            assert_eq!(
+                (value.trim_matches('\n'), style),
+                ("", Style::Literal),
+                "{text:?}"
+            );
+            assert_eq!(value_offsets(doc, text, node), None, "{text:?}");
         }
     }
 
