@@ -1353,3 +1353,52 @@ fn findings_said_to_hold_under_another_inventory_are_the_same() {
     );
     assert!(judged_again >= 500, "judged again {judged_again}");
 }
+
+/// A fix that would stop a toleration tolerating a taint of the cluster is held back (its
+/// title says so), so findings with fixes read the cluster's distinct taints: under an
+/// inventory whose taints differ they are judged again, under one whose taints are the same
+/// they hold. (A RuntimeClass's tolerations: no pod template reads the inventory here.)
+#[test]
+fn fixes_held_back_by_the_clusters_taints_hold_while_the_taints_do() {
+    use taintlint::analysis::analyse_parsed_again;
+    use taintlint::inventory::Inventory;
+    let text = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: gpu}\nhandler: nvidia\nscheduling:\n  tolerations:\n  - {key: gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 600}\n";
+    let tainted = "pools:\n  gpu:\n    count: 2\n    taints: [\"gpu=a100:NoSchedule\"]\n";
+    let bigger = tainted.replace("count: 2", "count: 5");
+    let plain = "pools:\n  gpu:\n    count: 2\n";
+    let judge = |pools: &str| {
+        let inventory = Inventory::load(&[("pools.yaml", pools)]).unwrap();
+        let mut stream = taintlint::syntax::parse(text);
+        let (analysis, judged) = analyse_parsed_again(
+            text,
+            &mut stream,
+            &Options::default(),
+            Some(&inventory),
+            None,
+        );
+        (analysis.diagnostics, judged, inventory)
+    };
+    let (held_back, judged, _) = judge(tainted);
+    let (offered, _, plain) = judge(plain);
+    let (same, _, bigger) = judge(&bigger);
+    let titles = |found: &[taintlint::Diagnostic]| -> Vec<String> {
+        found
+            .iter()
+            .flat_map(|d| d.fixes.iter().map(|f| f.title.clone()))
+            .collect()
+    };
+    assert!(
+        titles(&held_back)
+            .iter()
+            .any(|t| t.contains("stops tolerating gpu=a100:NoSchedule")),
+        "{:?}",
+        titles(&held_back)
+    );
+    assert_ne!(held_back, offered);
+    assert!(!judged.still_hold(&plain), "the cluster's taints changed");
+    assert_eq!(held_back, same);
+    assert!(
+        judged.still_hold(&bigger),
+        "the cluster's taints are the same"
+    );
+}
