@@ -1114,4 +1114,332 @@ mod tests {
         let t = item.toleration().unwrap();
         assert_eq!((t.key.as_str(), t.value.as_str()), ("k", "v"));
     }
+
+    /// A pattern's segments: a field that holds a mapping, every item of a list that is a
+    /// mapping (`[]`), every value of a mapping that is a mapping (`*`); the paths start at the
+    /// base.
+    #[test]
+    fn resolve_follows_fields_items_and_values() {
+        let text = "metadata: {name: m}\nspec:\n  template: {name: t}\n  workers:\n  - {name: w0}\n  \
+                    - w1\n  - {name: w2}\n  roles:\n    x: {name: x}\n    y: 2\n    z.io: {name: z}\n";
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let root = doc.root.unwrap();
+        let got = |base: &str, pattern: &str| -> Vec<(String, String)> {
+            resolve(doc, root, base, pattern)
+                .into_iter()
+                .map(|(n, p)| (p, doc.get_str(n, "name").unwrap_or_default().to_string()))
+                .collect()
+        };
+        let want = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(p, n)| (p.to_string(), n.to_string()))
+                .collect()
+        };
+        assert_eq!(got("", "spec.template"), want(&[("spec.template", "t")]));
+        assert_eq!(
+            got("items[1]", "spec.template"),
+            want(&[("items[1].spec.template", "t")])
+        );
+        assert_eq!(
+            got("", "spec.workers[]"),
+            want(&[("spec.workers[0]", "w0"), ("spec.workers[2]", "w2")])
+        );
+        assert_eq!(
+            got("", "spec.roles.*"),
+            want(&[("spec.roles.x", "x"), ("spec.roles[z.io]", "z")])
+        );
+        assert_eq!(got("", "metadata"), want(&[("metadata", "m")]));
+        assert!(got("", "metadata.name").is_empty());
+        assert!(got("", "spec.missing").is_empty());
+        assert!(got("", "spec.template[]").is_empty());
+    }
+
+    /// Where each kind that defines nodes keeps its taints, and no such place for a kind of
+    /// the same name in another group.
+    #[test]
+    fn pool_taint_paths_by_group_and_kind() {
+        let got = |api: Option<&str>, kind: &str| -> Option<Vec<(String, bool)>> {
+            pool_taint_paths(api, kind).map(|fields| {
+                fields
+                    .iter()
+                    .map(|f| (f.path.join("."), f.startup))
+                    .collect()
+            })
+        };
+        let some = |fields: &[(&str, bool)]| -> Option<Vec<(String, bool)>> {
+            Some(fields.iter().map(|(p, s)| (p.to_string(), *s)).collect())
+        };
+        let machines = some(&[("spec.template.spec.taints", false)]);
+        let cases = [
+            (Some("v1"), "Node", some(&[("spec.taints", false)])),
+            (None, "Node", some(&[("spec.taints", false)])),
+            (
+                Some("karpenter.sh/v1"),
+                "NodePool",
+                some(&[
+                    ("spec.template.spec.taints", false),
+                    ("spec.template.spec.startupTaints", true),
+                ]),
+            ),
+            (
+                Some("karpenter.sh/v1alpha5"),
+                "Provisioner",
+                some(&[("spec.taints", false), ("spec.startupTaints", true)]),
+            ),
+            (
+                Some("machine.openshift.io/v1beta1"),
+                "MachineSet",
+                machines.clone(),
+            ),
+            (
+                Some("cluster.x-k8s.io/v1beta2"),
+                "MachineDeployment",
+                machines.clone(),
+            ),
+            (
+                Some("cluster.x-k8s.io/v1beta1"),
+                "MachineSet",
+                machines.clone(),
+            ),
+            (Some("cluster.x-k8s.io/v1beta2"), "MachinePool", machines),
+            (
+                Some("controlplane.cluster.x-k8s.io/v1beta2"),
+                "KubeadmControlPlane",
+                some(&[("spec.machineTemplate.spec.taints", false)]),
+            ),
+            (
+                Some("kueue.x-k8s.io/v1beta1"),
+                "ResourceFlavor",
+                some(&[("spec.nodeTaints", false)]),
+            ),
+            // A Cluster keeps its machines' taints in its topology (`TOPOLOGY_TAINTS`).
+            (Some("cluster.x-k8s.io/v1beta2"), "Cluster", None),
+            (Some("example.com/v1"), "MachineDeployment", None),
+            (Some("example.com/v1"), "MachineSet", None),
+            (Some("example.com/v1"), "NodePool", None),
+            (Some("example.com/v1"), "Node", None),
+            (Some("apps/v1"), "Deployment", None),
+        ];
+        for (api, kind, want) in cases {
+            assert_eq!(got(api, kind), want, "{api:?} {kind}");
+        }
+    }
+
+    /// Which taint lists hold Cluster API `MachineTaint`s: a machine set's, a
+    /// KubeadmControlPlane's machine template's (not its kubeadm `nodeRegistration` taints,
+    /// which are a Node's) and a Cluster API Cluster's topology's.
+    #[test]
+    fn machine_taints_are_cluster_api_machines_taints_only() {
+        let kcp = (
+            Some("controlplane.cluster.x-k8s.io/v1beta2"),
+            Some("KubeadmControlPlane"),
+        );
+        let capi = |kind| (Some("cluster.x-k8s.io/v1beta2"), Some(kind));
+        let cases = [
+            (kcp, "spec.machineTemplate.spec.taints", true),
+            (
+                kcp,
+                "spec.kubeadmConfigSpec.initConfiguration.nodeRegistration.taints",
+                false,
+            ),
+            (capi("Cluster"), "spec.topology.controlPlane.taints", true),
+            (
+                capi("Cluster"),
+                "spec.topology.workers.machineDeployments[0].taints",
+                true,
+            ),
+            (capi("Cluster"), "spec.taints", false),
+            (capi("MachineDeployment"), "spec.template.spec.taints", true),
+            (capi("MachinePool"), "spec.template.spec.taints", true),
+            (
+                (Some("postgresql.cnpg.io/v1"), Some("Cluster")),
+                "spec.topology.controlPlane.taints",
+                false,
+            ),
+            (
+                (Some("machine.openshift.io/v1beta1"), Some("MachineSet")),
+                "spec.template.spec.taints",
+                false,
+            ),
+            ((Some("v1"), Some("Node")), "spec.taints", false),
+            ((None, None), "spec.taints", false),
+        ];
+        for ((api, kind), path, want) in cases {
+            assert_eq!(
+                holds_machine_taints(api, kind, path),
+                want,
+                "{api:?} {kind:?} {path}"
+            );
+        }
+    }
+
+    /// A list under a key that only ends in `tolerations` is one when its items look like
+    /// tolerations (each has a toleration field, one a `key`, `operator` or `effect`); a
+    /// `tolerations` list is one whatever its mappings hold (its fields are linted); a list of
+    /// items that are not all mappings is none.
+    #[test]
+    fn which_lists_the_walk_takes_for_tolerations() {
+        let values = "a:\n  tolerations: [{keys: a}]\n\
+                      b:\n  agentTolerations: [{key: a, operator: Exists}]\n\
+                      c:\n  extraTolerations: [{name: a}]\n\
+                      d:\n  tolerations: [{key: a}, b]\n\
+                      e:\n  podTolerations: [{key: a}, b]\n\
+                      f:\n  tolerations: []\n\
+                      g:\n  extraTolerations: [{value: a}]\n\
+                      h:\n  nodeTolerations: [{key: a}, {name: b}]\n";
+        assert_eq!(
+            paths(values),
+            vec!["a.tolerations", "b.agentTolerations", "f.tolerations"]
+        );
+    }
+
+    /// In values, a mapping with a `tolerations` list beside a placement field is a workload of
+    /// unknown kind. Its own placement fields hold no other workload; under a mapping that is
+    /// no workload, a key of the same name is walked like any other.
+    #[test]
+    fn a_workloads_own_fields_hold_no_other_workload() {
+        let values = "app:\n  tolerations: []\n  nodeSelector: {pool: a}\n  resources:\n    \
+                      limits: {cpu: 1}\n    tolerations: []\n    nodeSelector: {}\n\
+                      components:\n  resources:\n    exporter:\n      tolerations: []\n      \
+                      nodeSelector: {pool: b}\n";
+        let stream = parse(values);
+        let ex = extract(&stream.documents[0]);
+        let specs: Vec<&str> = ex.pod_specs.iter().map(|s| s.path.as_str()).collect();
+        assert_eq!(specs, vec!["app", "components.resources.exporter"]);
+    }
+
+    /// An item decodes when each field the API server knows has its Go type (a string or null,
+    /// an int64 for `tolerationSeconds`); other fields are not read. Only an item that decodes
+    /// gives a taint or a toleration, a taint only with a key and a known effect.
+    #[test]
+    fn items_decode_as_the_api_server_reads_them() {
+        let text = [
+            "kind: Node",
+            "spec:",
+            "  taints:",
+            "  - {key: a, value: v, effect: NoSchedule, timeAdded: ~, other: [1]}",
+            "  - {key: a, value: 1, effect: NoSchedule}",
+            "  - {key: a, effect: NoSchedule, timeAdded: 5}",
+            "  - {key: ~, effect: NoSchedule}",
+            "  - {key: a, effect: NoSchedul}",
+            "  - a",
+        ]
+        .join("\n");
+        let stream = parse(&text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let got: Vec<(bool, Option<Taint>)> = items(doc, &ex.taints[0])
+            .iter()
+            .map(|i| (i.decodes(), i.taint()))
+            .collect();
+        let taint = Taint {
+            key: "a".into(),
+            value: "v".into(),
+            effect: Effect::NoSchedule,
+        };
+        assert_eq!(
+            got,
+            vec![
+                (true, Some(taint)),
+                (false, None),
+                (false, None),
+                (true, None),
+                (true, None),
+                (false, None)
+            ]
+        );
+
+        let text = [
+            "kind: Pod",
+            "spec:",
+            "  tolerations:",
+            "  - {key: a, operator: Exists, tolerationSeconds: 60.0, effect: NoExecute}",
+            "  - {key: a, operator: Exists, tolerationSeconds: \"60\"}",
+            "  - {key: 1, operator: Exists}",
+        ]
+        .join("\n");
+        let stream = parse(&text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let got: Vec<(bool, Option<Toleration>)> = items(doc, &ex.tolerations[0].list)
+            .iter()
+            .map(|i| (i.decodes(), i.toleration()))
+            .collect();
+        let toleration = Toleration {
+            key: "a".into(),
+            operator: Operator::Exists,
+            value: String::new(),
+            effect: Some(Effect::NoExecute),
+            toleration_seconds: Some(60),
+        };
+        assert_eq!(
+            got,
+            vec![(true, Some(toleration)), (false, None), (false, None)]
+        );
+    }
+
+    /// A value with a Go template action is filled in before the API server sees it, wherever
+    /// the action starts; its item is left out.
+    #[test]
+    fn items_with_template_actions_are_left_out() {
+        assert!(holds_template_action("{{ .key }}"));
+        assert!(holds_template_action("storage-{{ .cluster }}"));
+        assert!(holds_template_action("a long prefix {{x}}"));
+        assert!(!holds_template_action("storage-{{ .cluster"));
+        assert!(!holds_template_action("}} {{"));
+        assert!(!holds_template_action("{}"));
+        let text = "kind: Pod\nspec:\n  tolerations:\n  - {key: 'pool-{{ .name }}', operator: \
+                    Exists}\n  - {key: a, operator: Exists}\n";
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let ex = extract(doc);
+        let kept: Vec<usize> = items(doc, &ex.tolerations[0].list)
+            .iter()
+            .map(|i| i.index)
+            .collect();
+        assert_eq!(kept, vec![1]);
+    }
+
+    /// `FILLED_BY_` and a name in capitals, digits and `_`.
+    #[test]
+    fn operator_placeholders() {
+        for s in [
+            "FILLED_BY_OPERATOR",
+            "FILLED_BY_GPU_OPERATOR",
+            "FILLED_BY_OPERATOR2",
+        ] {
+            assert!(is_operator_placeholder(s), "{s}");
+        }
+        for s in [
+            "FILLED_BY_",
+            "FILLED_BY_operator",
+            "FILLED_BY_OPERATOR-X",
+            "filled_by_OPERATOR",
+            "nvidia",
+        ] {
+            assert!(!is_operator_placeholder(s), "{s}");
+        }
+    }
+
+    /// The walks do not follow aliases (their targets are walked where they are defined), so
+    /// an alias of a mapping that holds it cannot make them endless.
+    #[test]
+    fn an_alias_of_an_enclosing_mapping_ends_the_walks() {
+        let specs = |text: &str| -> Vec<String> {
+            let stream = parse(text);
+            let ex = extract(&stream.documents[0]);
+            ex.pod_specs.iter().map(|s| s.path.clone()).collect()
+        };
+        assert_eq!(
+            specs("a: &x\n  b: *x\n  tolerations: []\n  nodeSelector: {}\n"),
+            vec!["a"]
+        );
+        assert!(specs("kind: Thing\nspec: &x\n  b: *x\n").is_empty());
+        assert_eq!(
+            specs("kind: Thing\nspec: &x\n  b: *x\n  c: {containers: [{name: a}]}\n"),
+            vec!["spec.c"]
+        );
+    }
 }

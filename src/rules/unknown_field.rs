@@ -139,4 +139,16 @@ mod tests {
         );
         assert_eq!(closest("nodeSelector", TOLERATION_FIELDS), None);
     }
+
+    /// Three edits away, a field is suggested only when its name is longer than 8 characters:
+    /// `tolerationSeconds` and `timeAdded` are, `operator` (8) is not.
+    #[test]
+    fn three_edits_away_only_long_names() {
+        assert_eq!(closest("oxxxator", TOLERATION_FIELDS), None);
+        assert_eq!(
+            closest("tolerationSecondsxyz", TOLERATION_FIELDS),
+            Some("tolerationSeconds")
+        );
+        assert_eq!(closest("timeAddedxyz", TAINT_FIELDS), Some("timeAdded"));
+    }
 }
