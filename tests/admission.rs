@@ -513,3 +513,88 @@ fn unschedulable_says_which_taints_a_runtime_class_gets_it_past() {
         "{related:#?}"
     );
 }
+
+/// The words and places of PodTolerationRestriction's refusals: a toleration outside the
+/// whitelist that RuntimeClass added is found only by the check after every plugin, and says
+/// so (one DefaultTolerationSeconds added is found before, and does not); a namespace annotation
+/// that does not decode is the related place, the default tolerations' or the whitelist's.
+#[test]
+fn the_refusals_say_which_check_found_them_and_point_at_the_annotation() {
+    let ns = |name: &str, annotations: &str| {
+        format!("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {name}\n  annotations:\n{annotations}---\n")
+    };
+    let whitelist =
+        |list: &str| format!("    scheduler.alpha.kubernetes.io/tolerationsWhitelist: '{list}'\n");
+    let tenant = r#"[{"key":"tenant","operator":"Exists"}]"#;
+    let namespaces = [
+        ns("b", &whitelist(tenant)),
+        ns(
+            "c",
+            &format!(
+                "    scheduler.alpha.kubernetes.io/defaultTolerations: 'not json'\n{}",
+                whitelist(tenant)
+            ),
+        ),
+        ns(
+            "d",
+            &whitelist(r#"[{"key":"tenant","operator":"Exists"},{"operator":"Exists","effect":"NoExecute"}]"#),
+        ),
+    ]
+    .concat();
+    let namespaces = format!("{namespaces}{RUNTIME_CLASS}");
+    let pod = |ns: &str, class: &str| {
+        format!("kind: Pod\nmetadata: {{name: p, namespace: {ns}}}\nspec:\n{class}  containers: [{{name: c, image: nginx}}]\n")
+    };
+    let class = "  runtimeClassName: gvisor\n";
+    let pods = [pod("b", class), pod("c", ""), pod("d", class)].join("---\n");
+    let dir = dir_with(&[("ns.yaml", &namespaces), ("pods.yaml", &pods)]);
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--enable-admission-plugins",
+            "PodTolerationRestriction",
+            "ns.yaml",
+            "pods.yaml",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let refusal = |ns: &str| {
+        json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| {
+                d["rule"] == "admission-rejected"
+                    && d["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("Pod {ns}/p"))
+            })
+            .unwrap_or_else(|| panic!("no refusal of {ns}/p: {out}"))
+    };
+    let after = ", checked after every plugin added its tolerations";
+    let b = refusal("b")["message"].as_str().unwrap();
+    assert!(
+        b.contains("(added by the DefaultTolerationSeconds admission plugin)")
+            && !b.contains(after),
+        "{b}"
+    );
+    let d = refusal("d")["message"].as_str().unwrap();
+    assert!(d.contains("sandbox") && d.ends_with(after), "{d}");
+    let c = refusal("c");
+    let line = |text: &str, what: &str| text.lines().position(|l| l.contains(what)).unwrap() + 1;
+    assert_eq!(c["related"][0]["file"], "ns.yaml", "{c}");
+    assert_eq!(
+        c["related"][0]["range"]["start"]["line"],
+        line(&namespaces, "defaultTolerations: 'not json'"),
+        "{c}"
+    );
+    assert_eq!(
+        c["related"][0]["message"],
+        "scheduler.alpha.kubernetes.io/defaultTolerations of namespace c"
+    );
+}
