@@ -7,11 +7,28 @@
 //! allocations, made, written and freed again on every edit). So the server serializes
 //! `textDocument/publishDiagnostics` straight from its diagnostics into bytes ([`Outbox`]), and
 //! one writer puts both on the wire, a whole frame at a time, each source in its own order.
+//!
+//! A response goes the same way when it is big: tower-lsp-server turns every handler's result
+//! into a `Value` tree before writing it, and the answer to `workspace/diagnostic` after a pool
+//! edit is megabytes of JSON (a value tree made, written and freed in tower-lsp-server's one
+//! task, where no other message moves meanwhile). Its handler serializes the result itself
+//! ([`Outbox::prepare`]) and returns a stand-in that names it; the writer puts the prepared JSON
+//! in the stand-in's place, under the response's id.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
-use tower_lsp_server::ls_types::{Diagnostic, Uri};
+use tower_lsp_server::ls_types::{
+    Diagnostic, FullDocumentDiagnosticReport, Uri, WorkspaceDiagnosticReport,
+    WorkspaceDiagnosticReportResult, WorkspaceDocumentDiagnosticReport,
+    WorkspaceFullDocumentDiagnosticReport,
+};
 
 use crate::lsp::guard::{Frame, Framer};
 
@@ -26,10 +43,31 @@ enum Out {
     End,
 }
 
+/// The scheme of a stand-in's one URI; its path is the prepared result's number.
+const STAND_IN: &str = "taintlint-prepared:";
+
+/// A stand-in's response is this small; the writer looks into no bigger frame for one.
+const STAND_IN_MAX: usize = 256;
+
+/// Results serialized by their handlers, waiting for their stand-ins to reach the writer.
+#[derive(Default)]
+struct Prepared {
+    next: AtomicU64,
+    results: Mutex<HashMap<u64, Vec<u8>>>,
+}
+
+impl Prepared {
+    fn results(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Vec<u8>>> {
+        // A panic while the map was held cannot leave it half-changed.
+        self.results.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// Sends messages the server serializes itself.
 #[derive(Clone)]
 pub struct Outbox {
     tx: mpsc::Sender<Out>,
+    prepared: Arc<Prepared>,
 }
 
 /// The writer's end of the queue.
@@ -37,12 +75,20 @@ pub struct Queue {
     rx: mpsc::Receiver<Out>,
     /// For tower-lsp-server's frames.
     tx: mpsc::Sender<Out>,
+    prepared: Arc<Prepared>,
 }
 
 /// A new outbox and the queue it feeds.
 pub fn queue() -> (Outbox, Queue) {
     let (tx, rx) = mpsc::channel(QUEUE);
-    (Outbox { tx: tx.clone() }, Queue { rx, tx })
+    let prepared = Arc::new(Prepared::default());
+    (
+        Outbox {
+            tx: tx.clone(),
+            prepared: prepared.clone(),
+        },
+        Queue { rx, tx, prepared },
+    )
 }
 
 #[derive(Serialize)]
@@ -52,11 +98,11 @@ struct Message<P> {
     params: P,
 }
 
-/// `PublishDiagnosticsParams`, borrowed.
+/// `PublishDiagnosticsParams`, borrowed: the diagnostics as a slice, or as JSON made before.
 #[derive(Serialize)]
-struct PublishDiagnostics<'a> {
+struct PublishDiagnostics<'a, D: ?Sized> {
     uri: &'a Uri,
-    diagnostics: &'a [Diagnostic],
+    diagnostics: &'a D,
     #[serde(skip_serializing_if = "Option::is_none")]
     version: Option<i32>,
 }
@@ -67,6 +113,20 @@ impl Outbox {
         &self,
         uri: &Uri,
         diagnostics: &[Diagnostic],
+        version: Option<i32>,
+    ) {
+        self.publish(uri, diagnostics, version).await;
+    }
+
+    /// `textDocument/publishDiagnostics` of diagnostics serialized before (a JSON array).
+    pub async fn publish_diagnostics_json(&self, uri: &Uri, diagnostics: &RawValue) {
+        self.publish(uri, diagnostics, None).await;
+    }
+
+    async fn publish<D: Serialize + ?Sized>(
+        &self,
+        uri: &Uri,
+        diagnostics: &D,
         version: Option<i32>,
     ) {
         let message = Message {
@@ -82,6 +142,62 @@ impl Outbox {
         // A closed queue: the connection is gone, and nobody is left to tell.
         let _ = self.tx.send(Out::Frame(frame(&body))).await;
     }
+
+    /// Keeps `result`, the JSON of a `workspace/diagnostic` result, for the writer, and returns
+    /// the stand-in the handler answers with: the client receives `result` in its place.
+    pub fn prepare(&self, result: Vec<u8>) -> WorkspaceDiagnosticReportResult {
+        let number = self.prepared.next.fetch_add(1, Ordering::Relaxed);
+        self.prepared.results().insert(number, result);
+        let uri = format!("{STAND_IN}{number}")
+            .parse()
+            .expect("a stand-in's URI parses");
+        WorkspaceDiagnosticReportResult::Report(WorkspaceDiagnosticReport {
+            items: vec![WorkspaceDocumentDiagnosticReport::Full(
+                WorkspaceFullDocumentDiagnosticReport {
+                    uri,
+                    version: None,
+                    full_document_diagnostic_report: FullDocumentDiagnosticReport::default(),
+                },
+            )],
+        })
+    }
+}
+
+/// The response `body` (a frame of tower-lsp-server's) with its prepared result in place of the
+/// stand-in, or `None` when it is not a stand-in's: the same `jsonrpc`, `result`, `id` order
+/// tower-lsp-server writes.
+fn replace_stand_in(body: &[u8], prepared: &Prepared) -> Option<Vec<u8>> {
+    if body.len() > STAND_IN_MAX
+        || !body
+            .windows(STAND_IN.len())
+            .any(|w| w == STAND_IN.as_bytes())
+    {
+        return None;
+    }
+    let response: Value = serde_json::from_slice(body).ok()?;
+    let items = response.get("result")?.get("items")?.as_array()?;
+    let [item] = items.as_slice() else {
+        return None;
+    };
+    let number: u64 = item
+        .get("uri")?
+        .as_str()?
+        .strip_prefix(STAND_IN)?
+        .parse()
+        .ok()?;
+    let id = response.get("id")?;
+    if response.get("method").is_some() {
+        return None;
+    }
+    let result = prepared.results().remove(&number)?;
+    let id = serde_json::to_vec(id).ok()?;
+    let mut out = Vec::with_capacity(result.len() + id.len() + 40);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
+    out.extend_from_slice(&result);
+    out.extend_from_slice(br#","id":"#);
+    out.extend_from_slice(&id);
+    out.push(b'}');
+    Some(out)
 }
 
 fn frame(body: &[u8]) -> Vec<u8> {
@@ -100,19 +216,25 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let Queue { rx, tx } = queue;
-    tokio::join!(forward(from_lsp, tx), write(rx, output));
+    let Queue { rx, tx, prepared } = queue;
+    tokio::join!(forward(from_lsp, tx, &prepared), write(rx, output));
 }
 
-/// tower-lsp-server's frames into the queue. It reads to the end even when the writer has
-/// stopped, so tower-lsp-server never waits on a full pipe.
-async fn forward<R: AsyncRead + Unpin>(mut from_lsp: R, tx: mpsc::Sender<Out>) {
+/// tower-lsp-server's frames into the queue, each stand-in replaced by its prepared result. It
+/// reads to the end even when the writer has stopped, so tower-lsp-server never waits on a full
+/// pipe.
+async fn forward<R: AsyncRead + Unpin>(
+    mut from_lsp: R,
+    tx: mpsc::Sender<Out>,
+    prepared: &Prepared,
+) {
     let mut framer = Framer::new(usize::MAX);
     let mut open = true;
     loop {
         match framer.next(&mut from_lsp).await {
             Ok(Some(Frame::Message(body))) => {
                 if open {
+                    let body = replace_stand_in(&body, prepared).unwrap_or(body);
                     open = tx.send(Out::Frame(frame(&body))).await.is_ok();
                 }
             }
@@ -211,6 +333,59 @@ mod tests {
                 "{version:?}"
             );
         }
+    }
+
+    /// A stand-in's response reaches the client as the response tower-lsp-server would write
+    /// for the prepared result, under the request's id; anything else that mentions a stand-in
+    /// (a log line, a stand-in whose result is gone) passes as it is.
+    #[tokio::test]
+    async fn a_stand_in_goes_out_as_its_prepared_result() {
+        let (outbox, queue) = queue();
+        let (mut lsp_in, lsp_out) = tokio::io::duplex(64);
+        let mut out = Vec::new();
+        let write = run(lsp_out, queue, &mut out);
+        let result = json!({"items": [{"kind": "unchanged", "uri": "file:///a.yaml", "version": null, "resultId": "ünï"}]});
+        let stand_in = outbox.prepare(serde_json::to_vec(&result).unwrap());
+        let other = outbox.prepare(b"{}".to_vec());
+        let as_written = |id: Value, result: &Value| {
+            let response = tower_lsp_server::jsonrpc::Response::from_ok(
+                serde_json::from_value(id).unwrap(),
+                result.clone(),
+            );
+            serde_json::to_vec(&response).unwrap()
+        };
+        let stand_in = serde_json::to_value(&stand_in).unwrap();
+        let log = json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": STAND_IN}});
+        let sent = async {
+            for body in [
+                as_written(json!("req-7"), &stand_in),
+                // Taken already: passes as it is.
+                as_written(json!(8), &stand_in),
+                serde_json::to_vec(&log).unwrap(),
+            ] {
+                lsp_in.write_all(&frame(&body)).await.unwrap();
+            }
+            drop(lsp_in);
+        };
+        tokio::join!(write, sent);
+        let expected = [
+            serde_json::from_slice::<Value>(&as_written(json!("req-7"), &result)).unwrap(),
+            serde_json::from_slice(&as_written(json!(8), &stand_in)).unwrap(),
+            log,
+        ];
+        assert_eq!(messages(&out), expected);
+        // Byte for byte what tower-lsp-server writes, too.
+        let first = frame(&as_written(json!("req-7"), &result));
+        assert_eq!(&out[..first.len()], first.as_slice());
+        // The other result waits for its stand-in; the one sent was taken.
+        let Value::Object(other) = serde_json::to_value(&other).unwrap() else {
+            unreachable!()
+        };
+        assert!(other["items"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with(STAND_IN));
+        assert_eq!(outbox.prepared.results().len(), 1);
     }
 
     /// tower-lsp-server's frames arrive a few bytes at a time while the server publishes:

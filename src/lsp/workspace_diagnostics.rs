@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use rayon::prelude::*;
+use serde_json::value::RawValue;
 use tower_lsp_server::jsonrpc;
 use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
 
@@ -119,7 +120,9 @@ pub(crate) struct DiskResult {
     /// Whether the file's findings can depend on the inventory; `None` until the inventory
     /// first changes after the result was made.
     reads_inventory: Option<bool>,
-    pub items: Arc<Vec<lsp::Diagnostic>>,
+    /// The diagnostics as JSON, made once: a pool edit's answer is megabytes of them, copied
+    /// as they are into each report that carries them.
+    pub items: Arc<RawValue>,
     /// Names the items: equal ids, equal diagnostics.
     pub result_id: String,
     /// The findings the items were made from, while the file may be judged again.
@@ -182,9 +185,7 @@ impl DiskResult {
                     owned.as_str()
                 }
             };
-            let items = Arc::new(diagnostics_of(ws, &self.found, text, &self.uri, encoding));
-            let result_id = result_id(&items);
-            (items, result_id)
+            as_json(&diagnostics_of(ws, &self.found, text, &self.uri, encoding))
         };
         Some(DiskResult {
             uri: self.uri.clone(),
@@ -255,12 +256,12 @@ fn diagnostics_of(
     )
 }
 
-/// Names a file's diagnostics: the hash of their JSON.
-fn result_id(items: &[lsp::Diagnostic]) -> String {
+/// A file's diagnostics as JSON, and their result id: the hash of that JSON.
+fn as_json(items: &[lsp::Diagnostic]) -> (Arc<RawValue>, String) {
     use std::hash::BuildHasher;
-    let json = serde_json::to_vec(items).unwrap_or_default();
-    let hash = foldhash::quality::FixedState::with_seed(0).hash_one(&json);
-    format!("{hash:016x}")
+    let json = serde_json::value::to_raw_value(items).expect("diagnostics serialize");
+    let hash = foldhash::quality::FixedState::with_seed(0).hash_one(json.get().as_bytes());
+    (Arc::from(json), format!("{hash:016x}"))
 }
 
 impl Session {
@@ -377,11 +378,7 @@ impl Session {
                         .filter(|c| *c.found == found && c.placed == placed);
                     let (items, result_id) = match kept {
                         Some(c) => (c.items.clone(), c.result_id.clone()),
-                        None => {
-                            let items = diagnostics_of(&ws, &found, file.text(), &uri, encoding);
-                            let result_id = result_id(&items);
-                            (Arc::new(items), result_id)
-                        }
+                        None => as_json(&diagnostics_of(&ws, &found, file.text(), &uri, encoding)),
                     };
                     // Kept while the workspace's budget lasts, unless the file is never judged
                     // again for another inventory.
@@ -466,7 +463,7 @@ impl Session {
                     continue;
                 }
                 // Never shown and nothing to show: nothing to send.
-                if before.is_some() || !r.items.is_empty() {
+                if before.is_some() || r.items.get() != "[]" {
                     publish.push(r.clone());
                 }
                 published.insert(r.uri.clone(), r.result_id.clone());
@@ -483,9 +480,7 @@ impl Session {
             (publish, clear)
         };
         for r in publish {
-            self.outbox
-                .publish_diagnostics(&r.uri, &r.items, None)
-                .await;
+            self.outbox.publish_diagnostics_json(&r.uri, &r.items).await;
         }
         for uri in clear {
             self.outbox.publish_diagnostics(&uri, &[], None).await;
