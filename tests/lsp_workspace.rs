@@ -582,6 +582,52 @@ async fn workspace_diagnostics_pulled_with_result_ids() {
     // The server asked the client to pull again.
     c.server_request("workspace/diagnostic/refresh").await;
 
+    // A file that is not open carries no fixes; opened, its diagnostic as the workspace report
+    // gave it is offered the fix from the document's own analysis.
+    let report = r["result"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["uri"] == web.as_str())
+        .unwrap();
+    let diagnostic = report["items"][0].clone();
+    assert_eq!(diagnostic["code"], "unschedulable");
+    assert!(diagnostic.get("data").is_none(), "{diagnostic}");
+    c.open(&web, PLAIN).await;
+    let own = c
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": web}}),
+        )
+        .await;
+    assert!(
+        own["result"]["items"][0]["data"]["fixes"].is_array(),
+        "{own}"
+    );
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": web}, "range": diagnostic["range"], "context": {"diagnostics": [diagnostic]}}),
+        )
+        .await;
+    let titles: Vec<&str> = actions["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{actions}"))
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("Tolerate dedicated=ml:NoSchedule")),
+        "{titles:?}"
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": web}}),
+    )
+    .await;
+
     // A file deleted between requests: an empty report for it, then nothing.
     std::fs::remove_file(repo.root.join("apps/web.yaml")).unwrap();
     c.notify(

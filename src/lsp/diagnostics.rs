@@ -96,15 +96,18 @@ impl Default for Links {
 /// Places a related location in another file: its URI and the range there.
 pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
 
-/// Converts one diagnostic of the document at `uri`, version `version`, whose places count
-/// from byte `by` of the document (where the YAML document it was found in starts); its rule
-/// code links to the rule's section of the rule reference (`links`).
+/// Converts one diagnostic of the document at `uri`, whose places count from byte `by` of the
+/// document (where the YAML document it was found in starts); its rule code links to the rule's
+/// section of the rule reference (`links`). Its fixes go in `data` for an open document, with
+/// its `version`; a file that is not open (`None`) carries none: code actions are asked for
+/// open documents only, and then come from the document's own analysis (its diagnostics after
+/// a pool edit are megabytes of JSON, a tenth of it fixes).
 pub fn to_lsp(
     d: &Diagnostic,
     by: usize,
     lines: Lines<'_>,
     uri: &Uri,
-    version: i32,
+    version: Option<i32>,
     other_file: &OtherFile<'_>,
     links: &Links,
 ) -> lsp::Diagnostic {
@@ -123,19 +126,22 @@ pub fn to_lsp(
             })
         })
         .collect();
-    let fixes: Vec<FixData> = d
-        .fixes
-        .iter()
-        .map(|f| FixData {
-            title: f.title.clone(),
-            applicability: applicability_name(f.applicability),
-            edits: f
-                .edits
-                .iter()
-                .map(|e| TextEdit::new(range(&e.range), e.replacement.clone()))
-                .collect(),
-        })
-        .collect();
+    let data = version.filter(|_| !d.fixes.is_empty()).map(|version| {
+        let fixes = d
+            .fixes
+            .iter()
+            .map(|f| FixData {
+                title: f.title.clone(),
+                applicability: applicability_name(f.applicability),
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| TextEdit::new(range(&e.range), e.replacement.clone()))
+                    .collect(),
+            })
+            .collect();
+        serde_json::to_value(DiagnosticData { version, fixes }).expect("plain data")
+    });
     let tags = match d.rule {
         "deprecated-taint-key" => Some(vec![DiagnosticTag::DEPRECATED]),
         "duplicate-toleration" => Some(vec![DiagnosticTag::UNNECESSARY]),
@@ -150,8 +156,7 @@ pub fn to_lsp(
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
         tags,
-        data: (!fixes.is_empty())
-            .then(|| serde_json::to_value(DiagnosticData { version, fixes }).expect("plain data")),
+        data,
     }
 }
 
@@ -161,7 +166,7 @@ pub fn all_to_lsp<'a>(
     diagnostics: impl IntoIterator<Item = (&'a Diagnostic, usize)>,
     lines: Lines<'_>,
     uri: &Uri,
-    version: i32,
+    version: Option<i32>,
     other_file: &OtherFile<'_>,
     links: &Links,
 ) -> Vec<lsp::Diagnostic> {
@@ -188,14 +193,17 @@ mod tests {
         let index = LineIndex::new(text);
         let uri: Uri = "file:///m.yaml".parse().unwrap();
         let none = |_: &str, _: Range<usize>| None;
-        let lsp = to_lsp(
-            d,
-            0,
-            Lines::new(text, &index, Encoding::Utf16),
-            &uri,
-            7,
-            &none,
-            &Links::new("https://example.com/docs/rules.md"),
+        let links = Links::new("https://example.com/docs/rules.md");
+        let lines = Lines::new(text, &index, Encoding::Utf16);
+        let lsp = to_lsp(d, 0, lines, &uri, Some(7), &none, &links);
+        // Not open: the same diagnostic, without its fixes.
+        let unopened = to_lsp(d, 0, lines, &uri, None, &none, &links);
+        assert_eq!(
+            unopened,
+            lsp::Diagnostic {
+                data: None,
+                ..lsp.clone()
+            }
         );
         assert_eq!(
             lsp.code_description.unwrap().href.as_str(),

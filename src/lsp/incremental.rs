@@ -345,7 +345,7 @@ mod tests {
             diagnostics,
             Lines::new(text, &index, Encoding::Utf16),
             &uri,
-            1,
+            Some(1),
             &|_, _| None,
             &Links::default(),
         )

@@ -269,7 +269,7 @@ pub(crate) fn analyse(
         pieces.diagnostics(),
         snap.lines(encoding),
         uri,
-        snap.version,
+        Some(snap.version),
         &other_file,
         &ws.links,
     );

@@ -250,7 +250,7 @@ fn diagnostics_of(
         found.iter().map(|d| (d, 0)),
         lines,
         uri,
-        0,
+        None,
         &other_file,
         &ws.links,
     )
