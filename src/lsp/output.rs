@@ -37,8 +37,9 @@ use crate::lsp::guard::{Frame, Framer};
 const QUEUE: usize = 8;
 
 enum Out {
-    /// A whole message, with its header.
-    Frame(Vec<u8>),
+    /// A whole message, with its header: pieces written one after another (a prepared result
+    /// is not copied into its response).
+    Frame(Vec<Vec<u8>>),
     /// tower-lsp-server's output has ended: the server is done.
     End,
 }
@@ -140,7 +141,7 @@ impl Outbox {
         };
         let body = serde_json::to_vec(&message).expect("diagnostics serialize");
         // A closed queue: the connection is gone, and nobody is left to tell.
-        let _ = self.tx.send(Out::Frame(frame(&body))).await;
+        let _ = self.tx.send(Out::Frame(frame(vec![body]))).await;
     }
 
     /// Keeps `result`, the JSON of a `workspace/diagnostic` result, for the writer, and returns
@@ -164,9 +165,9 @@ impl Outbox {
 }
 
 /// The response `body` (a frame of tower-lsp-server's) with its prepared result in place of the
-/// stand-in, or `None` when it is not a stand-in's: the same `jsonrpc`, `result`, `id` order
-/// tower-lsp-server writes.
-fn replace_stand_in(body: &[u8], prepared: &Prepared) -> Option<Vec<u8>> {
+/// stand-in, in pieces, or `None` when it is not a stand-in's: the same `jsonrpc`, `result`,
+/// `id` order tower-lsp-server writes.
+fn replace_stand_in(body: &[u8], prepared: &Prepared) -> Option<Vec<Vec<u8>>> {
     if body.len() > STAND_IN_MAX
         || !body
             .windows(STAND_IN.len())
@@ -189,23 +190,22 @@ fn replace_stand_in(body: &[u8], prepared: &Prepared) -> Option<Vec<u8>> {
     if response.get("method").is_some() {
         return None;
     }
+    let mut tail = br#","id":"#.to_vec();
+    serde_json::to_writer(&mut tail, id).ok()?;
+    tail.push(b'}');
     let result = prepared.results().remove(&number)?;
-    let id = serde_json::to_vec(id).ok()?;
-    let mut out = Vec::with_capacity(result.len() + id.len() + 40);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
-    out.extend_from_slice(&result);
-    out.extend_from_slice(br#","id":"#);
-    out.extend_from_slice(&id);
-    out.push(b'}');
-    Some(out)
+    Some(vec![
+        br#"{"jsonrpc":"2.0","result":"#.to_vec(),
+        result,
+        tail,
+    ])
 }
 
-fn frame(body: &[u8]) -> Vec<u8> {
-    let header = format!("Content-Length: {}\r\n\r\n", body.len());
-    let mut out = Vec::with_capacity(header.len() + body.len());
-    out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(body);
-    out
+/// A message's pieces, with the header in front.
+fn frame(mut body: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let length: usize = body.iter().map(Vec::len).sum();
+    body.insert(0, format!("Content-Length: {length}\r\n\r\n").into_bytes());
+    body
 }
 
 /// Writes to `output` the frames tower-lsp-server writes into `from_lsp` and those sent through
@@ -234,8 +234,8 @@ async fn forward<R: AsyncRead + Unpin>(
         match framer.next(&mut from_lsp).await {
             Ok(Some(Frame::Message(body))) => {
                 if open {
-                    let body = replace_stand_in(&body, prepared).unwrap_or(body);
-                    open = tx.send(Out::Frame(frame(&body))).await.is_ok();
+                    let body = replace_stand_in(&body, prepared).unwrap_or_else(|| vec![body]);
+                    open = tx.send(Out::Frame(frame(body))).await.is_ok();
                 }
             }
             // tower-lsp-server writes only well-formed frames.
@@ -247,9 +247,11 @@ async fn forward<R: AsyncRead + Unpin>(
 }
 
 async fn write<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Out>, mut output: W) {
-    while let Some(Out::Frame(bytes)) = rx.recv().await {
-        if output.write_all(&bytes).await.is_err() {
-            return;
+    while let Some(Out::Frame(pieces)) = rx.recv().await {
+        for piece in pieces {
+            if output.write_all(&piece).await.is_err() {
+                return;
+            }
         }
         // Flushed when nothing else is waiting to be written.
         if rx.is_empty() && output.flush().await.is_err() {
@@ -270,6 +272,11 @@ mod tests {
         DiagnosticRelatedInformation, Location, NumberOrString, Position, PublishDiagnosticsParams,
         Range,
     };
+
+    /// A message as it goes on the wire.
+    fn framed(body: &[u8]) -> Vec<u8> {
+        frame(vec![body.to_vec()]).concat()
+    }
 
     fn messages(mut out: &[u8]) -> Vec<Value> {
         let mut messages = Vec::new();
@@ -363,7 +370,7 @@ mod tests {
                 as_written(json!(8), &stand_in),
                 serde_json::to_vec(&log).unwrap(),
             ] {
-                lsp_in.write_all(&frame(&body)).await.unwrap();
+                lsp_in.write_all(&framed(&body)).await.unwrap();
             }
             drop(lsp_in);
         };
@@ -375,7 +382,7 @@ mod tests {
         ];
         assert_eq!(messages(&out), expected);
         // Byte for byte what tower-lsp-server writes, too.
-        let first = frame(&as_written(json!("req-7"), &result));
+        let first = framed(&as_written(json!("req-7"), &result));
         assert_eq!(&out[..first.len()], first.as_slice());
         // The other result waits for its stand-in; the one sent was taken.
         let Value::Object(other) = serde_json::to_value(&other).unwrap() else {
@@ -401,7 +408,7 @@ mod tests {
         let lsp = tokio::spawn(async move {
             for id in 0..200 {
                 let body = json!({"jsonrpc": "2.0", "id": id, "result": "ünïcode ".repeat(id)});
-                let framed = frame(body.to_string().as_bytes());
+                let framed = framed(body.to_string().as_bytes());
                 for piece in framed.chunks(5) {
                     lsp_in.write_all(piece).await.unwrap();
                 }

@@ -119,7 +119,17 @@ fn answer(current: &[Current<'_>], previous: &[PreviousResultId], open: &[Uri]) 
         .map(|c| report(c, previous.get(c.uri).copied()))
         .chain(gone)
         .collect();
-    serde_json::to_vec(&Answer { items: reports }).expect("reports serialize")
+    // Room for it all at once: grown as it is written, megabytes would be copied over and over.
+    let room: usize = reports
+        .iter()
+        .map(|r| match r {
+            Report::Full { uri, items, .. } => uri.as_str().len() + items.get().len() + 80,
+            Report::Unchanged { uri, .. } => uri.as_str().len() + 80,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(room + 16);
+    serde_json::to_writer(&mut out, &Answer { items: reports }).expect("reports serialize");
+    out
 }
 
 #[cfg(test)]
