@@ -1,5 +1,7 @@
 //! The pure core: text in, diagnostics out. No file system, threads or protocol here.
 
+use std::sync::Arc;
+
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
@@ -111,7 +113,8 @@ pub struct Judged {
 
 #[derive(Debug, Clone)]
 struct JudgedDocument {
-    found: Vec<Diagnostic>,
+    /// Shared with the record of the next inventory when they hold under it.
+    found: Arc<[Diagnostic]>,
     reads: InventoryReads,
     templates: PodTemplates,
 }
@@ -567,6 +570,7 @@ fn check_stream<'a>(
     for (k, (doc, template)) in stream.documents.iter_mut().zip(templates).enumerate() {
         let start = out.len();
         let mut reads = InventoryReads::default();
+        let mut found = None;
         let templates = match template {
             Some(template) => {
                 out.push(template);
@@ -582,6 +586,7 @@ fn check_stream<'a>(
                 match kept {
                     Some(d) => {
                         out.extend(d.found.iter().cloned());
+                        found = Some(d.found.clone());
                         reads = d.reads.clone();
                         d.templates
                     }
@@ -607,7 +612,7 @@ fn check_stream<'a>(
         *judged += templates;
         if let Some((now, _)) = again.as_mut() {
             now.documents.push(JudgedDocument {
-                found: out[start..].to_vec(),
+                found: found.unwrap_or_else(|| out[start..].into()),
                 reads,
                 templates,
             });
