@@ -920,9 +920,12 @@ fn label_keys(raw: &[Cow<'_, RawNode>]) -> (BTreeSet<String>, BTreeSet<String>) 
     let mut identity: BTreeSet<String> = BTreeSet::new();
     for node in raw {
         for (k, v) in &node.labels {
+            // Looked up before inserted: thousands of nodes carry the same few keys.
             if is_topology_key(k) {
-                identity.insert(k.clone());
-            } else if *v == node.name {
+                if !identity.contains(k) {
+                    identity.insert(k.clone());
+                }
+            } else if *v == node.name && !naming.contains(k) {
                 naming.insert(k.clone());
             }
         }
@@ -1046,8 +1049,10 @@ type NodesByName = foldhash::HashMap<String, Vec<NodeRef>>;
 /// into variants: nodes whose identity labels differ only in naming values share one.
 fn index_members(pools: &mut [Pool], naming: &BTreeSet<String>) -> (NodesByLabel, NodesByName) {
     let is_naming = |k: &str| naming.contains(k);
-    let mut by_label = NodesByLabel::default();
-    let mut by_name = NodesByName::default();
+    // Made at their size: grown node by node, they would be hashed over and over.
+    let nodes: usize = pools.iter().map(|p| p.nodes.len()).sum();
+    let mut by_label = NodesByLabel::with_capacity_and_hasher(nodes, Default::default());
+    let mut by_name = NodesByName::with_capacity_and_hasher(nodes, Default::default());
     for (p, pool) in pools.iter_mut().enumerate() {
         let mut variants: foldhash::HashMap<Vec<(&str, Option<&str>)>, u32> =
             foldhash::HashMap::default();
