@@ -654,6 +654,96 @@ async fn workspace_diagnostics_pulled_with_result_ids() {
     assert!(c.finish().await);
 }
 
+/// A chart's template, rendering `.Values.worker` into a Deployment.
+const CHART_TEMPLATE: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  template:
+    spec:
+      {{- with .Values.worker.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: app
+          image: \"{{ .Values.worker.image }}\"
+";
+
+/// A chart's values file nobody opens is judged again when its chart's templates change on
+/// disk: the workload they render it into is a DaemonSet now, and its finding says so.
+#[tokio::test]
+async fn an_unopened_values_file_follows_its_charts_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let chart = root.join("charts/app");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        root.join("pools.yaml"),
+        "pools:\n  general:\n    count: 2\n    taints: [\"dedicated=ml:NoSchedule\"]\n",
+    )
+    .unwrap();
+    std::fs::write(root.join(".taintlint.yaml"), "inventory: pools.yaml\n").unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let template = chart.join("templates/deployment.yaml");
+    std::fs::write(&template, CHART_TEMPLATE).unwrap();
+    std::fs::write(
+        chart.join("values.yaml"),
+        "worker:\n  image: registry.example.com/app:1\n",
+    )
+    .unwrap();
+    let values = file_uri(&chart.join("values.yaml"));
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(Some(&file_uri(&root)), client::pull_client(), json!({}))
+        .await;
+    c.notification_where(|m| {
+        m["params"]["message"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+    })
+    .await;
+    let message = |r: &Value| -> String {
+        r["result"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["uri"] == values.as_str() && i["kind"] == "full")
+            .map(|i| i["items"][0]["message"].as_str().unwrap_or("").to_string())
+            .unwrap_or_default()
+    };
+    let first = workspace_diagnostics_until(&mut c, json!([]), |r| !message(r).is_empty()).await;
+    assert!(
+        message(&first).starts_with("Deployment `worker` fits no node"),
+        "{first}"
+    );
+
+    std::fs::write(
+        &template,
+        CHART_TEMPLATE.replace("kind: Deployment", "kind: DaemonSet"),
+    )
+    .unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&template), "type": 2}]}),
+    )
+    .await;
+    // The client is asked to pull again, and the values file is reported changed.
+    c.server_request("workspace/diagnostic/refresh").await;
+    let r =
+        workspace_diagnostics_until(&mut c, result_ids(&first), |r| !message(r).is_empty()).await;
+    assert!(
+        message(&r).starts_with("DaemonSet `worker` fits no node"),
+        "{r}"
+    );
+    assert!(c.finish().await);
+}
+
 /// A client without pull diagnostics (Neovim 0.11) is sent the unopened files' diagnostics
 /// when a pool edit changes them, and cleared when it no longer does.
 #[tokio::test]

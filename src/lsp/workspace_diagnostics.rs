@@ -213,6 +213,19 @@ impl DiskDiagnostics {
     pub fn opened(&mut self, uri: &Uri) {
         self.published.remove(uri);
     }
+
+    /// The templates of these charts changed: the results of the files beside them (their
+    /// values files) are forgotten, to be judged again as the templates render them now.
+    /// Whether there were any.
+    pub fn forget_values_of(&mut self, charts: &[PathBuf]) -> bool {
+        let before = self.files.len();
+        self.files.retain(|path, _| {
+            !path
+                .parent()
+                .is_some_and(|dir| charts.iter().any(|c| c == dir))
+        });
+        self.files.len() != before
+    }
 }
 
 fn stamp(meta: &std::fs::Metadata) -> Stamp {

@@ -1,5 +1,5 @@
 //! `workspace/didChangeWatchedFiles`: inventory, configuration and manifest files changed on disk;
-//! a chart's templates changed, so its open values files render into other workloads.
+//! a chart's templates changed, so its values files, open or not, render into other workloads.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,7 +33,11 @@ pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeWatchedFiles
         .collect();
     charts.dedup();
     if !charts.is_empty() {
+        let forgotten = session.lock().disk.forget_values_of(&charts);
         session.reread_charts(charts).await;
+        if forgotten {
+            session.workspace_changed().await;
+        }
     }
     let manifests = paths.into_iter().filter(|p| session.indexes(p)).collect();
     session.reindex(manifests).await;
