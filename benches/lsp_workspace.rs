@@ -96,12 +96,7 @@ fn main() {
             json!({"inventory": ["cluster/nodes.json", "cluster/pools.yaml"]}),
         )
         .await;
-        c.notification_where(|m| {
-            m["params"]["message"]
-                .as_str()
-                .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-        })
-        .await;
+        c.workspace_read().await;
 
         // First workspace diagnostics.
         let start = Instant::now();

@@ -619,7 +619,7 @@ async fn references_reach_the_files_of_the_workspace() {
         )
         .await;
         assert_eq!(
-            workspace_read(&mut c).await,
+            c.workspace_read().await,
             "taintlint: read the workspace: 1 files with tolerations"
         );
         // The client is asked to watch the workspace's manifests.
@@ -728,7 +728,7 @@ async fn references_follow_the_configuration_file() {
     )
     .await;
     assert_eq!(
-        workspace_read(&mut c).await,
+        c.workspace_read().await,
         "taintlint: read the workspace: 0 files with tolerations"
     );
     let pools_text = pools_text();
@@ -750,22 +750,6 @@ async fn references_follow_the_configuration_file() {
     let uri = r["result"][0]["uri"].as_str().unwrap_or_default();
     assert!(uri.ends_with("apps/workloads.yaml"), "{r}");
     assert!(c.finish().await);
-}
-
-/// The server's message once it has read the workspace's files.
-async fn workspace_read(c: &mut Client) -> String {
-    let read = c
-        .notification_where(|m| {
-            m["method"] == "window/logMessage"
-                && m["params"]["message"]
-                    .as_str()
-                    .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-        })
-        .await;
-    read["params"]["message"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// Asks for references until the answer is `done` (a watched-file change is read in the

@@ -140,12 +140,7 @@ async fn start(caps: Value) -> Setup {
         .await;
     assert!(r.get("error").is_none(), "{r}");
     // The workspace index is read in the background: wait for it.
-    c.notification_where(|m| {
-        m["params"]["message"]
-            .as_str()
-            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-    })
-    .await;
+    c.workspace_read().await;
     c.open(&file_uri(&root.join("apps/dns.yaml")), OPEN).await;
     Setup { _dir: dir, root, c }
 }
@@ -535,12 +530,7 @@ async fn workspace_diagnostics_pulled_with_result_ids() {
         r["result"]["capabilities"]["diagnosticProvider"]["workspaceDiagnostics"], true,
         "{r}"
     );
-    c.notification_where(|m| {
-        m["params"]["message"]
-            .as_str()
-            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-    })
-    .await;
+    c.workspace_read().await;
     let (trainer, web) = (repo.uri("apps/trainer.yaml"), repo.uri("apps/web.yaml"));
     let first = workspace_diagnostics_until(&mut c, json!([]), |r| reports(r).len() == 2).await;
     // The excluded file and the inventory file are not reported.
@@ -702,12 +692,7 @@ async fn an_unopened_values_file_follows_its_charts_templates() {
     let mut c = Client::start(Client::test_config());
     c.initialize_in(Some(&file_uri(&root)), client::pull_client(), json!({}))
         .await;
-    c.notification_where(|m| {
-        m["params"]["message"]
-            .as_str()
-            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-    })
-    .await;
+    c.workspace_read().await;
     let message = |r: &Value| -> String {
         r["result"]["items"]
             .as_array()
@@ -887,12 +872,7 @@ async fn fresh(files: &[(&str, String)]) -> Held {
         json!({"inventory": ["cluster/pools.yaml"]}),
     )
     .await;
-    c.notification_where(|m| {
-        m["params"]["message"]
-            .as_str()
-            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-    })
-    .await;
+    c.workspace_read().await;
     let r = c
         .request("workspace/diagnostic", json!({"previousResultIds": []}))
         .await;
@@ -970,12 +950,7 @@ async fn incremental_workspace_diagnostics_equal_a_fresh_analysis() {
         json!({"inventory": ["cluster/pools.yaml"]}),
     )
     .await;
-    c.notification_where(|m| {
-        m["params"]["message"]
-            .as_str()
-            .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
-    })
-    .await;
+    c.workspace_read().await;
     let root_uri = file_uri(&root);
     let r = c
         .request("workspace/diagnostic", json!({"previousResultIds": []}))

@@ -186,6 +186,22 @@ impl Client {
         self.notification_where(|m| m["method"] == method).await
     }
 
+    /// The server's message once it has read the workspace's files.
+    pub async fn workspace_read(&mut self) -> String {
+        let read = self
+            .notification_where(|m| {
+                m["method"] == "window/logMessage"
+                    && m["params"]["message"]
+                        .as_str()
+                        .is_some_and(|s| s.starts_with("taintlint: read the workspace"))
+            })
+            .await;
+        read["params"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// The first notification that satisfies `wanted` (others are kept for later).
     pub async fn notification_where(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         if let Some(i) = self.queued.iter().position(&wanted) {
