@@ -101,7 +101,7 @@ pub type OtherFile<'a> = dyn Fn(&str, Range<usize>) -> Option<Location> + 'a;
 /// section of the rule reference (`links`). Its fixes go in `data` for an open document, with
 /// its `version`; a file that is not open (`None`) carries none: code actions are asked for
 /// open documents only, and then come from the document's own analysis (its diagnostics after
-/// a pool edit are megabytes of JSON, a tenth of it fixes).
+/// a pool edit are megabytes of JSON, 7% of it fixes).
 pub fn to_lsp(
     d: &Diagnostic,
     by: usize,
