@@ -45,10 +45,19 @@ enum Out {
 }
 
 /// The scheme of a stand-in's one URI; its path is the prepared result's number.
-const STAND_IN: &str = "taintlint-prepared:";
+macro_rules! stand_in_scheme {
+    () => {
+        "taintlint-prepared:"
+    };
+}
+const STAND_IN: &str = stand_in_scheme!();
 
-/// A stand-in's response is this small; the writer looks into no bigger frame for one.
-const STAND_IN_MAX: usize = 256;
+/// How tower-lsp-server's response to a stand-in begins (it writes `jsonrpc`, then `result`,
+/// then `id`): the writer parses only a frame that begins so, whatever the length of its id.
+const STAND_IN_RESPONSE: &str = concat!(
+    r#"{"jsonrpc":"2.0","result":{"items":[{"kind":"full","uri":""#,
+    stand_in_scheme!()
+);
 
 /// Results serialized by their handlers, waiting for their stand-ins to reach the writer.
 #[derive(Default)]
@@ -168,11 +177,7 @@ impl Outbox {
 /// stand-in, in pieces, or `None` when it is not a stand-in's: the same `jsonrpc`, `result`,
 /// `id` order tower-lsp-server writes.
 fn replace_stand_in(body: &[u8], prepared: &Prepared) -> Option<Vec<Vec<u8>>> {
-    if body.len() > STAND_IN_MAX
-        || !body
-            .windows(STAND_IN.len())
-            .any(|w| w == STAND_IN.as_bytes())
-    {
+    if !body.starts_with(STAND_IN_RESPONSE.as_bytes()) {
         return None;
     }
     let response: Value = serde_json::from_slice(body).ok()?;
@@ -187,9 +192,6 @@ fn replace_stand_in(body: &[u8], prepared: &Prepared) -> Option<Vec<Vec<u8>>> {
         .parse()
         .ok()?;
     let id = response.get("id")?;
-    if response.get("method").is_some() {
-        return None;
-    }
     let mut tail = br#","id":"#.to_vec();
     serde_json::to_writer(&mut tail, id).ok()?;
     tail.push(b'}');
@@ -343,8 +345,8 @@ mod tests {
     }
 
     /// A stand-in's response reaches the client as the response tower-lsp-server would write
-    /// for the prepared result, under the request's id; anything else that mentions a stand-in
-    /// (a log line, a stand-in whose result is gone) passes as it is.
+    /// for the prepared result, under the request's id, however long; anything else that
+    /// mentions a stand-in (a log line, a stand-in whose result is gone) passes as it is.
     #[tokio::test]
     async fn a_stand_in_goes_out_as_its_prepared_result() {
         let (outbox, queue) = queue();
@@ -362,6 +364,8 @@ mod tests {
             serde_json::to_vec(&response).unwrap()
         };
         let stand_in = serde_json::to_value(&stand_in).unwrap();
+        let other = serde_json::to_value(&other).unwrap();
+        let long_id = json!("id-".repeat(100));
         let log = json!({"jsonrpc": "2.0", "method": "window/logMessage", "params": {"type": 3, "message": STAND_IN}});
         let sent = async {
             for body in [
@@ -369,6 +373,7 @@ mod tests {
                 // Taken already: passes as it is.
                 as_written(json!(8), &stand_in),
                 serde_json::to_vec(&log).unwrap(),
+                as_written(long_id.clone(), &other),
             ] {
                 lsp_in.write_all(&framed(&body)).await.unwrap();
             }
@@ -379,20 +384,14 @@ mod tests {
             serde_json::from_slice::<Value>(&as_written(json!("req-7"), &result)).unwrap(),
             serde_json::from_slice(&as_written(json!(8), &stand_in)).unwrap(),
             log,
+            serde_json::from_slice(&as_written(long_id, &json!({}))).unwrap(),
         ];
         assert_eq!(messages(&out), expected);
         // Byte for byte what tower-lsp-server writes, too.
         let first = framed(&as_written(json!("req-7"), &result));
         assert_eq!(&out[..first.len()], first.as_slice());
-        // The other result waits for its stand-in; the one sent was taken.
-        let Value::Object(other) = serde_json::to_value(&other).unwrap() else {
-            unreachable!()
-        };
-        assert!(other["items"][0]["uri"]
-            .as_str()
-            .unwrap()
-            .starts_with(STAND_IN));
-        assert_eq!(outbox.prepared.results().len(), 1);
+        // Both results were taken.
+        assert!(outbox.prepared.results().is_empty());
     }
 
     /// tower-lsp-server's frames arrive a few bytes at a time while the server publishes:
