@@ -437,3 +437,177 @@ fn argo_workflows_resource_manifests() {
     );
     assert_eq!(d.object.as_ref().unwrap().kind.as_deref(), Some("Job"));
 }
+
+/// A document's tree as plain data, each multi-line string replaced by the shape of the YAML
+/// it holds: what must survive a fix inside a string, key for key.
+fn outer_shape(text: &str) -> String {
+    use taintlint::syntax::{self, Document, NodeId, NodeKind};
+    fn shape(doc: &Document<'_>, node: NodeId, out: &mut String) {
+        let node = doc.resolve(node);
+        match &doc.node(node).kind {
+            NodeKind::Scalar { value, .. } if value.contains('\n') => {
+                let inner = syntax::parse(value);
+                assert!(
+                    inner.error.is_none() && inner.documents.iter().all(|d| d.error.is_none()),
+                    "a string no longer parses: {value:?}"
+                );
+                out.push_str("<yaml>");
+            }
+            NodeKind::Scalar { value, .. } => out.push_str(&format!("{value:?}")),
+            NodeKind::Mapping { entries, .. } => {
+                out.push('{');
+                for &(k, v) in entries {
+                    shape(doc, k, out);
+                    out.push_str(": ");
+                    shape(doc, v, out);
+                    out.push_str(", ");
+                }
+                out.push('}');
+            }
+            NodeKind::Sequence { items, .. } => {
+                out.push('[');
+                for &i in items {
+                    shape(doc, i, out);
+                    out.push_str(", ");
+                }
+                out.push(']');
+            }
+            _ => out.push('?'),
+        }
+    }
+    let stream = syntax::parse(text);
+    assert!(stream.error.is_none(), "{text}");
+    let mut out = String::new();
+    for doc in &stream.documents {
+        assert!(doc.error.is_none(), "{:?}\n{text}", doc.error);
+        if let Some(root) = doc.root {
+            shape(doc, root, &mut out);
+        }
+        out.push_str("\n---\n");
+    }
+    out
+}
+
+/// An edit that reaches the end of a block string (`helm.values: |`, an inline patch `|-` or
+/// `|`, `|+` with CRLF, a block that ends the file, a line added inside a block with more after
+/// it), under `--fix`, `--fix --unsafe-fixes` and `--diff`: the outer document keeps every key
+/// and value, every string still parses, the finding the fix addressed is gone, and `--diff`
+/// shows what `--fix` writes.
+#[test]
+fn fixes_at_a_block_strings_end_keep_every_outer_key() {
+    let cases = [
+        (
+            "argo-values-last-line.yaml",
+            "toleration-seconds-requires-no-execute",
+        ),
+        (
+            "argo-values-crlf-keep.yaml",
+            "toleration-seconds-requires-no-execute",
+        ),
+        (
+            "argo-values-end-of-file.yaml",
+            "toleration-seconds-requires-no-execute",
+        ),
+        (
+            "argo-values-insert.yaml",
+            "toleration-seconds-requires-no-execute",
+        ),
+        ("kustomization-patch-last-line.yaml", "exists-with-value"),
+    ];
+    for (name, rule) in cases {
+        let original = fixture(&format!("block-ends/{name}"));
+        let before = outer_shape(&original);
+        assert!(
+            rules(&common::lint(&original)).contains(&rule),
+            "{name}: {rule}"
+        );
+        let found = common::lint(&original);
+        for (mode, fix_mode) in [
+            (&["--fix"][..], FixMode::Safe),
+            (&["--fix", "--unsafe-fixes"], FixMode::Unsafe),
+        ] {
+            let fixes = found
+                .iter()
+                .any(|d| d.rule == rule && taintlint::fix::fixable(d, fix_mode));
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(name), &original).unwrap();
+            let mut args = vec!["lint", "--kustomize", "off", "-o", "concise"];
+            args.extend(mode);
+            args.push(name);
+            let run = common::run_in(dir.path(), &args, None);
+            assert!(run.code <= 1, "{name} {mode:?}: {}", run.stderr);
+            let fixed = std::fs::read_to_string(dir.path().join(name)).unwrap();
+            assert_eq!(outer_shape(&fixed), before, "{name} {mode:?}:\n{fixed}");
+            assert_eq!(
+                rules(&common::lint(&fixed)).contains(&rule),
+                !fixes,
+                "{name} {mode:?}:\n{fixed}"
+            );
+            // --diff shows that change and writes nothing.
+            std::fs::write(dir.path().join(name), &original).unwrap();
+            let mut args = vec!["lint", "--kustomize", "off", "--diff"];
+            args.extend(&mode[1..]);
+            args.push(name);
+            let diff = common::run_in(dir.path(), &args, None);
+            assert_eq!(
+                diff.stdout,
+                taintlint::fix::unified_diff(name, &original, &fixed),
+                "{name} {mode:?}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(name)).unwrap(),
+                original
+            );
+        }
+    }
+}
+
+/// The audit's reproduction, byte for byte: the safe fix removes the values' last line and
+/// nothing after it.
+#[test]
+fn the_argo_reproduction_keeps_its_destination() {
+    let original = fixture("block-ends/argo-values-last-line.yaml");
+    let fixed = taintlint::fix::fix_all(&original, &Options::default(), FixMode::Safe).text;
+    assert_eq!(
+        fixed,
+        original.replace("          tolerationSeconds: 60\n", "")
+    );
+    // The unsafe alternative adds the effect on a line of its own, inside the block.
+    let found = common::lint(&original);
+    let d = one(&found, "toleration-seconds-requires-no-execute");
+    let set = d
+        .fixes
+        .iter()
+        .find(|f| f.title.contains("NoExecute"))
+        .unwrap();
+    assert_eq!(
+        set.apply(&original),
+        original.replace(
+            "          tolerationSeconds: 60\n",
+            "          tolerationSeconds: 60\n          effect: NoExecute\n"
+        )
+    );
+}
+
+/// A fix that adds a line in the middle of a block, with another item after it: the line is
+/// written at the block's indentation (plus the list item's), not at the block's base.
+#[test]
+fn a_line_added_inside_a_block_takes_the_blocks_indentation() {
+    let original = fixture("block-ends/argo-values-insert.yaml");
+    let found = common::lint(&original);
+    let d = one(&found, "toleration-seconds-requires-no-execute");
+    let set = d
+        .fixes
+        .iter()
+        .find(|f| f.title.contains("NoExecute"))
+        .unwrap();
+    let fixed = set.apply(&original);
+    assert!(
+        fixed.contains(
+            "          tolerationSeconds: 60\n          effect: NoExecute\n        - key: gpu\n"
+        ),
+        "{fixed}"
+    );
+    assert_eq!(outer_shape(&fixed), outer_shape(&original));
+    assert!(!rules(&common::lint(&fixed)).contains(&"toleration-seconds-requires-no-execute"));
+}

@@ -1129,3 +1129,59 @@ async fn a_bad_inventory_path_is_shown_once() {
     assert!(logged >= 2, "{seen:#?}");
     assert!(c.finish().await);
 }
+
+/// The editor's quick fixes on a finding at the end of an Argo CD Application's `helm.values`
+/// block: each action's edits, applied as the client applies them, leave the Application's keys
+/// after the block where they were (the safe fix removes the values' last line only; the
+/// other adds a line inside the block).
+#[tokio::test]
+async fn quick_fixes_at_a_block_strings_end_keep_the_next_key() {
+    const URI: &str = "file:///project/app.yaml";
+    let text = include_str!("fixtures/embedded/block-ends/argo-values-last-line.yaml");
+    let mut c = push_server().await;
+    c.open(URI, text).await;
+    let d = c.diagnostics(URI, 1).await;
+    let diagnostic = d["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "toleration-seconds-requires-no-execute")
+        .unwrap_or_else(|| panic!("{d:#}"))
+        .clone();
+    let r = c
+        .request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": URI},
+                "range": diagnostic["range"],
+                "context": {"diagnostics": [diagnostic]}
+            }),
+        )
+        .await;
+    let fixed: Vec<String> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["kind"] == "quickfix" && a["edit"].is_object())
+        .map(|a| {
+            let edits = a["edit"]["documentChanges"][0]["edits"].as_array().unwrap();
+            apply_edits(text, edits, true)
+        })
+        .collect();
+    let tail = "  destination:\n    server: https://kubernetes.default.svc\n  project: default\n";
+    assert!(
+        fixed.contains(&text.replace("          tolerationSeconds: 60\n", "")),
+        "{fixed:#?}"
+    );
+    assert!(
+        fixed.contains(&text.replace(
+            "          tolerationSeconds: 60\n",
+            "          tolerationSeconds: 60\n          effect: NoExecute\n"
+        )),
+        "{fixed:#?}"
+    );
+    for f in &fixed {
+        assert!(f.ends_with(tail), "{f}");
+    }
+    assert!(c.finish().await);
+}

@@ -30,13 +30,13 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::config::Options;
-use crate::diagnostic::{Diagnostic, ObjectRef};
+use crate::diagnostic::{Diagnostic, Fix, ObjectRef};
 use crate::inventory::Inventory;
-use crate::k8s::cluster::value_offsets;
 use crate::k8s::json6902::PatchTarget;
 use crate::k8s::objects::{api_group, resolve, Object};
 use crate::rules;
-use crate::syntax::{Document, NodeId, NodeKind, Style};
+use crate::syntax::mapped::{value_offsets, MappedString};
+use crate::syntax::{Document, NodeId, NodeKind};
 
 /// A string that holds YAML.
 struct Place {
@@ -332,7 +332,7 @@ fn lint_string(
     place: Place,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some((inner, style)) = doc.scalar(place.value) else {
+    let Some((inner, _)) = doc.scalar(place.value) else {
         return;
     };
     if !inner.contains(':')
@@ -358,19 +358,8 @@ fn lint_string(
         return;
     }
     // A string read through an alias is written where its anchor is.
-    let value = doc.resolve(place.value);
-    let map = value_offsets(doc, text, value);
+    let mapped = MappedString::new(doc, text, place.value);
     let key_span = doc.node(place.key).span.clone();
-    let indent = map
-        .as_deref()
-        .and_then(|m| block_indent(text, inner, style, m));
-    // A line break a fix writes into a block is the outer file's.
-    let written = text.get(doc.node(value).span.clone()).unwrap_or_default();
-    let newline = if written.contains("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
-    };
     let outer_object = place
         .object
         .and_then(|i| objects.get(i))
@@ -387,31 +376,14 @@ fn lint_string(
         if d.object.is_none() {
             d.object.clone_from(&outer_object);
         }
-        match &map {
-            Some(map) => {
-                d.range = outer(map, &d.range);
+        match &mapped {
+            Some(mapped) => {
+                d.range = mapped.range(&d.range);
                 for r in d.related.iter_mut().filter(|r| r.file.is_none()) {
-                    r.range = outer(map, &r.range);
+                    r.range = mapped.range(&r.range);
                 }
-                d.fixes.retain_mut(|fix| {
-                    fix.edits.iter_mut().all(|e| {
-                        match outer_edit(
-                            map,
-                            newline,
-                            style,
-                            indent.as_deref(),
-                            &e.range,
-                            &e.replacement,
-                        ) {
-                            Some((range, replacement)) => {
-                                e.range = range;
-                                e.replacement = replacement;
-                                true
-                            }
-                            None => false,
-                        }
-                    })
-                });
+                d.fixes
+                    .retain_mut(|fix| outer_fix(text, inner, mapped, fix));
             }
             None => {
                 d.range = key_span.clone();
@@ -425,65 +397,32 @@ fn lint_string(
     }
 }
 
-/// An inner byte range in the outer text.
-fn outer(map: &[usize], range: &Range<usize>) -> Range<usize> {
-    let at = |i: usize| map[i.min(map.len() - 1)];
-    let start = at(range.start);
-    start..at(range.end).max(start)
-}
-
-/// The indentation of a literal block scalar's content lines (what a line break in a fix's
-/// replacement is followed by), read where the first content line is written.
-fn block_indent(text: &str, inner: &str, style: Style, map: &[usize]) -> Option<String> {
-    if style != Style::Literal {
-        return None;
+/// A fix of the string's text rewritten as a fix of the outer text, when every edit can be
+/// written there and the outer file then parses with the string holding exactly the fixed text
+/// ([`MappedString::writes`]); `false` (the fix is dropped) otherwise.
+fn outer_fix(text: &str, inner: &str, mapped: &MappedString, fix: &mut Fix) -> bool {
+    let Some(outer) = fix
+        .edits
+        .iter()
+        .map(|e| mapped.edit(text, inner, &e.range, &e.replacement))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return false;
+    };
+    let mut ranges: Vec<&Range<usize>> = fix.edits.iter().map(|e| &e.range).collect();
+    ranges.sort_by_key(|r| (r.start, r.end));
+    if ranges.windows(2).any(|w| w[0].end > w[1].start) {
+        return false;
     }
-    let first = (0..inner.len())
-        .find(|&i| (i == 0 || inner.as_bytes()[i - 1] == b'\n') && inner.as_bytes()[i] != b'\n')?;
-    let at = *map.get(first)?;
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-    let indent = &text[line_start..at];
-    indent
-        .bytes()
-        .all(|b| b == b' ')
-        .then(|| indent.to_string())
-}
-
-/// A fix's edit inside the string as an edit of the outer text, when it can be written there:
-/// in a literal block every line break of the replacement is followed by the block's
-/// indentation; in a quoted string the range holds no escape and the replacement needs none.
-fn outer_edit(
-    map: &[usize],
-    newline: &str,
-    style: Style,
-    indent: Option<&str>,
-    range: &Range<usize>,
-    replacement: &str,
-) -> Option<(Range<usize>, String)> {
-    if range.end >= map.len() {
-        return None;
+    let expected = fix.apply(inner);
+    let edits: Vec<(Range<usize>, &str)> =
+        outer.iter().map(|(r, s)| (r.clone(), s.as_str())).collect();
+    if !mapped.writes(text, &edits, &expected) {
+        return false;
     }
-    let outer = outer(map, range);
-    match style {
-        Style::Literal => {
-            let indent = indent?;
-            Some((
-                outer,
-                replacement.replace('\n', &format!("{newline}{indent}")),
-            ))
-        }
-        Style::DoubleQuoted | Style::SingleQuoted => {
-            let quote = if style == Style::DoubleQuoted {
-                '"'
-            } else {
-                '\''
-            };
-            let plain = outer.len() == range.len()
-                && !replacement
-                    .chars()
-                    .any(|c| c == quote || c == '\\' || c.is_control());
-            plain.then(|| (outer, replacement.to_string()))
-        }
-        Style::Plain | Style::Folded => None,
+    for (e, (range, replacement)) in fix.edits.iter_mut().zip(outer) {
+        e.range = range;
+        e.replacement = replacement;
     }
+    true
 }

@@ -25,8 +25,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::diagnostic::{Diagnostic, ObjectRef, Related};
-use crate::k8s::cluster::value_offsets;
+use crate::diagnostic::{Diagnostic, Fix, ObjectRef, Related};
+use crate::syntax::mapped::MappedString;
 use crate::syntax::{self, Document, NodeId};
 
 /// The annotation with the file an object was read from.
@@ -83,8 +83,8 @@ pub(crate) struct Holder {
 enum Outer {
     /// The text is the file's.
     Same,
-    /// A string's bytes, each at its offset in the file (and its end).
-    Mapped(Vec<usize>),
+    /// A string's bytes, each at its offset in the file (and its end), and the file's text.
+    Mapped(MappedString, Arc<str>),
     /// A string whose bytes cannot be placed one by one (a folded block): its whole span.
     Whole(Range<usize>),
 }
@@ -101,12 +101,49 @@ impl Holder {
     fn map(&self, r: &Range<usize>) -> Range<usize> {
         match &self.outer {
             Outer::Same => r.clone(),
-            Outer::Mapped(map) => match (map.get(r.start), map.get(r.end)) {
-                (Some(&s), Some(&e)) if s <= e => s..e,
-                _ => map.first().copied().unwrap_or(0)..map.last().copied().unwrap_or(0),
-            },
+            Outer::Mapped(mapped, _) => {
+                let map = &mapped.map;
+                match (map.get(r.start), map.get(r.end)) {
+                    (Some(&s), Some(&e)) if s <= e => s..e,
+                    _ => map.first().copied().unwrap_or(0)..map.last().copied().unwrap_or(0),
+                }
+            }
             Outer::Whole(span) => span.clone(),
         }
+    }
+
+    /// A fix of the holder's text as a fix of its file, when it can be written there (see
+    /// [`MappedString::edit`] and [`MappedString::writes`]); `false` when it cannot.
+    fn place_fix(&self, fix: &mut Fix) -> bool {
+        let (mapped, text) = match &self.outer {
+            Outer::Same => return true,
+            Outer::Whole(_) => return false,
+            Outer::Mapped(mapped, text) => (mapped, text),
+        };
+        let Some(outer) = fix
+            .edits
+            .iter()
+            .map(|e| mapped.edit(text, &self.inner, &e.range, &e.replacement))
+            .collect::<Option<Vec<_>>>()
+        else {
+            return false;
+        };
+        let mut ranges: Vec<&Range<usize>> = fix.edits.iter().map(|e| &e.range).collect();
+        ranges.sort_by_key(|r| (r.start, r.end));
+        if ranges.windows(2).any(|w| w[0].end > w[1].start) {
+            return false;
+        }
+        let expected = fix.apply(&self.inner);
+        let edits: Vec<(Range<usize>, &str)> =
+            outer.iter().map(|(r, s)| (r.clone(), s.as_str())).collect();
+        if !mapped.writes(text, &edits, &expected) {
+            return false;
+        }
+        for (e, (range, replacement)) in fix.edits.iter_mut().zip(outer) {
+            e.range = range;
+            e.replacement = replacement;
+        }
+        true
     }
 
     /// Whether a range of the text is placed exactly in the file.
@@ -374,7 +411,9 @@ fn patches(
                 Holder {
                     file: source.name.clone(),
                     inner: value.to_string(),
-                    outer: value_offsets(doc, text, node).map_or(Outer::Whole(span), Outer::Mapped),
+                    outer: MappedString::new(doc, text, node).map_or(Outer::Whole(span), |m| {
+                        Outer::Mapped(m, source.text.clone())
+                    }),
                 },
                 Patch { target },
             ));
@@ -629,11 +668,12 @@ pub(crate) fn mapped(
     match shift {
         Some(delta) => {
             let moved = moved_fn(delta);
-            for f in &mut d.fixes {
+            d.fixes.retain_mut(|f| {
                 for e in &mut f.edits {
-                    e.range = holder.map(&moved(&e.range));
+                    e.range = moved(&e.range);
                 }
-            }
+                holder.place_fix(f)
+            });
         }
         None => d.fixes.clear(),
     }

@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+pub mod mapped;
+
 use granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 /// Index of a node inside its [`Document`].
