@@ -718,7 +718,7 @@ mod tests {
     }
 
     /// The path to the block in each of [`blocks`].
-    fn block<'d>(doc: &'d syntax::Document<'_>) -> NodeId {
+    fn block(doc: &syntax::Document<'_>) -> NodeId {
         let root = doc.root.unwrap();
         if let Some((_, v)) = doc.get(root, "v") {
             return v;
