@@ -27,9 +27,8 @@ pub struct Offer {
 pub struct Capacity {
     /// Sorted by name.
     pub offers: Vec<Offer>,
-    /// Whether a resource not in `offers` is one no node has (nodes that report their
-    /// allocatable); else it is unknown.
-    pub complete: bool,
+    /// What a resource not in `offers` is.
+    pub unlisted: Unlisted,
     /// The instance types the nodes may be, where the definition names only known ones
     /// ([`instance_types`]); empty when unknown.
     pub types: Vec<&'static InstanceType>,
@@ -42,6 +41,29 @@ pub struct Capacity {
     /// `pkg/controllers/provisioning/scheduling`): a pod fits if one of `types` offers all it
     /// asks, rather than every node.
     pub sized: bool,
+}
+
+/// What a resource a pool's capacity does not list is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Unlisted {
+    /// Unknown: the definition does not say what its nodes offer.
+    #[default]
+    Unknown,
+    /// Absent: nodes that report their allocatable (`status.allocatable`) list every resource
+    /// they have.
+    Absent,
+    /// What the kubelet reports on every node ([`reported_by_kubelet`]) is unknown, any other
+    /// (an extended resource, which only a device plugin or an operator advertises) absent: a
+    /// pool file's `allocatable`, written by a person who names what sets the nodes apart.
+    Extended,
+}
+
+/// Whether every node has `name` in its allocatable, as the kubelet reports it: CPU, memory,
+/// ephemeral storage, pods and huge pages (kubernetes/kubernetes pkg/kubelet/cm
+/// `GetNodeAllocatableAbsolute` over the node's capacity, pkg/kubelet/nodestatus/setters.go
+/// `MachineInfo`).
+pub fn reported_by_kubelet(name: &str) -> bool {
+    matches!(name, "cpu" | "memory" | "ephemeral-storage" | "pods") || name.starts_with("hugepages-")
 }
 
 /// How much of `name` every node offers, whatever the pool: a request up to it fits a pool that
@@ -88,7 +110,7 @@ impl Capacity {
                     max: Some(a),
                 })
                 .collect(),
-            complete: true,
+            unlisted: Unlisted::Absent,
             ..Capacity::default()
         }
     }
@@ -115,7 +137,7 @@ impl Capacity {
                     max: Some(most),
                 })
                 .collect(),
-            complete: true,
+            unlisted: Unlisted::Absent,
             ..Capacity::default()
         }
     }
@@ -125,8 +147,11 @@ impl Capacity {
     pub fn offer(&self, name: &str) -> Option<(u128, Option<u128>)> {
         match self.offers.binary_search_by(|o| o.name.as_str().cmp(name)) {
             Ok(i) => Some((self.offers[i].min, self.offers[i].max)),
-            Err(_) if self.complete => Some((0, Some(0))),
-            Err(_) => None,
+            Err(_) => match self.unlisted {
+                Unlisted::Absent => Some((0, Some(0))),
+                Unlisted::Extended if !reported_by_kubelet(name) => Some((0, Some(0))),
+                _ => None,
+            },
         }
     }
 

@@ -138,6 +138,7 @@ pub(crate) fn parse<'a>(
                 declared: None,
                 bootstrap: None,
                 allocatable: allocatable.clone(),
+                observed: false,
             });
         }
     }

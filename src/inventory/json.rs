@@ -263,6 +263,7 @@ fn node(
         declared: None,
         bootstrap: None,
         allocatable,
+        observed: true,
     })
 }
 

@@ -179,6 +179,10 @@ pub struct Pool {
     /// What each of its nodes offers the scheduler (allocatable resources), as a range over
     /// its nodes; unknown where the inventory does not say.
     pub capacity: capacity::Capacity,
+    /// Whether its nodes are Node objects (`kubectl get nodes`, Node documents): what they
+    /// carry is what the scheduler sees, and a label they do not have is one they do not have.
+    /// A pool file's or a definition's nodes may carry what it does not write.
+    pub observed: bool,
     /// The name its definition gives it (a pool file's, a NodePool's), if any.
     given_name: Option<String>,
 }
@@ -437,6 +441,9 @@ pub(crate) struct RawNode {
     pub bootstrap: Option<Bootstrap>,
     /// What the node offers (`status.allocatable`, else `status.capacity`), when it says.
     pub allocatable: Option<crate::k8s::resources::Resources>,
+    /// Whether it is a Node object, as the API server holds it (`kubectl get nodes`): its
+    /// labels are all the scheduler sees, and its allocatable lists every resource it has.
+    pub observed: bool,
 }
 
 /// A Cluster API pool's part in bootstrapping: a KubeadmConfigTemplate makes no machines, it
@@ -538,6 +545,7 @@ impl RawNode {
             })),
             bootstrap: None,
             allocatable: None,
+            observed: false,
         }
     }
 }
@@ -1025,6 +1033,7 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
                     at: node.at.clone(),
                     declared: node.declared.clone(),
                     capacity: capacity::Capacity::default(),
+                    observed: node.observed,
                 });
             }
         }
@@ -1032,7 +1041,14 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
     for (pool, acc) in pools.iter_mut().zip(offered) {
         pool.capacity = match (&pool.declared, acc) {
             (Some(d), _) => d.capacity.clone(),
-            (None, Some(Some((min, max)))) => capacity::Capacity::range(&min, &max),
+            (None, Some(Some((min, max)))) => {
+                let mut capacity = capacity::Capacity::range(&min, &max);
+                if !pool.observed {
+                    // A pool file's `allocatable`: see [`capacity::Unlisted::Extended`].
+                    capacity.unlisted = capacity::Unlisted::Extended;
+                }
+                capacity
+            }
             (None, _) => capacity::Capacity::default(),
         };
     }

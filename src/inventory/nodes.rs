@@ -337,5 +337,6 @@ fn node(
         declared: None,
         bootstrap: None,
         allocatable,
+        observed: true,
     })
 }

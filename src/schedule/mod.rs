@@ -1428,9 +1428,9 @@ pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
 /// The labels the kubelet sets on every node it registers, with values of the node itself (its
 /// operating system and architecture: kubernetes/kubernetes pkg/kubelet/kubelet_node_status.go,
 /// the initial Node's `kubernetes.io/os` and `kubernetes.io/arch`, beside
-/// `kubernetes.io/hostname`, which inventories without it are given). A node of the inventory
-/// that does not carry one (a pool file's, a Node written by hand) has it all the same, with a
-/// value the inventory does not say.
+/// `kubernetes.io/hostname`, which inventories without it are given). A node of a pool file or
+/// a definition that does not write one has it all the same, with a value the inventory does
+/// not say; a Node object has what it holds.
 pub const KUBELET_LABELS: &[&str] = &["kubernetes.io/os", "kubernetes.io/arch"];
 
 /// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
@@ -1465,8 +1465,12 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
         .declared
         .as_ref()
         .map_or(&[][..], |d| d.provider_labels);
-    let open_for = |key: &str| (open && !provider.contains(&key)) || KUBELET_LABELS.contains(&key);
-    let may_carry = |key: &str| open || KUBELET_LABELS.contains(&key);
+    // The kubelet's own labels are on every node, with values a pool file or a definition may
+    // not write; a Node object carries them or does not (kubelets older than 1.14, labels
+    // removed by hand): what the scheduler sees is what it holds.
+    let kubelet = |key: &str| !node.pool.observed && KUBELET_LABELS.contains(&key);
+    let open_for = |key: &str| (open && !provider.contains(&key)) || kubelet(key);
+    let may_carry = |key: &str| open || kubelet(key);
     let unknown = &mut verdict.unknown;
     for e in &w.node_selector {
         let actual = node.label(&e.key);

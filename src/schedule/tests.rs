@@ -140,10 +140,10 @@ fn node_selector_and_affinity() {
     }
 }
 
-/// Every node carries the kubelet's `kubernetes.io/os` and `kubernetes.io/arch`: a node of the
-/// inventory that does not give them (a pool file's, a Node written by hand) may fit a pod that
-/// selects on them, with the reason; a value the inventory gives decides; any other label the
-/// node does not carry is absent.
+/// Every node carries the kubelet's `kubernetes.io/os` and `kubernetes.io/arch`: a pool file's
+/// node that does not give them may fit a pod that selects on them, with the reason; a value the
+/// inventory gives decides; any other label the node does not carry is absent. A Node object
+/// is what the scheduler sees: a label it does not hold is absent, the kubelet's too.
 #[test]
 fn the_kubelets_labels_are_on_every_node_with_values_the_inventory_may_not_give() {
     let os = "nodeSelector: {kubernetes.io/os: linux}";
@@ -151,7 +151,12 @@ fn the_kubelets_labels_are_on_every_node_with_values_the_inventory_may_not_give(
                 {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/arch, operator: In, \
                 values: [arm64]}]}]}}}";
     let options = Options::default();
-    let unsaid = inventory(&node("n1", "", "", false));
+    let unsaid = inventory("pools:\n  n: {count: 1}\n");
+    let observed = inventory(&node("n1", "", "", false));
+    for spec in [os, arch] {
+        let v = &first_verdict(&pod(spec), &observed, &options)[0];
+        assert!(!v.fits() && v.unknown.is_empty(), "{spec}: {v:?}");
+    }
     for (spec, key, words) in [
         (os, "kubernetes.io/os", "nodeSelector kubernetes.io/os=linux: the kubelet sets kubernetes.io/os on every node, and the inventory does not say its value on this pool's nodes; it fits if it is linux"),
         (arch, "kubernetes.io/arch", "node affinity `kubernetes.io/arch In [arm64]`: the kubelet sets kubernetes.io/arch on every node, and the inventory does not say its value on this pool's nodes; it fits if it matches"),
@@ -428,6 +433,59 @@ fn node_resources_fit_filter() {
         v.reasons[0].describe(pool),
         "insufficient cpu: requests 64, a node offers at most 10"
     );
+}
+
+/// A pool file's `allocatable` names what sets its nodes apart: what the kubelet reports on
+/// every node (CPU, memory, ephemeral storage, pods) that it does not write is unknown, and the
+/// pod may fit; an extended resource it does not write is absent. A Node's `status.allocatable`
+/// lists everything the node has. (The shipped examples/inventory/pools.yaml writes only the
+/// GPUs of its GPU pool.)
+#[test]
+fn a_pool_files_allocatable_leaves_the_kubelets_resources_unknown() {
+    let inv = inventory("pools:\n  gpu: {count: 2, allocatable: {nvidia.com/gpu: 4}}\n");
+    let options = Options::default();
+    let asks = |requests: &str| {
+        first_verdict(
+            &pod(&format!("containers: [{{resources: {{requests: {{{requests}}}}}}}]")),
+            &inv,
+            &options,
+        )
+        .remove(0)
+    };
+    for resource in ["cpu: 64", "memory: 500Gi", "ephemeral-storage: 1Ti", "hugepages-2Mi: 1Gi"] {
+        let v = asks(&format!("{resource}, nvidia.com/gpu: 1"));
+        assert!(v.fits(), "{resource}: {v:?}");
+        assert_eq!(v.unknown.len(), 1, "{resource}: {v:?}");
+        assert!(v.unknown[0].is_resource(), "{v:?}");
+        assert!(
+            v.unknown[0].describe().contains("the pool does not say how much"),
+            "{}",
+            v.unknown[0].describe()
+        );
+    }
+    // What it writes decides.
+    assert!(asks("nvidia.com/gpu: 4").unknown.is_empty());
+    assert_eq!(
+        asks("nvidia.com/gpu: 5").reasons,
+        vec![Reason::Insufficient {
+            resource: "nvidia.com/gpu".into(),
+            requested: 5,
+            offered: 4
+        }]
+    );
+    // An extended resource it does not write is absent.
+    assert_eq!(
+        asks("amd.com/gpu: 1").reasons,
+        vec![Reason::Insufficient {
+            resource: "amd.com/gpu".into(),
+            requested: 1,
+            offered: 0
+        }]
+    );
+    // A Node that does not report CPU has none to give.
+    let node = inventory(&node_offering("n", "", "nvidia.com/gpu: 4"));
+    let v = &first_verdict(&pod("containers: [{resources: {requests: {cpu: 1}}}]"), &node, &options)[0];
+    assert!(!v.fits(), "{v:?}");
 }
 
 // The overhead of the pod's RuntimeClass counts (pkg/scheduler/framework/plugins/noderesources
