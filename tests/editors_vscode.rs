@@ -335,11 +335,11 @@ fn check_pool_edit(result: &Value) {
     let tainted = pool.replace("taints: []", &format!("taints: [{NODEPOOL_TAINT}]"));
     assert_ne!(tainted, pool);
     let findings = |pool: &str| {
-        let inventory = taintlint::inventory::Inventory::load(&[
-            ("pools.yaml", pools.as_str()),
-            ("nodepool.yaml", pool),
-        ])
-        .unwrap();
+        let mut files = vec![("pools.yaml", pools.as_str())];
+        if !pool.is_empty() {
+            files.push(("nodepool.yaml", pool));
+        }
+        let inventory = taintlint::inventory::Inventory::load(&files).unwrap();
         taintlint::analysis::analyse_with(
             &workload,
             &taintlint::Options::default(),
@@ -354,6 +354,20 @@ fn check_pool_edit(result: &Value) {
         .as_array()
         .expect("pool_edit_before");
     assert!(before.is_empty(), "before the edit: {before:?}");
+    // Before the pool was in the inventory, the workload fitted no node: the test waited for
+    // that problem to go as its sign that the server had read the new inventory.
+    let without = findings("");
+    assert!(
+        without.iter().any(|d| d.rule == "unschedulable"),
+        "{without:?}"
+    );
+    let rows = result["pool_edit_without_pool"]
+        .as_array()
+        .expect("pool_edit_without_pool");
+    assert!(
+        rows.iter().any(|r| r["code"] == "unschedulable"),
+        "without the pool: {rows:?}"
+    );
 
     let want = findings(&tainted);
     assert!(want.iter().any(|d| d.rule == "unschedulable"), "{want:?}");

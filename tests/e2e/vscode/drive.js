@@ -309,6 +309,16 @@ async function activeTab(page, name, extra = "") {
   await page.waitForSelector(`.tabs-container .tab.active${extra}[aria-label^="${name}"]`, { timeout: TIMEOUT });
 }
 
+/** Waits until the keyboard goes to the text of the editor that shows `name`. */
+async function editorFocused(page, name) {
+  await until(`the keyboard focus in ${name}'s editor`, () =>
+    page.evaluate(() => {
+      const focused = document.activeElement;
+      return Boolean(focused && focused.closest(".part.editor .monaco-editor.focused"));
+    }),
+  );
+}
+
 /**
  * The code lenses and the inlay hints drawn in the first editor group, each with its 1-based
  * line (read from the line numbers in the margin): a lens sits in the space above its line.
@@ -369,17 +379,42 @@ function serverCommands(logs) {
     .filter(Boolean);
 }
 
-/** Changes settings the way a person does: in a settings.json, in the editor, saved. */
-async function editSettings(page, command, settings) {
+/**
+ * Changes settings the way a person does: in a settings.json, in the editor, saved; then waits
+ * for `file` on disk to hold them.
+ */
+async function editSettings(page, command, file, settings) {
   await runCommand(page, command);
   await activeTab(page, "settings.json");
-  await page.waitForTimeout(500);
+  await editorFocused(page, "settings.json");
   // Pasted, not typed, so that no bracket or quote is closed or indented automatically.
   await page.evaluate((text) => navigator.clipboard.writeText(text), JSON.stringify(settings, null, 2) + "\n");
   await page.keyboard.press("Control+A");
   await page.keyboard.press("Control+V");
   await page.keyboard.press("Control+S");
   await activeTab(page, "settings.json", ":not(.dirty)");
+  await until(`${file} to hold the new settings`, () => {
+    try {
+      return JSON.stringify(JSON.parse(fs.readFileSync(file, "utf8"))) === JSON.stringify(settings);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * The settings the extension sent the server, oldest first, from its log under `logs`
+ * ("settings changed: {...}").
+ */
+function settingsSent(logs) {
+  if (!fs.existsSync(logs)) return [];
+  return fs
+    .readdirSync(logs, { recursive: true })
+    .filter((f) => path.basename(String(f)) === "taintlint.log")
+    .flatMap((f) => fs.readFileSync(path.join(logs, String(f)), "utf8").split("\n"))
+    .map((l) => /\[info\] settings changed: (\{.*\})$/.exec(l)?.[1])
+    .filter(Boolean)
+    .map((json) => JSON.parse(json));
 }
 
 async function main() {
@@ -419,7 +454,8 @@ async function main() {
   const unopenedName = path.basename(UNOPENED);
   fs.copyFileSync(UNOPENED, path.join(dirs.workspace, unopenedName));
   // The repository's own settings name its inventory, as a team's would.
-  writeJson(path.join(dirs.workspace, ".vscode", "settings.json"), { "taintlint.inventory": [inventoryName] });
+  const workspaceSettings = path.join(dirs.workspace, ".vscode", "settings.json");
+  writeJson(workspaceSettings, { "taintlint.inventory": [inventoryName] });
   // A machine without taintlint on PATH: the extension must run the binary it carries.
   const isExe = (file) => {
     try {
@@ -538,7 +574,8 @@ async function main() {
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
     await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
     await page.waitForSelector(".explorer-folders-view, .monaco-workbench .part.editor", { timeout: TIMEOUT });
-    await page.waitForTimeout(1000);
+    // The workbench is ready for keys once the explorer lists the workspace's files.
+    await page.waitForSelector(`.explorer-folders-view .monaco-list-row[aria-label^="${fileName}"]`, { timeout: TIMEOUT });
 
     step(`open ${fileName}`);
     await page.locator(".monaco-workbench").click({ position: { x: 640, y: 400 } }).catch(() => {});
@@ -592,7 +629,7 @@ async function main() {
 
     const severityRule = env("TAINTLINT_E2E_SEVERITY_RULE");
     step(`make ${severityRule} an error in the user settings`);
-    await editSettings(page, "Preferences: Open User Settings (JSON)", {
+    await editSettings(page, "Preferences: Open User Settings (JSON)", settingsFile, {
       ...settings,
       "taintlint.rules": { [severityRule]: "error" },
     });
@@ -632,7 +669,6 @@ async function main() {
       }
       if (view.lines.includes(lineCount)) break;
       await page.keyboard.press("PageDown");
-      await page.waitForTimeout(300);
     }
     result.lenses = [...seen.lenses.values()].sort((a, b) => a.line - b.line);
     result.hints = [...seen.hints.values()].sort((a, b) => a.line - b.line || a.left - b.left);
@@ -640,7 +676,7 @@ async function main() {
     step("click the first lens: the placement beside the manifest");
     await page.keyboard.press("Control+Home");
     await page.keyboard.press("Control+B"); // the side bar away: room for both
-    await page.waitForTimeout(500);
+    await until("the side bar to close", async () => !(await page.isVisible(".part.sidebar")));
     await page.click(".part.editor .codelens-decoration a");
     result.placement = await until("the placement document", async () => {
       const groups = await page.$$(".part.editor .editor-group-container");
@@ -663,21 +699,39 @@ async function main() {
     await page.screenshot({ path: path.join(ARTIFACTS, "cluster.png") });
 
     step(`add ${nodePoolName} to the inventory; taint it in the editor, unsaved: ${unopenedName}, never opened, gets a problem`);
-    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", {
-      "taintlint.inventory": [inventoryName, nodePoolName],
-    });
     await runCommand(page, "View: Single Column Editor Layout").catch(() => {});
-    await openFile(page, nodePoolName);
     if (!(await page.isVisible(".markers-panel"))) {
       await page.keyboard.press("Control+Shift+M");
     }
     await page.waitForSelector(".markers-panel", { timeout: TIMEOUT });
     const filter = 'input[placeholder^="Filter (e.g. text"]';
     await page.fill(filter, `**/${unopenedName}`);
-    await page.click(`.tabs-container .tab.active[aria-label^="${nodePoolName}"]`);
-    // The pool has no taint yet: the workload fits its nodes (give the server time to read the
-    // new inventory and answer the workspace pull it asks for).
-    await page.waitForTimeout(3000);
+    // The keys away from the filter (Escape there would clear it).
+    await page.click(".part.editor .tabs-container .tab.active");
+    await until("the focus to leave the Problems filter", () =>
+      page.evaluate((filter) => !document.activeElement?.matches(filter), filter),
+    );
+    // Without the pool no node has the workload's team label: it fits no node.
+    result.pool_edit_without_pool = await until(`${unopenedName}'s problem before ${nodePoolName} is in the inventory`, async () => {
+      const rows = await markerRows(page, unopenedName);
+      return rows.some((r) => r.code === "unschedulable") ? rows : undefined;
+    });
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", workspaceSettings, {
+      "taintlint.inventory": [inventoryName, nodePoolName],
+    });
+    // The extension sent the server the new inventory...
+    await until(`the extension to send the server an inventory with ${nodePoolName}`, () =>
+      settingsSent(path.join(dirs["user-data"], "logs")).some((s) => (s.inventory || []).includes(nodePoolName)),
+    );
+    await openFile(page, nodePoolName);
+    if ((await page.inputValue(filter)) !== `**/${unopenedName}`) {
+      throw new Error(`the Problems filter was changed: ${await page.inputValue(filter)}`);
+    }
+    // ...and once the server has read it (and answered the workspace pull it asks for), the
+    // pool, with no taint yet, takes the workload: its problem is gone.
+    await until(`the server to read ${nodePoolName}: ${unopenedName}'s problem gone`, async () =>
+      (await markerRows(page, unopenedName)).length === 0,
+    );
     result.pool_edit_before = await markerRows(page, unopenedName);
     const pool = fs.readFileSync(NODEPOOL, "utf8");
     const tainted = pool.replace("taints: []", `taints: [${NODEPOOL_TAINT}]`);
@@ -711,7 +765,7 @@ async function main() {
     await activeTab(page, nodePoolName, ":not(.dirty)");
 
     step("point taintlint.path at another taintlint: it replaces the bundled one");
-    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", {
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", workspaceSettings, {
       "taintlint.inventory": [inventoryName],
       "taintlint.path": BIN,
     });
@@ -721,7 +775,7 @@ async function main() {
 
     step("point taintlint.path at a missing file");
     const missing = path.join(root, "no-such-taintlint");
-    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", { "taintlint.path": missing });
+    await editSettings(page, "Preferences: Open Workspace Settings (JSON)", workspaceSettings, { "taintlint.path": missing });
     const toast = await until("the missing-binary notification", async () => {
       const texts = await page.$$eval(".notifications-toasts .notification-list-item-message", (els) =>
         els.map((e) => e.innerText.trim()),
