@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::Severity;
 use crate::k8s::cluster::{ApiToleration, Cluster, Namespace};
+use crate::inventory::platform::Platform;
 use crate::k8s::json6902::PatchTarget;
 use crate::k8s::workloads::ChartKinds;
 use crate::rules::{self, RuleMeta};
@@ -103,6 +104,10 @@ pub struct Options {
     /// The object a JSON6902 patch file is applied to, as the kustomization that names the
     /// file says (found at the edge).
     patch_target: Option<Arc<PatchTarget>>,
+    /// The platform the cluster runs on: the admission plugins it runs count as enabled.
+    platform: Option<Platform>,
+    /// The plugins `--disable-admission-plugins` names: a platform's own stay off too.
+    disabled_plugins: BTreeSet<String>,
 }
 
 /// A toleration policy of the repository's own (`.taintlint.yaml` `policy:`): the shapes of
@@ -143,6 +148,8 @@ impl Default for Options {
             chart_template: false,
             chart: None,
             patch_target: None,
+            platform: None,
+            disabled_plugins: BTreeSet::new(),
         }
     }
 }
@@ -213,8 +220,22 @@ impl Options {
         self.chart_template = chart_template;
     }
 
+    /// Whether the cluster's API server runs an admission plugin: kube-apiserver's defaults, as
+    /// `--enable-admission-plugins` and `--disable-admission-plugins` change them, and those
+    /// the platform runs, unless disabled.
     pub fn admission_enabled(&self, plugin: &str) -> bool {
         self.enabled_plugins.contains(plugin)
+            || (self.platform.is_some_and(|p| p.runs_admission(plugin))
+                && !self.disabled_plugins.contains(plugin))
+    }
+
+    /// The platform the cluster runs on.
+    pub fn platform(&self) -> Option<Platform> {
+        self.platform
+    }
+
+    pub fn set_platform(&mut self, platform: Option<Platform>) {
+        self.platform = platform;
     }
 
     /// Parses `Name=true,Other=false` as kube-apiserver's `--feature-gates` does.
@@ -283,8 +304,10 @@ impl Options {
             }
             if enable {
                 self.enabled_plugins.insert(name.to_string());
+                self.disabled_plugins.remove(name);
             } else {
                 self.enabled_plugins.remove(name);
+                self.disabled_plugins.insert(name.to_string());
             }
         }
         Ok(())

@@ -49,6 +49,7 @@ pub const FILE_NAME: &str = ".taintlint.yaml";
 pub const KEYS: &[&str] = &[
     "inventory",
     "pool-label",
+    "platform",
     "feature-gates",
     "admission-plugins",
     "admission",
@@ -105,6 +106,8 @@ pub struct ConfigFile {
     /// The node label that names the cluster's node pools (`pool-label`), looked at before the
     /// common providers' node-group labels.
     pub pool_label: Option<String>,
+    /// The platform the cluster runs on (`platform`), or inferred from the inventory.
+    pub platform: crate::inventory::platform::Choice,
     /// Cluster behaviour and rule levels.
     pub options: Options,
     /// What renders kustomizations (`kustomize:`); `None` when the file does not say.
@@ -188,6 +191,7 @@ impl Default for ConfigFile {
             dir: PathBuf::from("."),
             inventory: Vec::new(),
             pool_label: None,
+            platform: crate::inventory::platform::Choice::Infer,
             options: Options::default(),
             kustomize: None,
             admission_file: None,
@@ -474,6 +478,21 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     doc,
                     value,
                     format!("{name}: a node label key, such as `example.com/pool`"),
+                ),
+            },
+            "platform" => match scalar_str(doc, value)
+                .map(|(s, _)| crate::inventory::platform::parse(s))
+            {
+                Some(Ok(platform)) => {
+                    config.platform = crate::inventory::platform::Choice::Given(platform);
+                    config.options.set_platform(platform);
+                }
+                Some(Err(e)) => p.node_error(doc, value, format!("{name}: {e}")),
+                None if is_null(doc, value) => {}
+                None => p.node_error(
+                    doc,
+                    value,
+                    format!("{name}: a platform's name: {}", platform_names()),
                 ),
             },
             "feature-gates" => read_feature_gates(&mut p, doc, &mut config, &name, value),
@@ -819,6 +838,24 @@ fn is_null(doc: &Document<'_>, node: NodeId) -> bool {
     )
 }
 
+/// The values `platform` takes, for messages: `gke, eks, ..., or none`.
+fn platform_names() -> String {
+    let names: Vec<&str> = crate::inventory::platform::NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
+    format!("{}, or none", names.join(", "))
+}
+
+/// The values `platform` takes, for the schema.
+fn platform_values() -> Vec<serde_json::Value> {
+    crate::inventory::platform::NAMES
+        .iter()
+        .map(|(n, _)| serde_json::Value::from(*n))
+        .chain([serde_json::Value::from("none"), serde_json::Value::Null])
+        .collect()
+}
+
 fn scalar_str<'d>(doc: &'d Document<'_>, node: NodeId) -> Option<(&'d str, Style)> {
     if is_null(doc, node) {
         return None;
@@ -1010,6 +1047,13 @@ pub fn json_schema() -> Value {
                     karpenter.sh/nodepool, cloud.google.com/gke-nodepool, \
                     kubernetes.azure.com/agentpool, ...).",
                 "type": ["string", "null"],
+            },
+            "platform": {
+                "description": "The platform the cluster runs on, which brings what it does on \
+                    its own (the admission plugins it runs, the taints and labels it gives nodes, \
+                    the default pools of its modules); inferred from the inventory when not \
+                    given, `none` for no platform's behaviour.",
+                "enum": platform_values(),
             },
             "feature-gates": {
                 "description": "Feature gates, as kube-apiserver names them.",

@@ -199,6 +199,13 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    let mut configs = configs;
+    if let Some(l) = &loaded {
+        // The cluster's platform, as given or inferred, for every configuration's admission.
+        for (_, options) in &mut configs {
+            options.set_platform(l.inventory.platform.platform);
+        }
+    }
     let inventory = loaded.as_ref().map(|l| &l.inventory);
     let mut problems = Vec::new();
     let stdin_config = args
@@ -314,6 +321,8 @@ fn inventory(
     if let Some(label) = args.cluster.pool_label(configs.iter().map(|(c, _)| c)) {
         l.inventory.name_pools_by(label);
     }
+    let (choice, by) = args.cluster.platform(configs.iter().map(|(c, _)| c));
+    l.inventory.set_platform(choice, &by);
     Ok(Some(l))
 }
 

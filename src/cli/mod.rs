@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use taintlint::Options;
+use taintlint::inventory::platform::{Choice, Platform};
 
 mod input;
 mod inventory;
@@ -100,6 +101,20 @@ pub(crate) struct ClusterArgs {
     /// cloud.google.com/gke-nodepool, kubernetes.azure.com/agentpool, ..., then `pool`).
     #[arg(long, value_name = "LABEL")]
     pool_label: Option<String>,
+    /// The platform the cluster runs on: gke, eks, aks, openshift, kubeadm, kind, cce, or none.
+    /// It brings what the platform does on its own (the admission plugins it runs, the taints
+    /// and labels it gives nodes). Default: the configuration's `platform`, else inferred from
+    /// the inventory (simulate's header says which, and why).
+    #[arg(long, value_name = "NAME", value_parser = parse_platform)]
+    platform: Option<PlatformArg>,
+}
+
+/// A `--platform` value: a platform, or none.
+#[derive(Debug, Clone, Copy)]
+struct PlatformArg(Option<Platform>);
+
+fn parse_platform(s: &str) -> Result<PlatformArg, String> {
+    taintlint::inventory::platform::parse(s).map(PlatformArg)
 }
 
 impl ClusterArgs {
@@ -113,8 +128,33 @@ impl ClusterArgs {
             .or_else(|| configs.into_iter().find_map(|c| c.pool_label.as_deref()))
     }
 
+    /// The platform: the command line's, else the first configuration's that gives one, else
+    /// inferred; with what gave it, for the header.
+    pub(crate) fn platform<'a>(
+        &'a self,
+        configs: impl IntoIterator<Item = &'a taintlint::config_file::ConfigFile>,
+    ) -> (Choice, String) {
+        if let Some(PlatformArg(p)) = self.platform {
+            return (Choice::Given(p), "--platform".to_string());
+        }
+        configs
+            .into_iter()
+            .find(|c| c.platform != Choice::Infer)
+            .map(|c| {
+                let file = c
+                    .path
+                    .as_ref()
+                    .map_or(".taintlint.yaml".to_string(), |p| p.display().to_string());
+                (c.platform, format!("`platform` in {file}"))
+            })
+            .unwrap_or_default()
+    }
+
     /// Applies the command line's cluster settings on top of `options` (the configuration's).
     pub(crate) fn apply(&self, mut options: Options) -> Result<Options, String> {
+        if let Some(PlatformArg(p)) = self.platform {
+            options.set_platform(p);
+        }
         for spec in &self.feature_gates {
             options
                 .set_feature_gates(spec)

@@ -114,6 +114,8 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             if let Some(label) = args.cluster.pool_label([&config]) {
                 l.inventory.name_pools_by(label);
             }
+            let (choice, by) = args.cluster.platform([&config]);
+            l.inventory.set_platform(choice, &by);
             l
         }
         Err(code) => return code,
@@ -124,6 +126,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     let configs = vec![(config, options.clone())];
     let (inputs, rendered) = inputs(&args, &configs, &mut problems);
     let mut options = options;
+    options.set_platform(inventory.platform.platform);
     // The files are read once: what this first read keeps, the workers take.
     let (cluster, _, preread) = super::input::cluster_objects(&inputs, Some(inventory), true);
     options.set_cluster(std::sync::Arc::new(cluster));

@@ -212,6 +212,25 @@ impl Capacity {
         }
     }
 
+    /// Takes from `other` what this capacity leaves unknown (a resource it does not list and
+    /// does not know to be absent), and its instance types when it has none; whether anything
+    /// was taken.
+    pub fn fill_from(&mut self, other: &Capacity) -> bool {
+        let mut changed = false;
+        for o in &other.offers {
+            if self.offer(&o.name).is_none() {
+                self.set(&o.name, o.min, o.max);
+                changed = true;
+            }
+        }
+        if self.types.is_empty() && !other.types.is_empty() {
+            self.types.clone_from(&other.types);
+            self.closed = other.closed;
+            changed = true;
+        }
+        changed
+    }
+
     fn set(&mut self, name: &str, min: u128, max: Option<u128>) {
         let offer = Offer {
             name: name.to_string(),

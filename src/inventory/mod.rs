@@ -43,6 +43,7 @@ mod kueue;
 pub mod kustomize;
 mod machines;
 mod nodes;
+pub mod platform;
 mod pool_object;
 pub mod terraform;
 
@@ -342,6 +343,8 @@ pub struct Inventory {
     /// workloads judged against it, what a rule asks of every taint): see
     /// [`Inventory::derived`].
     derived: [std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>; DERIVED],
+    /// The platform the cluster runs on, as inferred or given ([`Inventory::set_platform`]).
+    pub platform: platform::Assumed,
 }
 
 /// How many values of different types later layers may derive from an inventory.
@@ -801,7 +804,29 @@ impl Inventory {
         link_bootstrap(&mut raw);
         let mut inventory = group(list, raw);
         inventory.cluster = cluster;
+        inventory.platform = platform::infer(&inventory.pools);
+        platform::imply(&mut inventory.pools, inventory.platform.platform);
+        inventory.distinct_taints = distinct_taints(&inventory.pools);
         Ok(inventory)
+    }
+
+    /// Decides the platform: `choice` gives it, or leaves it to what the pools show (as
+    /// [`Inventory::assemble`] inferred it). What the platform implies follows.
+    pub fn set_platform(&mut self, choice: platform::Choice, by: &str) {
+        let assumed = match choice {
+            platform::Choice::Infer => return,
+            platform::Choice::Given(p) => platform::Assumed {
+                platform: p,
+                why: format!("given with {by}"),
+                given: true,
+            },
+        };
+        if assumed.platform != self.platform.platform {
+            self.derived = Default::default();
+            platform::imply(&mut self.pools, assumed.platform);
+            self.distinct_taints = distinct_taints(&self.pools);
+        }
+        self.platform = assumed;
     }
 
     /// The value of type `T` a later layer derives from this inventory (the simulations of the
@@ -893,6 +918,7 @@ fn group(files: Vec<InventoryFile>, raw: Vec<Cow<'_, RawNode>>) -> Inventory {
         cluster: Cluster::default(),
         distinct_taints: distinct_taints(&pools),
         derived: Default::default(),
+        platform: platform::Assumed::default(),
         pools,
         identity_keys: identity.into_iter().collect(),
         naming_keys: naming.into_iter().collect(),

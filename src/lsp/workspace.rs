@@ -32,6 +32,8 @@ pub struct Workspace {
     pub config: Option<PathBuf>,
     /// Its `pool-label`: the node label that names the inventory's pools.
     pub pool_label: Option<String>,
+    /// Its `platform`, with where it is written; else inferred from the inventory.
+    pub platform: (crate::inventory::platform::Choice, String),
     /// Changes whenever an analysis could come out differently.
     pub generation: u64,
     /// The generation at which everything but the inventory last changed: a file whose
@@ -139,10 +141,25 @@ impl Workspace {
         };
         let mut inventory = InventoryFiles::read(&paths, root);
         problems.extend(inventory.problems());
-        let cluster = load_cluster(&mut inventory, config.pool_label.as_deref(), &mut problems);
+        let platform = (
+            config.platform,
+            config_path.as_ref().map_or(String::new(), |p| {
+                format!("`platform` in {}", p.display())
+            }),
+        );
+        let cluster = load_cluster(
+            &mut inventory,
+            config.pool_label.as_deref(),
+            &platform,
+            &mut problems,
+        );
+        if let Some(c) = &cluster {
+            options.set_platform(c.platform.platform);
+        }
         let inventory = inventory.without_texts();
         let workspace = Workspace {
             pool_label: config.pool_label.clone(),
+            platform,
             links: Links::new(settings.docs_url()),
             settings,
             root: root.map(Path::to_path_buf),
@@ -166,12 +183,22 @@ impl Workspace {
     ) -> (Self, Vec<String>) {
         let mut inventory = self.inventory.reread_with(open);
         let mut problems = inventory.problems();
-        let cluster = load_cluster(&mut inventory, self.pool_label.as_deref(), &mut problems);
+        let cluster = load_cluster(
+            &mut inventory,
+            self.pool_label.as_deref(),
+            &self.platform,
+            &mut problems,
+        );
         let inventory = inventory.without_texts();
+        let mut options = self.options.clone();
+        if let Some(c) = &cluster {
+            options.set_platform(c.platform.platform);
+        }
         let workspace = Workspace {
             inventory,
             cluster,
             generation,
+            options,
             ..self.clone()
         };
         (workspace, problems)
@@ -292,6 +319,7 @@ impl Workspace {
 fn load_cluster(
     files: &mut InventoryFiles,
     pool_label: Option<&str>,
+    (platform, by): &(crate::inventory::platform::Choice, String),
     problems: &mut Vec<String>,
 ) -> Option<Arc<Inventory>> {
     use rayon::prelude::*;
@@ -313,6 +341,7 @@ fn load_cluster(
             if let Some(label) = pool_label {
                 inventory.name_pools_by(label);
             }
+            inventory.set_platform(*platform, by);
             Some(Arc::new(inventory))
         }
         Err(errors) => {

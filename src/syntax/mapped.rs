@@ -918,6 +918,18 @@ mod tests {
         #[allow(clippy::reversed_empty_ranges)]
         let backwards = 3..2;
         assert_eq!(m.edit(text, "é: x", &backwards, "e"), None);
+        // In a literal block, where every byte maps, a range that starts or ends inside a
+        // character is refused too (it would split the character in the file).
+        let text = "v: |\n  é: 1\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let v = doc.get(doc.root.unwrap(), "v").unwrap().1;
+        let m = MappedString::new(doc, text, v).unwrap();
+        assert_eq!(m.edit(text, "é: 1\n", &(0..2), "e"), Some((7..9, "e".into())));
+        assert_eq!(m.edit(text, "é: 1\n", &(1..2), "e"), None);
+        assert_eq!(m.edit(text, "é: 1\n", &(0..1), "e"), None);
+        // A range past the value's end maps to its end.
+        assert_eq!(m.range(&(0..99)), 7..13);
     }
 
     /// The check a fix passes: an edit outside the string, one that leaves the string

@@ -316,6 +316,12 @@ pub fn human(inventory: &Inventory, rows: Vec<Row>, options: &HumanOptions) -> S
         &format!("Cluster: {} ({})", cluster_size(pools), names.join(", ")),
         max,
     ));
+    out.push_str(&wrap(
+        "",
+        2,
+        &format!("Platform: {}", inventory.platform.describe()),
+        max,
+    ));
     out.push_str(&legend(pools, max));
 
     let mut rows = rows;

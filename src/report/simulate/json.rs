@@ -47,6 +47,14 @@ struct Source<'a> {
     column: Option<usize>,
 }
 
+/// The platform assumed: its `--platform` name (`null`: none), whether it was given, and why.
+#[derive(Serialize)]
+struct PlatformOut<'a> {
+    name: Option<&'static str>,
+    given: bool,
+    why: &'a str,
+}
+
 #[derive(Serialize)]
 struct PoolOut<'a> {
     id: usize,
@@ -387,9 +395,16 @@ impl<'i> JsonWriter<'i> {
         let inv = self.renderer.inventory;
         write!(
             out,
-            "{{\"version\":2,\"cluster\":{{\"nodes\":{},\"pools\":[",
+            "{{\"version\":2,\"cluster\":{{\"nodes\":{},\"platform\":",
             inv.node_count()
         )?;
+        let platform = PlatformOut {
+            name: inv.platform.platform.map(|p| p.name()),
+            given: inv.platform.given,
+            why: &inv.platform.why,
+        };
+        serde_json::to_writer(&mut *out, &platform).map_err(json_error)?;
+        write!(out, ",\"pools\":[")?;
         for (i, pool) in inv.pools.iter().enumerate() {
             let (line, column) = place(pool.at.file, pool.at.range.start).unzip();
             let value = PoolOut {
