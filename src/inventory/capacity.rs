@@ -63,7 +63,8 @@ pub enum Unlisted {
 /// `GetNodeAllocatableAbsolute` over the node's capacity, pkg/kubelet/nodestatus/setters.go
 /// `MachineInfo`).
 pub fn reported_by_kubelet(name: &str) -> bool {
-    matches!(name, "cpu" | "memory" | "ephemeral-storage" | "pods") || name.starts_with("hugepages-")
+    matches!(name, "cpu" | "memory" | "ephemeral-storage" | "pods")
+        || name.starts_with("hugepages-")
 }
 
 /// How much of `name` every node offers, whatever the pool: a request up to it fits a pool that
@@ -603,7 +604,8 @@ mod node_group_tests {
         assert_eq!(gpu.offer("cpu"), Some((3920, Some(3920))));
         assert_eq!(gpu.offer("memory"), Some((14162 << 20, Some(14162 << 20))));
         assert!(!gpu.sized);
-        assert_eq!(offer("batch"), None);
+        // A group that names no instance type is eksctl's default m5.large, without GPUs.
+        assert_eq!(offer("batch"), Some((0, Some(0))));
     }
 }
 

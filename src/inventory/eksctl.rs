@@ -34,12 +34,14 @@ fn count(doc: &Document<'_>, group: NodeId) -> Count {
             .and_then(|(_, v)| decode(doc, v).as_int64().ok().flatten())
             .and_then(|n| u64::try_from(n).ok())
     };
-    match (n("minSize"), n("maxSize"), n("desiredCapacity")) {
-        (None, None, Some(d)) => Count {
-            min: Some(d),
-            max: Some(d),
-        },
-        (min, max, _) => Count { min, max },
+    // eksctl's defaults (eksctl-io/eksctl pkg/apis/eksctl.io/v1alpha5/validation.go and
+    // pkg/cfn/builder/nodegroup.go): without `minSize` or `desiredCapacity`, `minSize` is
+    // `DefaultNodeCount` (2, types.go); `maxSize` is `desiredCapacity`, else `minSize`.
+    let (min, max, desired) = (n("minSize"), n("maxSize"), n("desiredCapacity"));
+    let min = min.or(desired).unwrap_or(DEFAULT_NODE_COUNT);
+    Count {
+        min: Some(min),
+        max: max.or(desired).or(Some(min)),
     }
 }
 
@@ -262,8 +264,17 @@ fn group_labels(
     node_labels
 }
 
+/// The node count eksctl gives a group that does not say (`DefaultNodeCount`, eksctl-io/eksctl
+/// pkg/apis/eksctl.io/v1alpha5/types.go).
+const DEFAULT_NODE_COUNT: u64 = 2;
+
+/// The instance type eksctl gives a group that names none (`DefaultNodeType`, the same file).
+const DEFAULT_NODE_TYPE: &str = "m5.large";
+
 /// The instance types, which say which accelerators the nodes have: eksctl's `instanceType`,
-/// a managed group's `instanceTypes`, a mixed group's `instancesDistribution.instanceTypes`.
+/// a managed group's `instanceTypes`, a mixed group's `instancesDistribution.instanceTypes`;
+/// `m5.large` when the group names none and nothing else picks them (a launch template, an
+/// instance selector), as eksctl does (pkg/eks/nodegroup_service.go).
 fn instance_types(doc: &Document<'_>, group: NodeId) -> Vec<String> {
     let mut types: Vec<String> = Vec::new();
     if let Some(t) = doc.get_str(group, "instanceType").filter(|t| !t.is_empty()) {
@@ -278,6 +289,16 @@ fn instance_types(doc: &Document<'_>, group: NodeId) -> Vec<String> {
         .unwrap_or_default()
     {
         types.extend(doc.scalar(t).map(|(s, _)| s.to_string()));
+    }
+    let chosen_elsewhere = [
+        "launchTemplate",
+        "instanceSelector",
+        "instancesDistribution",
+    ]
+    .iter()
+    .any(|f| doc.get(group, f).is_some());
+    if types.is_empty() && !chosen_elsewhere {
+        types.push(DEFAULT_NODE_TYPE.to_string());
     }
     types
 }

@@ -184,6 +184,9 @@ pub struct Pool {
     /// carry is what the scheduler sees, and a label they do not have is one they do not have.
     /// A pool file's or a definition's nodes may carry what it does not write.
     pub observed: bool,
+    /// Why the platform gives its nodes the last `implied.len()` of `taints`, which no file
+    /// writes (see [`platform::imply`]).
+    pub implied: Vec<&'static str>,
     /// The name its definition gives it (a pool file's, a NodePool's), if any.
     given_name: Option<String>,
 }
@@ -1060,6 +1063,7 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
                     declared: node.declared.clone(),
                     capacity: capacity::Capacity::default(),
                     observed: node.observed,
+                    implied: Vec::new(),
                 });
             }
         }
