@@ -77,6 +77,11 @@ pub(crate) struct TfPool {
 /// `cloud.google.com/gke-spot=true`, `cloud.google.com/gke-preemptible=true`).
 const GKE_SPOT: &str = "cloud.google.com/gke-spot";
 const GKE_PREEMPTIBLE: &str = "cloud.google.com/gke-preemptible";
+/// The machine type of a GKE node pool that names none ("Defaults to `e2-medium`",
+/// google_container_cluster docs, `node_config.machine_type`).
+const GKE_DEFAULT_MACHINE: &str = "e2-medium";
+/// The name GKE gives a cluster's default node pool.
+const GKE_DEFAULT_POOL: &str = "default-pool";
 /// EKS's label of a managed node group's capacity type, always set (`ON_DEMAND` or `SPOT`:
 /// aws_eks_node_group `capacity_type`, default `ON_DEMAND`; eksctl pkg/apis/eksctl.io/v1alpha5
 /// `EKSCapacityTypeLabel`).
@@ -239,6 +244,20 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         spelled: Vec::new(),
         unread: Vec::new(),
     };
+    // The GKE clusters of the file, by resource name: a pool's zones default to its cluster's.
+    let clusters: Vec<(&str, &Body)> = body
+        .iter()
+        .filter_map(|s| match s {
+            Structure::Block(block)
+                if block.ident.as_str() == "resource"
+                    && block.labels.len() == 2
+                    && block.labels[0].as_str() == "google_container_cluster" =>
+            {
+                Some((block.labels[1].as_str(), &block.body))
+            }
+            _ => None,
+        })
+        .collect();
     for s in body.iter() {
         let Structure::Block(block) = s else { continue };
         let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
@@ -246,13 +265,48 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         match (block.ident.as_str(), labels.as_slice()) {
             ("resource", ["google_container_node_pool", name]) => {
                 let address = format!("google_container_node_pool.{name}");
-                b.gke_pool(&block.body, &address, "google_container_node_pool", at);
+                // `cluster = google_container_cluster.<name>.id` (or `.name`): that cluster's.
+                let cluster = attr(&block.body, "cluster")
+                    .and_then(|e| reference(e, "google_container_cluster"))
+                    .and_then(|c| clusters.iter().find(|(n, _)| *n == c))
+                    .map(|(_, body)| *body);
+                b.gke_pool(
+                    &block.body,
+                    &address,
+                    "google_container_node_pool",
+                    at,
+                    cluster,
+                    false,
+                );
             }
             ("resource", ["google_container_cluster", name]) => {
+                let mut pools = 0;
                 for (i, pool) in block.body.get_blocks("node_pool").enumerate() {
                     let address = format!("google_container_cluster.{name}.node_pool[{i}]");
                     let at = b.span_of(pool).unwrap_or(at.clone());
-                    b.gke_pool(&pool.body, &address, "google_container_cluster", at);
+                    b.gke_pool(
+                        &pool.body,
+                        &address,
+                        "google_container_cluster",
+                        at,
+                        Some(&block.body),
+                        false,
+                    );
+                    pools += 1;
+                }
+                // Without `node_pool` blocks, the cluster makes its default pool, of its own
+                // `node_config` and `initial_node_count` (per zone), unless it is removed
+                // (google_container_cluster docs: `remove_default_node_pool`).
+                if pools == 0 && !is_true(attr(&block.body, "remove_default_node_pool")) {
+                    let address = format!("google_container_cluster.{name}");
+                    b.gke_pool(
+                        &block.body,
+                        &address,
+                        "google_container_cluster",
+                        at,
+                        None,
+                        true,
+                    );
                 }
             }
             ("resource", ["aws_eks_node_group", name]) => {
@@ -300,8 +354,8 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                         );
                     }
                 }
-                if attr(&block.body, "node_pools").is_some() {
-                    b.gke_module(&block.body, name);
+                if attr(&block.body, "node_pools").is_some() || is_gke_module(&source) {
+                    b.gke_module(&block.body, name, &source, at.clone());
                 }
             }
             _ => {}
@@ -451,6 +505,97 @@ fn count(min: Option<u64>, max: Option<u64>, exact: Option<u64>) -> Count {
         },
         (None, None, None) => Count::default(),
     }
+}
+
+/// How many zones a GKE node pool spans, which its per-zone counts are multiplied by: its
+/// `node_locations` (a literal list), else its `location`: a zone (`us-central1-a`) is one, a
+/// region three ("By default, GKE replicates each node pool across three zones of the control
+/// plane's region", cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters); one to
+/// three where neither is a literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Zones {
+    min: u64,
+    max: u64,
+}
+
+impl Zones {
+    fn exact(n: u64) -> Zones {
+        Zones { min: n, max: n }
+    }
+
+    /// From a pool's (or cluster's) `node_locations` and `location`.
+    fn of(locations: Option<&Expression>, location: Option<&Expression>) -> Zones {
+        let listed = strings(locations);
+        if !listed.is_empty() {
+            return Zones::exact(listed.len() as u64);
+        }
+        match location.and_then(literal) {
+            Some(l) if is_zone(&l) => Zones::exact(1),
+            Some(_) => Zones::exact(3),
+            None => Zones { min: 1, max: 3 },
+        }
+    }
+
+    /// A count written per zone as the pool's whole count.
+    fn total(self, per_zone: Count) -> Count {
+        Count {
+            min: per_zone.min.map(|n| n * self.min),
+            max: per_zone.max.map(|n| n * self.max),
+        }
+    }
+}
+
+/// Whether a module is terraform-google-modules/kubernetes-engine's (its registry or its
+/// repository's source), whose cluster has a default pool whatever its `node_pools`.
+fn is_gke_module(source: &str) -> bool {
+    source.starts_with("terraform-google-modules/kubernetes-engine/google")
+        || source.contains("github.com/terraform-google-modules/terraform-google-kubernetes-engine")
+}
+
+/// The resource name a reference to a resource of `kind` names: `google_container_cluster.primary.id`
+/// is `primary`.
+fn reference(e: &Expression, kind: &str) -> Option<String> {
+    let Expression::Traversal(t) = e else {
+        return None;
+    };
+    let Expression::Variable(root) = &t.expr else {
+        return None;
+    };
+    if root.as_str() != kind {
+        return None;
+    }
+    match t.operators.first().map(|o| o.value()) {
+        Some(hcl_edit::expr::TraversalOperator::GetAttr(name)) => Some(name.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// Whether a Google Cloud location is a zone (`us-central1-a`) rather than a region
+/// (`us-central1`).
+fn is_zone(location: &str) -> bool {
+    location.rsplit_once('-').is_some_and(|(region, zone)| {
+        region.contains('-') && zone.len() == 1 && zone.bytes().all(|b| b.is_ascii_lowercase())
+    })
+}
+
+/// What a GKE pool's machine type says of its nodes (instance_types::gce): the type, its family
+/// and architecture as labels, and the GPUs of an accelerator-optimized type (with GKE's
+/// `cloud.google.com/gke-accelerator` label, "GKE attaches a unique node selector to GPU nodes",
+/// cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+fn gke_machine(machine_type: &str, labels: &mut Vec<(String, String)>) -> Option<u32> {
+    let m = super::instance_types::gce(machine_type)?;
+    let mut set = |k: &str, v: &str| {
+        if !labels.iter().any(|(key, _)| key == k) {
+            labels.push((k.to_string(), v.to_string()));
+        }
+    };
+    set("node.kubernetes.io/instance-type", machine_type);
+    set("cloud.google.com/machine-family", &m.family);
+    set("kubernetes.io/arch", m.arch);
+    if m.gpus > 0 {
+        set("cloud.google.com/gke-accelerator", m.accelerator);
+    }
+    Some(m.gpus)
 }
 
 struct Builder<'a> {
@@ -604,7 +749,15 @@ impl<'a> Builder<'a> {
         self.pools.push(pool);
     }
 
-    fn gke_pool(&mut self, body: &Body, address: &str, kind: &'static str, at: Range<usize>) {
+    fn gke_pool(
+        &mut self,
+        body: &Body,
+        address: &str,
+        kind: &'static str,
+        at: Range<usize>,
+        cluster: Option<&Body>,
+        default_pool: bool,
+    ) {
         let f = Fields::Body(body);
         let config = f.child("node_config");
         let taints = config.map(|c| c.children("taint")).unwrap_or_default();
@@ -615,10 +768,30 @@ impl<'a> Builder<'a> {
         );
         let auto = f.child("autoscaling");
         let a = |n: &str| number(auto.and_then(|a| a.get(n)));
-        let min = a("min_node_count").or(a("total_min_node_count"));
-        let max = a("max_node_count").or(a("total_max_node_count"));
-        let exact = number(f.get("node_count")).or(number(f.get("initial_node_count")));
-        let name = written(self.src, f.get("name"), address);
+        // `min_node_count`, `max_node_count`, `node_count` and `initial_node_count` are per zone,
+        // `total_min_node_count` and `total_max_node_count` the pool's
+        // (google_container_node_pool docs).
+        let zones = match (f.get("node_locations"), f.get("location"), cluster) {
+            (None, None, Some(c)) => Zones::of(attr(c, "node_locations"), attr(c, "location")),
+            (locations, location, _) => Zones::of(locations, location),
+        };
+        let per_zone = count(
+            a("min_node_count"),
+            a("max_node_count"),
+            number(f.get("node_count")).or(number(f.get("initial_node_count"))),
+        );
+        let mut total = zones.total(per_zone);
+        if let Some(n) = a("total_min_node_count") {
+            total.min = Some(n);
+        }
+        if let Some(n) = a("total_max_node_count") {
+            total.max = Some(n);
+        }
+        let name = if default_pool {
+            GKE_DEFAULT_POOL.to_string()
+        } else {
+            written(self.src, f.get("name"), address)
+        };
         // `node_config.guest_accelerator` ({type, count}, a block or a list of objects): the
         // NVIDIA GPUs GKE attaches to each node, which its device plugin advertises as
         // `nvidia.com/gpu` (google_container_node_pool docs, GKE "About GPUs"). Without it the
@@ -627,6 +800,7 @@ impl<'a> Builder<'a> {
             .map(|c| c.children("guest_accelerator"))
             .unwrap_or_default();
         let mut capacity = super::capacity::Capacity::default();
+        let mut labels = map(config.and_then(|c| c.get("labels")));
         if !accelerators.is_empty() {
             let counts: Vec<Option<u64>> = accelerators
                 .iter()
@@ -635,13 +809,36 @@ impl<'a> Builder<'a> {
             if let Some(total) = counts.iter().copied().sum::<Option<u64>>() {
                 capacity = super::capacity::Capacity::gpus(u128::from(total));
             }
+            if let Some(kind) = accelerators
+                .first()
+                .and_then(|a| a.get("type"))
+                .and_then(literal)
+            {
+                labels.push(("cloud.google.com/gke-accelerator".to_string(), kind));
+            }
         }
-        let mut labels = map(config.and_then(|c| c.get("labels")));
+        let machine = config
+            .and_then(|c| c.get("machine_type"))
+            .and_then(literal)
+            .unwrap_or_else(|| GKE_DEFAULT_MACHINE.to_string());
+        if let Some(gpus) = gke_machine(&machine, &mut labels) {
+            if accelerators.is_empty() {
+                // The type's own GPUs, or none: a known type says.
+                capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+            }
+        }
         // GKE labels every node with its pool's name, and Spot and preemptible nodes so.
-        labels.extend(platform_label(
-            f.get("name"),
-            "cloud.google.com/gke-nodepool",
-        ));
+        if default_pool {
+            labels.push((
+                "cloud.google.com/gke-nodepool".to_string(),
+                GKE_DEFAULT_POOL.to_string(),
+            ));
+        } else {
+            labels.extend(platform_label(
+                f.get("name"),
+                "cloud.google.com/gke-nodepool",
+            ));
+        }
         for (field, key) in [("spot", GKE_SPOT), ("preemptible", GKE_PREEMPTIBLE)] {
             if is_true(config.and_then(|c| c.get(field))) {
                 labels.push((key.to_string(), "true".to_string()));
@@ -652,7 +849,7 @@ impl<'a> Builder<'a> {
             kind,
             at,
             labels,
-            count: count(min, max, exact),
+            count: total,
             list,
             implied: Vec::new(),
             skipped,
@@ -772,14 +969,75 @@ impl<'a> Builder<'a> {
     /// terraform-google-modules/kubernetes-engine: `node_pools = [{name, ...}]`, their taints in
     /// `node_pools_taints = { all = [...], <pool> = [{key, value, effect}] }` and labels in
     /// `node_pools_labels` likewise (the module's variables.tf).
-    fn gke_module(&mut self, body: &Body, module: &str) {
-        let pools = match attr(body, "node_pools") {
-            Some(Expression::Array(pools)) => pools,
+    fn gke_module(&mut self, body: &Body, module: &str, source: &str, at: Range<usize>) {
+        // The module's cluster spans the zones it is given, else its region's three
+        // (`regional`, default true; `zones`), and its pools' counts are per zone (the
+        // module's README: "In regional or multi-zonal clusters, this is the number of nodes
+        // per zone"; min_count and max_count become the pool's min_node_count and
+        // max_node_count).
+        let regional = attr(body, "regional").is_none() || is_true(attr(body, "regional"));
+        let zones = match strings(attr(body, "zones")).len() {
+            0 if regional => Zones::exact(3),
+            0 => Zones::exact(1),
+            n => Zones::exact(n as u64),
+        };
+        let listed = match attr(body, "node_pools") {
+            Some(Expression::Array(pools)) => Some(pools),
             Some(other) => {
                 self.not_written_out(other, &format!("module.{module}.node_pools"));
-                return;
+                None
             }
-            None => return,
+            // The module's default: one autoscaled `default-node-pool` (variables.tf).
+            None => None,
+        };
+        let first_machine = listed
+            .and_then(|pools| pools.iter().next())
+            .and_then(|p| p.as_object())
+            .and_then(|o| Fields::Object(o).get("machine_type").and_then(literal));
+        // The cluster's `default-pool`, untainted, of `initial_node_count` nodes a zone
+        // (default 0: no node, no pool to show), kept unless `remove_default_node_pool`
+        // (default false; the safer-cluster and gke-standard-cluster modules remove it): the
+        // module's cluster.tf `node_pool { name = "default-pool" ... }`. A module of the
+        // repository's own that takes `node_pools` on may set its own `initial_node_count`
+        // (GoogleCloudPlatform/kubernetes-engine-samples' `modules/cluster` sets 1): how many
+        // nodes it has is then unknown.
+        let removes_default = ["modules/safer-cluster", "modules/gke-standard-cluster"]
+            .iter()
+            .any(|m| source.trim_end_matches('/').ends_with(m));
+        let per_zone = match attr(body, "initial_node_count") {
+            Some(e) => count(None, None, number(Some(e))),
+            None if is_gke_module(source) => count(None, None, Some(0)),
+            None => Count::default(),
+        };
+        if !removes_default
+            && !is_true(attr(body, "remove_default_node_pool"))
+            && per_zone.max != Some(0)
+        {
+            let mut labels = vec![(
+                "cloud.google.com/gke-nodepool".to_string(),
+                GKE_DEFAULT_POOL.to_string(),
+            )];
+            let gpus = gke_machine(
+                first_machine.as_deref().unwrap_or(GKE_DEFAULT_MACHINE),
+                &mut labels,
+            );
+            self.push(TfPool {
+                name: GKE_DEFAULT_POOL.to_string(),
+                kind: "gke_module_node_pool",
+                at: at.clone(),
+                labels,
+                count: zones.total(per_zone),
+                list: None,
+                implied: Vec::new(),
+                skipped: 0,
+                provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
+                capacity: gpus.map_or_else(super::capacity::Capacity::default, |n| {
+                    super::capacity::Capacity::gpus(u128::from(n))
+                }),
+            });
+        }
+        let Some(pools) = listed else {
+            return;
         };
         let by_pool = |field: &str, pool: &str| -> Vec<&Expression> {
             let Some(Expression::Object(o)) = attr(body, field) else {
@@ -829,17 +1087,57 @@ impl<'a> Builder<'a> {
             }
             let n = |field: &str| number(f.get(field));
             let at = self.span_of(p).unwrap_or(0..0);
+            // The module's defaults (cluster.tf): autoscaled from 1 to 100 nodes a zone; a
+            // pool not autoscaled has `node_count` (1) a zone; `total_min_count` and
+            // `total_max_count` are the pool's.
+            let autoscaled = f.get("autoscaling").is_none() || is_true(f.get("autoscaling"));
+            let per_zone = if autoscaled {
+                Count {
+                    min: Some(n("min_count").unwrap_or(1)),
+                    max: Some(n("max_count").unwrap_or(100)),
+                }
+            } else {
+                count(None, None, Some(n("node_count").unwrap_or(1)))
+            };
+            let pool_zones = match f.get("node_locations").and_then(literal) {
+                Some(l) => {
+                    Zones::exact(l.split(',').filter(|z| !z.trim().is_empty()).count() as u64)
+                }
+                None => zones,
+            };
+            let mut total = pool_zones.total(per_zone);
+            if autoscaled {
+                total.min = n("total_min_count").or(total.min);
+                total.max = n("total_max_count").or(total.max);
+            }
+            let machine = f
+                .get("machine_type")
+                .and_then(literal)
+                .unwrap_or_else(|| GKE_DEFAULT_MACHINE.to_string());
+            let mut capacity = super::capacity::Capacity::default();
+            if let Some(gpus) = gke_machine(&machine, &mut labels) {
+                capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+            }
+            if let (Some(kind), Some(gpus)) = (
+                f.get("accelerator_type").and_then(literal),
+                n("accelerator_count"),
+            ) {
+                if gpus > 0 {
+                    labels.push(("cloud.google.com/gke-accelerator".to_string(), kind));
+                    capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+                }
+            }
             self.push(TfPool {
                 name,
                 kind: "gke_module_node_pool",
                 at,
                 labels,
-                count: count(n("min_count"), n("max_count"), n("node_count")),
+                count: total,
                 list,
                 implied: Vec::new(),
                 skipped,
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
-                capacity: super::capacity::Capacity::default(),
+                capacity,
             });
         }
         // The module puts on a pool the taints under `all` and under the pool's name
@@ -1043,17 +1341,19 @@ mod tests {
                 )
             })
             .collect();
+        // A GKE pool's counts are per zone: the gpu pool's location is a region (three
+        // zones), the batch pool's is its cluster's, the same region.
         let want = [
             (
                 "gpu-pool",
                 "google_container_node_pool",
-                "0..4 nodes",
+                "0..12 nodes",
                 "nvidia.com/gpu=present:NoSchedule",
             ),
             (
                 "\"${var.prefix}-batch\"",
                 "google_container_node_pool",
-                "3 nodes",
+                "9 nodes",
                 "dedicated=batch:NoExecute",
             ),
             (
