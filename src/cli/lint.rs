@@ -224,6 +224,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             &inputs,
             &args.render,
             &configs,
+            super::overlays::lint_reads(&configs, inventory.is_some()),
             taintlint::overlays::Progress::on_terminal(args.quiet),
             args.show_skipped,
             "linting",

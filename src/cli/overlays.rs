@@ -15,6 +15,7 @@ use taintlint::config_file::ConfigFile;
 use taintlint::diagnostic::Diagnostic;
 use taintlint::inventory::Inventory;
 use taintlint::overlays::plan::normalize;
+use taintlint::overlays::plan::Reads;
 use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Skip};
 use taintlint::report::kustomize::{trace, Overlay, Source};
 use taintlint::Options;
@@ -110,12 +111,14 @@ pub(crate) struct Rendered {
 /// whether a walk found it), and says on standard error what was not rendered: each remote
 /// base once, each overlay that failed in a line with kustomize's last cause, and with
 /// `show_skipped` every overlay not rendered and why, failures whole. `verb` says what is done
-/// instead ("linting", "simulating").
+/// instead ("linting", "simulating"); `reads`, what it reads of a render.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn render(
     paths: &[PathBuf],
     inputs: &[(Input, bool)],
     args: &RenderArgs,
     configs: &[(ConfigFile, Options)],
+    reads: Reads,
     progress: Progress,
     show_skipped: bool,
     verb: &str,
@@ -152,7 +155,7 @@ pub(crate) fn render(
             Input::Stdin(_) => None,
         })
         .collect();
-    let plan = overlays::plan(&candidates, &walked, &settings);
+    let plan = overlays::plan(&candidates, &walked, &settings, reads);
     let cache = args.cache(configs);
     let outcomes = overlays::render_all(&plan, &renderer, cache.as_ref(), progress);
     say(&plan, &outcomes, renderer.name(), show_skipped, verb);
@@ -260,6 +263,19 @@ fn shown(overlay: &Path, path: &Path) -> String {
     }
 }
 
+/// What `lint` reads of a render: where workloads can run when there is an inventory or a
+/// toleration policy, else the tolerations and taints alone.
+pub(crate) fn lint_reads(configs: &[(ConfigFile, Options)], inventory: bool) -> Reads {
+    let policy = configs
+        .iter()
+        .any(|(_, o)| o.policy().is_some() || o.admission_enabled("PodTolerationRestriction"));
+    if inventory || policy {
+        Reads::Placement
+    } else {
+        Reads::Tolerations
+    }
+}
+
 /// Lints every render's output and traces the findings to the files to edit.
 pub(crate) fn trace_all(
     rendered: &Rendered,
@@ -270,6 +286,7 @@ pub(crate) fn trace_all(
     let mut cache: HashMap<PathBuf, Option<Source>> = HashMap::new();
     for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
         let Ok((text, root)) = outcome else { continue };
+        let text = &overlays::plan::documents_that_matter(text);
         let dir = &render.dir;
         let Some(kustomization) = overlays::kustomization_in(dir) else {
             continue;
@@ -372,7 +389,10 @@ pub(crate) fn for_simulate(rendered: &Rendered) -> (Vec<(String, String)>, Vec<P
     let mut out = Vec::new();
     for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
         if let Ok((text, _)) = outcome {
-            out.push((render.dir.display().to_string(), text.clone()));
+            out.push((
+                render.dir.display().to_string(),
+                overlays::plan::documents_that_matter(text),
+            ));
         }
     }
     // The directories of the renders that failed are simulated as their sources.

@@ -231,6 +231,7 @@ fn inputs(
         &walked,
         &args.render,
         configs,
+        taintlint::overlays::plan::Reads::Placement,
         taintlint::overlays::Progress::on_terminal(false),
         args.show_skipped,
         "simulating",

@@ -61,6 +61,17 @@ impl Settings {
     }
 }
 
+/// What the face that renders reads of a render: what decides whether a render can change it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads {
+    /// Tolerations and taints only: `lint` without an inventory or a toleration policy, whose
+    /// findings without a cluster are about the lists themselves.
+    Tolerations,
+    /// Where workloads can run: their pod templates whole, names and namespaces (`simulate`,
+    /// and `lint` with an inventory or a toleration policy).
+    Placement,
+}
+
 /// Why a candidate is not rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Skip {
@@ -104,7 +115,9 @@ impl Skip {
                     named.join(", ")
                 )
             }
-            Skip::Nothing => "holds no pod template, toleration or taint".to_string(),
+            Skip::Nothing => "holds nothing a finding could be about (no toleration or taint; \
+                              no pod template, when there is an inventory)"
+                .to_string(),
             Skip::Sources => {
                 "changes no pod template, toleration or taint: its files are linted as they are"
                     .to_string()
@@ -182,11 +195,7 @@ pub fn kustomization_in(dir: &Path) -> Option<PathBuf> {
 /// toleration or taint list under any name (`agent_tolerations`, `startupTaints`), a pod
 /// spec's `containers`, and the custom resources whose pod fields lie inline.
 pub fn may_matter(text: &str) -> bool {
-    if contains_ignoring_case(text, "toleration")
-        || contains_ignoring_case(text, "taint")
-        || text.contains("containers")
-        || text.contains("Containers")
-    {
+    if holds_tolerations(text) || text.contains("containers") || text.contains("Containers") {
         return true;
     }
     // `kind: Prometheus` and the other kinds of the workloads table.
@@ -198,11 +207,49 @@ pub fn may_matter(text: &str) -> bool {
             .split(|c: char| !c.is_ascii_alphanumeric())
             .next()
             .unwrap_or_default();
-        if CUSTOM_WORKLOADS.iter().any(|w| w.kinds.contains(&word)) {
+        // Its group written too: Knative's `Service` is no core Service.
+        if CUSTOM_WORKLOADS
+            .iter()
+            .any(|w| w.kinds.contains(&word) && text.contains(w.group))
+        {
             return true;
         }
     }
     false
+}
+
+/// Whether a text may hold a toleration or a taint (any list whose key ends so, the deprecated
+/// annotations), in any case.
+pub fn holds_tolerations(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "toleration",
+        "Toleration",
+        "TOLERATION",
+        "taint",
+        "Taint",
+        "TAINT",
+    ];
+    WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some())
+}
+
+impl Reads {
+    /// Whether a file of an overlay may hold what this face reads.
+    fn matters(self, text: &str) -> bool {
+        match self {
+            Reads::Tolerations => holds_tolerations(text),
+            Reads::Placement => may_matter(text),
+        }
+    }
+
+    /// Whether a patch can change what this face reads.
+    fn patch_matters(self, text: &str) -> bool {
+        match self {
+            Reads::Tolerations => holds_tolerations(text),
+            Reads::Placement => patch_matters(text),
+        }
+    }
 }
 
 /// Whether a patch can write a pod template, a toleration or a taint, or rename or move the
@@ -231,6 +278,29 @@ fn contains_ignoring_case(text: &str, word: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(word))
 }
 
+/// The documents of a rendered stream that may hold what a face reads: those that may hold a
+/// pod template, a toleration or a taint, but CustomResourceDefinitions (whose schemas
+/// describe tolerations without holding any, and are most of what an overlay renders). The
+/// documents are kustomize's, one after each `---` line.
+pub fn documents_that_matter(rendered: &str) -> String {
+    let mut out = String::with_capacity(rendered.len() / 4);
+    for doc in rendered.split("\n---\n") {
+        let crd = doc.starts_with("apiVersion: apiextensions.k8s.io/")
+            && doc.contains("\nkind: CustomResourceDefinition\n");
+        if crd || !may_matter(doc) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str("\n---\n");
+        }
+        out.push_str(doc);
+    }
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
 /// One kustomization as read from disk.
 #[derive(Debug)]
 struct Layer {
@@ -252,10 +322,20 @@ struct Layer {
 }
 
 /// Reads files once for the whole plan.
-#[derive(Default)]
 struct Reader {
+    reads: Reads,
     texts: HashMap<PathBuf, Option<Arc<[u8]>>>,
     layers: HashMap<PathBuf, Option<Arc<Layer>>>,
+}
+
+impl Reader {
+    fn new(reads: Reads) -> Reader {
+        Reader {
+            reads,
+            texts: HashMap::new(),
+            layers: HashMap::new(),
+        }
+    }
 }
 
 impl Reader {
@@ -290,9 +370,9 @@ impl Reader {
             missing: Vec::new(),
             outside: Vec::new(),
             changes: k.plugins
-                || k.renames
-                || k.inline_patches.iter().any(|p| patch_matters(p))
-                || k.literals.iter().any(|l| may_matter(l)),
+                || (k.renames && self.reads == Reads::Placement)
+                || k.inline_patches.iter().any(|p| self.reads.patch_matters(p))
+                || k.literals.iter().any(|l| self.reads.matters(l)),
             k,
         };
         let inside = |p: &Path| p.starts_with(dir);
@@ -355,7 +435,7 @@ impl Reader {
             .collect();
         for p in patch_files {
             if let Some(text) = self.text(&p) {
-                if patch_matters(&String::from_utf8_lossy(&text)) {
+                if self.reads.patch_matters(&String::from_utf8_lossy(&text)) {
                     layer.changes = true;
                 }
             }
@@ -494,9 +574,15 @@ fn visit(reader: &mut Reader, dir: &Path, out: &mut Closure, path: &mut Vec<Path
 }
 
 /// Decides, for every candidate, whether and as what it is rendered. `walked` holds the
-/// canonical paths of the files linted (or simulated) on their own.
-pub fn plan(candidates: &[PathBuf], walked: &HashSet<PathBuf>, settings: &Settings) -> Plan {
-    let mut reader = Reader::default();
+/// canonical paths of the files linted (or simulated) on their own; `reads` is what the face
+/// reads of a render.
+pub fn plan(
+    candidates: &[PathBuf],
+    walked: &HashSet<PathBuf>,
+    settings: &Settings,
+    reads: Reads,
+) -> Plan {
+    let mut reader = Reader::new(reads);
     let mut plan = Plan::default();
     let mut by_dir: HashMap<PathBuf, usize> = HashMap::new();
     for given in candidates {
@@ -524,7 +610,7 @@ pub fn plan(candidates: &[PathBuf], walked: &HashSet<PathBuf>, settings: &Settin
 /// Helm charts, or reads a file outside its directory under kustomize's own load restrictor.
 /// `given` is the directory as shown. Every render, an inventory's too, asks this first.
 pub fn refusal(given: &Path, dir: &Path, settings: &Settings) -> Option<Skip> {
-    let mut reader = Reader::default();
+    let mut reader = Reader::new(Reads::Placement);
     let found = closure(&mut reader, dir);
     refused(given, dir, &found, settings)
 }
@@ -745,6 +831,17 @@ mod tests {
         ));
         assert!(!may_matter("kind: ConfigMap\ndata: {a: b}\n"));
         assert!(!may_matter("kind: Service\nmetadata: {name: maintainer}\n"));
+        assert!(!holds_tolerations(
+            "topologySpreadConstraints: []\ncontainers: []\n"
+        ));
+        assert!(holds_tolerations("spec:\n  startupTaints: []\n"));
+        let rendered = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+                        spec: {tolerations: x}\n---\napiVersion: v1\nkind: Service\n---\n\
+                        apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n";
+        assert_eq!(
+            documents_that_matter(rendered),
+            "apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n"
+        );
         assert!(patch_matters(
             "- op: replace\n  path: /metadata/name\n  value: x\n"
         ));
