@@ -1265,6 +1265,29 @@ mod tests {
             errors("kustomize: helm\n"),
             [".taintlint.yaml:1:12: kustomize: expected one of auto, kustomize, kubectl, off"]
         );
+        // The mapping: the tool, remote bases, the load restrictor.
+        let c = ok("kustomize: {tool: kubectl, remote: true, load-restrictor: none}\n");
+        assert_eq!(
+            (c.kustomize, c.kustomize_remote, c.load_restrictor),
+            (
+                Some(Kustomize::Kubectl),
+                Some(true),
+                Some(LoadRestrictor::None)
+            )
+        );
+        let c = ok("kustomize:\n  remote: false\n");
+        assert_eq!(
+            (c.kustomize, c.kustomize_remote, c.load_restrictor),
+            (None, Some(false), None)
+        );
+        assert_eq!(
+            errors("kustomize: {remote: yes, load-restrictor: all, fetch: true}\n"),
+            [
+                ".taintlint.yaml:1:21: kustomize.remote: expected true or false, found \"yes\"",
+                ".taintlint.yaml:1:43: kustomize.load-restrictor: expected one of root-only, none",
+                ".taintlint.yaml:1:48: unknown key `fetch` in kustomize",
+            ]
+        );
     }
 
     #[test]

@@ -186,7 +186,7 @@ fn say(plan: &Plan, outcomes: &[overlays::Outcome], tool: &str, show_skipped: bo
                     );
                 }
             }
-            Decision::Skip(skip @ (Skip::Helm(_) | Skip::Outside(_) | Skip::Cycle)) => {
+            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
                 eprintln!(
                     "taintlint: {}: not rendered: {}; {verb} its sources only",
                     dir.display(),

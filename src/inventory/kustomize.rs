@@ -86,9 +86,16 @@ pub struct Kustomization {
     pub patch_files: Vec<String>,
     /// Generator literals (`KEY=VALUE`), whose values become a ConfigMap's or Secret's data.
     pub literals: Vec<String>,
-    /// Whether it runs transformers beyond patches, names and labels: `replacements`, `vars`,
-    /// `transformers`, `generators`, `validators` (what they write is not read here).
+    /// Whether it runs plugins (`transformers`, `generators`, `validators`): what they write is
+    /// not read here.
     pub plugins: bool,
+    /// Its `replacements`: each inline entry's text, as written (files are in
+    /// `replacement_files`).
+    pub replacements: Vec<String>,
+    /// The `replacements` files (also in `files`).
+    pub replacement_files: Vec<String>,
+    /// Whether it has `vars`, substituted into `$(NAME)` references in its resources.
+    pub vars: bool,
     /// Whether it inflates Helm charts (`helmCharts`, `helmChartInflationGenerator`): kustomize
     /// runs helm for those only when asked to (`--enable-helm`), which taintlint never does.
     pub helm: bool,
@@ -150,14 +157,20 @@ impl Kustomization {
                             }
                         }
                     }
-                    "replacements" | "vars" => {
-                        k.plugins = true;
+                    "replacements" => {
                         for &item in doc.sequence(value).unwrap_or_default() {
                             if let Some(p) = doc.get_str(item, "path") {
-                                push_local(p, exists, &mut k.files, &mut k.remote);
+                                push_local(p, exists, &mut k.replacement_files, &mut k.remote);
+                            } else {
+                                k.replacements.push(
+                                    text.get(doc.node(item).span.clone())
+                                        .unwrap_or_default()
+                                        .to_string(),
+                                );
                             }
                         }
                     }
+                    "vars" => k.vars = true,
                     "patchesStrategicMerge" => {
                         for v in strings(value) {
                             if v.contains('\n') {
@@ -231,6 +244,7 @@ impl Kustomization {
             }
         }
         k.files.extend(k.patch_files.iter().cloned());
+        k.files.extend(k.replacement_files.iter().cloned());
         k
     }
 }

@@ -1,7 +1,7 @@
 //! Kustomize overlays, rendered for every face the same way: which are rendered and how
 //! ([`plan`]), running the user's kustomize ([`render`]), and the renders kept between runs
-//! ([`cache`]). `lint`, `simulate` and the language server all ask [`plan::plan`], and render
-//! through [`render_all`].
+//! ([`cache`]). `lint` and `simulate` both ask [`plan::plan`] and render through
+//! [`render_all`]; an inventory given as a kustomize directory asks [`plan::refusal`].
 //!
 //! This is an edge: it reads files and runs kustomize. What a render's findings are and where
 //! they go is the core's and [`crate::report::kustomize`]'s.
@@ -51,6 +51,9 @@ pub fn render_all(
     cache: Option<&Cache>,
     progress: Progress,
 ) -> Vec<Outcome> {
+    if plan.renders.is_empty() {
+        return Vec::new();
+    }
     let settings = renderer.settings();
     let version = cache.and_then(|c| c.version(renderer).ok());
     let keys: Vec<Option<String>> = plan

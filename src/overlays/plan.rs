@@ -1,5 +1,7 @@
-//! Which kustomizations are rendered, and how: the one decision `lint`, `simulate` and the
-//! language server make for every overlay.
+//! Which kustomizations are rendered, and how: the one decision `lint` and `simulate` make for
+//! every overlay ([`plan`]), and the refusals an inventory's kustomize directory meets too
+//! ([`refusal`]). It lives in the library, beside the language server, for every edge that
+//! renders.
 //!
 //! The candidates are a directory named on the command line that holds a kustomization, and,
 //! in a directory walk, each kustomization no other one in the walk builds on (the overlays,
@@ -370,8 +372,9 @@ impl Reader {
             missing: Vec::new(),
             outside: Vec::new(),
             changes: k.plugins
-                || (k.renames && self.reads == Reads::Placement)
+                || ((k.renames || k.vars) && self.reads == Reads::Placement)
                 || k.inline_patches.iter().any(|p| self.reads.patch_matters(p))
+                || k.replacements.iter().any(|r| self.reads.patch_matters(r))
                 || k.literals.iter().any(|l| self.reads.matters(l)),
             k,
         };
@@ -427,10 +430,12 @@ impl Reader {
                 Err(_) => layer.missing.push(joined),
             }
         }
+        // Patches and replacements that a file holds.
         let patch_files: Vec<PathBuf> = layer
             .k
             .patch_files
             .iter()
+            .chain(&layer.k.replacement_files)
             .filter_map(|p| std::fs::canonicalize(dir.join(p)).ok())
             .collect();
         for p in patch_files {
@@ -672,11 +677,12 @@ fn decide(
     files.sort();
     files.dedup();
     let texts: Vec<Option<Arc<[u8]>>> = files.iter().map(|f| reader.text(f)).collect();
+    let reads = reader.reads;
     let matters: Vec<bool> = texts
         .iter()
         .map(|t| {
             t.as_ref()
-                .is_some_and(|t| may_matter(&String::from_utf8_lossy(t)))
+                .is_some_and(|t| reads.matters(&String::from_utf8_lossy(t)))
         })
         .collect();
     if !matters.iter().any(|&m| m) {
@@ -690,22 +696,25 @@ fn decide(
     if !changes && !unwalked {
         return Decision::Skip(Skip::Sources);
     }
-    // An overlay that only builds on one kustomization, and changes nothing, is that one.
+    // An overlay that builds on one kustomization and changes nothing a finding reads (its
+    // own files and components included) renders what that one renders: it is that one.
     let mut at = canonical.to_path_buf();
     loop {
         let Some(layer) = reader.layer(&at) else {
             break;
         };
-        let passes = !layer.changes
-            && layer.files.is_empty()
-            && layer.components.is_empty()
-            && layer.k.literals.is_empty()
-            && layer.k.inline_patches.is_empty()
-            && layer.bases.len() == 1
+        let passes = layer.bases.len() == 1
             && layer.missing.is_empty()
+            && unchanging(reader, &layer, walked)
             && reader
                 .layer(&layer.bases[0])
-                .is_some_and(|b| !b.k.component);
+                .is_some_and(|b| !b.k.component)
+            && layer.components.iter().all(|c| {
+                let found = closure(reader, c);
+                !found.cycle
+                    && found.layers.len() == found.dirs.len()
+                    && found.layers.iter().all(|l| unchanging(reader, l, walked))
+            });
         if !passes {
             break;
         }
@@ -731,6 +740,19 @@ fn decide(
     });
     by_dir.insert(at, plan.renders.len() - 1);
     Decision::Render(plan.renders.len() - 1)
+}
+
+/// Whether a kustomization changes nothing a finding reads, and every file of its own that may
+/// hold something is linted on its own.
+fn unchanging(reader: &mut Reader, layer: &Layer, walked: &HashSet<PathBuf>) -> bool {
+    let reads = reader.reads;
+    !layer.changes
+        && layer.files.iter().all(|f| {
+            walked.contains(f)
+                || !reader
+                    .text(f)
+                    .is_some_and(|t| reads.matters(&String::from_utf8_lossy(&t)))
+        })
 }
 
 fn closure_dirs(reader: &mut Reader, dir: &Path) -> Vec<PathBuf> {

@@ -1,6 +1,5 @@
 //! Kustomizations rendered with the user's own kustomize: the one place that runs it (for the
-//! manifests `lint` and `simulate` read, the language server, and an inventory given as a
-//! kustomize directory).
+//! manifests `lint` and `simulate` read, and an inventory given as a kustomize directory).
 //!
 //! `kustomize build DIR` when `kustomize` is on the PATH, else `kubectl kustomize DIR` (kubectl
 //! carries kustomize since 1.14); `--kustomize` or the configuration's `kustomize:` key names
