@@ -1285,7 +1285,8 @@ mod tests {
             [
                 ".taintlint.yaml:1:21: kustomize.remote: expected true or false, found \"yes\"",
                 ".taintlint.yaml:1:43: kustomize.load-restrictor: expected one of root-only, none",
-                ".taintlint.yaml:1:48: unknown key `fetch` in kustomize",
+                ".taintlint.yaml:1:48: unknown key \"fetch\" in kustomize (known keys: tool, \
+                 remote, load-restrictor)",
             ]
         );
     }
