@@ -699,10 +699,7 @@ fn decide(
     // An overlay that builds on one kustomization and changes nothing a finding reads (its
     // own files and components included) renders what that one renders: it is that one.
     let mut at = canonical.to_path_buf();
-    loop {
-        let Some(layer) = reader.layer(&at) else {
-            break;
-        };
+    while let Some(layer) = reader.layer(&at) {
         let passes = layer.bases.len() == 1
             && layer.missing.is_empty()
             && unchanging(reader, &layer, walked)
