@@ -128,7 +128,8 @@ pub(crate) struct LintArgs {
     #[arg(long)]
     force_exclude: bool,
     /// List on standard error every file a directory walk skipped (Go and Helm templates, YAML
-    /// that is not a Kubernetes manifest), not only how many.
+    /// that is not a Kubernetes manifest), not only how many, and every kustomization not
+    /// rendered and why, kustomize's messages whole.
     #[arg(long)]
     show_skipped: bool,
     /// A cluster inventory: `kubectl get nodes -o yaml` (or -o json) output, Node documents,
@@ -139,12 +140,8 @@ pub(crate) struct LintArgs {
     /// `inventory` is used.
     #[arg(long, value_name = "FILE")]
     inventory: Vec<PathBuf>,
-    /// What renders the kustomizations met (a directory holding a kustomization, or a walk's
-    /// overlays), so that the rendered whole is linted and its findings reported in the base
-    /// and patch files: `auto` (kustomize build, else kubectl kustomize), `kustomize`,
-    /// `kubectl`, or `off`. Without it, the configuration's `kustomize`, else `auto`.
-    #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
-    kustomize: Option<String>,
+    #[command(flatten)]
+    render: super::overlays::RenderArgs,
     /// With `helm template` output on standard input: the values files it was rendered with,
     /// in Helm's order (the chart's values.yaml, then each `-f`). A finding in a
     /// `tolerations`, `nodeSelector` or `affinity` value that one of them holds is reported
@@ -229,13 +226,17 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     let traced = if args.fix || args.diff {
         super::overlays::Traced::default()
     } else {
-        let dirs = super::overlays::to_render(&args.paths, &inputs);
-        super::overlays::render_and_trace(
-            &dirs,
-            super::overlays::mode(args.kustomize.as_deref(), &configs),
+        let rendered = super::overlays::render(
+            &args.paths,
+            &inputs,
+            &args.render,
             &configs,
-            inventory,
-        )
+            super::overlays::lint_reads(&configs, inventory.is_some()),
+            taintlint::overlays::Progress::on_terminal(args.quiet),
+            args.show_skipped,
+            "linting",
+        );
+        super::overlays::trace_all(&rendered, &configs, inventory)
     };
     let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
     let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
