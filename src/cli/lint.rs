@@ -159,6 +159,8 @@ struct Linted {
     /// Fixes applied (`--fix`) or that would be (`--diff`).
     fixed: usize,
     diff: String,
+    /// The fixes not applied because they failed their check: a line each, to say.
+    dropped: Vec<String>,
 }
 
 /// What a worker hands the writer: a whole result, or a file in pieces (its start, then its
@@ -645,6 +647,7 @@ impl Linter<'_> {
             reports: Vec::new(),
             fixed: 0,
             diff: String::new(),
+            dropped: Vec::new(),
         };
         let (input, merged) = match job {
             Job::Input(input) => (input, None),
@@ -683,6 +686,16 @@ impl Linter<'_> {
             let fixed =
                 fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));
             linted.fixed = fixed.applied;
+            linted.dropped = fixed
+                .dropped
+                .iter()
+                .map(|d| {
+                    format!(
+                        "taintlint: {name}:{}: not fixed: {} ({}): {}",
+                        d.line, d.title, d.rule, d.why
+                    )
+                })
+                .collect();
             if args.diff {
                 linted.diff = fix::unified_diff(&name, &text, &fixed.text);
                 return Ok(linted);
@@ -924,6 +937,10 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                 if self.write_ok {
                     // Each file's findings reach the reader when the file is done.
                     self.write_ok = self.stdout.flush().is_ok();
+                }
+                // After the file's output: the fixes its check refused.
+                for line in &l.dropped {
+                    eprintln!("{line}");
                 }
             }
             Piece::Whole(Err(e)) => problems.push(e),

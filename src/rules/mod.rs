@@ -19,6 +19,7 @@ mod deprecated_taint_key;
 mod deprecated_tolerations_annotation;
 mod duplicate_taint;
 mod duplicate_toleration;
+mod embedded_yaml_syntax;
 mod empty_key_requires_exists;
 mod equal_empty_value;
 mod eviction_loop;
@@ -99,6 +100,7 @@ pub trait Rule: Sync {
 /// Every rule, in the order they are documented.
 pub static RULES: &[&dyn Rule] = &[
     &yaml_syntax::YamlSyntax,
+    &embedded_yaml_syntax::EmbeddedYamlSyntax,
     &hcl_syntax::HclSyntax,
     &undecodable_value::UndecodableValue,
     &unknown_field::UnknownField,
@@ -253,6 +255,7 @@ pub fn markdown_docs() -> String {
     out
 }
 
+pub(crate) use embedded_yaml_syntax::META as EMBEDDED_YAML_SYNTAX;
 pub(crate) use hcl_syntax::META as HCL_SYNTAX;
 pub(crate) use helm_template::META as HELM_TEMPLATE;
 pub(crate) use not_a_manifest::META as NOT_A_MANIFEST;
