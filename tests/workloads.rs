@@ -365,8 +365,8 @@ fn simulate_says_what_it_could_not_read() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(
-            "1 file not all simulated, Go or Helm templates (not YAML until rendered): \
-             chart/templates/agent-daemonset.yaml"
+            "1 file not all simulated, Go or Helm templates or placeholders (not YAML until \
+             rendered or filled in): chart/templates/agent-daemonset.yaml"
         ),
         "{err}"
     );

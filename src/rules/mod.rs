@@ -54,7 +54,7 @@ pub use workload::{workload_reads, InventoryReads, Reading, WorkloadCx};
 
 use std::hash::DefaultHasher;
 
-pub use helm_template::template_action;
+pub use helm_template::{is_placeholder, placeholder, template_action};
 
 /// Everything said about a rule, written once.
 #[derive(Debug)]
