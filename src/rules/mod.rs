@@ -23,6 +23,7 @@ mod empty_key_requires_exists;
 mod equal_empty_value;
 mod eviction_loop;
 mod exists_with_value;
+mod flavor_tolerates_own_taint;
 mod hcl_syntax;
 mod helm_template;
 mod invalid_key;
@@ -118,6 +119,7 @@ pub static RULES: &[&dyn Rule] = &[
     &equal_empty_value::EqualEmptyValue,
     &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
     &null_value::NullValue,
+    &flavor_tolerates_own_taint::FlavorToleratesOwnTaint,
     &duplicate_toleration::DuplicateToleration,
     &invalid_runtime_class::InvalidRuntimeClass,
     &invalid_toleration_annotation::InvalidTolerationAnnotation,
