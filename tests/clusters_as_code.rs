@@ -305,3 +305,91 @@ fn a_json_file_with_a_trailing_comma_is_reported_at_the_comma() {
     assert!(analyse("{\"kind\": \"List\", \"items\": []}\n", &Options::default()).is_empty());
     assert!(analyse("items: [a, b,]\n", &Options::default()).is_empty());
 }
+
+/// node-feature-discovery's NodeFeatureRules taint the nodes their rules match: the taints are
+/// linted where they are written, with what nfd-master drops said as such (no API server
+/// message: the API server never sees the rule's taints), and read as a pool per rule, with a
+/// note that says which nodes those are cannot be known offline.
+#[test]
+fn node_feature_rules_are_linted_and_read_as_the_pools_they_taint() {
+    let file = "tests/fixtures/iac/nfd-rules.yaml";
+    let text = read(file);
+    let found = analyse(&text, &Options::default());
+    let got: Vec<(&str, &str, &str)> = found
+        .iter()
+        .map(|d| {
+            (
+                d.rule,
+                d.path.as_deref().unwrap_or(""),
+                &text[d.range.clone()],
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "unknown-effect",
+                "spec.rules[1].taints[0].effect",
+                "PreferNoschedule"
+            ),
+            (
+                "platform-taint",
+                "spec.rules[1].taints[1].key",
+                "\"dedicated\""
+            ),
+            (
+                "platform-taint",
+                "spec.rules[1].taints[2].key",
+                "\"node.kubernetes.io/special\""
+            ),
+            (
+                "invalid-key",
+                "spec.rules[1].taints[3].key",
+                "\"feature.node.kubernetes.io/special cpu\""
+            ),
+            ("duplicate-taint", "spec.rules[1].taints[5]", "effect"),
+        ]
+    );
+    assert!(
+        found.iter().all(|d| d.server_message.is_none()),
+        "{found:#?}"
+    );
+    let duplicate = found.iter().find(|d| d.rule == "duplicate-taint").unwrap();
+    assert_eq!(duplicate.severity, taintlint::Severity::Warning);
+    // Each rule with taints is a pool of the nodes it matches, with the taints nfd-master
+    // keeps (the last of two with one key and effect), and a note says what is not known.
+    let inv = Inventory::load(&[(file, &text)]).unwrap();
+    let got = pools(&inv);
+    assert_eq!(
+        got,
+        [
+            (
+                "accelerators/nvidia gpu".to_string(),
+                vec!["feature.node.kubernetes.io/nvidia-gpu=true:NoSchedule".to_string()],
+                vec!["feature.node.kubernetes.io/nvidia-gpu=true".to_string()]
+            ),
+            (
+                "accelerators/special cpu".to_string(),
+                vec![
+                    "feature.node.kubernetes.io/special cpu:NoSchedule".to_string(),
+                    "feature.node.kubernetes.io/nvidia-gpu=b:NoSchedule".to_string()
+                ],
+                vec![]
+            ),
+        ]
+    );
+    let out = run(
+        &["simulate", "--inventory", file, "examples/web.yaml"],
+        None,
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "taintlint: warning: inventory tests/fixtures/iac/nfd-rules.yaml:11:7: \
+             NodeFeatureRule accelerators, rule \"nvidia gpu\": which nodes it matches (by the \
+             features nfd-worker finds on them) cannot be known offline"
+        ),
+        "{err}"
+    );
+}

@@ -42,6 +42,7 @@ mod kubelet_flags;
 mod kueue;
 pub mod kustomize;
 mod machines;
+mod nfd;
 mod nodes;
 mod pool_object;
 pub mod terraform;
@@ -361,6 +362,7 @@ pub fn may_define_nodes(text: &str) -> bool {
         "eksctl.io/",
         "kind.x-k8s.io/",
         "ResourceFlavor",
+        "NodeFeatureRule",
     ];
     if terraform::looks_like_hcl(text) {
         return terraform::defines_pools(text);
@@ -698,11 +700,11 @@ impl ReadFile {
                     objects.add_text(name, text);
                     Ok((r.nodes, r.invalid_taints))
                 }
-                Ok(None) => nodes::parse_file(index, name, text, &mut objects),
+                Ok(None) => nodes::parse_file(index, name, text, &mut objects, &mut unread),
                 Err(e) => Err(e),
             }
         } else {
-            nodes::parse_file(index, name, text, &mut objects)
+            nodes::parse_file(index, name, text, &mut objects, &mut unread)
         };
         let read = match read {
             Ok((nodes, _)) if nodes.is_empty() && objects.is_empty() => {

@@ -225,6 +225,19 @@ fn add_object<'d>(
                 }
             }
         }
+        Some(kind) if is_feature_rule(doc.get_str(node, "apiVersion"), Some(kind)) => {
+            for (at, at_path) in resolve(doc, node, &path, "spec.rules[]") {
+                if let Some((key, value)) = doc.get(at, "taints") {
+                    out.taints.push(List {
+                        whole: false,
+                        node: value,
+                        key,
+                        path: join(&at_path, "taints"),
+                        object: Some(index),
+                    });
+                }
+            }
+        }
         Some(kind) if pool_taint_paths(doc.get_str(node, "apiVersion"), kind).is_some() => {
             let api_version = doc.get_str(node, "apiVersion");
             for field in pool_taint_paths(api_version, kind).unwrap_or_default() {
@@ -602,6 +615,18 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
         (Some("kueue.x-k8s.io"), "ResourceFlavor") => FLAVOR,
         _ => return None,
     })
+}
+
+/// node-feature-discovery's API group.
+pub const NFD: &str = "nfd.k8s-sigs.io";
+
+/// Whether an object is a node-feature-discovery NodeFeatureRule, whose rules taint the nodes
+/// they match (kubernetes-sigs/node-feature-discovery api/nfd/v1alpha1/types.go: `Rule.Taints`,
+/// a `[]corev1.Taint`, at `spec.rules[].taints`). nfd-master drops a taint it does not take
+/// with a log line (pkg/nfd-master/nfd-master.go `filterTaints`), and patches the others into
+/// the Node.
+pub fn is_feature_rule(api_version: Option<&str>, kind: Option<&str>) -> bool {
+    api_group(api_version) == Some(NFD) && kind == Some("NodeFeatureRule")
 }
 
 /// Cluster API's core API group.

@@ -502,6 +502,17 @@ pub(crate) fn check_lists<'a, 'd>(
                 d.fixes.clear();
             }
         }
+        // The API server never validates a NodeFeatureRule's taints as such: nfd-master drops
+        // some with a log line, and the Node update that carries another invalid one is
+        // refused, its index in the Node's taints unknown here.
+        let object = list.object.map(|i| &objects[i]);
+        if object.is_some_and(|o| {
+            crate::k8s::objects::is_feature_rule(doc.get_str(o.node, "apiVersion"), o.kind)
+        }) {
+            for d in &mut out[first..] {
+                d.server_message = None;
+            }
+        }
     }
 }
 
