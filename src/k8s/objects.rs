@@ -161,16 +161,38 @@ pub fn extract_with<'d>(doc: &'d Document<'_>, chart: Option<&ChartKinds>) -> Ex
         if root_kind.is_some() {
             add_object(doc, &mut out, root, String::new(), None);
         } else {
-            let values = Values {
-                chart,
-                namespace: None,
-                item: None,
-            };
-            values_workloads(doc, &mut out, root, "", &values);
+            // A helm-unittest suite's `set:` values are what a test sets, to assert what the
+            // chart renders of them: no workload runs them. Their lists are linted all the same.
+            if !is_helm_unittest_suite(doc, root) {
+                let values = Values {
+                    chart,
+                    namespace: None,
+                    item: None,
+                };
+                values_workloads(doc, &mut out, root, "", &values);
+            }
             walk_tolerations(doc, &mut out, root, String::new(), None);
         }
     }
     out
+}
+
+/// Whether a document is a helm-unittest test suite (helm-unittest/helm-unittest
+/// `DOCUMENT.md`: `suite`, `templates`, and `tests`, each test a mapping with `it` and
+/// `asserts`), as charts keep them in their `tests/` (kuberay's
+/// `helm-chart/ray-cluster/tests/raycluster_test.yaml` sets `head.tolerations` beside
+/// `head.nodeSelector`).
+fn is_helm_unittest_suite(doc: &Document<'_>, root: NodeId) -> bool {
+    let Some((_, tests)) = doc.get(root, "tests") else {
+        return false;
+    };
+    let tests = doc.sequence(tests).unwrap_or_default();
+    (doc.get(root, "suite").is_some() || doc.get(root, "templates").is_some())
+        && !tests.is_empty()
+        && tests.iter().all(|&t| {
+            doc.mapping(t).is_some()
+                && (doc.get(t, "it").is_some() || doc.get(t, "asserts").is_some())
+        })
 }
 
 fn add_object<'d>(
@@ -479,6 +501,42 @@ fn values_places(group: Option<&str>, kind: &str) -> Option<&'static [&'static s
         ]),
         _ => None,
     }
+}
+
+/// Whether the field at `path` (from the document root) lies in the chart values an object of
+/// the document keeps for a chart it installs (a Flux HelmRelease's `spec.values`, an Argo CD
+/// Application's `helm.valuesObject`: [`values_places`]), where the chart, and so the kind of
+/// the workload the values render into, is not in the repository.
+pub fn in_chart_values(doc: &Document<'_>, path: &str) -> bool {
+    let Some(root) = doc.root else { return false };
+    let (object, base) = match path
+        .strip_prefix("items[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(i, _)| i.parse::<usize>().ok())
+    {
+        Some(i) => {
+            let Some(item) = doc
+                .get(root, "items")
+                .and_then(|(_, v)| doc.sequence(v)?.get(i).copied())
+            else {
+                return false;
+            };
+            (item, format!("items[{i}]"))
+        }
+        None => (root, String::new()),
+    };
+    let group = api_group(doc.get_str(object, "apiVersion"));
+    let Some(kind) = doc.get_str(object, "kind") else {
+        return false;
+    };
+    values_places(group, kind)
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|pattern| resolve(doc, object, &base, pattern))
+        .any(|(_, at)| {
+            path.strip_prefix(&at)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        })
 }
 
 /// What is known of a values mapping's workloads.
