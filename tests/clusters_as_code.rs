@@ -393,3 +393,54 @@ fn node_feature_rules_are_linted_and_read_as_the_pools_they_taint() {
         "{err}"
     );
 }
+
+/// Cluster Autoscaler's node-template tags, in Terraform, CloudFormation and eksctl: linted at
+/// the tag's value (warnings, without an API server message: the autoscaler alone reads them,
+/// and ignores a tag it cannot read), and read as the taints, labels and resources of the
+/// group's pool.
+#[test]
+fn autoscaler_node_template_tags_are_linted_and_read() {
+    let files = [
+        "tests/fixtures/iac/autoscaler-tags.tf",
+        "tests/fixtures/iac/autoscaler-tags.yaml",
+    ];
+    let mut got = Vec::new();
+    for file in files {
+        let text = read(file);
+        for d in analyse(&text, &Options::default()) {
+            assert_eq!(d.severity, taintlint::Severity::Warning, "{d:#?}");
+            assert!(d.server_message.is_none(), "{d:#?}");
+            got.push((d.rule, text[d.range.clone()].to_string()));
+        }
+    }
+    let want = [
+        ("taint-missing-field", "nvidia.com/gpu=true"),
+        ("unknown-effect", "NoSchedul"),
+        ("unknown-effect", "noschedule"),
+        ("unknown-effect", "NoSchedul"),
+    ];
+    let want: Vec<(&str, String)> = want.iter().map(|(r, t)| (*r, t.to_string())).collect();
+    assert_eq!(got, want);
+    let texts: Vec<String> = files.iter().map(|f| read(f)).collect();
+    let inv = Inventory::load(&[(files[0], &texts[0]), (files[1], &texts[1])]).unwrap();
+    let got = pools(&inv);
+    let pool = |name: &str| got.iter().find(|p| p.0 == name).unwrap().clone();
+    // An Auto Scaling group without Cluster Autoscaler's tags (web-frontends) is no node group.
+    let names: Vec<&str> = got.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(names, ["ml-gpu", "batch", "ml-gpu#2", "gpu-spot"]);
+    let (_, taints, labels) = pool("ml-gpu");
+    assert_eq!(taints, ["nvidia.com/gpu=present:NoSchedule"]);
+    assert_eq!(labels, ["example.com/pool=gpu"]);
+    assert_eq!(pool("batch").1, ["batch=true:PreferNoSchedule"]);
+    // An eksctl group's own taints stand; its tags add what they do not say.
+    let (_, taints, labels) = pool("gpu-spot");
+    assert_eq!(
+        taints,
+        ["spot=true:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]
+    );
+    assert!(labels.contains(&"example.com/pool=gpu".to_string()));
+    // A resources tag says what a node offers.
+    let gpu = inv.pools.iter().find(|p| p.name == "ml-gpu").unwrap();
+    let capacity = &gpu.declared.as_ref().unwrap().capacity;
+    assert_eq!(capacity.offer("nvidia.com/gpu"), Some((1, Some(1))));
+}

@@ -27,9 +27,11 @@ use crate::k8s::resources::Resources;
 use crate::position::LineIndex;
 use crate::syntax;
 
+pub mod asg_tags;
 pub mod capacity;
 mod capi_bootstrap;
 mod cce;
+mod cfn;
 pub mod compact;
 mod eksctl;
 mod hcl_objects;
@@ -363,6 +365,7 @@ pub fn may_define_nodes(text: &str) -> bool {
         "kind.x-k8s.io/",
         "ResourceFlavor",
         "NodeFeatureRule",
+        "k8s.io/cluster-autoscaler/node-template/",
     ];
     if terraform::looks_like_hcl(text) {
         return terraform::defines_pools(text);
@@ -574,6 +577,8 @@ pub(crate) fn read_defined<'a>(
         Some(cce::read(file, doc, root, index))
     } else if kind::is_kind(doc, root) {
         Some(kind::read(file, text, doc, root, index))
+    } else if cfn::is_template(doc, root) {
+        Some(cfn::read(file, text, doc, root, index))
     } else {
         None
     }

@@ -502,6 +502,15 @@ pub(crate) fn check_lists<'a, 'd>(
                 d.fixes.clear();
             }
         }
+        // Cluster Autoscaler's node-template tags describe taints to the autoscaler alone: no
+        // API server reads them, and a tag it cannot read is ignored, so what is wrong there is
+        // a warning (its scale-ups from zero then misjudge the nodes), with no server message.
+        if crate::inventory::asg_tags::is_tag_list(&list.path) {
+            for d in &mut out[first..] {
+                d.server_message = None;
+                d.severity = d.severity.min(Severity::Warning);
+            }
+        }
         // The API server never validates a NodeFeatureRule's taints as such: nfd-master drops
         // some with a log line, and the Node update that carries another invalid one is
         // refused, its index in the Node's taints unknown here.

@@ -29,6 +29,11 @@ finding of its own, the second saying so. The path starts at `metadata` as in ev
 message: upstream `ValidateNode` hands `validateNodeTaints` the path it started for the
 metadata.
 
+In a Cluster Autoscaler node-template tag (`k8s.io/cluster-autoscaler/node-template/taint/<key>`
+= `<value>:<effect>`), a value without a `:` and an effect is one the autoscaler ignores
+(cluster-autoscaler/cloudprovider/aws/aws_manager.go `extractTaintsFromAsg`): that is said
+instead, as a warning, since no API server reads the tag (all taint rules are warnings there).
+
 ## Example
 ```yaml
 spec:
@@ -70,12 +75,14 @@ impl Rule for TaintMissingField {
             let path = item.field_path("effect");
             let server = format!("{}: Required value", cx.api_path(&path));
             let range = cx.field_range(item, "effect");
-            cx.report(
-                range,
-                path,
-                "this taint has no effect (NoSchedule, PreferNoSchedule or NoExecute)".to_string(),
-            )
-            .with_server_message(server);
+            let message = if crate::inventory::asg_tags::is_tag_list(&cx.list.path) {
+                "Cluster Autoscaler reads this tag's value as `<value>:<effect>` and ignores it \
+                 without a `:` and an effect"
+            } else {
+                "this taint has no effect (NoSchedule, PreferNoSchedule or NoExecute)"
+            };
+            cx.report(range, path, message.to_string())
+                .with_server_message(server);
         }
     }
 }
