@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract_with, items};
+use crate::k8s::objects::{extract_known, extract_with, items};
 use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
@@ -266,7 +266,7 @@ fn document_reads_inventory<'a>(
     // As `check_document` reads it: a JSON6902 operation list's values in place.
     let _patch = json6902::prepare(doc, options.patch_target());
     let doc = &*doc;
-    let extracted = extract_with(doc, options.chart_kinds());
+    let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
     !extracted.pod_specs.is_empty()
         || !extracted.tolerations.is_empty()
         || embedded::holds_yaml(text, doc, &extracted.objects)
@@ -422,7 +422,7 @@ pub fn simulate_file(
     let mut out = Vec::new();
     let read = stream.documents.iter().zip(&templates);
     for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
-        let extracted = extract_with(doc, options.chart_kinds());
+        let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
         if out.len() == first {
@@ -871,7 +871,7 @@ fn check_document<'a>(
     if let Some(patch) = &patch {
         json6902::check(text, doc, options, patch, out);
     }
-    let extracted = extract_with(doc, options.chart_kinds());
+    let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
     let judged = PodTemplates {
         found: extracted.pod_specs.len(),
         by_shape: extracted.pod_specs.iter().filter(|p| p.by_shape).count(),
@@ -881,6 +881,10 @@ fn check_document<'a>(
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
         _ => None,
     };
+    // A list both found (where a CRD says it is) and read by a node configuration's reader is
+    // linted once.
+    let mut defined = defined;
+    defined.retain(|l| !extracted.taints.iter().any(|t| t.node == l.node));
     let taint_lists: std::borrow::Cow<'_, [crate::k8s::objects::List]> = if defined.is_empty() {
         std::borrow::Cow::Borrowed(&extracted.taints)
     } else {

@@ -383,12 +383,13 @@ pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json
 
 /// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
 /// (`kubectl get ns,runtimeclass -o yaml`) and the devices Dynamic Resource Allocation
-/// allocates from (`kubectl get deviceclasses,resourceslices -o yaml`), read by
-/// [`Cluster`](crate::k8s::cluster::Cluster).
+/// allocates from (`kubectl get deviceclasses,resourceslices -o yaml`), and the
+/// CustomResourceDefinitions that say where custom resources keep pod specs and tolerations
+/// (`kubectl get crd -o yaml`), read by [`Cluster`](crate::k8s::cluster::Cluster).
 pub(crate) fn is_cluster_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "Namespace" | "RuntimeClass" | "DeviceClass" | "ResourceSlice"
+        "Namespace" | "RuntimeClass" | "DeviceClass" | "ResourceSlice" | "CustomResourceDefinition"
     )
 }
 

@@ -1,6 +1,7 @@
 //! The Kubernetes domain: names, decoding, taints and tolerations, and where they live.
 
 pub mod cluster;
+pub mod crd;
 pub mod decode;
 pub mod json6902;
 pub mod model;

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use crate::k8s::crd::{CrdKinds, Places};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
 use crate::k8s::workloads::{custom_pod_specs, custom_workload, ChartKinds, PLACEMENT_FIELDS};
@@ -142,6 +143,19 @@ pub fn extract<'d>(doc: &'d Document<'_>) -> Extracted<'d> {
 /// the mappings the chart renders into a workload's pod spec, and those that hold `tolerations`
 /// beside `nodeSelector`, `affinity` or `resources` (a workload of unknown kind), are pod specs.
 pub fn extract_with<'d>(doc: &'d Document<'_>, chart: Option<&ChartKinds>) -> Extracted<'d> {
+    extract_known(doc, chart, None)
+}
+
+/// [`extract_with`], with what the CustomResourceDefinitions read (`crds`) say of where their
+/// kinds keep pod specs, tolerations and taints: for a custom resource whose CRD serves its
+/// version, the CRD's schema decides, and taintlint's own table of custom workloads
+/// ([`crate::k8s::workloads::CUSTOM_WORKLOADS`]) and the search by shape are for the kinds whose
+/// CRD is not at hand.
+pub fn extract_known<'d>(
+    doc: &'d Document<'_>,
+    chart: Option<&ChartKinds>,
+    crds: Option<&CrdKinds>,
+) -> Extracted<'d> {
     let mut out = Extracted::default();
     let Some(root) = doc.root else { return out };
     let root_kind = doc.get_str(root, "kind");
@@ -154,12 +168,12 @@ pub fn extract_with<'d>(doc: &'d Document<'_>, chart: Option<&ChartKinds>) -> Ex
         let items = doc.sequence(items).unwrap_or_default().to_vec();
         for (i, item) in items.into_iter().enumerate() {
             if doc.mapping(item).is_some() {
-                add_object(doc, &mut out, item, format!("items[{i}]"), Some(i));
+                add_object(doc, &mut out, item, format!("items[{i}]"), Some(i), crds);
             }
         }
     } else if doc.mapping(root).is_some() {
         if root_kind.is_some() {
-            add_object(doc, &mut out, root, String::new(), None);
+            add_object(doc, &mut out, root, String::new(), None, crds);
         } else {
             // A helm-unittest suite's `set:` values are what a test sets, to assert what the
             // chart renders of them: no workload runs them. Their lists are linted all the same.
@@ -201,6 +215,7 @@ fn add_object<'d>(
     node: NodeId,
     path: String,
     item: Option<usize>,
+    crds: Option<&CrdKinds>,
 ) {
     let metadata = doc.get(node, "metadata").map(|(_, v)| v);
     let object = Object {
@@ -271,8 +286,11 @@ fn add_object<'d>(
         Some(kind) => {
             let api_version = doc.get_str(node, "apiVersion");
             let group = api_group(api_version);
+            let schema = crds.and_then(|c| c.places(api_version, kind));
             // A custom resource's kind may be a core kind's name (Volcano's `Job`).
-            if let Some(row) = custom_workload(api_version, kind) {
+            if let Some(places) = schema {
+                add_schema_places(doc, out, index, node, &path, places);
+            } else if let Some(row) = custom_workload(api_version, kind) {
                 for pattern in row.paths {
                     for (at, spec_path) in resolve(doc, node, &path, pattern) {
                         add_pod_spec(doc, out, index, at, spec_path, false);
@@ -280,7 +298,7 @@ fn add_object<'d>(
                 }
                 for pattern in row.objects {
                     for (at, at_path) in resolve(doc, node, &path, pattern) {
-                        add_embedded(doc, out, index, at, at_path);
+                        add_embedded(doc, out, index, at, at_path, crds);
                     }
                 }
             } else if custom_pod_specs(group, kind).is_none() && pod_spec_path(kind).is_some() {
@@ -345,10 +363,13 @@ fn add_embedded(
     object: usize,
     node: NodeId,
     path: String,
+    crds: Option<&CrdKinds>,
 ) {
     let api_version = doc.get_str(node, "apiVersion");
     let kind = doc.get_str(node, "kind").unwrap_or_default();
-    if let Some(row) = custom_workload(api_version, kind) {
+    if let Some(places) = crds.and_then(|c| c.places(api_version, kind)) {
+        add_schema_places(doc, out, object, node, &path, places);
+    } else if let Some(row) = custom_workload(api_version, kind) {
         for pattern in row.paths {
             for (at, spec_path) in resolve(doc, node, &path, pattern) {
                 add_pod_spec(doc, out, object, at, spec_path, false);
@@ -360,6 +381,55 @@ fn add_embedded(
         add_pod_spec(doc, out, object, at, spec_path, false);
     } else {
         add_by_shape(doc, out, object, node, &path);
+    }
+}
+
+/// The pod specs, toleration lists and taint lists of an object (of the object `object`, an
+/// index in [`Extracted::objects`]) where its kind's CRD says they are.
+fn add_schema_places(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: &str,
+    places: &Places,
+) {
+    for pattern in &places.pod_specs {
+        for (at, spec_path) in resolve(doc, node, path, pattern) {
+            add_pod_spec(doc, out, object, at, spec_path, false);
+        }
+    }
+    // A list's place is its parent's, and the field.
+    let lists = |pattern: &str| -> Vec<List> {
+        let (parent, field) = match pattern.rsplit_once('.') {
+            Some((parent, field)) => (Some(parent), field),
+            None => (None, pattern),
+        };
+        let parents = match parent {
+            Some(parent) => resolve(doc, node, path, parent),
+            None => vec![(node, path.to_string())],
+        };
+        parents
+            .into_iter()
+            .filter_map(|(at, at_path)| {
+                let (key, value) = doc.get(at, field)?;
+                Some(List {
+                    whole: false,
+                    node: value,
+                    key,
+                    path: join(&at_path, field),
+                    object: Some(object),
+                })
+            })
+            .collect()
+    };
+    for pattern in &places.tolerations {
+        for list in lists(pattern) {
+            push_tolerations(out, list, Owner::Other);
+        }
+    }
+    for pattern in &places.taints {
+        out.taints.extend(lists(pattern));
     }
 }
 
