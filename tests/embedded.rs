@@ -187,6 +187,17 @@ fn values_configmaps_and_secret_string_data() {
     );
     assert_eq!(found[1].document, Some(2));
     assert_eq!(line_col(&text, found[1].range.start).0, 45);
+    // The Secret's values look like a workload (tolerations beside a nodeSelector): the
+    // finding still names the object that holds them, not an object of no kind and no name.
+    let object = found[1].object.as_ref().unwrap();
+    assert_eq!(
+        (
+            object.kind.as_deref(),
+            object.name.as_deref(),
+            object.namespace.as_deref()
+        ),
+        (Some("Secret"), Some("search-secret-values"), Some("search"))
+    );
 }
 
 #[test]

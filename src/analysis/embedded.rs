@@ -396,7 +396,10 @@ fn lint_string(
             continue;
         }
         d.document = Some(doc.index);
-        if d.object.is_none() {
+        // A finding outside any object of the string, or in values that look like a workload
+        // (an object of no kind and no name), belongs to the object that holds the string.
+        let unnamed = |o: &ObjectRef| o.kind.is_none() && o.name.is_none();
+        if d.object.as_ref().is_none_or(unnamed) {
             d.object.clone_from(&outer_object);
         }
         match &mapped {

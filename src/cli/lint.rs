@@ -894,7 +894,7 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                     .as_mut()
                     .expect("a file's findings follow its start");
                 if walked {
-                    set_aside(&report.path, &mut findings, &mut self.skipped);
+                    set_aside(report, &mut findings, &mut self.skipped);
                     if findings.is_empty() {
                         return;
                     }
@@ -922,7 +922,9 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                 }
                 for report in &mut l.reports {
                     if walked {
-                        set_aside(&report.path, &mut report.diagnostics, &mut self.skipped);
+                        let mut found = std::mem::take(&mut report.diagnostics);
+                        set_aside(report, &mut found, &mut self.skipped);
+                        report.diagnostics = found;
                     }
                     self.totals.summary.add(&report.diagnostics);
                     self.totals.files += 1;
@@ -966,15 +968,29 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
 enum Skipped {
     /// A Go or Helm template (a chart's `templates/`, or a document that is one).
     Template,
+    /// A file with placeholders that a script fills in (`@NAME@`, `__NAME__`, `${NAME}`).
+    Placeholder,
     /// YAML that does not parse, with no sign of Kubernetes.
     NotAManifest,
 }
 
 /// Takes the findings that say a walked file (or a document of it) was not read out of
 /// `findings`, and notes the file once in `skipped`: a directory walk reports them in one line.
-fn set_aside(name: &str, findings: &mut Vec<Diagnostic>, skipped: &mut Vec<(String, Skipped)>) {
+fn set_aside(
+    report: &FileReport,
+    findings: &mut Vec<Diagnostic>,
+    skipped: &mut Vec<(String, Skipped)>,
+) {
+    let name = &report.path;
     let why = |d: &Diagnostic| match d.rule {
-        "helm-template" => Some(Skipped::Template),
+        "helm-template" => {
+            let found = report.text.get(d.range.clone()).unwrap_or_default();
+            Some(if rules::is_placeholder(found) {
+                Skipped::Placeholder
+            } else {
+                Skipped::Template
+            })
+        }
         "not-a-manifest" => Some(Skipped::NotAManifest),
         _ => None,
     };
@@ -999,6 +1015,9 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
         for (name, why) in skipped.iter() {
             let why = match why {
                 Skipped::Template => "a Go or Helm template, not YAML until rendered",
+                Skipped::Placeholder => {
+                    "placeholders that a script fills in, not YAML until they are filled in"
+                }
                 Skipped::NotAManifest => "YAML that does not parse, with no sign of Kubernetes",
             };
             eprintln!("taintlint: skipped {name}: {why}");
@@ -1006,10 +1025,17 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
     }
     let count = |kind| skipped.iter().filter(|(_, w)| *w == kind).count();
     let (templates, foreign) = (count(Skipped::Template), count(Skipped::NotAManifest));
+    let placeholders = count(Skipped::Placeholder);
     let mut parts = Vec::new();
     if templates > 0 {
         let s = if templates == 1 { "" } else { "s" };
         parts.push(format!("{templates} Go/Helm template file{s}"));
+    }
+    if placeholders > 0 {
+        let s = if placeholders == 1 { "" } else { "s" };
+        parts.push(format!(
+            "{placeholders} file{s} with placeholders a script fills in"
+        ));
     }
     if foreign > 0 {
         parts.push(if foreign == 1 {
@@ -1024,7 +1050,11 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
         let them = if skipped.len() == 1 { "it" } else { "them" };
         format!("; `--show-skipped` lists {them}")
     };
-    eprintln!("taintlint: skipped {}{list}", parts.join(" and "));
+    let parts = match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.join(""),
+    };
+    eprintln!("taintlint: skipped {parts}{list}");
 }
 
 /// A file's options: its configuration's, with its per-path settings, what its chart's templates

@@ -502,7 +502,8 @@ impl Notes {
         let mut out = Vec::new();
         if !self.templates.is_empty() {
             out.push(format!(
-                "{} not all simulated, Go or Helm templates (not YAML until rendered): {}; \
+                "{} not all simulated, Go or Helm templates or placeholders (not YAML until \
+                 rendered or filled in): {}; \
                  simulate the rendered output (`helm template CHART | taintlint simulate \
                  --inventory FILE -`), or the chart's values.yaml",
                 files(self.templates.len()),
