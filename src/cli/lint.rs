@@ -983,6 +983,7 @@ fn set_aside(
 ) {
     let name = &report.path;
     let why = |d: &Diagnostic| match d.rule {
+        _ if !rules::sets_file_aside(d.rule) => None,
         "helm-template" => {
             let found = report.text.get(d.range.clone()).unwrap_or_default();
             Some(if rules::is_placeholder(found) {
@@ -991,8 +992,7 @@ fn set_aside(
                 Skipped::Template
             })
         }
-        "not-a-manifest" => Some(Skipped::NotAManifest),
-        _ => None,
+        _ => Some(Skipped::NotAManifest),
     };
     for d in findings.iter() {
         if let Some(why) = why(d) {

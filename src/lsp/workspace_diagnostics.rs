@@ -373,7 +373,10 @@ impl Session {
                     // The documents whose findings read the same of this inventory keep them.
                     let before = same.as_ref().and_then(|c| c.judged.as_deref());
                     let (analysis, judged) = file.analyse(&ws, chart.as_ref(), before);
-                    let found = analysis.diagnostics;
+                    let mut found = analysis.diagnostics;
+                    // A template or a file that is no manifest is set aside, as `lint DIR`
+                    // sets it aside: said when the file is opened.
+                    found.retain(|d| !crate::rules::sets_file_aside(d.rule));
                     // A finding of an inventory rule says the file reads the inventory: it need
                     // not be asked.
                     if found

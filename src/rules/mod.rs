@@ -156,6 +156,15 @@ pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
     RULES.iter().map(|r| r.meta())
 }
 
+/// Whether a finding says a file (or a document of it) was not read at all: a Go or Helm
+/// template, placeholders a script fills in, YAML with no sign of Kubernetes. A directory walk
+/// (`lint DIR`, and the language server's files nobody opened) sets such files aside in one
+/// summary line rather than reporting them finding by finding; a file named on the command line,
+/// or open in the editor, says it.
+pub fn sets_file_aside(rule: &str) -> bool {
+    rule == HELM_TEMPLATE.name || rule == NOT_A_MANIFEST.name
+}
+
 pub fn find(name: &str) -> Option<&'static RuleMeta> {
     all().find(|m| m.name == name)
 }
