@@ -1692,3 +1692,57 @@ fn a_daemonsets_unselected_pools_are_marked_apart_from_its_misses() {
     let out = stdout(&o);
     assert!(out.contains('✗') && !out.contains('·'), "{out}");
 }
+
+/// A pool file that gives one pool GPUs (`allocatable: {nvidia.com/gpu: 1}`) and writes nothing
+/// of the system pool beside it, as the AKS GPU samples' clusters are described
+/// (Azure-Samples aks-kueue-sample: a system pool, a GPU pool): the system pool has no GPUs, so
+/// a GPU Job that tolerates the GPU taint fits the GPU pool only, not "may" the system pool. A
+/// pool whose labels name an instance type or accelerator stays unknown; a resource no pool
+/// names stays unknown too.
+#[test]
+fn an_extended_resource_a_pool_file_names_is_absent_where_it_is_not_written() {
+    let pool_file = "\
+pools:
+  system:
+    count: 2
+  gpu:
+    count: 1
+    taints: [nvidia.com/gpu=present:NoSchedule]
+    allocatable: {nvidia.com/gpu: 1}
+  typed:
+    labels: {node.kubernetes.io/instance-type: Standard_NC24ads_A100_v4}
+";
+    let job = |resource: &str| {
+        format!(
+            "\
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: train}}
+spec:
+  template:
+    spec:
+      tolerations: [{{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}]
+      containers:
+      - name: t
+        image: x
+        resources: {{limits: {{{resource}: 1}}}}
+"
+        )
+    };
+    let fit = |found: &[Simulated], pool: &str| {
+        found[0]
+            .3
+            .iter()
+            .find(|(p, _)| p == pool)
+            .unwrap()
+            .1
+            .clone()
+    };
+    let gpu = simulated(pool_file, &job("nvidia.com/gpu"), &[]);
+    assert_eq!(fit(&gpu, "gpu"), "yes", "{gpu:?}");
+    assert_eq!(fit(&gpu, "system"), "no", "{gpu:?}");
+    assert_ne!(fit(&gpu, "typed"), "no", "{gpu:?}");
+    let other = simulated(pool_file, &job("amd.com/gpu"), &[]);
+    assert_eq!(fit(&other, "gpu"), "no", "{other:?}");
+    assert_ne!(fit(&other, "system"), "no", "{other:?}");
+}
