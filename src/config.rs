@@ -4,8 +4,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::diagnostic::Severity;
-use crate::k8s::cluster::{ApiToleration, Cluster, Namespace};
 use crate::inventory::platform::Platform;
+use crate::k8s::cluster::{ApiToleration, Cluster, Namespace};
 use crate::k8s::json6902::PatchTarget;
 use crate::k8s::workloads::ChartKinds;
 use crate::rules::{self, RuleMeta};

@@ -480,21 +480,21 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
                     format!("{name}: a node label key, such as `example.com/pool`"),
                 ),
             },
-            "platform" => match scalar_str(doc, value)
-                .map(|(s, _)| crate::inventory::platform::parse(s))
-            {
-                Some(Ok(platform)) => {
-                    config.platform = crate::inventory::platform::Choice::Given(platform);
-                    config.options.set_platform(platform);
+            "platform" => {
+                match scalar_str(doc, value).map(|(s, _)| crate::inventory::platform::parse(s)) {
+                    Some(Ok(platform)) => {
+                        config.platform = crate::inventory::platform::Choice::Given(platform);
+                        config.options.set_platform(platform);
+                    }
+                    Some(Err(e)) => p.node_error(doc, value, format!("{name}: {e}")),
+                    None if is_null(doc, value) => {}
+                    None => p.node_error(
+                        doc,
+                        value,
+                        format!("{name}: a platform's name: {}", platform_names()),
+                    ),
                 }
-                Some(Err(e)) => p.node_error(doc, value, format!("{name}: {e}")),
-                None if is_null(doc, value) => {}
-                None => p.node_error(
-                    doc,
-                    value,
-                    format!("{name}: a platform's name: {}", platform_names()),
-                ),
-            },
+            }
             "feature-gates" => read_feature_gates(&mut p, doc, &mut config, &name, value),
             "admission-plugins" => read_admission_plugins(&mut p, doc, &mut config, &name, value),
             "admission" => read_admission(&mut p, doc, &mut config, &name, value),

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use taintlint::Options;
 use taintlint::inventory::platform::{Choice, Platform};
+use taintlint::Options;
 
 mod input;
 mod inventory;

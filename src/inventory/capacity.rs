@@ -63,7 +63,8 @@ pub enum Unlisted {
 /// `GetNodeAllocatableAbsolute` over the node's capacity, pkg/kubelet/nodestatus/setters.go
 /// `MachineInfo`).
 pub fn reported_by_kubelet(name: &str) -> bool {
-    matches!(name, "cpu" | "memory" | "ephemeral-storage" | "pods") || name.starts_with("hugepages-")
+    matches!(name, "cpu" | "memory" | "ephemeral-storage" | "pods")
+        || name.starts_with("hugepages-")
 }
 
 /// How much of `name` every node offers, whatever the pool: a request up to it fits a pool that

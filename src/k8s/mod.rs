@@ -37,6 +37,20 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
+/// How a message shows a value: in backticks, cut to 40 characters (a message is one line of
+/// an editor's problem list; the whole value is in the manifest and the server message).
+pub fn shown(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.is_empty() {
+        return "\"\"".to_string();
+    }
+    if s.chars().count() <= MAX {
+        return format!("`{s}`");
+    }
+    let cut: String = s.chars().take(MAX - 1).collect();
+    format!("`{cut}…`")
+}
+
 #[cfg(test)]
 mod tests {
     use super::go_quote;

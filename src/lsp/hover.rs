@@ -12,8 +12,8 @@ use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
 use crate::rules;
 use crate::rules::workload::flow_yaml;
 use crate::schedule::admission::Source;
-use crate::schedule::placement;
 use crate::schedule::Workload;
+use crate::schedule::{near, placement};
 use std::ops::Range;
 
 /// A toleration, somewhere in the workspace (an open file or one on disk), that tolerates a taint.
@@ -29,10 +29,17 @@ pub struct Tolerator {
 /// At most this many tolerators are listed.
 const MAX_LISTED: usize = 20;
 
+/// On a toleration: what it matches in the inventory first (the answer, when there is an
+/// inventory: the taints it tolerates, or that it tolerates none and the taint it comes closest
+/// to), then what it matches in plain words and the defaults the API server applies.
+/// `closest`: the near miss of its workload, when the workload fits no node and this toleration
+/// is the one that only just misses the closest pool (as the `unschedulable` finding says it);
+/// else the inventory's closest taint is named, as `toleration-unused` names it.
 pub fn toleration(
     fact: &TolerationFact,
     comparison_operators: bool,
     inventory: Option<&Inventory>,
+    closest: Option<&str>,
 ) -> String {
     let mut out = format!(
         "**Toleration** `{}` in {}\n\n",
@@ -46,6 +53,15 @@ pub fn toleration(
         );
         return out;
     };
+    if let Some(inventory) = inventory {
+        out.push_str(&inventory_section(
+            t,
+            comparison_operators,
+            inventory,
+            closest,
+        ));
+        out.push('\n');
+    }
     out.push_str(&format!("Tolerates {}.\n", t.describe()));
     if let Some(line) = catalogued(&t.key) {
         out.push_str(&format!("\n{line}\n"));
@@ -86,10 +102,6 @@ pub fn toleration(
         for n in notes {
             out.push_str(&format!("- {n}\n"));
         }
-    }
-    if let Some(inventory) = inventory {
-        out.push('\n');
-        out.push_str(&inventory_section(t, comparison_operators, inventory));
     }
     out
 }
@@ -163,8 +175,14 @@ pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<u
 }
 
 /// Which of the inventory's taints a toleration tolerates, on which pools: the words of
-/// [`placement`], with the taints listed.
-fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inventory) -> String {
+/// [`placement`], with the taints listed; or that it tolerates none, and the taint it comes
+/// closest to ([`near`]).
+fn inventory_section(
+    t: &Toleration,
+    comparison_operators: bool,
+    inventory: &Inventory,
+    closest: Option<&str>,
+) -> String {
     let tolerated = placement::tolerated_taints(t, inventory, comparison_operators);
     // Each distinct taint with the pools that carry it, in the order first seen.
     let mut taints: Vec<(&Taint, Vec<usize>)> = Vec::new();
@@ -202,6 +220,12 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
     let first = words.next().map(|c| c.to_ascii_uppercase());
     let mut out: String = first.into_iter().chain(words).collect();
     if taints.is_empty() {
+        let said = closest.map(str::to_string).or_else(|| {
+            near::closest_taint(t, inventory, comparison_operators).map(|n| n.said(inventory))
+        });
+        if let Some(said) = said {
+            out.push_str(&format!("; closest: {}", markdown_text(&said)));
+        }
         out.push_str(".\n");
         return out;
     }

@@ -143,9 +143,9 @@ impl Workspace {
         problems.extend(inventory.problems());
         let platform = (
             config.platform,
-            config_path.as_ref().map_or(String::new(), |p| {
-                format!("`platform` in {}", p.display())
-            }),
+            config_path
+                .as_ref()
+                .map_or(String::new(), |p| format!("`platform` in {}", p.display())),
         );
         let cluster = load_cluster(
             &mut inventory,

@@ -7,10 +7,9 @@ use std::sync::Arc;
 use super::{RuleMeta, RULES};
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Edit, Severity};
-use crate::inventory::{Inventory, Loc, Pool};
+use crate::inventory::{Inventory, Loc};
 use crate::k8s::model::{Miss, Operator, Taint, Toleration};
 use crate::k8s::objects::{Extracted, Item, Object};
-use crate::k8s::well_known::edit_distance;
 use crate::schedule::admission::Source;
 use crate::schedule::placement::Placement;
 use crate::schedule::{
@@ -381,9 +380,12 @@ pub(crate) fn check_workloads<'a, 'd>(
                 out,
                 rule: &super::unschedulable::META,
             };
-            let cause = super::unschedulable::cause(&cx);
+            let said = super::unschedulable::closest_said(&cx);
             let mut placement = Placement::new(doc, object, &workload, simulation);
-            placement.cause = cause;
+            if let Some(said) = said {
+                placement.cause = Some(said.cause);
+                placement.near = said.near;
+            }
             placements.push(placement);
         }
     }
@@ -630,67 +632,6 @@ fn list_indent(text: &str, doc: &Document<'_>) -> usize {
         }
     }
     0
-}
-
-/// How close a toleration comes to tolerating a taint: lower is closer; 0 tolerates it, and 10
-/// or more is unrelated (another key that is not a near-typo).
-pub fn closeness(t: &Toleration, taint: &Taint, gate: bool) -> (usize, Vec<Miss>) {
-    let misses = t.misses(taint, gate);
-    let score = misses
-        .iter()
-        .map(|m| match m {
-            Miss::Key { toleration, taint } if edit_distance(toleration, taint, 2) <= 2 => 2,
-            Miss::Key { .. } => 10,
-            _ => 1,
-        })
-        .sum();
-    (score, misses)
-}
-
-/// The manifest toleration that comes closest to tolerating one of `taints` (of `pool`):
-/// (tolerations index, taint index, why it misses).
-pub fn closest_toleration(
-    (tolerations, sources): (&[Toleration], &[Source]),
-    pool: &Pool,
-    taints: &[usize],
-    gate: bool,
-) -> Option<(usize, usize, Vec<Miss>)> {
-    let mut best: Option<(usize, usize, usize, Vec<Miss>)> = None;
-    for (i, t) in tolerations.iter().enumerate() {
-        if !matches!(sources[i], Source::Manifest(_)) {
-            continue;
-        }
-        for &ti in taints {
-            let (score, misses) = closeness(t, &pool.taints[ti].taint, gate);
-            if score == 0 || score >= 10 {
-                continue;
-            }
-            if best.as_ref().is_none_or(|b| score < b.0) {
-                best = Some((score, i, ti, misses));
-            }
-        }
-    }
-    best.map(|(_, i, ti, m)| (i, ti, m))
-}
-
-/// The misses as a message says them, short: "value \"true\", not \"present\"; ...".
-pub fn misses_short(misses: &[Miss]) -> String {
-    misses
-        .iter()
-        .map(|m| match m {
-            Miss::Key { toleration, taint } => {
-                format!("key {}, not `{taint}`", super::shown(toleration))
-            }
-            Miss::Value { toleration, taint } => format!(
-                "value {}, not {}",
-                super::go_quote(toleration),
-                super::go_quote(taint)
-            ),
-            Miss::Effect { toleration, taint } => format!("effect {toleration}, not {taint}"),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// "a; b; c" of the misses.

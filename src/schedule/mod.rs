@@ -21,6 +21,7 @@ use crate::syntax::{self, Document, NodeId};
 pub mod admission;
 pub mod affinity;
 pub mod keeps_meaning;
+pub mod near;
 pub mod placement;
 pub mod requirements;
 

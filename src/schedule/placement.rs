@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::k8s::model::{Effect, Toleration};
 use crate::k8s::objects::{Item, Object};
+use crate::schedule::near::{self, NearMiss};
 use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
 use crate::syntax::Document;
 
@@ -40,9 +41,25 @@ pub struct Placement {
     /// When it fits no node: the pool that comes closest and what keeps it off, as the
     /// `unschedulable` finding states it (`pool gpu: tolerations[0] misses ...`).
     pub cause: Option<String>,
+    /// When it fits no node and one of its tolerations only just misses a taint of the closest
+    /// pool: that near miss, as every face says it.
+    pub near: Option<PlacedNear>,
     /// Why the API server would reject it (or the pods it creates), if it would: then it runs
     /// nowhere, as `simulate` says, whatever the simulation found.
     pub rejected: Option<String>,
+}
+
+/// The near miss of a pod template that fits no node ([`crate::schedule::near`]), in words
+/// made when it was found (the inventory may change before they are shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedNear {
+    /// The toleration item's path from the document root.
+    pub path: String,
+    /// The closest pool's name.
+    pub pool: String,
+    /// The taint and the miss: `dedicated=risk:NoSchedule (value "rsk", not "risk")`.
+    pub said: String,
+    pub miss: NearMiss,
 }
 
 /// How wide a code lens may be: a lens is one line above the object, and wider than a narrow
@@ -112,12 +129,20 @@ impl Placement {
             daemonset: workload.kind == Some("DaemonSet"),
             path: workload.path.clone(),
             cause: None,
+            near: None,
             rejected: None,
         }
     }
 
-    /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`] cut.
+    /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`], cut
+    /// at its end; a near miss is said short enough to keep the answer (the right key, value
+    /// or effect) whole ([`near::lens_cause`]).
     pub fn summary(&self, inventory: &Inventory) -> String {
+        if let (None, Some(n)) = (&self.rejected, &self.near) {
+            const LEAD: &str = "fits no node: ";
+            let cause = near::lens_cause(&n.pool, &n.miss, LENS_WIDTH - LEAD.len());
+            return fit_width(&format!("{LEAD}{cause}"), LENS_WIDTH);
+        }
         fit_width(&self.headline(inventory), LENS_WIDTH)
     }
 

@@ -446,19 +446,28 @@ fn a_pool_files_allocatable_leaves_the_kubelets_resources_unknown() {
     let options = Options::default();
     let asks = |requests: &str| {
         first_verdict(
-            &pod(&format!("containers: [{{resources: {{requests: {{{requests}}}}}}}]")),
+            &pod(&format!(
+                "containers: [{{resources: {{requests: {{{requests}}}}}}}]"
+            )),
             &inv,
             &options,
         )
         .remove(0)
     };
-    for resource in ["cpu: 64", "memory: 500Gi", "ephemeral-storage: 1Ti", "hugepages-2Mi: 1Gi"] {
+    for resource in [
+        "cpu: 64",
+        "memory: 500Gi",
+        "ephemeral-storage: 1Ti",
+        "hugepages-2Mi: 1Gi",
+    ] {
         let v = asks(&format!("{resource}, nvidia.com/gpu: 1"));
         assert!(v.fits(), "{resource}: {v:?}");
         assert_eq!(v.unknown.len(), 1, "{resource}: {v:?}");
         assert!(v.unknown[0].is_resource(), "{v:?}");
         assert!(
-            v.unknown[0].describe().contains("the pool does not say how much"),
+            v.unknown[0]
+                .describe()
+                .contains("the pool does not say how much"),
             "{}",
             v.unknown[0].describe()
         );
@@ -484,7 +493,11 @@ fn a_pool_files_allocatable_leaves_the_kubelets_resources_unknown() {
     );
     // A Node that does not report CPU has none to give.
     let node = inventory(&node_offering("n", "", "nvidia.com/gpu: 4"));
-    let v = &first_verdict(&pod("containers: [{resources: {requests: {cpu: 1}}}]"), &node, &options)[0];
+    let v = &first_verdict(
+        &pod("containers: [{resources: {requests: {cpu: 1}}}]"),
+        &node,
+        &options,
+    )[0];
     assert!(!v.fits(), "{v:?}");
 }
 

@@ -925,7 +925,10 @@ mod tests {
         let doc = &stream.documents[0];
         let v = doc.get(doc.root.unwrap(), "v").unwrap().1;
         let m = MappedString::new(doc, text, v).unwrap();
-        assert_eq!(m.edit(text, "é: 1\n", &(0..2), "e"), Some((7..9, "e".into())));
+        assert_eq!(
+            m.edit(text, "é: 1\n", &(0..2), "e"),
+            Some((7..9, "e".into()))
+        );
         assert_eq!(m.edit(text, "é: 1\n", &(1..2), "e"), None);
         assert_eq!(m.edit(text, "é: 1\n", &(0..1), "e"), None);
         // A range past the value's end maps to its end.

@@ -1,0 +1,188 @@
+//! The same words from every face: about one toleration that only just misses, `lint`'s two
+//! findings, the editor's hover and code lens, and a `simulate` row name the same taint, the
+//! same near miss and the same object. Against 53 pools, 50 of them dedicated to a team each
+//! (`dedicated=<team>:NoSchedule`), as the case reported: `toleration-unused` named
+//! `dedicated=search` as the closest taint to `value: rsk` while `unschedulable` said
+//! `dedicated=risk`, and the toleration's hover named none.
+
+#[path = "support/client.rs"]
+mod client;
+mod common;
+
+use serde_json::{json, Value};
+
+use client::{push_client, Client};
+use common::{dedicated_pools, run_in, RISK_CRONJOB};
+
+/// The near miss, as every face says it.
+const NEAR: &str = "dedicated=risk:NoSchedule (value \"rsk\", not \"risk\")";
+
+fn cluster(workload: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pools.yaml"), dedicated_pools()).unwrap();
+    std::fs::write(dir.path().join("risk.yaml"), workload).unwrap();
+    dir
+}
+
+/// `lint --format json`'s findings: (rule, message).
+fn findings(dir: &std::path::Path) -> Vec<(String, String)> {
+    let run = run_in(
+        dir,
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--inventory",
+            "pools.yaml",
+            "risk.yaml",
+        ],
+        None,
+    );
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn both_findings_name_the_taint_fewest_edits_away() {
+    let dir = cluster(RISK_CRONJOB);
+    let found = findings(dir.path());
+    assert_eq!(
+        found,
+        [
+            (
+                "toleration-unused".to_string(),
+                format!("tolerations[0] tolerates no inventory taint; closest: {NEAR}")
+            ),
+            (
+                "unschedulable".to_string(),
+                format!("CronJob risk/nightly-risk fits no node: tolerations[0] misses {NEAR}")
+            ),
+        ]
+    );
+    // Without the nodeSelector, it fits the general pool: no `unschedulable`, and the closest
+    // taint is still the one fewest edits away, not the first of those as near.
+    let unsteered =
+        RISK_CRONJOB.replace("          nodeSelector:\n            dedicated: risk\n", "");
+    let dir = cluster(&unsteered);
+    assert_eq!(
+        findings(dir.path()),
+        [(
+            "toleration-unused".to_string(),
+            format!("tolerations[0] tolerates no inventory taint; closest: {NEAR}")
+        )]
+    );
+}
+
+/// A workload steered to one team's pool (its nodeSelector) whose toleration's value is closer
+/// to another team's: the toleration's finding names the taint of the pool the workload comes
+/// closest to, as `unschedulable` does, not the other.
+#[test]
+fn a_workload_that_fits_no_node_names_its_closest_pools_taint() {
+    let steered = RISK_CRONJOB.replace("dedicated: risk\n", "dedicated: ml\n");
+    let dir = cluster(&steered);
+    let ml = "dedicated=ml:NoSchedule (value \"rsk\", not \"ml\")";
+    assert_eq!(
+        findings(dir.path()),
+        [
+            (
+                "toleration-unused".to_string(),
+                format!("tolerations[0] tolerates no inventory taint; closest: {ml}")
+            ),
+            (
+                "unschedulable".to_string(),
+                format!("CronJob risk/nightly-risk fits no node: tolerations[0] misses {ml}")
+            ),
+        ]
+    );
+}
+
+/// The position of the start of `needle` in `text` (0-based line, UTF-16 column).
+fn position(text: &str, needle: &str) -> Value {
+    let at = text.find(needle).unwrap();
+    let line = text[..at].matches('\n').count();
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    json!({"line": line, "character": text[start..at].encode_utf16().count()})
+}
+
+#[tokio::test]
+async fn the_hover_and_the_lens_say_what_the_findings_say() {
+    let dir = cluster(RISK_CRONJOB);
+    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
+    )
+    .await;
+    c.open(&uri, RISK_CRONJOB).await;
+    let diagnostics = c.diagnostics(&uri, 1).await;
+    let messages: Vec<&str> = diagnostics["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            format!("tolerations[0] tolerates no inventory taint; closest: {NEAR}"),
+            format!("CronJob risk/nightly-risk fits no node: tolerations[0] misses {NEAR}"),
+        ]
+    );
+    // The toleration's hover (on its `operator`, where no finding is) leads with the answer,
+    // and names the same taint and miss.
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position(RISK_CRONJOB, "operator: Equal")}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"].as_str().unwrap();
+    assert_eq!(
+        hover.split("\n\n").nth(1),
+        Some(format!("Matches no taint in the inventory; closest: {NEAR}.").as_str()),
+        "{hover}"
+    );
+    // The finding's hover offers the fix that says the same taint.
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position(RISK_CRONJOB, "rsk")}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        hover.contains(
+            "Fix: Change `tolerations[0]` to tolerate dedicated=risk:NoSchedule (lets it onto pool risk)"
+        ),
+        "{hover}"
+    );
+    // The lens: the same pool and miss.
+    let r = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    let titles: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        ["fits no node: closest pool risk: tolerations[0] has value \"rsk\", not \"risk\""]
+    );
+    assert!(c.finish().await);
+}
