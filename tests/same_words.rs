@@ -186,3 +186,50 @@ async fn the_hover_and_the_lens_say_what_the_findings_say() {
     );
     assert!(c.finish().await);
 }
+
+/// A lens is one line of at most 80 characters, and never cut before the answer: with a pool
+/// name too long to leave room, the pool goes; with a long wrong value, its middle goes; the
+/// right value stays whole.
+#[test]
+fn a_lens_keeps_the_right_value_whole() {
+    use taintlint::analysis::analyse_file;
+    use taintlint::inventory::Inventory;
+    use taintlint::Options;
+    let pool = "risk-analytics-nightly-batch-eu-west-1-spot";
+    let pools = format!(
+        "pools:\n  {pool}:\n    count: 2\n    labels: {{dedicated: risk}}\n    taints: [\"dedicated=risk-analytics:NoSchedule\"]\n    allocatable: {{cpu: 8}}\n"
+    );
+    let inv = Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
+    let lens = |value: &str| {
+        let text = RISK_CRONJOB.replace("value: rsk", &format!("value: {value}"));
+        let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);
+        analysis.placements[0].summary(&inv)
+    };
+    assert_eq!(
+        lens("risk-analytic"),
+        "fits no node: tolerations[0] has value \"risk-analytic\", not \"risk-analytics\""
+    );
+    let wrong = "risk-analytics-nightly-batch-job";
+    assert_eq!(
+        lens(wrong),
+        "fits no node: tolerations[0] has value \"risk-…h-job\", not \"risk-analytics\""
+    );
+    // Without a near miss, what keeps it off the pool, not the pool's long name.
+    let text = RISK_CRONJOB
+        .replace("value: rsk", "value: risk-analytics")
+        .replace(
+            "image: example.com/risk:1\n",
+            "image: example.com/risk:1\n            resources: {limits: {nvidia.com/gpu: 1}}\n",
+        );
+    let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);
+    assert_eq!(
+        analysis.placements[0].summary(&inv),
+        "fits no node: insufficient nvidia.com/gpu: requests 1, the nodes have none"
+    );
+    // The pool's name is in the details that running the lens shows.
+    let text = RISK_CRONJOB.replace("value: rsk", "value: risk-analytic");
+    let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);
+    assert!(analysis.placements[0].details(&inv).starts_with(&format!(
+        "CronJob risk/nightly-risk: fits no node: closest pool {pool}: "
+    )));
+}

@@ -405,6 +405,7 @@ pub(crate) fn closest_said(cx: &WorkloadCx<'_, '_>) -> Option<Said> {
     {
         return Some(Said {
             cause: format!("no node has `{}={}`", e.key, e.value),
+            why: None,
             near: None,
         });
     }
@@ -419,6 +420,7 @@ pub(crate) fn closest_said(cx: &WorkloadCx<'_, '_>) -> Option<Said> {
     });
     Some(Said {
         cause: c.at.short(cx.inventory),
+        why: Some(c.at.short_why(cx.inventory)),
         near,
     })
 }
@@ -430,6 +432,8 @@ pub(crate) fn closest_said(cx: &WorkloadCx<'_, '_>) -> Option<Said> {
 #[derive(Debug, Clone)]
 pub(crate) struct Said {
     pub cause: String,
+    /// The cause without the closest pool's name, for a lens it leaves no room in.
+    pub why: Option<String>,
     pub near: Option<PlacedNear>,
 }
 

@@ -384,6 +384,7 @@ pub(crate) fn check_workloads<'a, 'd>(
             let mut placement = Placement::new(doc, object, &workload, simulation);
             if let Some(said) = said {
                 placement.cause = Some(said.cause);
+                placement.cause_alone = said.why;
                 placement.near = said.near;
             }
             placements.push(placement);

@@ -348,8 +348,18 @@ impl Closest<'_> {
     /// (to fit a width, [`lens_cause`]).
     pub fn short(&self, inventory: &Inventory) -> String {
         let pool = &inventory.pools[self.pool];
+        match &self.near_miss {
+            Some(n) => lens_cause(&pool.name, n, usize::MAX),
+            None => format!("closest pool {}: {}", pool.name, self.short_why(inventory)),
+        }
+    }
+
+    /// [`Closest::short`] without the pool: what a lens keeps when the pool's name leaves no
+    /// room for it.
+    pub fn short_why(&self, inventory: &Inventory) -> String {
+        let pool = &inventory.pools[self.pool];
         if let Some(n) = &self.near_miss {
-            return lens_cause(&pool.name, n, usize::MAX);
+            return format!("tolerations[{}] has {}", n.item, misses_short(&n.misses));
         }
         let mut why: Vec<String> = self
             .verdict
@@ -361,7 +371,7 @@ impl Closest<'_> {
         if self.verdict.reasons.len() > 1 {
             why.push(format!("+{} more", self.verdict.reasons.len() - 1));
         }
-        format!("closest pool {}: {}", pool.name, why.join(", "))
+        why.join(", ")
     }
 }
 

@@ -41,6 +41,8 @@ pub struct Placement {
     /// When it fits no node: the pool that comes closest and what keeps it off, as the
     /// `unschedulable` finding states it (`pool gpu: tolerations[0] misses ...`).
     pub cause: Option<String>,
+    /// The same without the pool's name, for a lens that has no room for it.
+    pub cause_alone: Option<String>,
     /// When it fits no node and one of its tolerations only just misses a taint of the closest
     /// pool: that near miss, as every face says it.
     pub near: Option<PlacedNear>,
@@ -129,6 +131,7 @@ impl Placement {
             daemonset: workload.kind == Some("DaemonSet"),
             path: workload.path.clone(),
             cause: None,
+            cause_alone: None,
             near: None,
             rejected: None,
         }
@@ -136,14 +139,21 @@ impl Placement {
 
     /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`], cut
     /// at its end; a near miss is said short enough to keep the answer (the right key, value
-    /// or effect) whole ([`near::lens_cause`]).
+    /// or effect) whole ([`near::lens_cause`]), and a pool's name too long to leave room for
+    /// what keeps the workload off it is left out.
     pub fn summary(&self, inventory: &Inventory) -> String {
         if let (None, Some(n)) = (&self.rejected, &self.near) {
             const LEAD: &str = "fits no node: ";
             let cause = near::lens_cause(&n.pool, &n.miss, LENS_WIDTH - LEAD.len());
             return fit_width(&format!("{LEAD}{cause}"), LENS_WIDTH);
         }
-        fit_width(&self.headline(inventory), LENS_WIDTH)
+        let headline = self.headline(inventory);
+        match (&self.rejected, &self.cause_alone) {
+            (None, Some(why)) if headline.chars().count() > LENS_WIDTH => {
+                fit_width(&format!("fits no node: {why}"), LENS_WIDTH)
+            }
+            _ => fit_width(&headline, LENS_WIDTH),
+        }
     }
 
     /// What matters first, whole: that the API server rejects it, else the closest pool and
