@@ -233,3 +233,141 @@ fn a_lens_keeps_the_right_value_whole() {
         "CronJob risk/nightly-risk: fits no node: closest pool {pool}: "
     )));
 }
+
+/// A RayCluster of two GPU worker groups, after ray-project/kuberay's
+/// ray-operator/config/samples/ray-cluster.gpu.yaml, each steered to its own pool and each
+/// tolerating a misspelt value: two workloads that fit no node, known to a Ray user by their
+/// `groupName`.
+const RAY: &str = "\
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata:
+  name: rl-train
+  namespace: ml
+spec:
+  headGroupSpec:
+    rayStartParams: {}
+    template:
+      spec:
+        containers: [{name: ray-head, image: rayproject/ray:2.41.0}]
+  workerGroupSpecs:
+  - groupName: a100-workers
+    rayStartParams: {}
+    template:
+      spec:
+        nodeSelector: {dedicated: ml}
+        tolerations:
+        - {key: dedicated, operator: Equal, value: mll, effect: NoSchedule}
+        containers: [{name: ray-worker, image: rayproject/ray-ml:2.41.0-gpu}]
+  - groupName: l4-workers
+    rayStartParams: {}
+    template:
+      spec:
+        nodeSelector: {dedicated: ml}
+        tolerations:
+        - {key: dedicated, operator: Equal, value: m1, effect: NoSchedule}
+        containers: [{name: ray-worker, image: rayproject/ray-ml:2.41.0-gpu}]
+";
+
+/// Each face names a worker group by its `groupName`: the findings (two Problems rows told
+/// apart), `simulate`'s rows and JSON (a `part` beside the `path`), the editor's hover on a
+/// toleration and the details its lens opens.
+#[tokio::test]
+async fn a_worker_group_is_named_by_its_group_name_in_every_face() {
+    let dir = cluster(RAY);
+    let unschedulable: Vec<String> = findings(dir.path())
+        .into_iter()
+        .filter(|(rule, _)| rule == "unschedulable")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(
+        unschedulable,
+        [
+            "RayCluster ml/rl-train, worker group a100-workers fits no node: tolerations[0] \
+             misses dedicated=ml:NoSchedule (value \"mll\", not \"ml\")",
+            "RayCluster ml/rl-train, worker group l4-workers fits no node: tolerations[0] \
+             misses dedicated=ml:NoSchedule (value \"m1\", not \"ml\")",
+        ]
+    );
+
+    let simulate = |format: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "simulate",
+                "--format",
+                format,
+                "--inventory",
+                "pools.yaml",
+                "risk.yaml",
+            ],
+            None,
+        )
+    };
+    let human = simulate("human").stdout;
+    for title in [
+        "RayCluster ml/rl-train, head group",
+        "RayCluster ml/rl-train, worker group a100-workers",
+        "RayCluster ml/rl-train, worker group l4-workers",
+    ] {
+        assert!(human.contains(&format!("\n  {title}")), "{title}: {human}");
+    }
+    assert!(!human.contains("workerGroupSpecs"), "{human}");
+    let json: Value = serde_json::from_str(&simulate("json").stdout).unwrap();
+    let parts: Vec<(&str, &str)> = json["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["path"].as_str().unwrap(), w["part"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        parts,
+        [
+            ("spec.headGroupSpec.template.spec", "head group"),
+            (
+                "spec.workerGroupSpecs[0].template.spec",
+                "worker group a100-workers"
+            ),
+            (
+                "spec.workerGroupSpecs[1].template.spec",
+                "worker group l4-workers"
+            ),
+        ]
+    );
+
+    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
+    )
+    .await;
+    c.open(&uri, RAY).await;
+    c.diagnostics(&uri, 1).await;
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position(RAY, "operator: Equal, value: m1")}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        hover.starts_with(
+            "**Toleration** `spec.workerGroupSpecs[1].template.spec.tolerations[0]` in \
+             RayCluster ml/rl-train, worker group l4-workers\n\nMatches no taint in the \
+             inventory; closest: dedicated=ml:NoSchedule (value \"m1\", not \"ml\")."
+        ),
+        "{hover}"
+    );
+    let r = c
+        .request(
+            "taintlint/placement",
+            json!({"textDocument": {"uri": uri}, "position": position(RAY, "nodeSelector: {dedicated: ml}\n        tolerations:\n        - {key: dedicated, operator: Equal, value: m1")}),
+        )
+        .await;
+    assert_eq!(
+        r["result"]["title"], "RayCluster ml/rl-train, worker group l4-workers",
+        "{r}"
+    );
+    assert!(c.finish().await);
+}

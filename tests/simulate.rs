@@ -209,6 +209,7 @@ fn list_items_are_simulated_with_their_index() {
             "name",
             "namespace",
             "path",
+            "part",
             "fits",
             "nodes",
             "rejected",

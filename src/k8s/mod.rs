@@ -6,6 +6,7 @@ pub mod json6902;
 pub mod model;
 pub mod names;
 pub mod objects;
+pub mod parts;
 pub mod quantity;
 pub mod resources;
 pub mod well_known;

@@ -6,7 +6,7 @@ use std::ops::Range;
 use crate::diagnostic::ObjectRef;
 use crate::k8s::decode::Decoded;
 use crate::k8s::model::{Taint, Toleration};
-use crate::k8s::objects::{extract, items, Item, Object};
+use crate::k8s::objects::{extract, items, Item, Object, Owner};
 use crate::schedule::placement::item_range;
 use crate::syntax;
 
@@ -40,6 +40,9 @@ pub struct TolerationFact {
     pub owner: Option<usize>,
     pub path: String,
     pub object: Option<ObjectRef>,
+    /// Which part of its object the pod template it belongs to is, when the object names its
+    /// parts (`worker group l4-workers`, [`crate::k8s::parts::part`]).
+    pub part: Option<String>,
     /// The toleration as the API server stores it, when it is valid enough to match.
     pub toleration: Option<Toleration>,
     /// The key's text (inside its quotes, if any), when the key is a plain string.
@@ -112,12 +115,19 @@ impl Facts {
                 list(i, &mut facts);
             }
             for list in &extracted.tolerations {
+                let part = match list.owner {
+                    Owner::PodSpec(i) => extracted.pod_specs.get(i).and_then(|spec| {
+                        crate::k8s::parts::part(doc, &extracted.objects[spec.object], &spec.path)
+                    }),
+                    _ => None,
+                };
                 for item in items(doc, &list.list) {
                     facts.tolerations.push(TolerationFact {
                         range: item_range(text, doc, &item),
                         owner: list.list.object.and_then(|i| listed[i]),
                         path: item.path.clone(),
                         object: object(list.list.object),
+                        part: part.clone(),
                         toleration: item.toleration(),
                         key: key_range(text, doc, &item),
                         operator_omitted: omitted(&item, "operator"),

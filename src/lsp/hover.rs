@@ -41,11 +41,11 @@ pub fn toleration(
     inventory: Option<&Inventory>,
     closest: Option<&str>,
 ) -> String {
-    let mut out = format!(
-        "**Toleration** `{}` in {}\n\n",
-        fact.path,
-        object_label(fact.object.as_ref())
-    );
+    let mut object = object_label(fact.object.as_ref());
+    if let Some(part) = &fact.part {
+        object.push_str(&format!(", {part}"));
+    }
+    let mut out = format!("**Toleration** `{}` in {object}\n\n", fact.path);
     let Some(t) = &fact.toleration else {
         out.push_str(
             "The API server would reject this toleration as written (see the diagnostics \
@@ -154,7 +154,7 @@ pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<u
         let object = &ex.objects[w.object];
         let mut out = format!(
             "**Tolerations its pods get** ({})\n\n",
-            crate::schedule::placement::title(object)
+            crate::k8s::parts::object_title(object, w.part.as_deref())
         );
         for (t, s) in w.tolerations.iter().zip(&w.sources) {
             let from = match s {

@@ -82,25 +82,25 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         }
     }
 
-    /// `Deployment shop/web`.
+    /// `Deployment shop/web`, `RayCluster ml/rl-train, worker group l4-workers`: as every
+    /// face names it ([`crate::k8s::parts::title`]); one found by its shape says so.
     pub fn title(&self) -> String {
         let Some(o) = self.object else {
             return "this pod template".to_string();
         };
-        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-        let kind = o.kind.unwrap_or("workload of unknown kind");
-        let title = match (o.namespace, o.name) {
-            (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-            (None, Some(n)) => format!("{kind} {n}"),
-            // Unnamed: chart values (`controller`), a list's item.
-            _ if !o.path.is_empty() => format!("{kind} `{}`", o.path),
-            _ => kind.to_string(),
-        };
+        // One found by its shape is said with its place, rather than its part.
+        let part = self
+            .workload
+            .part
+            .as_deref()
+            .filter(|_| !self.workload.by_shape);
+        let title = crate::k8s::parts::object_title(o, part);
         if self.workload.by_shape {
             format!(
-                "{title} (a pod template at {} found by its shape: kind {kind} is not in \
+                "{title} (a pod template at {} found by its shape: kind {} is not in \
                  taintlint's table)",
-                self.workload.path
+                self.workload.path,
+                o.kind.unwrap_or("workload of unknown kind")
             )
         } else {
             title

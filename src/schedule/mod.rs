@@ -55,6 +55,9 @@ pub struct Workload<'d> {
     pub path: String,
     /// Found by its shape, in a kind taintlint's table does not know.
     pub by_shape: bool,
+    /// Which part of its object it is, in words, when the object names its parts
+    /// ([`crate::k8s::parts::part`]: `worker group l4-workers`).
+    pub part: Option<String>,
     /// The manifest's `tolerations` list and its items.
     pub list: Option<List>,
     pub items: Vec<Item<'d>>,
@@ -150,6 +153,7 @@ impl<'d> Workload<'d> {
             spec,
             path: pod.path.clone(),
             by_shape: pod.by_shape,
+            part: crate::k8s::parts::part(doc, object, &pod.path),
             list,
             items,
             tolerations,
@@ -1605,6 +1609,10 @@ pub struct WorkloadResult {
     pub namespace: Option<String>,
     /// The pod spec's path.
     pub path: String,
+    /// Its object's path from the document root: empty, or `items[3]` in a `kind: List`.
+    pub object_path: String,
+    /// Which part of its object it is, in words ([`crate::k8s::parts::part`]).
+    pub part: Option<String>,
     /// Shared with the workloads that ask the same of the inventory ([`simulate_shared`]).
     pub simulation: Arc<Simulation>,
     /// For a DaemonSet: the nodes it picks and those of them it cannot run on.
@@ -1642,16 +1650,16 @@ impl WorkloadResult {
         !self.simulation.fits_anywhere()
     }
 
-    /// `Deployment shop/web`.
+    /// `Deployment shop/web`, `RayCluster ml/rl-train, worker group l4-workers`: as every face
+    /// names it ([`crate::k8s::parts::title`]).
     pub fn title(&self) -> String {
-        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-        let kind = self.kind.as_deref().unwrap_or("workload of unknown kind");
-        match (&self.namespace, &self.name) {
-            (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-            (None, Some(n)) => format!("{kind} {n}"),
-            _ if self.path.is_empty() => format!("{kind} at the document's root"),
-            _ => format!("{kind} at {}", self.path),
-        }
+        crate::k8s::parts::title(
+            self.kind.as_deref(),
+            self.namespace.as_deref(),
+            self.name.as_deref(),
+            &self.object_path,
+            self.part.as_deref(),
+        )
     }
 }
 
@@ -1689,6 +1697,8 @@ pub fn simulate_document(
             name: object.name.map(str::to_string),
             namespace: object.namespace.map(str::to_string),
             path: w.path.clone(),
+            object_path: object.path.clone(),
+            part: w.part.clone(),
             daemonset: None,
             simulation: simulate_shared(&w, inventory, options),
             rejected: None,

@@ -100,7 +100,7 @@ impl Placement {
             .and_then(|(_, m)| doc.get(m, "name"))
             .map(|(k, v)| span(k).start..span(v).end);
         // A custom resource may hold several pod templates (a RayCluster's head and workers):
-        // each is shown where it is, named by its place.
+        // each is shown where it is, named by its own name.
         let group = crate::k8s::objects::api_group(doc.get_str(object.node, "apiVersion"));
         let custom = object.kind.is_some_and(|k| {
             crate::k8s::workloads::custom_pod_specs(group, k).is_some()
@@ -117,11 +117,7 @@ impl Placement {
                 .or(name)
                 .unwrap_or_else(|| span(workload.spec))
         };
-        let title = if custom {
-            format!("{} {}", title(object), workload.path)
-        } else {
-            title(object)
-        };
+        let title = crate::k8s::parts::object_title(object, workload.part.as_deref());
         Placement {
             document: doc.index,
             anchor,
@@ -221,20 +217,6 @@ pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<Stri
         nodes_noun(c.picked),
         misses.join("; ")
     ))
-}
-
-/// `Deployment shop/web`, `Pod web`, `Deployment` (no name).
-pub fn title(object: &Object<'_>) -> String {
-    // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-    let kind = object.kind.unwrap_or("workload of unknown kind");
-    match (object.namespace, object.name) {
-        (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-        (None, Some(n)) => format!("{kind} {n}"),
-        _ if object.kind.is_none() && !object.path.is_empty() => {
-            format!("{kind} `{}`", object.path)
-        }
-        _ => kind.to_string(),
-    }
 }
 
 /// A toleration written in a manifest and the inventory taints it tolerates.
@@ -913,33 +895,6 @@ spec:
              node, and the inventory does not say its value on this pool's nodes; it fits if it \
              is linux\n"
         );
-    }
-
-    #[test]
-    fn titles_name_the_object_or_its_place() {
-        let object = |kind, name, path: &str| Object {
-            kind,
-            name,
-            namespace: None,
-            node: 0,
-            path: path.to_string(),
-            item: None,
-        };
-        assert_eq!(
-            title(&object(Some("Deployment"), Some("web"), "")),
-            "Deployment web"
-        );
-        // An unnamed item of a `kind: List`: the lens stands on it.
-        assert_eq!(
-            title(&object(Some("Deployment"), None, "items[0]")),
-            "Deployment"
-        );
-        // Chart values without their templates: the key that holds the pod template.
-        assert_eq!(
-            title(&object(None, None, "controller")),
-            "workload of unknown kind `controller`"
-        );
-        assert_eq!(title(&object(None, None, "")), "workload of unknown kind");
     }
 
     /// An item's range starts at the `- ` that introduces it.

@@ -230,7 +230,7 @@ impl Row {
                 let shows_reasons =
                     why || matches!(class, Class::No | Class::Avoided | Class::Misses);
                 // An object with several pod templates (a RayCluster's head and workers):
-                // each row says which.
+                // each row says which, by its name (its place, where two share a name).
                 let fits: Vec<Fit> = w
                     .simulation
                     .pools

@@ -293,6 +293,9 @@ struct WorkloadOut<'a> {
     /// The pod spec's path: which of an object's templates (a RayCluster's head or workers),
     /// which chart values (`controller`).
     path: &'a str,
+    /// Which part of its object it is, in words, as every face names it (`worker group
+    /// l4-workers`); null for a template that is the object's own.
+    part: Option<&'a str>,
     fits: &'static str,
     nodes: usize,
     rejected: Option<RejectedOut<'a>>,
@@ -563,6 +566,7 @@ impl<'i> JsonRenderer<'i> {
             name: w.name.as_deref(),
             namespace: w.namespace.as_deref(),
             path: &w.path,
+            part: w.part.as_deref(),
             fits,
             nodes: fitting,
             rejected: w.rejected.as_ref().map(|r| RejectedOut {
