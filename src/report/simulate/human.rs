@@ -2,7 +2,7 @@
 //!
 //! The pools are a legend (a letter, name, size and taints each); the workloads follow, those
 //! that fit no node first, then those the API server would reject, those that fit only nodes to
-//! avoid, and those that fit. Each is a row of the matrix (a column per pool letter) when the
+//! avoid, those that only may fit (counted apart), and those that fit. Each is a row of the matrix (a column per pool letter) when the
 //! pools fit the width as columns, else a line saying where it fits. What blocks a workload is
 //! said under it when it fits nowhere or only on nodes to avoid (for every row with `why`).
 //! Widths are display widths (a CJK character takes two columns); names are never cut: one that
@@ -141,6 +141,8 @@ enum Class {
     Misses,
     Rejected,
     Avoided,
+    /// Every pool it fits only may fit (what the inventory does not say decides).
+    May,
     Yes,
     /// A DaemonSet whose selector picks no node: it runs no pods, by design or not yet.
     Idle,
@@ -161,7 +163,7 @@ impl Class {
             }
             _ => {}
         }
-        let (fit, _) = Fit::of_workload(w, inventory);
+        let (fit, _) = Fit::verdict(w, inventory);
         let nodes = w
             .simulation
             .pools
@@ -172,6 +174,7 @@ impl Class {
         let class = match fit {
             Fit::No | Fit::Partial => Class::No,
             Fit::Avoided => Class::Avoided,
+            Fit::May => Class::May,
             Fit::Yes => Class::Yes,
         };
         (class, nodes)
@@ -184,6 +187,7 @@ impl Class {
             Class::Idle => "DaemonSets that select no node (they run no pods)",
             Class::Rejected => "Rejected by the API server, not placed",
             Class::Avoided => "Fit only on nodes to avoid",
+            Class::May => "May fit",
             Class::Yes => "Fit",
         }
     }
@@ -193,6 +197,7 @@ impl Class {
             || only.contains(&match self {
                 Class::No | Class::Rejected | Class::Misses | Class::Idle => Fit::No,
                 Class::Avoided => Fit::Avoided,
+                Class::May => Fit::May,
                 Class::Yes => Fit::Yes,
             })
     }
@@ -511,7 +516,7 @@ impl Layout {
             let mark = match fit {
                 Fit::No if unselected => "·",
                 Fit::No => "✗",
-                Fit::Partial => "±",
+                Fit::Partial | Fit::May => "±",
                 Fit::Avoided => "~",
                 Fit::Yes => "✓",
             };
@@ -555,13 +560,19 @@ fn cluster_size(pools: &[Pool]) -> String {
 }
 
 /// "fits no node" / "1 node fits" / "4 nodes fit", and for pools defined as code "0..8 nodes
-/// fit", "fits (count unknown)".
-fn count_text(nodes: NodeCount) -> String {
+/// fit", "fits (count unknown)"; for a workload that only may fit, "1 node may fit", "may fit
+/// (count unknown)".
+fn count_text(nodes: NodeCount, class: Class) -> String {
+    let may = class == Class::May;
     match (nodes.known(), nodes.max) {
         (Some(0), _) => "fits no node".to_string(),
+        (Some(1), _) if may => "1 node may fit".to_string(),
         (Some(1), _) => "1 node fits".to_string(),
+        (Some(n), _) if may => format!("{n} nodes may fit"),
         (Some(n), _) => format!("{n} nodes fit"),
+        (None, None) if nodes.min == 0 && may => "may fit (count unknown)".to_string(),
         (None, None) if nodes.min == 0 => "fits (count unknown)".to_string(),
+        _ if may => format!("{nodes} may fit"),
         _ => format!("{nodes} fit"),
     }
 }
@@ -571,7 +582,7 @@ fn count_text(nodes: NodeCount) -> String {
 fn row_count(r: &Row) -> String {
     match &r.daemonset {
         Some(text) => text.clone(),
-        None => count_text(r.nodes),
+        None => count_text(r.nodes, r.class),
     }
 }
 
@@ -636,7 +647,7 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
         }
         let mark = match fit {
             Fit::No => continue,
-            Fit::Partial => "±",
+            Fit::Partial | Fit::May => "±",
             Fit::Avoided => "~",
             Fit::Yes => "",
         };
@@ -648,9 +659,9 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     } else if fitting.is_empty() {
         "fits no node".to_string()
     } else if whole == inventory.pools.len() {
-        format!("{}: every pool", count_text(r.nodes))
+        format!("{}: every pool", count_text(r.nodes, r.class))
     } else {
-        format!("{}: {}", count_text(r.nodes), fitting.join(", "))
+        format!("{}: {}", count_text(r.nodes, r.class), fitting.join(", "))
     };
     // Wrapped lines hang under the first pool, apart from the reasons that follow.
     let first = " ".repeat(REASON_INDENT - 2);
@@ -760,6 +771,11 @@ fn summary(rows: &[Row], shown: usize, options: &HumanOptions, max: usize) -> St
             "{} of them only on nodes to avoid",
             count(Class::Avoided)
         ));
+    }
+    // Counted apart, as the JSON summary's `may`: they fit only if what the inventory does not
+    // say is so.
+    if count(Class::May) > 0 {
+        parts.push(format!("{} may fit", count(Class::May)));
     }
     parts.push(match count(Class::No) {
         1 => "1 fits no node".to_string(),

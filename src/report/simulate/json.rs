@@ -502,21 +502,12 @@ impl<'i> JsonRenderer<'i> {
         'i: 'a,
     {
         let inv: &'a Inventory = self.inventory;
-        let (fit, fitting) = Fit::of_workload(w, inv);
         // A workload that fits no pool for certain, only may, says so: "may", not "yes".
-        let fits = match fit {
-            Fit::Yes | Fit::Partial if Fit::only_may(w, inv) => "may",
-            fit => fit.as_str(),
-        };
-        summary.workloads += 1;
+        let (fit, fitting) = Fit::verdict(w, inv);
+        let fits = fit.as_str();
+        summary.count(fit);
         summary.rejected += usize::from(w.rejected.is_some());
         summary.by_shape += usize::from(w.by_shape);
-        match fits {
-            "no" => summary.no += 1,
-            "avoided" => summary.avoided += 1,
-            "may" => summary.may += 1,
-            _ => summary.yes += 1,
-        }
         let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
         let mut pools: Vec<PoolFit> = Vec::new();
         for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {

@@ -54,6 +54,9 @@ pub enum Fit {
     /// On some nodes of the pool only, or maybe (on labels a pool defined as code does not
     /// declare).
     Partial,
+    /// Of a workload: it only may fit (every pool it fits says "may fit", none for certain;
+    /// [`Fit::only_may`]). Never a pool's.
+    May,
     No,
 }
 
@@ -63,6 +66,7 @@ impl Fit {
             Fit::Yes => "yes",
             Fit::Avoided => "avoided",
             Fit::Partial => "partial",
+            Fit::May => "may",
             Fit::No => "no",
         }
     }
@@ -93,6 +97,15 @@ impl Fit {
             .filter(|(v, pool)| v.fitting(pool) > 0)
             .peekable();
         fits.peek().is_some() && fits.all(|(v, pool)| v.uncertain(pool))
+    }
+
+    /// How a workload fits the cluster as `simulate` reports and counts it, in every format:
+    /// `yes`, `may` (only may, [`Fit::only_may`]), `avoided` (only on nodes to avoid) or `no`.
+    pub fn verdict(w: &WorkloadResult, inventory: &Inventory) -> (Fit, usize) {
+        match Fit::of_workload(w, inventory) {
+            (Fit::Yes, n) if Fit::only_may(w, inventory) => (Fit::May, n),
+            other => other,
+        }
     }
 
     /// How a workload fits the cluster: `yes`, `avoided` (only on nodes to avoid) or `no`.
@@ -131,6 +144,17 @@ pub struct SimulateSummary {
 }
 
 impl SimulateSummary {
+    /// Counts a workload of this verdict ([`Fit::verdict`]).
+    pub fn count(&mut self, fit: Fit) {
+        self.workloads += 1;
+        match fit {
+            Fit::No => self.no += 1,
+            Fit::Avoided => self.avoided += 1,
+            Fit::May => self.may += 1,
+            Fit::Yes | Fit::Partial => self.yes += 1,
+        }
+    }
+
     pub fn add(&mut self, other: &SimulateSummary) {
         self.workloads += other.workloads;
         self.yes += other.yes;
