@@ -8,7 +8,7 @@
 //! Widths are display widths (a CJK character takes two columns); names are never cut: one that
 //! does not fit its column gets a line of its own.
 
-use super::{Fit, SimulatedFile};
+use super::{pool_reasons, Fit, PoolReason, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::report::text::{width, wrap};
 use crate::schedule::{Reason, WorkloadResult};
@@ -276,7 +276,7 @@ impl Row {
                         .collect(),
                     fits,
                     reasons: if shows_reasons {
-                        reason_groups(inventory, w)
+                        reason_groups(inventory, w, why)
                     } else {
                         Vec::new()
                     },
@@ -672,76 +672,51 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     out
 }
 
-/// Each distinct reason under a row, with the pools (indices) it is about.
-fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<usize>)> {
-    // First what makes the nodes it fits ones to avoid: untolerated PreferNoSchedule taints.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (v, _, _) in pv.groups(pool) {
-            if !v.fits() {
-                continue;
-            }
-            for &t in &v.avoid {
-                let text = format!("nodes to avoid: untolerated taint {}", pool.taints[t].taint);
-                match groups.iter_mut().find(|(x, _)| *x == text) {
-                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
-                    Some(_) => {}
-                    None => groups.push((text, vec![p])),
-                }
-            }
-        }
-    }
-    // Then the taints it tolerates only by a toleration from outside its manifest.
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (t, source) in pv.tolerated_elsewhere(pool) {
-            let text = format!(
-                "tolerates {} by a toleration {}",
-                pool.taints[t].taint,
-                source.origin()
-            );
-            match groups.iter_mut().find(|(x, _)| *x == text) {
-                Some((_, cols)) => cols.push(p),
-                None => groups.push((text, vec![p])),
-            }
-        }
-    }
-    // Then what the pods may not find on the pools they may fit: resources not known, and the
-    // kubelet's labels on nodes the inventory does not give them for.
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (v, _, _) in pv.groups(pool) {
-            if !v.fits() {
-                continue;
-            }
-            for u in v.unknown.iter().filter(|u| u.said_alone()) {
-                let text = format!("may fit: {}", u.describe());
-                match groups.iter_mut().find(|(x, _)| *x == text) {
-                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
-                    Some(_) => {}
-                    None => groups.push((text, vec![p])),
-                }
-            }
-        }
-    }
-    // Then what keeps it off the other pools (for a DaemonSet, off the nodes it picks: what
-    // keeps it off a node it does not select is no miss).
+/// Each distinct reason under a row, with the pools (indices) it is about: every reason the
+/// JSON gives ([`pool_reasons`], in its words), but for a DaemonSet those on nodes it does not
+/// select unless `all` (`--why`). First what makes the nodes it fits ones to avoid, then the
+/// taints it tolerates only by a toleration from outside its manifest, then what the pools it
+/// may fit do not say, then what keeps it off the others.
+fn reason_groups(
+    inventory: &Inventory,
+    w: &WorkloadResult,
+    all: bool,
+) -> Vec<(String, Vec<usize>)> {
     let daemonset = w.daemonset.as_ref().is_some_and(|c| c.picked > 0);
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        let mut seen: Vec<&Reason> = Vec::new();
-        for (v, _, _) in pv.groups(pool) {
-            if daemonset && v.reasons.iter().any(Reason::selects) {
-                continue;
-            }
-            for r in &v.reasons {
-                if !seen.iter().any(|s| s.same_as(r)) {
-                    seen.push(r);
+    let per_pool: Vec<Vec<PoolReason<'_>>> = w
+        .simulation
+        .pools
+        .iter()
+        .zip(&inventory.pools)
+        .map(|(pv, pool)| pool_reasons(pv, pool, daemonset))
+        .collect();
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let kinds: [fn(&PoolReason<'_>) -> bool; 4] = [
+        |r| matches!(r, PoolReason::Avoid(_)),
+        |r| matches!(r, PoolReason::Granted(..)),
+        |r| matches!(r, PoolReason::Unknown(_)),
+        |r| matches!(r, PoolReason::Blocks { .. }),
+    ];
+    for kind in kinds {
+        for (p, (reasons, pool)) in per_pool.iter().zip(&inventory.pools).enumerate() {
+            for r in reasons.iter().filter(|r| kind(r)) {
+                if !all
+                    && matches!(
+                        r,
+                        PoolReason::Blocks {
+                            unselected: true,
+                            ..
+                        }
+                    )
+                {
+                    continue;
                 }
-            }
-        }
-        for r in seen {
-            let text = r.describe(pool);
-            match groups.iter_mut().find(|(t, _)| *t == text) {
-                Some((_, cols)) => cols.push(p),
-                None => groups.push((text, vec![p])),
+                let text = r.line(pool);
+                match groups.iter_mut().find(|(x, _)| *x == text) {
+                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
+                    Some(_) => {}
+                    None => groups.push((text, vec![p])),
+                }
             }
         }
     }

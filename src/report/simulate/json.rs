@@ -16,12 +16,12 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Fit, Place, SimulateSummary, SimulatedFile, UnreadFile};
+use super::{pool_reasons, Fit, Place, PoolReason, SimulateSummary, SimulatedFile, UnreadFile};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::k8s::resources::display;
 use crate::schedule::admission::Source as TolerationSource;
-use crate::schedule::{Asked, PoolVerdict, Reason, WorkloadResult};
+use crate::schedule::{Asked, Reason, WorkloadResult};
 
 #[derive(Serialize, PartialEq)]
 struct TaintOut<'a> {
@@ -511,20 +511,23 @@ impl<'i> JsonRenderer<'i> {
         let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
         let mut pools: Vec<PoolFit> = Vec::new();
         for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {
-            let (reasons, taints) = why_not(v, pool, &mut reasons);
+            let said = pool_reasons(v, pool, false);
+            let (reasons, taints) = why_not(&said, pool, &mut reasons);
             let entry = PoolFit {
                 pools: vec![i],
                 fit: Fit::of_pool(v, pool),
                 nodes: v.fitting(pool),
                 reasons,
                 taints,
-                tolerated: v
-                    .tolerated_elsewhere(pool)
-                    .into_iter()
-                    .map(|(t, source)| GrantOut {
-                        taint: t,
-                        source: SourceOut::of(source),
-                        message: format!("by a toleration {}", source.origin()),
+                tolerated: said
+                    .iter()
+                    .filter_map(|r| match *r {
+                        PoolReason::Granted(t, source) => Some(GrantOut {
+                            taint: t,
+                            source: SourceOut::of(source),
+                            message: r.message(pool),
+                        }),
+                        _ => None,
                     })
                     .collect(),
             };
@@ -581,65 +584,61 @@ impl<'i> JsonRenderer<'i> {
     }
 }
 
-/// Why a pool's nodes (or some of them) turn the workload away: the indices, in `reasons`, of
-/// the distinct reasons other than taints (a reason not seen before in this workload is added),
-/// and the indices of the pool's untolerated taints.
+/// Why a pool's nodes (or some of them) turn the workload away, or only may take it: the
+/// indices, in `reasons`, of the distinct reasons other than taints (a reason not seen before in
+/// this workload is added), and the indices of the pool's untolerated taints; from
+/// [`pool_reasons`], as the matrix's lines are.
 fn why_not<'a>(
-    verdict: &'a PoolVerdict,
+    said: &[PoolReason<'a>],
     pool: &'a Pool,
     reasons: &mut Vec<ReasonOut<'a>>,
 ) -> (Vec<usize>, Vec<usize>) {
     let mut indices = Vec::new();
     let mut taints = Vec::new();
-    for (v, _, _) in verdict.groups(pool) {
-        for u in v.unknown.iter().filter(|_| v.fits()) {
-            let key = u.key.as_str();
-            let subject = match &u.asked {
-                Asked::Value(value) => Subject::LabelUnknown { key, value },
-                Asked::Expression(expression) => Subject::AffinityLabelUnknown { key, expression },
-                Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
-                Asked::Resource { requested, range } => Subject::CapacityUnknown {
-                    resource: key,
-                    requested: display(key, *requested),
-                    range: range.map(|(a, b)| [display(key, a), display(key, b)]),
-                },
-            };
-            let index = match reasons.iter().position(|seen| seen.subject == subject) {
-                Some(i) => i,
-                None => {
-                    reasons.push(ReasonOut {
-                        subject,
-                        message: u.describe(),
-                    });
-                    reasons.len() - 1
-                }
-            };
-            if !indices.contains(&index) {
-                indices.push(index);
-            }
-        }
-        for r in &v.reasons {
-            let Some(subject) = Subject::of(r) else {
-                if let Reason::Taint(t) = r {
-                    if !taints.contains(t) {
-                        taints.push(*t);
+    for r in said {
+        let subject = match *r {
+            PoolReason::Unknown(u) => {
+                let key = u.key.as_str();
+                match &u.asked {
+                    Asked::Value(value) => Subject::LabelUnknown { key, value },
+                    Asked::Expression(expression) => {
+                        Subject::AffinityLabelUnknown { key, expression }
                     }
+                    Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
+                    Asked::Resource { requested, range } => Subject::CapacityUnknown {
+                        resource: key,
+                        requested: display(key, *requested),
+                        range: range.map(|(a, b)| [display(key, a), display(key, b)]),
+                    },
+                }
+            }
+            PoolReason::Blocks {
+                reason: Reason::Taint(t),
+                ..
+            } => {
+                if !taints.contains(t) {
+                    taints.push(*t);
                 }
                 continue;
-            };
-            let index = match reasons.iter().position(|seen| seen.subject == subject) {
-                Some(i) => i,
-                None => {
-                    reasons.push(ReasonOut {
-                        subject,
-                        message: r.describe(pool),
-                    });
-                    reasons.len() - 1
-                }
-            };
-            if !indices.contains(&index) {
-                indices.push(index);
             }
+            PoolReason::Blocks { reason, .. } => match Subject::of(reason) {
+                Some(subject) => subject,
+                None => continue,
+            },
+            PoolReason::Avoid(_) | PoolReason::Granted(..) => continue,
+        };
+        let index = match reasons.iter().position(|seen| seen.subject == subject) {
+            Some(i) => i,
+            None => {
+                reasons.push(ReasonOut {
+                    subject,
+                    message: r.message(pool),
+                });
+                reasons.len() - 1
+            }
+        };
+        if !indices.contains(&index) {
+            indices.push(index);
         }
     }
     taints.sort_unstable();
