@@ -1,6 +1,8 @@
 //! `simulate`'s output for people at cluster size: 50 pools by 200 workloads at 80 and 200
 //! columns, `--only`, `--why`, `COLUMNS`, display widths, and workloads the API server rejects.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -562,4 +564,99 @@ fn why_says_every_reason_the_json_has() {
 /// its own value.
 fn taint_shape(taint: &serde_json::Value) -> String {
     format!("untolerated taint {}=<", taint["key"].as_str().unwrap())
+}
+
+/// 53 pools, 50 of them dedicated to a team each (`dedicated=<team>:NoSchedule`), and the
+/// workloads that fit none of them: a line per pool's own taint made 37 lines under one
+/// workload, 188 for three with `--only no`. Pools that a taint of one key and effect keeps off,
+/// each with its own value, are one line; first comes the closest pool and its near miss, as
+/// `lint` says it.
+#[test]
+fn fifty_dedicated_pools_are_one_line_under_a_workload_that_fits_none() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pools.yaml"), common::dedicated_pools()).unwrap();
+    std::fs::write(
+        dir.path().join("apps.yaml"),
+        format!("{}---\n{}", common::RISK_CRONJOB, common::TEAM_WORKLOADS),
+    )
+    .unwrap();
+    let o = run_in(
+        dir.path(),
+        Some("80"),
+        &[
+            "simulate",
+            "--inventory",
+            "pools.yaml",
+            "apps.yaml",
+            "--only",
+            "no",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert_fits(&out, 80);
+    // The legend (a line a pool, 53), and a few lines a workload.
+    let legend = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.as_bytes()[2] != b' ')
+        .count();
+    assert!(legend >= 53, "{out}");
+    let under = |title: &str| -> Vec<&str> {
+        let at = out
+            .find(&format!("\n  {title}\n"))
+            .unwrap_or_else(|| panic!("{title}: {out}"));
+        out[at + 1..]
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with("      "))
+            .collect()
+    };
+    let risk = under("CronJob risk/nightly-risk");
+    assert_eq!(
+        risk,
+        [
+            "      E: closest is pool risk: tolerations[0] misses dedicated=risk:NoSchedule",
+            "        (value \"rsk\", not \"risk\")",
+            "      A-D F-BA: nodeSelector dedicated=risk does not match",
+            "      B: untolerated taint CriticalAddonsOnly=true:NoSchedule",
+            "      C: untolerated taint nvidia.com/gpu=present:NoSchedule",
+            "      D-BA: untolerated taint dedicated=<pool name>:NoSchedule",
+        ],
+        "{out}"
+    );
+    let trainer = under("Job ml/trainer");
+    assert_eq!(
+        trainer[..2],
+        [
+            "      F: closest is pool ml: tolerations[0] misses dedicated=ml:NoSchedule",
+            "        (effect NoExecute, not NoSchedule)"
+        ],
+        "{out}"
+    );
+    assert!(trainer.len() <= 7, "{out}");
+    assert!(under("Deployment search/indexer").len() <= 6, "{out}");
+    // What lint says of the same toleration, in the same words.
+    let lint = run_in(
+        dir.path(),
+        None,
+        &[
+            "lint",
+            "-o",
+            "concise",
+            "--inventory",
+            "pools.yaml",
+            "apps.yaml",
+        ],
+    );
+    assert!(
+        stdout(&lint).contains(
+            "CronJob risk/nightly-risk fits no node: tolerations[0] misses \
+             dedicated=risk:NoSchedule (value \"rsk\", not \"risk\")"
+        ),
+        "{}",
+        stdout(&lint)
+    );
+    let rows = out.lines().count() - legend;
+    assert!(rows <= 40, "{rows} lines besides the legend:\n{out}");
+    settings().bind(|| insta::assert_snapshot!("simulate_human_dedicated_only_no", out));
 }

@@ -1624,6 +1624,9 @@ pub struct WorkloadResult {
     /// Found by its shape in an object of a kind taintlint's table does not know
     /// ([`crate::k8s::objects::PodSpec::by_shape`]).
     pub by_shape: bool,
+    /// When it fits no node: the pool that comes closest and what keeps it off, with its near
+    /// miss, as the `unschedulable` finding says them ([`near::closest_unplaced`]).
+    pub closest: Option<near::Said>,
 }
 
 /// A finding that makes the API server reject a workload (or every pod it creates).
@@ -1703,10 +1706,22 @@ pub fn simulate_document(
             simulation: simulate_shared(&w, inventory, options),
             rejected: None,
             by_shape: ex.pod_specs[i].by_shape,
+            closest: None,
         });
         let last = out.last_mut().expect("just pushed");
         if w.kind == Some("DaemonSet") {
             last.daemonset = Some(last.simulation.coverage(inventory));
+        }
+        // A DaemonSet that selects no node runs nowhere by design: nothing comes close.
+        if last.daemonset.as_ref().is_none_or(|c| c.picked != 0) {
+            last.closest = near::closest_unplaced(
+                &last.simulation,
+                inventory,
+                (&w.tolerations, &w.sources),
+                w.node_selector.iter().map(|e| &*e.key),
+                options.feature(COMPARISON_GATE),
+            )
+            .map(|c| c.to_said(inventory));
         }
     }
 }

@@ -281,6 +281,19 @@ pub fn closest<'v>(
     })
 }
 
+/// The closest pool of a workload that fits no node and its near miss, kept in words with a
+/// simulation's result ([`crate::schedule::WorkloadResult::closest`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    /// The closest pool (an index in [`Inventory::pools`]).
+    pub pool: usize,
+    /// What keeps it off that pool, as the `unschedulable` finding says it ([`Closest::what`]).
+    pub message: String,
+    /// The near miss: the manifest's toleration (its index in `tolerations`) and the taint (an
+    /// index in the pool's `taints`).
+    pub near: Option<(usize, usize)>,
+}
+
 /// Whether no node of the inventory has the label a nodeSelector entry asks for: every node of
 /// every pool is kept off by it (and that alone is the answer).
 pub fn no_node_has(simulation: &Simulation, inventory: &Inventory, key: &str) -> bool {
@@ -313,6 +326,15 @@ pub fn closest_unplaced<'v, 'k>(
 }
 
 impl Closest<'_> {
+    /// In words, to keep.
+    pub fn to_said(&self, inventory: &Inventory) -> Said {
+        Said {
+            pool: self.pool,
+            message: self.what(inventory),
+            near: self.near_miss.as_ref().map(|n| (n.item, n.taint)),
+        }
+    }
+
     /// The near miss's taint, as [`NearTaint`].
     pub fn near_taint(&self) -> Option<NearTaint> {
         self.near_miss.as_ref().map(|n| NearTaint {
@@ -326,21 +348,30 @@ impl Closest<'_> {
     /// after "fits no node": `tolerations[0] misses dedicated=risk:NoSchedule (value "rsk", not
     /// "risk")`, else `closest is pool gpu: untolerated taint ..., and 2 more`.
     pub fn said(&self, inventory: &Inventory) -> String {
-        let pool = &inventory.pools[self.pool];
-        match (&self.near_miss, self.near_taint()) {
-            (Some(n), Some(t)) => {
-                format!("tolerations[{}] misses {}", n.item, t.said(inventory))
-            }
-            _ => {
-                let reasons = &self.verdict.reasons;
-                let mut why: Vec<String> =
-                    reasons.iter().take(2).map(|r| r.describe(pool)).collect();
-                if reasons.len() > 2 {
-                    why.push(format!("and {} more", reasons.len() - 2));
-                }
-                format!("closest is pool {}: {}", pool.name, why.join(", "))
-            }
+        match &self.near_miss {
+            Some(_) => self.what(inventory),
+            None => format!(
+                "closest is pool {}: {}",
+                inventory.pools[self.pool].name,
+                self.what(inventory)
+            ),
         }
+    }
+
+    /// What keeps the template off the closest pool: its near miss (`tolerations[0] misses
+    /// dedicated=risk:NoSchedule (value "rsk", not "risk")`), else its first two reasons
+    /// (`untolerated taint ..., nodeSelector ... does not match, and 2 more`).
+    pub fn what(&self, inventory: &Inventory) -> String {
+        let pool = &inventory.pools[self.pool];
+        if let (Some(n), Some(t)) = (&self.near_miss, self.near_taint()) {
+            return format!("tolerations[{}] misses {}", n.item, t.said(inventory));
+        }
+        let reasons = &self.verdict.reasons;
+        let mut why: Vec<String> = reasons.iter().take(2).map(|r| r.describe(pool)).collect();
+        if reasons.len() > 2 {
+            why.push(format!("and {} more", reasons.len() - 2));
+        }
+        why.join(", ")
     }
 
     /// The same in a few words, for a code lens: `closest pool risk: tolerations[0] has value

@@ -274,3 +274,37 @@ spec:
             image: example.com/risk:1
           restartPolicy: OnFailure
 ";
+
+/// Three more workloads for [`dedicated_pools`]: the search team's indexer, steered to its pool
+/// with no toleration; the ML team's trainer, whose toleration has the wrong effect; and a web
+/// Deployment that fits the general pool.
+pub const TEAM_WORKLOADS: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: indexer, namespace: search}
+spec:
+  template:
+    spec:
+      nodeSelector: {dedicated: search}
+      containers: [{name: indexer, image: example.com/indexer:1}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: trainer, namespace: ml}
+spec:
+  template:
+    spec:
+      nodeSelector: {dedicated: ml}
+      tolerations:
+      - {key: dedicated, operator: Equal, value: ml, effect: NoExecute}
+      containers: [{name: trainer, image: example.com/trainer:1}]
+      restartPolicy: Never
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: example.com/web:1}]
+";

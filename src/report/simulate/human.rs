@@ -10,6 +10,7 @@
 
 use super::{pool_reasons, Fit, PoolReason, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
+use crate::k8s::model::Effect;
 use crate::report::text::{width, wrap};
 use crate::schedule::{Reason, WorkloadResult};
 
@@ -672,11 +673,19 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     out
 }
 
+/// How many pools' own values of one taint key and effect are said as one line (below, one
+/// line each).
+const SHAPED: usize = 4;
+
 /// Each distinct reason under a row, with the pools (indices) it is about: every reason the
 /// JSON gives ([`pool_reasons`], in its words), but for a DaemonSet those on nodes it does not
-/// select unless `all` (`--why`). First what makes the nodes it fits ones to avoid, then the
-/// taints it tolerates only by a toleration from outside its manifest, then what the pools it
-/// may fit do not say, then what keeps it off the others.
+/// select unless `all` (`--why`). For a workload that fits no node, first the pool that comes
+/// closest and what keeps it off (its near miss), as the `unschedulable` finding says it; then
+/// what makes the nodes it fits ones to avoid, the taints it tolerates only by a toleration
+/// from outside its manifest, what the pools it may fit do not say, and what keeps it off the
+/// others. Taints of one key and effect that pools carry each with a value of their own
+/// (`dedicated=<team>:NoSchedule`, one team a pool) are one line when there are
+/// [`SHAPED`] values or more, as the JSON's pool entries share them.
 fn reason_groups(
     inventory: &Inventory,
     w: &WorkloadResult,
@@ -691,6 +700,16 @@ fn reason_groups(
         .map(|(pv, pool)| pool_reasons(pv, pool, daemonset))
         .collect();
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    if let Some(c) = &w.closest {
+        groups.push((
+            format!(
+                "closest is pool {}: {}",
+                inventory.pools[c.pool].name, c.message
+            ),
+            vec![c.pool],
+        ));
+    }
+    let shapes = taint_shapes(inventory, &per_pool);
     let kinds: [fn(&PoolReason<'_>) -> bool; 4] = [
         |r| matches!(r, PoolReason::Avoid(_)),
         |r| matches!(r, PoolReason::Granted(..)),
@@ -711,7 +730,19 @@ fn reason_groups(
                 {
                     continue;
                 }
-                let text = r.line(pool);
+                let text = match r {
+                    PoolReason::Blocks {
+                        reason: Reason::Taint(t),
+                        ..
+                    } => {
+                        let taint = &pool.taints[*t].taint;
+                        shapes
+                            .iter()
+                            .find(|(key, effect, _)| *key == taint.key && *effect == taint.effect)
+                            .map_or_else(|| r.line(pool), |(_, _, text)| text.clone())
+                    }
+                    _ => r.line(pool),
+                };
                 match groups.iter_mut().find(|(x, _)| *x == text) {
                     Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
                     Some(_) => {}
@@ -721,6 +752,59 @@ fn reason_groups(
         }
     }
     groups
+}
+
+/// The taint keys and effects that keep a workload off pools with [`SHAPED`] values or more,
+/// each with its line: `untolerated taint dedicated=<pool name>:NoSchedule` when each pool's
+/// value is its own name, else `untolerated taint dedicated=<value>:NoSchedule, values search,
+/// risk, ml and 46 more`.
+fn taint_shapes<'i>(
+    inventory: &'i Inventory,
+    per_pool: &[Vec<PoolReason<'_>>],
+) -> Vec<(&'i str, Effect, String)> {
+    // Each key and effect, with its values and whether each pool's is its name.
+    let mut seen: Vec<(&str, Effect, Vec<&str>, bool)> = Vec::new();
+    for (reasons, pool) in per_pool.iter().zip(&inventory.pools) {
+        for r in reasons {
+            let PoolReason::Blocks {
+                reason: Reason::Taint(t),
+                ..
+            } = r
+            else {
+                continue;
+            };
+            let taint = &pool.taints[*t].taint;
+            let named = taint.value == pool.name;
+            match seen
+                .iter_mut()
+                .find(|(k, e, _, _)| *k == taint.key && *e == taint.effect)
+            {
+                Some((_, _, values, all_named)) => {
+                    if !values.contains(&taint.value.as_str()) {
+                        values.push(&taint.value);
+                    }
+                    *all_named &= named;
+                }
+                None => seen.push((&taint.key, taint.effect, vec![&taint.value], named)),
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, _, values, _)| values.len() >= SHAPED)
+        .map(|(key, effect, values, named)| {
+            let text = if named {
+                format!("untolerated taint {key}=<pool name>:{effect}")
+            } else {
+                let listed: Vec<&str> = values.iter().take(3).copied().collect();
+                format!(
+                    "untolerated taint {key}=<value>:{effect}, values {} and {} more",
+                    listed.join(", "),
+                    values.len() - listed.len()
+                )
+            };
+            (key, effect, text)
+        })
+        .collect()
 }
 
 /// Under a row: each distinct blocking reason with the pools it blocks.

@@ -307,12 +307,28 @@ struct WorkloadOut<'a> {
     /// cannot run on, and the pools (ids) of those.
     #[serde(skip_serializing_if = "Option::is_none")]
     daemonset: Option<DaemonSetOut>,
+    /// When it fits no node: the pool that comes closest and what keeps it off, as the
+    /// `unschedulable` finding says it; only written then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    closest: Option<ClosestOut<'a>>,
     reasons: Vec<ReasonOut<'a>>,
     pools: Vec<PoolFit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedulable: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     avoid: Option<Vec<&'a str>>,
+}
+
+/// The pool a workload that fits no node comes closest to.
+#[derive(Serialize)]
+struct ClosestOut<'a> {
+    /// Its id.
+    pool: usize,
+    message: &'a str,
+    /// The near miss: the index of the manifest's toleration that only just misses, and of the
+    /// pool's taint it misses (null without one).
+    toleration: Option<usize>,
+    taint: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -575,6 +591,12 @@ impl<'i> JsonRenderer<'i> {
                 missed_pools: c.missed_pools.clone(),
                 may_miss: c.maybe_missed,
                 may_miss_pools: c.maybe_pools.clone(),
+            }),
+            closest: w.closest.as_ref().map(|c| ClosestOut {
+                pool: c.pool,
+                message: &c.message,
+                toleration: c.near.map(|n| n.0),
+                taint: c.near.map(|n| n.1),
             }),
             reasons,
             pools,
