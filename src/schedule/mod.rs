@@ -964,6 +964,9 @@ pub struct Shared {
     /// workload, hashed (`None`: they cannot say), worked out once by the rules
     /// ([`crate::rules::workload_reads`]).
     pub reads: std::sync::OnceLock<Option<u64>>,
+    /// When such a workload fits no node, the pool that comes closest and its near miss
+    /// ([`near::closest_unplaced`], in words), worked out once.
+    pub closest: std::sync::OnceLock<Option<near::Said>>,
 }
 
 /// [`simulate`], the same answer shared by the workloads that ask the same of `inventory`. A
@@ -1005,6 +1008,7 @@ pub fn shared_simulation(
         simulation,
         asks: Arc::new(asks),
         reads: std::sync::OnceLock::new(),
+        closest: std::sync::OnceLock::new(),
     });
     if let (Ok(mut kept), true) = (memo.0.write(), verdicts <= Simulations::MOST) {
         if kept.verdicts + verdicts > Simulations::MOST {
@@ -1693,6 +1697,35 @@ pub fn simulate_document(
     for i in 0..ex.pod_specs.len() {
         let w = Workload::new(doc, ex, i, options);
         let object = &ex.objects[w.object];
+        let shared = shared_simulation(&w, inventory, options);
+        let simulation = match &shared {
+            Some(shared) => shared.simulation.clone(),
+            None => Arc::new(simulate(&w, inventory, options)),
+        };
+        let daemonset = (w.kind == Some("DaemonSet")).then(|| simulation.coverage(inventory));
+        // What comes closest, for one that fits no node; a DaemonSet that selects no node runs
+        // nowhere by design, and nothing comes close. Worked out once for the workloads that
+        // ask the same.
+        let closest = daemonset
+            .as_ref()
+            .is_none_or(|c| c.picked != 0)
+            .then(|| {
+                let work = || {
+                    near::closest_unplaced(
+                        &simulation,
+                        inventory,
+                        (&w.tolerations, &w.sources),
+                        w.node_selector.iter().map(|e| &*e.key),
+                        options.feature(COMPARISON_GATE),
+                    )
+                    .map(|c| c.to_said(inventory))
+                };
+                match &shared {
+                    Some(shared) => shared.closest.get_or_init(work).clone(),
+                    None => work(),
+                }
+            })
+            .flatten();
         out.push(WorkloadResult {
             document: doc.index,
             item: object.item,
@@ -1702,27 +1735,12 @@ pub fn simulate_document(
             path: w.path.clone(),
             object_path: object.path.clone(),
             part: w.part.clone(),
-            daemonset: None,
-            simulation: simulate_shared(&w, inventory, options),
+            daemonset,
+            simulation,
             rejected: None,
             by_shape: ex.pod_specs[i].by_shape,
-            closest: None,
+            closest,
         });
-        let last = out.last_mut().expect("just pushed");
-        if w.kind == Some("DaemonSet") {
-            last.daemonset = Some(last.simulation.coverage(inventory));
-        }
-        // A DaemonSet that selects no node runs nowhere by design: nothing comes close.
-        if last.daemonset.as_ref().is_none_or(|c| c.picked != 0) {
-            last.closest = near::closest_unplaced(
-                &last.simulation,
-                inventory,
-                (&w.tolerations, &w.sources),
-                w.node_selector.iter().map(|e| &*e.key),
-                options.feature(COMPARISON_GATE),
-            )
-            .map(|c| c.to_said(inventory));
-        }
     }
 }
 

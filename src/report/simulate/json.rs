@@ -16,7 +16,9 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{pool_reasons, Fit, Place, PoolReason, SimulateSummary, SimulatedFile, UnreadFile};
+use super::{
+    pool_reasons_into, Fit, Place, PoolReason, SimulateSummary, SimulatedFile, UnreadFile,
+};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::k8s::resources::display;
@@ -526,8 +528,9 @@ impl<'i> JsonRenderer<'i> {
         summary.by_shape += usize::from(w.by_shape);
         let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
         let mut pools: Vec<PoolFit> = Vec::new();
+        let mut said = Vec::new();
         for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {
-            let said = pool_reasons(v, pool, false);
+            pool_reasons_into(v, pool, false, &mut said);
             let (reasons, taints) = why_not(&said, pool, &mut reasons);
             let entry = PoolFit {
                 pools: vec![i],

@@ -190,6 +190,19 @@ pub fn pool_reasons<'a>(
     daemonset: bool,
 ) -> Vec<PoolReason<'a>> {
     let mut out = Vec::new();
+    pool_reasons_into(verdict, pool, daemonset, &mut out);
+    out
+}
+
+/// [`pool_reasons`] into `out` (emptied first): a workload's pools, one after the other, in
+/// one buffer.
+pub fn pool_reasons_into<'a>(
+    verdict: &'a PoolVerdict,
+    pool: &'a Pool,
+    daemonset: bool,
+    out: &mut Vec<PoolReason<'a>>,
+) {
+    out.clear();
     for (v, _, _) in verdict.groups(pool).filter(|(v, _, _)| v.fits()) {
         for &t in &v.avoid {
             if !out
@@ -213,22 +226,26 @@ pub fn pool_reasons<'a>(
             }
         }
     }
-    let mut blocks: Vec<(&Reason, bool)> = Vec::new();
+    let first = out.len();
     for (v, _, _) in verdict.groups(pool) {
         let unselected = daemonset && v.reasons.iter().any(Reason::selects);
         for r in &v.reasons {
-            match blocks.iter_mut().find(|(seen, _)| seen.same_as(r)) {
-                Some((_, u)) => *u &= unselected,
-                None => blocks.push((r, unselected)),
+            let seen = out[first..].iter_mut().find_map(|b| match b {
+                PoolReason::Blocks {
+                    reason,
+                    unselected: u,
+                } if reason.same_as(r) => Some(u),
+                _ => None,
+            });
+            match seen {
+                Some(u) => *u &= unselected,
+                None => out.push(PoolReason::Blocks {
+                    reason: r,
+                    unselected,
+                }),
             }
         }
     }
-    out.extend(
-        blocks
-            .into_iter()
-            .map(|(reason, unselected)| PoolReason::Blocks { reason, unselected }),
-    );
-    out
 }
 
 /// Counts for the summary.
