@@ -511,21 +511,25 @@ mod tests {
             closest_taint(&toleration("dedicated", "ml"), &inv, false),
             None
         );
-        // Equally near: the first met.
-        let c = closeness(
-            &toleration("dedicated", "x"),
-            &toleration_taint("ab"),
-            false,
-        );
-        assert_eq!(c.rank(), (1, 2));
-    }
-
-    fn toleration_taint(value: &str) -> Taint {
-        Taint {
+        // Equally near (two edits each): the first met.
+        let inv = teams(&["ab", "cd"]);
+        let near = closest_taint(&toleration("dedicated", "xy"), &inv, false).unwrap();
+        assert_eq!(inv.pools[near.pool].name, "ab");
+        // A key a typo away weighs more than a value: `dedicatd=ab` (a key, one edit) comes
+        // after `dedicated=xy` (a value, two edits).
+        let dedicated = Taint {
             key: "dedicated".into(),
-            value: value.into(),
+            value: "ab".into(),
             effect: Effect::NoSchedule,
-        }
+        };
+        assert_eq!(
+            closeness(&toleration("dedicated", "xy"), &dedicated, false).rank(),
+            (1, 2)
+        );
+        assert_eq!(
+            closeness(&toleration("dedicatd", "ab"), &dedicated, false).rank(),
+            (2, 1)
+        );
     }
 
     #[test]
