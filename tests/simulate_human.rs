@@ -659,4 +659,30 @@ fn fifty_dedicated_pools_are_one_line_under_a_workload_that_fits_none() {
     let rows = out.lines().count() - legend;
     assert!(rows <= 40, "{rows} lines besides the legend:\n{out}");
     settings().bind(|| insta::assert_snapshot!("simulate_human_dedicated_only_no", out));
+
+    // Pools not named after the values of their taints: the line says the first values.
+    let mut renamed = common::dedicated_pools();
+    for team in common::TEAMS {
+        renamed = renamed.replace(&format!("\n  {team}:\n"), &format!("\n  pool-{team}:\n"));
+    }
+    std::fs::write(dir.path().join("pools.yaml"), renamed).unwrap();
+    let o = run_in(
+        dir.path(),
+        Some("80"),
+        &[
+            "simulate",
+            "--inventory",
+            "pools.yaml",
+            "apps.yaml",
+            "--only",
+            "no",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "\n      D-BA: untolerated taint dedicated=<value>:NoSchedule, values search, risk,\n        ml and 47 more\n"
+        ),
+        "{out}"
+    );
 }

@@ -2,8 +2,9 @@
 //!
 //! The pools are a legend (a letter, name, size and taints each); the workloads follow, those
 //! that fit no node first, then those the API server would reject, those that fit only nodes to
-//! avoid, those that only may fit (counted apart), and those that fit. Each is a row of the matrix (a column per pool letter) when the
-//! pools fit the width as columns, else a line saying where it fits. What blocks a workload is
+//! avoid, those that only may fit (counted apart), and those that fit. Each is a row of the
+//! matrix (a column per pool letter) when the pools fit the width as columns, else a line saying
+//! where it fits. What blocks a workload is
 //! said under it when it fits nowhere or only on nodes to avoid (for every row with `why`).
 //! Widths are display widths (a CJK character takes two columns); names are never cut: one that
 //! does not fit its column gets a line of its own.
@@ -709,7 +710,7 @@ fn reason_groups(
             vec![c.pool],
         ));
     }
-    let shapes = taint_shapes(inventory, &per_pool);
+    let shapes = taint_shapes(inventory, &per_pool, all);
     let kinds: [fn(&PoolReason<'_>) -> bool; 4] = [
         |r| matches!(r, PoolReason::Avoid(_)),
         |r| matches!(r, PoolReason::Granted(..)),
@@ -761,6 +762,7 @@ fn reason_groups(
 fn taint_shapes<'i>(
     inventory: &'i Inventory,
     per_pool: &[Vec<PoolReason<'_>>],
+    all: bool,
 ) -> Vec<(&'i str, Effect, String)> {
     // Each key and effect, with its values and whether each pool's is its name.
     let mut seen: Vec<(&str, Effect, Vec<&str>, bool)> = Vec::new();
@@ -768,11 +770,14 @@ fn taint_shapes<'i>(
         for r in reasons {
             let PoolReason::Blocks {
                 reason: Reason::Taint(t),
-                ..
+                unselected,
             } = r
             else {
                 continue;
             };
+            if *unselected && !all {
+                continue;
+            }
             let taint = &pool.taints[*t].taint;
             let named = taint.value == pool.name;
             match seen
