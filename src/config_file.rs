@@ -23,6 +23,7 @@
 //! per-path-ignores:
 //!   "charts/third-party/**": [equal-empty-value, tolerates-everything]
 //! kustomize: auto                        # auto | kustomize | kubectl | off: what renders overlays
+//! # or: kustomize: {tool: auto, remote: false, load-restrictor: root-only}
 //! ```
 //!
 //! Parsing ([`parse`]) is pure and reports every unknown key and bad value with its line and
@@ -91,6 +92,33 @@ impl Kustomize {
     }
 }
 
+/// Which files kustomize may read for a kustomization (`kustomize.load-restrictor`): its own
+/// restriction (`LoadRestrictionsRootOnly`: the kustomization's directory and below), or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadRestrictor {
+    /// kustomize's default: a kustomization reads files in its directory and below only.
+    #[default]
+    RootOnly,
+    /// `--load-restrictor LoadRestrictionsNone`: any file the user can read.
+    None,
+}
+
+impl LoadRestrictor {
+    /// The names the key takes, in order.
+    pub const NAMES: &'static [&'static str] = &["root-only", "none"];
+
+    pub fn parse(name: &str) -> Option<LoadRestrictor> {
+        match name {
+            "root-only" => Some(LoadRestrictor::RootOnly),
+            "none" => Some(LoadRestrictor::None),
+            _ => None,
+        }
+    }
+}
+
+/// The keys of `kustomize:` written as a mapping.
+pub const KUSTOMIZE_KEYS: &[&str] = &["tool", "remote", "load-restrictor"];
+
 /// Files a directory walk lints when the configuration has no `include`.
 pub const DEFAULT_INCLUDE: &[&str] = &["*.yaml", "*.yml", "*.json"];
 
@@ -110,8 +138,15 @@ pub struct ConfigFile {
     pub platform: crate::inventory::platform::Choice,
     /// Cluster behaviour and rule levels.
     pub options: Options,
-    /// What renders kustomizations (`kustomize:`); `None` when the file does not say.
+    /// What renders kustomizations (`kustomize:`, or its `tool`); `None` when the file does not
+    /// say.
     pub kustomize: Option<Kustomize>,
+    /// Whether kustomize may fetch remote bases (`kustomize.remote`); `None` when the file does
+    /// not say (no).
+    pub kustomize_remote: Option<bool>,
+    /// kustomize's load restrictor (`kustomize.load-restrictor`); `None` when the file does not
+    /// say (kustomize's own).
+    pub load_restrictor: Option<LoadRestrictor>,
     /// `admission.admissionControlConfigFile` (resolved against `dir`) and where it is written:
     /// [`load`] reads it.
     admission_file: Option<(PathBuf, (usize, usize))>,
@@ -194,6 +229,8 @@ impl Default for ConfigFile {
             platform: crate::inventory::platform::Choice::Infer,
             options: Options::default(),
             kustomize: None,
+            kustomize_remote: None,
+            load_restrictor: None,
             admission_file: None,
             include: Patterns::new(DEFAULT_INCLUDE).expect("the default patterns compile"),
             exclude: Patterns::new(&[]).expect("no patterns compile"),
@@ -502,14 +539,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, Vec<ConfigError>> {
             "rules" => read_rules(&mut p, doc, &mut config, &name, value),
             "include" | "exclude" => read_patterns(&mut p, doc, &mut config, &name, value),
             "per-path-ignores" => read_per_path_ignores(&mut p, doc, &mut config, &name, value),
-            "kustomize" => match scalar_str(doc, value).and_then(|(s, _)| Kustomize::parse(s)) {
-                Some(k) => config.kustomize = Some(k),
-                None => p.node_error(
-                    doc,
-                    value,
-                    format!("{name}: expected one of {}", Kustomize::NAMES.join(", ")),
-                ),
-            },
+            "kustomize" => read_kustomize(&mut p, doc, &mut config, &name, value),
             "fail-on" => read_fail_on(&mut p, doc, &mut config, &name, value),
             _ => p.unknown_key(doc, key, "the configuration", &name, KEYS),
         }
@@ -587,6 +617,54 @@ fn read_patterns(
         Err((i, e)) => {
             let node = items.get(i).map_or(value, |&(_, n)| n);
             p.node_error(doc, node, format!("{name}: {e}"));
+        }
+    }
+}
+
+/// `kustomize:`: the tool's name, or a mapping of `tool`, `remote` and `load-restrictor`.
+fn read_kustomize(
+    p: &mut Parser<'_>,
+    doc: &Document<'_>,
+    config: &mut ConfigFile,
+    name: &str,
+    value: NodeId,
+) {
+    let tool = |p: &mut Parser<'_>, node: NodeId, key: &str| match scalar_str(doc, node)
+        .and_then(|(s, _)| Kustomize::parse(s))
+    {
+        Some(k) => Some(k),
+        None => {
+            p.node_error(
+                doc,
+                node,
+                format!("{key}: expected one of {}", Kustomize::NAMES.join(", ")),
+            );
+            None
+        }
+    };
+    if doc.mapping(value).is_none() {
+        config.kustomize = tool(p, value, name);
+        return;
+    }
+    for (k, what, v) in p.entries(doc, value, name).unwrap_or_default() {
+        let key = format!("{name}.{what}");
+        match what.as_str() {
+            "tool" => config.kustomize = tool(p, v, &key),
+            "remote" => config.kustomize_remote = p.boolean(doc, v, &key),
+            "load-restrictor" => {
+                match scalar_str(doc, v).and_then(|(s, _)| LoadRestrictor::parse(s)) {
+                    Some(r) => config.load_restrictor = Some(r),
+                    None => p.node_error(
+                        doc,
+                        v,
+                        format!(
+                            "{key}: expected one of {}",
+                            LoadRestrictor::NAMES.join(", ")
+                        ),
+                    ),
+                }
+            }
+            _ => p.unknown_key(doc, k, name, &what, KUSTOMIZE_KEYS),
         }
     }
 }
@@ -1137,8 +1215,35 @@ pub fn json_schema() -> Value {
                 "description": "What renders the kustomizations lint and simulate meet, so that \
                     findings of the rendered whole are reported in the base and patch files: \
                     auto (kustomize build, else kubectl kustomize), kustomize, kubectl, or off \
-                    (the sources alone).",
-                "enum": Kustomize::NAMES,
+                    (the sources alone); or a mapping of tool, remote and load-restrictor.",
+                "anyOf": [
+                    {"enum": Kustomize::NAMES},
+                    {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {
+                            "tool": {
+                                "description": "auto, kustomize, kubectl or off (the default: \
+                                    auto).",
+                                "enum": Kustomize::NAMES,
+                            },
+                            "remote": {
+                                "description": "Whether kustomize may fetch remote bases \
+                                    (github.com/org/repo//path?ref=v1, https://...): off by \
+                                    default, and an overlay that needs one is not rendered.",
+                                "type": "boolean",
+                                "default": false,
+                            },
+                            "load-restrictor": {
+                                "description": "root-only (kustomize's own: a kustomization \
+                                    reads files in its directory and below) or none (any file, \
+                                    as `--load-restrictor LoadRestrictionsNone`).",
+                                "enum": LoadRestrictor::NAMES,
+                                "default": "root-only",
+                            },
+                        },
+                    },
+                ],
             },
             "fail-on": {
                 "description": "The lowest severity that fails `taintlint lint` (exit status \
@@ -1203,6 +1308,30 @@ mod tests {
         assert_eq!(
             errors("kustomize: helm\n"),
             [".taintlint.yaml:1:12: kustomize: expected one of auto, kustomize, kubectl, off"]
+        );
+        // The mapping: the tool, remote bases, the load restrictor.
+        let c = ok("kustomize: {tool: kubectl, remote: true, load-restrictor: none}\n");
+        assert_eq!(
+            (c.kustomize, c.kustomize_remote, c.load_restrictor),
+            (
+                Some(Kustomize::Kubectl),
+                Some(true),
+                Some(LoadRestrictor::None)
+            )
+        );
+        let c = ok("kustomize:\n  remote: false\n");
+        assert_eq!(
+            (c.kustomize, c.kustomize_remote, c.load_restrictor),
+            (None, Some(false), None)
+        );
+        assert_eq!(
+            errors("kustomize: {remote: yes, load-restrictor: all, fetch: true}\n"),
+            [
+                ".taintlint.yaml:1:21: kustomize.remote: expected true or false, found \"yes\"",
+                ".taintlint.yaml:1:43: kustomize.load-restrictor: expected one of root-only, none",
+                ".taintlint.yaml:1:48: unknown key \"fetch\" in kustomize (known keys: tool, \
+                 remote, load-restrictor)",
+            ]
         );
     }
 

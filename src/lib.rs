@@ -12,6 +12,7 @@ pub mod fix;
 pub mod inventory;
 pub mod k8s;
 pub mod lsp;
+pub mod overlays;
 pub mod position;
 pub mod report;
 pub mod rules;

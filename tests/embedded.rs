@@ -187,6 +187,17 @@ fn values_configmaps_and_secret_string_data() {
     );
     assert_eq!(found[1].document, Some(2));
     assert_eq!(line_col(&text, found[1].range.start).0, 45);
+    // The Secret's values look like a workload (tolerations beside a nodeSelector): the
+    // finding still names the object that holds them, not an object of no kind and no name.
+    let object = found[1].object.as_ref().unwrap();
+    assert_eq!(
+        (
+            object.kind.as_deref(),
+            object.name.as_deref(),
+            object.namespace.as_deref()
+        ),
+        (Some("Secret"), Some("search-secret-values"), Some("search"))
+    );
 }
 
 #[test]
@@ -610,4 +621,61 @@ fn a_line_added_inside_a_block_takes_the_blocks_indentation() {
     );
     assert_eq!(outer_shape(&fixed), outer_shape(&original));
     assert!(!rules(&common::lint(&fixed)).contains(&"toleration-seconds-requires-no-execute"));
+}
+
+/// Helm values held in a string that do not parse are said, once, where the parser stopped,
+/// with the line inside the string; a string that is a template is not judged; the outer file
+/// has no error of its own.
+#[test]
+fn a_values_string_that_does_not_parse_is_a_warning() {
+    let text = "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web}
+spec:
+  source:
+    helm:
+      values: |
+        tolerations:
+        - key: spot
+          operator: Exists
+        - key: gpu
+         effect: NoSchedule
+  destination: {server: https://kubernetes.default.svc}
+";
+    let found = common::lint(text);
+    let d = one(&found, "embedded-yaml-syntax");
+    assert_eq!(d.severity, taintlint::Severity::Warning);
+    assert_eq!(line_col(text, d.range.start), (12, 10));
+    assert!(
+        d.message
+            .starts_with("the YAML in this string does not parse: ")
+            && d.message.ends_with("(line 5 of the string)"),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        d.object.as_ref().and_then(|o| o.name.as_deref()),
+        Some("web")
+    );
+    assert!(!rules(&found).contains(&"yaml-syntax"), "{found:#?}");
+    // A template's actions are not YAML until rendered: not judged.
+    let template = text.replace(
+        "- key: gpu\n",
+        "{{- if .Values.gpu }}\n        - key: gpu\n",
+    );
+    assert!(
+        !rules(&common::lint(&template)).contains(&"embedded-yaml-syntax"),
+        "{:#?}",
+        common::lint(&template)
+    );
+    // A fix never writes a string that does not parse: the issue's case, a second toleration
+    // appended at the string's base indentation, is refused by the check.
+    let fixed = fix_all(text, &Options::default(), FixMode::Unsafe);
+    assert_eq!(
+        rules(&common::lint(&fixed.text))
+            .iter()
+            .filter(|r| **r == "embedded-yaml-syntax")
+            .count(),
+        1
+    );
 }

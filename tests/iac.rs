@@ -462,7 +462,7 @@ fn eksctl_node_groups_as_inventory() {
             // The map form: `key: "value:Effect"` and `key: ":Effect"`.
             "gpu-spot eksctl-nodegroup 0..4: spotInstance=true:PreferNoSchedule,\
              nvidia.com/gpu:NoSchedule | ",
-            "mng1-public eksctl-managednodegroup ?..?: \
+            "mng1-public eksctl-managednodegroup 2..2: \
              your.domain.com/memory-pressure=true:PreferNoSchedule,\
              your.domain.com/needs-auth=true:NoExecute | ",
         ]
@@ -723,8 +723,9 @@ fn directories_as_inventory() {
 
 #[test]
 fn node_counts_of_pools_as_code_are_never_guessed() {
-    // ng3-public has 3 nodes, gpu-spot 0..4, mng1-public an unknown number: what fits is
-    // counted as the files declare it, never as one node per pool.
+    // ng3-public has 3 nodes, gpu-spot 0..4, mng1-public eksctl's default of 2 (it writes no
+    // size: eksctl-io/eksctl pkg/apis/eksctl.io/v1alpha5/types.go `DefaultNodeCount`): what fits
+    // is counted as the files declare it (or their tool's defaults), never as one node per pool.
     let out = run(&[
         "simulate",
         "--inventory",
@@ -732,7 +733,7 @@ fn node_counts_of_pools_as_code_are_never_guessed() {
         "tests/fixtures/iac/iac-workloads.yaml",
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("  D  mng1-public  count unknown"), "{text}");
+    assert!(text.contains("  D  mng1-public  2 nodes"), "{text}");
     assert!(
         text.contains("Deployment web      ✗ ✓ ✗ ✗  3 nodes fit"),
         "{text}"
@@ -1020,18 +1021,34 @@ fn gke_pools_of_a_wrapping_module_are_read_and_linted() {
         "tests/fixtures/iac/iac-workloads.yaml",
     ]);
     let report = json(&out);
+    // The wrapped module keeps its cluster's untainted default pool unless told otherwise; the
+    // wrapper does not say how many nodes it has.
     assert_eq!(
         fits(&report),
         [
             (
                 "web".to_string(),
-                pairs(&[("pool-zookeeper", "yes"), ("pool-kafka", "no")])
+                pairs(&[
+                    ("default-pool", "yes"),
+                    ("pool-zookeeper", "yes"),
+                    ("pool-kafka", "no")
+                ])
             ),
             (
                 "trainer".to_string(),
-                pairs(&[("pool-zookeeper", "yes"), ("pool-kafka", "no")])
+                pairs(&[
+                    ("default-pool", "yes"),
+                    ("pool-zookeeper", "yes"),
+                    ("pool-kafka", "no")
+                ])
             ),
         ]
+    );
+    let default = &report["cluster"]["pools"][0];
+    assert_eq!(default["name"], "default-pool");
+    assert_eq!(
+        default["count"],
+        serde_json::json!({"min": null, "max": null})
     );
     let dir = tempfile::tempdir().unwrap();
     let text = std::fs::read_to_string(format!("{ROOT}/{fixture}")).unwrap();

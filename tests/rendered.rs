@@ -43,6 +43,10 @@ fn place(file: &str, after: &str, needle: &str) -> (u64, u64) {
 fn lint(args: &[&str], path: Option<&str>) -> (Value, String, i32) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_taintlint"));
     command.current_dir(ROOT).arg("lint").args(args);
+    command.env(
+        "TAINTLINT_CACHE_DIR",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/taintlint_cache"),
+    );
     if let Some(p) = path {
         command.env("PATH", p);
     }
@@ -394,4 +398,421 @@ fn helm_output_points_at_the_values_file_and_the_templates() {
             assert!(dir.join(d["file"].as_str().unwrap()).is_file(), "{d}");
         }
     }
+}
+
+/// A stand-in `kustomize` on the PATH (found before kubectl) that writes each call, with the
+/// variables that close the network, to a log, and renders with kubectl: what taintlint runs,
+/// and how, can then be read. `None` when kubectl is missing and the test may skip.
+struct FakeKustomize {
+    dir: tempfile::TempDir,
+}
+
+impl FakeKustomize {
+    fn new(test: &str) -> Option<FakeKustomize> {
+        let kubectl = tools::require(
+            test,
+            tools::on_path("kubectl"),
+            "https://kubernetes.io/docs/tasks/tools/ (kubectl carries kustomize)",
+        )?;
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("calls.log");
+        let script = format!(
+            "#!/bin/sh\n\
+             echo \"$* GIT_ALLOW_PROTOCOL=$GIT_ALLOW_PROTOCOL HTTPS_PROXY=$HTTPS_PROXY\" >> '{}'\n\
+             if [ \"$1\" = version ]; then echo v5.5.0; exit 0; fi\n\
+             shift\n\
+             exec '{}' kustomize \"$@\"\n",
+            log.display(),
+            kubectl.display()
+        );
+        let path = dir.path().join("kustomize");
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Some(FakeKustomize { dir })
+    }
+
+    /// `taintlint ARGS` in the crate root with this kustomize first on the PATH.
+    fn run(&self, args: &[&str]) -> (String, String, i32) {
+        let path = format!(
+            "{}:{}",
+            self.dir.path().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .current_dir(ROOT)
+            .args(args)
+            .env("PATH", path)
+            .env_remove("TAINTLINT_CACHE_DIR")
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code().unwrap(),
+        )
+    }
+
+    /// The builds run so far (calls other than `version`).
+    fn builds(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.path().join("calls.log"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("build"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn config(&self, text: &str) -> String {
+        let path = self.dir.path().join("taintlint.yaml");
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    }
+}
+
+const REMOTE: &str = "tests/fixtures/kustomize/remote";
+
+/// An overlay whose base builds on a remote base is not rendered: kustomize is not run for
+/// it, one line names the remote base, and the sources are linted. With `remote: true` it is
+/// rendered, and the network is no longer closed to kustomize.
+#[test]
+fn a_remote_base_is_not_fetched_unless_the_configuration_says_so() {
+    let Some(fake) =
+        FakeKustomize::new("a_remote_base_is_not_fetched_unless_the_configuration_says_so")
+    else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().display().to_string();
+    let (stdout, stderr, _) = fake.run(&["lint", "-o", "json", "--cache-dir", &cache_dir, REMOTE]);
+    assert!(fake.builds().is_empty(), "{:?}", fake.builds());
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "taintlint: not fetching the remote base \
+             github.com/example/workflows/manifests/base/controller?ref=v3.7.3 (of \
+             {REMOTE}/overlays/prod): linting the sources only; `kustomize: {{remote: true}}` \
+             in .taintlint.yaml fetches it"
+        )],
+        "{stderr}"
+    );
+    // The base's own file is linted all the same.
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let files: Vec<&str> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, [format!("{REMOTE}/base/controller.yaml")]);
+    // Opted in: kustomize runs, without the variables that close the network. The remote
+    // base cannot be fetched here (no network), and the failure is one line with its cause.
+    let config = fake.config("kustomize: {remote: true}\n");
+    let (_, stderr, _) = fake.run(&[
+        "lint",
+        "-o",
+        "json",
+        "--config",
+        &config,
+        "--cache-dir",
+        &cache_dir,
+        REMOTE,
+    ]);
+    let builds = fake.builds();
+    assert_eq!(builds.len(), 1, "{builds:?}");
+    assert!(
+        builds[0].ends_with("GIT_ALLOW_PROTOCOL= HTTPS_PROXY="),
+        "{builds:?}"
+    );
+    let failures: Vec<&str> = stderr.lines().filter(|l| l.contains("failed")).collect();
+    assert_eq!(failures.len(), 1, "{stderr}");
+    assert!(
+        failures[0].contains("github.com/example/workflows"),
+        "{stderr}"
+    );
+    // A render that fetched a remote base is never kept.
+    assert!(
+        !cache.path().join("renders").exists()
+            || std::fs::read_dir(cache.path().join("renders"))
+                .unwrap()
+                .next()
+                .is_none()
+    );
+}
+
+/// What kustomize is run with: its own load restrictor, and, without remote bases, git limited
+/// to local repositories and HTTP sent to a proxy that is not there.
+#[test]
+fn kustomize_runs_offline_under_its_own_load_restrictor() {
+    let Some(fake) = FakeKustomize::new("kustomize_runs_offline_under_its_own_load_restrictor")
+    else {
+        return;
+    };
+    let (_, stderr, code) = fake.run(&["lint", "-o", "json", "--no-cache", PROD]);
+    assert_eq!(code, 1, "{stderr}");
+    let builds = fake.builds();
+    assert_eq!(builds.len(), 1, "{builds:?}");
+    assert!(!builds[0].contains("load-restrictor"), "{builds:?}");
+    assert!(
+        builds[0].ends_with("GIT_ALLOW_PROTOCOL=file HTTPS_PROXY=http://127.0.0.1:9"),
+        "{builds:?}"
+    );
+}
+
+const OUTSIDE: &str = "tests/fixtures/kustomize/outside/overlays/prod";
+
+/// An overlay that names a file outside its directory is not rendered under kustomize's own
+/// load restrictor, in lint and simulate alike, and says so in one line; with
+/// `load-restrictor: none` it is rendered, and its finding traced to the file.
+#[test]
+fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_it() {
+    let Some(fake) = FakeKustomize::new(
+        "an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_it",
+    ) else {
+        return;
+    };
+    let said = format!(
+        "taintlint: {OUTSIDE}: not rendered: reads ../../shared/job.yaml (named in \
+         {OUTSIDE}/kustomization.yaml) outside its kustomization's directory, which \
+         kustomize's load restrictor refuses (`kustomize: {{load-restrictor: none}}` allows it)"
+    );
+    let (stdout, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", OUTSIDE]);
+    assert_eq!(stderr, format!("{said}; linting its sources only\n"));
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["diagnostics"].as_array().unwrap().len(), 0);
+    let (_, stderr, _) = fake.run(&[
+        "simulate",
+        "--inventory",
+        "tests/fixtures/kustomize/shop-nodes.yaml",
+        "--no-cache",
+        OUTSIDE,
+    ]);
+    assert_eq!(
+        stderr.lines().next(),
+        Some(format!("{said}; simulating its sources only").as_str()),
+        "{stderr}"
+    );
+    assert!(fake.builds().is_empty(), "{:?}", fake.builds());
+    let config = fake.config("kustomize:\n  load-restrictor: none\n");
+    let (stdout, stderr, code) = fake.run(&[
+        "lint",
+        "-o",
+        "json",
+        "--no-cache",
+        "--config",
+        &config,
+        OUTSIDE,
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let builds = fake.builds();
+    assert!(
+        builds.len() == 1 && builds[0].contains("--load-restrictor LoadRestrictionsNone"),
+        "{builds:?}"
+    );
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let found = findings(&json);
+    assert_eq!(
+        found,
+        [(
+            "tests/fixtures/kustomize/outside/shared/job.yaml".to_string(),
+            12,
+            17,
+            "unknown-effect".to_string(),
+            "Job smoke".to_string()
+        )],
+        "{stderr}"
+    );
+}
+
+/// A second run of an unchanged tree renders nothing (the renders are read from the cache) and
+/// reports the same; a changed file renders again; a damaged entry is a miss; `--no-cache`
+/// neither reads nor writes the cache.
+#[test]
+fn a_second_run_reads_the_renders_from_the_cache() {
+    let Some(fake) = FakeKustomize::new("a_second_run_reads_the_renders_from_the_cache") else {
+        return;
+    };
+    // A copy of the shop, to change a file of.
+    let tree = tempfile::tempdir().unwrap();
+    let shop = tree.path().join("shop");
+    copy_dir(&Path::new(ROOT).join(SHOP), &shop);
+    let cache = tempfile::tempdir().unwrap();
+    let cache_dir = cache.path().join("cache");
+    let shop_arg = shop.display().to_string();
+    let cache_arg = cache_dir.display().to_string();
+    let args = ["lint", "-o", "json", "--cache-dir", &cache_arg, &shop_arg];
+    let (first, stderr, _) = fake.run(&args);
+    assert_eq!(fake.builds().len(), 1, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(cache_dir.join(".gitignore"))
+            .unwrap()
+            .lines()
+            .last(),
+        Some("*")
+    );
+    let (second, _, _) = fake.run(&args);
+    assert_eq!(fake.builds().len(), 1, "the second run rendered again");
+    assert_eq!(first, second);
+    assert_eq!(findings(&serde_json::from_str(&first).unwrap()).len(), 4);
+    // A changed patch is a new key.
+    let patch = shop.join("overlays/prod/web-tolerations.yaml");
+    let text = std::fs::read_to_string(&patch).unwrap();
+    std::fs::write(&patch, text.replace("NoSchedul", "NoExecut")).unwrap();
+    let (third, _, _) = fake.run(&args);
+    assert_eq!(fake.builds().len(), 2);
+    assert!(third.contains("NoExecut"), "{third}");
+    // Damaged entries are misses, not errors.
+    for entry in std::fs::read_dir(cache_dir.join("renders")).unwrap() {
+        std::fs::write(entry.unwrap().path(), "taintlint render cache 1\ngarbage").unwrap();
+    }
+    let (fourth, stderr, _) = fake.run(&args);
+    assert_eq!(fake.builds().len(), 3, "{stderr}");
+    assert_eq!(third, fourth);
+    assert!(stderr.is_empty(), "{stderr}");
+    // --no-cache renders, and leaves the cache as it was.
+    let before: Vec<_> = std::fs::read_dir(cache_dir.join("renders"))
+        .unwrap()
+        .count()
+        .to_string()
+        .into_bytes();
+    let (fifth, _, _) = fake.run(&[
+        "lint",
+        "-o",
+        "json",
+        "--no-cache",
+        "--cache-dir",
+        &cache_arg,
+        &shop_arg,
+    ]);
+    assert_eq!(fake.builds().len(), 4);
+    assert_eq!(fifth, fourth);
+    let after: Vec<_> = std::fs::read_dir(cache_dir.join("renders"))
+        .unwrap()
+        .count()
+        .to_string()
+        .into_bytes();
+    assert_eq!(before, after);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// A Flux values file that a `configMapGenerator` makes a ConfigMap of is reported once, at
+/// its own line, with its fix; a literal of the generator inside the kustomization's string;
+/// nothing at the kustomization's start.
+#[test]
+fn a_generators_source_is_where_its_findings_go() {
+    if renderer("a_generators_source_is_where_its_findings_go").is_none() {
+        return;
+    }
+    let dir = "tests/fixtures/kustomize/values/apps/web";
+    let (json, stderr, code) = lint(&["--format", "json", "--no-cache", dir], None);
+    assert_eq!(code, 1, "{stderr}");
+    let found = findings(&json);
+    assert_eq!(
+        found,
+        [
+            (
+                format!("{dir}/kustomization.yaml"),
+                14,
+                71,
+                "exists-with-value".to_string(),
+                "ConfigMap web-values".to_string()
+            ),
+            (
+                format!("{dir}/values.yaml"),
+                7,
+                11,
+                "unknown-effect".to_string(),
+                "- -".to_string()
+            ),
+        ],
+        "{stderr}"
+    );
+    let values = &json["diagnostics"][1];
+    assert_eq!(values["fixes"][0]["edits"][0]["replacement"], "NoSchedule");
+    // The rendered ConfigMap's note says which overlay rendered it.
+    let notes: Vec<&str> = values["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(notes.len(), 1, "{values}");
+    assert!(notes[0].starts_with(&format!("rendered by {dir} as ConfigMap web/web-values-")));
+    // The literal's fix edits inside the string.
+    let literal = &json["diagnostics"][0];
+    assert!(!json.to_string().contains("no file here holds"));
+    assert_eq!(literal["range"]["end"]["column"], 78);
+}
+
+/// A Job a JSON6902 patch renamed is found in its base under its base name.
+#[test]
+fn a_renamed_objects_findings_go_to_its_base() {
+    if renderer("a_renamed_objects_findings_go_to_its_base").is_none() {
+        return;
+    }
+    let (json, stderr, _) = lint(
+        &[
+            "--format",
+            "json",
+            "--no-cache",
+            "tests/fixtures/kustomize/renamed/overlays/prod",
+        ],
+        None,
+    );
+    assert_eq!(
+        findings(&json),
+        [(
+            "tests/fixtures/kustomize/renamed/base/migrate.yaml".to_string(),
+            12,
+            16,
+            "exists-with-value".to_string(),
+            "Job migrate".to_string()
+        )],
+        "{stderr}"
+    );
+    assert_eq!(
+        json["diagnostics"][0]["related"][0]["message"],
+        "rendered by tests/fixtures/kustomize/renamed/overlays/prod as Job schema-upgrade-v2"
+    );
+}
+
+/// Overlays that could change no finding are not rendered: a walk of a tree whose only
+/// kustomization lists the files as they are runs no kustomize, and `--show-skipped` says why.
+#[test]
+fn what_a_render_cannot_change_is_not_rendered() {
+    let Some(fake) = FakeKustomize::new("what_a_render_cannot_change_is_not_rendered") else {
+        return;
+    };
+    let (_, stderr, _) = fake.run(&[
+        "lint",
+        "-o",
+        "json",
+        "--no-cache",
+        "--show-skipped",
+        "tests/fixtures/kustomize/renamed/base",
+    ]);
+    assert!(fake.builds().is_empty(), "{:?}", fake.builds());
+    assert!(
+        stderr.contains(
+            "tests/fixtures/kustomize/renamed/base: not rendered: changes no pod template, \
+             toleration or taint: its files are linted as they are"
+        ),
+        "{stderr}"
+    );
+    // Not on a terminal: no progress line.
+    let (_, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", SHOP]);
+    assert!(!stderr.contains("rendering overlays"), "{stderr}");
 }

@@ -351,9 +351,32 @@ fn lint_string(
         &targeted
     };
     let analysed = deeper(|| super::analyse_file(inner, inner_options, inventory, false));
-    let Some(found) = analysed.map(|a| a.diagnostics) else {
+    let Some(mut found) = analysed.map(|a| a.diagnostics) else {
         return;
     };
+    // A string that does not parse is said once, where the parser stopped, unless it is a
+    // template (whose actions are not YAML until rendered).
+    let template = found.iter().any(|d| d.rule == rules::HELM_TEMPLATE.name);
+    if let Some(i) = found
+        .iter()
+        .position(|d| d.rule == rules::YAML_SYNTAX.name)
+        .filter(|_| !template)
+    {
+        let syntax = found.swap_remove(i);
+        let line = inner[..syntax.range.start.min(inner.len())]
+            .matches('\n')
+            .count()
+            + 1;
+        found.push(Diagnostic {
+            rule: rules::EMBEDDED_YAML_SYNTAX.name,
+            severity: rules::EMBEDDED_YAML_SYNTAX.severity,
+            message: format!(
+                "the YAML in this string does not parse: {} (line {line} of the string)",
+                syntax.message
+            ),
+            ..syntax
+        });
+    }
     if found.iter().all(|d| left_out(d.rule)) {
         return;
     }
@@ -373,7 +396,10 @@ fn lint_string(
             continue;
         }
         d.document = Some(doc.index);
-        if d.object.is_none() {
+        // A finding outside any object of the string, or in values that look like a workload
+        // (an object of no kind and no name), belongs to the object that holds the string.
+        let unnamed = |o: &ObjectRef| o.kind.is_none() && o.name.is_none();
+        if d.object.as_ref().is_none_or(unnamed) {
             d.object.clone_from(&outer_object);
         }
         match &mapped {

@@ -241,7 +241,7 @@ fn read_sources(paths: &[PathBuf], texts: Texts) -> Result<ReadSources, ExitCode
     })
 }
 
-use super::render::kustomization_in;
+use taintlint::overlays::kustomization_in;
 
 /// A kustomize directory as an inventory: its rendered output, or the files it lists.
 enum Kustomized {
@@ -255,7 +255,18 @@ enum Kustomized {
 /// resources its kustomization lists (a directory among them by its own kustomization, or
 /// whole), and says so: its patch files are partial objects, not pools of their own.
 fn kustomize(dir: &Path, kustomization: &Path) -> Kustomized {
-    match super::render::Renderer::find(taintlint::config_file::Kustomize::Auto) {
+    // Rendered as manifests are: offline, under kustomize's own load restrictor.
+    let settings = taintlint::overlays::Settings::default();
+    let refused = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|c| taintlint::overlays::plan::refusal(dir, &c, &settings));
+    match taintlint::overlays::Renderer::find(settings) {
+        Ok(Some(_)) if refused.is_some() => eprintln!(
+            "taintlint: inventory {}: not rendered: {}; reading only the resources its \
+             kustomization lists, without its patches",
+            dir.display(),
+            refused.map(|r| r.reason()).unwrap_or_default()
+        ),
         Ok(Some(renderer)) => match renderer.build(dir) {
             Ok(text) => return Kustomized::Rendered(text, renderer.name()),
             Err(e) => eprintln!(

@@ -15,7 +15,6 @@ mod inventory;
 mod lint;
 pub mod ordered;
 mod overlays;
-mod render;
 mod rules;
 mod simulate;
 

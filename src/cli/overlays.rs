@@ -1,25 +1,77 @@
 //! The kustomizations `lint` and `simulate` meet, rendered and traced back to their sources.
 //!
-//! Which are rendered: a directory named on the command line that holds a kustomization, and,
-//! in a directory walk, each kustomization no other one in the walk builds on (the overlays,
-//! not their bases and components: a base is linted as the files it is made of, and through
-//! every overlay that renders it). A `kind: Component` is rendered only through its users.
-//! The sources are linted as well, as they always are: a finding the render repeats is
-//! reported once, at the source, with a note per overlay that renders it.
+//! Which are rendered, and how, is [`taintlint::overlays::plan`]'s decision (the same for the
+//! language server); this module runs it for the command line, says what happened on standard
+//! error, and traces the findings of each render to the files to edit. The sources are linted
+//! as well, as they always are: a finding the render repeats is reported once, at the source,
+//! with a note per overlay that renders it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use taintlint::config_file::{ConfigFile, Kustomize};
+use clap::Args;
+use taintlint::config_file::ConfigFile;
 use taintlint::diagnostic::Diagnostic;
-use taintlint::inventory::kustomize::{is_component, references, KUSTOMIZATION_FILES};
 use taintlint::inventory::Inventory;
+use taintlint::overlays::plan::normalize;
+use taintlint::overlays::plan::Reads;
+use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Skip};
 use taintlint::report::kustomize::{trace, Overlay, Source};
 use taintlint::Options;
 
 use super::input::{config_index, Input};
-use super::render::{kustomization_in, normalize, Renderer};
+
+/// How kustomizations are rendered: the options `lint` and `simulate` share.
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct RenderArgs {
+    /// What renders the kustomizations met (a directory holding a kustomization, or a walk's
+    /// overlays), so that the rendered whole is linted and simulated as it will be applied:
+    /// `auto` (kustomize build, else kubectl kustomize), `kustomize`, `kubectl`, or `off`.
+    /// Without it, the configuration's `kustomize`, else `auto`. Remote bases are not fetched
+    /// and kustomize's load restrictor is kept unless the configuration says otherwise.
+    #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
+    pub(crate) kustomize: Option<String>,
+    /// Neither read nor write the cache of rendered overlays.
+    #[arg(long)]
+    pub(crate) no_cache: bool,
+    /// Where rendered overlays are kept between runs (default: `.taintlint_cache` in the
+    /// directory of the configuration file, else the current directory; or
+    /// `TAINTLINT_CACHE_DIR`).
+    #[arg(long, value_name = "DIR", env = "TAINTLINT_CACHE_DIR")]
+    pub(crate) cache_dir: Option<PathBuf>,
+}
+
+impl RenderArgs {
+    /// The settings: the flag's tool, and the configurations' remote and load restrictor.
+    pub(crate) fn settings(&self, configs: &[(ConfigFile, Options)]) -> Settings {
+        Settings::of(self.kustomize.as_deref(), configs.iter().map(|(c, _)| c))
+    }
+
+    /// The cache of the run, unless `--no-cache`.
+    pub(crate) fn cache(&self, configs: &[(ConfigFile, Options)]) -> Option<Cache> {
+        if self.no_cache {
+            return None;
+        }
+        let dir = match &self.cache_dir {
+            Some(d) => d.clone(),
+            None => {
+                let from_cwd = taintlint::config_file::discover(Path::new("."));
+                let config = configs
+                    .iter()
+                    .find(|(c, _)| c.path.is_some() && c.path == from_cwd)
+                    .or_else(|| configs.iter().find(|(c, _)| c.path.is_some()));
+                let base = config
+                    .and_then(|(c, _)| c.path.as_ref())
+                    .and_then(|p| p.parent())
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                base.join(overlays::cache::DIR_NAME)
+            }
+        };
+        Some(Cache::new(dir))
+    }
+}
 
 /// Findings of rendered overlays, by the file they belong in.
 #[derive(Default)]
@@ -48,65 +100,145 @@ impl Traced {
     }
 }
 
-/// The kustomization directories to render, in order: those named, then the walks' overlays.
-pub(crate) fn to_render(paths: &[PathBuf], inputs: &[(Input, bool)]) -> Vec<PathBuf> {
-    let mut named: Vec<PathBuf> = paths
-        .iter()
-        .filter(|p| {
-            p.is_dir()
-                && kustomization_in(p)
-                    .and_then(|k| std::fs::read_to_string(k).ok())
-                    .is_some_and(|text| !is_component(&text))
-        })
-        .cloned()
-        .collect();
-    // The kustomizations the walks found, and every directory one of them builds on.
-    let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let mut built_on: Vec<PathBuf> = Vec::new();
-    for (input, walked) in inputs {
-        let Input::File(file, _) = input else {
-            continue;
-        };
-        let is_kustomization = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| KUSTOMIZATION_FILES.contains(&n));
-        if !is_kustomization {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(file) else {
-            continue;
-        };
-        let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
-        for r in references(&text) {
-            if let Ok(c) = std::fs::canonicalize(dir.join(r)) {
-                built_on.push(c);
-            }
-        }
-        if *walked && !is_component(&text) {
-            if let Ok(c) = std::fs::canonicalize(&dir) {
-                found.push((dir, c));
-            }
-        }
-    }
-    let named_canonical: Vec<PathBuf> = named
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    for (dir, canonical) in found {
-        if !built_on.contains(&canonical) && !named_canonical.contains(&canonical) {
-            named.push(dir);
-        }
-    }
-    named
+/// What the run renders: the plan for the kustomizations met, and their renders' outcomes (in
+/// the plan's order), once said on standard error.
+pub(crate) struct Rendered {
+    pub(crate) plan: Plan,
+    pub(crate) outcomes: Vec<overlays::Outcome>,
 }
 
-/// What renders the kustomizations: the flag's choice, else the first configuration's that
-/// makes one, else `auto`.
-pub(crate) fn mode(flag: Option<&str>, configs: &[(ConfigFile, Options)]) -> Kustomize {
-    flag.and_then(Kustomize::parse)
-        .or_else(|| configs.iter().find_map(|(c, _)| c.kustomize))
-        .unwrap_or_default()
+/// Plans and renders the kustomizations `paths` name and the walks found (`inputs`, each with
+/// whether a walk found it), and says on standard error what was not rendered: each remote
+/// base once, each overlay that failed in a line with kustomize's last cause, and with
+/// `show_skipped` every overlay not rendered and why, failures whole. `verb` says what is done
+/// instead ("linting", "simulating"); `reads`, what it reads of a render.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn render(
+    paths: &[PathBuf],
+    inputs: &[(Input, bool)],
+    args: &RenderArgs,
+    configs: &[(ConfigFile, Options)],
+    reads: Reads,
+    progress: Progress,
+    show_skipped: bool,
+    verb: &str,
+) -> Rendered {
+    let settings = args.settings(configs);
+    let files = inputs.iter().filter_map(|(i, walked)| match i {
+        Input::File(p, _) => Some((p.as_path(), *walked)),
+        Input::Stdin(_) => None,
+    });
+    let candidates = overlays::candidates(paths, files);
+    let mut rendered = Rendered {
+        plan: Plan::default(),
+        outcomes: Vec::new(),
+    };
+    if candidates.is_empty() || settings.tool == taintlint::config_file::Kustomize::Off {
+        return rendered;
+    }
+    let renderer = match Renderer::find(settings) {
+        Ok(Some(r)) => r,
+        Ok(None) => return rendered,
+        Err(missing) => {
+            let names: Vec<String> = candidates.iter().map(|d| d.display().to_string()).collect();
+            eprintln!(
+                "taintlint: {missing} to render {} (`--kustomize`): {verb} the sources only",
+                names.join(", ")
+            );
+            return rendered;
+        }
+    };
+    let walked: HashSet<PathBuf> = inputs
+        .iter()
+        .filter_map(|(i, _)| match i {
+            Input::File(p, _) => std::fs::canonicalize(p).ok(),
+            Input::Stdin(_) => None,
+        })
+        .collect();
+    let plan = overlays::plan(&candidates, &walked, &settings, reads);
+    let cache = args.cache(configs);
+    let outcomes = overlays::render_all(&plan, &renderer, cache.as_ref(), progress);
+    say(&plan, &outcomes, renderer.name(), show_skipped, verb);
+    rendered.plan = plan;
+    rendered.outcomes = outcomes;
+    rendered
+}
+
+/// What was not rendered, on standard error.
+fn say(plan: &Plan, outcomes: &[overlays::Outcome], tool: &str, show_skipped: bool, verb: &str) {
+    // Each remote base once, with the overlays that need it.
+    let mut remote: Vec<(String, Vec<String>)> = Vec::new();
+    let mut quiet = 0;
+    for (dir, decision) in &plan.overlays {
+        match decision {
+            Decision::Skip(Skip::Remote(bases)) => {
+                for b in bases {
+                    match remote.iter_mut().find(|(r, _)| r == b) {
+                        Some((_, users)) => users.push(dir.display().to_string()),
+                        None => remote.push((b.clone(), vec![dir.display().to_string()])),
+                    }
+                }
+                if show_skipped {
+                    eprintln!(
+                        "taintlint: {}: not rendered: {}",
+                        dir.display(),
+                        Skip::Remote(bases.clone()).reason()
+                    );
+                }
+            }
+            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
+                eprintln!(
+                    "taintlint: {}: not rendered: {}; {verb} its sources only",
+                    dir.display(),
+                    skip.reason()
+                );
+            }
+            Decision::Skip(skip) => {
+                quiet += 1;
+                if show_skipped {
+                    eprintln!(
+                        "taintlint: {}: not rendered: {}",
+                        dir.display(),
+                        skip.reason()
+                    );
+                }
+            }
+            Decision::Render(_) => {}
+        }
+    }
+    for (base, users) in &remote {
+        let (first, more) = (users[0].as_str(), users.len() - 1);
+        let others = match more {
+            0 => String::new(),
+            1 => " and 1 other".to_string(),
+            n => format!(" and {n} others"),
+        };
+        eprintln!(
+            "taintlint: not fetching the remote base {base} (of {first}{others}): {verb} \
+             the sources only; `kustomize: {{remote: true}}` in .taintlint.yaml fetches it"
+        );
+    }
+    for (render, outcome) in plan.renders.iter().zip(outcomes) {
+        if let Err(e) = outcome {
+            let shown = if show_skipped {
+                e.clone()
+            } else {
+                overlays::render::last_cause(e)
+            };
+            eprintln!(
+                "taintlint: {}: `{tool}` failed: {shown}; {verb} its sources only",
+                render.dir.display()
+            );
+        }
+    }
+    if show_skipped && quiet > 0 {
+        eprintln!(
+            "taintlint: {quiet} kustomization{} not rendered: no render of {} could change a \
+             finding",
+            if quiet == 1 { "" } else { "s" },
+            if quiet == 1 { "it" } else { "them" }
+        );
+    }
 }
 
 /// A file an overlay reached, named as the walk names its files: below an ancestor of the
@@ -131,66 +263,45 @@ fn shown(overlay: &Path, path: &Path) -> String {
     }
 }
 
-/// Renders every directory of `dirs` with its origin annotations, lints the output, and traces the findings to the files to edit. Says on stderr, once, when nothing
-/// can render them, and for each overlay that does not build (its sources are still linted).
-pub(crate) fn render_and_trace(
-    dirs: &[PathBuf],
-    mode: Kustomize,
+/// What `lint` reads of a render: where workloads can run when there is an inventory or a
+/// toleration policy, else the tolerations and taints alone.
+pub(crate) fn lint_reads(configs: &[(ConfigFile, Options)], inventory: bool) -> Reads {
+    let policy = configs
+        .iter()
+        .any(|(_, o)| o.policy().is_some() || o.admission_enabled("PodTolerationRestriction"));
+    if inventory || policy {
+        Reads::Placement
+    } else {
+        Reads::Tolerations
+    }
+}
+
+/// Lints every render's output and traces the findings to the files to edit.
+pub(crate) fn trace_all(
+    rendered: &Rendered,
     configs: &[(ConfigFile, Options)],
     inventory: Option<&Inventory>,
 ) -> Traced {
     let mut traced = Traced::default();
-    if dirs.is_empty() {
-        return traced;
-    }
-    let renderer = match Renderer::find(mode) {
-        Ok(Some(r)) => r,
-        Ok(None) => return traced,
-        Err(missing) => {
-            let names: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            eprintln!(
-                "taintlint: {missing} to render {} (`--kustomize`): linting the sources only",
-                names.join(", ")
-            );
-            return traced;
-        }
-    };
     let mut cache: HashMap<PathBuf, Option<Source>> = HashMap::new();
-    // The renders run on every core (each is a process of its own), the tracing in order.
-    let builds: Vec<_> = {
-        use rayon::prelude::*;
-        dirs.par_iter()
-            .map(|dir| renderer.build_traced(dir))
-            .collect()
-    };
-    for (dir, build) in dirs.iter().zip(builds) {
-        let Some(kustomization) = kustomization_in(dir) else {
+    for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
+        let Ok((text, root)) = outcome else { continue };
+        let text = &overlays::plan::documents_that_matter(text);
+        let dir = &render.dir;
+        let Some(kustomization) = overlays::kustomization_in(dir) else {
             continue;
         };
-        let (rendered, root) = match build {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!(
-                    "taintlint: {}: {e}; linting its sources only",
-                    dir.display()
-                );
-                continue;
-            }
-        };
-        let Ok(root) = std::fs::canonicalize(root.path()) else {
-            continue;
-        };
-        let Ok(text) = std::fs::read_to_string(&kustomization) else {
+        let Ok(own_text) = std::fs::read_to_string(&kustomization) else {
             continue;
         };
         let (config, options) = &configs[config_index(dir, configs)];
         let options = config.options_for(options, Some(&kustomization));
-        let found = taintlint::analyse_with(&rendered, &options, inventory);
+        let found = taintlint::analyse_with(text, &options, inventory);
         let overlay = Overlay {
             name: dir.display().to_string(),
             kustomization: Source {
                 name: kustomization.display().to_string(),
-                text: text.into(),
+                text: own_text.into(),
             },
         };
         traced.kustomizations.push((
@@ -222,7 +333,7 @@ pub(crate) fn render_and_trace(
         };
         // The overlay's own kustomization is reached by the name it was given.
         let own = std::fs::canonicalize(&kustomization).ok();
-        let mut findings = trace(&rendered, found, &overlay, &mut load);
+        let mut findings = trace(text, found, &overlay, &mut load);
         for t in findings.drain(..) {
             let (canonical, text) = if t.file == overlay.kustomization.name {
                 (own.clone(), overlay.kustomization.text.clone())
@@ -272,68 +383,34 @@ pub(crate) fn merge(into: &mut Vec<Diagnostic>, found: Vec<Diagnostic>) {
     }
 }
 
-/// The overlays rendered as they will be applied, for `simulate`: each (its directory as given,
-/// its output), and the canonical directories of the kustomizations they build on (their own
-/// included), whose files the renders stand for. Says on stderr, once, when nothing can render
-/// them, and for each that does not build.
-pub(crate) fn render_for_simulate(
-    dirs: &[PathBuf],
-    mode: Kustomize,
-) -> (Vec<(String, String)>, Vec<PathBuf>) {
-    let mut rendered = Vec::new();
-    let mut covered = Vec::new();
-    if dirs.is_empty() {
-        return (rendered, covered);
-    }
-    let renderer = match Renderer::find(mode) {
-        Ok(Some(r)) => r,
-        Ok(None) => return (rendered, covered),
-        Err(missing) => {
-            let names: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-            eprintln!(
-                "taintlint: {missing} to render {} (`--kustomize`): simulating the sources only",
-                names.join(", ")
-            );
-            return (rendered, covered);
-        }
-    };
-    let builds: Vec<_> = {
-        use rayon::prelude::*;
-        dirs.par_iter().map(|dir| renderer.build(dir)).collect()
-    };
-    for (dir, build) in dirs.iter().zip(builds) {
-        match build {
-            Ok(text) => {
-                rendered.push((dir.display().to_string(), text));
-                built_on(dir, &mut covered);
-            }
-            Err(e) => eprintln!(
-                "taintlint: {}: {e}; simulating its sources only",
-                dir.display()
-            ),
+/// The overlays rendered as they will be applied, for `simulate`: each (its directory as shown,
+/// its output), and the canonical directories of the kustomizations they stand for.
+pub(crate) fn for_simulate(rendered: &Rendered) -> (Vec<(String, String)>, Vec<PathBuf>) {
+    let mut out = Vec::new();
+    for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
+        if let Ok((text, _)) = outcome {
+            out.push((
+                render.dir.display().to_string(),
+                overlays::plan::documents_that_matter(text),
+            ));
         }
     }
-    (rendered, covered)
-}
-
-/// Adds `dir` and every local kustomization directory it builds on, canonical, to `out`.
-fn built_on(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(canonical) = std::fs::canonicalize(dir) else {
-        return;
-    };
-    if out.contains(&canonical) {
-        return;
-    }
-    out.push(canonical);
-    let Some(text) = kustomization_in(dir).and_then(|k| std::fs::read_to_string(k).ok()) else {
-        return;
-    };
-    for r in references(&text) {
-        let next = dir.join(r);
-        if next.is_dir() {
-            built_on(&next, out);
-        }
-    }
+    // The directories of the renders that failed are simulated as their sources.
+    let failed: HashSet<&PathBuf> = rendered
+        .plan
+        .renders
+        .iter()
+        .zip(&rendered.outcomes)
+        .filter(|(_, o)| o.is_err())
+        .map(|(r, _)| &r.canonical)
+        .collect();
+    let mut plan = rendered.plan.clone();
+    plan.renders.retain(|r| !failed.contains(&r.canonical));
+    plan.overlays.retain(|(_, d)| match d {
+        Decision::Render(i) => !failed.contains(&rendered.plan.renders[*i].canonical),
+        Decision::Skip(_) => false,
+    });
+    (out, plan.covered())
 }
 
 /// Whether a file lies directly in one of the directories (canonical).

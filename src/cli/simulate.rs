@@ -84,12 +84,12 @@ pub(crate) struct SimulateArgs {
     /// summary still counts every workload.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIT")]
     only: Vec<OnlyFit>,
-    /// What renders the kustomizations met (a directory holding a kustomization, or a walk's
-    /// overlays), whose workloads are then simulated as they will be applied, named by
-    /// overlay: `auto` (kustomize build, else kubectl kustomize), `kustomize`, `kubectl`, or
-    /// `off`. Without it, the configuration's `kustomize`, else `auto`.
-    #[arg(long, value_name = "TOOL", value_parser = ["auto", "kustomize", "kubectl", "off"])]
-    kustomize: Option<String>,
+    #[command(flatten)]
+    render: super::overlays::RenderArgs,
+    /// List on standard error every kustomization not rendered and why, kustomize's messages
+    /// whole.
+    #[arg(long)]
+    show_skipped: bool,
     #[command(flatten)]
     cluster: ClusterArgs,
 }
@@ -232,10 +232,17 @@ fn inputs(
     let walked = collect_walked(&args.paths, configs, false, problems, &mut Vec::new());
     // Overlays are simulated as rendered; the files of the kustomizations they build on, met
     // in a walk, are what the renders stand for.
-    let (rendered, covered) = super::overlays::render_for_simulate(
-        &super::overlays::to_render(&args.paths, &walked),
-        super::overlays::mode(args.kustomize.as_deref(), configs),
+    let rendered = super::overlays::render(
+        &args.paths,
+        &walked,
+        &args.render,
+        configs,
+        taintlint::overlays::plan::Reads::Placement,
+        taintlint::overlays::Progress::on_terminal(false),
+        args.show_skipped,
+        "simulating",
     );
+    let (rendered, covered) = super::overlays::for_simulate(&rendered);
     let inputs = walked
         .into_iter()
         .filter(|(input, walked)| match input {
@@ -498,7 +505,8 @@ impl Notes {
         let mut out = Vec::new();
         if !self.templates.is_empty() {
             out.push(format!(
-                "{} not all simulated, Go or Helm templates (not YAML until rendered): {}; \
+                "{} not all simulated, Go or Helm templates or placeholders (not YAML until \
+                 rendered or filled in): {}; \
                  simulate the rendered output (`helm template CHART | taintlint simulate \
                  --inventory FILE -`), or the chart's values.yaml",
                 files(self.templates.len()),

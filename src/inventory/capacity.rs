@@ -604,7 +604,8 @@ mod node_group_tests {
         assert_eq!(gpu.offer("cpu"), Some((3920, Some(3920))));
         assert_eq!(gpu.offer("memory"), Some((14162 << 20, Some(14162 << 20))));
         assert!(!gpu.sized);
-        assert_eq!(offer("batch"), None);
+        // A group that names no instance type is eksctl's default m5.large, without GPUs.
+        assert_eq!(offer("batch"), Some((0, Some(0))));
     }
 }
 

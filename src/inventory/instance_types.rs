@@ -166,6 +166,31 @@ pub fn find(name: &str) -> Option<&'static InstanceType> {
     AWS.iter().find(|t| t.name == name)
 }
 
+/// The architecture (`kubernetes.io/arch`) of an EC2 instance type: the table's, else what its
+/// name says (docs.aws.amazon.com/ec2/latest/instancetypes/instance-type-names.html: the
+/// series `a` is "powered by Arm-based AWS Graviton processors", and the option `g` after the
+/// generation "AWS Graviton processors"; `g5g` is arm64, the GPU series `g5` is not). `None`
+/// for a name that is not an EC2 type's.
+pub fn arch_of(name: &str) -> Option<&'static str> {
+    if let Some(t) = find(name) {
+        return Some(t.arch);
+    }
+    let (family, size) = name.split_once('.')?;
+    let series_end = family.find(|c: char| c.is_ascii_digit())?;
+    let (series, rest) = family.split_at(series_end);
+    let options = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let options = options.split('-').next().unwrap_or_default();
+    let lowercase = |s: &str| s.bytes().all(|b| b.is_ascii_lowercase());
+    if series.is_empty() || !lowercase(series) || !lowercase(options) || size.is_empty() {
+        return None;
+    }
+    Some(if series == "a" || options.contains('g') {
+        "arm64"
+    } else {
+        "amd64"
+    })
+}
+
 /// The instance types a NodePool's requirements allow, when they name only types (or families)
 /// of this table: `node.kubernetes.io/instance-type In [...]` or
 /// `karpenter.k8s.aws/instance-family In [...]`, narrowed by every other requirement on a label
@@ -4454,3 +4479,145 @@ pub static AWS: &[InstanceType] = &[
         "",
     ),
 ];
+
+/// What a Compute Engine machine type's name says of a GKE node: its family
+/// (`cloud.google.com/machine-family`), its architecture, and the NVIDIA GPUs the accelerator-
+/// optimized types carry, with GKE's `cloud.google.com/gke-accelerator` value for them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GceMachine {
+    pub family: String,
+    pub arch: &'static str,
+    /// NVIDIA GPUs attached by the type itself (A2, A3, A4, G2), and their accelerator name.
+    pub gpus: u32,
+    pub accelerator: &'static str,
+}
+
+/// The Arm families of Compute Engine (GKE's machine table, GoogleCloudPlatform/cluster-
+/// autoscaler pkg/cloudprovider/gke/machinetypes: `systemArchitecture: Arm64`).
+const GCE_ARM_FAMILIES: &[&str] = &["t2a", "c4a", "n4a", "e4a", "a4x"];
+
+/// A predefined Compute Engine machine type, `<family>-<shape>-<size>`: `n2-standard-8`,
+/// `a2-highgpu-1g`, `g2-standard-24`. GPUs of the accelerator-optimized families as
+/// cloud.google.com/compute/docs/accelerator-optimized-machines lists them (A2 A100, A3 H100,
+/// A4 B200: the count is the name's `<n>g`; G2 L4: 1 up to 16 vCPUs, 2 at 24, 4 at 48, 8 at 96),
+/// with the accelerator names of cloud.google.com/kubernetes-engine/docs/how-to/gpus. `None`
+/// for a name that is not a predefined type's (a custom `n2-custom-8-32768` is `n2`, without
+/// GPUs).
+pub fn gce(name: &str) -> Option<GceMachine> {
+    let mut parts = name.split('-');
+    let family = parts.next()?;
+    let shape = parts.next()?;
+    // Shared-core types have no size: `e2-medium`, `f1-micro`.
+    let size = parts.next().unwrap_or_default();
+    let valid = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    if !valid(family)
+        || !valid(shape)
+        || (!size.is_empty() && !valid(size))
+        || !family.bytes().any(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let arch = if GCE_ARM_FAMILIES.contains(&family) {
+        "arm64"
+    } else {
+        "amd64"
+    };
+    let counted = || size.strip_suffix('g').and_then(|n| n.parse::<u32>().ok());
+    let (gpus, accelerator) = match (family, shape) {
+        ("a2", "highgpu" | "megagpu") => (counted()?, "nvidia-tesla-a100"),
+        ("a2", "ultragpu") => (counted()?, "nvidia-a100-80gb"),
+        ("a3", "highgpu" | "edgegpu") => (counted()?, "nvidia-h100-80gb"),
+        ("a3", "megagpu") => (counted()?, "nvidia-h100-mega-80gb"),
+        ("a3", "ultragpu") => (counted()?, "nvidia-h200-141gb"),
+        ("a4", "highgpu") => (counted()?, "nvidia-b200"),
+        ("g2", "standard") => match size.parse::<u32>().ok()? {
+            0..=16 => (1, "nvidia-l4"),
+            17..=24 => (2, "nvidia-l4"),
+            25..=48 => (4, "nvidia-l4"),
+            _ => (8, "nvidia-l4"),
+        },
+        _ => (0, ""),
+    };
+    Some(GceMachine {
+        family: family.to_string(),
+        arch,
+        gpus,
+        accelerator,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The architecture from the table where it has the type, else from the name, as the EC2
+    /// naming conventions spell it.
+    #[test]
+    fn architecture_from_the_table_or_the_name() {
+        for (name, arch) in [
+            ("m5.large", Some("amd64")),
+            ("m6g.large", Some("arm64")),
+            ("g5.xlarge", Some("amd64")),
+            ("g5g.xlarge", Some("arm64")),
+            ("c7gn.2xlarge", Some("arm64")),
+            ("r8g.metal-24xl", Some("arm64")),
+            ("t4g.micro", Some("arm64")),
+            ("a1.medium", Some("arm64")),
+            ("m7i-flex.large", Some("amd64")),
+            ("x2iedn.xlarge", Some("amd64")),
+            ("p5e.48xlarge", Some("amd64")),
+            ("Standard_D4s_v5", None),
+            ("n2-standard-8", None),
+            ("m5", None),
+            ("5m.large", None),
+            ("m5.", None),
+        ] {
+            assert_eq!(arch_of(name), arch, "{name}");
+        }
+    }
+
+    #[test]
+    fn compute_engine_machine_types() {
+        let m = |name: &str| gce(name).map(|m| (m.family, m.arch, m.gpus, m.accelerator));
+        assert_eq!(m("n2-standard-8"), Some(("n2".into(), "amd64", 0, "")));
+        assert_eq!(m("e2-medium"), Some(("e2".into(), "amd64", 0, "")));
+        assert_eq!(m("t2a-standard-4"), Some(("t2a".into(), "arm64", 0, "")));
+        assert_eq!(m("c4a-highmem-16"), Some(("c4a".into(), "arm64", 0, "")));
+        assert_eq!(
+            m("a2-highgpu-1g"),
+            Some(("a2".into(), "amd64", 1, "nvidia-tesla-a100"))
+        );
+        assert_eq!(
+            m("a2-megagpu-16g"),
+            Some(("a2".into(), "amd64", 16, "nvidia-tesla-a100"))
+        );
+        assert_eq!(
+            m("a2-ultragpu-8g"),
+            Some(("a2".into(), "amd64", 8, "nvidia-a100-80gb"))
+        );
+        assert_eq!(
+            m("a3-highgpu-8g"),
+            Some(("a3".into(), "amd64", 8, "nvidia-h100-80gb"))
+        );
+        assert_eq!(
+            m("g2-standard-4"),
+            Some(("g2".into(), "amd64", 1, "nvidia-l4"))
+        );
+        assert_eq!(
+            m("g2-standard-24"),
+            Some(("g2".into(), "amd64", 2, "nvidia-l4"))
+        );
+        assert_eq!(
+            m("g2-standard-96"),
+            Some(("g2".into(), "amd64", 8, "nvidia-l4"))
+        );
+        assert_eq!(m("n2-custom-8-32768"), Some(("n2".into(), "amd64", 0, "")));
+        assert_eq!(m("m5.large"), None);
+        assert_eq!(m("Standard_D4s_v5"), None);
+        assert_eq!(m("a2-highgpu-xg"), None);
+    }
+}

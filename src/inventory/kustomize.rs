@@ -5,7 +5,7 @@
 //! edge renders the directory with `kubectl kustomize` when it can; else it reads only these.
 
 use crate::k8s::json6902::PatchTarget;
-use crate::syntax;
+use crate::syntax::{self, NodeId};
 
 /// The names of the kustomization files kustomize looks for in a directory, in its order
 /// (api/konfig/general.go `RecognizedKustomizationFileNames`).
@@ -33,6 +33,237 @@ pub fn is_component(text: &str) -> bool {
         d.root
             .is_some_and(|root| d.get_str(root, "kind") == Some("Component"))
     })
+}
+
+/// Whether a path a kustomization names is remote (kustomize fetches it): a URL
+/// (`https://.../deploy.yaml`), a git repository (`github.com/org/repo//path?ref=v1`,
+/// `git@github.com:org/repo`, `git::https://...`), or a path whose first part is a host name
+/// (`example.com/org/repo`). `exists` says whether it names a local file or directory, which a
+/// name with a dot in its first part (`config.d/base`) may.
+pub fn is_remote(value: &str, exists: bool) -> bool {
+    if value.contains("://")
+        || value.starts_with("git@")
+        || value.starts_with("git::")
+        || value.starts_with("github.com/")
+        || value.starts_with("gitlab.com/")
+        || value.starts_with("bitbucket.org/")
+        || value.contains("?ref=")
+        || value.contains("?version=")
+    {
+        return true;
+    }
+    if exists {
+        return false;
+    }
+    // kustomize tries what is no local path as a repository, when it looks like one.
+    let first = value.split('/').next().unwrap_or_default();
+    value.contains('/') && first.contains('.') && first != "." && first != ".."
+}
+
+/// What a kustomization reads and changes, as written (kubernetes-sigs/kustomize
+/// api/types/kustomization.go): the part of it that decides whether, and how, taintlint renders
+/// it. Paths are as written, relative to its directory; remote ones are apart.
+#[derive(Debug, Default, Clone)]
+pub struct Kustomization {
+    /// `kind: Component`.
+    pub component: bool,
+    /// Local `resources` and `bases`: files, or directories with a kustomization.
+    pub resources: Vec<String>,
+    /// Local `components`.
+    pub components: Vec<String>,
+    /// Local directories named where kustomize takes a kustomization that makes configurations
+    /// (`transformers`, `generators`, `validators`).
+    pub plugin_entries: Vec<String>,
+    /// Other files it reads: patch files, generator sources (`files`, `envs`, `env`),
+    /// `replacements` files, `crds`, `openapi.path`, `configurations`, helm values files.
+    pub files: Vec<String>,
+    /// Remote paths anywhere kustomize takes a path, in order.
+    pub remote: Vec<String>,
+    /// The patches' texts: inline ones, as written; files are named in `files` and in
+    /// `patch_files`.
+    pub inline_patches: Vec<String>,
+    /// The patch files among `files`.
+    pub patch_files: Vec<String>,
+    /// Generator literals (`KEY=VALUE`), whose values become a ConfigMap's or Secret's data.
+    pub literals: Vec<String>,
+    /// Whether it runs plugins (`transformers`, `generators`, `validators`): what they write is
+    /// not read here.
+    pub plugins: bool,
+    /// Its `replacements`: each inline entry's text, as written (files are in
+    /// `replacement_files`).
+    pub replacements: Vec<String>,
+    /// The `replacements` files (also in `files`).
+    pub replacement_files: Vec<String>,
+    /// Whether it has `vars`, substituted into `$(NAME)` references in its resources.
+    pub vars: bool,
+    /// Whether it inflates Helm charts (`helmCharts`, `helmChartInflationGenerator`): kustomize
+    /// runs helm for those only when asked to (`--enable-helm`), which taintlint never does.
+    pub helm: bool,
+    /// Whether it names or moves the objects (`namespace`, `namePrefix`, `nameSuffix`).
+    pub renames: bool,
+}
+
+impl Kustomization {
+    /// Reads a kustomization's text. `exists` tells whether a path (relative to its
+    /// directory) is a local file or directory, for the paths that could be remote.
+    pub fn read(text: &str, exists: &dyn Fn(&str) -> bool) -> Kustomization {
+        let stream = syntax::parse(text);
+        let mut k = Kustomization::default();
+        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
+            let Some(root) = doc.root else { continue };
+            if doc.get_str(root, "kind") == Some("Component") {
+                k.component = true;
+            }
+            let strings = |node: NodeId| -> Vec<&str> {
+                match doc.sequence(node) {
+                    Some(items) => items
+                        .iter()
+                        .filter_map(|&i| doc.scalar(i).map(|(v, _)| v))
+                        .collect(),
+                    None => doc.scalar(node).map(|(v, _)| v).into_iter().collect(),
+                }
+            };
+            for &(key, value) in doc.mapping(root).unwrap_or_default() {
+                let Some((field, _)) = doc.scalar(key) else {
+                    continue;
+                };
+                match field {
+                    "resources" | "bases" => {
+                        for v in strings(value) {
+                            push_local(v, exists, &mut k.resources, &mut k.remote);
+                        }
+                    }
+                    "components" => {
+                        for v in strings(value) {
+                            push_local(v, exists, &mut k.components, &mut k.remote);
+                        }
+                    }
+                    "transformers" | "generators" | "validators" => {
+                        k.plugins = true;
+                        for v in strings(value) {
+                            // An entry is a file, a directory, or an inline configuration.
+                            if v.contains('\n') {
+                                continue;
+                            }
+                            push_local(v, exists, &mut k.plugin_entries, &mut k.remote);
+                        }
+                        for &item in doc.sequence(value).unwrap_or_default() {
+                            if doc.mapping(item).is_some() {
+                                k.inline_patches.push(
+                                    text.get(doc.node(item).span.clone())
+                                        .unwrap_or_default()
+                                        .to_string(),
+                                );
+                            }
+                        }
+                    }
+                    "replacements" => {
+                        for &item in doc.sequence(value).unwrap_or_default() {
+                            if let Some(p) = doc.get_str(item, "path") {
+                                push_local(p, exists, &mut k.replacement_files, &mut k.remote);
+                            } else {
+                                k.replacements.push(
+                                    text.get(doc.node(item).span.clone())
+                                        .unwrap_or_default()
+                                        .to_string(),
+                                );
+                            }
+                        }
+                    }
+                    "vars" => k.vars = true,
+                    "patchesStrategicMerge" => {
+                        for v in strings(value) {
+                            if v.contains('\n') {
+                                k.inline_patches.push(v.to_string());
+                            } else {
+                                push_local(v, exists, &mut k.patch_files, &mut k.remote);
+                            }
+                        }
+                    }
+                    "patches" | "patchesJson6902" => {
+                        for &item in doc.sequence(value).unwrap_or_default() {
+                            if let Some(p) = doc.get_str(item, "path") {
+                                push_local(p, exists, &mut k.patch_files, &mut k.remote);
+                            }
+                            if let Some(p) = doc.get_str(item, "patch") {
+                                k.inline_patches.push(p.to_string());
+                            }
+                        }
+                    }
+                    "configMapGenerator" | "secretGenerator" => {
+                        for &item in doc.sequence(value).unwrap_or_default() {
+                            for list in ["files", "envs", "env"] {
+                                let Some((_, v)) = doc.get(item, list) else {
+                                    continue;
+                                };
+                                for entry in strings(v) {
+                                    // `files: [key=path]` names the data key before the path.
+                                    let path = match entry.split_once('=') {
+                                        Some((_, p)) if list == "files" => p,
+                                        _ => entry,
+                                    };
+                                    push_local(path, exists, &mut k.files, &mut k.remote);
+                                }
+                            }
+                            if let Some((_, v)) = doc.get(item, "literals") {
+                                k.literals
+                                    .extend(strings(v).into_iter().map(str::to_string));
+                            }
+                        }
+                    }
+                    "helmCharts" | "helmChartInflationGenerator" | "helmGlobals" => {
+                        k.helm = true;
+                        for &item in doc.sequence(value).unwrap_or_default() {
+                            for f in ["valuesFile", "chartHome"] {
+                                if let Some(p) = doc.get_str(item, f) {
+                                    k.files.push(p.to_string());
+                                }
+                            }
+                            for f in doc
+                                .get(item, "additionalValuesFiles")
+                                .map(|(_, v)| strings(v))
+                                .unwrap_or_default()
+                            {
+                                k.files.push(f.to_string());
+                            }
+                        }
+                    }
+                    "crds" | "configurations" => {
+                        for v in strings(value) {
+                            push_local(v, exists, &mut k.files, &mut k.remote);
+                        }
+                    }
+                    "openapi" => {
+                        if let Some(p) = doc.get_str(value, "path") {
+                            push_local(p, exists, &mut k.files, &mut k.remote);
+                        }
+                    }
+                    "namespace" | "namePrefix" | "nameSuffix" => k.renames = true,
+                    _ => {}
+                }
+            }
+        }
+        k.files.extend(k.patch_files.iter().cloned());
+        k.files.extend(k.replacement_files.iter().cloned());
+        k
+    }
+}
+
+/// A path as written: into `remote` when it is remote, else into `out`.
+fn push_local(
+    v: &str,
+    exists: &dyn Fn(&str) -> bool,
+    out: &mut Vec<String>,
+    remote: &mut Vec<String>,
+) {
+    if v.is_empty() {
+        return;
+    }
+    if is_remote(v, exists(v)) {
+        remote.push(v.to_string());
+    } else {
+        out.push(v.to_string());
+    }
 }
 
 fn listed(text: &str, fields: &[&str]) -> Vec<String> {

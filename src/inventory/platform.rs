@@ -79,6 +79,28 @@ impl Platform {
                 "ExtendedResourceToleration",
                 "cloud.google.com/kubernetes-engine/docs/how-to/gpus",
             )],
+            // "The following admission controllers are enabled for all 1.35 platform versions:
+            // NodeRestriction, ExtendedResourceToleration, ..." (1.28 to 1.35 alike).
+            Platform::Eks => &[(
+                "ExtendedResourceToleration",
+                "docs.aws.amazon.com/eks/latest/userguide/platform-versions.html",
+            )],
+            // "AKS supports the following admission controllers: ... PodNodeSelector,
+            // PodTolerationRestriction, ExtendedResourceToleration. Currently, you can't modify
+            // the list of admission controllers in AKS."
+            Platform::Aks => &[
+                (
+                    "ExtendedResourceToleration",
+                    "learn.microsoft.com/azure/aks/faq",
+                ),
+                ("PodNodeSelector", "learn.microsoft.com/azure/aks/faq"),
+                (
+                    "PodTolerationRestriction",
+                    "learn.microsoft.com/azure/aks/faq",
+                ),
+            ],
+            // OpenShift, kubeadm, kind and CCE: kube-apiserver's defaults, as far as their
+            // documentation says.
             _ => &[],
         }
     }
@@ -141,7 +163,11 @@ impl Assumed {
 
 /// What says a pool runs on a platform: a label key's prefix its nodes carry, or the kind of
 /// the definition that makes it.
+/// The first that matches names it: a pool's own name label before the other signs.
 const LABEL_SIGNS: &[(&str, Platform)] = &[
+    ("cloud.google.com/gke-nodepool", Platform::Gke),
+    ("eks.amazonaws.com/nodegroup", Platform::Eks),
+    ("kubernetes.azure.com/agentpool", Platform::Aks),
     ("cloud.google.com/gke-", Platform::Gke),
     ("eks.amazonaws.com/", Platform::Eks),
     ("alpha.eksctl.io/", Platform::Eks),
@@ -152,22 +178,27 @@ const LABEL_SIGNS: &[(&str, Platform)] = &[
     ("machine.openshift.io/", Platform::OpenShift),
 ];
 
-/// The kinds of pool definitions ([`super::Declared::kind`]) that belong to one platform.
-fn kind_sign(kind: &str) -> Option<Platform> {
+/// The kinds of pool definitions ([`super::Declared::kind`]) that belong to one platform, with
+/// what they are in words.
+fn kind_sign(kind: &str) -> Option<(Platform, &'static str)> {
     Some(match kind {
-        "google_container_node_pool" | "google_container_cluster" | "gke_module_node_pool" => {
-            Platform::Gke
+        "google_container_node_pool" => (Platform::Gke, "Terraform google_container_node_pool"),
+        "google_container_cluster" => (Platform::Gke, "Terraform google_container_cluster"),
+        "gke_module_node_pool" => (Platform::Gke, "the Terraform GKE module's node_pools"),
+        "aws_eks_node_group" => (Platform::Eks, "Terraform aws_eks_node_group"),
+        "eks_managed_node_group" | "eks_managed_node_groups" | "eks" => {
+            (Platform::Eks, "the Terraform EKS module's node groups")
         }
-        "aws_eks_node_group"
-        | "eks_managed_node_group"
-        | "eks_managed_node_groups"
-        | "eks"
-        | "eksctl-nodegroup"
-        | "eksctl-managednodegroup" => Platform::Eks,
-        "azurerm_kubernetes_cluster" | "azurerm_kubernetes_cluster_node_pool" => Platform::Aks,
-        "huaweicloud_cce_node_pool" | "cce-nodepool" => Platform::Cce,
-        "kind" | "kind-node" => Platform::Kind,
-        "kubeadmconfig" | "kubeadmcontrolplane" | "kubeadmconfigtemplate" => Platform::Kubeadm,
+        "eksctl-nodegroup" | "eksctl-managednodegroup" => (Platform::Eks, "eksctl node groups"),
+        "azurerm_kubernetes_cluster" | "azurerm_kubernetes_cluster_node_pool" => {
+            (Platform::Aks, "Terraform azurerm_kubernetes_cluster")
+        }
+        "huaweicloud_cce_node_pool" => (Platform::Cce, "Terraform huaweicloud_cce_node_pool"),
+        "cce-nodepool" => (Platform::Cce, "CCE node pools"),
+        "kind" | "kind-node" => (Platform::Kind, "a kind cluster configuration"),
+        "kubeadmconfig" | "kubeadmcontrolplane" | "kubeadmconfigtemplate" => {
+            (Platform::Kubeadm, "kubeadm configuration")
+        }
         _ => return None,
     })
 }
@@ -180,18 +211,16 @@ pub fn infer(pools: &[Pool]) -> Assumed {
         let mut sign: Option<(Platform, String)> = pool
             .declared
             .as_ref()
-            .and_then(|d| Some((kind_sign(d.kind)?, d.kind.to_string())));
+            .and_then(|d| kind_sign(d.kind))
+            .map(|(p, words)| (p, words.to_string()));
         if sign.is_none() {
-            sign = pool
-                .labels
-                .iter()
-                .chain(pool.nodes.iter().flat_map(|m| &m.labels))
-                .find_map(|(k, _)| {
-                    LABEL_SIGNS
-                        .iter()
-                        .find(|(prefix, _)| k.starts_with(prefix))
-                        .map(|(_, p)| (*p, format!("node label {k}")))
-                });
+            sign = LABEL_SIGNS.iter().find_map(|(prefix, p)| {
+                pool.labels
+                    .iter()
+                    .map(|(k, _)| k)
+                    .find(|k| k.starts_with(prefix))
+                    .map(|k| (*p, format!("node label {k}")))
+            });
         }
         if let Some((p, what)) = sign {
             match votes.iter_mut().find(|(q, _, _)| *q == p) {
@@ -200,11 +229,11 @@ pub fn infer(pools: &[Pool]) -> Assumed {
             }
         }
     }
-    votes.sort_by(|a, b| b.1.cmp(&a.1));
+    votes.sort_by_key(|v| std::cmp::Reverse(v.1));
     match votes.as_slice() {
         [] => Assumed {
             platform: None,
-            why: "nothing in the inventory names one; --platform gives it".to_string(),
+            why: "the inventory names none; --platform sets one".to_string(),
             given: false,
         },
         [(p, n, what), rest @ ..] if rest.first().is_none_or(|r| r.1 < *n) => Assumed {
@@ -212,7 +241,7 @@ pub fn infer(pools: &[Pool]) -> Assumed {
             why: if *n == 1 {
                 what.clone()
             } else {
-                format!("{what}, and {} more pools", n - 1)
+                format!("{what}, on {n} pools")
             },
             given: false,
         },
@@ -233,11 +262,80 @@ pub fn infer(pools: &[Pool]) -> Assumed {
 /// Adds to the pools what their platform and instance types imply and their definitions do not
 /// write; returns how many pools gained something. Only pools that are not Node objects gain
 /// anything (a Node carries what the scheduler sees).
-pub fn imply(pools: &mut [Pool], _platform: Option<Platform>) -> usize {
+pub fn imply(pools: &mut [Pool], platform: Option<Platform>) -> usize {
+    // What another platform implied goes first.
+    for pool in pools.iter_mut() {
+        let written = pool.taints.len() - pool.implied.len();
+        pool.taints.truncate(written);
+        pool.implied.clear();
+    }
     let mut changed = 0;
     for pool in pools.iter_mut().filter(|p| !p.observed) {
         if imply_instance_types(pool) {
             changed += 1;
+        }
+    }
+    if platform == Some(Platform::Gke) {
+        changed += gke_taints(pools);
+    }
+    changed
+}
+
+/// GKE's taints of the nodes it makes, on the pools a file defines that do not write them:
+/// - `nvidia.com/gpu=present:NoSchedule` on a GPU pool, "When you add a GPU node pool to an
+///   existing cluster that already runs a non-GPU node pool, GKE automatically taints the GPU
+///   nodes" (cloud.google.com/kubernetes-engine/docs/how-to/gpus): where the cluster has a pool
+///   without GPUs;
+/// - `kubernetes.io/arch=arm64:NoSchedule` on Arm nodes: "By default, GKE schedules workloads
+///   only to x86-based nodes ... by placing a taint (kubernetes.io/arch=arm64:NoSchedule) on all
+///   Arm nodes" (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment).
+fn gke_taints(pools: &mut [Pool]) -> usize {
+    use crate::k8s::model::{Effect, Taint};
+    const GPU: &str = "nvidia.com/gpu";
+    const ARCH: &str = "kubernetes.io/arch";
+    let has_gpus = |p: &Pool| {
+        super::find_label(&p.labels, "cloud.google.com/gke-accelerator").is_some()
+            || p.capacity
+                .offer(GPU)
+                .is_some_and(|(min, max)| min > 0 || max.is_some_and(|m| m > 0))
+    };
+    let gpu_tainted = pools.iter().any(|p| !has_gpus(p));
+    let mut changed = 0;
+    for pool in pools.iter_mut().filter(|p| !p.observed) {
+        let unwritten = |pool: &Pool, key: &str| !pool.taints.iter().any(|t| t.taint.key == key);
+        let mut add = |pool: &mut Pool, key: &str, value: &str, why: &'static str| {
+            pool.taints.push(super::PoolTaint {
+                taint: Taint {
+                    key: key.to_string(),
+                    value: value.to_string(),
+                    effect: Effect::NoSchedule,
+                },
+                at: pool.at.clone(),
+            });
+            pool.implied.push(why);
+            changed += 1;
+        };
+        // A cluster's default pool is made with the cluster, before any other: GKE does not
+        // taint it ("if you create a new cluster where the default node pool has GPUs
+        // attached, you can manually set taints", the same page).
+        let default_pool = super::find_label(&pool.labels, "cloud.google.com/gke-nodepool")
+            == Some("default-pool");
+        if gpu_tainted && has_gpus(pool) && !default_pool && unwritten(pool, GPU) {
+            add(
+                pool,
+                GPU,
+                "present",
+                "GKE taints the nodes of a GPU pool added to a cluster that has pools                  without GPUs (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
+            );
+        }
+        if super::find_label(&pool.labels, ARCH) == Some("arm64") && unwritten(pool, ARCH) {
+            add(
+                pool,
+                ARCH,
+                "arm64",
+                "GKE taints Arm nodes (cloud.google.com/kubernetes-engine/docs/how-to/\
+                 prepare-arm-workloads-for-deployment)",
+            );
         }
     }
     changed
@@ -260,33 +358,124 @@ fn imply_instance_types(pool: &mut Pool) -> bool {
     {
         return false;
     }
-    let named = super::find_label(&pool.labels, TYPE).and_then(instance_types::find);
-    let types: Vec<&'static instance_types::InstanceType> = match named {
-        Some(t) => vec![t],
-        None if pool.capacity.closed || !pool.capacity.types.is_empty() => {
-            pool.capacity.types.clone()
-        }
-        None => return false,
+    let named = super::find_label(&pool.labels, TYPE).map(str::to_string);
+    let types: Vec<&'static instance_types::InstanceType> = match &named {
+        Some(n) => instance_types::find(n).into_iter().collect(),
+        None => pool.capacity.types.clone(),
     };
-    let Some(first) = types.first() else {
-        return false;
+    let arch = match &named {
+        Some(n) => instance_types::arch_of(n),
+        None => types
+            .first()
+            .filter(|first| types.iter().all(|t| t.arch == first.arch))
+            .map(|t| t.arch),
     };
     let mut added = Vec::new();
-    if types.iter().all(|t| t.arch == first.arch) && super::find_label(&pool.labels, ARCH).is_none()
-    {
-        added.push((ARCH.to_string(), first.arch.to_string()));
+    if let Some(arch) = arch.filter(|_| super::find_label(&pool.labels, ARCH).is_none()) {
+        added.push((ARCH.to_string(), arch.to_string()));
     }
-    if types.len() == 1 && super::find_label(&pool.labels, TYPE).is_none() {
-        added.push((TYPE.to_string(), first.name.to_string()));
+    if let ([only], None) = (types.as_slice(), &named) {
+        added.push((TYPE.to_string(), only.name.to_string()));
     }
     let mut changed = !added.is_empty();
     pool.labels.extend(added);
     pool.labels.sort();
-    if named.is_some() && pool.declared.is_none() {
+    if let (Some(t), true) = (types.first(), named.is_some() && pool.declared.is_none()) {
         // A pool file that names its instance type: what the type offers, where the file does
         // not say.
-        let offered = super::capacity::from_instance_types(&[first.name.to_string()]);
+        let offered = super::capacity::from_instance_types(&[t.name.to_string()]);
         changed |= pool.capacity.fill_from(&offered);
     }
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::Inventory;
+
+    fn load(text: &str) -> Inventory {
+        Inventory::load(&[("inv.yaml", text)]).unwrap()
+    }
+
+    /// The platform the pools show: the most pools' sign, said in words; none when nothing
+    /// shows one or two platforms tie; given, whatever the pools show.
+    #[test]
+    fn inferred_from_the_pools_or_given() {
+        let node = |name: &str, label: &str| {
+            format!("kind: Node\nmetadata: {{name: {name}, labels: {{{label}: x}}}}\n---\n")
+        };
+        let gke = load(&[node("a", "cloud.google.com/gke-nodepool"), node("b", "x/y")].concat());
+        assert_eq!(gke.platform.platform, Some(Platform::Gke));
+        assert_eq!(
+            gke.platform.describe(),
+            "GKE (node label cloud.google.com/gke-nodepool)"
+        );
+        let aks = load(
+            &[
+                node("a", "kubernetes.azure.com/agentpool"),
+                node("b", "kubernetes.azure.com/mode"),
+                node("c", "eks.amazonaws.com/nodegroup"),
+            ]
+            .concat(),
+        );
+        assert_eq!(aks.platform.platform, Some(Platform::Aks));
+        assert_eq!(
+            aks.platform.why,
+            "node label kubernetes.azure.com/agentpool, on 2 pools"
+        );
+        let tie = load(
+            &[
+                node("a", "kubernetes.azure.com/agentpool"),
+                node("c", "eks.amazonaws.com/nodegroup"),
+            ]
+            .concat(),
+        );
+        assert_eq!(tie.platform.platform, None);
+        assert!(
+            tie.platform.why.contains("AKS and EKS"),
+            "{}",
+            tie.platform.why
+        );
+        let none = load("pools:\n  a: {count: 1}\n");
+        assert_eq!(
+            none.platform.describe(),
+            "none (the inventory names none; --platform sets one)"
+        );
+        let mut given = load("pools:\n  a: {count: 1}\n");
+        given.set_platform(Choice::Given(Some(Platform::OpenShift)), "--platform");
+        assert_eq!(
+            given.platform.describe(),
+            "OpenShift (given with --platform)"
+        );
+        assert!(given.platform.given);
+        given.set_platform(Choice::Infer, "--platform");
+        assert_eq!(given.platform.platform, Some(Platform::OpenShift));
+        let mut off = gke;
+        off.set_platform(Choice::Given(None), "`platform` in .taintlint.yaml");
+        assert_eq!(
+            off.platform.describe(),
+            "none (given with `platform` in .taintlint.yaml)"
+        );
+        // A definition's kind says it too.
+        let tf = load(
+            "resource \"google_container_node_pool\" \"gpu\" {\n  name = \"gpu\"\n  node_count = 1\n}\n",
+        );
+        assert_eq!(
+            tf.platform.describe(),
+            "GKE (Terraform google_container_node_pool)"
+        );
+    }
+
+    #[test]
+    fn names_parse_as_the_flag_takes_them() {
+        for (name, p) in NAMES {
+            assert_eq!(parse(name), Ok(Some(*p)));
+            assert_eq!(p.name(), *name);
+            assert_eq!(parse(&name.to_uppercase()), Ok(Some(*p)));
+        }
+        assert_eq!(parse("none"), Ok(None));
+        let e = parse("gcp").unwrap_err();
+        assert!(e.contains("\"gcp\"") && e.contains("gke, eks, aks"), "{e}");
+    }
 }

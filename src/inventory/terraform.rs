@@ -77,6 +77,11 @@ pub(crate) struct TfPool {
 /// `cloud.google.com/gke-spot=true`, `cloud.google.com/gke-preemptible=true`).
 const GKE_SPOT: &str = "cloud.google.com/gke-spot";
 const GKE_PREEMPTIBLE: &str = "cloud.google.com/gke-preemptible";
+/// The machine type of a GKE node pool that names none ("Defaults to `e2-medium`",
+/// google_container_cluster docs, `node_config.machine_type`).
+const GKE_DEFAULT_MACHINE: &str = "e2-medium";
+/// The name GKE gives a cluster's default node pool.
+const GKE_DEFAULT_POOL: &str = "default-pool";
 /// EKS's label of a managed node group's capacity type, always set (`ON_DEMAND` or `SPOT`:
 /// aws_eks_node_group `capacity_type`, default `ON_DEMAND`; eksctl pkg/apis/eksctl.io/v1alpha5
 /// `EKSCapacityTypeLabel`).
@@ -128,6 +133,19 @@ pub(crate) struct Hcl<'a> {
     /// Node groups written as an expression taintlint does not evaluate, and why they are not
     /// read.
     pub unread: Vec<Unread>,
+    /// Cluster Autoscaler node-template tags, each set with the pool it describes (an index in
+    /// `pools`), if one.
+    pub tags: Vec<TagSet>,
+}
+
+/// The node-template tags of one Auto Scaling group (see [`super::asg_tags`]): its taint tags
+/// as a list for the rules, and what its nodes carry and offer.
+pub(crate) struct TagSet {
+    pub pool: Option<usize>,
+    pub list: Option<List>,
+    pub skipped: usize,
+    pub labels: Vec<(String, String)>,
+    pub capacity: super::capacity::Capacity,
 }
 
 /// Node groups a file defines that are not read: where, and what a person is told.
@@ -139,7 +157,10 @@ pub struct Unread {
 
 impl Hcl<'_> {
     pub fn lists(&self) -> Vec<List> {
-        self.pools.iter().filter_map(|p| p.list.clone()).collect()
+        let pools = self.pools.iter().filter_map(|p| p.list.clone());
+        pools
+            .chain(self.tags.iter().filter_map(|t| t.list.clone()))
+            .collect()
     }
 }
 
@@ -207,6 +228,12 @@ pub fn defines_pools(text: &str) -> bool {
         "azurerm_kubernetes_cluster",
         "huaweicloud_cce_node_pool",
     ];
+    // Auto Scaling groups that tell Cluster Autoscaler what their nodes carry.
+    let tagged =
+        || text.contains("aws_autoscaling_group") || text.contains("autoscaling_group_tags");
+    if looks_like_hcl(text) && super::asg_tags::mentions(text) && tagged() {
+        return true;
+    }
     // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
     // the repository's own that takes them on).
     let gke_module = || {
@@ -238,7 +265,22 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         pools: Vec::new(),
         spelled: Vec::new(),
         unread: Vec::new(),
+        tags: Vec::new(),
     };
+    // The GKE clusters of the file, by resource name: a pool's zones default to its cluster's.
+    let clusters: Vec<(&str, &Body)> = body
+        .iter()
+        .filter_map(|s| match s {
+            Structure::Block(block)
+                if block.ident.as_str() == "resource"
+                    && block.labels.len() == 2
+                    && block.labels[0].as_str() == "google_container_cluster" =>
+            {
+                Some((block.labels[1].as_str(), &block.body))
+            }
+            _ => None,
+        })
+        .collect();
     for s in body.iter() {
         let Structure::Block(block) = s else { continue };
         let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
@@ -246,13 +288,48 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         match (block.ident.as_str(), labels.as_slice()) {
             ("resource", ["google_container_node_pool", name]) => {
                 let address = format!("google_container_node_pool.{name}");
-                b.gke_pool(&block.body, &address, "google_container_node_pool", at);
+                // `cluster = google_container_cluster.<name>.id` (or `.name`): that cluster's.
+                let cluster = attr(&block.body, "cluster")
+                    .and_then(|e| reference(e, "google_container_cluster"))
+                    .and_then(|c| clusters.iter().find(|(n, _)| *n == c))
+                    .map(|(_, body)| *body);
+                b.gke_pool(
+                    &block.body,
+                    &address,
+                    "google_container_node_pool",
+                    at,
+                    cluster,
+                    false,
+                );
             }
             ("resource", ["google_container_cluster", name]) => {
+                let mut pools = 0;
                 for (i, pool) in block.body.get_blocks("node_pool").enumerate() {
                     let address = format!("google_container_cluster.{name}.node_pool[{i}]");
                     let at = b.span_of(pool).unwrap_or(at.clone());
-                    b.gke_pool(&pool.body, &address, "google_container_cluster", at);
+                    b.gke_pool(
+                        &pool.body,
+                        &address,
+                        "google_container_cluster",
+                        at,
+                        Some(&block.body),
+                        false,
+                    );
+                    pools += 1;
+                }
+                // Without `node_pool` blocks, the cluster makes its default pool, of its own
+                // `node_config` and `initial_node_count` (per zone), unless it is removed
+                // (google_container_cluster docs: `remove_default_node_pool`).
+                if pools == 0 && !is_true(attr(&block.body, "remove_default_node_pool")) {
+                    let address = format!("google_container_cluster.{name}");
+                    b.gke_pool(
+                        &block.body,
+                        &address,
+                        "google_container_cluster",
+                        at,
+                        None,
+                        true,
+                    );
                 }
             }
             ("resource", ["aws_eks_node_group", name]) => {
@@ -274,6 +351,17 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             }
             ("resource", ["huaweicloud_cce_node_pool", name]) => {
                 b.cce_pool(&block.body, name, at);
+            }
+            ("resource", ["aws_autoscaling_group", name]) => {
+                b.autoscaling_group(&block.body, name, at);
+            }
+            ("resource", ["aws_autoscaling_group_tag", name]) => {
+                // A tag of a group made elsewhere (an EKS managed group's, say): linted, its
+                // group not known here.
+                let f = Fields::Body(&block.body);
+                let tags = b.tags(&f.children("tag"));
+                let address = format!("aws_autoscaling_group_tag.{name}.tag");
+                b.tag_set(None, &tags, address);
             }
             ("module", [name]) => {
                 if let Some(groups) = attr(&block.body, "eks_managed_node_groups") {
@@ -300,8 +388,8 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                         );
                     }
                 }
-                if attr(&block.body, "node_pools").is_some() {
-                    b.gke_module(&block.body, name);
+                if attr(&block.body, "node_pools").is_some() || is_gke_module(&source) {
+                    b.gke_module(&block.body, name, &source, at.clone());
                 }
             }
             _ => {}
@@ -321,6 +409,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         pools: b.pools,
         spelled: b.spelled,
         unread: b.unread,
+        tags: b.tags,
     })
 }
 
@@ -453,6 +542,97 @@ fn count(min: Option<u64>, max: Option<u64>, exact: Option<u64>) -> Count {
     }
 }
 
+/// How many zones a GKE node pool spans, which its per-zone counts are multiplied by: its
+/// `node_locations` (a literal list), else its `location`: a zone (`us-central1-a`) is one, a
+/// region three ("By default, GKE replicates each node pool across three zones of the control
+/// plane's region", cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters); one to
+/// three where neither is a literal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Zones {
+    min: u64,
+    max: u64,
+}
+
+impl Zones {
+    fn exact(n: u64) -> Zones {
+        Zones { min: n, max: n }
+    }
+
+    /// From a pool's (or cluster's) `node_locations` and `location`.
+    fn of(locations: Option<&Expression>, location: Option<&Expression>) -> Zones {
+        let listed = strings(locations);
+        if !listed.is_empty() {
+            return Zones::exact(listed.len() as u64);
+        }
+        match location.and_then(literal) {
+            Some(l) if is_zone(&l) => Zones::exact(1),
+            Some(_) => Zones::exact(3),
+            None => Zones { min: 1, max: 3 },
+        }
+    }
+
+    /// A count written per zone as the pool's whole count.
+    fn total(self, per_zone: Count) -> Count {
+        Count {
+            min: per_zone.min.map(|n| n * self.min),
+            max: per_zone.max.map(|n| n * self.max),
+        }
+    }
+}
+
+/// Whether a module is terraform-google-modules/kubernetes-engine's (its registry or its
+/// repository's source), whose cluster has a default pool whatever its `node_pools`.
+fn is_gke_module(source: &str) -> bool {
+    source.starts_with("terraform-google-modules/kubernetes-engine/google")
+        || source.contains("github.com/terraform-google-modules/terraform-google-kubernetes-engine")
+}
+
+/// The resource name a reference to a resource of `kind` names: `google_container_cluster.primary.id`
+/// is `primary`.
+fn reference(e: &Expression, kind: &str) -> Option<String> {
+    let Expression::Traversal(t) = e else {
+        return None;
+    };
+    let Expression::Variable(root) = &t.expr else {
+        return None;
+    };
+    if root.as_str() != kind {
+        return None;
+    }
+    match t.operators.first().map(|o| o.value()) {
+        Some(hcl_edit::expr::TraversalOperator::GetAttr(name)) => Some(name.as_str().to_string()),
+        _ => None,
+    }
+}
+
+/// Whether a Google Cloud location is a zone (`us-central1-a`) rather than a region
+/// (`us-central1`).
+fn is_zone(location: &str) -> bool {
+    location.rsplit_once('-').is_some_and(|(region, zone)| {
+        region.contains('-') && zone.len() == 1 && zone.bytes().all(|b| b.is_ascii_lowercase())
+    })
+}
+
+/// What a GKE pool's machine type says of its nodes (instance_types::gce): the type, its family
+/// and architecture as labels, and the GPUs of an accelerator-optimized type (with GKE's
+/// `cloud.google.com/gke-accelerator` label, "GKE attaches a unique node selector to GPU nodes",
+/// cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+fn gke_machine(machine_type: &str, labels: &mut Vec<(String, String)>) -> Option<u32> {
+    let m = super::instance_types::gce(machine_type)?;
+    let mut set = |k: &str, v: &str| {
+        if !labels.iter().any(|(key, _)| key == k) {
+            labels.push((k.to_string(), v.to_string()));
+        }
+    };
+    set("node.kubernetes.io/instance-type", machine_type);
+    set("cloud.google.com/machine-family", &m.family);
+    set("kubernetes.io/arch", m.arch);
+    if m.gpus > 0 {
+        set("cloud.google.com/gke-accelerator", m.accelerator);
+    }
+    Some(m.gpus)
+}
+
 struct Builder<'a> {
     /// The whole text (spans of the tree built point into it).
     text: &'a str,
@@ -463,6 +643,7 @@ struct Builder<'a> {
     pools: Vec<TfPool>,
     spelled: Vec<Spelled>,
     unread: Vec<Unread>,
+    tags: Vec<TagSet>,
 }
 
 impl<'a> Builder<'a> {
@@ -604,7 +785,127 @@ impl<'a> Builder<'a> {
         self.pools.push(pool);
     }
 
-    fn gke_pool(&mut self, body: &Body, address: &str, kind: &'static str, at: Range<usize>) {
+    /// Where the characters of a literal string are (between its quotes), when they are the
+    /// string's value as written (no escapes).
+    fn chars(&self, e: &Expression) -> Option<Range<usize>> {
+        let Expression::String(s) = e else {
+            return None;
+        };
+        let span = self.span_of(e)?;
+        let inner = span.start + 1..span.end.checked_sub(1)?;
+        (self.text.get(inner.clone()) == Some(s.value().as_str())).then_some(inner)
+    }
+
+    /// Tags written as `{key, value}` (a `tag` block, an object of a `tags` list) whose key
+    /// and value are literals.
+    fn tags(&self, written: &[Fields<'_>]) -> Vec<super::asg_tags::Tag<'a>> {
+        written
+            .iter()
+            .filter_map(|f| {
+                let (k, v) = (f.get("key")?, f.get("value")?);
+                Some(super::asg_tags::Tag {
+                    key: Cow::Owned(literal(k)?),
+                    key_at: self.chars(k),
+                    value: Cow::Owned(literal(v)?),
+                    value_at: self.chars(v),
+                })
+            })
+            .collect()
+    }
+
+    /// Tags written as a map (`autoscaling_group_tags = { "k8s.io/..." = "v:NoSchedule" }`).
+    fn map_tags(&self, e: Option<&Expression>) -> Vec<super::asg_tags::Tag<'a>> {
+        let Some(Expression::Object(o)) = e else {
+            return Vec::new();
+        };
+        o.iter()
+            .filter_map(|(k, v)| {
+                let ObjectKey::Expression(k) = k else {
+                    return None;
+                };
+                Some(super::asg_tags::Tag {
+                    key: Cow::Owned(literal(k)?),
+                    key_at: self.chars(k),
+                    value: Cow::Owned(literal(v.expr())?),
+                    value_at: self.chars(v.expr()),
+                })
+            })
+            .collect()
+    }
+
+    /// Records the node-template tags of a group (of the pool `pool`, if one): its taint tags
+    /// as a list at `path`, its label and resources tags.
+    fn tag_set(&mut self, pool: Option<usize>, tags: &[super::asg_tags::Tag<'_>], path: String) {
+        if !tags
+            .iter()
+            .any(|t| t.key.starts_with("k8s.io/cluster-autoscaler/"))
+        {
+            return;
+        }
+        let (node, skipped) = super::asg_tags::taint_sequence(self.text, &mut self.doc, tags);
+        let list = node.map(|node| List {
+            whole: false,
+            node,
+            key: node,
+            path,
+            object: None,
+        });
+        let mut capacity = super::capacity::Capacity::default();
+        super::asg_tags::add_resources(&mut capacity, tags);
+        self.tags.push(TagSet {
+            pool,
+            list,
+            skipped,
+            labels: super::asg_tags::labels(tags),
+            capacity,
+        });
+    }
+
+    /// An `aws_autoscaling_group` whose tags are Cluster Autoscaler's (`tag` blocks, or the
+    /// `tags` list of provider versions before 5.0): a self-managed node group, its nodes
+    /// described by its node-template tags (hashicorp/terraform-provider-aws
+    /// `internal/service/autoscaling/group.go`: `name`, `min_size`, `max_size`,
+    /// `desired_capacity`, `tag {key value propagate_at_launch}`).
+    fn autoscaling_group(&mut self, body: &Body, name: &str, at: Range<usize>) {
+        let f = Fields::Body(body);
+        let address = format!("aws_autoscaling_group.{name}");
+        let (mut tags, mut path) = (self.tags(&f.children("tag")), format!("{address}.tag"));
+        if tags.is_empty() {
+            tags = self.tags(&f.children("tags"));
+            path = format!("{address}.tags");
+        }
+        if !tags
+            .iter()
+            .any(|t| t.key.starts_with("k8s.io/cluster-autoscaler/"))
+        {
+            return;
+        }
+        let n = |name: &str| number(f.get(name));
+        let pool = self.pools.len();
+        self.push(TfPool {
+            name: written(self.src, f.get("name"), &address),
+            kind: "aws_autoscaling_group",
+            at,
+            labels: Vec::new(),
+            count: count(n("min_size"), n("max_size"), n("desired_capacity")),
+            list: None,
+            implied: Vec::new(),
+            skipped: 0,
+            provider_labels: &[],
+            capacity: super::capacity::Capacity::default(),
+        });
+        self.tag_set(Some(pool), &tags, path);
+    }
+
+    fn gke_pool(
+        &mut self,
+        body: &Body,
+        address: &str,
+        kind: &'static str,
+        at: Range<usize>,
+        cluster: Option<&Body>,
+        default_pool: bool,
+    ) {
         let f = Fields::Body(body);
         let config = f.child("node_config");
         let taints = config.map(|c| c.children("taint")).unwrap_or_default();
@@ -615,10 +916,30 @@ impl<'a> Builder<'a> {
         );
         let auto = f.child("autoscaling");
         let a = |n: &str| number(auto.and_then(|a| a.get(n)));
-        let min = a("min_node_count").or(a("total_min_node_count"));
-        let max = a("max_node_count").or(a("total_max_node_count"));
-        let exact = number(f.get("node_count")).or(number(f.get("initial_node_count")));
-        let name = written(self.src, f.get("name"), address);
+        // `min_node_count`, `max_node_count`, `node_count` and `initial_node_count` are per zone,
+        // `total_min_node_count` and `total_max_node_count` the pool's
+        // (google_container_node_pool docs).
+        let zones = match (f.get("node_locations"), f.get("location"), cluster) {
+            (None, None, Some(c)) => Zones::of(attr(c, "node_locations"), attr(c, "location")),
+            (locations, location, _) => Zones::of(locations, location),
+        };
+        let per_zone = count(
+            a("min_node_count"),
+            a("max_node_count"),
+            number(f.get("node_count")).or(number(f.get("initial_node_count"))),
+        );
+        let mut total = zones.total(per_zone);
+        if let Some(n) = a("total_min_node_count") {
+            total.min = Some(n);
+        }
+        if let Some(n) = a("total_max_node_count") {
+            total.max = Some(n);
+        }
+        let name = if default_pool {
+            GKE_DEFAULT_POOL.to_string()
+        } else {
+            written(self.src, f.get("name"), address)
+        };
         // `node_config.guest_accelerator` ({type, count}, a block or a list of objects): the
         // NVIDIA GPUs GKE attaches to each node, which its device plugin advertises as
         // `nvidia.com/gpu` (google_container_node_pool docs, GKE "About GPUs"). Without it the
@@ -627,6 +948,7 @@ impl<'a> Builder<'a> {
             .map(|c| c.children("guest_accelerator"))
             .unwrap_or_default();
         let mut capacity = super::capacity::Capacity::default();
+        let mut labels = map(config.and_then(|c| c.get("labels")));
         if !accelerators.is_empty() {
             let counts: Vec<Option<u64>> = accelerators
                 .iter()
@@ -635,13 +957,36 @@ impl<'a> Builder<'a> {
             if let Some(total) = counts.iter().copied().sum::<Option<u64>>() {
                 capacity = super::capacity::Capacity::gpus(u128::from(total));
             }
+            if let Some(kind) = accelerators
+                .first()
+                .and_then(|a| a.get("type"))
+                .and_then(literal)
+            {
+                labels.push(("cloud.google.com/gke-accelerator".to_string(), kind));
+            }
         }
-        let mut labels = map(config.and_then(|c| c.get("labels")));
+        let machine = config
+            .and_then(|c| c.get("machine_type"))
+            .and_then(literal)
+            .unwrap_or_else(|| GKE_DEFAULT_MACHINE.to_string());
+        if let Some(gpus) = gke_machine(&machine, &mut labels) {
+            if accelerators.is_empty() {
+                // The type's own GPUs, or none: a known type says.
+                capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+            }
+        }
         // GKE labels every node with its pool's name, and Spot and preemptible nodes so.
-        labels.extend(platform_label(
-            f.get("name"),
-            "cloud.google.com/gke-nodepool",
-        ));
+        if default_pool {
+            labels.push((
+                "cloud.google.com/gke-nodepool".to_string(),
+                GKE_DEFAULT_POOL.to_string(),
+            ));
+        } else {
+            labels.extend(platform_label(
+                f.get("name"),
+                "cloud.google.com/gke-nodepool",
+            ));
+        }
         for (field, key) in [("spot", GKE_SPOT), ("preemptible", GKE_PREEMPTIBLE)] {
             if is_true(config.and_then(|c| c.get(field))) {
                 labels.push((key.to_string(), "true".to_string()));
@@ -652,7 +997,7 @@ impl<'a> Builder<'a> {
             kind,
             at,
             labels,
-            count: count(min, max, exact),
+            count: total,
             list,
             implied: Vec::new(),
             skipped,
@@ -751,6 +1096,15 @@ impl<'a> Builder<'a> {
         let mut types = strings(f.get("instance_types"));
         types.extend(f.get("instance_type").and_then(literal));
         let capacity = super::capacity::from_instance_types(&types);
+        // A self-managed group's `autoscaling_group_tags` are put on its Auto Scaling group
+        // (terraform-aws-modules/eks modules/self-managed-node-group main.tf).
+        let tags = self.map_tags(f.get("autoscaling_group_tags"));
+        let pool = self.pools.len();
+        self.tag_set(
+            Some(pool),
+            &tags,
+            format!("{address}.autoscaling_group_tags"),
+        );
         self.push(TfPool {
             name: written(self.src, f.get("name"), key),
             kind: if managed {
@@ -772,14 +1126,75 @@ impl<'a> Builder<'a> {
     /// terraform-google-modules/kubernetes-engine: `node_pools = [{name, ...}]`, their taints in
     /// `node_pools_taints = { all = [...], <pool> = [{key, value, effect}] }` and labels in
     /// `node_pools_labels` likewise (the module's variables.tf).
-    fn gke_module(&mut self, body: &Body, module: &str) {
-        let pools = match attr(body, "node_pools") {
-            Some(Expression::Array(pools)) => pools,
+    fn gke_module(&mut self, body: &Body, module: &str, source: &str, at: Range<usize>) {
+        // The module's cluster spans the zones it is given, else its region's three
+        // (`regional`, default true; `zones`), and its pools' counts are per zone (the
+        // module's README: "In regional or multi-zonal clusters, this is the number of nodes
+        // per zone"; min_count and max_count become the pool's min_node_count and
+        // max_node_count).
+        let regional = attr(body, "regional").is_none() || is_true(attr(body, "regional"));
+        let zones = match strings(attr(body, "zones")).len() {
+            0 if regional => Zones::exact(3),
+            0 => Zones::exact(1),
+            n => Zones::exact(n as u64),
+        };
+        let listed = match attr(body, "node_pools") {
+            Some(Expression::Array(pools)) => Some(pools),
             Some(other) => {
                 self.not_written_out(other, &format!("module.{module}.node_pools"));
-                return;
+                None
             }
-            None => return,
+            // The module's default: one autoscaled `default-node-pool` (variables.tf).
+            None => None,
+        };
+        let first_machine = listed
+            .and_then(|pools| pools.iter().next())
+            .and_then(|p| p.as_object())
+            .and_then(|o| Fields::Object(o).get("machine_type").and_then(literal));
+        // The cluster's `default-pool`, untainted, of `initial_node_count` nodes a zone
+        // (default 0: no node, no pool to show), kept unless `remove_default_node_pool`
+        // (default false; the safer-cluster and gke-standard-cluster modules remove it): the
+        // module's cluster.tf `node_pool { name = "default-pool" ... }`. A module of the
+        // repository's own that takes `node_pools` on may set its own `initial_node_count`
+        // (GoogleCloudPlatform/kubernetes-engine-samples' `modules/cluster` sets 1): how many
+        // nodes it has is then unknown.
+        let removes_default = ["modules/safer-cluster", "modules/gke-standard-cluster"]
+            .iter()
+            .any(|m| source.trim_end_matches('/').ends_with(m));
+        let per_zone = match attr(body, "initial_node_count") {
+            Some(e) => count(None, None, number(Some(e))),
+            None if is_gke_module(source) => count(None, None, Some(0)),
+            None => Count::default(),
+        };
+        if !removes_default
+            && !is_true(attr(body, "remove_default_node_pool"))
+            && per_zone.max != Some(0)
+        {
+            let mut labels = vec![(
+                "cloud.google.com/gke-nodepool".to_string(),
+                GKE_DEFAULT_POOL.to_string(),
+            )];
+            let gpus = gke_machine(
+                first_machine.as_deref().unwrap_or(GKE_DEFAULT_MACHINE),
+                &mut labels,
+            );
+            self.push(TfPool {
+                name: GKE_DEFAULT_POOL.to_string(),
+                kind: "gke_module_node_pool",
+                at: at.clone(),
+                labels,
+                count: zones.total(per_zone),
+                list: None,
+                implied: Vec::new(),
+                skipped: 0,
+                provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
+                capacity: gpus.map_or_else(super::capacity::Capacity::default, |n| {
+                    super::capacity::Capacity::gpus(u128::from(n))
+                }),
+            });
+        }
+        let Some(pools) = listed else {
+            return;
         };
         let by_pool = |field: &str, pool: &str| -> Vec<&Expression> {
             let Some(Expression::Object(o)) = attr(body, field) else {
@@ -829,17 +1244,57 @@ impl<'a> Builder<'a> {
             }
             let n = |field: &str| number(f.get(field));
             let at = self.span_of(p).unwrap_or(0..0);
+            // The module's defaults (cluster.tf): autoscaled from 1 to 100 nodes a zone; a
+            // pool not autoscaled has `node_count` (1) a zone; `total_min_count` and
+            // `total_max_count` are the pool's.
+            let autoscaled = f.get("autoscaling").is_none() || is_true(f.get("autoscaling"));
+            let per_zone = if autoscaled {
+                Count {
+                    min: Some(n("min_count").unwrap_or(1)),
+                    max: Some(n("max_count").unwrap_or(100)),
+                }
+            } else {
+                count(None, None, Some(n("node_count").unwrap_or(1)))
+            };
+            let pool_zones = match f.get("node_locations").and_then(literal) {
+                Some(l) => {
+                    Zones::exact(l.split(',').filter(|z| !z.trim().is_empty()).count() as u64)
+                }
+                None => zones,
+            };
+            let mut total = pool_zones.total(per_zone);
+            if autoscaled {
+                total.min = n("total_min_count").or(total.min);
+                total.max = n("total_max_count").or(total.max);
+            }
+            let machine = f
+                .get("machine_type")
+                .and_then(literal)
+                .unwrap_or_else(|| GKE_DEFAULT_MACHINE.to_string());
+            let mut capacity = super::capacity::Capacity::default();
+            if let Some(gpus) = gke_machine(&machine, &mut labels) {
+                capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+            }
+            if let (Some(kind), Some(gpus)) = (
+                f.get("accelerator_type").and_then(literal),
+                n("accelerator_count"),
+            ) {
+                if gpus > 0 {
+                    labels.push(("cloud.google.com/gke-accelerator".to_string(), kind));
+                    capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+                }
+            }
             self.push(TfPool {
                 name,
                 kind: "gke_module_node_pool",
                 at,
                 labels,
-                count: count(n("min_count"), n("max_count"), n("node_count")),
+                count: total,
                 list,
                 implied: Vec::new(),
                 skipped,
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
-                capacity: super::capacity::Capacity::default(),
+                capacity,
             });
         }
         // The module puts on a pool the taints under `all` and under the pool's name
@@ -1004,9 +1459,29 @@ pub(crate) fn read(
             RawNode::defined(pool.name.clone(), pool.kind, at, (file, index), pool.count);
         node.labels = pool.labels.clone();
         node.taints = taints;
+        let mut capacity = pool.capacity.clone();
+        // What its node-template tags tell Cluster Autoscaler the nodes carry and offer.
+        for set in hcl.tags.iter().filter(|t| t.pool == Some(index)) {
+            let (found, left_out) = match &set.list {
+                Some(list) => super::nodes::taints(file, &hcl.doc, list),
+                None => (Vec::new(), 0),
+            };
+            invalid += left_out + set.skipped;
+            let labels = set.labels.clone();
+            super::asg_tags::merge(&mut node.taints, found, &mut node.labels, labels);
+            for offer in &set.capacity.offers {
+                match capacity
+                    .offers
+                    .binary_search_by(|o| o.name.cmp(&offer.name))
+                {
+                    Ok(i) => capacity.offers[i] = offer.clone(),
+                    Err(i) => capacity.offers.insert(i, offer.clone()),
+                }
+            }
+        }
         if let Some(d) = node.declared.as_mut() {
             d.provider_labels = pool.provider_labels;
-            d.capacity = pool.capacity.clone();
+            d.capacity = capacity;
         }
         out.push(node);
     }
@@ -1043,17 +1518,19 @@ mod tests {
                 )
             })
             .collect();
+        // A GKE pool's counts are per zone: the gpu pool's location is a region (three
+        // zones), the batch pool's is its cluster's, the same region.
         let want = [
             (
                 "gpu-pool",
                 "google_container_node_pool",
-                "0..4 nodes",
+                "0..12 nodes",
                 "nvidia.com/gpu=present:NoSchedule",
             ),
             (
                 "\"${var.prefix}-batch\"",
                 "google_container_node_pool",
-                "3 nodes",
+                "9 nodes",
                 "dedicated=batch:NoExecute",
             ),
             (

@@ -156,8 +156,16 @@ impl Holder {
 struct Rendered {
     kind: String,
     name: String,
+    /// The names it had before patches renamed it (`target.name` of a JSON6902 patch that
+    /// replaced `/metadata/name`), latest first: found when its findings are placed.
+    earlier: Vec<String>,
     namespace: Option<String>,
     origin: Option<String>,
+    /// The remote repository it came from (its origin's `repo`).
+    repo: Option<String>,
+    /// For a generated object: the kustomization that configured the generator (as kustomize
+    /// wrote it) and the generator's kind (`ConfigMapGenerator`, `SecretGenerator`).
+    generated: Option<(String, String)>,
     /// The kustomizations whose patches changed it, in the order they were applied.
     patched_in: Vec<String>,
 }
@@ -180,11 +188,12 @@ pub fn trace(
             out.push(at_overlay(d, overlay, None));
             continue;
         };
-        let object = objects
-            .entry(doc.index)
-            .or_insert_with(|| rendered_object(doc))
-            .as_ref();
-        let Some(object) = object else {
+        let object = objects.entry(doc.index).or_insert_with(|| {
+            let mut o = rendered_object(doc)?;
+            o.earlier = earlier_names(&o, load);
+            Some(o)
+        });
+        let Some(object) = object.as_ref() else {
             out.push(at_overlay(d, overlay, None));
             continue;
         };
@@ -219,9 +228,13 @@ fn at_overlay(mut d: Diagnostic, overlay: &Overlay, object: Option<&Rendered>) -
     d.related.retain(|r| r.file.is_some());
     d.document = Some(0);
     if let Some(object) = object {
+        let why = match (&object.repo, &object.generated) {
+            (Some(repo), _) => format!("from the remote base {repo}, which no file here holds"),
+            (None, Some((_, by))) => format!("made by a {by} whose source was not found here"),
+            (None, None) => "whose place in the files here was not found".to_string(),
+        };
         d.message = format!(
-            "{} (in {} {} rendered by {}, which no file here holds: a remote base or a generator \
-             made it)",
+            "{} (in {} {} rendered by {}, {why})",
             d.message, object.kind, object.name, overlay.name
         );
     }
@@ -239,16 +252,27 @@ fn rendered_object(doc: &Document<'_>) -> Option<Rendered> {
     let namespace = doc.get_str(meta, "namespace").map(str::to_string);
     let annotations = doc.get(meta, "annotations").map(|(_, v)| v);
     let annotation = |key: &str| annotations.and_then(|a| doc.get_str(a, key));
-    let origin = annotation(ORIGIN).and_then(|text| {
+    let mut origin = None;
+    let mut repo = None;
+    let mut generated = None;
+    if let Some(text) = annotation(ORIGIN) {
         let stream = syntax::parse(text);
-        let d = stream.documents.first()?;
-        let root = d.root?;
-        // An object from a remote base names its repository: its file is not here.
-        if d.get(root, "repo").is_some() {
-            return None;
+        if let Some((d, root)) = stream.documents.first().and_then(|d| Some((d, d.root?))) {
+            // An object from a remote base names its repository: its file is not here.
+            repo = d.get_str(root, "repo").map(str::to_string);
+            if repo.is_none() {
+                origin = d.get_str(root, "path").map(str::to_string);
+            }
+            let by = d
+                .get(root, "configuredBy")
+                .and_then(|(_, v)| d.get_str(v, "kind"));
+            if let (Some(k), Some(by)) = (d.get_str(root, "configuredIn"), by) {
+                if repo.is_none() {
+                    generated = Some((k.to_string(), by.to_string()));
+                }
+            }
         }
-        d.get_str(root, "path").map(str::to_string)
-    });
+    }
     let mut patched_in = Vec::new();
     if let Some(text) = annotation(TRANSFORMATIONS) {
         let stream = syntax::parse(text);
@@ -269,8 +293,11 @@ fn rendered_object(doc: &Document<'_>) -> Option<Rendered> {
     Some(Rendered {
         kind,
         name,
+        earlier: Vec::new(),
         namespace,
         origin,
+        repo,
+        generated,
         patched_in,
     })
 }
@@ -342,6 +369,9 @@ fn place(
 ) -> Option<Traced> {
     let root = doc.root?;
     let (path, on_key) = path_of(doc, root, &d.range);
+    if let Some((kustomization, by)) = &object.generated {
+        return from_generator(rendered, doc, object, &path, kustomization, by, d, load);
+    }
     let here = follow(doc, root, &path);
     for kustomization in object.patched_in.iter().rev() {
         let Some(source) = load(kustomization) else {
@@ -356,12 +386,27 @@ fn place(
     let origin = load(object.origin.as_deref()?)?;
     let holder = Holder::file(&origin);
     let stream = syntax::parse(&holder.inner);
-    let sdoc = stream
+    let parsed: Vec<&Document<'_>> = stream
         .documents
         .iter()
         .filter(|s| s.error.is_none())
+        .collect();
+    // The object by its kind and a name it had; else the only one of its kind in the file (a
+    // patch renamed it in a way not read here).
+    let of_kind: Vec<&Document<'_>> = parsed
+        .iter()
+        .copied()
+        .filter(|s| {
+            s.root
+                .is_some_and(|r| s.get_str(r, "kind") == Some(object.kind.as_str()))
+        })
+        .collect();
+    let sdoc = parsed
+        .iter()
+        .copied()
         .filter(|s| same_object(s, object, None))
-        .max_by_key(|s| name_of(s).map_or(0, str::len))?;
+        .max_by_key(|s| name_of(s).map_or(0, str::len))
+        .or_else(|| (of_kind.len() == 1).then(|| of_kind[0]))?;
     let sroot = sdoc.root?;
     let there = follow(sdoc, sroot, &path);
     Some(mapped(
@@ -447,6 +492,244 @@ fn patches(
     out
 }
 
+impl Rendered {
+    /// Whether a name is the object's, as rendered (`web` in `prod-web`) or before a patch
+    /// renamed it.
+    fn was_named(&self, name: &str) -> bool {
+        self.name.contains(name) || self.earlier.iter().any(|e| e == name)
+    }
+}
+
+/// The names an object had before the patches of the kustomizations that patched it renamed
+/// it: a JSON6902 `replace` or `add` of `/metadata/name` whose value is a name it has, and whose
+/// target names the one before.
+fn earlier_names(object: &Rendered, load: &mut dyn FnMut(&str) -> Option<Source>) -> Vec<String> {
+    let mut names = vec![object.name.clone()];
+    for kustomization in object.patched_in.iter().rev() {
+        let Some(source) = load(kustomization) else {
+            continue;
+        };
+        for (holder, patch) in patches(kustomization, &source, load).into_iter().rev() {
+            let Some((kind, Some(before))) = &patch.target else {
+                continue;
+            };
+            if kind.as_ref().is_some_and(|k| *k != object.kind) {
+                continue;
+            }
+            let stream = syntax::parse(&holder.inner);
+            for pdoc in stream.documents.iter().filter(|p| p.error.is_none()) {
+                let Some(ops) = pdoc.root.and_then(|r| pdoc.sequence(r)) else {
+                    continue;
+                };
+                for &op in ops {
+                    let verb = pdoc.get_str(op, "op").unwrap_or_default();
+                    let renames = (verb == "replace" || verb == "add")
+                        && pdoc.get_str(op, "path") == Some("/metadata/name");
+                    let value = pdoc.get_str(op, "value").unwrap_or_default();
+                    if renames
+                        && !value.is_empty()
+                        && names.iter().any(|n| n.contains(value))
+                        && !names.contains(before)
+                    {
+                        names.push(before.clone());
+                    }
+                }
+            }
+        }
+    }
+    names.remove(0);
+    names
+}
+
+/// A finding in a generated ConfigMap's or Secret's data, placed in the generator's source: a
+/// file of `files` or `envs` (at the same character: kustomize copies the file), or a literal
+/// of `literals` (inside the string, in the kustomization); else at the generator's `name`.
+#[allow(clippy::too_many_arguments)]
+fn from_generator(
+    rendered: &str,
+    doc: &Document<'_>,
+    object: &Rendered,
+    path: &[Seg],
+    kustomization: &str,
+    by: &str,
+    mut d: Diagnostic,
+    load: &mut dyn FnMut(&str) -> Option<Source>,
+) -> Option<Traced> {
+    let source = load(kustomization)?;
+    let dir = match kustomization.rfind('/') {
+        Some(i) => &kustomization[..i],
+        None => ".",
+    };
+    let field = match by {
+        "ConfigMapGenerator" => "configMapGenerator",
+        "SecretGenerator" => "secretGenerator",
+        _ => return None,
+    };
+    let kstream = syntax::parse(&source.text);
+    let kdoc = kstream.documents.iter().find(|k| k.error.is_none())?;
+    let kroot = kdoc.root?;
+    let (_, list) = kdoc.get(kroot, field)?;
+    // The generator whose name the object's holds (the longest: `web` and `web-values`).
+    let entry = kdoc
+        .sequence(list)
+        .unwrap_or_default()
+        .iter()
+        .copied()
+        .filter(|&e| {
+            kdoc.get_str(e, "name")
+                .is_some_and(|n| object.name.contains(n))
+        })
+        .max_by_key(|&e| kdoc.get_str(e, "name").map_or(0, str::len))?;
+    let key = match path {
+        [Seg::Key(data), Seg::Key(key), ..] if data == "data" || data == "binaryData" => {
+            Some(key.as_str())
+        }
+        _ => None,
+    };
+    let value = (|| {
+        let root = doc.root?;
+        let (_, data) = doc.get(root, "data")?;
+        let (_, v) = doc.get(data, key?)?;
+        Some(v)
+    })();
+    let mapped = value.and_then(|v| MappedString::new(doc, rendered, v));
+    let content = value.and_then(|v| doc.scalar(v)).map(|(c, _)| c);
+    let object_ref = || ObjectRef {
+        kind: Some(object.kind.clone()),
+        name: kdoc.get_str(entry, "name").map(str::to_string),
+        namespace: None,
+    };
+    // Offsets of the finding (and its fixes) inside the data value.
+    let inside = |r: &Range<usize>| -> Option<Range<usize>> {
+        let map = &mapped.as_ref()?.map;
+        let start = map.binary_search(&r.start).ok()?;
+        let end = map.binary_search(&r.end).ok()?;
+        (start <= end).then_some(start..end)
+    };
+    if let (Some(key), Some(content), Some(range)) = (key, content, inside(&d.range)) {
+        // A file of `files` (`key=path`, or a path whose name is the key) or of `envs`.
+        for list in ["files", "envs", "env"] {
+            let Some((_, items)) = kdoc.get(entry, list) else {
+                continue;
+            };
+            let names: Vec<&str> = match kdoc.sequence(items) {
+                Some(items) => items
+                    .iter()
+                    .filter_map(|&i| kdoc.scalar(i).map(|(v, _)| v))
+                    .collect(),
+                None => kdoc.scalar(items).map(|(v, _)| v).into_iter().collect(),
+            };
+            for name in names {
+                let file = if list == "files" {
+                    match name.split_once('=') {
+                        Some((k, p)) if k == key => p,
+                        Some(_) => continue,
+                        None if name.rsplit('/').next() == Some(key) => name,
+                        None => continue,
+                    }
+                } else {
+                    name
+                };
+                let Some(file) = load(&format!("{dir}/{file}")) else {
+                    continue;
+                };
+                // `envs`: the value after `key=` on its line.
+                let offset = if list == "files" {
+                    (*file.text == *content).then_some(0)
+                } else {
+                    file.text
+                        .lines()
+                        .scan(0, |at, line| {
+                            let start = *at;
+                            *at += line.len() + 1;
+                            Some((start, line))
+                        })
+                        .find_map(|(start, line)| {
+                            let v = line.strip_prefix(key)?.strip_prefix('=')?;
+                            (v == content).then_some(start + key.len() + 1)
+                        })
+                };
+                let Some(offset) = offset else { continue };
+                let holder = Holder::file(&file);
+                let document = syntax::parse(&file.text)
+                    .documents
+                    .iter()
+                    .find(|doc| doc.span.contains(&(offset + range.start)))
+                    .map_or(0, |doc| doc.index);
+                let mut t = moved_into(d, &holder, offset, range, &inside, object_ref());
+                t.diagnostic.document = Some(document);
+                return Some(t);
+            }
+        }
+        // A literal `key=value` of the kustomization, inside its string.
+        if let Some((_, items)) = kdoc.get(entry, "literals") {
+            for &item in kdoc.sequence(items).unwrap_or_default() {
+                let Some((literal, _)) = kdoc.scalar(item) else {
+                    continue;
+                };
+                let Some(v) = literal.strip_prefix(key).and_then(|l| l.strip_prefix('=')) else {
+                    continue;
+                };
+                if v != content {
+                    continue;
+                }
+                let Some(m) = MappedString::new(kdoc, &source.text, item) else {
+                    break;
+                };
+                let holder = Holder {
+                    file: source.name.clone(),
+                    inner: literal.to_string(),
+                    outer: Outer::Mapped(m, source.text.clone()),
+                };
+                let shift = key.len() + 1;
+                let mut t = moved_into(d, &holder, shift, range, &inside, object_ref());
+                t.diagnostic.document = Some(kdoc.index);
+                return Some(t);
+            }
+        }
+    }
+    // Its source is not read here: at the generator's name, which made it.
+    let (_, name) = kdoc.get(entry, "name")?;
+    d.range = kdoc.node(name).span.clone();
+    d.fixes.clear();
+    d.related.retain(|r| r.file.is_some());
+    d.document = Some(kdoc.index);
+    d.object = Some(object_ref());
+    Some(Traced {
+        file: source.name.clone(),
+        diagnostic: d,
+    })
+}
+
+/// A finding inside a generated value (`range`, offsets in the value) moved into the holder's
+/// text, where the value starts at `offset`; its fixes with it, when they can be written there.
+fn moved_into(
+    mut d: Diagnostic,
+    holder: &Holder,
+    offset: usize,
+    range: Range<usize>,
+    inside: &dyn Fn(&Range<usize>) -> Option<Range<usize>>,
+    object: ObjectRef,
+) -> Traced {
+    let shift = |r: Range<usize>| r.start + offset..r.end + offset;
+    d.range = holder.map(&shift(range));
+    d.fixes.retain_mut(|f| {
+        for e in &mut f.edits {
+            match inside(&e.range) {
+                Some(r) => e.range = shift(r),
+                None => return false,
+            }
+        }
+        holder.place_fix(f)
+    });
+    d.related.retain(|r| r.file.is_some());
+    d.object = Some(object);
+    Traced {
+        file: holder.file.clone(),
+        diagnostic: d,
+    }
+}
+
 fn name_of<'d>(doc: &'d Document<'_>) -> Option<&'d str> {
     let root = doc.root?;
     let meta = doc.get(root, "metadata")?.1;
@@ -463,9 +746,7 @@ fn same_object(
 ) -> bool {
     if let Some((kind, name)) = target {
         if kind.as_ref().is_some_and(|k| *k != object.kind)
-            || name
-                .as_ref()
-                .is_some_and(|n| !object.name.contains(n.as_str()))
+            || name.as_ref().is_some_and(|n| !object.was_named(n))
         {
             return false;
         }
@@ -476,7 +757,7 @@ fn same_object(
         return target.is_some();
     }
     let kind_ok = doc.get_str(root, "kind").is_none_or(|k| k == object.kind);
-    let name_ok = name_of(doc).is_none_or(|n| object.name.contains(n));
+    let name_ok = name_of(doc).is_none_or(|n| object.was_named(n));
     kind_ok && name_ok
 }
 

@@ -10,6 +10,7 @@
 //! admits the pod and again after RuntimeClass has merged its tolerations.
 
 use crate::config::Options;
+use crate::inventory::platform::Platform;
 use crate::k8s::cluster::{
     AnnotationError, ApiToleration, Namespace, DEFAULT_TOLERATIONS, TOLERATIONS_WHITELIST,
 };
@@ -41,6 +42,9 @@ pub enum Source {
     /// The `i`th of a Kueue ResourceFlavor's `spec.tolerations`, which Kueue adds to the pods
     /// it admits on that flavor (kubernetes-sigs/kueue pkg/podset/podset.go).
     ResourceFlavor(String, usize),
+    /// The platform adds it to pods that select what it names (see [`platform_tolerations`]):
+    /// the platform and the label the pod selects.
+    Platform(Platform, &'static str),
 }
 
 impl Source {
@@ -71,6 +75,9 @@ impl Source {
             Source::ResourceFlavor(f, i) => format!(
                 "added by Kueue to workloads admitted on ResourceFlavor {f} (spec.tolerations[{i}])"
             ),
+            Source::Platform(p, label) => {
+                format!("added by {p} to pods that select {label}")
+            }
         }
     }
 
@@ -97,6 +104,7 @@ impl Source {
             Source::ResourceFlavor(f, i) => {
                 format!("Kueue adds on ResourceFlavor {f} (spec.tolerations[{i}])")
             }
+            Source::Platform(p, label) => format!("{p} adds to pods that select {label}"),
         }
     }
 
@@ -204,6 +212,8 @@ pub struct Pod<'a> {
     pub best_effort: bool,
     pub runtime_class: Option<&'a str>,
     pub node_selector: &'a [(String, String)],
+    /// Its required node affinity.
+    pub affinity: Option<&'a super::affinity::Affinity>,
 }
 
 /// What admission makes of a pod.
@@ -392,6 +402,56 @@ pub fn extended_resource_toleration(tolerations: &mut Tolerations, requested: &[
     }
 }
 
+/// The labels whose selection makes GKE add the toleration of the taint it gives the nodes
+/// that carry them, with the taint's effect:
+/// - `cloud.google.com/compute-class`: nodes of a pool a custom ComputeClass uses carry the
+///   label and the taint `cloud.google.com/compute-class=<class>:NoSchedule`
+///   (cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes), and "GKE
+///   will mutate any pod specifying a CC label in a nodeSelector or in a nodeAffinity with a
+///   toleration for the CC node label" (GoogleCloudPlatform/kubernetes-engine-samples
+///   autoscaling/custom-compute-classes/vap/restrict-toleration.yaml);
+/// - `kubernetes.io/arch` = `arm64`: GKE taints Arm nodes `kubernetes.io/arch=arm64:NoSchedule`
+///   and "automatically adds a toleration to the workload configuration" of a pod that selects
+///   them (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment).
+const GKE_SELECTED: &[(&str, Option<&str>)] = &[
+    ("cloud.google.com/compute-class", None),
+    ("kubernetes.io/arch", Some("arm64")),
+];
+
+/// What the platform's own admission adds to a pod for what its `nodeSelector` or required
+/// node affinity selects (see [`GKE_SELECTED`]).
+pub fn platform_tolerations(
+    tolerations: &mut Tolerations,
+    node_selector: &[(String, String)],
+    affinity: Option<&super::affinity::Affinity>,
+    platform: Platform,
+) {
+    if platform != Platform::Gke {
+        return;
+    }
+    for &(key, only) in GKE_SELECTED {
+        let selected = node_selector
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .or_else(|| affinity.and_then(|a| a.selected_value(key)));
+        let Some(value) = selected.filter(|v| only.is_none_or(|o| o == *v)) else {
+            continue;
+        };
+        add_or_update(
+            tolerations,
+            Toleration {
+                key: key.to_string(),
+                operator: Operator::Equal,
+                value: value.to_string(),
+                effect: Some(Effect::NoSchedule),
+                toleration_seconds: None,
+            },
+            Source::Platform(platform, key),
+        );
+    }
+}
+
 /// Every toleration a pod of this kind ends up with: the manifest's, then the DaemonSet
 /// controller's, then the enabled admission plugins' (see [`admit`]), for a pod in a namespace
 /// without annotations and without a RuntimeClass.
@@ -410,6 +470,7 @@ pub fn effective(
         best_effort: true,
         runtime_class: None,
         node_selector: &[],
+        affinity: None,
     };
     admit(&pod, manifest, &[], options).tolerations
 }
@@ -470,6 +531,9 @@ pub fn admit_in(
     }
     if options.admission_enabled("ExtendedResourceToleration") {
         extended_resource_toleration(&mut out, pod.requested);
+    }
+    if let Some(platform) = options.platform() {
+        platform_tolerations(&mut out, pod.node_selector, pod.affinity, platform);
     }
     if options.admission_enabled("RuntimeClass") && admitted.rejection.is_none() {
         cx.runtime_class(&mut out, &mut admitted);
@@ -1289,6 +1353,7 @@ mod tests {
             best_effort: true,
             runtime_class: rc,
             node_selector: sel,
+            affinity: None,
         }
     }
 

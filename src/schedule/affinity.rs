@@ -181,6 +181,19 @@ pub struct Affinity {
 }
 
 impl Affinity {
+    /// The value of `key` every term selects (`key In [value]`), if they all select one and
+    /// the same: what a pod that is placed by this affinity certainly carries on its node.
+    pub fn selected_value(&self, key: &str) -> Option<&str> {
+        let mut values = self.terms.iter().map(|t| {
+            t.expressions
+                .iter()
+                .find(|r| r.key == key && r.op == SelOp::In && r.values.len() == 1)
+                .map(|r| r.values[0].as_str())
+        });
+        let first = values.next()??;
+        values.all(|v| v == Some(first)).then_some(first)
+    }
+
     pub fn matches(&self, node: &dyn NodeView) -> bool {
         self.terms.iter().any(|t| t.matches(node))
     }

@@ -121,6 +121,7 @@ impl<'d> Workload<'d> {
             .iter()
             .map(|e| (e.key.to_string(), e.value.to_string()))
             .collect();
+        let affinity = affinity::required(doc, spec);
         let admission_pod = admission::Pod {
             kind,
             namespace: object.namespace.unwrap_or("default"),
@@ -129,6 +130,7 @@ impl<'d> Workload<'d> {
             best_effort,
             runtime_class: runtime_class.as_deref(),
             node_selector: &selector,
+            affinity: affinity.as_ref(),
         };
         let policy_manifest = options.policy().map(|_| manifest.clone());
         let admitted = admission::admit(&admission_pod, manifest, &bare, options);
@@ -161,7 +163,7 @@ impl<'d> Workload<'d> {
             node_name,
             node_selector,
             selector_key,
-            affinity: affinity::required(doc, spec),
+            affinity,
             host_network,
             requested,
             requests,

@@ -854,6 +854,7 @@ metadata: {name: c, region: us-west-1}
 nodeGroups:
 - name: general
   desiredCapacity: 2
+  instanceSelector: {vCPUs: 2, memory: 4GiB}
 ",
         )])
         .unwrap();

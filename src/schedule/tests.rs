@@ -1,7 +1,9 @@
 //! Simulation tests, most of them ported from upstream's filter and controller tests.
 
 use super::*;
+use crate::inventory::platform::Platform;
 use crate::inventory::Inventory;
+use crate::schedule::admission::Source;
 
 fn inventory(text: &str) -> Inventory {
     Inventory::load(&[("inv.yaml", text)]).unwrap()
@@ -1826,4 +1828,315 @@ fn admission_tolerations_do_not_place_daemon_pods() {
     );
     assert!(fits_with(&pod(spec), &inv, &on), "a plain pod is tolerated");
     assert!(!fits_with(&ds, &inv, &on), "a daemon pod is not placed");
+}
+
+/// The platform's own behaviour, for an inventory that shows it: GKE's GPU nodes tolerated by
+/// the ExtendedResourceToleration GKE runs (cloud.google.com/kubernetes-engine/docs/how-to/gpus),
+/// its compute classes' and Arm nodes' taints tolerated by what GKE adds to pods that select
+/// them; nothing of it where the platform is another or none. (The shape of
+/// GoogleCloudPlatform/kubernetes-engine-samples' Ray GPU workers and its compute-class DRA
+/// sample, with nodes as `kubectl get nodes` lists them.)
+#[test]
+fn gke_tolerates_what_it_taints_for_the_pods_that_ask() {
+    let gke = |labels: &str, taints: &str| {
+        node(
+            "gke-n",
+            &format!("cloud.google.com/gke-nodepool: p, {labels}"),
+            taints,
+            false,
+        )
+    };
+    let gpu = inventory(&format!(
+        "{}---\n{}",
+        gke(
+            "cloud.google.com/gke-accelerator: nvidia-l4",
+            "{key: nvidia.com/gpu, value: present, effect: NoSchedule}"
+        ),
+        node_offering("x", "", "nvidia.com/gpu: 1")
+    ));
+    assert_eq!(
+        gpu.platform.platform,
+        Some(Platform::Gke),
+        "{:?}",
+        gpu.platform
+    );
+    assert_eq!(gpu.platform.why, "node label cloud.google.com/gke-nodepool");
+    let mut options = Options::default();
+    options.set_platform(gpu.platform.platform);
+    let worker = pod("containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]");
+    let results = simulate_text(&worker, &options, &gpu);
+    let v = results[0].simulation.pools[0].clone();
+    let PoolVerdict::Uniform(v) = v else {
+        panic!("{v:?}")
+    };
+    assert!(v.fits(), "{v:?}");
+    assert_eq!(
+        v.granted,
+        vec![(
+            0,
+            Source::ExtendedResourceToleration("nvidia.com/gpu".into())
+        )]
+    );
+    // Without the platform (upstream's defaults), the GPU worker fits no GKE GPU node.
+    assert!(!fits(
+        &worker,
+        &inventory(&gke(
+            "",
+            "{key: nvidia.com/gpu, value: present, effect: NoSchedule}"
+        ))
+    ));
+
+    // A compute class: the pool's nodes carry its label and taint; a pod that selects the class
+    // gets the toleration, by nodeSelector or by required affinity.
+    let class = inventory(&gke(
+        "cloud.google.com/compute-class: inference-1x8x24",
+        "{key: cloud.google.com/compute-class, value: inference-1x8x24, effect: NoSchedule}",
+    ));
+    let mut options = Options::default();
+    options.set_platform(class.platform.platform);
+    let by_selector = pod("nodeSelector: {cloud.google.com/compute-class: inference-1x8x24}");
+    let by_affinity = pod(
+        "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
+         {nodeSelectorTerms: [{matchExpressions: [{key: cloud.google.com/compute-class, \
+         operator: In, values: [inference-1x8x24]}]}]}}}",
+    );
+    for p in [&by_selector, &by_affinity] {
+        assert!(fits_with(p, &class, &options), "{p}");
+        assert!(!fits(p, &class), "without GKE: {p}");
+    }
+    // Another class selected: no toleration for this one.
+    assert!(!fits_with(
+        &pod("nodeSelector: {cloud.google.com/compute-class: other}"),
+        &class,
+        &options
+    ));
+    // Nothing selected: the taint keeps it off.
+    assert!(!fits_with(&pod(""), &class, &options));
+
+    // Arm nodes: tainted kubernetes.io/arch=arm64:NoSchedule; a pod that selects arm64 gets the
+    // toleration, one that selects amd64 does not.
+    let arm = inventory(&gke(
+        "kubernetes.io/arch: arm64",
+        "{key: kubernetes.io/arch, value: arm64, effect: NoSchedule}",
+    ));
+    let mut options = Options::default();
+    options.set_platform(arm.platform.platform);
+    assert!(fits_with(
+        &pod("nodeSelector: {kubernetes.io/arch: arm64}"),
+        &arm,
+        &options
+    ));
+    assert!(!fits_with(&pod(""), &arm, &options));
+    // On EKS, which runs ExtendedResourceToleration but adds no such toleration, the taint holds.
+    options.set_platform(Some(Platform::Eks));
+    assert!(!fits_with(
+        &pod("nodeSelector: {kubernetes.io/arch: arm64}"),
+        &arm,
+        &options
+    ));
+}
+
+/// The platforms run the admission plugins their providers document, and a plugin disabled
+/// with `--disable-admission-plugins` stays off whatever the platform.
+#[test]
+fn platforms_run_their_documented_admission_plugins() {
+    let mut o = Options::default();
+    assert!(!o.admission_enabled("ExtendedResourceToleration"));
+    for (platform, ert, restriction) in [
+        (Platform::Gke, true, false),
+        (Platform::Eks, true, false),
+        (Platform::Aks, true, true),
+        (Platform::OpenShift, false, false),
+        (Platform::Kubeadm, false, false),
+        (Platform::Kind, false, false),
+        (Platform::Cce, false, false),
+    ] {
+        o.set_platform(Some(platform));
+        assert_eq!(
+            o.admission_enabled("ExtendedResourceToleration"),
+            ert,
+            "{platform}"
+        );
+        assert_eq!(
+            o.admission_enabled("PodTolerationRestriction"),
+            restriction,
+            "{platform}"
+        );
+        assert!(
+            o.admission_enabled("DefaultTolerationSeconds"),
+            "{platform}"
+        );
+    }
+    o.set_platform(Some(Platform::Gke));
+    o.set_admission_plugins("ExtendedResourceToleration", false)
+        .unwrap();
+    assert!(!o.admission_enabled("ExtendedResourceToleration"));
+    o.set_admission_plugins("ExtendedResourceToleration", true)
+        .unwrap();
+    o.set_platform(None);
+    assert!(o.admission_enabled("ExtendedResourceToleration"));
+}
+
+/// An eksctl node group that names no instance type is eksctl's default m5.large, two nodes
+/// (eksctl-io/eksctl pkg/apis/eksctl.io/v1alpha5/types.go): amd64, so a pod that selects arm64
+/// (the shape of aws-samples/eks-workshop-v2's Graviton lab, which says the pod stays Pending
+/// until an arm64 group exists) fits none of its nodes, while one named `m7g.large` takes it.
+#[test]
+fn an_eksctl_group_without_a_type_is_two_m5_large_nodes() {
+    let config = |groups: &str| {
+        format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: workshop, region: us-west-2}}\nmanagedNodeGroups:\n{groups}"
+        )
+    };
+    let inv = inventory(&config("- name: default\n"));
+    assert_eq!(inv.platform.platform, Some(Platform::Eks));
+    let pool = &inv.pools[0];
+    assert_eq!(pool.label(None, "kubernetes.io/arch"), Some("amd64"));
+    assert_eq!(
+        pool.label(None, "node.kubernetes.io/instance-type"),
+        Some("m5.large")
+    );
+    assert_eq!(pool.node_count().to_string(), "2 nodes");
+    let arm = pod("nodeSelector: {kubernetes.io/arch: arm64}");
+    let v = &first_verdict(&arm, &inv, &Options::default())[0];
+    assert!(!v.fits() && v.unknown.is_empty(), "{v:?}");
+    let inv = inventory(&config(
+        "- name: graviton\n  instanceType: m7g.large\n  minSize: 1\n  maxSize: 3\n",
+    ));
+    assert_eq!(
+        inv.pools[0].label(None, "kubernetes.io/arch"),
+        Some("arm64")
+    );
+    assert_eq!(inv.pools[0].node_count().to_string(), "1..3 nodes");
+    assert!(fits(&arm, &inv));
+    // A pool file that names its instance type takes the type's architecture and allocatable.
+    let inv = inventory(
+        "pools:\n  general: {count: 2, labels: {node.kubernetes.io/instance-type: m5.large}}\n",
+    );
+    assert_eq!(
+        inv.pools[0].label(None, "kubernetes.io/arch"),
+        Some("amd64")
+    );
+    assert!(!fits(&arm, &inv));
+    let v = &first_verdict(
+        &pod("containers: [{resources: {requests: {cpu: 4}}}]"),
+        &inv,
+        &Options::default(),
+    )[0];
+    assert!(!v.fits(), "an m5.large has 2 vCPUs: {v:?}");
+}
+
+/// A GKE cluster written with terraform-google-modules/kubernetes-engine (the shape of
+/// GoogleCloudPlatform/kubernetes-engine-samples' `databases/*/terraform/modules/cluster` and
+/// its Ray GPU samples): the module keeps the cluster's untainted `default-pool` of
+/// `initial_node_count` nodes a zone (three zones for a regional cluster), of the first pool's
+/// machine type, so a pod with no toleration lands there; the GPU pool its `node_pools` adds is
+/// of an accelerator-optimized type (a G2: one L4), which GKE taints because the cluster has
+/// pools without GPUs and whose taint ExtendedResourceToleration, which GKE runs, tolerates for
+/// a pod that asks for a GPU. An Arm pool (T2A) is tainted for Arm, and GKE tolerates it for a
+/// pod that selects arm64. Counts are per zone.
+#[test]
+fn a_gke_module_cluster_as_gke_runs_it() {
+    let tf = r#"
+module "gke" {
+  source             = "terraform-google-modules/kubernetes-engine/google//modules/private-cluster"
+  name               = "ml"
+  regional           = true
+  region             = var.region
+  initial_node_count = 1
+  node_pools = [
+    { name = "general", machine_type = "n2-standard-4", min_count = 1, max_count = 3 },
+    { name = "l4", machine_type = "g2-standard-8", min_count = 0, max_count = 2 },
+    { name = "arm", machine_type = "t2a-standard-4", autoscaling = false, node_count = 1 },
+  ]
+}
+"#;
+    let inv = inventory(tf);
+    assert_eq!(inv.platform.platform, Some(Platform::Gke));
+    let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
+    let default = pool("default-pool");
+    assert_eq!(default.size(), "3 nodes");
+    assert!(default.taints.is_empty());
+    assert_eq!(
+        default.label(None, "node.kubernetes.io/instance-type"),
+        Some("n2-standard-4")
+    );
+    assert_eq!(pool("general").size(), "3..9 nodes");
+    let l4 = pool("l4");
+    assert_eq!(l4.size(), "0..6 nodes");
+    assert_eq!(
+        l4.label(None, "cloud.google.com/gke-accelerator"),
+        Some("nvidia-l4")
+    );
+    let taints: Vec<String> = l4.taints.iter().map(|t| t.taint.to_string()).collect();
+    assert_eq!(taints, ["nvidia.com/gpu=present:NoSchedule"]);
+    assert_eq!(l4.implied.len(), 1);
+    let arm = pool("arm");
+    assert_eq!(arm.size(), "3 nodes");
+    let taints: Vec<String> = arm.taints.iter().map(|t| t.taint.to_string()).collect();
+    assert_eq!(taints, ["kubernetes.io/arch=arm64:NoSchedule"]);
+
+    let mut gke = Options::default();
+    gke.set_platform(inv.platform.platform);
+    let fitting = |manifest: &str, options: &Options| -> Vec<String> {
+        let results = simulate_text(manifest, options, &inv);
+        inv.pools
+            .iter()
+            .zip(&results[0].simulation.pools)
+            .filter(|(_, v)| v.groups(&inv.pools[0]).any(|(v, _, _)| v.fits()))
+            .map(|(p, _)| p.name.clone())
+            .collect()
+    };
+    assert_eq!(fitting(&pod(""), &gke), ["default-pool", "general"]);
+    let gpu = pod("containers: [{resources: {limits: {nvidia.com/gpu: 1}}}]");
+    assert_eq!(fitting(&gpu, &gke), ["l4"]);
+    assert!(fitting(&gpu, &Options::default()).is_empty());
+    let arm64 = pod("nodeSelector: {kubernetes.io/arch: arm64}");
+    assert_eq!(fitting(&arm64, &gke), ["arm"]);
+    assert!(fitting(&arm64, &Options::default()).is_empty());
+    // Given another platform, GKE's taints go.
+    let mut eks = inventory(tf);
+    eks.set_platform(
+        crate::inventory::platform::Choice::Given(Some(Platform::Eks)),
+        "--platform",
+    );
+    assert!(eks
+        .pools
+        .iter()
+        .all(|p| p.taints.is_empty() && p.implied.is_empty()));
+}
+
+/// A `google_container_cluster` without `node_pool` blocks makes its default pool, of its own
+/// `node_config` and `initial_node_count` a zone (google_container_cluster docs), unless
+/// `remove_default_node_pool`; a zone as its location is one zone, its `node_locations` as many
+/// as they list.
+#[test]
+fn a_gke_clusters_default_pool() {
+    let cluster = |extra: &str| {
+        inventory(&format!(
+            "resource \"google_container_cluster\" \"c\" {{\n  name = \"c\"\n  location = \"us-central1-a\"\n  initial_node_count = 2\n{extra}}}\n"
+        ))
+    };
+    let inv = cluster("  node_config {\n    machine_type = \"c4a-standard-8\"\n  }\n");
+    let names: Vec<(&str, String)> = inv
+        .pools
+        .iter()
+        .map(|p| (p.name.as_str(), p.size()))
+        .collect();
+    assert_eq!(names, [("default-pool", "2 nodes".to_string())]);
+    assert_eq!(
+        inv.pools[0].label(None, "kubernetes.io/arch"),
+        Some("arm64")
+    );
+    let inv = cluster("  node_locations = [\"us-central1-a\", \"us-central1-b\"]\n");
+    assert_eq!(inv.pools[0].size(), "4 nodes");
+    let removed = Inventory::load(&[(
+        "c.tf",
+        "resource \"google_container_cluster\" \"c\" {\n  name = \"c\"\n  remove_default_node_pool = true\n  initial_node_count = 1\n}\nresource \"google_container_node_pool\" \"p\" {\n  name = \"p\"\n  cluster = google_container_cluster.c.name\n  node_count = 1\n}\n",
+    )])
+    .unwrap();
+    let names: Vec<&str> = removed.pools.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["p"]);
+    // Its cluster's location is not a literal: one to three zones.
+    assert_eq!(removed.pools[0].size(), "1..3 nodes");
 }

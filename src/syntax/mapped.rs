@@ -61,7 +61,7 @@ impl MappedString {
     /// The string `node` holds (through an alias, where its anchor writes it), when it maps.
     pub fn new(doc: &Document<'_>, text: &str, node: NodeId) -> Option<MappedString> {
         let node = doc.resolve(node);
-        let (value, style) = doc.scalar(node)?;
+        let (_, style) = doc.scalar(node)?;
         let map = value_offsets(doc, text, node)?;
         let written = text.get(doc.node(node).span.clone()).unwrap_or_default();
         let newline = if written.contains("\r\n") {
@@ -70,7 +70,7 @@ impl MappedString {
             "\n"
         };
         let indent = (style == Style::Literal)
-            .then(|| block_indent(text, value, &map))
+            .then(|| block_indent(text, &map))
             .flatten();
         Some(MappedString {
             map,
@@ -251,19 +251,22 @@ impl MappedString {
         let Some(after) = stream.documents.get(self.document) else {
             return false;
         };
-        if (after.error.is_some() && self.clean) || stream.error.is_some() {
+        // (Every edit is inside this document's string: nothing can break the stream around
+        // the documents.)
+        if after.error.is_some() && self.clean {
             return false;
         }
-        let Some(found) = follow(after, &self.path) else {
+        let Some((value, style)) = follow(after, &self.path).and_then(|n| after.scalar(n)) else {
             return false;
         };
-        match after.scalar(found) {
+        if style != self.style {
+            return false;
+        }
+        match style {
             // A block's last line breaks are its chomping's to keep or strip: the same text
             // before them is the same YAML.
-            Some((value, Style::Literal)) if self.style == Style::Literal => {
-                value.trim_end_matches('\n') == expected.trim_end_matches('\n')
-            }
-            found => found == Some((expected, self.style)),
+            Style::Literal => value.trim_end_matches('\n') == expected.trim_end_matches('\n'),
+            _ => value == expected,
         }
     }
 }
@@ -274,12 +277,11 @@ fn line_start(text: &str, offset: usize) -> usize {
 }
 
 /// The indentation of a literal block scalar's content lines (what a line break in an edit's
-/// replacement is followed by), read where the first content line is written.
-fn block_indent(text: &str, value: &str, map: &[usize]) -> Option<String> {
-    let bytes = value.as_bytes();
-    let first =
-        (0..bytes.len()).find(|&i| (i == 0 || bytes[i - 1] == b'\n') && bytes[i] != b'\n')?;
-    let at = *map.get(first)?;
+/// replacement is followed by), read where its value's first byte is written: a literal that
+/// maps starts with a content line ([`literal_offsets`] maps none that starts with an empty
+/// line).
+fn block_indent(text: &str, map: &[usize]) -> Option<String> {
+    let at = *map.first()?;
     let indent = &text[line_start(text, at)..at];
     indent
         .bytes()
@@ -561,6 +563,9 @@ mod tests {
             // break maps to where it is written, not past it.
             ("b: |\n  a\n\n  c\n", Some(vec![7, 8, 9, 12, 13, 14])),
             ("b: |\n  a\n \n  c\n", Some(vec![7, 8, 10, 13, 14, 15])),
+            // A value that starts with an empty line: where the span starts is not where its
+            // first byte is written.
+            ("b: |\n\n  ab\n", None),
             // Content that starts with `|` is no header.
             ("b: |\n  |x\n", Some(vec![7, 8, 9, 10])),
             ("b: |\n  |\n  [x]\n", Some(vec![7, 8, 11, 12, 13, 14, 15])),
@@ -955,7 +960,56 @@ mod tests {
         assert!(!m.writes(text, &[(0..1, "w")], "a: 1\nb: 2\n"));
         // The file no longer parses.
         assert!(!m.writes(text, &[(b..b, " - x\n")], "a: 1\n - x\nb: 2\n"));
-        // Overlapping edits.
+        // Overlapping edits; edits that only meet are two edits.
         assert!(!m.writes(text, &[(b..b + 3, ""), (b + 2..b + 4, "")], "a: 1\n"));
+        assert!(m.writes(
+            text,
+            &[(b + 2..b + 3, "c"), (b + 3..b + 4, "=")],
+            "a: 1\nc= 2\n"
+        ));
+        // A quoted string holds exactly what it should, or the edit is refused.
+        let text = "q: 'a: 1'\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let q = doc.get(doc.root.unwrap(), "q").unwrap().1;
+        let m = MappedString::new(doc, text, q).unwrap();
+        assert!(m.writes(text, &[(7..8, "2")], "a: 2"));
+        assert!(!m.writes(text, &[(7..8, "2")], "a: 3"));
+        assert!(!m.writes(text, &[(7..8, "2")], "a: 2\n"));
+    }
+
+    /// Under `|-` an edit of the last whole lines writes them without a break of their own, and
+    /// removing them takes the break before them: no line of spaces is left behind.
+    #[test]
+    fn last_lines_of_a_stripped_block_leave_no_blank_line() {
+        let text = "v: |-\n  a: 1\n  b: 2\nafter: kept\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let v = doc.get(doc.root.unwrap(), "v").unwrap().1;
+        let (value, _) = doc.scalar(v).unwrap();
+        assert_eq!(value, "a: 1\nb: 2");
+        let m = MappedString::new(doc, text, v).unwrap();
+        let fixed = |range: Range<usize>, with: &str| {
+            let (r, w) = m
+                .edit(text, value, &range, with)
+                .unwrap_or_else(|| panic!("{range:?} {with:?} not written"));
+            let mut t = text.to_string();
+            t.replace_range(r, &w);
+            t
+        };
+        assert_eq!(fixed(5..9, ""), "v: |-\n  a: 1\nafter: kept\n");
+        assert_eq!(
+            fixed(5..9, "z: 9\n"),
+            "v: |-\n  a: 1\n  z: 9\nafter: kept\n"
+        );
+        assert_eq!(fixed(0..9, "z: 9\n"), "v: |-\n  z: 9\nafter: kept\n");
+        assert_eq!(
+            fixed(5..9, "y: 8\nz: 9\n"),
+            "v: |-\n  a: 1\n  y: 8\n  z: 9\nafter: kept\n"
+        );
+        // An edit that does not end at the value's end, or does not end its lines, is no
+        // such edit.
+        assert_eq!(fixed(0..5, ""), "v: |-\n  b: 2\nafter: kept\n");
+        assert_eq!(fixed(5..9, "z: 9"), "v: |-\n  a: 1\n  z: 9\nafter: kept\n");
     }
 }

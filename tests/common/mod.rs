@@ -124,6 +124,11 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
         .args(args)
         .current_dir(dir)
         .env_remove("NO_COLOR")
+        // Rendered overlays are kept out of the tree.
+        .env(
+            "TAINTLINT_CACHE_DIR",
+            concat!(env!("CARGO_TARGET_TMPDIR"), "/taintlint_cache"),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -231,6 +231,11 @@ enum SourceOut {
         flavor: String,
         index: usize,
     },
+    /// The platform adds it to pods that select `label`.
+    Platform {
+        platform: &'static str,
+        label: &'static str,
+    },
 }
 
 impl SourceOut {
@@ -257,6 +262,10 @@ impl SourceOut {
             TolerationSource::ResourceFlavor(f, i) => SourceOut::ResourceFlavor {
                 flavor: f.clone(),
                 index: *i,
+            },
+            TolerationSource::Platform(p, label) => SourceOut::Platform {
+                platform: p.name(),
+                label,
             },
         }
     }

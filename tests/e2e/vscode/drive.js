@@ -284,7 +284,8 @@ async function runCommand(page, title) {
   await page.keyboard.press("F1");
   await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
   await page.keyboard.type(title);
-  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`, { timeout: TIMEOUT });
+  // Enter takes the focused row: wait until the list, filtered, focuses the one asked for.
+  await page.waitForSelector(`.quick-input-list .monaco-list-row.focused[aria-label*="${title}"]`, { timeout: TIMEOUT });
   await page.keyboard.press("Enter");
 }
 
@@ -299,8 +300,9 @@ async function openFile(page, name) {
   await page.keyboard.press("Control+P");
   await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
   await page.keyboard.type(name);
-  // The recently opened files are listed at once: wait for the one searched for.
-  await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: TIMEOUT });
+  // The recently opened files are listed at once: wait until the one searched for is the
+  // focused row, which Enter opens.
+  await page.waitForSelector(`.quick-input-list .monaco-list-row.focused[aria-label*="${name}"]`, { timeout: TIMEOUT });
   await page.keyboard.press("Enter");
   await activeTab(page, name);
 }

@@ -1,5 +1,5 @@
 //! Kustomizations rendered with the user's own kustomize: the one place that runs it (for the
-//! manifests `lint` and `simulate` read, and for an inventory given as a kustomize directory).
+//! manifests `lint` and `simulate` read, and an inventory given as a kustomize directory).
 //!
 //! `kustomize build DIR` when `kustomize` is on the PATH, else `kubectl kustomize DIR` (kubectl
 //! carries kustomize since 1.14); `--kustomize` or the configuration's `kustomize:` key names
@@ -7,25 +7,33 @@
 //! kustomization of its own, in a temporary directory, with
 //! `buildMetadata: [originAnnotations, transformerAnnotations]`: kustomize then writes where
 //! every object came from and which kustomizations patched it (the user's files are never
-//! touched). [`taintlint::report::kustomize`] turns that into the files to edit.
+//! touched). [`crate::report::kustomize`] turns that into the files to edit.
+//!
+//! kustomize runs with its own load restrictor unless the settings say `none`, and, unless
+//! remote bases are allowed, with the network closed to what it starts: git may use only local
+//! repositories (`GIT_ALLOW_PROTOCOL=file`) and HTTP goes to a proxy that is not there. The plan
+//! ([`super::plan`]) does not render an overlay that needs a remote base; this is the second
+//! lock.
 
 use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use taintlint::config_file::Kustomize;
-use taintlint::inventory::kustomize::KUSTOMIZATION_FILES;
+use crate::config_file::{Kustomize, LoadRestrictor};
 
-/// How long one render may take (a remote base is fetched over the network).
+use super::plan::{relative, Settings};
+
+/// How long one render may take (a remote base, when allowed, is fetched over the network).
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A kustomize to run.
 #[derive(Debug, Clone)]
-pub(crate) struct Renderer {
+pub struct Renderer {
     program: PathBuf,
     /// `kubectl kustomize` rather than `kustomize build`.
     kubectl: bool,
+    settings: Settings,
 }
 
 /// The first executable called `name` in a directory of `PATH`.
@@ -41,22 +49,24 @@ fn on_path(name: &str) -> Option<PathBuf> {
 }
 
 impl Renderer {
-    /// The kustomize `mode` asks for: `Ok(None)` when it is `off`, `Err` (what is missing, in a
-    /// sentence) when the tool is not on the PATH.
-    pub(crate) fn find(mode: Kustomize) -> Result<Option<Renderer>, String> {
+    /// The kustomize the settings ask for: `Ok(None)` when it is `off`, `Err` (what is
+    /// missing, in a sentence) when the tool is not on the PATH.
+    pub fn find(settings: Settings) -> Result<Option<Renderer>, String> {
         let kustomize = || {
             on_path("kustomize").map(|program| Renderer {
                 program,
                 kubectl: false,
+                settings,
             })
         };
         let kubectl = || {
             on_path("kubectl").map(|program| Renderer {
                 program,
                 kubectl: true,
+                settings,
             })
         };
-        match mode {
+        match settings.tool {
             Kustomize::Off => Ok(None),
             Kustomize::Auto => kustomize()
                 .or_else(kubectl)
@@ -72,7 +82,7 @@ impl Renderer {
     }
 
     /// The command as people know it: `kustomize build` or `kubectl kustomize`.
-    pub(crate) fn name(&self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         if self.kubectl {
             "kubectl kustomize"
         } else {
@@ -80,26 +90,91 @@ impl Renderer {
         }
     }
 
-    /// The rendered output of the kustomization in `dir`, or why there is none (kustomize's
-    /// own message).
-    pub(crate) fn build(&self, dir: &Path) -> Result<String, String> {
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    /// The program, and what identifies its build on disk (length and modification time):
+    /// what its version is remembered by.
+    pub fn identity(&self) -> String {
+        let meta = std::fs::metadata(&self.program).ok();
+        let modified = meta
+            .as_ref()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        format!(
+            "{} {} {}",
+            self.program.display(),
+            meta.map_or(0, |m| m.len()),
+            modified
+        )
+    }
+
+    /// What the tool says its version is (`kubectl version --client` names the kustomize it
+    /// carries).
+    pub fn version(&self) -> Result<String, String> {
+        let mut command = Command::new(&self.program);
+        if self.kubectl {
+            command.args(["version", "--client"]);
+        } else {
+            command.arg("version");
+        }
+        self.offline(&mut command);
+        run(command).map(|v| format!("{}: {}", self.name(), v.trim()))
+    }
+
+    /// Closes the network to what kustomize starts, unless remote bases are allowed.
+    fn offline(&self, command: &mut Command) {
+        if self.settings.remote {
+            return;
+        }
+        command.env("GIT_ALLOW_PROTOCOL", "file");
+        command.env("GIT_TERMINAL_PROMPT", "0");
+        for proxy in [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+        ] {
+            command.env(proxy, "http://127.0.0.1:9");
+        }
+        command.env_remove("NO_PROXY").env_remove("no_proxy");
+    }
+
+    /// The arguments of a build: the subcommand and the load restrictor.
+    fn build_command(&self) -> Command {
         let mut command = Command::new(&self.program);
         command.arg(if self.kubectl { "kustomize" } else { "build" });
+        if self.settings.load_restrictor == LoadRestrictor::None {
+            // Repositories that build with files outside a kustomization's directory
+            // (`resources: [../bases/cluster.yaml]`, as Cluster API's e2e templates do) build
+            // them so, when the configuration says they may.
+            command.args(["--load-restrictor", "LoadRestrictionsNone"]);
+        }
+        self.offline(&mut command);
+        command
+    }
+
+    /// The rendered output of the kustomization in `dir`, or why there is none (kustomize's
+    /// own message).
+    pub fn build(&self, dir: &Path) -> Result<String, String> {
+        let mut command = self.build_command();
         command.arg(dir);
-        run(command).map_err(|e| format!("`{}` failed: {e}", self.name()))
+        run(command)
     }
 
     /// The rendered output of the kustomization in `dir`, with kustomize's origin and
     /// transformer annotations on every object, and the directory the annotations' paths are
-    /// relative to (kept as long as the result lives).
-    pub(crate) fn build_traced(&self, dir: &Path) -> Result<(String, tempfile::TempDir), String> {
-        let failed = |e: String| format!("`{}` failed: {e}", self.name());
-        let target = std::fs::canonicalize(dir).map_err(|e| failed(e.to_string()))?;
+    /// relative to (which is removed when this returns: only its name is needed).
+    pub fn build_traced(&self, dir: &Path) -> Result<(String, PathBuf), String> {
+        let target = std::fs::canonicalize(dir).map_err(|e| e.to_string())?;
         let temp = tempfile::Builder::new()
             .prefix("taintlint-render-")
             .tempdir()
-            .map_err(|e| failed(e.to_string()))?;
-        let root = std::fs::canonicalize(temp.path()).map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| e.to_string())?;
+        let root = std::fs::canonicalize(temp.path()).map_err(|e| e.to_string())?;
         // kustomize takes no absolute resource path: the user's directory is named relative to
         // the temporary one.
         let resource = relative(&root, &target);
@@ -108,17 +183,11 @@ impl Renderer {
              buildMetadata: [originAnnotations, transformerAnnotations]\n",
             serde_json::to_string(&resource.to_string_lossy()).expect("a string serializes")
         );
-        std::fs::write(root.join("kustomization.yaml"), text).map_err(|e| failed(e.to_string()))?;
-        let mut command = Command::new(&self.program);
-        command.arg(if self.kubectl { "kustomize" } else { "build" });
-        // Repositories that build with files outside a kustomization's directory
-        // (`resources: [../bases/cluster.yaml]`, as Cluster API's e2e templates do) build
-        // them so; it changes only which files may be read, never the output of one that
-        // builds without it.
-        command.args(["--load-restrictor", "LoadRestrictionsNone"]);
+        std::fs::write(root.join("kustomization.yaml"), text).map_err(|e| e.to_string())?;
+        let mut command = self.build_command();
         command.arg(&root);
-        let out = run(command).map_err(|e| failed(inner_cause(&e, &target)))?;
-        Ok((out, temp))
+        let out = run(command).map_err(|e| inner_cause(&e, &target))?;
+        Ok((out, root))
     }
 }
 
@@ -193,65 +262,44 @@ fn message(stderr: &str) -> String {
 
 /// kustomize's message for the user's kustomization, without what it says of the temporary one
 /// that names it (`accumulating resources from '../x': ... recursed accumulation of path
-/// '/x': `), and cut to a readable length.
+/// '/x': `).
 fn inner_cause(message: &str, target: &Path) -> String {
     let marker = format!("recursed accumulation of path '{}': ", target.display());
-    let inner = match message.find(&marker) {
-        Some(i) => &message[i + marker.len()..],
-        None => message,
+    match message.find(&marker) {
+        Some(i) => message[i + marker.len()..].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// The last cause of a kustomize error, in one line: kustomize wraps the error of each
+/// kustomization it builds on in the message of the one that names it (`accumulating resources:
+/// accumulation err='accumulating resources from '../base': ...': recursed accumulation of path
+/// '/r/base': <the base's error>`), so the cause is after the last "recursed accumulation",
+/// in the kustomization it names.
+pub fn last_cause(message: &str) -> String {
+    const RECURSED: &str = "recursed accumulation of path '";
+    let Some(i) = message.rfind(RECURSED) else {
+        return message.trim().to_string();
     };
-    const MAX: usize = 400;
-    if inner.len() <= MAX {
-        return inner.to_string();
-    }
-    let mut end = MAX;
-    while !inner.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &inner[..end])
-}
-
-/// `to` relative to `from` (both absolute and canonical).
-fn relative(from: &Path, to: &Path) -> PathBuf {
-    let from: Vec<Component> = from.components().collect();
-    let to: Vec<Component> = to.components().collect();
-    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
-    let mut out = PathBuf::new();
-    for _ in common..from.len() {
-        out.push("..");
-    }
-    for c in &to[common..] {
-        out.push(c.as_os_str());
-    }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
-    out
-}
-
-/// `path` with `.` and `..` taken out without asking the file system.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
+    let rest = &message[i + RECURSED.len()..];
+    let Some(end) = rest.find("': ") else {
+        return message.trim().to_string();
+    };
+    let path = &rest[..end];
+    let cause = rest[end + 3..].trim();
+    // What kustomize says of the resource it could not read, without the wrappers.
+    const FROM: &str = "accumulation err='accumulating resources from '";
+    let cause = match cause.find(FROM) {
+        Some(j) => {
+            let inner = &cause[j + FROM.len()..];
+            match inner.find("': ") {
+                Some(k) => format!("{}: {}", &inner[..k], inner[k + 3..].trim_end_matches('\'')),
+                None => inner.to_string(),
             }
-            other => out.push(other.as_os_str()),
         }
-    }
-    out
-}
-
-/// The kustomization file of a directory, if it has one.
-pub(crate) fn kustomization_in(dir: &Path) -> Option<PathBuf> {
-    KUSTOMIZATION_FILES
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|f| f.is_file())
+        None => cause.to_string(),
+    };
+    format!("{cause} (in {path})")
 }
 
 #[cfg(test)]
@@ -282,22 +330,28 @@ mod tests {
             inner_cause(m, Path::new("/w/o")),
             "accumulating resources: missing.yaml: no such file"
         );
-        assert_eq!(inner_cause(&"x".repeat(500), Path::new("/w")).len(), 403);
+        // A long message is kept whole: `--show-skipped` shows it.
+        assert_eq!(inner_cause(&"x".repeat(500), Path::new("/w")).len(), 500);
     }
 
+    /// kubectl's message for an overlay whose base's base fetches a remote base (as
+    /// kubeflow/manifests' pipeline overlays do), shortened: the cause is the innermost one.
     #[test]
-    fn relative_paths() {
+    fn the_last_cause_is_the_innermost_kustomizations() {
+        let m = "accumulating resources: accumulation err='accumulating resources from \
+                 '../../dev': '/r/env/dev' must resolve to a file': recursed accumulation of \
+                 path '/r/env/dev': accumulating resources: accumulation err='accumulating \
+                 resources from '../../base': '/r/base' must resolve to a file': recursed \
+                 accumulation of path '/r/base': accumulating resources: accumulation \
+                 err='accumulating resources from 'missing.yaml': open /r/base/missing.yaml: no \
+                 such file or directory'";
         assert_eq!(
-            relative(Path::new("/tmp/x"), Path::new("/work/repo/overlays/prod")),
-            PathBuf::from("../../work/repo/overlays/prod")
+            last_cause(m),
+            "missing.yaml: open /r/base/missing.yaml: no such file or directory (in /r/base)"
         );
         assert_eq!(
-            relative(Path::new("/a/b"), Path::new("/a/b/c")),
-            PathBuf::from("c")
-        );
-        assert_eq!(
-            normalize(Path::new("/tmp/x/../../work/./a")),
-            PathBuf::from("/work/a")
+            last_cause("no kustomization file in /r/x"),
+            "no kustomization file in /r/x"
         );
     }
 }
