@@ -371,3 +371,60 @@ async fn a_worker_group_is_named_by_its_group_name_in_every_face() {
     );
     assert!(c.finish().await);
 }
+
+/// An object without a name, an item of a `kind: List`: the toleration's hover names it by its
+/// place, as the finding does (`Deployment `items[0]``), not as `(unnamed)`.
+#[tokio::test]
+async fn an_unnamed_object_is_named_by_its_place_in_every_face() {
+    const LIST: &str = "\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {namespace: risk}
+  spec:
+    template:
+      spec:
+        nodeSelector: {dedicated: risk}
+        tolerations:
+        - {key: dedicated, operator: Equal, value: rsk, effect: NoSchedule}
+        containers: [{name: c, image: i}]
+";
+    let dir = cluster(LIST);
+    let unschedulable: Vec<String> = findings(dir.path())
+        .into_iter()
+        .filter(|(rule, _)| rule == "unschedulable")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(
+        unschedulable,
+        [format!(
+            "Deployment `items[0]` fits no node: tolerations[0] misses {NEAR}"
+        )]
+    );
+    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
+    )
+    .await;
+    c.open(&uri, LIST).await;
+    c.diagnostics(&uri, 1).await;
+    let r = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position(LIST, "operator: Equal")}),
+        )
+        .await;
+    let hover = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        hover.starts_with(&format!(
+            "**Toleration** `items[0].spec.template.spec.tolerations[0]` in Deployment \
+             `items[0]`\n\nMatches no taint in the inventory; closest: {NEAR}."
+        )),
+        "{hover}"
+    );
+    assert!(c.finish().await);
+}

@@ -465,6 +465,11 @@ fn why_says_every_reason_the_json_has() {
         &["tests/fixtures/iac/eks-aks.tf"],
         &["tests/fixtures/iac/kind.yaml"],
         &["tests/fixtures/iac/capi-topology.yaml"],
+        &["tests/fixtures/iac/gke-wrapped-module.tf"],
+        &["tests/fixtures/iac/autoscaler-tags.tf"],
+        &["tests/fixtures/iac/nfd-rules.yaml"],
+        &["tests/fixtures/iac/cce-nodepool.json"],
+        &["tests/fixtures/iac/machinesets.yaml"],
     ];
     let manifests = [
         "examples",
@@ -472,6 +477,7 @@ fn why_says_every_reason_the_json_has() {
         "tests/fixtures/iac/iac-workloads.yaml",
         "tests/fixtures/iac/karpenter-workloads.yaml",
         "tests/fixtures/workloads/custom-resources.yaml",
+        "tests/fixtures/crds",
     ];
     let mut said = 0;
     let mut label_unknown = 0;

@@ -8,7 +8,7 @@ use crate::inventory::{Inventory, NodeCount};
 use crate::k8s::model::{Effect, Operator};
 use crate::k8s::model::{Taint, Toleration};
 use crate::k8s::objects::extract;
-use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
+use crate::lsp::facts::{TaintFact, TolerationFact};
 use crate::rules;
 use crate::rules::workload::flow_yaml;
 use crate::schedule::admission::Source;
@@ -41,11 +41,7 @@ pub fn toleration(
     inventory: Option<&Inventory>,
     closest: Option<&str>,
 ) -> String {
-    let mut object = object_label(fact.object.as_ref());
-    if let Some(part) = &fact.part {
-        object.push_str(&format!(", {part}"));
-    }
-    let mut out = format!("**Toleration** `{}` in {object}\n\n", fact.path);
+    let mut out = format!("**Toleration** `{}` in {}\n\n", fact.path, fact.object);
     let Some(t) = &fact.toleration else {
         out.push_str(
             "The API server would reject this toleration as written (see the diagnostics \
@@ -248,14 +244,13 @@ pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
         out.push_str(&format!(
             "**Taint** `{}` on {}\n\nThe API server would reject this taint as written (see \
              the diagnostics here).",
-            fact.path,
-            object_label(fact.object.as_ref())
+            fact.path, fact.object
         ));
         return out;
     };
     out.push_str(&format!(
         "**Taint** `{t}` on {}\n\n{}: {}.\n\n",
-        object_label(fact.object.as_ref()),
+        fact.object,
         t.effect,
         t.effect.meaning()
     ));
