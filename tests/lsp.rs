@@ -300,6 +300,7 @@ async fn hover_on_a_toleration_with_an_inventory() {
     assert!(c.finish().await);
 }
 
+/// A taint's hover leads with the answer: who tolerates it, before what its effect means.
 #[tokio::test]
 async fn hover_on_a_taint_lists_who_tolerates_it() {
     let mut c = push_server().await;
@@ -311,6 +312,13 @@ async fn hover_on_a_taint_lists_who_tolerates_it() {
             json!({"textDocument": {"uri": NODES_URI}, "position": position(NODES, "value: web", true)}),
         )
         .await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.split("\n\n")
+            .nth(1)
+            .is_some_and(|s| s.starts_with("Tolerated by 1 toleration")),
+        "{text}"
+    );
     snapshot!("hover_taint", r);
     assert!(c.finish().await);
 }

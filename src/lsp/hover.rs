@@ -238,45 +238,41 @@ fn inventory_section(
     out
 }
 
+/// On a taint: which tolerations in the workspace tolerate it first (the answer), then what its
+/// effect does and who sets a taint of that key.
 pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
-    let mut out = String::new();
     let Some(t) = &fact.taint else {
-        out.push_str(&format!(
+        return format!(
             "**Taint** `{}` on {}\n\nThe API server would reject this taint as written (see \
              the diagnostics here).",
             fact.path, fact.object
-        ));
-        return out;
-    };
-    out.push_str(&format!(
-        "**Taint** `{t}` on {}\n\n{}: {}.\n\n",
-        fact.object,
-        t.effect,
-        t.effect.meaning()
-    ));
-    if let Some(line) = catalogued(&t.key) {
-        out.push_str(&format!("{line}\n\n"));
-    }
-    if tolerated_by.is_empty() {
-        out.push_str("No toleration in the workspace tolerates it.");
-        return out;
-    }
-    let n = tolerated_by.len();
-    out.push_str(&format!(
-        "Tolerated by {n} toleration{} in the workspace:\n",
-        if n == 1 { "" } else { "s" }
-    ));
-    for t in tolerated_by.iter().take(MAX_LISTED) {
-        out.push_str(&format!("- {} (`{}`, `{}`)\n", t.object, t.place, t.path));
-    }
-    if n > MAX_LISTED {
-        out.push_str(&format!("- and {} more\n", n - MAX_LISTED));
-    }
-    if t.effect == Effect::NoExecute {
-        out.push_str(
-            "\nTolerations with tolerationSeconds are evicted that long after the taint \
-             appears.",
         );
+    };
+    let mut out = format!("**Taint** `{t}` on {}\n\n", fact.object);
+    let n = tolerated_by.len();
+    if n == 0 {
+        out.push_str("No toleration in the workspace tolerates it.\n");
+    } else {
+        out.push_str(&format!(
+            "Tolerated by {n} toleration{} in the workspace:\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        for t in tolerated_by.iter().take(MAX_LISTED) {
+            out.push_str(&format!("- {} (`{}`, `{}`)\n", t.object, t.place, t.path));
+        }
+        if n > MAX_LISTED {
+            out.push_str(&format!("- and {} more\n", n - MAX_LISTED));
+        }
+    }
+    out.push_str(&format!("\n{}: {}.\n", t.effect, t.effect.meaning()));
+    if t.effect == Effect::NoExecute && n > 0 {
+        out.push_str(
+            "Tolerations with tolerationSeconds are evicted that long after the taint \
+             appears.\n",
+        );
+    }
+    if let Some(line) = catalogued(&t.key) {
+        out.push_str(&format!("\n{line}\n"));
     }
     out
 }
