@@ -852,7 +852,8 @@ async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
         [
             (
                 position(CHART_VALUES, "image: registry.example.com/agent", true),
-                json!("DaemonSet: runs on 1 of the 3 nodes it selects; misses pool batch: untolerated…")
+                // The taint whole: the count of nodes it runs on, and the word `taint`, make room.
+                json!("DaemonSet misses pool batch: untolerated batch.example.com/spot=true:NoExecute")
             ),
             (
                 position(CHART_VALUES, "image: registry.example.com/api", true),

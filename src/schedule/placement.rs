@@ -136,12 +136,17 @@ impl Placement {
     /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`], cut
     /// at its end; a near miss is said short enough to keep the answer (the right key, value
     /// or effect) whole ([`near::lens_cause`]), and a pool's name too long to leave room for
-    /// what keeps the workload off it is left out.
+    /// what keeps the workload off it is left out, as is a DaemonSet's count of nodes.
     pub fn summary(&self, inventory: &Inventory) -> String {
         if let (None, Some(n)) = (&self.rejected, &self.near) {
             const LEAD: &str = "fits no node: ";
             let cause = near::lens_cause(&n.pool, &n.miss, LENS_WIDTH - LEAD.len());
             return fit_width(&format!("{LEAD}{cause}"), LENS_WIDTH);
+        }
+        if self.rejected.is_none() && self.cause.is_none() && self.daemonset {
+            if let Some(text) = daemonset_lens(&self.simulation, inventory) {
+                return text;
+            }
         }
         let headline = self.headline(inventory);
         match (&self.rejected, &self.cause_alone) {
@@ -190,6 +195,22 @@ impl Placement {
 /// `DaemonSet: runs on 2 of the 3 nodes it selects; misses pool gpu-spot: untolerated taint
 /// spot=true:NoSchedule`. `None` when it runs on every node it picks.
 pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<String> {
+    daemonset_said(sim, inventory, usize::MAX)
+}
+
+/// [`daemonset_summary`] as a code lens says it: at most [`LENS_WIDTH`] characters, what keeps
+/// the DaemonSet off the first pool it misses whole where it can be ([`daemonset_said`]).
+pub fn daemonset_lens(sim: &Simulation, inventory: &Inventory) -> Option<String> {
+    daemonset_said(sim, inventory, LENS_WIDTH).map(|s| fit_width(&s, LENS_WIDTH))
+}
+
+/// [`daemonset_summary`] in at most `width` characters where it can be, never cut before what
+/// keeps it off the first pool it misses (the answer): without how many nodes it runs on
+/// (`DaemonSet misses pool gpu-spot: untolerated taint spot=true:NoSchedule; +1 more pool`),
+/// then in a lens's few words (`untolerated spot=true:NoSchedule`), then without the other
+/// pools, then without the pool's name (`DaemonSet misses 2 nodes: untolerated ...`); what is
+/// still too long is for the caller to cut at its end.
+fn daemonset_said(sim: &Simulation, inventory: &Inventory, width: usize) -> Option<String> {
     let c = sim.coverage(inventory);
     if c.picked == 0 {
         return Some("DaemonSet: selects no node (it runs no pods until a node matches)".into());
@@ -197,26 +218,63 @@ pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<Stri
     if c.missed == 0 {
         return None;
     }
-    let mut misses: Vec<String> = Vec::new();
-    for &p in c.missed_pools.iter().take(LISTED) {
+    // What keeps it off a pool it misses, in full words or in a lens's few
+    // (`untolerated spot=true:NoSchedule`, [`short`]).
+    let words = |p: usize, brief: bool| -> String {
         let pool = &inventory.pools[p];
-        let why: Vec<String> = sim.pools[p]
+        let mut why: Vec<String> = Vec::new();
+        for r in sim.pools[p]
             .reasons(pool)
             .into_iter()
             .filter(|r| !r.selects())
-            .map(|r| r.describe(pool))
-            .collect();
-        misses.push(format!("pool {}: {}", pool.name, why.join(", ")));
+        {
+            let said = if brief {
+                short(r, pool)
+            } else {
+                r.describe(pool)
+            };
+            if !why.contains(&said) {
+                why.push(said);
+            }
+        }
+        why.join(", ")
+    };
+    let why = |p: usize| words(p, false);
+    let mut misses: Vec<String> = Vec::new();
+    for &p in c.missed_pools.iter().take(LISTED) {
+        misses.push(format!("pool {}: {}", inventory.pools[p].name, why(p)));
     }
     if c.missed_pools.len() > LISTED {
         misses.push(format!("+{} more", c.missed_pools.len() - LISTED));
     }
-    Some(format!(
+    let whole = format!(
         "DaemonSet: runs on {} of the {} it selects; misses {}",
         c.picked - c.missed,
         nodes_noun(c.picked),
         misses.join("; ")
-    ))
+    );
+    let fits = |s: &String| s.chars().count() <= width;
+    if fits(&whole) {
+        return Some(whole);
+    }
+    let &first = c.missed_pools.first()?;
+    let more = match c.missed_pools.len() {
+        1 => String::new(),
+        n => format!("; +{} more pool{}", n - 1, if n == 2 { "" } else { "s" }),
+    };
+    let name = &inventory.pools[first].name;
+    let candidates = [
+        format!("DaemonSet misses pool {name}: {}{more}", why(first)),
+        format!("DaemonSet misses pool {name}: {}{more}", words(first, true)),
+        format!("DaemonSet misses pool {name}: {}", words(first, true)),
+        format!(
+            "DaemonSet misses {}: {}",
+            nodes_noun(c.missed),
+            words(first, true)
+        ),
+    ];
+    let last = candidates[3].clone();
+    Some(candidates.into_iter().find(fits).unwrap_or(last))
 }
 
 /// A toleration written in a manifest and the inventory taints it tolerates.

@@ -697,13 +697,18 @@ fn the_gpu_example_lenses() {
         &options,
         &inv,
     );
-    let lens = |r: &WorkloadResult| placement::daemonset_summary(&r.simulation, &inv);
+    let lens = |r: &WorkloadResult| placement::daemonset_lens(&r.simulation, &inv);
     assert_eq!(
-        lens(&operands[0]).as_deref(),
+        placement::daemonset_summary(&operands[0].simulation, &inv).as_deref(),
         Some(
             "DaemonSet: runs on 1 of the 2 nodes it selects; misses pool gpu-spot: untolerated \
              taint spot=true:NoSchedule"
         )
+    );
+    // Too long for a lens: the count goes, the taint that answers stays whole.
+    assert_eq!(
+        lens(&operands[0]).as_deref(),
+        Some("DaemonSet misses pool gpu-spot: untolerated taint spot=true:NoSchedule")
     );
     assert_eq!(
         lens(&operands[1]).as_deref(),
