@@ -226,6 +226,18 @@ fn a_lens_keeps_the_right_value_whole() {
         analysis.placements[0].summary(&inv),
         "fits no node: insufficient nvidia.com/gpu: requests 1, the nodes have none"
     );
+    // Without a near miss and with a taint too long for the words around it: the other
+    // reasons' count goes, then the word `taint`; the taint stays whole.
+    let taint = "node-role.kubernetes.io/control-plane-etcd:NoSchedule";
+    let pools = format!(
+        "pools:\n  {pool}:\n    count: 2\n    labels: {{dedicated: risk}}\n    taints: [\"{taint}\"]\n"
+    );
+    let cp = Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
+    let analysis = analyse_file(RISK_CRONJOB, &Options::default(), Some(&cp), true);
+    assert_eq!(
+        analysis.placements[0].summary(&cp),
+        format!("fits no node: untolerated {taint}")
+    );
     // The pool's name is in the details that running the lens shows.
     let text = RISK_CRONJOB.replace("value: rsk", "value: risk-analytic");
     let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);

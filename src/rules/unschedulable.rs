@@ -425,7 +425,10 @@ pub(crate) fn closest_said(cx: &WorkloadCx<'_, '_>) -> Option<Said> {
     });
     Some(Said {
         cause: c.at.short(cx.inventory),
-        why: Some(c.at.short_why(cx.inventory)),
+        why: Some(c.at.short_why(
+            cx.inventory,
+            crate::schedule::placement::LENS_WIDTH - "fits no node: ".len(),
+        )),
         near,
     })
 }

@@ -381,28 +381,44 @@ impl Closest<'_> {
         let pool = &inventory.pools[self.pool];
         match &self.near_miss {
             Some(n) => lens_cause(&pool.name, n, usize::MAX),
-            None => format!("closest pool {}: {}", pool.name, self.short_why(inventory)),
+            None => format!(
+                "closest pool {}: {}",
+                pool.name,
+                self.short_why(inventory, usize::MAX)
+            ),
         }
     }
 
-    /// [`Closest::short`] without the pool: what a lens keeps when the pool's name leaves no
-    /// room for it.
-    pub fn short_why(&self, inventory: &Inventory) -> String {
+    /// [`Closest::short`] without the pool, in at most `width` characters where it can be:
+    /// what a lens keeps when the pool's name leaves no room for it. Never cut before what keeps
+    /// the template off the pool: the other reasons' count goes first, then an untolerated
+    /// taint is said without the word `taint` (`untolerated
+    /// node-role.kubernetes.io/control-plane:NoSchedule`); what is still too long is for the
+    /// caller to cut at its end.
+    pub fn short_why(&self, inventory: &Inventory, width: usize) -> String {
         let pool = &inventory.pools[self.pool];
         if let Some(n) = &self.near_miss {
             return format!("tolerations[{}] has {}", n.item, misses_short(&n.misses));
         }
-        let mut why: Vec<String> = self
-            .verdict
-            .reasons
-            .iter()
-            .take(1)
-            .map(|r| r.describe(pool))
-            .collect();
-        if self.verdict.reasons.len() > 1 {
-            why.push(format!("+{} more", self.verdict.reasons.len() - 1));
+        let reasons = &self.verdict.reasons;
+        let Some(first) = reasons.first() else {
+            return String::new();
+        };
+        let more = match reasons.len() {
+            1 => String::new(),
+            n => format!(", +{} more", n - 1),
+        };
+        let said = first.describe(pool);
+        if said.chars().count() + more.chars().count() <= width {
+            return format!("{said}{more}");
         }
-        why.join(", ")
+        match first {
+            // The taint whole, without the word `taint`.
+            Reason::Taint(_) if said.chars().count() > width => {
+                crate::schedule::placement::short(first, pool)
+            }
+            _ => said,
+        }
     }
 }
 

@@ -484,7 +484,7 @@ fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
 }
 
 /// A reason in a word or two, for a one-line summary.
-fn short(reason: &Reason, pool: &Pool) -> String {
+pub(crate) fn short(reason: &Reason, pool: &Pool) -> String {
     match reason {
         Reason::Unschedulable => "cordoned".to_string(),
         Reason::NodeName(n) => format!("nodeName {n}"),
