@@ -407,6 +407,9 @@ pub enum Unread {
     Template,
     /// Not valid YAML (in some document at least).
     Syntax,
+    /// Valid YAML, but a string in it that holds what is deployed (an Argo CD Application's
+    /// values, a values ConfigMap) does not parse.
+    String,
 }
 
 /// [`simulate_text`], and why some of the file was not read, if it was not.
@@ -418,14 +421,20 @@ pub fn simulate_file(
     let stream = syntax::parse(text);
     // Documents that are templates are not read; the others are, whatever their neighbours.
     let (templates, stream_template) = templates(text, &stream, options);
-    let unread = unread(&stream, &templates, &stream_template);
+    let mut unread = unread(&stream, &templates, &stream_template);
     let mut out = Vec::new();
     let read = stream.documents.iter().zip(&templates);
     for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
         let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
-        if out.len() == first {
+        let strings = out.len();
+        if let Some(why) =
+            embedded::simulate(text, doc, options, inventory, &extracted.objects, &mut out)
+        {
+            unread = unread.or(Some(why));
+        }
+        if strings == first {
             continue;
         }
         let mut found = Vec::new();
@@ -444,7 +453,8 @@ pub fn simulate_file(
             rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
         });
         found.sort_by_key(|d| d.range.start);
-        for w in &mut out[first..] {
+        // The strings' templates were judged in their own text.
+        for w in &mut out[first..strings] {
             w.rejected = found
                 .iter()
                 .find(|d| rejects(d, &w.path))
@@ -876,7 +886,7 @@ fn check_document<'a>(
         json6902::check(text, doc, options, patch, out);
     }
     let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
-    let judged = PodTemplates {
+    let mut judged = PodTemplates {
         found: extracted.pod_specs.len(),
         by_shape: extracted.pod_specs.iter().filter(|p| p.by_shape).count(),
         unread: None,
@@ -909,7 +919,7 @@ fn check_document<'a>(
     for chunk in chunks {
         // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
         // findings lie inside the object that holds it.
-        let embedded = embedded::check(
+        let (embedded, in_strings) = embedded::check(
             text,
             doc,
             options,
@@ -918,6 +928,7 @@ fn check_document<'a>(
             chunk.objects.clone(),
             out,
         );
+        judged += in_strings;
         // What YAML in a string reads of the inventory is not told.
         if let (Some(reads), true, true) = (reads.as_deref_mut(), embedded, inventory.is_some()) {
             reads.opaque();

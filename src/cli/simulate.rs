@@ -466,6 +466,8 @@ struct Notes {
     workloads: usize,
     templates: Vec<String>,
     broken: Vec<String>,
+    /// Files a YAML string of which (values, a manifest) does not parse.
+    strings: Vec<String>,
     unread: Vec<report::simulate::UnreadFile>,
     by_shape: Vec<String>,
 }
@@ -481,6 +483,7 @@ impl Notes {
                 why: match why {
                     Unread::Template => "template",
                     Unread::Syntax => "syntax",
+                    Unread::String => "string-syntax",
                 },
                 pod_templates: note.unread_templates,
             });
@@ -488,6 +491,7 @@ impl Notes {
         match note.unread {
             Some(Unread::Template) => self.templates.push(note.file),
             Some(Unread::Syntax) => self.broken.push(note.file),
+            Some(Unread::String) => self.strings.push(note.file),
             None => {}
         }
     }
@@ -521,6 +525,15 @@ impl Notes {
                 named(&self.broken)
             ));
         }
+        if !self.strings.is_empty() {
+            out.push(format!(
+                "{} with a YAML string that does not parse (Argo CD values, a values ConfigMap, \
+                 a workflow's manifest), its pod templates not simulated: {}; `taintlint lint` \
+                 shows where (embedded-yaml-syntax)",
+                files(self.strings.len()),
+                named(&self.strings)
+            ));
+        }
         let unread: usize = self.unread.iter().map(|u| u.pod_templates).sum();
         if unread > 0 {
             out.push(format!(
@@ -548,14 +561,16 @@ impl Notes {
                 named(&self.by_shape)
             ));
         }
-        if self.workloads == 0 && self.files > self.templates.len() + self.broken.len() {
+        if self.workloads == 0
+            && self.files > self.templates.len() + self.broken.len() + self.strings.len()
+        {
             out.push(format!(
                 "no pod template found in {}{}: simulate reads the pod templates of core \
                  workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, \
                  ...), of the custom resources docs/cli.md lists (What is linted), chart \
                  values, HelmRelease and Argo CD Application values",
-                files(self.files - self.templates.len() - self.broken.len()),
-                if self.templates.len() + self.broken.len() > 0 {
+                files(self.files - self.templates.len() - self.broken.len() - self.strings.len()),
+                if self.templates.len() + self.broken.len() + self.strings.len() > 0 {
                     " read"
                 } else {
                     ""
