@@ -463,6 +463,10 @@ pub fn simulate_file(
                     message: d.message.clone(),
                     path: d.path.clone(),
                 });
+            // Rejected, it is placed nowhere: no pool comes closer than another.
+            if w.rejected.is_some() {
+                w.closest = None;
+            }
         }
     }
     (out, unread)

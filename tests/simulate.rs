@@ -209,6 +209,7 @@ fn list_items_are_simulated_with_their_index() {
             "name",
             "namespace",
             "path",
+            "part",
             "fits",
             "nodes",
             "rejected",
@@ -307,6 +308,65 @@ fn simulate_json_says_may_where_every_fitting_pool_may_fit() {
     );
     assert_eq!(coordinator["fits"], "yes", "{v:#}");
     assert_eq!(v["summary"]["may"], 0, "{v:#}");
+}
+
+/// The matrix counts a workload that only may fit apart, as the JSON summary does, under a
+/// heading of its own and with `--only may`; it exits 0 (an unknown is no "no"), while one that
+/// fits no node beside it makes it exit 1.
+#[test]
+fn simulate_human_counts_may_fit_apart_and_exits_0_for_it() {
+    let args = [
+        "simulate",
+        "--inventory",
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+    ];
+    let o = run(&args);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("\nMay fit (2)\n"), "{text}");
+    assert!(
+        text.contains(
+            "JobSet ml/finetune, replicated job coordinator  ± ✗ ✗  may fit (count unknown)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("2 workloads simulated: 0 fit, 2 may fit, 0 fit no node.\n"),
+        "{text}"
+    );
+    // Against Nodes that say what they offer, the coordinator fits, the workers fit none; the
+    // DRA jobs (beside their own nodes) only may.
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/inventory/nodes.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+        "examples/dra/training.yaml",
+        "--inventory",
+        "examples/dra/cluster.yaml",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let summary = text
+        .lines()
+        .rev()
+        .find(|l| l.contains("simulated:"))
+        .unwrap();
+    assert_eq!(
+        summary, "5 workloads simulated: 1 fit, 3 may fit, 1 fits no node.",
+        "{text}"
+    );
+    // `--only may`: only those rows, the summary still counting every workload.
+    let mut only = args.to_vec();
+    only.extend(["--only", "may"]);
+    let text = stdout(&run(&only));
+    assert!(text.contains("May fit (2)"), "{text}");
+    let mut only = args.to_vec();
+    only.extend(["--only", "yes"]);
+    let text = stdout(&run(&only));
+    assert!(!text.contains("May fit"), "{text}");
+    assert!(text.contains("0 of them shown (--only yes)."), "{text}");
 }
 
 /// The whole version 2 document for the examples against the pool file: cluster, workloads
@@ -1504,7 +1564,8 @@ fn a_taint_left_out_of_the_simulation_is_named_with_its_place() {
     );
 }
 
-/// `simulate --help` says every exit status it gives: an object the API server rejects exits 1.
+/// `simulate --help` says every exit status it gives: an object the API server rejects exits 1,
+/// one that only may fit does not.
 #[test]
 fn help_lists_api_server_rejections_in_the_exit_status() {
     let help = stdout(&run(&["simulate", "--help"]));
@@ -1518,7 +1579,11 @@ fn help_lists_api_server_rejections_in_the_exit_status() {
         .unwrap_or_default()
         .replace('\n', " ");
     assert!(
-        exit.contains("1 when one fits none or the API server would reject it"),
+        exit.contains("1 when one fits no node or the API server would reject it"),
+        "{exit}"
+    );
+    assert!(
+        exit.contains("0 when every workload fits some node or may fit"),
         "{exit}"
     );
 }

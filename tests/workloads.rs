@@ -198,7 +198,7 @@ fn a_custom_resources_findings_keep_their_paths_and_come_once() {
         .map(|d| d.message.as_str())
         .collect();
     assert!(
-        messages[1].starts_with("JobSet paralleljobs fits no node"),
+        messages[1].starts_with("JobSet paralleljobs, replicated job driver fits no node"),
         "{messages:?}"
     );
 }
@@ -330,7 +330,7 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
     assert_eq!(results[0].namespace.as_deref(), Some("ingress-nginx"));
     assert_eq!(
         results[0].title(),
-        "workload of unknown kind at spec.values.controller"
+        "workload of unknown kind `spec.values.controller`"
     );
 
     let got = placed(&read("argocd-application.yaml"), &Options::default());
@@ -431,18 +431,12 @@ fn the_editor_places_each_template_where_it_is() {
     assert_eq!(
         ray,
         vec![
+            ("RayJob rayjob-sample, head group", "containers"),
             (
-                "RayJob rayjob-sample spec.rayClusterSpec.headGroupSpec.template.spec",
+                "RayJob rayjob-sample, worker group small-group",
                 "containers"
             ),
-            (
-                "RayJob rayjob-sample spec.rayClusterSpec.workerGroupSpecs[0].template.spec",
-                "containers"
-            ),
-            (
-                "RayJob rayjob-sample spec.submitterPodTemplate.spec",
-                "restartPolicy"
-            ),
+            ("RayJob rayjob-sample, submitter", "restartPolicy"),
         ]
     );
     // Chart values without their templates: workloads of unknown kind, at their keys.
@@ -836,8 +830,11 @@ fn strimzi_components_are_placed_by_their_pod_templates() {
     // Rows name the component.
     let out = run(&["simulate", "--inventory", "inventory.yaml", "strimzi.yaml"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("\n  Kafka events kafka "), "{text}");
-    assert!(text.contains("\n  Kafka events entityOperator\n"), "{text}");
+    assert!(text.contains("\n  Kafka events, Kafka brokers "), "{text}");
+    assert!(
+        text.contains("\n  Kafka events, Entity Operator\n"),
+        "{text}"
+    );
 }
 
 /// A helm-unittest suite's `set:` values are what a test hands the chart, to assert what it

@@ -31,6 +31,7 @@ enum SimulateFormat {
 enum OnlyFit {
     No,
     Avoided,
+    May,
     Yes,
 }
 
@@ -39,6 +40,7 @@ impl OnlyFit {
         match self {
             OnlyFit::No => Fit::No,
             OnlyFit::Avoided => Fit::Avoided,
+            OnlyFit::May => Fit::May,
             OnlyFit::Yes => Fit::Yes,
         }
     }
@@ -77,8 +79,9 @@ pub(crate) struct SimulateArgs {
     #[arg(long)]
     why: bool,
     /// Show only the workloads that fit so: `no` (no node; also those the API server would
-    /// reject), `avoided` (only nodes with an untolerated PreferNoSchedule taint), `yes`.
-    /// Repeatable or comma-separated. The summary still counts every workload.
+    /// reject), `avoided` (only nodes with an untolerated PreferNoSchedule taint), `may` (only
+    /// if what the inventory does not say is so), `yes`. Repeatable or comma-separated. The
+    /// summary still counts every workload.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIT")]
     only: Vec<OnlyFit>,
     #[command(flatten)]

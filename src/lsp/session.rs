@@ -369,19 +369,27 @@ impl Session {
             })
             .await?,
         );
-        self.store_analysis(uri, &analysis);
+        self.store_analysis(uri, snap, &analysis);
         Ok(analysis)
     }
 
-    /// Keeps an analysis if it is still current; returns whether it was.
-    pub(crate) fn store_analysis(&self, uri: &Uri, analysis: &Arc<Analysis>) -> bool {
+    /// Keeps an analysis of `snap` if it is still current (the same text, settings and chart
+    /// templates: a chart's templates that changed while it was analysed make it stale, as an
+    /// edit does); returns whether it was.
+    pub(crate) fn store_analysis(
+        &self,
+        uri: &Uri,
+        snap: &Snapshot,
+        analysis: &Arc<Analysis>,
+    ) -> bool {
         let replaced = {
             let mut state = self.lock();
             let generation = state.workspace.generation;
             match state.documents.get_mut(uri) {
                 Some(open)
                     if open.doc.version == analysis.version
-                        && generation == analysis.generation =>
+                        && generation == analysis.generation
+                        && open.doc.chart == snap.chart =>
                 {
                     open.analysis.replace(analysis.clone())
                 }

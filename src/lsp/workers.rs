@@ -394,7 +394,7 @@ impl Session {
                         .map(|(uri, snap, chunks)| {
                             let analysis =
                                 Arc::new(analyse(&uri, &snap, &workspace, encoding, &chunks));
-                            (uri, analysis)
+                            (uri, snap, analysis)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -406,9 +406,10 @@ impl Session {
                         continue;
                     }
                 };
-                for (uri, analysis) in results {
-                    // A newer edit or setting makes this result stale: its turn comes next.
-                    if self.store_analysis(&uri, &analysis) {
+                for (uri, snap, analysis) in results {
+                    // A newer edit, setting or chart template makes this result stale: its turn
+                    // comes next.
+                    if self.store_analysis(&uri, &snap, &analysis) {
                         self.outbox
                             .publish_diagnostics(&uri, &analysis.lsp, Some(analysis.version))
                             .await;

@@ -2,7 +2,7 @@
 //! list of them; CLI output, `taintlint explain`, hover text and docs/rules.md (with its rule
 //! table) read it.
 
-pub use crate::k8s::go_quote;
+pub use crate::k8s::{go_quote, shown};
 use std::ops::Range;
 
 use crate::config::Options;
@@ -613,20 +613,6 @@ pub(crate) fn check_object<'a, 'd>(
         };
         rule.check_object(&mut cx);
     }
-}
-
-/// How a message shows a value: in backticks, cut to 40 characters (a message is one line of
-/// an editor's problem list; the whole value is in the manifest and the server message).
-pub fn shown(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.is_empty() {
-        return "\"\"".to_string();
-    }
-    if s.chars().count() <= MAX {
-        return format!("`{s}`");
-    }
-    let cut: String = s.chars().take(MAX - 1).collect();
-    format!("`{cut}…`")
 }
 
 /// `1 node`, `2 nodes`: a count with its noun, singular or plural.

@@ -21,6 +21,7 @@ use crate::syntax::{self, Document, NodeId};
 pub mod admission;
 pub mod affinity;
 pub mod keeps_meaning;
+pub mod near;
 pub mod placement;
 pub mod requirements;
 
@@ -54,6 +55,9 @@ pub struct Workload<'d> {
     pub path: String,
     /// Found by its shape, in a kind taintlint's table does not know.
     pub by_shape: bool,
+    /// Which part of its object it is, in words, when the object names its parts
+    /// ([`crate::k8s::parts::part`]: `worker group l4-workers`).
+    pub part: Option<String>,
     /// The manifest's `tolerations` list and its items.
     pub list: Option<List>,
     pub items: Vec<Item<'d>>,
@@ -151,6 +155,7 @@ impl<'d> Workload<'d> {
             spec,
             path: pod.path.clone(),
             by_shape: pod.by_shape,
+            part: crate::k8s::parts::part(doc, object, &pod.path),
             list,
             items,
             tolerations,
@@ -961,6 +966,9 @@ pub struct Shared {
     /// workload, hashed (`None`: they cannot say), worked out once by the rules
     /// ([`crate::rules::workload_reads`]).
     pub reads: std::sync::OnceLock<Option<u64>>,
+    /// When such a workload fits no node, the pool that comes closest and its near miss
+    /// ([`near::closest_unplaced`], in words), worked out once.
+    pub closest: std::sync::OnceLock<Option<near::Said>>,
 }
 
 /// [`simulate`], the same answer shared by the workloads that ask the same of `inventory`. A
@@ -1002,6 +1010,7 @@ pub fn shared_simulation(
         simulation,
         asks: Arc::new(asks),
         reads: std::sync::OnceLock::new(),
+        closest: std::sync::OnceLock::new(),
     });
     if let (Ok(mut kept), true) = (memo.0.write(), verdicts <= Simulations::MOST) {
         if kept.verdicts + verdicts > Simulations::MOST {
@@ -1606,6 +1615,10 @@ pub struct WorkloadResult {
     pub namespace: Option<String>,
     /// The pod spec's path.
     pub path: String,
+    /// Its object's path from the document root: empty, or `items[3]` in a `kind: List`.
+    pub object_path: String,
+    /// Which part of its object it is, in words ([`crate::k8s::parts::part`]).
+    pub part: Option<String>,
     /// Shared with the workloads that ask the same of the inventory ([`simulate_shared`]).
     pub simulation: Arc<Simulation>,
     /// For a DaemonSet: the nodes it picks and those of them it cannot run on.
@@ -1617,6 +1630,9 @@ pub struct WorkloadResult {
     /// Found by its shape in an object of a kind taintlint's table does not know
     /// ([`crate::k8s::objects::PodSpec::by_shape`]).
     pub by_shape: bool,
+    /// When it fits no node: the pool that comes closest and what keeps it off, with its near
+    /// miss, as the `unschedulable` finding says them ([`near::closest_unplaced`]).
+    pub closest: Option<near::Said>,
 }
 
 /// A finding that makes the API server reject a workload (or every pod it creates).
@@ -1643,16 +1659,16 @@ impl WorkloadResult {
         !self.simulation.fits_anywhere()
     }
 
-    /// `Deployment shop/web`.
+    /// `Deployment shop/web`, `RayCluster ml/rl-train, worker group l4-workers`: as every face
+    /// names it ([`crate::k8s::parts::title`]).
     pub fn title(&self) -> String {
-        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-        let kind = self.kind.as_deref().unwrap_or("workload of unknown kind");
-        match (&self.namespace, &self.name) {
-            (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-            (None, Some(n)) => format!("{kind} {n}"),
-            _ if self.path.is_empty() => format!("{kind} at the document's root"),
-            _ => format!("{kind} at {}", self.path),
-        }
+        crate::k8s::parts::title(
+            self.kind.as_deref(),
+            self.namespace.as_deref(),
+            self.name.as_deref(),
+            &self.object_path,
+            self.part.as_deref(),
+        )
     }
 }
 
@@ -1683,6 +1699,35 @@ pub fn simulate_document(
     for i in 0..ex.pod_specs.len() {
         let w = Workload::new(doc, ex, i, options);
         let object = &ex.objects[w.object];
+        let shared = shared_simulation(&w, inventory, options);
+        let simulation = match &shared {
+            Some(shared) => shared.simulation.clone(),
+            None => Arc::new(simulate(&w, inventory, options)),
+        };
+        let daemonset = (w.kind == Some("DaemonSet")).then(|| simulation.coverage(inventory));
+        // What comes closest, for one that fits no node; a DaemonSet that selects no node runs
+        // nowhere by design, and nothing comes close. Worked out once for the workloads that
+        // ask the same.
+        let closest = daemonset
+            .as_ref()
+            .is_none_or(|c| c.picked != 0)
+            .then(|| {
+                let work = || {
+                    near::closest_unplaced(
+                        &simulation,
+                        inventory,
+                        (&w.tolerations, &w.sources),
+                        w.node_selector.iter().map(|e| &*e.key),
+                        options.feature(COMPARISON_GATE),
+                    )
+                    .map(|c| c.to_said(inventory))
+                };
+                match &shared {
+                    Some(shared) => shared.closest.get_or_init(work).clone(),
+                    None => work(),
+                }
+            })
+            .flatten();
         out.push(WorkloadResult {
             document: doc.index,
             item: object.item,
@@ -1690,15 +1735,14 @@ pub fn simulate_document(
             name: object.name.map(str::to_string),
             namespace: object.namespace.map(str::to_string),
             path: w.path.clone(),
-            daemonset: None,
-            simulation: simulate_shared(&w, inventory, options),
+            object_path: object.path.clone(),
+            part: w.part.clone(),
+            daemonset,
+            simulation,
             rejected: None,
             by_shape: ex.pod_specs[i].by_shape,
+            closest,
         });
-        let last = out.last_mut().expect("just pushed");
-        if w.kind == Some("DaemonSet") {
-            last.daemonset = Some(last.simulation.coverage(inventory));
-        }
     }
 }
 
