@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract_known, extract_with, items};
+use crate::k8s::objects::{extract_known, extract_with, items, Extracted};
 use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
@@ -399,6 +399,22 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
     simulate_file(text, options, inventory).0
 }
 
+/// What makes pods in a file but was not simulated, each in words with why
+/// ([`crate::k8s::objects::Skipped`]): `RayCluster ml/rl at spec.workerGroupSpecs[1]: it has
+/// no `template.spec`, ...`.
+fn skipped<'e>(extracted: &'e Extracted<'_>) -> impl Iterator<Item = String> + 'e {
+    extracted.skipped.iter().map(|s| {
+        let o = &extracted.objects[s.object];
+        let kind = o.kind.unwrap_or("object");
+        let name = match (o.namespace, o.name) {
+            (Some(ns), Some(n)) => format!(" {ns}/{n}"),
+            (None, Some(n)) => format!(" {n}"),
+            _ => String::new(),
+        };
+        format!("{kind}{name} at {}: {}", s.path, s.why)
+    })
+}
+
 /// Why a file, or part of it, was not simulated: its pod templates, if it has any, could not
 /// be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -409,20 +425,23 @@ pub enum Unread {
     Syntax,
 }
 
-/// [`simulate_text`], and why some of the file was not read, if it was not.
+/// [`simulate_text`], why some of the file was not read, if it was not, and what makes pods
+/// in it but was not simulated, each with why.
 pub fn simulate_file(
     text: &str,
     options: &Options,
     inventory: &Inventory,
-) -> (Vec<WorkloadResult>, Option<Unread>) {
+) -> (Vec<WorkloadResult>, Option<Unread>, Vec<String>) {
     let stream = syntax::parse(text);
     // Documents that are templates are not read; the others are, whatever their neighbours.
     let (templates, stream_template) = templates(text, &stream, options);
     let unread = unread(&stream, &templates, &stream_template);
     let mut out = Vec::new();
+    let mut not_simulated = Vec::new();
     let read = stream.documents.iter().zip(&templates);
     for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
         let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
+        not_simulated.extend(skipped(&extracted));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
         if out.len() == first {
@@ -455,7 +474,7 @@ pub fn simulate_file(
                 });
         }
     }
-    (out, unread)
+    (out, unread, not_simulated)
 }
 
 /// The pod templates of a file, as `lint --inventory` counts the ones it judged: how many the

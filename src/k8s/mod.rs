@@ -9,6 +9,7 @@ pub mod names;
 pub mod objects;
 pub mod quantity;
 pub mod resources;
+pub mod spark;
 pub mod well_known;
 pub mod workloads;
 
