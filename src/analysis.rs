@@ -196,10 +196,20 @@ fn analyse_stream<'a>(
     // A placement the API server would reject says so, as `simulate` does (before the
     // configuration and suppressions apply: the API server rejects what it rejects).
     if let Some(places) = places.as_mut() {
+        let specs: Vec<(usize, String)> = places
+            .placements
+            .iter()
+            .map(|p| (p.document, p.path.clone()))
+            .collect();
         for p in &mut places.placements {
+            let others = specs
+                .iter()
+                .filter(|(doc, _)| *doc == p.document)
+                .map(|(_, path)| path.as_str());
+            let others: Vec<&str> = others.collect();
             p.rejected = out
                 .iter()
-                .filter(|d| d.document == Some(p.document) && rejects(d, &p.path))
+                .filter(|d| d.document == Some(p.document) && rejects_own(d, &p.path, &others))
                 .min_by_key(|d| d.range.start)
                 .map(|d| d.message.clone());
         }
@@ -463,10 +473,12 @@ pub fn simulate_file(
             rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
         });
         found.sort_by_key(|d| d.range.start);
+        let specs: Vec<String> = out[first..].iter().map(|w| w.path.clone()).collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
         for w in &mut out[first..] {
             w.rejected = found
                 .iter()
-                .find(|d| rejects(d, &w.path))
+                .find(|d| rejects_own(d, &w.path, &specs))
                 .map(|d| Rejected {
                     rule: d.rule,
                     message: d.message.clone(),
@@ -513,6 +525,18 @@ fn unread(
 /// Whether finding `d` makes the API server reject the pod template at `pod_spec` (a path from
 /// the document root): an error of a rule that needs no inventory, in the pod spec or in the
 /// pod's deprecated tolerations annotation (validated with the pod too).
+/// [`rejects`], for the pod spec at `pod_spec` among the document's pod specs `specs`: a finding
+/// inside a pod spec nested in it (chart values: `controller` holds
+/// `controller.admissionWebhooks.patch`) is the nested one's.
+fn rejects_own(d: &Diagnostic, pod_spec: &str, specs: &[&str]) -> bool {
+    rejects(d, pod_spec)
+        && !specs
+            .iter()
+            .any(|s| s.len() > pod_spec.len() && s.starts_with(pod_spec) && rejects(d, s))
+}
+
+/// Whether a finding makes the API server reject the pod spec at `pod_spec` (`""`: the
+/// document's root, as chart values keep a workload's pod fields).
 fn rejects(d: &Diagnostic, pod_spec: &str) -> bool {
     let error =
         rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error);
@@ -524,8 +548,9 @@ fn rejects(d: &Diagnostic, pod_spec: &str) -> bool {
     error
         && d.path.as_deref().is_some_and(|p| {
             p.starts_with(&annotation)
-                || p.strip_prefix(pod_spec)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                || p.strip_prefix(pod_spec).is_some_and(|rest| {
+                    pod_spec.is_empty() || rest.is_empty() || rest.starts_with('.')
+                })
         })
 }
 

@@ -1088,6 +1088,59 @@ fn a_volcano_cronjob_is_read_by_its_tasks() {
     assert_eq!(paths, ["spec.jobTemplate.spec.template.spec"]);
 }
 
+/// Chart values are judged as the pod they render: `resources` are the container's, GPUs
+/// included (a 2-GPU request "fitted" a 1-GPU pool), and a toleration the API server would
+/// reject makes the workload rejected, as in a Deployment, at the values' root too.
+#[test]
+fn values_are_judged_as_the_rendered_pod_spec() {
+    let got = sized("values-root-gpu.yaml");
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, "");
+    assert!(got[0].1.is_empty(), "{got:?}");
+    assert!(got[0]
+        .2
+        .contains(&"gpu: insufficient nvidia.com/gpu: requests 2, a node offers at most 1".into()));
+    let inv = Inventory::load(&[("sized-inventory.yaml", &read("sized-inventory.yaml"))]).unwrap();
+    let invalid = read("values-root-gpu.yaml").replace(
+        "    operator: Exists\n",
+        "    operator: Exists\n    value: present\n",
+    );
+    let rejected: Vec<_> = simulate_text(&invalid, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| w.rejected.map(|r| (r.rule, r.path)))
+        .collect();
+    assert_eq!(
+        rejected,
+        [Some((
+            "exists-with-value",
+            Some("tolerations[0].value".to_string())
+        ))]
+    );
+    // The same toleration in a Deployment.
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ollama}\nspec:\n  \
+                      template:\n    spec:\n      containers: [{name: ollama, image: ollama/ollama}]\n      \
+                      tolerations:\n      - {key: nvidia.com/gpu, operator: Exists, value: present, \
+                      effect: NoSchedule}\n";
+    let rejected: Vec<_> = simulate_text(deployment, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| w.rejected.map(|r| r.rule))
+        .collect();
+    assert_eq!(rejected, [Some("exists-with-value")]);
+    // A values workload nested in another keeps its own findings: the outer is not rejected
+    // for the inner's toleration.
+    let nested = "nodeSelector: {example.com/pool: general}\ntolerations: []\n\
+                  webhook:\n  nodeSelector: {example.com/pool: general}\n  tolerations:\n  \
+                  - {key: a, operator: Exists, value: b}\n";
+    let rejected: Vec<_> = simulate_text(nested, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| (w.path, w.rejected.is_some()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [("".to_string(), false), ("webhook".to_string(), true)]
+    );
+}
+
 /// A helm-unittest suite's `set:` values are what a test hands the chart, to assert what it
 /// renders: no workload runs them, so they are not simulated (a toleration there of a taint
 /// no node has made `lint --inventory` fail), while their lists are still linted. The shape

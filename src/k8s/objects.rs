@@ -1026,7 +1026,27 @@ fn values_workloads<'d>(
             path: p.clone(),
             item: values.item,
         });
-        add_pod_spec(doc, out, index, at, p, false);
+        // A chart renders `resources` into its container (`{{ toYaml .Values.resources }}`
+        // under `containers[]`), not into the pod's own.
+        let resources = mapping_at(doc, at, "resources").into_iter().collect();
+        push_pod(
+            doc,
+            out,
+            PodSpec {
+                object: index,
+                node: at,
+                path: p,
+                by_shape: false,
+                fields: true,
+                requests: PodRequests::Containers {
+                    resources,
+                    replace_first: false,
+                    pod_level: false,
+                },
+                selector: None,
+                partly: None,
+            },
+        );
     }
 }
 
