@@ -1088,6 +1088,38 @@ fn a_volcano_cronjob_is_read_by_its_tasks() {
     assert_eq!(paths, ["spec.jobTemplate.spec.template.spec"]);
 }
 
+/// A component written without the pod template its pods are made from: a Ray worker group
+/// (whose pods cannot be read) is said not simulated, and why; a LeaderWorkerSet without
+/// `leaderTemplate` makes no pods of its own (its leaders run the worker template); a Strimzi
+/// ZooKeeper without `template.pod` is simulated all the same.
+#[test]
+fn a_component_without_its_template_is_said_skipped_or_simulated() {
+    let inv = inventory();
+    let text = "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rl, namespace: ml}\n\
+                spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: \
+                [{name: head, image: rayproject/ray}]\n  workerGroupSpecs:\n  - groupName: \
+                l4-workers\n    replicas: 2\n---\napiVersion: leaderworkerset.x-k8s.io/v1\n\
+                kind: LeaderWorkerSet\nmetadata: {name: lws}\nspec:\n  leaderWorkerTemplate:\n    \
+                size: 4\n    workerTemplate:\n      spec:\n        containers: [{name: w, \
+                image: w}]\n";
+    let (out, _, skipped) = taintlint::analysis::simulate_file(text, &Options::default(), &inv);
+    let paths: Vec<&str> = out.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "spec.headGroupSpec.template.spec",
+            "spec.leaderWorkerTemplate.workerTemplate.spec"
+        ]
+    );
+    assert_eq!(
+        skipped,
+        [
+            "RayCluster ml/rl at spec.workerGroupSpecs[0]: it has no `template.spec`, the pod \
+          template its pods are made from"
+        ]
+    );
+}
+
 /// Chart values are judged as the pod they render: `resources` are the container's, GPUs
 /// included (a 2-GPU request "fitted" a 1-GPU pool), and a toleration the API server would
 /// reject makes the workload rejected, as in a Deployment, at the values' root too.

@@ -11,7 +11,8 @@ use crate::k8s::crd::{CrdKinds, Places};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
 use crate::k8s::workloads::{
-    custom_workload, ChartKinds, Pods, Requests, PLACEMENT_FIELDS, TRAINER_JOB, TRAINER_OVERRIDES,
+    custom_workload, Absent, ChartKinds, Pods, Requests, PLACEMENT_FIELDS, TRAINER_JOB,
+    TRAINER_OVERRIDES,
 };
 use crate::syntax::{Document, NodeId, NodeKind};
 
@@ -636,10 +637,11 @@ fn add_pods(
                     .into_iter()
                     .next()
             };
-            let (at, spec_path, has_fields) = match fields {
-                Some((at, spec_path)) => (at, spec_path, true),
-                None if p.optional => (component, component_path.clone(), false),
-                None => {
+            let (at, spec_path, has_fields) = match (fields, p.absent) {
+                (Some((at, spec_path)), _) => (at, spec_path, true),
+                (None, Absent::Component) => (component, component_path.clone(), false),
+                (None, Absent::Nothing) => continue,
+                (None, Absent::Said) => {
                     out.skipped.push(Skipped {
                         object,
                         path: component_path.clone(),
@@ -721,7 +723,7 @@ fn partly(doc: &Document<'_>, p: &Pods, component: NodeId, has_fields: bool) -> 
         // A KafkaNodePool that leaves out `resources` or `template` takes its Kafka's
         // `spec.kafka` ones (strimzi cluster-operator model/KafkaPool.java).
         Requests::Containers(_)
-            if p.optional
+            if p.absent == Absent::Component
                 && p.at == "spec"
                 && doc.get(component, "roles").is_some()
                 && (!has_fields || mapping_at(doc, component, "resources").is_none()) =>

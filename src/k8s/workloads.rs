@@ -34,10 +34,8 @@ pub struct Pods {
     /// component: a pod template's `spec` (`template.spec`), a template of the operator's own
     /// (Strimzi's `template.pod`), or `""` when the component holds them inline.
     pub spec: &'static str,
-    /// Whether the component makes its pods when `spec` is not written (a Strimzi broker
-    /// without `template.pod` runs all the same); else a component without it makes none
-    /// that can be read.
-    pub optional: bool,
+    /// What a component without `spec` makes.
+    pub absent: Absent,
     /// Where the pods' requests and limits are.
     pub requests: Requests,
     /// Where the number of pods is, from the component (`None`: one pod, or counted in the pod
@@ -46,6 +44,19 @@ pub struct Pods {
     /// A `nodeSelector` the operator adds to the pods from outside the component, from the
     /// object's root (a SparkApplication's `spec.nodeSelector`, for its driver and executors).
     pub selector: Option<&'static str>,
+}
+
+/// What a component written without its pod fields' mapping makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Absent {
+    /// Pods that cannot be read (a Ray worker group without its template): said on stderr.
+    Said,
+    /// Its pods all the same, their fields left to the operator (a Strimzi broker without
+    /// `template.pod`): simulated with what the component says.
+    Component,
+    /// No pods of its own (a LeaderWorkerSet's leaders run the worker template when
+    /// `leaderTemplate` is left out; a Rollout may name a Deployment's template instead).
+    Nothing,
 }
 
 /// Where the requests and limits of a custom resource's pods are.
@@ -85,7 +96,7 @@ const fn pod(at: &'static str) -> Pods {
     Pods {
         at,
         spec: "",
-        optional: false,
+        absent: Absent::Said,
         requests: Requests::PodSpec,
         replicas: None,
         selector: None,
@@ -97,9 +108,22 @@ const fn template(at: &'static str, spec: &'static str, replicas: Option<&'stati
     Pods {
         at,
         spec,
-        optional: false,
+        absent: Absent::Said,
         requests: Requests::PodSpec,
         replicas,
+        selector: None,
+    }
+}
+
+/// The pods of the pod template at `spec` in the component `at`, if it is written: a
+/// component without it makes no pods of its own.
+const fn optional_template(at: &'static str, spec: &'static str) -> Pods {
+    Pods {
+        at,
+        spec,
+        absent: Absent::Nothing,
+        requests: Requests::PodSpec,
+        replicas: None,
         selector: None,
     }
 }
@@ -114,7 +138,7 @@ const fn strimzi(
     Pods {
         at,
         spec: "template.pod",
-        optional: true,
+        absent: Absent::Component,
         requests: Requests::Containers(resources),
         replicas,
         selector: None,
@@ -128,7 +152,7 @@ macro_rules! spark {
             Pods {
                 at: concat!($application, ".driver"),
                 spec: "",
-                optional: false,
+                absent: Absent::Said,
                 requests: Requests::Spark {
                     application: $application,
                     executor: false,
@@ -139,7 +163,7 @@ macro_rules! spark {
             Pods {
                 at: concat!($application, ".executor"),
                 spec: "",
-                optional: false,
+                absent: Absent::Said,
                 requests: Requests::Spark {
                     application: $application,
                     executor: true,
@@ -256,19 +280,22 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         &[Pods {
             at: "spec",
             spec: "",
-            optional: false,
+            absent: Absent::Said,
             requests: Requests::Containers(&["resources"]),
             replicas: Some("replicas"),
             selector: None,
         }],
     ),
     // argoproj/argo-rollouts pkg/apis/rollouts/v1alpha1/types.go: RolloutSpec.Template
-    // (a corev1.PodTemplateSpec), RolloutSpec.Replicas.
+    // (a corev1.PodTemplateSpec; or WorkloadRef, a Deployment's template), RolloutSpec.Replicas.
     row(
         "argoproj.io",
         &["v1alpha1"],
         &["Rollout"],
-        &[template("spec", "template.spec", Some("replicas"))],
+        &[Pods {
+            replicas: Some("replicas"),
+            ..optional_template("spec", "template.spec")
+        }],
     ),
     // kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go: ReplicatedJob.Template (a
     // batchv1.JobTemplateSpec), ReplicatedJob.Replicas.
@@ -283,13 +310,14 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         )],
     ),
     // kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go: LeaderWorkerTemplate
-    // (LeaderTemplate, an optional *PodTemplateSpec, and WorkerTemplate; Size pods a group).
+    // (LeaderTemplate, an optional *PodTemplateSpec: without it the leader runs the worker
+    // template; WorkerTemplate; Size pods a group).
     row(
         "leaderworkerset.x-k8s.io",
         &["v1"],
         &["LeaderWorkerSet"],
         &[
-            template("spec.leaderWorkerTemplate", "leaderTemplate.spec", None),
+            optional_template("spec.leaderWorkerTemplate", "leaderTemplate.spec"),
             template(
                 "spec.leaderWorkerTemplate",
                 "workerTemplate.spec",
@@ -298,8 +326,8 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         ],
     ),
     // ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go (HeadGroupSpec,
-    // WorkerGroupSpec: Template, Replicas), rayjob_types.go (RayClusterSpec,
-    // SubmitterPodTemplate) and rayservice_types.go (RayClusterSpec, written
+    // WorkerGroupSpec: Template, Replicas), rayjob_types.go (RayClusterSpec, and the optional
+    // SubmitterPodTemplate: without it KubeRay makes a submitter of its own) and rayservice_types.go (RayClusterSpec, written
     // `rayClusterConfig`).
     row("ray.io", RAY, &["RayCluster"], &ray_cluster!("spec.")),
     row(
@@ -309,7 +337,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         &[
             ray_cluster!("spec.rayClusterSpec.")[0],
             ray_cluster!("spec.rayClusterSpec.")[1],
-            template("spec.submitterPodTemplate", "spec", None),
+            optional_template("spec.submitterPodTemplate", "spec"),
         ],
     ),
     row(
@@ -431,7 +459,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
             Pods {
                 at: "spec.predictor",
                 spec: "",
-                optional: false,
+                absent: Absent::Said,
                 requests: Requests::Implementation {
                     replace: KSERVE_FRAMEWORKS,
                     join: &["model"],
@@ -444,7 +472,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
             Pods {
                 at: "spec.explainer",
                 spec: "",
-                optional: false,
+                absent: Absent::Said,
                 requests: Requests::Implementation {
                     replace: &["art", "alibi", "aix"],
                     join: &[],
@@ -465,7 +493,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         &[Pods {
             at: "spec",
             spec: "",
-            optional: false,
+            absent: Absent::Said,
             requests: Requests::Containers(&["resources"]),
             replicas: Some("minReplicas"),
             selector: None,
@@ -482,17 +510,23 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     ),
     // kserve/kserve pkg/apis/serving/v1alpha1/llm_inference_service_types.go:
     // LLMInferenceServiceSpec inlines a WorkloadSpec (Replicas, Template, Worker:
-    // corev1.PodSpec) and holds another as Prefill; an LLMInferenceServiceConfig has the same
-    // spec.
+    // corev1.PodSpec, each optional: a config's or KServe's defaults fill them) and holds
+    // another as Prefill; an LLMInferenceServiceConfig has the same spec.
     row(
         "serving.kserve.io",
         &["v1alpha1", "v1alpha2"],
         &["LLMInferenceService", "LLMInferenceServiceConfig"],
         &[
-            template("spec", "template", Some("replicas")),
-            template("spec", "worker", None),
-            template("spec.prefill", "template", Some("replicas")),
-            template("spec.prefill", "worker", None),
+            Pods {
+                replicas: Some("replicas"),
+                ..optional_template("spec", "template")
+            },
+            optional_template("spec", "worker"),
+            Pods {
+                replicas: Some("replicas"),
+                ..optional_template("spec.prefill", "template")
+            },
+            optional_template("spec.prefill", "worker"),
         ],
     ),
     // kubeflow/trainer pkg/apis/trainer/v1alpha1/trainingruntime_types.go:
@@ -519,7 +553,7 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         &[Pods {
             at: "spec",
             spec: "",
-            optional: true,
+            absent: Absent::Component,
             requests: Requests::Trainer {
                 resources: "trainer.resourcesPerNode",
             },
