@@ -280,8 +280,8 @@ fn simulate_item(
     });
     // A Terraform file met in a walk (it is linted for the node pools it defines) holds no pod
     // template, and is no YAML to be said broken.
-    let (workloads, unread) = if taintlint::inventory::terraform::defines_pools(&text) {
-        (Vec::new(), None)
+    let (workloads, unread, skipped) = if taintlint::inventory::terraform::defines_pools(&text) {
+        (Vec::new(), None, Vec::new())
     } else {
         simulate_file(&text, local.as_ref().unwrap_or(options), inventory)
     };
@@ -302,6 +302,22 @@ fn simulate_item(
                     w.kind.as_deref().unwrap_or("?")
                 )
             })
+            .collect(),
+        partly: workloads
+            .iter()
+            .filter_map(|w| {
+                Some(format!(
+                    "{} at {}: {}",
+                    w.title(),
+                    w.path,
+                    w.partly.as_ref()?
+                ))
+            })
+            .map(|w| format!("{w} ({path})"))
+            .collect(),
+        skipped: skipped
+            .into_iter()
+            .map(|s| format!("{s} ({path})"))
             .collect(),
     };
     let file = SimulatedFile { path, workloads };
@@ -456,6 +472,10 @@ struct Note {
     unread_templates: usize,
     /// Its workloads found by their shape, in kinds not in taintlint's table, described.
     by_shape: Vec<String>,
+    /// Its workloads read in part, each with what their pods get from elsewhere.
+    partly: Vec<String>,
+    /// What makes pods in it but was not simulated, each with why.
+    skipped: Vec<String>,
 }
 
 /// What the files gave the simulation, told after it: the files whose pod templates could not
@@ -470,6 +490,8 @@ struct Notes {
     strings: Vec<String>,
     unread: Vec<report::simulate::UnreadFile>,
     by_shape: Vec<String>,
+    partly: Vec<String>,
+    skipped: Vec<String>,
 }
 
 impl Notes {
@@ -477,6 +499,8 @@ impl Notes {
         self.files += 1;
         self.workloads += note.workloads;
         self.by_shape.extend(note.by_shape);
+        self.partly.extend(note.partly);
+        self.skipped.extend(note.skipped);
         if let Some(why) = note.unread {
             self.unread.push(report::simulate::UnreadFile {
                 file: note.file.clone(),
@@ -505,6 +529,14 @@ impl Notes {
                 list.push(format!("and {} more", files.len() - NAMED));
             }
             list.join(", ")
+        };
+        // Items that hold commas of their own, apart by semicolons.
+        let listed = |items: &[String]| {
+            let mut list: Vec<String> = items.iter().take(NAMED).cloned().collect();
+            if items.len() > NAMED {
+                list.push(format!("and {} more", items.len() - NAMED));
+            }
+            list.join("; ")
         };
         let mut out = Vec::new();
         if !self.templates.is_empty() {
@@ -559,6 +591,28 @@ impl Notes {
                     "their"
                 },
                 named(&self.by_shape)
+            ));
+        }
+        if !self.partly.is_empty() {
+            out.push(format!(
+                "{} of {} read in part, simulated as far as written (what their pods get from \
+                 elsewhere is not at hand): {}",
+                self.partly.len(),
+                match self.workloads {
+                    1 => "1 pod template".to_string(),
+                    n => format!("{n} pod templates"),
+                },
+                listed(&self.partly)
+            ));
+        }
+        if !self.skipped.is_empty() {
+            out.push(format!(
+                "{} that would make pods not simulated: {}",
+                match self.skipped.len() {
+                    1 => "1 part of a custom resource".to_string(),
+                    n => format!("{n} parts of custom resources"),
+                },
+                self.skipped.join("; ")
             ));
         }
         if self.workloads == 0

@@ -10,6 +10,7 @@ pub mod objects;
 pub mod parts;
 pub mod quantity;
 pub mod resources;
+pub mod spark;
 pub mod well_known;
 pub mod workloads;
 

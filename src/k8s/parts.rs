@@ -11,7 +11,7 @@
 //! its place, as before.
 
 use crate::k8s::objects::{api_group, pod_spec_path, Object};
-use crate::k8s::workloads::custom_pod_specs;
+use crate::k8s::workloads::custom_kind;
 use crate::syntax::{Document, NodeId};
 
 /// `Deployment shop/web`, `Pod web`, `RayCluster ml/rl-train, worker group l4-workers`; an
@@ -92,7 +92,7 @@ fn steps(path: &str) -> Vec<Step<'_>> {
 pub fn part(doc: &Document<'_>, object: &Object<'_>, spec_path: &str) -> Option<String> {
     let kind = object.kind?;
     let group = api_group(doc.get_str(object.node, "apiVersion"));
-    if pod_spec_path(kind).is_some() && custom_pod_specs(group, kind).is_none() {
+    if pod_spec_path(kind).is_some() && custom_kind(group, kind).is_none() {
         return None;
     }
     let relative = spec_path

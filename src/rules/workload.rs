@@ -115,11 +115,9 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
             return (self.span(list.key), list.path.clone());
         }
         let core = self.object.is_some_and(|o| {
-            let group = crate::k8s::objects::api_group(self.doc.get_str(o.node, "apiVersion"));
-            o.kind.is_some_and(|kind| {
-                crate::k8s::objects::pod_spec_path(kind).is_some()
-                    && crate::k8s::workloads::custom_pod_specs(group, kind).is_none()
-            })
+            let api_version = self.doc.get_str(o.node, "apiVersion");
+            o.kind
+                .is_some_and(|kind| crate::k8s::objects::is_core_workload(api_version, kind))
         });
         if let Some(o) = self.object.filter(|_| core) {
             if let Some((_, name)) = self
@@ -523,6 +521,11 @@ fn add_tolerations(
         return None;
     }
     let nl = newline(text);
+    // Where the pod fields are not written (a Strimzi component without `template.pod`),
+    // the operator's own place for them is for a person to write.
+    if !w.fields {
+        return None;
+    }
     let Some(list) = &w.list else {
         let spec = doc.resolve(w.spec);
         if matches!(doc.node(spec).kind, NodeKind::Mapping { flow: true, .. }) {

@@ -58,6 +58,10 @@ pub struct Workload<'d> {
     /// Which part of its object it is, in words, when the object names its parts
     /// ([`crate::k8s::parts::part`]: `worker group l4-workers`).
     pub part: Option<String>,
+    /// Whether `spec` holds the pod's fields; else it is the component that makes the pods,
+    /// its pod fields not written (a Strimzi component without `template.pod`), where no
+    /// toleration can be added.
+    pub fields: bool,
     /// The manifest's `tolerations` list and its items.
     pub list: Option<List>,
     pub items: Vec<Item<'d>>,
@@ -100,28 +104,41 @@ impl<'d> Workload<'d> {
         let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
         let (manifest, bare) = manifest_tolerations(&items);
         let text = |id| crate::inventory::scalar_text(doc, id);
-        let node_name = doc
-            .get(spec, "nodeName")
+        // A pod field, where the pod spec holds its fields (a Strimzi component written
+        // without `template.pod` holds none).
+        let field = |key: &str| doc.get(spec, key).filter(|_| pod.fields);
+        let node_name = field("nodeName")
             .and_then(|(_, v)| Some((text(v)?, v)))
             .filter(|(n, _)| !n.is_empty());
-        let (selector_key, node_selector) = node_selector(doc, spec);
-        let host_network = doc.get(spec, "hostNetwork").is_some_and(|(_, v)| {
+        let (selector_key, mut node_selector) = match field("nodeSelector") {
+            Some((k, v)) => (Some(k), selector_entries(doc, v)),
+            None => (None, Vec::new()),
+        };
+        // What the operator adds (a SparkApplication's own `spec.nodeSelector`).
+        if let Some(extra) = pod.selector {
+            for e in selector_entries(doc, extra) {
+                if !node_selector.iter().any(|s| s.key == e.key) {
+                    node_selector.push(e);
+                }
+            }
+        }
+        let host_network = field("hostNetwork").is_some_and(|(_, v)| {
             matches!(
                 crate::k8s::decode::decode(doc, v),
                 crate::k8s::decode::Decoded::Bool(true)
             )
         });
-        let (requested, best_effort) = requested_resources(doc, spec);
+        let asks = resources::pod_asks(doc, pod);
+        let (requested, best_effort) = (asks.named.clone(), !asks.burstable);
         let object = &ex.objects[pod.object];
-        let runtime_class = doc
-            .get(spec, "runtimeClassName")
+        let runtime_class = field("runtimeClassName")
             .and_then(|(_, v)| text(v))
             .filter(|n| !n.is_empty());
         let selector: Vec<(String, String)> = node_selector
             .iter()
             .map(|e| (e.key.to_string(), e.value.to_string()))
             .collect();
-        let affinity = affinity::required(doc, spec);
+        let affinity = affinity::required(doc, spec).filter(|_| pod.fields);
         let admission_pod = admission::Pod {
             kind,
             namespace: object.namespace.unwrap_or("default"),
@@ -146,8 +163,12 @@ impl<'d> Workload<'d> {
             .as_deref()
             .and_then(|rc| options.cluster().runtime_class(rc))
             .map(|rc| rc.overhead.clone());
-        let requests = resources::pod_requests(doc, spec, overhead.as_ref());
-        let claims = pod_claims(doc, spec, ex.objects[pod.object].namespace, options);
+        let requests = asks.requests(overhead.as_ref());
+        let claims = if pod.fields {
+            pod_claims(doc, spec, ex.objects[pod.object].namespace, options)
+        } else {
+            Vec::new()
+        };
         Workload {
             spec_index,
             object: pod.object,
@@ -156,6 +177,7 @@ impl<'d> Workload<'d> {
             path: pod.path.clone(),
             by_shape: pod.by_shape,
             part: crate::k8s::parts::part(doc, object, &pod.path),
+            fields: pod.fields,
             list,
             items,
             tolerations,
@@ -202,12 +224,6 @@ impl<'d> Workload<'d> {
             _ => None,
         }
     }
-}
-
-/// Whether a resource quantity is zero (`0`, `0m`, `0Gi`, `0.0`, ...).
-fn is_zero_quantity(q: &str) -> bool {
-    let digits = q.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    !digits.is_empty() && digits.chars().all(|c| c == '0' || c == '.')
 }
 
 /// Why a node does not fit.
@@ -1164,63 +1180,21 @@ fn manifest_tolerations(items: &[Item<'_>]) -> (admission::Tolerations, Vec<bool
     (manifest, bare)
 }
 
-/// The pod spec's `nodeSelector`: the key's node, and its entries whose key and value are
-/// scalars.
-fn node_selector(doc: &Document<'_>, spec: NodeId) -> (Option<NodeId>, Vec<SelectorEntry>) {
+/// The entries of a `nodeSelector` mapping.
+fn selector_entries(doc: &Document<'_>, map: NodeId) -> Vec<SelectorEntry> {
     let text = |id| crate::inventory::scalar_text(doc, id);
-    match doc.get(spec, "nodeSelector") {
-        Some((k, v)) => (
-            Some(k),
-            doc.mapping(v)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|&(ek, ev)| {
-                    Some(SelectorEntry {
-                        key: text(ek)?.into(),
-                        value: text(ev)?.into(),
-                        key_node: ek,
-                        value_node: ev,
-                    })
-                })
-                .collect(),
-        ),
-        None => (None, Vec::new()),
-    }
-}
-
-/// The resources the pod's containers and init containers name under `requests` or `limits`
-/// (as admission plugins see them), and whether its QoS class is BestEffort: no container
-/// requests or limits CPU or memory (pkg/apis/core/helper/qos GetPodQOS; a zero quantity does
-/// not count).
-fn requested_resources(doc: &Document<'_>, spec: NodeId) -> (Vec<String>, bool) {
-    let text = |id| crate::inventory::scalar_text(doc, id);
-    let mut requested = Vec::new();
-    let mut best_effort = true;
-    for containers in ["containers", "initContainers"] {
-        for &c in doc
-            .get(spec, containers)
-            .and_then(|(_, v)| doc.sequence(v))
-            .unwrap_or_default()
-        {
-            let Some((_, resources)) = doc.get(c, "resources") else {
-                continue;
-            };
-            for part in ["requests", "limits"] {
-                if let Some((_, m)) = doc.get(resources, part) {
-                    for &(k, v) in doc.mapping(m).unwrap_or_default() {
-                        let name = text(k);
-                        if matches!(name.as_deref(), Some("cpu" | "memory"))
-                            && text(v).is_some_and(|q| !is_zero_quantity(&q))
-                        {
-                            best_effort = false;
-                        }
-                        requested.extend(name);
-                    }
-                }
-            }
-        }
-    }
-    (requested, best_effort)
+    doc.mapping(map)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|&(ek, ev)| {
+            Some(SelectorEntry {
+                key: text(ek)?.into(),
+                value: text(ev)?.into(),
+                key_node: ek,
+                value_node: ev,
+            })
+        })
+        .collect()
 }
 
 /// A resource claim of a pod: its name in the pod, what it claims in words, and the device
@@ -1633,6 +1607,9 @@ pub struct WorkloadResult {
     /// When it fits no node: the pool that comes closest and what keeps it off, with its near
     /// miss, as the `unschedulable` finding says them ([`near::closest_unplaced`]).
     pub closest: Option<near::Said>,
+    /// What its pods get from elsewhere, not at hand, in words (a TrainJob's runtime):
+    /// simulated as far as it is written ([`crate::k8s::objects::PodSpec::partly`]).
+    pub partly: Option<String>,
 }
 
 /// A finding that makes the API server reject a workload (or every pod it creates).
@@ -1742,6 +1719,7 @@ pub fn simulate_document(
             rejected: None,
             by_shape: ex.pod_specs[i].by_shape,
             closest,
+            partly: ex.pod_specs[i].partly.clone(),
         });
     }
 }

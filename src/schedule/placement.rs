@@ -101,11 +101,10 @@ impl Placement {
             .map(|(k, v)| span(k).start..span(v).end);
         // A custom resource may hold several pod templates (a RayCluster's head and workers):
         // each is shown where it is, named by its own name.
-        let group = crate::k8s::objects::api_group(doc.get_str(object.node, "apiVersion"));
-        let custom = object.kind.is_some_and(|k| {
-            crate::k8s::workloads::custom_pod_specs(group, k).is_some()
-                || crate::k8s::objects::pod_spec_path(k).is_none()
-        });
+        let api_version = doc.get_str(object.node, "apiVersion");
+        let custom = object
+            .kind
+            .is_some_and(|k| !crate::k8s::objects::is_core_workload(api_version, k));
         let first_key = doc
             .mapping(workload.spec)
             .and_then(|e| e.first())
