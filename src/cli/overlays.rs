@@ -14,7 +14,7 @@ use clap::Args;
 use taintlint::config_file::ConfigFile;
 use taintlint::inventory::Inventory;
 use taintlint::overlays::plan::Reads;
-use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Skip};
+use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings};
 use taintlint::Options;
 
 use super::input::{config_index, Input};
@@ -132,78 +132,8 @@ pub(crate) fn render(
 
 /// What was not rendered, on standard error.
 fn say(plan: &Plan, outcomes: &[overlays::Outcome], tool: &str, show_skipped: bool, verb: &str) {
-    // Each remote base once, with the overlays that need it.
-    let mut remote: Vec<(String, Vec<String>)> = Vec::new();
-    let mut quiet = 0;
-    for (dir, decision) in &plan.overlays {
-        match decision {
-            Decision::Skip(Skip::Remote(bases)) => {
-                for b in bases {
-                    match remote.iter_mut().find(|(r, _)| r == b) {
-                        Some((_, users)) => users.push(dir.display().to_string()),
-                        None => remote.push((b.clone(), vec![dir.display().to_string()])),
-                    }
-                }
-                if show_skipped {
-                    eprintln!(
-                        "taintlint: {}: not rendered: {}",
-                        dir.display(),
-                        Skip::Remote(bases.clone()).reason()
-                    );
-                }
-            }
-            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
-                eprintln!(
-                    "taintlint: {}: not rendered: {}; {verb} its sources only",
-                    dir.display(),
-                    skip.reason()
-                );
-            }
-            Decision::Skip(skip) => {
-                quiet += 1;
-                if show_skipped {
-                    eprintln!(
-                        "taintlint: {}: not rendered: {}",
-                        dir.display(),
-                        skip.reason()
-                    );
-                }
-            }
-            Decision::Render(_) => {}
-        }
-    }
-    for (base, users) in &remote {
-        let (first, more) = (users[0].as_str(), users.len() - 1);
-        let others = match more {
-            0 => String::new(),
-            1 => " and 1 other".to_string(),
-            n => format!(" and {n} others"),
-        };
-        eprintln!(
-            "taintlint: not fetching the remote base {base} (of {first}{others}): {verb} \
-             the sources only; `kustomize: {{remote: true}}` in .taintlint.yaml fetches it"
-        );
-    }
-    for (render, outcome) in plan.renders.iter().zip(outcomes) {
-        if let Err(e) = outcome {
-            let shown = if show_skipped {
-                e.clone()
-            } else {
-                overlays::render::last_cause(e)
-            };
-            eprintln!(
-                "taintlint: {}: `{tool}` failed: {shown}; {verb} its sources only",
-                render.dir.display()
-            );
-        }
-    }
-    if show_skipped && quiet > 0 {
-        eprintln!(
-            "taintlint: {quiet} kustomization{} not rendered: no render of {} could change a \
-             finding",
-            if quiet == 1 { "" } else { "s" },
-            if quiet == 1 { "it" } else { "them" }
-        );
+    for line in overlays::notes(plan, outcomes, tool, show_skipped, verb) {
+        eprintln!("{line}");
     }
 }
 
@@ -226,7 +156,7 @@ pub(crate) fn trace_all(
     configs: &[(ConfigFile, Options)],
     inventory: Option<&Inventory>,
 ) -> Traced {
-    taintlint::overlays::traced::trace_all(rendered, |kustomization, text| {
+    taintlint::overlays::traced::trace_all(rendered, None, |kustomization, text| {
         let (config, options) = &configs[config_index(kustomization, configs)];
         let options = config.options_for(options, Some(kustomization));
         taintlint::analyse_with(text, &options, inventory)

@@ -97,6 +97,8 @@ impl Backend {
             inventory_edited: AtomicBool::new(false),
             reading_edits: Default::default(),
             installed: Default::default(),
+            render_wanted: AtomicBool::new(false),
+            rendering: Default::default(),
         });
         Backend { session }
     }

@@ -37,7 +37,7 @@ impl Rendered {
     /// The outcome kept for a render of the same directory that reads the same files (same
     /// paths, same bytes), when it fetched no remote base: rendering it again would give the
     /// same.
-    fn kept(&self, render: &plan::Render) -> Option<&Outcome> {
+    pub fn kept(&self, render: &plan::Render) -> Option<&Outcome> {
         if render.remote {
             return None;
         }
@@ -189,6 +189,95 @@ pub fn render_again(
         outcomes[i] = Some(out);
     }
     outcomes.into_iter().map(done_outcome).collect()
+}
+
+/// What was not rendered, in lines for standard error or a log, each starting `taintlint: `:
+/// each remote base once (with the overlays that need it), each overlay refused for reading
+/// outside its directory or building on itself, each render that failed with kustomize's last
+/// cause; with `show_skipped`, every other overlay not rendered and why, and failures whole.
+/// `verb` says what is done instead ("linting", "simulating").
+pub fn notes(
+    plan: &Plan,
+    outcomes: &[Outcome],
+    tool: &str,
+    show_skipped: bool,
+    verb: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    // Each remote base once, with the overlays that need it.
+    let mut remote: Vec<(String, Vec<String>)> = Vec::new();
+    let mut quiet = 0;
+    for (dir, decision) in &plan.overlays {
+        match decision {
+            Decision::Skip(Skip::Remote(bases)) => {
+                for b in bases {
+                    match remote.iter_mut().find(|(r, _)| r == b) {
+                        Some((_, users)) => users.push(dir.display().to_string()),
+                        None => remote.push((b.clone(), vec![dir.display().to_string()])),
+                    }
+                }
+                if show_skipped {
+                    out.push(format!(
+                        "taintlint: {}: not rendered: {}",
+                        dir.display(),
+                        Skip::Remote(bases.clone()).reason()
+                    ));
+                }
+            }
+            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
+                out.push(format!(
+                    "taintlint: {}: not rendered: {}; {verb} its sources only",
+                    dir.display(),
+                    skip.reason()
+                ));
+            }
+            Decision::Skip(skip) => {
+                quiet += 1;
+                if show_skipped {
+                    out.push(format!(
+                        "taintlint: {}: not rendered: {}",
+                        dir.display(),
+                        skip.reason()
+                    ));
+                }
+            }
+            Decision::Render(_) => {}
+        }
+    }
+    for (base, users) in &remote {
+        let (first, more) = (users[0].as_str(), users.len() - 1);
+        let others = match more {
+            0 => String::new(),
+            1 => " and 1 other".to_string(),
+            n => format!(" and {n} others"),
+        };
+        out.push(format!(
+            "taintlint: not fetching the remote base {base} (of {first}{others}): {verb} \
+             the sources only; `kustomize: {{remote: true}}` in .taintlint.yaml fetches it"
+        ));
+    }
+    for (render, outcome) in plan.renders.iter().zip(outcomes) {
+        if let Err(e) = outcome {
+            let shown = if show_skipped {
+                e.clone()
+            } else {
+                render::last_cause(e)
+            };
+            out.push(format!(
+                "taintlint: {}: `{tool}` failed: {shown}; {verb} its sources only",
+                render.dir.display()
+            ));
+        }
+    }
+    if show_skipped && quiet > 0 {
+        out.push(format!(
+            "taintlint: {quiet} kustomization{} not rendered: no render of {} could change a \
+             finding",
+            if quiet == 1 { "" } else { "s" },
+            if quiet == 1 { "it" } else { "them" }
+        ));
+    }
+    out
 }
 
 /// An outcome, which every render has once rendering is done.

@@ -20,7 +20,7 @@ use super::Rendered;
 /// Findings of rendered overlays, by the file they belong in.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Traced {
-    pub files: Vec<TracedFile>,
+    pub files: Vec<Arc<TracedFile>>,
     /// A file's index in `files`, by its canonical path.
     pub by_path: HashMap<PathBuf, usize>,
     /// The overlays' kustomization files (name, text): where the notes point.
@@ -53,9 +53,15 @@ impl Traced {
 
 /// Lints every successful render's output with `analyse` (given the overlay's kustomization
 /// file, to choose the options, and the documents of the output that may matter) and traces
-/// the findings to the files to edit.
-pub fn trace_all(rendered: &Rendered, analyse: impl Fn(&Path, &str) -> Vec<Diagnostic>) -> Traced {
+/// the findings to the files to edit. The notes name each overlay as its directory was given,
+/// or relative to `named_from` when it is below it (the language server's workspace folder).
+pub fn trace_all(
+    rendered: &Rendered,
+    named_from: Option<&Path>,
+    analyse: impl Fn(&Path, &str) -> Vec<Diagnostic>,
+) -> Traced {
     let mut traced = Traced::default();
+    let mut files: Vec<TracedFile> = Vec::new();
     let mut cache: HashMap<PathBuf, Option<Source>> = HashMap::new();
     for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
         let Ok((text, root)) = outcome else { continue };
@@ -68,8 +74,12 @@ pub fn trace_all(rendered: &Rendered, analyse: impl Fn(&Path, &str) -> Vec<Diagn
             continue;
         };
         let found = analyse(&kustomization, text);
+        let name = match named_from.and_then(|r| dir.strip_prefix(r).ok()) {
+            Some(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+            _ => dir.display().to_string(),
+        };
         let overlay = Overlay {
-            name: dir.display().to_string(),
+            name,
             kustomization: Source {
                 name: kustomization.display().to_string(),
                 text: own_text.into(),
@@ -116,18 +126,19 @@ pub fn trace_all(rendered: &Rendered, analyse: impl Fn(&Path, &str) -> Vec<Diagn
             };
             let Some(canonical) = canonical else { continue };
             let i = *traced.by_path.entry(canonical).or_insert_with(|| {
-                traced.files.push(TracedFile {
+                files.push(TracedFile {
                     name: t.file.clone(),
                     text,
                     diagnostics: Vec::new(),
                 });
-                traced.files.len() - 1
+                files.len() - 1
             });
-            merge(&mut traced.files[i].diagnostics, vec![t.diagnostic]);
+            merge(&mut files[i].diagnostics, vec![t.diagnostic]);
         }
     }
-    for f in &mut traced.files {
+    for mut f in files {
         sort(&mut f.diagnostics);
+        traced.files.push(Arc::new(f));
     }
     traced
 }
