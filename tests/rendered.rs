@@ -1144,3 +1144,42 @@ async fn a_base_changed_on_disk_renders_the_overlay_again() {
     assert_eq!(found, lint_findings(root).0);
     assert!(c.finish().await);
 }
+
+/// A client that cannot watch files (Neovim 0.11 on Linux) gets the same: the server checks the
+/// overlays' files now and then, renders again what changed on disk, and pushes the findings of
+/// files that are not open.
+#[tokio::test]
+async fn a_client_that_cannot_watch_files_gets_the_overlay_rendered_again() {
+    if renderer("a_client_that_cannot_watch_files_gets_the_overlay_rendered_again").is_none() {
+        return;
+    }
+    let repo = overlay_repo(Some("inventory: shop-nodes.yaml\n"));
+    let root = repo.path();
+    let mut c = client::Client::start(client::Client::test_config());
+    c.initialize_in(Some(&file_uri(root)), client::push_client(), json!({}))
+        .await;
+    let patch = file_uri(&root.join("shop/components/spot/agent-gpu.yaml"));
+    let pushed = |said: &'static str| {
+        let patch = patch.clone();
+        move |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == patch.as_str()
+                && m["params"]["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|d| d["message"].as_str().unwrap().starts_with(said))
+        }
+    };
+    c.notification_where(pushed("tolerations[1] tolerates none"))
+        .await;
+    let agent = root.join("shop/base/agent.yaml");
+    let base = common::read(&agent).replace(
+        "        effect: noschedule\n",
+        "        effect: noschedule\n      - key: shop.example.com/frontend\n        operator: Exists\n",
+    );
+    std::fs::write(&agent, base).unwrap();
+    c.notification_where(pushed("tolerations[2] tolerates none"))
+        .await;
+    assert!(c.finish().await);
+}

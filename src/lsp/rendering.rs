@@ -21,6 +21,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use tower_lsp_server::ls_types::MessageType;
 
@@ -50,7 +51,8 @@ impl Session {
             return;
         }
         let (root, ws, files) = {
-            let state = self.lock();
+            let mut state = self.lock();
+            state.overlays_read_at = Some(SystemTime::now());
             let files: Vec<PathBuf> = state.index.manifests().map(PathBuf::from).collect();
             (state.root.clone(), state.workspace.clone(), files)
         };
@@ -93,6 +95,26 @@ impl Session {
         }
     }
 
+    /// For a client that cannot watch files (checked now and then): renders the overlays again
+    /// when a file of theirs changed on disk since it was read.
+    pub(crate) async fn check_overlays(self: &Arc<Self>) {
+        let (rendered, since) = {
+            let state = self.lock();
+            (state.workspace.rendered.clone(), state.overlays_read_at)
+        };
+        let Some(since) = since.filter(|_| !rendered.plan.renders.is_empty()) else {
+            return;
+        };
+        let changed = blocking("checking the overlays' files", move || {
+            changed_since(&rendered, since)
+        })
+        .await
+        .unwrap_or(false);
+        if changed {
+            self.clone().render_overlays().await;
+        }
+    }
+
     /// Makes these renders the current workspace's: the workspace installed when they were
     /// made, or a newer one (settings or an inventory read while they rendered), with their
     /// findings traced for it.
@@ -115,6 +137,46 @@ impl Session {
             }
         }
     }
+}
+
+/// Whether a file kustomize read for a render was made, removed, or written since `since` with
+/// other bytes than were read. The bytes are compared, not only the time: a file whose time is
+/// ahead of the clock (copied from another machine) would otherwise render the overlays again
+/// at every check.
+fn changed_since(rendered: &Rendered, since: SystemTime) -> bool {
+    rendered
+        .plan
+        .renders
+        .iter()
+        .flat_map(|r| &r.closure)
+        .any(|(path, text)| match (std::fs::metadata(path), text) {
+            (Ok(_), None) => true,
+            (Err(_), text) => text.is_some(),
+            (Ok(meta), Some(text)) => {
+                meta.modified().map_or(true, |m| m >= since)
+                    && std::fs::read(path).map_or(true, |now| now[..] != text[..])
+            }
+        })
+}
+
+/// The files of the renders that the client's watch of the workspace's manifests does not
+/// cover (outside the workspace folder, or not YAML or JSON: a generator's `.env` source), to
+/// be watched besides.
+pub(crate) fn unwatched(rendered: &Rendered, root: Option<&Path>) -> Vec<PathBuf> {
+    let root = root.map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.to_path_buf()));
+    let mut out: Vec<PathBuf> = rendered
+        .plan
+        .renders
+        .iter()
+        .flat_map(|r| r.closure.iter().map(|(p, _)| p))
+        .filter(|p| {
+            !(crate::lsp::index::is_manifest(p) && root.as_ref().is_some_and(|r| p.starts_with(r)))
+        })
+        .cloned()
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Plans the workspace's overlays as `lint` plans a walk of its root, and renders what the plan
@@ -186,5 +248,74 @@ fn pass(root: &Path, ws: &Workspace, files: &[PathBuf], kept: &Rendered) -> Pass
         rendered: Rendered { plan, outcomes },
         notes,
         summary: Some(summary),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::overlays::plan::Render;
+
+    fn rendered(closure: Vec<(PathBuf, Option<Arc<[u8]>>)>) -> Rendered {
+        let mut r = Rendered::default();
+        r.plan.renders.push(Render {
+            dir: PathBuf::from("/r/app"),
+            canonical: PathBuf::from("/r/app"),
+            kustomization: PathBuf::from("/r/app/kustomization.yaml"),
+            closure,
+            layers: Vec::new(),
+            remote: false,
+        });
+        r
+    }
+
+    /// The client watches the workspace's YAML and JSON files; a render's other files are
+    /// watched besides.
+    #[test]
+    fn files_outside_the_workspaces_watch_are_watched_besides() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let some = || Some(Arc::from(&b"x"[..]));
+        let r = rendered(vec![
+            (root.join("app/kustomization.yaml"), some()),
+            (root.join("app/settings.env"), some()),
+            (root.join("app/missing.yaml"), None),
+            (PathBuf::from("/elsewhere/base/deployment.yaml"), some()),
+        ]);
+        assert_eq!(
+            unwatched(&r, Some(&root)),
+            [
+                PathBuf::from("/elsewhere/base/deployment.yaml"),
+                root.join("app/settings.env"),
+            ]
+        );
+    }
+
+    /// A file written, made or removed after the pass that read it is a change; one written
+    /// before is not.
+    #[test]
+    fn files_changed_since_they_were_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, gone) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+        std::fs::write(&file, "x").unwrap();
+        let before = SystemTime::now() + std::time::Duration::from_secs(3600);
+        let some = || Some(Arc::from(&b"x"[..]));
+        assert!(!changed_since(
+            &rendered(vec![(file.clone(), some())]),
+            before
+        ));
+        let after = SystemTime::UNIX_EPOCH;
+        assert!(changed_since(
+            &rendered(vec![(file.clone(), Some(Arc::from(&b"y"[..])))]),
+            after
+        ));
+        // Written with the bytes that were read: no change.
+        assert!(!changed_since(
+            &rendered(vec![(file.clone(), some())]),
+            after
+        ));
+        // Made where nothing was, removed where something was.
+        assert!(changed_since(&rendered(vec![(file.clone(), None)]), before));
+        assert!(changed_since(&rendered(vec![(gone, some())]), before));
     }
 }

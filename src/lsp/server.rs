@@ -84,6 +84,7 @@ impl Backend {
             started: false,
             index: WorkspaceIndex::default(),
             disk: Default::default(),
+            overlays_read_at: None,
         };
         let session = Arc::new(Session {
             client,

@@ -216,6 +216,8 @@ pub(crate) struct State {
     pub(crate) index: WorkspaceIndex,
     /// The diagnostics of the workspace's files that are not open.
     pub(crate) disk: DiskDiagnostics,
+    /// When the last rendering of the overlays started reading their files.
+    pub(crate) overlays_read_at: Option<std::time::SystemTime>,
 }
 
 pub(crate) struct Session {

@@ -312,8 +312,9 @@ impl Session {
         }
     }
 
-    /// Registers a file watcher for the inventory files and the project's configuration file
-    /// with the client, replacing the last.
+    /// Registers a file watcher for the inventory files, the project's configuration file and
+    /// the files of rendered overlays the workspace's watch misses, with the client, replacing
+    /// the last.
     pub(crate) async fn update_watchers(&self) {
         let (paths, caps, previous) = {
             let state = self.lock();
@@ -324,6 +325,10 @@ impl Session {
                 .iter()
                 .map(|f| f.path.clone())
                 .chain(state.workspace.config.clone())
+                .chain(crate::lsp::rendering::unwatched(
+                    &state.workspace.rendered,
+                    state.root.as_deref(),
+                ))
                 .collect();
             (paths, state.caps.clone(), state.watching.clone())
         };
@@ -533,13 +538,15 @@ impl Session {
         }
     }
 
-    /// For clients that cannot watch files: checks the inventory files now and then.
+    /// For clients that cannot watch files: checks the inventory files and the files of the
+    /// rendered overlays now and then.
     pub(crate) async fn inventory_poller(self: Arc<Self>) {
         loop {
             tokio::time::sleep(self.config.poll_interval).await;
             if self.stopped.load(Ordering::SeqCst) || self.shut_down.load(Ordering::SeqCst) {
                 return;
             }
+            self.check_overlays().await;
             let workspace = self.lock().workspace.clone();
             if workspace.inventory.is_empty() {
                 continue;
