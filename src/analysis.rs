@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract_with, items};
+use crate::k8s::objects::{extract_known, extract_with, items};
 use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
@@ -266,7 +266,7 @@ fn document_reads_inventory<'a>(
     // As `check_document` reads it: a JSON6902 operation list's values in place.
     let _patch = json6902::prepare(doc, options.patch_target());
     let doc = &*doc;
-    let extracted = extract_with(doc, options.chart_kinds());
+    let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
     !extracted.pod_specs.is_empty()
         || !extracted.tolerations.is_empty()
         || embedded::holds_yaml(text, doc, &extracted.objects)
@@ -407,6 +407,9 @@ pub enum Unread {
     Template,
     /// Not valid YAML (in some document at least).
     Syntax,
+    /// Valid YAML, but a string in it that holds what is deployed (an Argo CD Application's
+    /// values, a values ConfigMap) does not parse.
+    String,
 }
 
 /// [`simulate_text`], and why some of the file was not read, if it was not.
@@ -418,13 +421,20 @@ pub fn simulate_file(
     let stream = syntax::parse(text);
     // Documents that are templates are not read; the others are, whatever their neighbours.
     let (templates, stream_template) = templates(text, &stream, options);
-    let unread = unread(&stream, &templates, &stream_template);
+    let mut unread = unread(&stream, &templates, &stream_template);
     let mut out = Vec::new();
-    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        let extracted = extract_with(doc, options.chart_kinds());
+    let read = stream.documents.iter().zip(&templates);
+    for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
+        let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
-        if out.len() == first {
+        let strings = out.len();
+        if let Some(why) =
+            embedded::simulate(text, doc, options, inventory, &extracted.objects, &mut out)
+        {
+            unread = unread.or(Some(why));
+        }
+        if strings == first {
             continue;
         }
         let mut found = Vec::new();
@@ -443,7 +453,8 @@ pub fn simulate_file(
             rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
         });
         found.sort_by_key(|d| d.range.start);
-        for w in &mut out[first..] {
+        // The strings' templates were judged in their own text.
+        for w in &mut out[first..strings] {
             w.rejected = found
                 .iter()
                 .find(|d| rejects(d, &w.path))
@@ -671,33 +682,44 @@ fn templates(
     options: &Options,
 ) -> (Vec<Option<Diagnostic>>, Option<Diagnostic>) {
     let docs = &stream.documents;
-    if !text.contains("{{") && !text.contains('%') {
+    let may_hold = ["{{", "%", "@", "__", "${"]
+        .iter()
+        .any(|s| text.contains(s));
+    if !may_hold {
         return (docs.iter().map(|_| None).collect(), None);
     }
     // A broken document's text runs to the next document's start: the parser skips there.
     let next_start = |i: usize| docs.get(i + 1).map_or(text.len(), |d| d.span.start);
     let finding = |region: std::ops::Range<usize>, document: usize| {
         let region = region.start.min(region.end)..region.end;
-        let at = rules::template_action(text, region, &stream.comments)?;
-        let message = if text[at.clone()].starts_with('%') {
-            "a Go format string (`%s` as a value), not YAML until its program fills it in"
+        let at = rules::template_action(text, region.clone(), &stream.comments)
+            .or_else(|| rules::placeholder(text, region, &stream.comments))?;
+        let message = if rules::is_placeholder(&text[at.clone()]) {
+            format!(
+                "placeholders that a script fills in (`{}`), not YAML until they are filled in",
+                &text[at.clone()]
+            )
+        } else if text[at.clone()].starts_with('%') {
+            "a Go format string (`%s` as a value), not YAML until its program fills it in".into()
         } else if options.chart_template() {
-            "a Helm chart template (Go template syntax), not YAML: lint its rendered output"
+            "a Helm chart template (Go template syntax), not YAML: lint its rendered output".into()
         } else {
-            "a Go template, not YAML until it is rendered: lint its rendered output"
+            "a Go template, not YAML until it is rendered: lint its rendered output".into()
         };
         Some(file_diagnostic(
             &rules::HELM_TEMPLATE,
             at,
             Some(document),
-            message.to_string(),
+            message,
         ))
     };
     let per_document = docs
         .iter()
         .enumerate()
         .map(|(i, doc)| {
-            doc.error.as_ref()?;
+            if doc.error.is_none() {
+                return actions_read_as_mappings(text, doc);
+            }
             let start = if i == 0 { 0 } else { doc.span.start };
             finding(start..next_start(i), doc.index)
         })
@@ -719,6 +741,34 @@ fn templates(
         finding(start..end, docs.len())
     });
     (per_document, stream_template)
+}
+
+/// A document that parses only because YAML reads its Go template actions as flow mappings
+/// (`name: {{.Name}}` is a mapping whose one key is the mapping `{.Name}`): a Go template all
+/// the same, which no one writes meaning those mappings. Its one finding is at the first such
+/// action. clusterloader2's object templates are written so (kuberay's
+/// `benchmark/perf-tests/*/pytorch-mnist-rayjob.yaml`: `name: {{.Name}}`, `image: {{.Image}}`).
+fn actions_read_as_mappings(text: &str, doc: &Document<'_>) -> Option<Diagnostic> {
+    if !text[doc.span.clone()].contains("{{") {
+        return None;
+    }
+    let at = (0..doc.nodes_len() as u32).find_map(|id| {
+        let node = doc.node(id);
+        let NodeKind::Mapping { flow: true, .. } = node.kind else {
+            return None;
+        };
+        let written = text.get(node.span.clone())?;
+        (written.starts_with("{{") && written.ends_with("}}") && !written.contains('\n'))
+            .then(|| node.span.clone())
+    })?;
+    Some(file_diagnostic(
+        &rules::HELM_TEMPLATE,
+        at,
+        Some(doc.index),
+        "a Go template whose actions YAML reads as mappings, not YAML until it is rendered: \
+         lint its rendered output"
+            .to_string(),
+    ))
 }
 
 /// The options with this file's own Namespaces and RuntimeClasses added to the cluster (places
@@ -831,8 +881,8 @@ fn check_document<'a>(
     if let Some(patch) = &patch {
         json6902::check(text, doc, options, patch, out);
     }
-    let extracted = extract_with(doc, options.chart_kinds());
-    let judged = PodTemplates {
+    let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
+    let mut judged = PodTemplates {
         found: extracted.pod_specs.len(),
         by_shape: extracted.pod_specs.iter().filter(|p| p.by_shape).count(),
         unread: None,
@@ -841,6 +891,10 @@ fn check_document<'a>(
         Some(_) if defined.is_empty() => object_chunks(doc, &extracted),
         _ => None,
     };
+    // A list both found (where a CRD says it is) and read by a node configuration's reader is
+    // linted once.
+    let mut defined = defined;
+    defined.retain(|l| !extracted.taints.iter().any(|t| t.node == l.node));
     let taint_lists: std::borrow::Cow<'_, [crate::k8s::objects::List]> = if defined.is_empty() {
         std::borrow::Cow::Borrowed(&extracted.taints)
     } else {
@@ -861,7 +915,7 @@ fn check_document<'a>(
     for chunk in chunks {
         // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
         // findings lie inside the object that holds it.
-        let embedded = embedded::check(
+        let (embedded, in_strings) = embedded::check(
             text,
             doc,
             options,
@@ -870,6 +924,7 @@ fn check_document<'a>(
             chunk.objects.clone(),
             out,
         );
+        judged += in_strings;
         // What YAML in a string reads of the inventory is not told.
         if let (Some(reads), true, true) = (reads.as_deref_mut(), embedded, inventory.is_some()) {
             reads.opaque();

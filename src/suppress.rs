@@ -234,9 +234,11 @@ fn next_node(
 pub const REASON_PLACEHOLDER: &str = "TODO: say why";
 
 /// Rules whose findings a `disable=` comment cannot silence: they are about the file or the
-/// comments themselves.
+/// comments themselves, or (`embedded-yaml-syntax`) lie inside a string, where a comment line
+/// would be part of the string (configuration or a per-path ignore turns them off).
 pub const NOT_SUPPRESSIBLE: &[&str] = &[
     "yaml-syntax",
+    "embedded-yaml-syntax",
     "hcl-syntax",
     "helm-template",
     "not-a-manifest",

@@ -305,3 +305,142 @@ fn a_json_file_with_a_trailing_comma_is_reported_at_the_comma() {
     assert!(analyse("{\"kind\": \"List\", \"items\": []}\n", &Options::default()).is_empty());
     assert!(analyse("items: [a, b,]\n", &Options::default()).is_empty());
 }
+
+/// node-feature-discovery's NodeFeatureRules taint the nodes their rules match: the taints are
+/// linted where they are written, with what nfd-master drops said as such (no API server
+/// message: the API server never sees the rule's taints), and read as a pool per rule, with a
+/// note that says which nodes those are cannot be known offline.
+#[test]
+fn node_feature_rules_are_linted_and_read_as_the_pools_they_taint() {
+    let file = "tests/fixtures/iac/nfd-rules.yaml";
+    let text = read(file);
+    let found = analyse(&text, &Options::default());
+    let got: Vec<(&str, &str, &str)> = found
+        .iter()
+        .map(|d| {
+            (
+                d.rule,
+                d.path.as_deref().unwrap_or(""),
+                &text[d.range.clone()],
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "unknown-effect",
+                "spec.rules[1].taints[0].effect",
+                "PreferNoschedule"
+            ),
+            (
+                "platform-taint",
+                "spec.rules[1].taints[1].key",
+                "\"dedicated\""
+            ),
+            (
+                "platform-taint",
+                "spec.rules[1].taints[2].key",
+                "\"node.kubernetes.io/special\""
+            ),
+            (
+                "invalid-key",
+                "spec.rules[1].taints[3].key",
+                "\"feature.node.kubernetes.io/special cpu\""
+            ),
+            ("duplicate-taint", "spec.rules[1].taints[5]", "effect"),
+        ]
+    );
+    assert!(
+        found.iter().all(|d| d.server_message.is_none()),
+        "{found:#?}"
+    );
+    let duplicate = found.iter().find(|d| d.rule == "duplicate-taint").unwrap();
+    assert_eq!(duplicate.severity, taintlint::Severity::Warning);
+    // Each rule with taints is a pool of the nodes it matches, with the taints nfd-master
+    // keeps (the last of two with one key and effect), and a note says what is not known.
+    let inv = Inventory::load(&[(file, &text)]).unwrap();
+    let got = pools(&inv);
+    assert_eq!(
+        got,
+        [
+            (
+                "accelerators/nvidia gpu".to_string(),
+                vec!["feature.node.kubernetes.io/nvidia-gpu=true:NoSchedule".to_string()],
+                vec!["feature.node.kubernetes.io/nvidia-gpu=true".to_string()]
+            ),
+            (
+                "accelerators/special cpu".to_string(),
+                vec![
+                    "feature.node.kubernetes.io/special cpu:NoSchedule".to_string(),
+                    "feature.node.kubernetes.io/nvidia-gpu=b:NoSchedule".to_string()
+                ],
+                vec![]
+            ),
+        ]
+    );
+    let out = run(
+        &["simulate", "--inventory", file, "examples/web.yaml"],
+        None,
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "taintlint: warning: inventory tests/fixtures/iac/nfd-rules.yaml:11:7: \
+             NodeFeatureRule accelerators, rule \"nvidia gpu\": which nodes it matches (by the \
+             features nfd-worker finds on them) cannot be known offline"
+        ),
+        "{err}"
+    );
+}
+
+/// Cluster Autoscaler's node-template tags, in Terraform, CloudFormation and eksctl: linted at
+/// the tag's value (warnings, without an API server message: the autoscaler alone reads them,
+/// and ignores a tag it cannot read), and read as the taints, labels and resources of the
+/// group's pool.
+#[test]
+fn autoscaler_node_template_tags_are_linted_and_read() {
+    let files = [
+        "tests/fixtures/iac/autoscaler-tags.tf",
+        "tests/fixtures/iac/autoscaler-tags.yaml",
+    ];
+    let mut got = Vec::new();
+    for file in files {
+        let text = read(file);
+        for d in analyse(&text, &Options::default()) {
+            assert_eq!(d.severity, taintlint::Severity::Warning, "{d:#?}");
+            assert!(d.server_message.is_none(), "{d:#?}");
+            got.push((d.rule, text[d.range.clone()].to_string()));
+        }
+    }
+    let want = [
+        ("taint-missing-field", "nvidia.com/gpu=true"),
+        ("unknown-effect", "NoSchedul"),
+        ("unknown-effect", "noschedule"),
+        ("unknown-effect", "NoSchedul"),
+    ];
+    let want: Vec<(&str, String)> = want.iter().map(|(r, t)| (*r, t.to_string())).collect();
+    assert_eq!(got, want);
+    let texts: Vec<String> = files.iter().map(|f| read(f)).collect();
+    let inv = Inventory::load(&[(files[0], &texts[0]), (files[1], &texts[1])]).unwrap();
+    let got = pools(&inv);
+    let pool = |name: &str| got.iter().find(|p| p.0 == name).unwrap().clone();
+    // An Auto Scaling group without Cluster Autoscaler's tags (web-frontends) is no node group.
+    let names: Vec<&str> = got.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(names, ["ml-gpu", "batch", "ml-gpu#2", "gpu-spot"]);
+    let (_, taints, labels) = pool("ml-gpu");
+    assert_eq!(taints, ["nvidia.com/gpu=present:NoSchedule"]);
+    assert_eq!(labels, ["example.com/pool=gpu"]);
+    assert_eq!(pool("batch").1, ["batch=true:PreferNoSchedule"]);
+    // An eksctl group's own taints stand; its tags add what they do not say.
+    let (_, taints, labels) = pool("gpu-spot");
+    assert_eq!(
+        taints,
+        ["spot=true:NoSchedule", "nvidia.com/gpu=present:NoSchedule"]
+    );
+    assert!(labels.contains(&"example.com/pool=gpu".to_string()));
+    // A resources tag says what a node offers.
+    let gpu = inv.pools.iter().find(|p| p.name == "ml-gpu").unwrap();
+    let capacity = &gpu.declared.as_ref().unwrap().capacity;
+    assert_eq!(capacity.offer("nvidia.com/gpu"), Some((1, Some(1))));
+}

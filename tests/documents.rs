@@ -336,6 +336,113 @@ fn a_go_format_string_is_a_template() {
     assert!(common::lint(parses).is_empty());
 }
 
+/// A file with placeholders that a script fills in is not YAML until it is filled in: a hint
+/// that says so, never a `yaml-syntax` error. The shape imitates longhorn/longhorn's
+/// `dev/scale-test/statefulset.yaml` (`name: @STS_NAME@`, filled in with `sed` by its
+/// `scale-test.py`); the other forms are those of envsubst (`${VAR}`) and of build scripts
+/// (`__VAR__` on a line of its own).
+#[test]
+fn a_file_with_placeholders_is_a_template() {
+    let fixture = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: @STS_NAME@\nspec:\n  \
+                   serviceName: @STS_NAME@\n  template:\n    spec:\n      nodeName: @NODE_NAME@\n      \
+                   containers:\n      - name: '@STS_NAME@'\n        image: busybox\n";
+    let found = common::lint(fixture);
+    let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["helm-template"], "{found:#?}");
+    assert_eq!(&fixture[found[0].range.clone()], "@STS_NAME@");
+    assert_eq!(
+        found[0].message,
+        "placeholders that a script fills in (`@STS_NAME@`), not YAML until they are filled in"
+    );
+    let r = run(&["lint", "--format", "concise", "-"], Some(fixture));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    for (text, placeholder) in [
+        (
+            "apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: ${NAME}, image: i}]\n",
+            "${NAME}",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: a, image: i}]\n  \
+             tolerations:\n  __TOLERATIONS__\n",
+            "__TOLERATIONS__",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nspec:\n  tolerations: [{key: ${KEY:-gpu}, operator: \
+             Exists}]\n",
+            "${KEY:-gpu}",
+        ),
+    ] {
+        let found = common::lint(text);
+        let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, ["helm-template"], "{text}");
+        assert_eq!(&text[found[0].range.clone()], placeholder, "{text}");
+    }
+    // A document broken elsewhere too keeps its syntax error; one that parses is linted,
+    // whatever its strings hold; an address is no placeholder; a comment's placeholder counts
+    // for nothing.
+    let broken = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: @NAME@\nspec: [\n";
+    let rules: Vec<&str> = common::lint(broken).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["yaml-syntax"]);
+    let parses = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: '@NAME@'\nspec:\n  \
+                  tolerations: [{key: a, operator: Exists, value: b}]\n";
+    let rules: Vec<&str> = common::lint(parses).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["exists-with-value"]);
+    let address = "apiVersion: v1\nkind: Pod\nmetadata:\n  annotations: {owner: a@b@c}\nspec: [\n";
+    let rules: Vec<&str> = common::lint(address).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["yaml-syntax"]);
+    let commented = "apiVersion: v1\nkind: Pod\n# name: @NAME@\nspec: [\n";
+    let rules: Vec<&str> = common::lint(commented).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["yaml-syntax"]);
+}
+
+/// A Go template can parse as YAML when each action stands as a whole value: `{{.Name}}` is
+/// then a mapping whose key is a mapping. Such a document is a template all the same, and is
+/// neither linted nor simulated as written. The shape imitates kuberay's clusterloader2 object
+/// templates (ray-project/kuberay `benchmark/perf-tests/100-rayjob/pytorch-mnist-rayjob.yaml`).
+#[test]
+fn go_template_actions_read_as_mappings_make_a_template() {
+    let fixture = "apiVersion: ray.io/v1\nkind: RayJob\nmetadata:\n  name: {{.Name}}\nspec:\n  \
+                   rayClusterSpec:\n    headGroupSpec:\n      template:\n        spec:\n          \
+                   containers:\n          - name: ray-head\n            image: {{.Image}}\n            \
+                   resources: {requests: {cpu: \"64\"}}\n";
+    let found = common::lint(fixture);
+    let rules: Vec<&str> = found.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["helm-template"], "{found:#?}");
+    assert_eq!(&fixture[found[0].range.clone()], "{{.Name}}");
+    let dir = tempfile::tempdir().unwrap();
+    write_tree(
+        dir.path(),
+        &[
+            ("rayjob.yaml", fixture),
+            (
+                "pools.yaml",
+                "pools:\n  small: {count: 1, allocatable: {cpu: 4}}\n",
+            ),
+        ],
+    );
+    let r = run_in(
+        dir.path(),
+        &["simulate", "--inventory", "pools.yaml", "rayjob.yaml"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("1 file not all simulated"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stdout.contains("RayJob"), "{}", r.stdout);
+    // In a string, or beside other text, an action is no mapping: the document is linted.
+    let quoted = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: '{{.Name}}'\nspec:\n  \
+                  tolerations: [{key: a, operator: Exists, value: b}]\n";
+    let rules: Vec<&str> = common::lint(quoted).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["exists-with-value"]);
+    let flow = "apiVersion: v1\nkind: Pod\nmetadata:\n  labels: {app: web}\nspec:\n  \
+                tolerations: [{key: a, operator: Exists, value: b}]\n";
+    let rules: Vec<&str> = common::lint(flow).iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["exists-with-value"]);
+}
+
 /// Writes `files` (path, text) under `dir`.
 fn write_tree(dir: &std::path::Path, files: &[(&str, &str)]) {
     for (path, text) in files {
@@ -372,6 +479,10 @@ fn a_walk_reports_what_it_skipped_once() {
                 "operator/assets/parses.yaml",
                 "kind: Pod\nmetadata:\n  name: {{ .Name }}\n",
             ),
+            (
+                "dev/scale-test/statefulset.yaml",
+                "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: @STS_NAME@\n",
+            ),
             ("testdata/fixture.yaml", "names: [first, second\n"),
             ("app.yaml", REPRODUCER),
         ],
@@ -385,8 +496,9 @@ fn a_walk_reports_what_it_skipped_once() {
     );
     assert_eq!(
         r.stderr,
-        "taintlint: skipped 4 Go/Helm template files and 1 YAML file that is not a Kubernetes \
-         manifest and does not parse; `--show-skipped` lists them\n"
+        "taintlint: skipped 5 Go/Helm template files, 1 file with placeholders a script fills \
+         in and 1 YAML file that is not a Kubernetes manifest and does not parse; \
+         `--show-skipped` lists them\n"
     );
     let r = run_in(
         dir.path(),
@@ -401,14 +513,18 @@ fn a_walk_reports_what_it_skipped_once() {
              YAML until rendered",
             "taintlint: skipped ./chart/templates/deployment.yaml: a Go or Helm template, not \
              YAML until rendered",
+            "taintlint: skipped ./dev/scale-test/statefulset.yaml: placeholders that a script \
+             fills in, not YAML until they are filled in",
             "taintlint: skipped ./operator/assets/a.yaml: a Go or Helm template, not YAML until \
              rendered",
             "taintlint: skipped ./operator/assets/b.yaml: a Go or Helm template, not YAML until \
              rendered",
+            "taintlint: skipped ./operator/assets/parses.yaml: a Go or Helm template, not YAML \
+             until rendered",
             "taintlint: skipped ./testdata/fixture.yaml: YAML that does not parse, with no sign \
              of Kubernetes",
-            "taintlint: skipped 4 Go/Helm template files and 1 YAML file that is not a \
-             Kubernetes manifest and does not parse",
+            "taintlint: skipped 5 Go/Helm template files, 1 file with placeholders a script \
+             fills in and 1 YAML file that is not a Kubernetes manifest and does not parse",
         ]
     );
     assert_eq!(findings(&r.stdout).len(), 1, "{}", r.stdout);
@@ -424,6 +540,25 @@ fn a_walk_reports_what_it_skipped_once() {
         r.stdout
     );
     assert_eq!(r.stderr, "");
+    let r = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "concise",
+            "dev/scale-test/statefulset.yaml",
+        ],
+        None,
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (
+            0,
+            "dev/scale-test/statefulset.yaml:4:9: hint[helm-template] placeholders that a script \
+             fills in (`@STS_NAME@`), not YAML until they are filled in\n",
+            ""
+        )
+    );
 }
 
 /// A file git tracks is linted even when an ignore pattern meant for something else (the

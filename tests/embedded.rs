@@ -187,6 +187,17 @@ fn values_configmaps_and_secret_string_data() {
     );
     assert_eq!(found[1].document, Some(2));
     assert_eq!(line_col(&text, found[1].range.start).0, 45);
+    // The Secret's values look like a workload (tolerations beside a nodeSelector): the
+    // finding still names the object that holds them, not an object of no kind and no name.
+    let object = found[1].object.as_ref().unwrap();
+    assert_eq!(
+        (
+            object.kind.as_deref(),
+            object.name.as_deref(),
+            object.namespace.as_deref()
+        ),
+        (Some("Secret"), Some("search-secret-values"), Some("search"))
+    );
 }
 
 #[test]
@@ -438,56 +449,6 @@ fn argo_workflows_resource_manifests() {
     assert_eq!(d.object.as_ref().unwrap().kind.as_deref(), Some("Job"));
 }
 
-/// A document's tree as plain data, each multi-line string replaced by the shape of the YAML
-/// it holds: what must survive a fix inside a string, key for key.
-fn outer_shape(text: &str) -> String {
-    use taintlint::syntax::{self, Document, NodeId, NodeKind};
-    fn shape(doc: &Document<'_>, node: NodeId, out: &mut String) {
-        let node = doc.resolve(node);
-        match &doc.node(node).kind {
-            NodeKind::Scalar { value, .. } if value.contains('\n') => {
-                let inner = syntax::parse(value);
-                assert!(
-                    inner.error.is_none() && inner.documents.iter().all(|d| d.error.is_none()),
-                    "a string no longer parses: {value:?}"
-                );
-                out.push_str("<yaml>");
-            }
-            NodeKind::Scalar { value, .. } => out.push_str(&format!("{value:?}")),
-            NodeKind::Mapping { entries, .. } => {
-                out.push('{');
-                for &(k, v) in entries {
-                    shape(doc, k, out);
-                    out.push_str(": ");
-                    shape(doc, v, out);
-                    out.push_str(", ");
-                }
-                out.push('}');
-            }
-            NodeKind::Sequence { items, .. } => {
-                out.push('[');
-                for &i in items {
-                    shape(doc, i, out);
-                    out.push_str(", ");
-                }
-                out.push(']');
-            }
-            _ => out.push('?'),
-        }
-    }
-    let stream = syntax::parse(text);
-    assert!(stream.error.is_none(), "{text}");
-    let mut out = String::new();
-    for doc in &stream.documents {
-        assert!(doc.error.is_none(), "{:?}\n{text}", doc.error);
-        if let Some(root) = doc.root {
-            shape(doc, root, &mut out);
-        }
-        out.push_str("\n---\n");
-    }
-    out
-}
-
 /// An edit that reaches the end of a block string (`helm.values: |`, an inline patch `|-` or
 /// `|`, `|+` with CRLF, a block that ends the file, a line added inside a block with more after
 /// it), under `--fix`, `--fix --unsafe-fixes` and `--diff`: the outer document keeps every key
@@ -516,7 +477,7 @@ fn fixes_at_a_block_strings_end_keep_every_outer_key() {
     ];
     for (name, rule) in cases {
         let original = fixture(&format!("block-ends/{name}"));
-        let before = outer_shape(&original);
+        let before = common::outer_shape(&original);
         assert!(
             rules(&common::lint(&original)).contains(&rule),
             "{name}: {rule}"
@@ -537,7 +498,11 @@ fn fixes_at_a_block_strings_end_keep_every_outer_key() {
             let run = common::run_in(dir.path(), &args, None);
             assert!(run.code <= 1, "{name} {mode:?}: {}", run.stderr);
             let fixed = std::fs::read_to_string(dir.path().join(name)).unwrap();
-            assert_eq!(outer_shape(&fixed), before, "{name} {mode:?}:\n{fixed}");
+            assert_eq!(
+                common::outer_shape(&fixed),
+                before,
+                "{name} {mode:?}:\n{fixed}"
+            );
             assert_eq!(
                 rules(&common::lint(&fixed)).contains(&rule),
                 !fixes,
@@ -608,6 +573,143 @@ fn a_line_added_inside_a_block_takes_the_blocks_indentation() {
         ),
         "{fixed}"
     );
-    assert_eq!(outer_shape(&fixed), outer_shape(&original));
+    assert_eq!(common::outer_shape(&fixed), common::outer_shape(&original));
     assert!(!rules(&common::lint(&fixed)).contains(&"toleration-seconds-requires-no-execute"));
+}
+
+/// Helm values held in a string that do not parse are said, once, where the parser stopped,
+/// with the line inside the string; a string that is a template is not judged; the outer file
+/// has no error of its own.
+#[test]
+fn a_values_string_that_does_not_parse_is_a_warning() {
+    let text = "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web}
+spec:
+  source:
+    helm:
+      values: |
+        tolerations:
+        - key: spot
+          operator: Exists
+        - key: gpu
+         effect: NoSchedule
+  destination: {server: https://kubernetes.default.svc}
+";
+    let found = common::lint(text);
+    let d = one(&found, "embedded-yaml-syntax");
+    assert_eq!(d.severity, taintlint::Severity::Warning);
+    assert_eq!(line_col(text, d.range.start), (12, 10));
+    assert!(
+        d.message
+            .starts_with("the YAML in this string does not parse: ")
+            && d.message.ends_with("(line 5 of the string)"),
+        "{}",
+        d.message
+    );
+    assert_eq!(
+        d.object.as_ref().and_then(|o| o.name.as_deref()),
+        Some("web")
+    );
+    assert!(!rules(&found).contains(&"yaml-syntax"), "{found:#?}");
+    // A template's actions are not YAML until rendered: not judged.
+    let template = text.replace(
+        "- key: gpu\n",
+        "{{- if .Values.gpu }}\n        - key: gpu\n",
+    );
+    assert!(
+        !rules(&common::lint(&template)).contains(&"embedded-yaml-syntax"),
+        "{:#?}",
+        common::lint(&template)
+    );
+    // A fix never writes a string that does not parse: the issue's case, a second toleration
+    // appended at the string's base indentation, is refused by the check.
+    let fixed = fix_all(text, &Options::default(), FixMode::Unsafe);
+    assert_eq!(
+        rules(&common::lint(&fixed.text))
+            .iter()
+            .filter(|r| **r == "embedded-yaml-syntax")
+            .count(),
+        1
+    );
+}
+
+/// An Argo CD Application's values are one workload however they are written: as a string,
+/// simulate reads them as lint does (the same verdict as `valuesObject`), and a string that
+/// does not parse is said on simulate's standard error and in its JSON, not dropped.
+#[test]
+fn argo_values_strings_are_simulated_as_lint_judges_them() {
+    let file = "tests/fixtures/embedded/argo-gpu-values.yaml";
+    let pools = "tests/fixtures/embedded/gpu-pools.yaml";
+    let run = common::run(
+        &["simulate", "--format", "json", "--inventory", pools, file],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stderr);
+    let workloads = json["workloads"].as_array().unwrap();
+    let named: Vec<(&str, &str)> = workloads
+        .iter()
+        .map(|w| (w["path"].as_str().unwrap(), w["fits"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("spec.source.helm.values|worker", "no"),
+            ("spec.source.helm.valuesObject.worker", "no"),
+        ]
+    );
+    // The values string's workload is named by the Application that holds it.
+    let string = &workloads[0];
+    assert_eq!(
+        (&string["kind"], &string["name"], &string["namespace"]),
+        (
+            &"Application".into(),
+            &"infer-string".into(),
+            &"argocd".into()
+        )
+    );
+    let unread = json["summary"]["unread"].as_array().unwrap();
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert_eq!(unread[0]["why"], "string-syntax");
+
+    let human = common::run(&["simulate", "--inventory", pools, file], None);
+    assert!(
+        human
+            .stderr
+            .contains("1 file with a YAML string that does not parse"),
+        "{}",
+        human.stderr
+    );
+
+    // lint judges the same two workloads, and finds each fits no node.
+    let lint = common::run(
+        &["lint", "--format", "json", "--inventory", pools, file],
+        None,
+    );
+    assert!(
+        lint.stderr.contains("judged 2 pod templates"),
+        "{}",
+        lint.stderr
+    );
+    let lint: serde_json::Value = serde_json::from_str(&lint.stdout).unwrap();
+    let unschedulable: Vec<u64> = lint["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    let text = common::fixture(file);
+    let line_of = |needle: &str, after: usize| {
+        text.lines()
+            .enumerate()
+            .skip(after)
+            .find(|(_, l)| l.contains(needle))
+            .map(|(i, _)| i as u64 + 1)
+            .unwrap()
+    };
+    // At the tolerations of each, the string's inside it.
+    let object = line_of("valuesObject:", 0) as usize;
+    let expected = [line_of("tolerations:", 0), line_of("tolerations:", object)];
+    assert_eq!(unschedulable, expected);
 }

@@ -264,3 +264,76 @@ fn a_refused_runtime_class_in_another_file_is_not_found() {
         "{stdout}"
     );
 }
+
+/// An empty taint key is two field errors upstream: `ValidateLabelName` (k8s.io/apimachinery
+/// pkg/apis/meta/v1/validation) makes one per message of `IsQualifiedName`, and `IsLabelKey`
+/// (k8s.io/apimachinery pkg/api/validate/content/kube.go) says an empty name is empty and then,
+/// since `labelKeyRegexp` does not match it, that it must consist of alphanumeric characters.
+#[test]
+fn an_empty_taint_key_is_both_field_errors() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\nspec:\n  taints:\n  \
+                - {key: \"\", effect: NoSchedule}\n";
+    let found = analyse(text, &Options::default());
+    assert_eq!(
+        server_messages(&found, "taint-missing-field"),
+        [
+            "metadata.taints[0].key: Invalid value: \"\": name part must be non-empty",
+            "metadata.taints[0].key: Invalid value: \"\": name part must consist of \
+             alphanumeric characters, '-', '_' or '.', and must start and end with an \
+             alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used \
+             for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        ]
+    );
+    // A toleration's empty key is no key error (`ValidateTolerations` checks a key only when
+    // there is one); an empty name after a prefix is both errors, as for a taint.
+    let text = pod("  - {key: \"example.com/\", operator: Exists}\n  - {operator: Exists}\n");
+    let found = analyse(&text, &Options::default());
+    let messages = server_messages(&found, "invalid-key");
+    assert_eq!(messages.len(), 2, "{found:#?}");
+    assert!(messages[0].ends_with("name part must be non-empty"));
+    assert!(messages[1].contains("name part must consist of alphanumeric characters"));
+}
+
+/// A `Duplicate value` prints the internal `core.Taint` or `core.Toleration` with `%#v`
+/// (apimachinery's validation/field/errors.go `ErrorBody`, for a value of no simple type and
+/// no `String` method), whose strings are quoted by strconv's `AppendQuote`: a character Go's
+/// `unicode.IsPrint` rejects (a no-break space, a zero-width space) is escaped there, as in the
+/// `%q` of an `Invalid value`. Taints that do not decode are refused before any duplicate is
+/// looked for.
+#[test]
+fn duplicate_values_render_as_go_prints_them() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\nspec:\n  taints:\n  \
+                - {key: \"a\\u00a0b\", value: \"x\\u200b\", effect: NoSchedule}\n  \
+                - {key: \"a\\u00a0b\", effect: NoSchedule}\n";
+    let found = analyse(text, &Options::default());
+    assert_eq!(
+        server_messages(&found, "duplicate-taint"),
+        [
+            "metadata.taints[1]: Duplicate value: core.Taint{Key:\"a\\u00a0b\", Value:\"\", \
+          Effect:\"NoSchedule\", TimeAdded:<nil>}: taints must be unique by key and effect pair"
+        ]
+    );
+    let keys = server_messages(&found, "invalid-key");
+    assert!(!keys.is_empty());
+    assert!(keys.iter().all(|m| m
+        .starts_with("metadata.taints[0].key: Invalid value: \"a\\u00a0b\"")
+        || m.starts_with("metadata.taints[1].key: Invalid value: \"a\\u00a0b\"")));
+    let rc = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: sandbox}\n\
+              handler: runsc\nscheduling:\n  tolerations:\n  \
+              - {key: \"t\\u3000\", operator: Exists}\n  - {key: \"t\\u3000\", operator: Exists}\n";
+    let found = analyse(rc, &Options::default());
+    assert_eq!(
+        server_messages(&found, "invalid-runtime-class"),
+        [
+            "scheduling.tolerations[1]: Duplicate value: core.Toleration{Key:\"t\\u3000\", \
+          Operator:\"Exists\", Value:\"\", Effect:\"\", TolerationSeconds:(*int64)(nil)}"
+        ]
+    );
+    let undecodable = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\nspec:\n  taints:\n  \
+                       - {key: a, value: 1, effect: NoSchedule}\n  - {key: a, effect: NoSchedule}\n";
+    let found = analyse(undecodable, &Options::default());
+    assert!(
+        server_messages(&found, "duplicate-taint").is_empty(),
+        "{found:#?}"
+    );
+}

@@ -197,3 +197,90 @@ fn a_toleration_the_api_server_rejects_is_not_reported_again_by_inventory_rules(
         "tolerations[1] tolerates none of the taints on the inventory's 2 tainted nodes"
     );
 }
+
+/// Who may use a pool a taint keeps for some workloads is a person's decision: the fix that
+/// would add a toleration of `dedicated=ml-inference:NoSchedule` (the issue's fine-tuning
+/// CronJob and its inference pool) is shown, never applied by `--unsafe-fixes`; one that adds
+/// the GPU taint's toleration (a resource the pod asks for) is for review, and is applied.
+#[test]
+fn a_dedicated_pool_is_opened_by_hand() {
+    let pools = "pools:
+  inference:
+    count: 2
+    labels: {example.com/pool: inference}
+    taints: [dedicated=ml-inference:NoSchedule]
+";
+    let inv = inventory(pools);
+    let job = "apiVersion: batch/v1
+kind: CronJob
+metadata: {name: finetune}
+spec:
+  schedule: '0 3 * * *'
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          nodeSelector: {example.com/pool: inference}
+          containers: [{name: c, image: i}]
+          restartPolicy: Never
+";
+    let found = lint(job, &inv);
+    let d = found.iter().find(|d| d.rule == "unschedulable").unwrap();
+    assert_eq!(d.fixes.len(), 1, "{d:#?}");
+    assert_eq!(
+        d.fixes[0].applicability,
+        taintlint::diagnostic::Applicability::Manual
+    );
+    assert!(
+        d.fixes[0]
+            .title
+            .contains("a pool kept for some workloads; not applied in bulk"),
+        "{}",
+        d.fixes[0].title
+    );
+    let fixed = fix_all_with(job, FixMode::Unsafe, |t| lint(t, &inv));
+    assert_eq!(fixed.text, job, "applied in bulk");
+    // The GPU pool's taint is the resource's: for review, applied by --unsafe-fixes.
+    let inv = inventory(POOLS);
+    let text = pod("");
+    let found = lint(&text, &inv);
+    let d = found.iter().find(|d| d.rule == "unschedulable").unwrap();
+    assert_eq!(
+        d.fixes[0].applicability,
+        taintlint::diagnostic::Applicability::NeedsReview
+    );
+    assert_ne!(
+        fix_all_with(&text, FixMode::Unsafe, |t| lint(t, &inv)).text,
+        text
+    );
+}
+
+/// Fixes are judged again after each one: `operator: equal` corrected to `Equal` already
+/// tolerates the GPU taint, and the fix that would have added a toleration of it is not
+/// applied on top (the issue's values.yaml, where the next lint reported a duplicate).
+#[test]
+fn a_fix_another_makes_unnecessary_is_not_stacked() {
+    let inv = inventory(POOLS);
+    let text = pod(
+        "  tolerations:\n  - key: nvidia.com/gpu\n    operator: equal\n    value: present\n    effect: NoSchedule\n",
+    );
+    let found = lint(&text, &inv);
+    assert!(
+        found.iter().any(|d| d.rule == "unknown-operator"),
+        "{found:#?}"
+    );
+    let fixed = fix_all_with(&text, FixMode::Unsafe, |t| lint(t, &inv));
+    assert_eq!(
+        fixed.text,
+        text.replace("operator: equal", "operator: Equal"),
+        "{:#?}",
+        fixed
+    );
+    let after = lint(&fixed.text, &inv);
+    assert!(
+        !after
+            .iter()
+            .any(|d| d.rule == "duplicate-toleration" || d.rule == "unschedulable"),
+        "{after:#?}"
+    );
+}

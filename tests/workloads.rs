@@ -365,8 +365,8 @@ fn simulate_says_what_it_could_not_read() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(
-            "1 file not all simulated, Go or Helm templates (not YAML until rendered): \
-             chart/templates/agent-daemonset.yaml"
+            "1 file not all simulated, Go or Helm templates or placeholders (not YAML until \
+             rendered or filled in): chart/templates/agent-daemonset.yaml"
         ),
         "{err}"
     );
@@ -838,4 +838,35 @@ fn strimzi_components_are_placed_by_their_pod_templates() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("\n  Kafka events kafka "), "{text}");
     assert!(text.contains("\n  Kafka events entityOperator\n"), "{text}");
+}
+
+/// A helm-unittest suite's `set:` values are what a test hands the chart, to assert what it
+/// renders: no workload runs them, so they are not simulated (a toleration there of a taint
+/// no node has made `lint --inventory` fail), while their lists are still linted. The shape
+/// imitates kuberay's chart tests (ray-project/kuberay
+/// `helm-chart/ray-cluster/tests/raycluster_test.yaml`: `set: {head: {tolerations: [...]}}`).
+#[test]
+fn a_helm_unittest_suites_values_are_not_workloads() {
+    let suite = "suite: Test RayCluster\ntemplates:\n  - raycluster-cluster.yaml\ntests:\n  \
+                 - it: Should add tolerations if `head.tolerations` is set\n    set:\n      \
+                 head:\n        nodeSelector: {pool: nowhere}\n        tolerations:\n          \
+                 - key: key1\n            operator: Equal\n            value: value1\n            \
+                 effect: NoSchedule\n    asserts:\n      - equal:\n          path: \
+                 spec.headGroupSpec.template.spec.tolerations\n          value:\n            \
+                 - {key: key1, operator: Equal, value: value1, effect: NoSchedule}\n";
+    assert!(placed(suite, &Options::default()).is_empty());
+    let found = analyse_with(suite, &Options::default(), Some(&inventory()));
+    assert!(found.is_empty(), "{found:#?}");
+    // Its lists get the field rules all the same.
+    let broken = suite.replace(
+        "effect: NoSchedule\n    asserts",
+        "effect: NoSchedul\n    asserts",
+    );
+    let found = analyse_with(&broken, &Options::default(), Some(&inventory()));
+    let rules: Vec<_> = found.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, ["unknown-effect"], "{found:#?}");
+    // Without the suite's keys, the same mapping is chart values, and simulated.
+    let values = "head:\n  nodeSelector: {pool: nowhere}\n  tolerations: [{key: key1, \
+                  operator: Exists}]\n";
+    assert_eq!(placed(values, &Options::default()).len(), 1);
 }

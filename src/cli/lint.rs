@@ -159,6 +159,8 @@ struct Linted {
     /// Fixes applied (`--fix`) or that would be (`--diff`).
     fixed: usize,
     diff: String,
+    /// The fixes not applied because they failed their check: a line each, to say.
+    dropped: Vec<String>,
 }
 
 /// What a worker hands the writer: a whole result, or a file in pieces (its start, then its
@@ -645,6 +647,7 @@ impl Linter<'_> {
             reports: Vec::new(),
             fixed: 0,
             diff: String::new(),
+            dropped: Vec::new(),
         };
         let (input, merged) = match job {
             Job::Input(input) => (input, None),
@@ -683,6 +686,16 @@ impl Linter<'_> {
             let fixed =
                 fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));
             linted.fixed = fixed.applied;
+            linted.dropped = fixed
+                .dropped
+                .iter()
+                .map(|d| {
+                    format!(
+                        "taintlint: {name}:{}: not fixed: {} ({}): {}",
+                        d.line, d.title, d.rule, d.why
+                    )
+                })
+                .collect();
             if args.diff {
                 linted.diff = fix::unified_diff(&name, &text, &fixed.text);
                 return Ok(linted);
@@ -881,7 +894,7 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                     .as_mut()
                     .expect("a file's findings follow its start");
                 if walked {
-                    set_aside(&report.path, &mut findings, &mut self.skipped);
+                    set_aside(report, &mut findings, &mut self.skipped);
                     if findings.is_empty() {
                         return;
                     }
@@ -909,7 +922,9 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                 }
                 for report in &mut l.reports {
                     if walked {
-                        set_aside(&report.path, &mut report.diagnostics, &mut self.skipped);
+                        let mut found = std::mem::take(&mut report.diagnostics);
+                        set_aside(report, &mut found, &mut self.skipped);
+                        report.diagnostics = found;
                     }
                     self.totals.summary.add(&report.diagnostics);
                     self.totals.files += 1;
@@ -924,6 +939,10 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                 if self.write_ok {
                     // Each file's findings reach the reader when the file is done.
                     self.write_ok = self.stdout.flush().is_ok();
+                }
+                // After the file's output: the fixes its check refused.
+                for line in &l.dropped {
+                    eprintln!("{line}");
                 }
             }
             Piece::Whole(Err(e)) => problems.push(e),
@@ -949,15 +968,29 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
 enum Skipped {
     /// A Go or Helm template (a chart's `templates/`, or a document that is one).
     Template,
+    /// A file with placeholders that a script fills in (`@NAME@`, `__NAME__`, `${NAME}`).
+    Placeholder,
     /// YAML that does not parse, with no sign of Kubernetes.
     NotAManifest,
 }
 
 /// Takes the findings that say a walked file (or a document of it) was not read out of
 /// `findings`, and notes the file once in `skipped`: a directory walk reports them in one line.
-fn set_aside(name: &str, findings: &mut Vec<Diagnostic>, skipped: &mut Vec<(String, Skipped)>) {
+fn set_aside(
+    report: &FileReport,
+    findings: &mut Vec<Diagnostic>,
+    skipped: &mut Vec<(String, Skipped)>,
+) {
+    let name = &report.path;
     let why = |d: &Diagnostic| match d.rule {
-        "helm-template" => Some(Skipped::Template),
+        "helm-template" => {
+            let found = report.text.get(d.range.clone()).unwrap_or_default();
+            Some(if rules::is_placeholder(found) {
+                Skipped::Placeholder
+            } else {
+                Skipped::Template
+            })
+        }
         "not-a-manifest" => Some(Skipped::NotAManifest),
         _ => None,
     };
@@ -982,6 +1015,9 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
         for (name, why) in skipped.iter() {
             let why = match why {
                 Skipped::Template => "a Go or Helm template, not YAML until rendered",
+                Skipped::Placeholder => {
+                    "placeholders that a script fills in, not YAML until they are filled in"
+                }
                 Skipped::NotAManifest => "YAML that does not parse, with no sign of Kubernetes",
             };
             eprintln!("taintlint: skipped {name}: {why}");
@@ -989,10 +1025,17 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
     }
     let count = |kind| skipped.iter().filter(|(_, w)| *w == kind).count();
     let (templates, foreign) = (count(Skipped::Template), count(Skipped::NotAManifest));
+    let placeholders = count(Skipped::Placeholder);
     let mut parts = Vec::new();
     if templates > 0 {
         let s = if templates == 1 { "" } else { "s" };
         parts.push(format!("{templates} Go/Helm template file{s}"));
+    }
+    if placeholders > 0 {
+        let s = if placeholders == 1 { "" } else { "s" };
+        parts.push(format!(
+            "{placeholders} file{s} with placeholders a script fills in"
+        ));
     }
     if foreign > 0 {
         parts.push(if foreign == 1 {
@@ -1007,7 +1050,11 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
         let them = if skipped.len() == 1 { "it" } else { "them" };
         format!("; `--show-skipped` lists {them}")
     };
-    eprintln!("taintlint: skipped {}{list}", parts.join(" and "));
+    let parts = match parts.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => parts.join(""),
+    };
+    eprintln!("taintlint: skipped {parts}{list}");
 }
 
 /// A file's options: its configuration's, with its per-path settings, what its chart's templates

@@ -463,6 +463,8 @@ struct Notes {
     workloads: usize,
     templates: Vec<String>,
     broken: Vec<String>,
+    /// Files a YAML string of which (values, a manifest) does not parse.
+    strings: Vec<String>,
     unread: Vec<report::simulate::UnreadFile>,
     by_shape: Vec<String>,
 }
@@ -478,6 +480,7 @@ impl Notes {
                 why: match why {
                     Unread::Template => "template",
                     Unread::Syntax => "syntax",
+                    Unread::String => "string-syntax",
                 },
                 pod_templates: note.unread_templates,
             });
@@ -485,6 +488,7 @@ impl Notes {
         match note.unread {
             Some(Unread::Template) => self.templates.push(note.file),
             Some(Unread::Syntax) => self.broken.push(note.file),
+            Some(Unread::String) => self.strings.push(note.file),
             None => {}
         }
     }
@@ -502,7 +506,8 @@ impl Notes {
         let mut out = Vec::new();
         if !self.templates.is_empty() {
             out.push(format!(
-                "{} not all simulated, Go or Helm templates (not YAML until rendered): {}; \
+                "{} not all simulated, Go or Helm templates or placeholders (not YAML until \
+                 rendered or filled in): {}; \
                  simulate the rendered output (`helm template CHART | taintlint simulate \
                  --inventory FILE -`), or the chart's values.yaml",
                 files(self.templates.len()),
@@ -515,6 +520,15 @@ impl Notes {
                  `taintlint lint` shows where",
                 files(self.broken.len()),
                 named(&self.broken)
+            ));
+        }
+        if !self.strings.is_empty() {
+            out.push(format!(
+                "{} with a YAML string that does not parse (Argo CD values, a values ConfigMap, \
+                 a workflow's manifest), its pod templates not simulated: {}; `taintlint lint` \
+                 shows where (embedded-yaml-syntax)",
+                files(self.strings.len()),
+                named(&self.strings)
             ));
         }
         let unread: usize = self.unread.iter().map(|u| u.pod_templates).sum();
@@ -544,14 +558,16 @@ impl Notes {
                 named(&self.by_shape)
             ));
         }
-        if self.workloads == 0 && self.files > self.templates.len() + self.broken.len() {
+        if self.workloads == 0
+            && self.files > self.templates.len() + self.broken.len() + self.strings.len()
+        {
             out.push(format!(
                 "no pod template found in {}{}: simulate reads the pod templates of core \
                  workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, \
                  ...), of the custom resources docs/cli.md lists (What is linted), chart \
                  values, HelmRelease and Argo CD Application values",
-                files(self.files - self.templates.len() - self.broken.len()),
-                if self.templates.len() + self.broken.len() > 0 {
+                files(self.files - self.templates.len() - self.broken.len() - self.strings.len()),
+                if self.templates.len() + self.broken.len() + self.strings.len() > 0 {
                     " read"
                 } else {
                     ""

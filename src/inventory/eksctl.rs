@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 
 use super::nodes::{labels, scalar_text, taints};
-use super::{Count, Defined, Loc, RawNode};
+use super::{asg_tags, Count, Defined, Loc, RawNode};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::objects::List;
 use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
@@ -175,6 +175,32 @@ pub(crate) fn read<'a>(
             if let Some(d) = &mut node.declared {
                 d.capacity = super::capacity::from_instance_types(&types);
             }
+            // Cluster Autoscaler's node-template tags, which eksctl puts on the group's Auto
+            // Scaling group (a managed group's with `propagateASGTags`).
+            let tags = group_tags(text, doc, group);
+            if !tags.is_empty() {
+                let (seq, skipped) = asg_tags::taint_sequence(text, doc, &tags);
+                out.invalid += skipped;
+                let mut from_tags = Vec::new();
+                if let (Some(seq), Some((key, _))) = (seq, doc.get(group, "tags")) {
+                    let list = List {
+                        whole: false,
+                        node: seq,
+                        key,
+                        path: format!("{path}.tags"),
+                        object: Some(0),
+                    };
+                    let (found, left_out) = taints(file, doc, &list);
+                    out.invalid += left_out;
+                    from_tags = found;
+                    out.lists.push(list);
+                }
+                let labels = asg_tags::labels(&tags);
+                asg_tags::merge(&mut node.taints, from_tags, &mut node.labels, labels);
+                if let Some(d) = &mut node.declared {
+                    asg_tags::add_resources(&mut d.capacity, &tags);
+                }
+            }
             out.nodes.push(node);
             out.lists.extend(list);
         }
@@ -226,6 +252,43 @@ fn taint_list<'a>(
         }),
         _ => None,
     }
+}
+
+/// A group's `tags` (a map of tag key to value) that hold scalars, with where their characters
+/// are.
+fn group_tags<'a>(text: &'a str, doc: &Document<'a>, group: NodeId) -> Vec<asg_tags::Tag<'a>> {
+    let Some((_, map)) = doc.get(group, "tags") else {
+        return Vec::new();
+    };
+    let chars = |n: NodeId| -> Option<(Cow<'a, str>, Option<std::ops::Range<usize>>)> {
+        let node = doc.node(doc.resolve(n));
+        let NodeKind::Scalar { value, style } = &node.kind else {
+            return None;
+        };
+        let start = match style {
+            Style::Plain => Some(node.span.start),
+            Style::SingleQuoted | Style::DoubleQuoted => Some(node.span.start + 1),
+            _ => None,
+        };
+        let at = start
+            .map(|s| s..s + value.len())
+            .filter(|r| text.get(r.clone()) == Some(&**value));
+        Some((Cow::Owned(value.to_string()), at))
+    };
+    doc.mapping(map)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|&(k, v)| {
+            let (key, key_at) = chars(k)?;
+            let (value, value_at) = chars(v)?;
+            Some(asg_tags::Tag {
+                key,
+                key_at,
+                value,
+                value_at,
+            })
+        })
+        .collect()
 }
 
 /// The labels a group's nodes get: its `labels`, then what eksctl and EKS set: the cluster's

@@ -111,6 +111,7 @@ spec:
     - key: nvidia.com/gpu
       value: present
       effect: NoSchedule
+    # taintlint: disable=flavor-tolerates-own-taint -- the nodes' taint; Kueue adds its toleration
     - key: example.com/spot
       value: \"true\"
       effect: NoSchedule
@@ -228,8 +229,11 @@ spec:
         assert_eq!(inv.files[0].invalid_taints, 1);
         // A flavor's tolerations get the toleration rules.
         let text = FLAVORS.replace("operator: Exists", "operator: Exist");
+        // (A toleration that does not decode tolerates nothing: the suppression of
+        // flavor-tolerates-own-taint then silences nothing, and says so.)
         let rules: Vec<(&str, Option<String>)> = crate::analyse(&text, &Options::default())
             .into_iter()
+            .filter(|d| d.rule != "unused-suppression")
             .map(|d| (d.rule, d.path))
             .collect();
         assert_eq!(

@@ -27,9 +27,11 @@ use crate::k8s::resources::Resources;
 use crate::position::LineIndex;
 use crate::syntax;
 
+pub mod asg_tags;
 pub mod capacity;
 mod capi_bootstrap;
 mod cce;
+mod cfn;
 pub mod compact;
 mod eksctl;
 mod hcl_objects;
@@ -42,6 +44,7 @@ mod kubelet_flags;
 mod kueue;
 pub mod kustomize;
 mod machines;
+mod nfd;
 mod nodes;
 pub mod platform;
 mod pool_object;
@@ -371,6 +374,8 @@ pub fn may_define_nodes(text: &str) -> bool {
         "eksctl.io/",
         "kind.x-k8s.io/",
         "ResourceFlavor",
+        "NodeFeatureRule",
+        "k8s.io/cluster-autoscaler/node-template/",
     ];
     if terraform::looks_like_hcl(text) {
         return terraform::defines_pools(text);
@@ -388,12 +393,13 @@ pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json
 
 /// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
 /// (`kubectl get ns,runtimeclass -o yaml`) and the devices Dynamic Resource Allocation
-/// allocates from (`kubectl get deviceclasses,resourceslices -o yaml`), read by
-/// [`Cluster`](crate::k8s::cluster::Cluster).
+/// allocates from (`kubectl get deviceclasses,resourceslices -o yaml`), and the
+/// CustomResourceDefinitions that say where custom resources keep pod specs and tolerations
+/// (`kubectl get crd -o yaml`), read by [`Cluster`](crate::k8s::cluster::Cluster).
 pub(crate) fn is_cluster_kind(kind: &str) -> bool {
     matches!(
         kind,
-        "Namespace" | "RuntimeClass" | "DeviceClass" | "ResourceSlice"
+        "Namespace" | "RuntimeClass" | "DeviceClass" | "ResourceSlice" | "CustomResourceDefinition"
     )
 }
 
@@ -586,6 +592,8 @@ pub(crate) fn read_defined<'a>(
         Some(cce::read(file, doc, root, index))
     } else if kind::is_kind(doc, root) {
         Some(kind::read(file, text, doc, root, index))
+    } else if cfn::is_template(doc, root) {
+        Some(cfn::read(file, text, doc, root, index))
     } else {
         None
     }
@@ -712,11 +720,11 @@ impl ReadFile {
                     objects.add_text(name, text);
                     Ok((r.nodes, r.invalid_taints))
                 }
-                Ok(None) => nodes::parse_file(index, name, text, &mut objects),
+                Ok(None) => nodes::parse_file(index, name, text, &mut objects, &mut unread),
                 Err(e) => Err(e),
             }
         } else {
-            nodes::parse_file(index, name, text, &mut objects)
+            nodes::parse_file(index, name, text, &mut objects, &mut unread)
         };
         let read = match read {
             Ok((nodes, _)) if nodes.is_empty() && objects.is_empty() => {

@@ -14,6 +14,7 @@ pub(crate) fn parse_file(
     name: &str,
     text: &str,
     cluster: &mut Cluster,
+    notes: &mut Vec<super::terraform::Unread>,
 ) -> Result<(Vec<RawNode>, usize), ParseError> {
     let mut stream = syntax::parse(text);
     if crate::k8s::cluster::may_hold_cluster_objects(text) {
@@ -53,6 +54,14 @@ pub(crate) fn parse_file(
             return Err(not_inventory(doc, root));
         }
         if read_pools_as_code(file, text, doc, root, index, &mut found)? {
+            continue;
+        }
+        if super::nfd::is_feature_rule_object(doc, root) {
+            let (nodes, left_out, said) = super::nfd::read(file, doc, root, index)?;
+            found.defines_pools |= !nodes.is_empty();
+            found.nodes.extend(nodes);
+            found.invalid += left_out;
+            notes.extend(said);
             continue;
         }
         let kind = doc.get_str(root, "kind").unwrap_or("");

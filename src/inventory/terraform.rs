@@ -133,6 +133,19 @@ pub(crate) struct Hcl<'a> {
     /// Node groups written as an expression taintlint does not evaluate, and why they are not
     /// read.
     pub unread: Vec<Unread>,
+    /// Cluster Autoscaler node-template tags, each set with the pool it describes (an index in
+    /// `pools`), if one.
+    pub tags: Vec<TagSet>,
+}
+
+/// The node-template tags of one Auto Scaling group (see [`super::asg_tags`]): its taint tags
+/// as a list for the rules, and what its nodes carry and offer.
+pub(crate) struct TagSet {
+    pub pool: Option<usize>,
+    pub list: Option<List>,
+    pub skipped: usize,
+    pub labels: Vec<(String, String)>,
+    pub capacity: super::capacity::Capacity,
 }
 
 /// Node groups a file defines that are not read: where, and what a person is told.
@@ -144,7 +157,10 @@ pub struct Unread {
 
 impl Hcl<'_> {
     pub fn lists(&self) -> Vec<List> {
-        self.pools.iter().filter_map(|p| p.list.clone()).collect()
+        let pools = self.pools.iter().filter_map(|p| p.list.clone());
+        pools
+            .chain(self.tags.iter().filter_map(|t| t.list.clone()))
+            .collect()
     }
 }
 
@@ -212,6 +228,12 @@ pub fn defines_pools(text: &str) -> bool {
         "azurerm_kubernetes_cluster",
         "huaweicloud_cce_node_pool",
     ];
+    // Auto Scaling groups that tell Cluster Autoscaler what their nodes carry.
+    let tagged =
+        || text.contains("aws_autoscaling_group") || text.contains("autoscaling_group_tags");
+    if looks_like_hcl(text) && super::asg_tags::mentions(text) && tagged() {
+        return true;
+    }
     // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
     // the repository's own that takes them on).
     let gke_module = || {
@@ -243,6 +265,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         pools: Vec::new(),
         spelled: Vec::new(),
         unread: Vec::new(),
+        tags: Vec::new(),
     };
     // The GKE clusters of the file, by resource name: a pool's zones default to its cluster's.
     let clusters: Vec<(&str, &Body)> = body
@@ -329,6 +352,17 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             ("resource", ["huaweicloud_cce_node_pool", name]) => {
                 b.cce_pool(&block.body, name, at);
             }
+            ("resource", ["aws_autoscaling_group", name]) => {
+                b.autoscaling_group(&block.body, name, at);
+            }
+            ("resource", ["aws_autoscaling_group_tag", name]) => {
+                // A tag of a group made elsewhere (an EKS managed group's, say): linted, its
+                // group not known here.
+                let f = Fields::Body(&block.body);
+                let tags = b.tags(&f.children("tag"));
+                let address = format!("aws_autoscaling_group_tag.{name}.tag");
+                b.tag_set(None, &tags, address);
+            }
             ("module", [name]) => {
                 if let Some(groups) = attr(&block.body, "eks_managed_node_groups") {
                     b.eks_module(groups, name, true);
@@ -375,6 +409,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         pools: b.pools,
         spelled: b.spelled,
         unread: b.unread,
+        tags: b.tags,
     })
 }
 
@@ -608,6 +643,7 @@ struct Builder<'a> {
     pools: Vec<TfPool>,
     spelled: Vec<Spelled>,
     unread: Vec<Unread>,
+    tags: Vec<TagSet>,
 }
 
 impl<'a> Builder<'a> {
@@ -747,6 +783,118 @@ impl<'a> Builder<'a> {
 
     fn push(&mut self, pool: TfPool) {
         self.pools.push(pool);
+    }
+
+    /// Where the characters of a literal string are (between its quotes), when they are the
+    /// string's value as written (no escapes).
+    fn chars(&self, e: &Expression) -> Option<Range<usize>> {
+        let Expression::String(s) = e else {
+            return None;
+        };
+        let span = self.span_of(e)?;
+        let inner = span.start + 1..span.end.checked_sub(1)?;
+        (self.text.get(inner.clone()) == Some(s.value().as_str())).then_some(inner)
+    }
+
+    /// Tags written as `{key, value}` (a `tag` block, an object of a `tags` list) whose key
+    /// and value are literals.
+    fn tags(&self, written: &[Fields<'_>]) -> Vec<super::asg_tags::Tag<'a>> {
+        written
+            .iter()
+            .filter_map(|f| {
+                let (k, v) = (f.get("key")?, f.get("value")?);
+                Some(super::asg_tags::Tag {
+                    key: Cow::Owned(literal(k)?),
+                    key_at: self.chars(k),
+                    value: Cow::Owned(literal(v)?),
+                    value_at: self.chars(v),
+                })
+            })
+            .collect()
+    }
+
+    /// Tags written as a map (`autoscaling_group_tags = { "k8s.io/..." = "v:NoSchedule" }`).
+    fn map_tags(&self, e: Option<&Expression>) -> Vec<super::asg_tags::Tag<'a>> {
+        let Some(Expression::Object(o)) = e else {
+            return Vec::new();
+        };
+        o.iter()
+            .filter_map(|(k, v)| {
+                let ObjectKey::Expression(k) = k else {
+                    return None;
+                };
+                Some(super::asg_tags::Tag {
+                    key: Cow::Owned(literal(k)?),
+                    key_at: self.chars(k),
+                    value: Cow::Owned(literal(v.expr())?),
+                    value_at: self.chars(v.expr()),
+                })
+            })
+            .collect()
+    }
+
+    /// Records the node-template tags of a group (of the pool `pool`, if one): its taint tags
+    /// as a list at `path`, its label and resources tags.
+    fn tag_set(&mut self, pool: Option<usize>, tags: &[super::asg_tags::Tag<'_>], path: String) {
+        if !tags
+            .iter()
+            .any(|t| t.key.starts_with("k8s.io/cluster-autoscaler/"))
+        {
+            return;
+        }
+        let (node, skipped) = super::asg_tags::taint_sequence(self.text, &mut self.doc, tags);
+        let list = node.map(|node| List {
+            whole: false,
+            node,
+            key: node,
+            path,
+            object: None,
+        });
+        let mut capacity = super::capacity::Capacity::default();
+        super::asg_tags::add_resources(&mut capacity, tags);
+        self.tags.push(TagSet {
+            pool,
+            list,
+            skipped,
+            labels: super::asg_tags::labels(tags),
+            capacity,
+        });
+    }
+
+    /// An `aws_autoscaling_group` whose tags are Cluster Autoscaler's (`tag` blocks, or the
+    /// `tags` list of provider versions before 5.0): a self-managed node group, its nodes
+    /// described by its node-template tags (hashicorp/terraform-provider-aws
+    /// `internal/service/autoscaling/group.go`: `name`, `min_size`, `max_size`,
+    /// `desired_capacity`, `tag {key value propagate_at_launch}`).
+    fn autoscaling_group(&mut self, body: &Body, name: &str, at: Range<usize>) {
+        let f = Fields::Body(body);
+        let address = format!("aws_autoscaling_group.{name}");
+        let (mut tags, mut path) = (self.tags(&f.children("tag")), format!("{address}.tag"));
+        if tags.is_empty() {
+            tags = self.tags(&f.children("tags"));
+            path = format!("{address}.tags");
+        }
+        if !tags
+            .iter()
+            .any(|t| t.key.starts_with("k8s.io/cluster-autoscaler/"))
+        {
+            return;
+        }
+        let n = |name: &str| number(f.get(name));
+        let pool = self.pools.len();
+        self.push(TfPool {
+            name: written(self.src, f.get("name"), &address),
+            kind: "aws_autoscaling_group",
+            at,
+            labels: Vec::new(),
+            count: count(n("min_size"), n("max_size"), n("desired_capacity")),
+            list: None,
+            implied: Vec::new(),
+            skipped: 0,
+            provider_labels: &[],
+            capacity: super::capacity::Capacity::default(),
+        });
+        self.tag_set(Some(pool), &tags, path);
     }
 
     fn gke_pool(
@@ -948,6 +1096,15 @@ impl<'a> Builder<'a> {
         let mut types = strings(f.get("instance_types"));
         types.extend(f.get("instance_type").and_then(literal));
         let capacity = super::capacity::from_instance_types(&types);
+        // A self-managed group's `autoscaling_group_tags` are put on its Auto Scaling group
+        // (terraform-aws-modules/eks modules/self-managed-node-group main.tf).
+        let tags = self.map_tags(f.get("autoscaling_group_tags"));
+        let pool = self.pools.len();
+        self.tag_set(
+            Some(pool),
+            &tags,
+            format!("{address}.autoscaling_group_tags"),
+        );
         self.push(TfPool {
             name: written(self.src, f.get("name"), key),
             kind: if managed {
@@ -1302,9 +1459,29 @@ pub(crate) fn read(
             RawNode::defined(pool.name.clone(), pool.kind, at, (file, index), pool.count);
         node.labels = pool.labels.clone();
         node.taints = taints;
+        let mut capacity = pool.capacity.clone();
+        // What its node-template tags tell Cluster Autoscaler the nodes carry and offer.
+        for set in hcl.tags.iter().filter(|t| t.pool == Some(index)) {
+            let (found, left_out) = match &set.list {
+                Some(list) => super::nodes::taints(file, &hcl.doc, list),
+                None => (Vec::new(), 0),
+            };
+            invalid += left_out + set.skipped;
+            let labels = set.labels.clone();
+            super::asg_tags::merge(&mut node.taints, found, &mut node.labels, labels);
+            for offer in &set.capacity.offers {
+                match capacity
+                    .offers
+                    .binary_search_by(|o| o.name.cmp(&offer.name))
+                {
+                    Ok(i) => capacity.offers[i] = offer.clone(),
+                    Err(i) => capacity.offers.insert(i, offer.clone()),
+                }
+            }
+        }
         if let Some(d) = node.declared.as_mut() {
             d.provider_labels = pool.provider_labels;
-            d.capacity = pool.capacity.clone();
+            d.capacity = capacity;
         }
         out.push(node);
     }

@@ -205,6 +205,9 @@ pub struct Cluster {
     /// RuntimeClasses defined where they were read but refused by the API server's validation:
     /// never created, so a pod naming one is refused as not found.
     refused: BTreeSet<String>,
+    /// What the CustomResourceDefinitions read say of where their kinds keep pod specs,
+    /// tolerations and taints.
+    crds: crate::k8s::crd::CrdKinds,
 }
 
 /// Whether a text may hold a Namespace or a RuntimeClass (a cheap test before parsing it).
@@ -214,6 +217,7 @@ pub fn may_hold_cluster_objects(text: &str) -> bool {
         || text.contains("ResourceClaim")
         || text.contains("ResourceSlice")
         || text.contains("DeviceClass")
+        || text.contains("CustomResourceDefinition")
 }
 
 /// How many devices of a DRA driver a node offers, as the ResourceSlices read say.
@@ -326,6 +330,12 @@ impl Cluster {
             && self.device_classes.is_empty()
             && self.slices.is_empty()
             && self.selected_slices.is_empty()
+            && self.crds.is_empty()
+    }
+
+    /// What the CustomResourceDefinitions read say of their kinds.
+    pub fn crds(&self) -> &crate::k8s::crd::CrdKinds {
+        &self.crds
     }
 
     /// Whether any ResourceSlice was read (the inventory carries the cluster's devices).
@@ -459,6 +469,7 @@ impl Cluster {
             }
         }
         self.selected_slices.extend(other.selected_slices);
+        self.crds.merge(other.crds);
     }
 
     /// Reads the Namespaces and RuntimeClasses of one file's text (`file` names it in places).
@@ -489,8 +500,8 @@ impl Cluster {
         }
     }
 
-    /// Reads the Namespaces, RuntimeClasses, DeviceClasses, ResourceSlices and resource claims
-    /// of one parsed document.
+    /// Reads the Namespaces, RuntimeClasses, DeviceClasses, ResourceSlices, resource claims and
+    /// CustomResourceDefinitions of one parsed document.
     pub fn add_document(&mut self, file: &str, doc: &Document<'_>) {
         let ex = extract(doc);
         for (index, object) in ex.objects.iter().enumerate() {
@@ -529,6 +540,7 @@ impl Cluster {
                     let namespace = object.namespace.unwrap_or("");
                     self.add_claim(doc, object.node, kind, (namespace, name));
                 }
+                "CustomResourceDefinition" => self.crds.add(doc, object.node),
                 _ => {}
             }
         }

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use crate::k8s::crd::{CrdKinds, Places};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
 use crate::k8s::workloads::{custom_pod_specs, custom_workload, ChartKinds, PLACEMENT_FIELDS};
@@ -142,6 +143,19 @@ pub fn extract<'d>(doc: &'d Document<'_>) -> Extracted<'d> {
 /// the mappings the chart renders into a workload's pod spec, and those that hold `tolerations`
 /// beside `nodeSelector`, `affinity` or `resources` (a workload of unknown kind), are pod specs.
 pub fn extract_with<'d>(doc: &'d Document<'_>, chart: Option<&ChartKinds>) -> Extracted<'d> {
+    extract_known(doc, chart, None)
+}
+
+/// [`extract_with`], with what the CustomResourceDefinitions read (`crds`) say of where their
+/// kinds keep pod specs, tolerations and taints: for a custom resource whose CRD serves its
+/// version, the CRD's schema decides, and taintlint's own table of custom workloads
+/// ([`crate::k8s::workloads::CUSTOM_WORKLOADS`]) and the search by shape are for the kinds whose
+/// CRD is not at hand.
+pub fn extract_known<'d>(
+    doc: &'d Document<'_>,
+    chart: Option<&ChartKinds>,
+    crds: Option<&CrdKinds>,
+) -> Extracted<'d> {
     let mut out = Extracted::default();
     let Some(root) = doc.root else { return out };
     let root_kind = doc.get_str(root, "kind");
@@ -154,23 +168,45 @@ pub fn extract_with<'d>(doc: &'d Document<'_>, chart: Option<&ChartKinds>) -> Ex
         let items = doc.sequence(items).unwrap_or_default().to_vec();
         for (i, item) in items.into_iter().enumerate() {
             if doc.mapping(item).is_some() {
-                add_object(doc, &mut out, item, format!("items[{i}]"), Some(i));
+                add_object(doc, &mut out, item, format!("items[{i}]"), Some(i), crds);
             }
         }
     } else if doc.mapping(root).is_some() {
         if root_kind.is_some() {
-            add_object(doc, &mut out, root, String::new(), None);
+            add_object(doc, &mut out, root, String::new(), None, crds);
         } else {
-            let values = Values {
-                chart,
-                namespace: None,
-                item: None,
-            };
-            values_workloads(doc, &mut out, root, "", &values);
+            // A helm-unittest suite's `set:` values are what a test sets, to assert what the
+            // chart renders of them: no workload runs them. Their lists are linted all the same.
+            if !is_helm_unittest_suite(doc, root) {
+                let values = Values {
+                    chart,
+                    namespace: None,
+                    item: None,
+                };
+                values_workloads(doc, &mut out, root, "", &values);
+            }
             walk_tolerations(doc, &mut out, root, String::new(), None);
         }
     }
     out
+}
+
+/// Whether a document is a helm-unittest test suite (helm-unittest/helm-unittest
+/// `DOCUMENT.md`: `suite`, `templates`, and `tests`, each test a mapping with `it` and
+/// `asserts`), as charts keep them in their `tests/` (kuberay's
+/// `helm-chart/ray-cluster/tests/raycluster_test.yaml` sets `head.tolerations` beside
+/// `head.nodeSelector`).
+fn is_helm_unittest_suite(doc: &Document<'_>, root: NodeId) -> bool {
+    let Some((_, tests)) = doc.get(root, "tests") else {
+        return false;
+    };
+    let tests = doc.sequence(tests).unwrap_or_default();
+    (doc.get(root, "suite").is_some() || doc.get(root, "templates").is_some())
+        && !tests.is_empty()
+        && tests.iter().all(|&t| {
+            doc.mapping(t).is_some()
+                && (doc.get(t, "it").is_some() || doc.get(t, "asserts").is_some())
+        })
 }
 
 fn add_object<'d>(
@@ -179,6 +215,7 @@ fn add_object<'d>(
     node: NodeId,
     path: String,
     item: Option<usize>,
+    crds: Option<&CrdKinds>,
 ) {
     let metadata = doc.get(node, "metadata").map(|(_, v)| v);
     let object = Object {
@@ -225,6 +262,19 @@ fn add_object<'d>(
                 }
             }
         }
+        Some(kind) if is_feature_rule(doc.get_str(node, "apiVersion"), Some(kind)) => {
+            for (at, at_path) in resolve(doc, node, &path, "spec.rules[]") {
+                if let Some((key, value)) = doc.get(at, "taints") {
+                    out.taints.push(List {
+                        whole: false,
+                        node: value,
+                        key,
+                        path: join(&at_path, "taints"),
+                        object: Some(index),
+                    });
+                }
+            }
+        }
         Some(kind) if pool_taint_paths(doc.get_str(node, "apiVersion"), kind).is_some() => {
             let api_version = doc.get_str(node, "apiVersion");
             for field in pool_taint_paths(api_version, kind).unwrap_or_default() {
@@ -236,8 +286,11 @@ fn add_object<'d>(
         Some(kind) => {
             let api_version = doc.get_str(node, "apiVersion");
             let group = api_group(api_version);
+            let schema = crds.and_then(|c| c.places(api_version, kind));
             // A custom resource's kind may be a core kind's name (Volcano's `Job`).
-            if let Some(row) = custom_workload(api_version, kind) {
+            if let Some(places) = schema {
+                add_schema_places(doc, out, index, node, &path, places);
+            } else if let Some(row) = custom_workload(api_version, kind) {
                 for pattern in row.paths {
                     for (at, spec_path) in resolve(doc, node, &path, pattern) {
                         add_pod_spec(doc, out, index, at, spec_path, false);
@@ -245,7 +298,7 @@ fn add_object<'d>(
                 }
                 for pattern in row.objects {
                     for (at, at_path) in resolve(doc, node, &path, pattern) {
-                        add_embedded(doc, out, index, at, at_path);
+                        add_embedded(doc, out, index, at, at_path, crds);
                     }
                 }
             } else if custom_pod_specs(group, kind).is_none() && pod_spec_path(kind).is_some() {
@@ -310,10 +363,13 @@ fn add_embedded(
     object: usize,
     node: NodeId,
     path: String,
+    crds: Option<&CrdKinds>,
 ) {
     let api_version = doc.get_str(node, "apiVersion");
     let kind = doc.get_str(node, "kind").unwrap_or_default();
-    if let Some(row) = custom_workload(api_version, kind) {
+    if let Some(places) = crds.and_then(|c| c.places(api_version, kind)) {
+        add_schema_places(doc, out, object, node, &path, places);
+    } else if let Some(row) = custom_workload(api_version, kind) {
         for pattern in row.paths {
             for (at, spec_path) in resolve(doc, node, &path, pattern) {
                 add_pod_spec(doc, out, object, at, spec_path, false);
@@ -325,6 +381,55 @@ fn add_embedded(
         add_pod_spec(doc, out, object, at, spec_path, false);
     } else {
         add_by_shape(doc, out, object, node, &path);
+    }
+}
+
+/// The pod specs, toleration lists and taint lists of an object (of the object `object`, an
+/// index in [`Extracted::objects`]) where its kind's CRD says they are.
+fn add_schema_places(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: &str,
+    places: &Places,
+) {
+    for pattern in &places.pod_specs {
+        for (at, spec_path) in resolve(doc, node, path, pattern) {
+            add_pod_spec(doc, out, object, at, spec_path, false);
+        }
+    }
+    // A list's place is its parent's, and the field.
+    let lists = |pattern: &str| -> Vec<List> {
+        let (parent, field) = match pattern.rsplit_once('.') {
+            Some((parent, field)) => (Some(parent), field),
+            None => (None, pattern),
+        };
+        let parents = match parent {
+            Some(parent) => resolve(doc, node, path, parent),
+            None => vec![(node, path.to_string())],
+        };
+        parents
+            .into_iter()
+            .filter_map(|(at, at_path)| {
+                let (key, value) = doc.get(at, field)?;
+                Some(List {
+                    whole: false,
+                    node: value,
+                    key,
+                    path: join(&at_path, field),
+                    object: Some(object),
+                })
+            })
+            .collect()
+    };
+    for pattern in &places.tolerations {
+        for list in lists(pattern) {
+            push_tolerations(out, list, Owner::Other);
+        }
+    }
+    for pattern in &places.taints {
+        out.taints.extend(lists(pattern));
     }
 }
 
@@ -468,6 +573,42 @@ fn values_places(group: Option<&str>, kind: &str) -> Option<&'static [&'static s
     }
 }
 
+/// Whether the field at `path` (from the document root) lies in the chart values an object of
+/// the document keeps for a chart it installs (a Flux HelmRelease's `spec.values`, an Argo CD
+/// Application's `helm.valuesObject`: [`values_places`]), where the chart, and so the kind of
+/// the workload the values render into, is not in the repository.
+pub fn in_chart_values(doc: &Document<'_>, path: &str) -> bool {
+    let Some(root) = doc.root else { return false };
+    let (object, base) = match path
+        .strip_prefix("items[")
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(i, _)| i.parse::<usize>().ok())
+    {
+        Some(i) => {
+            let Some(item) = doc
+                .get(root, "items")
+                .and_then(|(_, v)| doc.sequence(v)?.get(i).copied())
+            else {
+                return false;
+            };
+            (item, format!("items[{i}]"))
+        }
+        None => (root, String::new()),
+    };
+    let group = api_group(doc.get_str(object, "apiVersion"));
+    let Some(kind) = doc.get_str(object, "kind") else {
+        return false;
+    };
+    values_places(group, kind)
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|pattern| resolve(doc, object, &base, pattern))
+        .any(|(_, at)| {
+            path.strip_prefix(&at)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        })
+}
+
 /// What is known of a values mapping's workloads.
 struct Values<'c, 'd> {
     /// What the chart's templates render the values into.
@@ -602,6 +743,18 @@ pub fn pool_taint_paths(api_version: Option<&str>, kind: &str) -> Option<&'stati
         (Some("kueue.x-k8s.io"), "ResourceFlavor") => FLAVOR,
         _ => return None,
     })
+}
+
+/// node-feature-discovery's API group.
+pub const NFD: &str = "nfd.k8s-sigs.io";
+
+/// Whether an object is a node-feature-discovery NodeFeatureRule, whose rules taint the nodes
+/// they match (kubernetes-sigs/node-feature-discovery api/nfd/v1alpha1/types.go: `Rule.Taints`,
+/// a `[]corev1.Taint`, at `spec.rules[].taints`). nfd-master drops a taint it does not take
+/// with a log line (pkg/nfd-master/nfd-master.go `filterTaints`), and patches the others into
+/// the Node.
+pub fn is_feature_rule(api_version: Option<&str>, kind: Option<&str>) -> bool {
+    api_group(api_version) == Some(NFD) && kind == Some("NodeFeatureRule")
 }
 
 /// Cluster API's core API group.

@@ -157,6 +157,28 @@ pub fn known_taint(key: &str) -> Option<&'static KnownTaint> {
 /// keys are a letter or two away from them.
 const SHORTEST_TARGET: usize = 8;
 
+/// Whether tolerating a taint of this key is an access decision, for a person to make: a taint
+/// that keeps a pool for some workloads (`dedicated=<team>`, a tenant's, any key the catalog
+/// does not know; the control plane's, `CriticalAddonsOnly`, GKE's managed components',
+/// OpenShift's infrastructure nodes') rather than one that says what the node is or what state
+/// it is in (a condition, an accelerator, Spot, Arm or Fargate capacity, a sandbox, an
+/// autoscaler's or an add-on's passing taint). A fix never adds a toleration of one in bulk.
+pub fn reserves_pool(key: &str) -> bool {
+    match known_taint(key) {
+        None => true,
+        Some(k) => match k.origin {
+            Origin::Kubernetes => key == "node-role.kubernetes.io/control-plane",
+            Origin::Provider => matches!(
+                key,
+                "CriticalAddonsOnly"
+                    | "components.gke.io/gke-managed-components"
+                    | "node-role.kubernetes.io/infra"
+            ),
+            Origin::Accelerator | Origin::Autoscaler | Origin::AddOn => false,
+        },
+    }
+}
+
 pub const NOT_READY: &str = "node.kubernetes.io/not-ready";
 pub const UNREACHABLE: &str = "node.kubernetes.io/unreachable";
 pub const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
@@ -460,6 +482,37 @@ mod tests {
         assert_eq!(typo_distance("ab", "ba", 2), 1);
         assert_eq!(typo_distance("abc", "abc", 1), 0);
         assert_eq!(typo_distance("kitten", "sitting", 2), 3);
+    }
+
+    /// A taint that keeps a pool for some workloads, against one that says what a node is or
+    /// what state it is in.
+    #[test]
+    fn which_taints_reserve_a_pool() {
+        for key in [
+            "dedicated",
+            "example.com/team",
+            "tenant",
+            "node-role.kubernetes.io/control-plane",
+            "CriticalAddonsOnly",
+            "node-role.kubernetes.io/infra",
+            "components.gke.io/gke-managed-components",
+        ] {
+            assert!(reserves_pool(key), "{key}");
+        }
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unschedulable",
+            "nvidia.com/gpu",
+            "google.com/tpu",
+            "kubernetes.azure.com/scalesetpriority",
+            "cloud.google.com/gke-spot",
+            "kubernetes.io/arch",
+            "sandbox.gke.io/runtime",
+            "karpenter.sh/disrupted",
+            "node.cilium.io/agent-not-ready",
+        ] {
+            assert!(!reserves_pool(key), "{key}");
+        }
     }
 
     #[test]

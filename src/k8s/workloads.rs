@@ -3,7 +3,9 @@
 //!
 //! A custom resource's pod specs are found by [`custom_pod_specs`], one row per kind: its API
 //! group, its kinds, and the paths of its pod specs (a pod template's `spec`, or the mapping
-//! that holds pod fields inline). Each row cites the operator's API type it follows.
+//! that holds pod fields inline). Each row cites the operator's API type it follows. The table
+//! covers the kinds and versions of its rows, where the kind's CustomResourceDefinition is not
+//! at hand: a CRD read says where its kind keeps them ([`crate::k8s::crd`]).
 
 /// One row of the table: the kinds of an API group, at the versions its operator serves, whose
 /// objects hold pod specs at `paths`, or whole objects (each with its own pod specs) at

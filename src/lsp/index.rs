@@ -62,6 +62,9 @@ pub struct IndexedFile {
     pub tolerations: Vec<Indexed>,
     pub taints: Vec<IndexedTaint>,
     pub objects: Vec<IndexedObject>,
+    /// Every toleration's and taint's key written as a plain string, valid or not (a
+    /// toleration with a misspelt effect still has its key): what a rename of a key rewrites.
+    pub keys: Vec<(String, lsp::Range)>,
 }
 
 /// A file's URI and what it holds.
@@ -178,6 +181,13 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
     let facts = Facts::collect(&text);
     let index = LineIndex::new(&text);
     let lines = Lines::new(&text, &index, encoding);
+    let keys: Vec<(String, lsp::Range)> = facts
+        .tolerations
+        .iter()
+        .filter_map(|t| t.key.clone())
+        .chain(facts.taints.iter().filter_map(|t| t.key.clone()))
+        .map(|k| (text[k.clone()].to_string(), lines.range(k)))
+        .collect();
     let tolerations: Vec<Indexed> = facts
         .tolerations
         .into_iter()
@@ -212,13 +222,14 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
             selection: lines.range(o.selection),
         })
         .collect();
-    if tolerations.is_empty() && taints.is_empty() && objects.is_empty() {
+    if tolerations.is_empty() && taints.is_empty() && objects.is_empty() && keys.is_empty() {
         return None;
     }
     let file = IndexedFile {
         tolerations,
         taints,
         objects,
+        keys,
     };
     Some((Uri::from_file_path(path)?, Arc::new(file)))
 }

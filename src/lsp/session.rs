@@ -75,9 +75,6 @@ pub(crate) struct Caps {
     pub(crate) watch_dynamic: bool,
     pub(crate) watch_relative: bool,
     pub(crate) document_changes: bool,
-    /// `workspace.workspaceEdit.changeAnnotationSupport`: a rename's edits can ask for
-    /// confirmation.
-    pub(crate) change_annotations: bool,
     /// `textDocument.rename.prepareSupport`.
     pub(crate) prepare_rename: bool,
     pub(crate) markdown: bool,
@@ -120,9 +117,6 @@ impl Caps {
                 .and_then(|w| w.workspace_edit.as_ref())
                 .and_then(|e| e.document_changes)
                 .unwrap_or(false),
-            change_annotations: ws
-                .and_then(|w| w.workspace_edit.as_ref())
-                .is_some_and(|e| e.change_annotation_support.is_some()),
             prepare_rename: td
                 .and_then(|t| t.rename.as_ref())
                 .and_then(|r| r.prepare_support)

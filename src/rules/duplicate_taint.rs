@@ -2,7 +2,7 @@
 
 use super::{go_quote, shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
-use crate::k8s::objects::Item;
+use crate::k8s::objects::{is_feature_rule, Item};
 
 pub struct DuplicateTaint;
 
@@ -30,6 +30,12 @@ way apimachinery's `field.Error` prints a struct (`ErrorBody`, validation/field/
 `timeAdded` shows as `<nil>`, since `metav1.Time` has a `GoString` method that a nil pointer
 cannot run.
 
+In a node-feature-discovery NodeFeatureRule's `spec.rules[].taints` it is a warning: nfd-master
+adds a rule's taints to the Node one by one with `AddOrUpdateTaint` (k8s.io/kubernetes
+pkg/util/taints), which replaces a taint of the same key and effect, so the last one wins and the
+API server never sees two. A taint with a field that does not decode is not compared: the API
+server refuses it before it looks for duplicates (`undecodable-value`).
+
 ## Example
 ```yaml
 spec:
@@ -49,8 +55,16 @@ impl Rule for DuplicateTaint {
     }
 
     fn check_taint_list(&self, cx: &mut Cx<'_, '_>, items: &[Item<'_>]) {
+        let nfd = cx
+            .object
+            .is_some_and(|o| is_feature_rule(cx.doc.get_str(o.node, "apiVersion"), o.kind));
         let mut seen: Vec<(&str, &str, usize)> = Vec::new();
         for (i, item) in items.iter().enumerate() {
+            // The API server validates only what decodes: a taint with a field of the wrong
+            // type is refused before any duplicate is looked for.
+            if !item.decodes() {
+                continue;
+            }
             let (Some(key), Some(effect)) = (item.text("key"), item.text("effect")) else {
                 continue;
             };
@@ -68,6 +82,19 @@ impl Rule for DuplicateTaint {
                 );
                 let range = cx.item_range(item);
                 let related = cx.item_range(&items[first]);
+                if nfd {
+                    // nfd-master adds a rule's taints one by one with `AddOrUpdateTaint`
+                    // (k8s.io/kubernetes pkg/util/taints), which replaces a taint of the same
+                    // key and effect: the last one wins, and the Node never sees two.
+                    let message = format!("{message}; nfd-master keeps the last one");
+                    cx.report(range, item.path.clone(), message)
+                        .with_severity(Severity::Warning)
+                        .with_related(
+                            related,
+                            format!("first taint with key {key:?} and effect {effect:?}"),
+                        );
+                    continue;
+                }
                 cx.report(range, item.path.clone(), message)
                     .with_server_message(server)
                     .with_related(

@@ -19,10 +19,12 @@ mod deprecated_taint_key;
 mod deprecated_tolerations_annotation;
 mod duplicate_taint;
 mod duplicate_toleration;
+mod embedded_yaml_syntax;
 mod empty_key_requires_exists;
 mod equal_empty_value;
 mod eviction_loop;
 mod exists_with_value;
+mod flavor_tolerates_own_taint;
 mod hcl_syntax;
 mod helm_template;
 mod invalid_key;
@@ -54,7 +56,7 @@ pub use workload::{workload_reads, InventoryReads, Reading, WorkloadCx};
 
 use std::hash::DefaultHasher;
 
-pub use helm_template::template_action;
+pub use helm_template::{is_placeholder, placeholder, template_action};
 
 /// Everything said about a rule, written once.
 #[derive(Debug)]
@@ -99,6 +101,7 @@ pub trait Rule: Sync {
 /// Every rule, in the order they are documented.
 pub static RULES: &[&dyn Rule] = &[
     &yaml_syntax::YamlSyntax,
+    &embedded_yaml_syntax::EmbeddedYamlSyntax,
     &hcl_syntax::HclSyntax,
     &undecodable_value::UndecodableValue,
     &unknown_field::UnknownField,
@@ -118,6 +121,7 @@ pub static RULES: &[&dyn Rule] = &[
     &equal_empty_value::EqualEmptyValue,
     &nonpositive_toleration_seconds::NonpositiveTolerationSeconds,
     &null_value::NullValue,
+    &flavor_tolerates_own_taint::FlavorToleratesOwnTaint,
     &duplicate_toleration::DuplicateToleration,
     &invalid_runtime_class::InvalidRuntimeClass,
     &invalid_toleration_annotation::InvalidTolerationAnnotation,
@@ -253,6 +257,7 @@ pub fn markdown_docs() -> String {
     out
 }
 
+pub(crate) use embedded_yaml_syntax::META as EMBEDDED_YAML_SYNTAX;
 pub(crate) use hcl_syntax::META as HCL_SYNTAX;
 pub(crate) use helm_template::META as HELM_TEMPLATE;
 pub(crate) use not_a_manifest::META as NOT_A_MANIFEST;
@@ -498,6 +503,26 @@ pub(crate) fn check_lists<'a, 'd>(
         if list.whole {
             for d in &mut out[first..] {
                 d.fixes.clear();
+            }
+        }
+        // Cluster Autoscaler's node-template tags describe taints to the autoscaler alone: no
+        // API server reads them, and a tag it cannot read is ignored, so what is wrong there is
+        // a warning (its scale-ups from zero then misjudge the nodes), with no server message.
+        if crate::inventory::asg_tags::is_tag_list(&list.path) {
+            for d in &mut out[first..] {
+                d.server_message = None;
+                d.severity = d.severity.min(Severity::Warning);
+            }
+        }
+        // The API server never validates a NodeFeatureRule's taints as such: nfd-master drops
+        // some with a log line, and the Node update that carries another invalid one is
+        // refused, its index in the Node's taints unknown here.
+        let object = list.object.map(|i| &objects[i]);
+        if object.is_some_and(|o| {
+            crate::k8s::objects::is_feature_rule(doc.get_str(o.node, "apiVersion"), o.kind)
+        }) {
+            for d in &mut out[first..] {
+                d.server_message = None;
             }
         }
     }

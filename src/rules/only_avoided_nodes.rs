@@ -1,9 +1,9 @@
 //! `only-avoided-nodes`: a pod template that fits only nodes with an untolerated
 //! PreferNoSchedule taint.
 
-use super::workload::{hash_fits, more_pools, toleration_for, LISTED_POOLS};
+use super::workload::{access, hash_fits, more_pools, toleration_for, LISTED_POOLS};
 use super::{count, Reading, Rule, RuleMeta, WorkloadCx};
-use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::diagnostic::{Fix, Severity};
 use crate::schedule::Verdict;
 use std::hash::{DefaultHasher, Hash};
 
@@ -36,7 +36,9 @@ nodeSelector:
 
 ## Fix
 Tolerate the PreferNoSchedule taint (the quick fix adds the toleration), or steer the workload
-to the nodes it is meant for.
+to the nodes it is meant for. The quick fix needs review; when the taint keeps the pool for some
+workloads (a team's or a tenant's key: any taint that is not a condition, an accelerator or the
+platform's own capacity), it is by hand only, never applied in bulk.
 "#,
 };
 
@@ -105,10 +107,16 @@ impl Rule for OnlyAvoidedNodes {
             .iter()
             .map(|&i| toleration_for(&pool.taints[i].taint))
             .collect();
-        let fix = cx.add_tolerations(&add).map(|edit| Fix {
-            title: format!("Tolerate the PreferNoSchedule taints of pool {}", pool.name),
-            applicability: Applicability::NeedsReview,
-            edits: vec![edit],
+        let fix = cx.add_tolerations(&add).map(|edit| {
+            let (applicability, by_hand) = access(&add);
+            Fix {
+                title: format!(
+                    "Tolerate the PreferNoSchedule taints of pool {}{by_hand}",
+                    pool.name
+                ),
+                applicability,
+                edits: vec![edit],
+            }
         });
         let (range, path) = cx.anchor();
         let d = cx.report(range, path, message);

@@ -4,7 +4,7 @@ use super::{shown, Cx, Rule, RuleMeta};
 use crate::diagnostic::Severity;
 use crate::k8s::decode::Decoded;
 use crate::k8s::names::is_qualified_name;
-use crate::k8s::objects::{holds_machine_taints, Item};
+use crate::k8s::objects::{holds_machine_taints, is_feature_rule, Item};
 
 pub struct PlatformTaint;
 
@@ -33,6 +33,13 @@ Taints in node pool definitions whose platform is stricter than Kubernetes:
   `node-role.kubernetes.io/master`, `node.cloudprovider.kubernetes.io/*`, and
   `node.kubernetes.io/*` except `node.kubernetes.io/out-of-service`
   (`internal/util/taints/validation.go` `ValidateMachineTaints`).
+- **node-feature-discovery** NodeFeatureRule (`spec.rules[].taints`): nfd-master drops, with
+  a log line only ("ignoring taint"), a taint whose key has no prefix (`dedicated`) or a prefix
+  in `kubernetes.io` or under it other than `feature.node.kubernetes.io` and the domains under
+  that (kubernetes-sigs/node-feature-discovery pkg/apis/nfd/validate/validate.go `Taint`, called
+  by `filterTaints` in pkg/nfd-master/nfd-master.go). It drops one without a valid effect too
+  (`taint-missing-field`, `unknown-effect`); any other invalid taint reaches the Node, whose
+  update the API server then refuses whole.
 - **Karpenter** again: a startup taint with the key and effect of one of the pool's taints. Its
   validation checks `taints` and `startupTaints` together for duplicates (one map of key and
   effect for both lists: `pkg/apis/v1/nodeclaim_validation.go` `validateTaintsField`), though a
@@ -41,7 +48,8 @@ Taints in node pool definitions whose platform is stricter than Kubernetes:
 ## Why it matters
 The platform refuses what the API server would accept on a Node: the NodePool is not valid
 (Karpenter sets `ValidationSucceeded=False` and provisions nothing from it), `terraform plan`
-fails, the Cluster API webhook rejects the MachineDeployment.
+fails, the Cluster API webhook rejects the MachineDeployment, nfd-master never puts the taint
+on the nodes the rule matches (and says so only in its log).
 
 ## Example
 ```yaml
@@ -55,7 +63,8 @@ spec:
 ```
 
 ## Fix
-Write the value as the platform takes it (`team-a`), shorten the key, or choose another key.
+Write the value as the platform takes it (`team-a`), shorten the key, or choose another key (for
+node-feature-discovery, one under your own domain or `feature.node.kubernetes.io/`).
 "#,
 };
 
@@ -64,6 +73,7 @@ enum Platform {
     Karpenter,
     Eks,
     ClusterApi,
+    NodeFeatureDiscovery,
 }
 
 fn platform(cx: &Cx<'_, '_>) -> Option<Platform> {
@@ -76,12 +86,39 @@ fn platform(cx: &Cx<'_, '_>) -> Option<Platform> {
             _ if holds_machine_taints(Some(api), o.kind, &cx.list.path) => {
                 Some(Platform::ClusterApi)
             }
+            _ if is_feature_rule(Some(api), o.kind) => Some(Platform::NodeFeatureDiscovery),
             _ => None,
         };
     }
     let path = &cx.list.path;
     (path.starts_with("aws_eks_node_group.") || path.contains(".eks_managed_node_groups."))
         .then_some(Platform::Eks)
+}
+
+/// Why nfd-master drops a taint of this key (validate.go `Taint`: the part before the first
+/// `/` must be there, and not be `kubernetes.io` or a domain under it other than
+/// `feature.node.kubernetes.io` and the domains under that); `None` when it keeps it. A key of
+/// no characters at all is `taint-missing-field`'s.
+fn nfd_refuses(key: &str) -> Option<String> {
+    if key.is_empty() {
+        return None;
+    }
+    let ns = key.split_once('/').map_or("", |(ns, _)| ns);
+    if ns.is_empty() {
+        return Some(format!(
+            "node-feature-discovery drops a taint whose key {} has no prefix (it logs \
+             \"ignoring taint\" only)",
+            shown(key)
+        ));
+    }
+    let kubernetes = ns == "kubernetes.io" || ns.ends_with(".kubernetes.io");
+    let allowed = ns == "feature.node.kubernetes.io" || ns.ends_with(".feature.node.kubernetes.io");
+    (kubernetes && !allowed).then(|| {
+        format!(
+            "node-feature-discovery drops a taint under `{ns}/` (it logs \"ignoring taint\" \
+             only): of kubernetes.io it takes `feature.node.kubernetes.io/` alone"
+        )
+    })
 }
 
 fn capi_reserved(key: &str) -> bool {
@@ -174,6 +211,11 @@ impl Rule for PlatformTaint {
                 }
                 if capi_reserved(key) {
                     found.push(("key", format!("Cluster API does not let machine templates set the taint {}: the key is reserved (ValidateMachineTaints)", shown(key))));
+                }
+            }
+            Platform::NodeFeatureDiscovery => {
+                if let Some(problem) = nfd_refuses(key) {
+                    found.push(("key", problem));
                 }
             }
         }

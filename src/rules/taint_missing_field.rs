@@ -20,11 +20,19 @@ A taint in a Node's `spec.taints` (or in an inventory) with an empty or missing 
 
 ## Why it matters
 The API server rejects the Node: `metadata.taints[0].effect: Required value`, or for the key
-`metadata.taints[0].key: Invalid value: "": name part must be non-empty` (followed by a second
-field error for the name pattern, which an empty name cannot match; both say the one thing to
-fix, so the finding carries the first). The path starts at `metadata` as in every Node taint
+two field errors, `metadata.taints[0].key: Invalid value: "": name part must be non-empty` and
+`... name part must consist of alphanumeric characters, ...` (an empty name cannot match the
+name pattern either: apimachinery's `IsQualifiedName`, k8s.io/apimachinery/pkg/api/validate/
+content/kube.go `IsLabelKey`, checks the length and the pattern one after the other, and
+`ValidateLabelName` makes a field error of each message). As for `invalid-key`, each is a
+finding of its own, the second saying so. The path starts at `metadata` as in every Node taint
 message: upstream `ValidateNode` hands `validateNodeTaints` the path it started for the
 metadata.
+
+In a Cluster Autoscaler node-template tag (`k8s.io/cluster-autoscaler/node-template/taint/<key>`
+= `<value>:<effect>`), a value without a `:` and an effect is one the autoscaler ignores
+(cluster-autoscaler/cloudprovider/aws/aws_manager.go `extractTaintsFromAsg`): that is said
+instead, as a warning, since no API server reads the tag (all taint rules are warnings there).
 
 ## Example
 ```yaml
@@ -50,23 +58,31 @@ impl Rule for TaintMissingField {
             let api = cx.api_path(&path);
             let range = cx.field_range(item, "key");
             // `ValidateLabelName` makes one field error per message of `IsQualifiedName("")`:
-            // "must be non-empty", then the name pattern an empty name cannot match. Both say
-            // the one thing to fix, so one finding carries the first.
-            let first = is_qualified_name("").swap_remove(0);
-            let server = format!("{api}: Invalid value: \"\": {first}");
-            cx.report(range, path, "this taint has no key".to_string())
-                .with_server_message(server);
+            // "must be non-empty", then the name pattern an empty name cannot match. One finding
+            // each, as `invalid-key` makes them.
+            for (i, error) in is_qualified_name("").into_iter().enumerate() {
+                let server = format!("{api}: Invalid value: \"\": {error}");
+                let message = if i == 0 {
+                    "this taint has no key"
+                } else {
+                    "this taint has no key, and an empty name matches no name pattern"
+                };
+                cx.report(range.clone(), path.clone(), message.to_string())
+                    .with_server_message(server);
+            }
         }
         if item.text("effect") == Some("") {
             let path = item.field_path("effect");
             let server = format!("{}: Required value", cx.api_path(&path));
             let range = cx.field_range(item, "effect");
-            cx.report(
-                range,
-                path,
-                "this taint has no effect (NoSchedule, PreferNoSchedule or NoExecute)".to_string(),
-            )
-            .with_server_message(server);
+            let message = if crate::inventory::asg_tags::is_tag_list(&cx.list.path) {
+                "Cluster Autoscaler reads this tag's value as `<value>:<effect>` and ignores it \
+                 without a `:` and an effect"
+            } else {
+                "this taint has no effect (NoSchedule, PreferNoSchedule or NoExecute)"
+            };
+            cx.report(range, path, message.to_string())
+                .with_server_message(server);
         }
     }
 }

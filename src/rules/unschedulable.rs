@@ -5,7 +5,7 @@ use super::workload::{
     LISTED_POOLS,
 };
 use super::{edits, Reading, Rule, RuleMeta, WorkloadCx};
-use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::diagnostic::{Fix, Severity};
 use crate::inventory::Inventory;
 use crate::k8s::model::{Effect, Miss, Toleration};
 use crate::k8s::well_known::UNSCHEDULABLE;
@@ -70,7 +70,11 @@ tolerations:
 Tolerate the taint of the pool the workload is meant for, or correct the selector that excludes
 every node. The quick fix corrects the toleration that nearly matches in place (its value, key or
 effect, in the file's quoting) and adds, in the list's own style, a toleration for whatever else
-keeps the template off the closest pool.
+keeps the template off the closest pool. It needs review (`--unsafe-fixes`): it lets the
+workload onto that pool. When what it adds tolerates a taint that keeps the pool for some
+workloads (`dedicated=<team>`, a tenant's, the control plane's: any taint that is not a
+condition, an accelerator or the platform's own capacity), it is a fix by hand only, never
+applied in bulk: who may use such a pool is for a person to decide.
 "#,
 };
 
@@ -354,9 +358,10 @@ fn fix(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Option<Fix> {
         if let Some(first) = title.get(..1) {
             title = first.to_uppercase() + &title[1..];
         }
+        let (applicability, by_hand) = super::workload::access(&add);
         Fix {
-            title: format!("{title} (lets it onto pool {})", closest_pool.name),
-            applicability: Applicability::NeedsReview,
+            title: format!("{title} (lets it onto pool {}){by_hand}", closest_pool.name),
+            applicability,
             edits,
         }
     })

@@ -163,6 +163,24 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
 
 /// Whether the inventory rules judge a toleration: the manifest's, with a key that is no node
 /// condition's.
+/// How a fix that adds `tolerations` may be applied: for review, or by hand when one of them
+/// tolerates a taint that keeps a pool for some workloads
+/// ([`crate::k8s::well_known::reserves_pool`]): who may use such a pool is for a person to
+/// decide, as a fix that stops tolerating a taint is. With the words the fix's title ends with.
+pub fn access(tolerations: &[Toleration]) -> (crate::diagnostic::Applicability, &'static str) {
+    if tolerations
+        .iter()
+        .any(|t| crate::k8s::well_known::reserves_pool(&t.key))
+    {
+        (
+            crate::diagnostic::Applicability::Manual,
+            " (a pool kept for some workloads; not applied in bulk)",
+        )
+    } else {
+        (crate::diagnostic::Applicability::NeedsReview, "")
+    }
+}
+
 pub fn judged_toleration(t: &Toleration, source: &Source) -> bool {
     matches!(source, Source::Manifest(_))
         && !t.key.is_empty()

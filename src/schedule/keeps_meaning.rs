@@ -13,7 +13,7 @@ use crate::config::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::inventory::Inventory;
 use crate::k8s::model::{Taint, Toleration};
-use crate::k8s::objects::{extract_with, items, TolerationList};
+use crate::k8s::objects::{extract_known, items, TolerationList};
 use crate::syntax::{self, Document, NodeKind};
 
 /// How many taints a title names before "and N more".
@@ -224,7 +224,7 @@ fn after_fix(
         .documents
         .iter()
         .find(|d| d.root.is_some() && d.error.is_none())?;
-    let extracted = extract_with(doc, options.chart_kinds());
+    let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
     Some(
         extracted
             .tolerations
@@ -239,6 +239,7 @@ fn after_fix(
 mod tests {
     use super::*;
     use crate::fix::{fix_all_with, FixMode};
+    use crate::k8s::objects::extract_with;
 
     const GPU_POOL: &str = "\
 apiVersion: v1

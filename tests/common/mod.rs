@@ -179,3 +179,53 @@ pub fn without_version(sarif: &str) -> String {
             "\"taintlint [version]\"",
         )
 }
+
+/// A document's tree as plain data, each multi-line string replaced by the shape of the YAML
+/// it holds: what must survive a fix inside a string, key for key.
+pub fn outer_shape(text: &str) -> String {
+    use taintlint::syntax::{self, Document, NodeId, NodeKind};
+    fn shape(doc: &Document<'_>, node: NodeId, out: &mut String) {
+        let node = doc.resolve(node);
+        match &doc.node(node).kind {
+            NodeKind::Scalar { value, .. } if value.contains('\n') => {
+                let inner = syntax::parse(value);
+                assert!(
+                    inner.error.is_none() && inner.documents.iter().all(|d| d.error.is_none()),
+                    "a string no longer parses: {value:?}"
+                );
+                out.push_str("<yaml>");
+            }
+            NodeKind::Scalar { value, .. } => out.push_str(&format!("{value:?}")),
+            NodeKind::Mapping { entries, .. } => {
+                out.push('{');
+                for &(k, v) in entries {
+                    shape(doc, k, out);
+                    out.push_str(": ");
+                    shape(doc, v, out);
+                    out.push_str(", ");
+                }
+                out.push('}');
+            }
+            NodeKind::Sequence { items, .. } => {
+                out.push('[');
+                for &i in items {
+                    shape(doc, i, out);
+                    out.push_str(", ");
+                }
+                out.push(']');
+            }
+            _ => out.push('?'),
+        }
+    }
+    let stream = syntax::parse(text);
+    assert!(stream.error.is_none(), "{text}");
+    let mut out = String::new();
+    for doc in &stream.documents {
+        assert!(doc.error.is_none(), "{:?}\n{text}", doc.error);
+        if let Some(root) = doc.root {
+            shape(doc, root, &mut out);
+        }
+        out.push_str("\n---\n");
+    }
+    out
+}

@@ -110,7 +110,16 @@ pub(crate) async fn handle(
             // Made for an older text: its edits would land in the wrong place.
             continue;
         }
-        for fix in data.fixes {
+        let (Some(NumberOrString::String(rule)), Some((snap, ws, encoding))) = (&d.code, &current)
+        else {
+            continue;
+        };
+        if snap.version != version {
+            continue;
+        }
+        // Each fix is offered only once it passes the check `lint --fix` makes of it.
+        let fixes = checked_fixes(snap, ws.clone(), *encoding, rule.clone(), data.fixes).await?;
+        for fix in fixes {
             actions.push(CodeActionOrCommand::CodeAction(code_action(
                 &uri,
                 version,
@@ -133,6 +142,46 @@ pub(crate) async fn handle(
         actions.push(CodeActionOrCommand::CodeAction(action));
     }
     Ok(Some(actions))
+}
+
+/// The fixes that pass [`crate::fix::checked`] on the document's text: applied, the text still
+/// parses, the finding is gone and no toleration is written twice.
+async fn checked_fixes(
+    snap: &crate::lsp::documents::Snapshot,
+    ws: std::sync::Arc<crate::lsp::workspace::Workspace>,
+    encoding: crate::position::Encoding,
+    rule: String,
+    fixes: Vec<FixData>,
+) -> jsonrpc::Result<Vec<FixData>> {
+    let text = snap.text.clone();
+    let lines = snap.lines(encoding);
+    let edits: Vec<Vec<crate::diagnostic::Edit>> = fixes
+        .iter()
+        .map(|f| {
+            f.edits
+                .iter()
+                .map(|e| crate::diagnostic::Edit {
+                    range: lines.offset(e.range.start)..lines.offset(e.range.end),
+                    replacement: e.new_text.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    let chart = snap.chart.clone();
+    let passed = blocking("checking fixes", move || {
+        let lint = |t: &str| ws.analyse_file(t, false, chart.as_ref()).diagnostics;
+        let before = lint(&text);
+        edits
+            .iter()
+            .map(|e| crate::fix::checked(&text, &before, e, &rule, lint).is_ok())
+            .collect::<Vec<bool>>()
+    })
+    .await?;
+    Ok(fixes
+        .into_iter()
+        .zip(passed)
+        .filter_map(|(f, ok)| ok.then_some(f))
+        .collect())
 }
 
 pub(crate) const FIX_ALL: &str = "source.fixAll.taintlint";

@@ -3,8 +3,9 @@
 //! the inventory and pool files (YAML, JSON, HCL), the workspace's manifests (open ones as
 //! edited, the others as on disk). Shaped as rust-analyzer's `crates/ide/src/rename.rs`
 //! (rust-lang/rust-analyzer): prepare first, then one change across files, refused with a
-//! reason when the new name is invalid. Each file's edits carry a change annotation that needs
-//! confirmation, so the editor previews them.
+//! reason when the new name is invalid. The edits are plain text edits, applied when the user
+//! presses Enter, as rust-analyzer's and ruff's are: no change annotation asks for a confirmation
+//! that an editor shows as a refactor preview with every edit unticked.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
@@ -16,7 +17,7 @@ use tower_lsp_server::ls_types::{self as lsp, *};
 use crate::lsp::convert::Lines;
 use crate::lsp::handlers::{DocumentRequest, Unanswered};
 use crate::lsp::rename::{inventory_key_at, inventory_keys, new_key_problem};
-use crate::lsp::session::{blocking, contains, file_name, Session};
+use crate::lsp::session::{blocking, contains, Session};
 use crate::position::LineIndex;
 
 /// LSP's `RequestFailed`: the request was valid, and cannot be done.
@@ -114,17 +115,8 @@ pub(crate) async fn handle(
         return Ok(Some(WorkspaceEdit::default()));
     }
     let files = places(session, &doc, &old).await.map_err(failed)?;
-    let (document_changes, annotations) = {
-        let caps = &session.lock().caps;
-        (caps.document_changes, caps.change_annotations)
-    };
-    Ok(Some(workspace_edit(
-        files,
-        &old,
-        &new,
-        document_changes,
-        annotations,
-    )))
+    let document_changes = session.lock().caps.document_changes;
+    Ok(Some(workspace_edit(files, &new, document_changes)))
 }
 
 /// Every place the workspace writes `key` as a taint's or a toleration's key, by file.
@@ -179,12 +171,12 @@ async fn places(
             if open.binary_search(uri).is_ok() || is_inventory(uri) {
                 continue;
             }
+            // Every key written so, whether or not its toleration or taint is valid.
             let mut ranges: Vec<lsp::Range> = file
-                .tolerations
+                .keys
                 .iter()
-                .filter(|t| t.toleration.key == key)
-                .filter_map(|t| t.key)
-                .chain(file.taints.iter().filter(|t| t.key == key).map(|t| t.range))
+                .filter(|(k, _)| k == key)
+                .map(|(_, r)| *r)
                 .collect();
             if ranges.is_empty() {
                 continue;
@@ -244,75 +236,34 @@ async fn places(
     Ok(out.into_values().collect())
 }
 
-fn workspace_edit(
-    files: Vec<FileEdits>,
-    old: &str,
-    new: &str,
-    document_changes: bool,
-    annotations: bool,
-) -> WorkspaceEdit {
+fn workspace_edit(files: Vec<FileEdits>, new: &str, document_changes: bool) -> WorkspaceEdit {
+    let edits_of = |ranges: Vec<lsp::Range>| {
+        ranges
+            .into_iter()
+            .map(|r| TextEdit::new(r, new.to_string()))
+    };
     if !document_changes {
         let changes: HashMap<Uri, Vec<TextEdit>> = files
             .into_iter()
-            .map(|f| {
-                let edits = f
-                    .ranges
-                    .into_iter()
-                    .map(|r| TextEdit::new(r, new.to_string()))
-                    .collect();
-                (f.uri, edits)
-            })
+            .map(|f| (f.uri, edits_of(f.ranges).collect()))
             .collect();
         return WorkspaceEdit {
             changes: Some(changes),
             ..Default::default()
         };
     }
-    let mut change_annotations = HashMap::new();
     let edits = files
         .into_iter()
-        .map(|f| {
-            let id = f.uri.as_str().to_string();
-            let n = f.ranges.len();
-            if annotations {
-                change_annotations.insert(
-                    id.clone(),
-                    ChangeAnnotation {
-                        label: format!("Rename taint key in {}", file_name(&f.uri)),
-                        needs_confirmation: Some(true),
-                        description: Some(format!(
-                            "`{old}` → `{new}` in {n} place{}",
-                            if n == 1 { "" } else { "s" }
-                        )),
-                    },
-                );
-            }
-            TextDocumentEdit {
-                text_document: OptionalVersionedTextDocumentIdentifier {
-                    uri: f.uri,
-                    version: f.version,
-                },
-                edits: f
-                    .ranges
-                    .into_iter()
-                    .map(|r| {
-                        let edit = TextEdit::new(r, new.to_string());
-                        if annotations {
-                            OneOf::Right(AnnotatedTextEdit {
-                                text_edit: edit,
-                                annotation_id: id.clone(),
-                            })
-                        } else {
-                            OneOf::Left(edit)
-                        }
-                    })
-                    .collect(),
-            }
+        .map(|f| TextDocumentEdit {
+            text_document: OptionalVersionedTextDocumentIdentifier {
+                uri: f.uri,
+                version: f.version,
+            },
+            edits: edits_of(f.ranges).map(OneOf::Left).collect(),
         })
         .collect();
     WorkspaceEdit {
         document_changes: Some(DocumentChanges::Edits(edits)),
-        change_annotations: annotations.then_some(change_annotations),
         ..Default::default()
     }
 }
