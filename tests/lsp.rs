@@ -731,7 +731,7 @@ async fn settings_from_initialization_options_and_changes() {
     assert_eq!(
         message["params"]["message"],
         "taintlint settings: unknown setting `colour` (known: inventory, featureGates, \
-         enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl)"
+         enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl, kustomize)"
     );
     let d = c.diagnostics(WORKLOAD_URI, 1).await;
     let found: Vec<(&str, i64)> = d["params"]["diagnostics"]

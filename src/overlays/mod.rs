@@ -1,6 +1,7 @@
 //! Kustomize overlays, rendered for every face the same way: which are rendered and how
-//! ([`plan`]), running the user's kustomize ([`render`]), and the renders kept between runs
-//! ([`cache`]). `lint` and `simulate` both ask [`plan::plan`] and render through
+//! ([`plan`]), running the user's kustomize ([`render`]), the renders kept between runs
+//! ([`cache`]), and their findings traced to the files to edit ([`traced`]). `lint`,
+//! `simulate` and the language server all ask [`plan::plan`] and render through
 //! [`render_all`]; an inventory given as a kustomize directory asks [`plan::refusal`].
 //!
 //! This is an edge: it reads files and runs kustomize. What a render's findings are and where
@@ -9,6 +10,7 @@
 pub mod cache;
 pub mod plan;
 pub mod render;
+pub mod traced;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -22,6 +24,48 @@ pub use render::Renderer;
 /// One render's outcome: kustomize's output and the directory its origin annotations are
 /// relative to, or kustomize's message.
 pub type Outcome = Result<(String, PathBuf), String>;
+
+/// What a run renders: the plan for the kustomizations met, and the outcomes of its renders
+/// (in the plan's order).
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    pub plan: Plan,
+    pub outcomes: Vec<Outcome>,
+}
+
+impl Rendered {
+    /// The outcome kept for a render of the same directory that reads the same files (same
+    /// paths, same bytes), when it fetched no remote base: rendering it again would give the
+    /// same.
+    pub fn kept(&self, render: &plan::Render) -> Option<&Outcome> {
+        if render.remote {
+            return None;
+        }
+        self.plan
+            .renders
+            .iter()
+            .zip(&self.outcomes)
+            .find(|(r, _)| {
+                r.canonical == render.canonical && !r.remote && r.closure == render.closure
+            })
+            .map(|(_, o)| o)
+    }
+
+    /// Whether another run rendered the same overlays with the same outcomes.
+    pub fn same_as(&self, other: &Rendered) -> bool {
+        self.outcomes == other.outcomes
+            && self.plan.overlays == other.plan.overlays
+            && self.plan.renders.len() == other.plan.renders.len()
+            && self
+                .plan
+                .renders
+                .iter()
+                .zip(&other.plan.renders)
+                .all(|(a, b)| {
+                    a.dir == b.dir && a.canonical == b.canonical && a.closure == b.closure
+                })
+    }
+}
 
 /// How a run shows that overlays are rendering: a line on standard error, rewritten as each
 /// render ends, when standard error is a terminal and the run is not quiet.
@@ -51,8 +95,25 @@ pub fn render_all(
     cache: Option<&Cache>,
     progress: Progress,
 ) -> Vec<Outcome> {
+    render_again(plan, renderer, cache, progress, &Rendered::default())
+}
+
+/// [`render_all`], taking the outcome a run before (`kept`) had for a render of the same
+/// directory that reads the same files, as the language server renders again when files
+/// change: only the overlays whose files changed are rendered again.
+pub fn render_again(
+    plan: &Plan,
+    renderer: &Renderer,
+    cache: Option<&Cache>,
+    progress: Progress,
+    kept: &Rendered,
+) -> Vec<Outcome> {
     if plan.renders.is_empty() {
         return Vec::new();
+    }
+    let kept: Vec<Option<Outcome>> = plan.renders.iter().map(|r| kept.kept(r).cloned()).collect();
+    if kept.iter().all(Option::is_some) {
+        return kept.into_iter().map(done_outcome).collect();
     }
     let settings = renderer.settings();
     let version = cache.and_then(|c| c.version(renderer).ok());
@@ -66,8 +127,10 @@ pub fn render_all(
         .collect();
     let mut outcomes: Vec<Option<Outcome>> = keys
         .iter()
-        .map(|k| match (cache, k) {
-            (Some(c), Some(k)) => c.get(k).map(|e| match e {
+        .zip(kept)
+        .map(|(k, kept)| match (kept, cache, k) {
+            (Some(o), _, _) => Some(o),
+            (None, Some(c), Some(k)) => c.get(k).map(|e| match e {
                 cache::Entry::Rendered { text, root } => Ok((text, root)),
                 cache::Entry::Failed(m) => Err(m),
             }),
@@ -126,6 +189,95 @@ pub fn render_all(
         outcomes[i] = Some(out);
     }
     outcomes.into_iter().map(done_outcome).collect()
+}
+
+/// What was not rendered, in lines for standard error or a log, each starting `taintlint: `:
+/// each remote base once (with the overlays that need it), each overlay refused for reading
+/// outside its directory or building on itself, each render that failed with kustomize's last
+/// cause; with `show_skipped`, every other overlay not rendered and why, and failures whole.
+/// `verb` says what is done instead ("linting", "simulating").
+pub fn notes(
+    plan: &Plan,
+    outcomes: &[Outcome],
+    tool: &str,
+    show_skipped: bool,
+    verb: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    // Each remote base once, with the overlays that need it.
+    let mut remote: Vec<(String, Vec<String>)> = Vec::new();
+    let mut quiet = 0;
+    for (dir, decision) in &plan.overlays {
+        match decision {
+            Decision::Skip(Skip::Remote(bases)) => {
+                for b in bases {
+                    match remote.iter_mut().find(|(r, _)| r == b) {
+                        Some((_, users)) => users.push(dir.display().to_string()),
+                        None => remote.push((b.clone(), vec![dir.display().to_string()])),
+                    }
+                }
+                if show_skipped {
+                    out.push(format!(
+                        "taintlint: {}: not rendered: {}",
+                        dir.display(),
+                        Skip::Remote(bases.clone()).reason()
+                    ));
+                }
+            }
+            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
+                out.push(format!(
+                    "taintlint: {}: not rendered: {}; {verb} its sources only",
+                    dir.display(),
+                    skip.reason()
+                ));
+            }
+            Decision::Skip(skip) => {
+                quiet += 1;
+                if show_skipped {
+                    out.push(format!(
+                        "taintlint: {}: not rendered: {}",
+                        dir.display(),
+                        skip.reason()
+                    ));
+                }
+            }
+            Decision::Render(_) => {}
+        }
+    }
+    for (base, users) in &remote {
+        let (first, more) = (users[0].as_str(), users.len() - 1);
+        let others = match more {
+            0 => String::new(),
+            1 => " and 1 other".to_string(),
+            n => format!(" and {n} others"),
+        };
+        out.push(format!(
+            "taintlint: not fetching the remote base {base} (of {first}{others}): {verb} \
+             the sources only; `kustomize: {{remote: true}}` in .taintlint.yaml fetches it"
+        ));
+    }
+    for (render, outcome) in plan.renders.iter().zip(outcomes) {
+        if let Err(e) = outcome {
+            let shown = if show_skipped {
+                e.clone()
+            } else {
+                render::last_cause(e)
+            };
+            out.push(format!(
+                "taintlint: {}: `{tool}` failed: {shown}; {verb} its sources only",
+                render.dir.display()
+            ));
+        }
+    }
+    if show_skipped && quiet > 0 {
+        out.push(format!(
+            "taintlint: {quiet} kustomization{} not rendered: no render of {} could change a \
+             finding",
+            if quiet == 1 { "" } else { "s" },
+            if quiet == 1 { "it" } else { "them" }
+        ));
+    }
+    out
 }
 
 /// An outcome, which every render has once rendering is done.
