@@ -85,7 +85,7 @@ fn workload_of<'a>(simulated: &'a [Simulated], d: &taintlint::Diagnostic) -> Opt
 fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String>) {
     let o = options(path);
     let (analysis, counted) = analyse_counted(text, &o, Some(inv), false);
-    let (workloads, _) = simulate_file(text, &o, inv);
+    let (workloads, _, _) = simulate_file(text, &o, inv);
     let simulated: Vec<Simulated> = workloads
         .iter()
         .map(|w| Simulated {

@@ -1004,8 +1004,9 @@ fn spark_drivers_and_executors_are_sized_as_spark_sizes_them() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "ScheduledSparkApplication default/spark-pi-scheduled at spec.template.driver: its \
-             `template`, the pod Spark starts from, is not merged with the rest"
+            "ScheduledSparkApplication default/spark-pi-scheduled, driver at \
+             spec.template.driver: its `template`, the pod Spark starts from, is not merged with \
+             the rest"
         ),
         "{err}"
     );

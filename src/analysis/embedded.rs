@@ -496,7 +496,8 @@ pub(super) fn simulate(
         {
             continue;
         }
-        let Some((found, why, _)) = deeper(|| super::simulate_file(inner, options, inventory)) else {
+        let Some((found, why, _)) = deeper(|| super::simulate_file(inner, options, inventory))
+        else {
             continue;
         };
         unread = match (unread, why) {
