@@ -114,13 +114,11 @@ pub(crate) fn render(
             return rendered;
         }
     };
-    let walked: HashSet<PathBuf> = inputs
-        .iter()
-        .filter_map(|(i, _)| match i {
-            Input::File(p, _) => std::fs::canonicalize(p).ok(),
+    let walked: HashSet<PathBuf> =
+        overlays::plan::canonical_set(inputs.iter().filter_map(|(i, _)| match i {
+            Input::File(p, _) => Some(p.as_path()),
             Input::Stdin(_) => None,
-        })
-        .collect();
+        }));
     let plan = overlays::plan(&candidates, &walked, &settings, reads);
     let cache = args.cache(configs);
     let outcomes = overlays::render_all(&plan, &renderer, cache.as_ref(), progress);

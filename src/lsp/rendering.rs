@@ -213,10 +213,8 @@ fn pass(root: &Path, ws: &Workspace, files: &[PathBuf], kept: &Rendered) -> Pass
             }
         }
     };
-    let walked: HashSet<PathBuf> = files
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
+    let walked: HashSet<PathBuf> =
+        overlays::plan::canonical_set(files.iter().map(PathBuf::as_path));
     let plan = overlays::plan(&candidates, &walked, &settings, ws.reads());
     let cache = ws.cache_dir.clone().map(Cache::new);
     let unchanged = plan
