@@ -489,12 +489,17 @@ fn a_remote_base_is_not_fetched_unless_the_configuration_says_so() {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(
         lines,
-        [format!(
-            "taintlint: not fetching the remote base \
-             github.com/example/workflows/manifests/base/controller?ref=v3.7.3 (of \
-             {REMOTE}/overlays/prod): linting the sources only; `kustomize: {{remote: true}}` \
-             in .taintlint.yaml fetches it"
-        )],
+        [
+            format!(
+                "taintlint: not fetching the remote base \
+                 github.com/example/workflows/manifests/base/controller?ref=v3.7.3 (of \
+                 {REMOTE}/overlays/prod): `kustomize: {{remote: true}}` in .taintlint.yaml \
+                 fetches it"
+            )
+            .as_str(),
+            "taintlint: 1 of 1 kustomization not rendered (1 need a remote base): linting its \
+             sources only; `--show-skipped` says why for each",
+        ],
         "{stderr}"
     );
     // The base's own file is linted all the same.
@@ -525,10 +530,17 @@ fn a_remote_base_is_not_fetched_unless_the_configuration_says_so() {
         builds[0].ends_with("GIT_ALLOW_PROTOCOL= HTTPS_PROXY="),
         "{builds:?}"
     );
-    let failures: Vec<&str> = stderr.lines().filter(|l| l.contains("failed")).collect();
-    assert_eq!(failures.len(), 1, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
     assert!(
-        failures[0].contains("github.com/example/workflows"),
+        lines[0].starts_with(&format!("taintlint: {REMOTE}/overlays/prod: "))
+            && lines[0].contains("github.com/example/workflows"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "taintlint: 1 of 1 kustomization not rendered (1 `kustomize build` failed)"
+        ),
         "{stderr}"
     );
     // A render that fetched a remote base is never kept.
@@ -573,12 +585,30 @@ fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_
         return;
     };
     let said = format!(
-        "taintlint: {OUTSIDE}: not rendered: reads ../../shared/job.yaml (named in \
-         {OUTSIDE}/kustomization.yaml) outside its kustomization's directory, which \
-         kustomize's load restrictor refuses (`kustomize: {{load-restrictor: none}}` allows it)"
+        "taintlint: kustomize's load restrictor refuses the files outside their directory \
+         that {OUTSIDE} reads (`kustomize: {{load-restrictor: none}}` in .taintlint.yaml allows \
+         them)"
     );
+    let counted = |verb: &str| {
+        format!(
+            "taintlint: 1 of 1 kustomization not rendered (1 read outside their directory): \
+             {verb} its sources only; `--show-skipped` says why for each"
+        )
+    };
     let (stdout, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", OUTSIDE]);
-    assert_eq!(stderr, format!("{said}; linting its sources only\n"));
+    assert_eq!(stderr, format!("{said}\n{}\n", counted("linting")));
+    // `--show-skipped`: which file, named where.
+    let (_, stderr, _) = fake.run(&["lint", "--no-cache", "--show-skipped", OUTSIDE]);
+    assert!(
+        stderr.contains(&format!(
+            "taintlint: {OUTSIDE}: not rendered: reads ../../shared/job.yaml (named in \
+             {OUTSIDE}/kustomization.yaml) outside its kustomization's directory"
+        )),
+        "{stderr}"
+    );
+    // `-q`: not a word.
+    let (_, stderr, _) = fake.run(&["lint", "-q", "--no-cache", OUTSIDE]);
+    assert_eq!(stderr, "");
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["diagnostics"].as_array().unwrap().len(), 0);
     let (_, stderr, _) = fake.run(&[
@@ -588,11 +618,8 @@ fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_
         "--no-cache",
         OUTSIDE,
     ]);
-    assert_eq!(
-        stderr.lines().next(),
-        Some(format!("{said}; simulating its sources only").as_str()),
-        "{stderr}"
-    );
+    let lines: Vec<&str> = stderr.lines().take(2).collect();
+    assert_eq!(lines, [said.clone(), counted("simulating")], "{stderr}");
     assert!(fake.builds().is_empty(), "{:?}", fake.builds());
     let config = fake.config("kustomize:\n  load-restrictor: none\n");
     let (stdout, stderr, code) = fake.run(&[
@@ -623,6 +650,54 @@ fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_
         )],
         "{stderr}"
     );
+}
+
+const BROKEN: &str = "tests/fixtures/kustomize/broken";
+
+/// An overlay kustomize cannot build is one short line: the overlay, then kustomize's last
+/// cause (the base's missing file, not the wrappers of every kustomization around it), with
+/// paths from the working directory; a last line counts what was not rendered. Its sources are
+/// linted. `--show-skipped` gives kustomize's message whole; `-q` the failure alone.
+#[test]
+fn an_overlay_that_does_not_build_is_one_line_with_its_cause() {
+    let Some(fake) =
+        FakeKustomize::new("an_overlay_that_does_not_build_is_one_line_with_its_cause")
+    else {
+        return;
+    };
+    let (stdout, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", BROKEN]);
+    assert_eq!(fake.builds().len(), 1, "{:?}", fake.builds());
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    let cause = lines[0]
+        .strip_prefix(&format!(
+            "taintlint: {BROKEN}/overlays/prod: generated-crds.yaml: "
+        ))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        cause.ends_with(&format!("(in {BROKEN}/base)"))
+            && !cause.contains("accumulat")
+            && !cause.contains(ROOT)
+            && lines[0].len() < 300,
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[1],
+        "taintlint: 1 of 1 kustomization not rendered (1 `kustomize build` failed): linting its \
+         sources only; `--show-skipped` says why for each"
+    );
+    // The sources are linted: the base's DaemonSet is there.
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(json["diagnostics"].is_array(), "{stdout}");
+    // Whole, with `--show-skipped`.
+    let (_, stderr, _) = fake.run(&["lint", "--no-cache", "--show-skipped", BROKEN]);
+    assert!(
+        stderr.contains("accumulating resources from '../../base'"),
+        "{stderr}"
+    );
+    // `-q`: the failure, nothing more.
+    let (_, stderr, _) = fake.run(&["lint", "-q", "--no-cache", BROKEN]);
+    assert_eq!(stderr, format!("{}\n", lines[0]));
 }
 
 /// A second run of an unchanged tree renders nothing (the renders are read from the cache) and

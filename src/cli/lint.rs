@@ -235,7 +235,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             &configs,
             super::overlays::lint_reads(&configs, inventory.is_some()),
             taintlint::overlays::Progress::on_terminal(args.quiet),
-            args.show_skipped,
+            super::overlays::told(args.quiet, args.show_skipped),
             "linting",
         );
         super::overlays::trace_all(&rendered, &configs, inventory)

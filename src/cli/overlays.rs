@@ -14,7 +14,7 @@ use clap::Args;
 use taintlint::config_file::ConfigFile;
 use taintlint::inventory::Inventory;
 use taintlint::overlays::plan::Reads;
-use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings};
+use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Told};
 use taintlint::Options;
 
 use super::input::{config_index, Input};
@@ -75,9 +75,9 @@ pub(crate) use taintlint::overlays::Rendered;
 
 /// Plans and renders the kustomizations `paths` name and the walks found (`inputs`, each with
 /// whether a walk found it), and says on standard error what was not rendered: each remote
-/// base once, each overlay that failed in a line with kustomize's last cause, and with
-/// `show_skipped` every overlay not rendered and why, failures whole. `verb` says what is done
-/// instead ("linting", "simulating"); `reads`, what it reads of a render.
+/// base once, each overlay that failed in a line with kustomize's last cause, and a count (see
+/// [`overlays::notes`]; `told` says how much). `verb` says what is done instead ("linting",
+/// "simulating"); `reads`, what it reads of a render.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn render(
     paths: &[PathBuf],
@@ -86,7 +86,7 @@ pub(crate) fn render(
     configs: &[(ConfigFile, Options)],
     reads: Reads,
     progress: Progress,
-    show_skipped: bool,
+    told: Told,
     verb: &str,
 ) -> Rendered {
     let settings = args.settings(configs);
@@ -114,26 +114,38 @@ pub(crate) fn render(
             return rendered;
         }
     };
-    let walked: HashSet<PathBuf> = inputs
-        .iter()
-        .filter_map(|(i, _)| match i {
-            Input::File(p, _) => std::fs::canonicalize(p).ok(),
+    let walked: HashSet<PathBuf> =
+        overlays::plan::canonical_set(inputs.iter().filter_map(|(i, _)| match i {
+            Input::File(p, _) => Some(p.as_path()),
             Input::Stdin(_) => None,
-        })
-        .collect();
+        }));
     let plan = overlays::plan(&candidates, &walked, &settings, reads);
     let cache = args.cache(configs);
     let outcomes = overlays::render_all(&plan, &renderer, cache.as_ref(), progress);
-    say(&plan, &outcomes, renderer.name(), show_skipped, verb);
+    let cwd = std::env::current_dir().ok();
+    for line in overlays::notes(
+        &plan,
+        &outcomes,
+        renderer.name(),
+        told,
+        verb,
+        cwd.as_deref(),
+    ) {
+        eprintln!("{line}");
+    }
     rendered.plan = plan;
     rendered.outcomes = outcomes;
     rendered
 }
 
-/// What was not rendered, on standard error.
-fn say(plan: &Plan, outcomes: &[overlays::Outcome], tool: &str, show_skipped: bool, verb: &str) {
-    for line in overlays::notes(plan, outcomes, tool, show_skipped, verb) {
-        eprintln!("{line}");
+/// How much a run says of what it did not render: `--show-skipped` all, `-q` the failures.
+pub(crate) fn told(quiet: bool, show_skipped: bool) -> Told {
+    if show_skipped {
+        Told::Whole
+    } else if quiet {
+        Told::Quiet
+    } else {
+        Told::Short
     }
 }
 

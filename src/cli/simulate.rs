@@ -239,7 +239,7 @@ fn inputs(
         configs,
         taintlint::overlays::plan::Reads::Placement,
         taintlint::overlays::Progress::on_terminal(false),
-        args.show_skipped,
+        super::overlays::told(false, args.show_skipped),
         "simulating",
     );
     let (rendered, covered) = super::overlays::for_simulate(&rendered);

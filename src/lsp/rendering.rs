@@ -28,7 +28,7 @@ use tower_lsp_server::ls_types::MessageType;
 use crate::config_file::Kustomize;
 use crate::lsp::session::{blocking, Session};
 use crate::lsp::workspace::Workspace;
-use crate::overlays::{self, Cache, Decision, Progress, Rendered, Renderer};
+use crate::overlays::{self, Cache, Decision, Progress, Rendered, Renderer, Told};
 
 /// What a pass found: the renders, the lines to log, and what it says in one line (`None`
 /// when there was nothing to render).
@@ -213,10 +213,8 @@ fn pass(root: &Path, ws: &Workspace, files: &[PathBuf], kept: &Rendered) -> Pass
             }
         }
     };
-    let walked: HashSet<PathBuf> = files
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
+    let walked: HashSet<PathBuf> =
+        overlays::plan::canonical_set(files.iter().map(PathBuf::as_path));
     let plan = overlays::plan(&candidates, &walked, &settings, ws.reads());
     let cache = ws.cache_dir.clone().map(Cache::new);
     let unchanged = plan
@@ -225,7 +223,14 @@ fn pass(root: &Path, ws: &Workspace, files: &[PathBuf], kept: &Rendered) -> Pass
         .filter(|r| kept.kept(r).is_some())
         .count();
     let outcomes = overlays::render_again(&plan, &renderer, cache.as_ref(), Progress::Hidden, kept);
-    let notes = overlays::notes(&plan, &outcomes, renderer.name(), false, "linting");
+    let notes = overlays::notes(
+        &plan,
+        &outcomes,
+        renderer.name(),
+        Told::Short,
+        "linting",
+        Some(root),
+    );
     let failed = outcomes.iter().filter(|o| o.is_err()).count();
     let skipped = plan
         .overlays

@@ -191,85 +191,136 @@ pub fn render_again(
     outcomes.into_iter().map(done_outcome).collect()
 }
 
-/// What was not rendered, in lines for standard error or a log, each starting `taintlint: `:
-/// each remote base once (with the overlays that need it), each overlay refused for reading
-/// outside its directory or building on itself, each render that failed with kustomize's last
-/// cause; with `show_skipped`, every other overlay not rendered and why, and failures whole.
-/// `verb` says what is done instead ("linting", "simulating").
+/// How much a run says of the kustomizations it did not render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Told {
+    /// `-q`: the renders that failed, nothing else.
+    Quiet,
+    /// A line per render that failed and per remote base, a line for the overlays kustomize's
+    /// load restrictor refuses, and a count of what was not rendered.
+    Short,
+    /// `--show-skipped`: every kustomization not rendered and why, kustomize's messages whole.
+    Whole,
+}
+
+/// What was not rendered, in lines for standard error or a log, each starting `taintlint: `.
+/// A render that failed is one line: the overlay, then kustomize's last cause (the innermost
+/// kustomization's error, with `base`, the working directory or the workspace, left out of its
+/// paths), whole with [`Told::Whole`]. Each remote base is one line with the overlays that need
+/// it, and the overlays that read files outside their directory one line together; a last line
+/// counts them all and says what is done instead (`verb`: "linting", "simulating").
 pub fn notes(
     plan: &Plan,
     outcomes: &[Outcome],
     tool: &str,
-    show_skipped: bool,
+    told: Told,
     verb: &str,
+    base: Option<&std::path::Path>,
 ) -> Vec<String> {
     let mut out = Vec::new();
+    let whole = told == Told::Whole;
+    let short = told == Told::Short;
     // Each remote base once, with the overlays that need it.
     let mut remote: Vec<(String, Vec<String>)> = Vec::new();
-    let mut quiet = 0;
+    let (mut needs_remote, mut quiet, mut cycles) = (0, 0, 0);
+    let mut outside: Vec<String> = Vec::new();
     for (dir, decision) in &plan.overlays {
-        match decision {
-            Decision::Skip(Skip::Remote(bases)) => {
+        let Decision::Skip(skip) = decision else {
+            continue;
+        };
+        if whole {
+            out.push(format!(
+                "taintlint: {}: not rendered: {}",
+                dir.display(),
+                skip.reason()
+            ));
+        }
+        match skip {
+            Skip::Remote(bases) => {
+                needs_remote += 1;
                 for b in bases {
                     match remote.iter_mut().find(|(r, _)| r == b) {
                         Some((_, users)) => users.push(dir.display().to_string()),
                         None => remote.push((b.clone(), vec![dir.display().to_string()])),
                     }
                 }
-                if show_skipped {
+            }
+            Skip::Outside(_) => outside.push(dir.display().to_string()),
+            Skip::Cycle => {
+                cycles += 1;
+                if short {
                     out.push(format!(
-                        "taintlint: {}: not rendered: {}",
-                        dir.display(),
-                        Skip::Remote(bases.clone()).reason()
+                        "taintlint: {}: not rendered: it builds on itself",
+                        dir.display()
                     ));
                 }
             }
-            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
-                out.push(format!(
-                    "taintlint: {}: not rendered: {}; {verb} its sources only",
-                    dir.display(),
-                    skip.reason()
-                ));
-            }
-            Decision::Skip(skip) => {
-                quiet += 1;
-                if show_skipped {
-                    out.push(format!(
-                        "taintlint: {}: not rendered: {}",
-                        dir.display(),
-                        skip.reason()
-                    ));
-                }
-            }
-            Decision::Render(_) => {}
+            Skip::Helm(_) | Skip::Nothing | Skip::Sources => quiet += 1,
         }
     }
-    for (base, users) in &remote {
-        let (first, more) = (users[0].as_str(), users.len() - 1);
-        let others = match more {
-            0 => String::new(),
-            1 => " and 1 other".to_string(),
-            n => format!(" and {n} others"),
-        };
-        out.push(format!(
-            "taintlint: not fetching the remote base {base} (of {first}{others}): {verb} \
-             the sources only; `kustomize: {{remote: true}}` in .taintlint.yaml fetches it"
-        ));
+    if short {
+        for (base, users) in &remote {
+            out.push(format!(
+                "taintlint: not fetching the remote base {base} (of {}): \
+                 `kustomize: {{remote: true}}` in .taintlint.yaml fetches it",
+                some_of(users)
+            ));
+        }
+        if !outside.is_empty() {
+            out.push(format!(
+                "taintlint: kustomize's load restrictor refuses the files outside their \
+                 directory that {} read{} (`kustomize: {{load-restrictor: none}}` in \
+                 .taintlint.yaml allows them)",
+                some_of(&outside),
+                if outside.len() == 1 { "s" } else { "" }
+            ));
+        }
     }
+    let mut failed = 0;
     for (render, outcome) in plan.renders.iter().zip(outcomes) {
         if let Err(e) = outcome {
-            let shown = if show_skipped {
+            failed += 1;
+            let cause = if whole {
                 e.clone()
             } else {
                 render::last_cause(e)
             };
+            let cause = match base.and_then(|b| std::fs::canonicalize(b).ok()) {
+                Some(b) => cause.replace(&format!("{}/", b.display()), ""),
+                None => cause,
+            };
+            out.push(format!("taintlint: {}: {cause}", render.dir.display()));
+        }
+    }
+    if told != Told::Quiet {
+        let mut counts: Vec<String> = Vec::new();
+        let mut count = |n: usize, what: &str| {
+            if n > 0 {
+                counts.push(format!("{n} {what}"));
+            }
+        };
+        count(failed, &format!("`{tool}` failed"));
+        count(outside.len(), "read outside their directory");
+        count(needs_remote, "need a remote base");
+        count(cycles, "build on themselves");
+        let unrendered = failed + outside.len() + needs_remote + cycles;
+        if unrendered > 0 {
             out.push(format!(
-                "taintlint: {}: `{tool}` failed: {shown}; {verb} its sources only",
-                render.dir.display()
+                "taintlint: {unrendered} of {} kustomization{} not rendered ({}): {verb} \
+                 {} sources only{}",
+                plan.overlays.len(),
+                if plan.overlays.len() == 1 { "" } else { "s" },
+                counts.join(", "),
+                if unrendered == 1 { "its" } else { "their" },
+                if whole {
+                    ""
+                } else {
+                    "; `--show-skipped` says why for each"
+                }
             ));
         }
     }
-    if show_skipped && quiet > 0 {
+    if whole && quiet > 0 {
         out.push(format!(
             "taintlint: {quiet} kustomization{} not rendered: no render of {} could change a \
              finding",
@@ -278,6 +329,16 @@ pub fn notes(
         ));
     }
     out
+}
+
+/// The first of some names, and how many others: `a`, `a and b`, `a and 3 others`.
+fn some_of(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [one, two] => format!("{one} and {two}"),
+        [one, rest @ ..] => format!("{one} and {} others", rest.len()),
+    }
 }
 
 /// An outcome, which every render has once rendering is done.
