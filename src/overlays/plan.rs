@@ -273,12 +273,20 @@ pub fn holds_tolerations(text: &str) -> bool {
 }
 
 impl Reads {
-    /// Whether a file of an overlay may hold what this face reads.
+    /// Whether a file of an overlay may hold what this face reads, its
+    /// CustomResourceDefinitions left out: their schemas describe tolerations and taints
+    /// without holding any (an operator's install overlay is mostly definitions).
     fn matters(self, text: &str) -> bool {
-        match self {
-            Reads::Tolerations => holds_tolerations(text),
-            Reads::Placement => may_matter(text),
+        let one = |doc: &str| match self {
+            Reads::Tolerations => holds_tolerations(doc),
+            Reads::Placement => may_matter(doc),
+        };
+        if !text.contains("CustomResourceDefinition") {
+            return one(text);
         }
+        text.split("\n---")
+            .filter(|doc| !is_definition(doc))
+            .any(one)
     }
 
     /// Whether a patch can change what this face reads.
@@ -288,6 +296,14 @@ impl Reads {
             Reads::Placement => patch_matters(text),
         }
     }
+}
+
+/// Whether a document (of a file split at its `---` lines) is a CustomResourceDefinition.
+fn is_definition(doc: &str) -> bool {
+    doc.contains("apiextensions.k8s.io/")
+        && doc
+            .lines()
+            .any(|l| l.trim_end() == "kind: CustomResourceDefinition")
 }
 
 /// Whether a patch can write a pod template, a toleration or a taint, or rename or move the
@@ -930,6 +946,26 @@ mod tests {
             "topologySpreadConstraints: []\ncontainers: []\n"
         ));
         assert!(holds_tolerations("spec:\n  startupTaints: []\n"));
+        let definition = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+                          spec:\n  tolerations: {type: array}\n";
+        let deployment = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    \
+                          spec:\n      containers: []\n";
+        for reads in [Reads::Tolerations, Reads::Placement] {
+            assert!(!reads.matters(definition));
+            assert!(!reads.matters(&format!("---\n{definition}---\n{definition}")));
+            assert!(reads.matters("kind: Pod\nspec:\n  tolerations: []\n"));
+            assert!(reads.matters(&format!(
+                "{definition}---\nkind: Pod\nspec:\n  tolerations: []\n"
+            )));
+        }
+        // A Deployment beside definitions matters to placements, not to tolerations alone.
+        let both = format!("{definition}---\n{deployment}");
+        assert!(!Reads::Tolerations.matters(&both));
+        assert!(Reads::Placement.matters(&both));
+        // Another group's kind of that name is no definition.
+        assert!(Reads::Tolerations.matters(
+            "apiVersion: example.com/v1\nkind: CustomResourceDefinition\ntolerations: []\n"
+        ));
         let rendered = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
                         spec: {tolerations: x}\n---\napiVersion: v1\nkind: Service\n---\n\
                         apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n";

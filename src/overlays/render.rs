@@ -275,18 +275,17 @@ fn inner_cause(message: &str, target: &Path) -> String {
 /// kustomization it builds on in the message of the one that names it (`accumulating resources:
 /// accumulation err='accumulating resources from '../base': ...': recursed accumulation of path
 /// '/r/base': <the base's error>`), so the cause is after the last "recursed accumulation",
-/// in the kustomization it names.
+/// in the kustomization it names; without one, the overlay's own message is the cause.
 pub fn last_cause(message: &str) -> String {
     const RECURSED: &str = "recursed accumulation of path '";
-    let Some(i) = message.rfind(RECURSED) else {
-        return message.trim().to_string();
+    let (cause, path) = match message.rfind(RECURSED).and_then(|i| {
+        let rest = &message[i + RECURSED.len()..];
+        let end = rest.find("': ")?;
+        Some((rest[end + 3..].trim(), &rest[..end]))
+    }) {
+        Some((cause, path)) => (cause, Some(path)),
+        None => (message.trim(), None),
     };
-    let rest = &message[i + RECURSED.len()..];
-    let Some(end) = rest.find("': ") else {
-        return message.trim().to_string();
-    };
-    let path = &rest[..end];
-    let cause = rest[end + 3..].trim();
     // What kustomize says of the resource it could not read, without the wrappers.
     const FROM: &str = "accumulation err='accumulating resources from '";
     let cause = match cause.find(FROM) {
@@ -302,7 +301,10 @@ pub fn last_cause(message: &str) -> String {
         }
         None => cause.to_string(),
     };
-    format!("{} (in {path})", plainer(&cause))
+    match path {
+        Some(path) => format!("{} (in {path})", plainer(&cause)),
+        None => plainer(&cause),
+    }
 }
 
 /// kustomize's words for a resource it could not read, each thing said once: it tries a
@@ -399,6 +401,17 @@ mod tests {
             last_cause(m),
             "../empty: unable to find one of 'kustomization.yaml', 'kustomization.yml' or \
              'Kustomization' in directory '/r/empty' (in /r/o)"
+        );
+        // A resource of the overlay itself that is not there (a directory a Makefile makes,
+        // as kubernetes-sigs/kueue's e2e overlays name): no "recursed" part, the same words.
+        let m = "accumulating resources: accumulation err='accumulating resources from \
+                 '../../dep-crds/standalone': evalsymlink failure on \
+                 'dep-crds/standalone' : lstat dep-crds: no such file or directory': must \
+                 build at directory: not a valid directory: evalsymlink failure on \
+                 'dep-crds/standalone' : lstat dep-crds: no such file or directory'";
+        assert_eq!(
+            last_cause(m),
+            "../../dep-crds/standalone: lstat dep-crds: no such file or directory"
         );
         assert_eq!(
             last_cause("no kustomization file in /r/x"),
