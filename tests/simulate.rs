@@ -1811,3 +1811,71 @@ spec:
     assert_eq!(fit(&other, "gpu"), "no", "{other:?}");
     assert_ne!(fit(&other, "system"), "no", "{other:?}");
 }
+
+/// The pool that comes closest to a workload that fits no node is the one whose nodes lack the
+/// least of what it asks (KubeRay's DeepSeek worker group, 8 GPUs, on a cluster of a CPU pool
+/// and an L4 pool: the pool of 2 GPUs, not the larger pool of none), and the human output says
+/// what keeps it off that pool once.
+#[test]
+fn the_closest_pool_lacks_the_least() {
+    let dir = tempfile::tempdir().unwrap();
+    let pools = dir.path().join("pools.yaml");
+    std::fs::write(
+        &pools,
+        "pools:
+  cpu:
+    count: 3
+    allocatable: {cpu: 8, memory: 32Gi, nvidia.com/gpu: 0}
+  l4:
+    count: 2
+    allocatable: {cpu: 24, memory: 96Gi, nvidia.com/gpu: 2}
+",
+    )
+    .unwrap();
+    let manifest = dir.path().join("worker.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  template:
+    spec:
+      containers:
+      - name: ray
+        image: rayproject/ray
+        resources:
+          requests: {cpu: 4, nvidia.com/gpu: 8}
+          limits: {nvidia.com/gpu: 8}
+",
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--why",
+        "--inventory",
+        pools.to_str().unwrap(),
+        manifest.to_str().unwrap(),
+    ]);
+    // Wrapped lines joined.
+    let text = stdout(&out)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains(
+            "B: closest is pool l4: insufficient nvidia.com/gpu: requests 8, a node offers at \
+             most 2"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("a node offers at most 2").count(),
+        1,
+        "the closest pool's reason said once: {text}"
+    );
+    assert!(
+        text.contains("A: insufficient nvidia.com/gpu: requests 8, the nodes have none"),
+        "{text}"
+    );
+}

@@ -214,9 +214,25 @@ fn distance(v: &Verdict, near_miss: bool) -> usize {
     d
 }
 
+/// How much of what a verdict's nodes lack is missing, in thousandths of each request, summed
+/// over the resources: a node with 2 of the 8 GPUs asked for is nearer than one with none.
+fn shortfall(v: &Verdict) -> u128 {
+    v.reasons
+        .iter()
+        .map(|r| match r {
+            Reason::Insufficient {
+                requested, offered, ..
+            } if *requested > 0 => {
+                (requested - offered.min(requested)).saturating_mul(1000) / requested
+            }
+            _ => 0,
+        })
+        .sum()
+}
+
 /// Each pool's most promising node verdict and how far it is, and their order, closest first
-/// (indices into the first): by distance, then by how near its near miss comes, then the
-/// larger pool, then the first.
+/// (indices into the first): by distance, then by how near its near miss comes, then by how
+/// little of a resource its nodes lack, then the larger pool, then the first.
 #[allow(clippy::type_complexity)]
 pub fn ranked<'v>(
     simulation: &'v Simulation,
@@ -244,6 +260,7 @@ pub fn ranked<'v>(
         (
             d,
             nearness[i],
+            shortfall(pools[i].1),
             std::cmp::Reverse(inventory.pools[p].nodes.len()),
             p,
         )

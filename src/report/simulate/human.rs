@@ -744,6 +744,13 @@ fn reason_groups(
                     }
                     _ => r.line(pool),
                 };
+                // The closest pool's reason is said in its line already.
+                if w.closest
+                    .as_ref()
+                    .is_some_and(|c| c.pool == p && c.message.contains(&text))
+                {
+                    continue;
+                }
                 match groups.iter_mut().find(|(x, _)| *x == text) {
                     Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
                     Some(_) => {}
