@@ -49,6 +49,11 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// The human output with its wrapped lines joined (every run of white space one space).
+fn joined(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
@@ -1438,7 +1443,7 @@ fn a_request_larger_than_any_node_names_the_resource() {
     assert_eq!(reasons[0]["allocatable"], "15890m");
     let o = run(&["simulate", "--inventory", inv, pod]);
     assert!(
-        stdout(&o).contains("insufficient cpu: requests 16, a node offers at most 15890m"),
+        joined(&stdout(&o)).contains("insufficient cpu: requests 16, a node offers at most 15890m"),
         "{}",
         stdout(&o)
     );
@@ -1507,7 +1512,7 @@ fn gpu_counts_are_per_pod_end_to_end() {
         );
         if !fits {
             assert!(
-                stdout(&out).contains(&format!(
+                joined(&stdout(&out)).contains(&format!(
                     "insufficient nvidia.com/gpu: requests {gpus}, a node offers at most 8"
                 )),
                 "{}",
@@ -1857,11 +1862,7 @@ spec:
         pools.to_str().unwrap(),
         manifest.to_str().unwrap(),
     ]);
-    // Wrapped lines joined.
-    let text = stdout(&out)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = joined(&stdout(&out));
     assert!(
         text.contains(
             "B: closest is pool l4: insufficient nvidia.com/gpu: requests 8, a node offers at \
