@@ -277,6 +277,31 @@ pub fn imply(pools: &mut [Pool], platform: Option<Platform>) -> usize {
     }
     if platform == Some(Platform::Gke) {
         changed += gke_taints(pools);
+        changed += gke_allocatable(pools);
+    }
+    changed
+}
+
+/// On GKE, the CPU and memory a node of a Compute Engine machine type the table knows leaves
+/// allocatable ([`instance_types::gke_allocatable`]), on the pools a file defines that do not
+/// write them; the memory as a range (the kernel's part is an estimate).
+fn gke_allocatable(pools: &mut [Pool]) -> usize {
+    let mut changed = 0;
+    for pool in pools.iter_mut().filter(|p| !p.observed) {
+        let Some((vcpus, memory)) =
+            super::find_label(&pool.labels, "node.kubernetes.io/instance-type")
+                .and_then(instance_types::gce)
+                .and_then(|m| m.shape)
+        else {
+            continue;
+        };
+        let (cpu, least, most) = instance_types::gke_allocatable(vcpus, memory);
+        let mut offered = super::capacity::Capacity::default();
+        offered.set("cpu", cpu, Some(cpu));
+        offered.set("memory", least, Some(most));
+        if pool.capacity.fill_from(&offered) {
+            changed += 1;
+        }
     }
     changed
 }
@@ -560,8 +585,19 @@ mod tests {
         };
         assert_eq!(taints("l4"), ["nvidia.com/gpu=present:NoSchedule"]);
         assert!(taints("cpu").is_empty());
-        // CPU stays unknown: no table of what a machine type leaves allocatable.
-        assert_eq!(pool("cpu").capacity.offer("cpu"), None);
+        // GKE's reservations on the type's CPU and memory; a type without a known shape
+        // leaves them unknown.
+        assert_eq!(pool("cpu").capacity.offer("cpu"), Some((7910, Some(7910))));
+        assert_eq!(
+            pool("l4").capacity.offer("cpu"),
+            Some((23_870, Some(23_870)))
+        );
+        let (least, most) = match pool("cpu").capacity.offer("memory") {
+            Some((least, Some(most))) => (least, most),
+            other => panic!("{other:?}"),
+        };
+        assert!(least < most && most < 32 << 30, "{least} {most}");
+        assert_eq!(pool("g4").capacity.offer("cpu"), None);
     }
 
     #[test]
