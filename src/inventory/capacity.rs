@@ -41,6 +41,17 @@ pub struct Capacity {
     /// `pkg/controllers/provisioning/scheduling`): a pod fits if one of `types` offers all it
     /// asks, rather than every node.
     pub sized: bool,
+    /// Whether the nodes' machine has no GPU at all (its type says so): a GPU device resource
+    /// ([`is_gpu_device`]) not in `offers` is absent, whole GPUs and their partitions alike.
+    pub no_gpus: bool,
+}
+
+/// Whether a resource is a GPU device or a partition of one, as the vendors' device plugins
+/// name them: `nvidia.com/gpu`, `nvidia.com/mig-3g.40gb`, `amd.com/gpu`, `gpu.intel.com/i915`.
+pub fn is_gpu_device(name: &str) -> bool {
+    ["nvidia.com/", "amd.com/", "gpu.intel.com/"]
+        .iter()
+        .any(|v| name.starts_with(v))
 }
 
 /// What a resource a pool's capacity does not list is.
@@ -148,6 +159,7 @@ impl Capacity {
     pub fn offer(&self, name: &str) -> Option<(u128, Option<u128>)> {
         match self.offers.binary_search_by(|o| o.name.as_str().cmp(name)) {
             Ok(i) => Some((self.offers[i].min, self.offers[i].max)),
+            Err(_) if self.no_gpus && is_gpu_device(name) => Some((0, Some(0))),
             Err(_) => match self.unlisted {
                 Unlisted::Absent => Some((0, Some(0))),
                 Unlisted::Extended if !reported_by_kubelet(name) => Some((0, Some(0))),

@@ -4666,6 +4666,44 @@ pub fn gce(name: &str) -> Option<GceMachine> {
     })
 }
 
+/// What an Azure VM size's name says of an AKS node
+/// (learn.microsoft.com/azure/virtual-machines/vm-naming-conventions: `Standard_` then the
+/// family's capitals, the vCPUs, the additive features in lowercase, then accelerator and
+/// version parts): its family and architecture (the feature `p` is "ARM Cpu"), and whether it
+/// may carry GPUs: only the N families do ("GPU optimized VM sizes ... NC, ND, NG, NV series",
+/// learn.microsoft.com/azure/virtual-machines/sizes/overview).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AzureSize {
+    pub family: String,
+    pub arch: &'static str,
+    pub gpu_family: bool,
+}
+
+/// An Azure VM size (`Standard_D4s_v5`, `Standard_NC24ads_A100_v4`, `Standard_E16-8s_v5`);
+/// `None` for a name that is not one.
+pub fn azure(name: &str) -> Option<AzureSize> {
+    let rest = name.strip_prefix("Standard_")?;
+    let head = rest.split('_').next()?;
+    let digits = head.find(|c: char| c.is_ascii_digit())?;
+    let (family, tail) = head.split_at(digits);
+    if family.is_empty() || !family.bytes().all(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    let features = tail.trim_start_matches(|c: char| c.is_ascii_digit() || c == '-');
+    if !features.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    Some(AzureSize {
+        family: family.to_string(),
+        arch: if features.contains('p') {
+            "arm64"
+        } else {
+            "amd64"
+        },
+        gpu_family: family.starts_with('N'),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -4736,6 +4774,34 @@ mod tests {
         assert_eq!(gke_allocatable(4, 16 << 10).0, 3920);
         // Below 1 GiB, 255 MiB.
         assert_eq!(gke_allocatable(2, 512).2, (512 - 255 - 100) * mib);
+    }
+
+    /// Azure VM sizes by their names: family, architecture, and whether GPUs may come with it.
+    #[test]
+    fn azure_sizes_by_their_names() {
+        let a = |name: &str| azure(name).map(|s| (s.family, s.arch, s.gpu_family));
+        assert_eq!(a("Standard_D4s_v5"), Some(("D".into(), "amd64", false)));
+        assert_eq!(a("Standard_D4ps_v5"), Some(("D".into(), "arm64", false)));
+        assert_eq!(a("Standard_E16-8s_v5"), Some(("E".into(), "amd64", false)));
+        assert_eq!(a("Standard_B2ms"), Some(("B".into(), "amd64", false)));
+        assert_eq!(a("Standard_DC4s_v3"), Some(("DC".into(), "amd64", false)));
+        assert_eq!(
+            a("Standard_NC24ads_A100_v4"),
+            Some(("NC".into(), "amd64", true))
+        );
+        assert_eq!(
+            a("Standard_ND96isr_H100_v5"),
+            Some(("ND".into(), "amd64", true))
+        );
+        for not in [
+            "D4s_v5",
+            "Standard_",
+            "Standard_d4s_v5",
+            "Standard_D4S_v5",
+            "m5.large",
+        ] {
+            assert_eq!(azure(not), None, "{not}");
+        }
     }
 
     #[test]

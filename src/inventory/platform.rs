@@ -275,6 +275,7 @@ pub fn imply(pools: &mut [Pool], platform: Option<Platform>) -> usize {
             changed += 1;
         }
     }
+    changed += no_gpu_devices(pools);
     if platform == Some(Platform::Gke) {
         changed += gke_taints(pools);
         changed += gke_allocatable(pools);
@@ -416,6 +417,9 @@ fn imply_instance_types(pool: &mut Pool) -> bool {
         if let Some(machine) = named.as_deref().and_then(instance_types::gce) {
             changed |= imply_gce_machine(pool, &machine);
         }
+        if let Some(size) = named.as_deref().and_then(instance_types::azure) {
+            changed |= imply_azure_size(pool, &size);
+        }
     }
     changed
 }
@@ -442,10 +446,63 @@ fn imply_gce_machine(pool: &mut Pool, machine: &instance_types::GceMachine) -> b
         }
     }
     pool.labels.sort();
-    let attached_or_unknown = machine.family == "n1" || machine.family.starts_with(['a', 'g']);
-    if machine.gpus > 0 || !attached_or_unknown {
+    if machine.gpus > 0 || !gce_may_attach(machine) {
         let gpus = super::capacity::Capacity::gpus(u128::from(machine.gpus));
         changed |= pool.capacity.fill_from(&gpus);
+    }
+    changed
+}
+
+/// The pools a file defines whose machine has no GPU at all ([`without_gpus`]) offer no GPU
+/// device, whole or partitioned (a MIG profile `nvidia.com/mig-1g.10gb` needs the GPU), but
+/// what they write. Returns how many pools gained that.
+fn no_gpu_devices(pools: &mut [Pool]) -> usize {
+    let mut changed = 0;
+    for pool in pools.iter_mut().filter(|p| !p.observed) {
+        if !pool.capacity.no_gpus && without_gpus(pool) {
+            pool.capacity.no_gpus = true;
+            changed += 1;
+        }
+    }
+    changed
+}
+
+/// Whether a pool's machine has no GPU at all, as its named type says: an EC2 type of the table
+/// without accelerators, a Compute Engine type of a family that cannot carry GPUs, an Azure
+/// size outside the GPU families.
+fn without_gpus(pool: &Pool) -> bool {
+    let Some(named) = super::find_label(&pool.labels, "node.kubernetes.io/instance-type") else {
+        return false;
+    };
+    if let Some(t) = instance_types::find(named) {
+        return t.accelerator.is_empty();
+    }
+    if let Some(m) = instance_types::gce(named) {
+        return m.gpus == 0 && !gce_may_attach(&m);
+    }
+    instance_types::azure(named).is_some_and(|s| !s.gpu_family)
+}
+
+/// Whether GPUs may be attached to a Compute Engine type beyond its own: N1's are attached, and
+/// accelerator-optimized families the table does not know (A and G series) may have some.
+fn gce_may_attach(machine: &instance_types::GceMachine) -> bool {
+    machine.family == "n1" || machine.family.starts_with(['a', 'g'])
+}
+
+/// An Azure VM size named by a pool file (`node.kubernetes.io/instance-type: Standard_D4s_v5`,
+/// as AKS labels its nodes): its architecture, and no GPUs for a size outside the GPU families
+/// ([`instance_types::azure`]); an N-series size leaves them unknown, and what the file writes
+/// stays.
+fn imply_azure_size(pool: &mut Pool, size: &instance_types::AzureSize) -> bool {
+    let mut changed = false;
+    if super::find_label(&pool.labels, "kubernetes.io/arch").is_none() {
+        pool.labels
+            .push(("kubernetes.io/arch".to_string(), size.arch.to_string()));
+        pool.labels.sort();
+        changed = true;
+    }
+    if !size.gpu_family {
+        changed |= pool.capacity.fill_from(&super::capacity::Capacity::gpus(0));
     }
     changed
 }
@@ -598,6 +655,81 @@ mod tests {
         };
         assert!(least < most && most < 32 << 30, "{least} {most}");
         assert_eq!(pool("g4").capacity.offer("cpu"), None);
+    }
+
+    /// A pool file of AKS pools (Azure-Samples/aks-kueue-sample: a `Standard_D4s_v5` system
+    /// pool beside an H100 pool whose GPUs the file writes): the system pool has no GPUs, so a
+    /// GPU job fits the GPU pool only; an N-series pool without `allocatable` leaves them
+    /// unknown.
+    #[test]
+    fn azure_sizes_outside_the_gpu_families_have_none() {
+        let inv = load(
+            "pools:
+  system:
+    count: 2
+    labels: {kubernetes.azure.com/agentpool: system, node.kubernetes.io/instance-type: Standard_D4s_v5}
+  gpu:
+    count: 1
+    labels: {kubernetes.azure.com/agentpool: gpu, node.kubernetes.io/instance-type: Standard_ND96isr_H100_v5}
+    taints: [nvidia.com/gpu=present:NoSchedule]
+    allocatable: {nvidia.com/gpu: 8}
+  nc:
+    count: 1
+    labels: {kubernetes.azure.com/agentpool: nc, node.kubernetes.io/instance-type: Standard_NC24ads_A100_v4}
+  arm:
+    count: 1
+    labels: {kubernetes.azure.com/agentpool: arm, node.kubernetes.io/instance-type: Standard_D4ps_v5}
+",
+        );
+        assert_eq!(inv.platform.platform, Some(Platform::Aks));
+        let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
+        let gpus = |name: &str| pool(name).capacity.offer("nvidia.com/gpu");
+        assert_eq!(gpus("system"), Some((0, Some(0))));
+        assert_eq!(gpus("gpu"), Some((8, Some(8))));
+        assert_eq!(gpus("nc"), None);
+        assert_eq!(gpus("arm"), Some((0, Some(0))));
+        // A MIG profile, one pool offers or none does: none on a machine without GPUs,
+        // unknown on an N-series pool that does not say.
+        let mig = load(
+            "pools:
+  system:
+    count: 2
+    labels: {node.kubernetes.io/instance-type: Standard_D4s_v5}
+  gpu:
+    count: 1
+    labels: {node.kubernetes.io/instance-type: Standard_ND96isr_H100_v5}
+    allocatable: {nvidia.com/mig-3g.40gb: 16}
+  nc:
+    count: 1
+    labels: {node.kubernetes.io/instance-type: Standard_NC24ads_A100_v4}
+  cpu:
+    count: 1
+    labels: {node.kubernetes.io/instance-type: m5.large}
+",
+        );
+        let offer = |name: &str| {
+            mig.pools
+                .iter()
+                .find(|p| p.name == name)
+                .unwrap()
+                .capacity
+                .offer("nvidia.com/mig-3g.40gb")
+        };
+        assert_eq!(offer("system"), Some((0, Some(0))));
+        assert_eq!(offer("cpu"), Some((0, Some(0))));
+        assert_eq!(offer("gpu"), Some((16, Some(16))));
+        assert_eq!(offer("nc"), None);
+        let of = |name: &str| &mig.pools.iter().find(|p| p.name == name).unwrap().capacity;
+        assert_eq!(
+            of("system").offer("nvidia.com/mig-1g.10gb"),
+            Some((0, Some(0)))
+        );
+        assert_eq!(of("nc").offer("nvidia.com/mig-1g.10gb"), None);
+        assert_eq!(of("system").offer("example.com/fuse"), None);
+        let arch =
+            |name: &str| crate::inventory::find_label(&pool(name).labels, "kubernetes.io/arch");
+        assert_eq!(arch("system"), Some("amd64"));
+        assert_eq!(arch("arm"), Some("arm64"));
     }
 
     #[test]
