@@ -11,7 +11,6 @@ use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::Inventory;
-use crate::k8s::workloads::ChartKinds;
 use crate::lsp::diagnostics::Links;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
@@ -20,6 +19,7 @@ use crate::overlays::traced::{Traced, TracedFile};
 use crate::overlays::Rendered;
 use crate::rules;
 use crate::syntax::Stream;
+use crate::walk::Place;
 
 /// Everything an analysis depends on besides the document's text. Immutable: a configuration
 /// change or an inventory reload makes a new one with the next `generation`.
@@ -328,13 +328,14 @@ impl Workspace {
 
     /// Analyses one document, with the placements of its workloads when `placements` is set
     /// (and an inventory is loaded): the only call from the server into the analysis core.
-    /// `chart` is what a chart's templates render the document into, for a chart's values file
-    /// (read at the edge, as the CLI reads it: [`crate::walk::chart_kinds`]).
+    /// `chart` is what the document's place says of it: for a chart's values file, what the
+    /// chart's templates render it into; for a patch file, its target (read at the edge, as
+    /// the CLI reads it: [`Place::of`]).
     pub fn analyse_file(
         &self,
         text: &str,
         placements: bool,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
     ) -> FileAnalysis {
         let analysis = self.with_options(chart, |options| {
             crate::analysis::analyse_file(text, options, self.cluster.as_deref(), placements)
@@ -349,7 +350,7 @@ impl Workspace {
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
         before: Option<&Judged>,
     ) -> (FileAnalysis, Judged) {
         let (analysis, judged) = self.with_options(chart, |options| {
@@ -367,7 +368,7 @@ impl Workspace {
     /// Whether a file's findings can depend on the inventory (see
     /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
     /// analyses it with.
-    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<ChartKinds>>) -> bool {
+    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<Place>>) -> bool {
         self.with_options(chart, |o| crate::analysis::reads_inventory(text, o))
     }
 
@@ -376,20 +377,20 @@ impl Workspace {
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
     ) -> bool {
         self.with_options(chart, |o| {
             crate::analysis::reads_inventory_parsed(text, stream, o)
         })
     }
 
-    /// Runs `f` with the options a document is analysed with: a chart's values file's carry
-    /// what the chart's templates render it into.
-    fn with_options<R>(&self, chart: Option<&Arc<ChartKinds>>, f: impl FnOnce(&Options) -> R) -> R {
+    /// Runs `f` with the options a document is analysed with: what its place says
+    /// ([`Place`]: a chart's values file's chart, a patch file's target) applied.
+    fn with_options<R>(&self, chart: Option<&Arc<Place>>, f: impl FnOnce(&Options) -> R) -> R {
         match chart {
             Some(c) => {
                 let mut o = self.options.clone();
-                o.set_chart_kinds(Some(c.clone()));
+                c.apply(&mut o);
                 f(&o)
             }
             None => f(&self.options),
