@@ -219,7 +219,7 @@ pub(crate) fn cluster_objects(
         let name = path.display().to_string();
         if candidate {
             let before = cluster.len();
-            cluster.add_text_with(&name, &text, &taintlint::analysis::refused_runtime_classes);
+            cluster.merge(taintlint::analysis::cluster_objects(&name, &text));
             if cluster.len() > before {
                 holding.push((name, text.clone()));
             }

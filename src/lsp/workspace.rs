@@ -36,6 +36,9 @@ pub struct Workspace {
     pub cluster: Option<Arc<Inventory>>,
     /// The project's `.taintlint.yaml` (found from the workspace root), if any.
     pub config: Option<PathBuf>,
+    /// The cluster objects (Namespaces, RuntimeClasses, ...) of the workspace's files, as
+    /// `lint` reads them from its inputs: with the inventory's, the options' cluster.
+    pub objects: Arc<crate::k8s::cluster::Cluster>,
     /// Its `pool-label`: the node label that names the inventory's pools.
     pub pool_label: Option<String>,
     /// Its `platform`, with where it is written; else inferred from the inventory.
@@ -189,7 +192,8 @@ impl Workspace {
                     .or(root)
                     .map(|d| d.join(crate::overlays::cache::DIR_NAME))
             });
-        let workspace = Workspace {
+        let mut workspace = Workspace {
+            objects: Arc::default(),
             kustomize,
             cache_dir,
             rendered: Arc::default(),
@@ -208,7 +212,38 @@ impl Workspace {
             generation,
             settings_generation: generation,
         };
+        workspace.set_cluster();
         (workspace, problems)
+    }
+
+    /// The same workspace with these cluster objects of its files (a new generation: every
+    /// analysis may come out differently).
+    pub fn with_objects(
+        &self,
+        objects: Arc<crate::k8s::cluster::Cluster>,
+        generation: u64,
+    ) -> Self {
+        let mut workspace = Workspace {
+            objects,
+            generation,
+            settings_generation: generation,
+            ..self.clone()
+        };
+        workspace.set_cluster();
+        workspace.trace();
+        workspace
+    }
+
+    /// The options' cluster: the inventory's objects, then the workspace files', as `lint`
+    /// takes them (the first of a name stands).
+    fn set_cluster(&mut self) {
+        let mut cluster = self
+            .cluster
+            .as_ref()
+            .map(|i| i.cluster.clone())
+            .unwrap_or_default();
+        cluster.merge((*self.objects).clone());
+        self.options.set_cluster(Arc::new(cluster));
     }
 
     /// The same settings with the inventory files read again; those in `open` as the editor
@@ -238,6 +273,7 @@ impl Workspace {
             options,
             ..self.clone()
         };
+        workspace.set_cluster();
         // The rendered findings are judged against the new inventory.
         workspace.trace();
         (workspace, problems)
