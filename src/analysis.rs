@@ -845,6 +845,19 @@ fn with_local_cluster(
     Some(o)
 }
 
+/// The cluster objects (Namespaces, RuntimeClasses, resource claims, CRDs, ...) of one file
+/// named `file`, as every face reads a file that is not the one analysed: `lint` and
+/// `simulate` from their inputs, the language server from the workspace's files. Merged in
+/// path order into what the inventory holds ([`Cluster::merge`]: the first definition of a name
+/// stands; one the API server refuses removes none read before it).
+///
+/// [`Cluster::merge`]: crate::k8s::cluster::Cluster::merge
+pub fn cluster_objects(file: &str, text: &str) -> crate::k8s::cluster::Cluster {
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_text_with(file, text, &refused_runtime_classes);
+    cluster
+}
+
 /// The names of the RuntimeClasses of a document that the API server refuses: those with a
 /// finding of a rule that says the API server rejects it (an error-level rule that needs no
 /// inventory), in the object or in its `scheduling.tolerations`. Such a class is never created,

@@ -218,3 +218,83 @@ pub fn chart_kinds(path: &Path) -> Option<std::sync::Arc<crate::ChartKinds>> {
         crate::ChartKinds::from_templates(templates.iter().map(|(n, t)| (n.as_str(), t.as_str())));
     (!kinds.is_empty()).then(|| std::sync::Arc::new(kinds))
 }
+
+/// What a file's place says of how its documents are read: for a chart's values file, what the
+/// chart's templates render it into ([`chart_kinds`]); for a JSON6902 patch file, the object
+/// its kustomization applies it to ([`patch_target`]). Read at the edge, once per file, by
+/// `lint`, `simulate` and the language server alike.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Place {
+    pub chart: Option<std::sync::Arc<crate::ChartKinds>>,
+    pub patch_target: Option<std::sync::Arc<PatchTarget>>,
+}
+
+impl Place {
+    /// The place of `path`, when it says anything.
+    pub fn of(path: &Path) -> Option<std::sync::Arc<Place>> {
+        let place = Place {
+            chart: chart_kinds(path),
+            patch_target: patch_target(path, None),
+        };
+        (place != Place::default()).then(|| std::sync::Arc::new(place))
+    }
+
+    /// `options` with what this place says set.
+    pub fn apply(&self, options: &mut crate::Options) {
+        options.set_chart_kinds(self.chart.clone());
+        options.set_patch_target(self.patch_target.clone());
+    }
+}
+
+use crate::k8s::json6902::PatchTarget;
+
+/// The kustomizations read, by directory: what each names as patch files with a target. A
+/// run that reads a repository once keeps one (each kustomization read once); an editor,
+/// whose kustomizations change, reads them again ([`patch_target`] without one).
+#[derive(Debug, Default)]
+pub struct Kustomizations(std::sync::Mutex<std::collections::HashMap<PathBuf, Targets>>);
+
+type Targets = std::sync::Arc<Vec<(PathBuf, std::sync::Arc<PatchTarget>)>>;
+
+/// The object a JSON6902 patch file is applied to, when a kustomization in its directory or
+/// one of the three above names it with a `target` (`patches[].path`, `patchesJson6902[].path`);
+/// the kustomizations read are kept in `read` when it is given.
+pub fn patch_target(
+    path: &Path,
+    read: Option<&Kustomizations>,
+) -> Option<std::sync::Arc<PatchTarget>> {
+    let ext = path.extension()?.to_str()?;
+    if !matches!(ext, "yaml" | "yml" | "json") {
+        return None;
+    }
+    let file = std::fs::canonicalize(path).ok()?;
+    for dir in file.ancestors().skip(1).take(4) {
+        let cached = read.and_then(|r| r.0.lock().ok().and_then(|m| m.get(dir).cloned()));
+        let targets = match cached {
+            Some(t) => t,
+            None => {
+                let mut targets = Vec::new();
+                for name in crate::inventory::kustomize::KUSTOMIZATION_FILES {
+                    let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+                        continue;
+                    };
+                    for (p, target) in crate::inventory::kustomize::patch_targets(&text) {
+                        if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
+                            targets.push((p, std::sync::Arc::new(target)));
+                        }
+                    }
+                    break;
+                }
+                let targets = std::sync::Arc::new(targets);
+                if let Some(mut m) = read.and_then(|r| r.0.lock().ok()) {
+                    m.insert(dir.to_path_buf(), targets.clone());
+                }
+                targets
+            }
+        };
+        if let Some((_, t)) = targets.iter().find(|(p, _)| *p == file) {
+            return Some(t.clone());
+        }
+    }
+    None
+}

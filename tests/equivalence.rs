@@ -42,11 +42,13 @@ fn inventory(path: &str) -> Inventory {
     Inventory::load(&[(path, text.as_str())]).unwrap()
 }
 
-/// The options a file is read with, as the CLI gives them: a chart's values file carries what
-/// its templates render it into.
+/// The options a file is read with, as the CLI gives them: what its place says (a chart's values
+/// file carries what its templates render it into, a patch file its kustomization's target).
 fn options(path: &Path) -> Options {
     let mut o = Options::default();
-    o.set_chart_kinds(taintlint::walk::chart_kinds(path));
+    if let Some(place) = taintlint::walk::Place::of(path) {
+        place.apply(&mut o);
+    }
     o
 }
 

@@ -219,7 +219,7 @@ pub(crate) fn cluster_objects(
         let name = path.display().to_string();
         if candidate {
             let before = cluster.len();
-            cluster.add_text_with(&name, &text, &taintlint::analysis::refused_runtime_classes);
+            cluster.merge(taintlint::analysis::cluster_objects(&name, &text));
             if cluster.len() > before {
                 holding.push((name, text.clone()));
             }
@@ -254,54 +254,4 @@ impl Preread {
         }
         read(input)
     }
-}
-
-/// The object a JSON6902 patch file is applied to, when a kustomization in its directory or
-/// one of the three above names it with a `target` (`patches[].path`, `patchesJson6902[].path`).
-/// Each kustomization is read once.
-pub(crate) fn patch_target(
-    path: &Path,
-) -> Option<std::sync::Arc<taintlint::k8s::json6902::PatchTarget>> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    type Targets = Vec<(PathBuf, Arc<taintlint::k8s::json6902::PatchTarget>)>;
-    static READ: OnceLock<Mutex<HashMap<PathBuf, Arc<Targets>>>> = OnceLock::new();
-    let ext = path.extension()?.to_str()?;
-    if !matches!(ext, "yaml" | "yml" | "json") {
-        return None;
-    }
-    let file = std::fs::canonicalize(path).ok()?;
-    for dir in file.ancestors().skip(1).take(4) {
-        let cached = READ
-            .get_or_init(Mutex::default)
-            .lock()
-            .ok()
-            .and_then(|m| m.get(dir).cloned());
-        let targets = match cached {
-            Some(t) => t,
-            None => {
-                let mut targets = Targets::new();
-                for name in taintlint::inventory::kustomize::KUSTOMIZATION_FILES {
-                    let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-                        continue;
-                    };
-                    for (p, target) in taintlint::inventory::kustomize::patch_targets(&text) {
-                        if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
-                            targets.push((p, Arc::new(target)));
-                        }
-                    }
-                    break;
-                }
-                let targets = Arc::new(targets);
-                if let Ok(mut m) = READ.get_or_init(Mutex::default).lock() {
-                    m.insert(dir.to_path_buf(), targets.clone());
-                }
-                targets
-            }
-        };
-        if let Some((_, t)) = targets.iter().find(|(p, _)| *p == file) {
-            return Some(t.clone());
-        }
-    }
-    None
 }

@@ -1063,7 +1063,11 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
 fn file_options(config: &ConfigFile, options: &Options, path: Option<&Path>) -> Options {
     let mut options = config.options_for(options, path);
     options.set_chart_kinds(path.and_then(taintlint::walk::chart_kinds));
-    options.set_patch_target(path.and_then(super::input::patch_target));
+    options.set_patch_target(path.and_then(|p| {
+        static READ: std::sync::OnceLock<taintlint::walk::Kustomizations> =
+            std::sync::OnceLock::new();
+        taintlint::walk::patch_target(p, Some(READ.get_or_init(Default::default)))
+    }));
     options.set_chart_template(path.is_some_and(|p| {
         p.ancestors()
             .skip(1)

@@ -268,14 +268,15 @@ fn simulate_item(
         Item::Input(input) => (input.name(), preread.read(input)?),
         Item::Rendered(name, text) => (name.clone(), text.clone()),
     };
-    // A chart's values file: its templates say what the values render into.
-    let chart = match item {
-        Item::Input(Input::File(p, _)) => taintlint::walk::chart_kinds(p),
+    // What the file's place says, as `lint` reads it: a chart's values file's templates say what
+    // the values render into, a patch file's kustomization what it patches.
+    let place = match item {
+        Item::Input(Input::File(p, _)) => taintlint::walk::Place::of(p),
         _ => None,
     };
-    let local = chart.map(|c| {
+    let local = place.map(|place| {
         let mut o = options.clone();
-        o.set_chart_kinds(Some(c));
+        place.apply(&mut o);
         o
     });
     // A Terraform file met in a walk (it is linted for the node pools it defines) holds no pod

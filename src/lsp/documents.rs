@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types::TextDocumentContentChangeEvent;
 
-use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
 use crate::position::{Encoding, LineIndex};
+use crate::walk::Place;
 
 #[derive(Debug, Clone)]
 pub struct Document {
@@ -22,9 +22,9 @@ pub struct Document {
     pub language_id: String,
     text: Arc<String>,
     index: Arc<LineIndex>,
-    /// For a chart's values file, what the chart's templates render it into (read from the
-    /// chart's `templates/` when the document is opened).
-    pub chart: Option<Arc<ChartKinds>>,
+    /// What its place says of it ([`Place`]: for a chart's values file, what the chart's
+    /// templates render it into; for a patch file, its target), read when it is opened.
+    pub chart: Option<Arc<Place>>,
 }
 
 /// An immutable view of a document at one version.
@@ -33,7 +33,7 @@ pub struct Snapshot {
     pub version: i32,
     pub text: Arc<String>,
     pub index: Arc<LineIndex>,
-    pub chart: Option<Arc<ChartKinds>>,
+    pub chart: Option<Arc<Place>>,
 }
 
 impl Snapshot {

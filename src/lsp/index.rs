@@ -65,6 +65,9 @@ pub struct IndexedFile {
     /// Every toleration's and taint's key written as a plain string, valid or not (a
     /// toleration with a misspelt effect still has its key): what a rename of a key rewrites.
     pub keys: Vec<(String, lsp::Range)>,
+    /// Its Namespaces, RuntimeClasses and other cluster objects, as `lint` reads them from
+    /// every input: the workspace's analyses count them ([`WorkspaceIndex::cluster`]).
+    pub cluster: Option<crate::k8s::cluster::Cluster>,
 }
 
 /// A file's URI and what it holds.
@@ -152,6 +155,18 @@ impl WorkspaceIndex {
         self.manifests.iter().map(PathBuf::as_path)
     }
 
+    /// The cluster objects of the workspace's files, taken in path order (the first of a name
+    /// stands, as in `lint`'s walk).
+    pub fn cluster(&self) -> crate::k8s::cluster::Cluster {
+        let mut cluster = crate::k8s::cluster::Cluster::default();
+        for path in &self.manifests {
+            if let Some(c) = self.files.get(path).and_then(|(_, f)| f.cluster.as_ref()) {
+                cluster.merge(c.clone());
+            }
+        }
+        cluster
+    }
+
     /// Each file's path, URI and all it holds.
     pub fn entries(&self) -> impl Iterator<Item = (&Path, &Uri, &IndexedFile)> {
         self.files
@@ -179,6 +194,8 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
     }
     let text = String::from_utf8(std::fs::read(path).ok()?).ok()?;
     let facts = Facts::collect(&text);
+    let cluster = crate::analysis::cluster_objects(&path.display().to_string(), &text);
+    let cluster = (!cluster.is_empty()).then_some(cluster);
     let index = LineIndex::new(&text);
     let lines = Lines::new(&text, &index, encoding);
     let keys: Vec<(String, lsp::Range)> = facts
@@ -222,7 +239,12 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
             selection: lines.range(o.selection),
         })
         .collect();
-    if tolerations.is_empty() && taints.is_empty() && objects.is_empty() && keys.is_empty() {
+    if tolerations.is_empty()
+        && taints.is_empty()
+        && objects.is_empty()
+        && keys.is_empty()
+        && cluster.is_none()
+    {
         return None;
     }
     let file = IndexedFile {
@@ -230,6 +252,7 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
         taints,
         objects,
         keys,
+        cluster,
     };
     Some((Uri::from_file_path(path)?, Arc::new(file)))
 }

@@ -88,7 +88,7 @@ impl Session {
         let read = blocking("reading a chart's templates", move || {
             values
                 .into_iter()
-                .map(|(uri, path)| (uri, crate::walk::chart_kinds(&path)))
+                .map(|(uri, path)| (uri, crate::walk::Place::of(&path)))
                 .collect::<Vec<_>>()
         })
         .await;
@@ -131,6 +131,7 @@ impl Session {
         };
         let result = blocking("reading the settings", move || {
             let (workspace, problems) = Workspace::new(settings, root.as_deref(), generation);
+            let workspace = workspace.with_objects(current.objects.clone(), generation);
             // The overlays as rendered so far, while the next pass renders them for these
             // settings, when they render the same way.
             let workspace = if workspace.kustomize == current.kustomize
@@ -469,6 +470,7 @@ impl Session {
             Ok(built) => {
                 let (files, truncated) = (built.len(), built.truncated);
                 self.lock().index = built;
+                self.take_objects().await;
                 self.workspace_changed().await;
                 tokio::spawn(self.clone().render_overlays());
                 let more = if truncated {
@@ -504,6 +506,28 @@ impl Session {
         }
     }
 
+    /// Takes the cluster objects of the workspace's files as the index holds them: a new
+    /// workspace when they changed (a Namespace's node selector edited judges every file
+    /// again, as `lint` would).
+    async fn take_objects(self: &Arc<Self>) {
+        let (objects, current, generation) = {
+            let mut state = self.lock();
+            let objects = state.index.cluster();
+            if *state.workspace.objects == objects {
+                return;
+            }
+            state.next_generation += 1;
+            (objects, state.workspace.clone(), state.next_generation)
+        };
+        let made = blocking("reading the workspace's cluster objects", move || {
+            current.with_objects(Arc::new(objects), generation)
+        })
+        .await;
+        if let Ok(workspace) = made {
+            self.install(workspace).await;
+        }
+    }
+
     /// Whether a file is one the workspace index reads: a manifest under the workspace root.
     pub(crate) fn indexes(&self, path: &Path) -> bool {
         let state = self.lock();
@@ -535,6 +559,7 @@ impl Session {
                     state.index.set(&path, entry);
                 }
             }
+            self.take_objects().await;
             self.workspace_changed().await;
         }
     }

@@ -11,7 +11,6 @@ use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::Inventory;
-use crate::k8s::workloads::ChartKinds;
 use crate::lsp::diagnostics::Links;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
@@ -20,6 +19,7 @@ use crate::overlays::traced::{Traced, TracedFile};
 use crate::overlays::Rendered;
 use crate::rules;
 use crate::syntax::Stream;
+use crate::walk::Place;
 
 /// Everything an analysis depends on besides the document's text. Immutable: a configuration
 /// change or an inventory reload makes a new one with the next `generation`.
@@ -36,6 +36,9 @@ pub struct Workspace {
     pub cluster: Option<Arc<Inventory>>,
     /// The project's `.taintlint.yaml` (found from the workspace root), if any.
     pub config: Option<PathBuf>,
+    /// The cluster objects (Namespaces, RuntimeClasses, ...) of the workspace's files, as
+    /// `lint` reads them from its inputs: with the inventory's, the options' cluster.
+    pub objects: Arc<crate::k8s::cluster::Cluster>,
     /// Its `pool-label`: the node label that names the inventory's pools.
     pub pool_label: Option<String>,
     /// Its `platform`, with where it is written; else inferred from the inventory.
@@ -189,7 +192,8 @@ impl Workspace {
                     .or(root)
                     .map(|d| d.join(crate::overlays::cache::DIR_NAME))
             });
-        let workspace = Workspace {
+        let mut workspace = Workspace {
+            objects: Arc::default(),
             kustomize,
             cache_dir,
             rendered: Arc::default(),
@@ -208,7 +212,38 @@ impl Workspace {
             generation,
             settings_generation: generation,
         };
+        workspace.set_cluster();
         (workspace, problems)
+    }
+
+    /// The same workspace with these cluster objects of its files (a new generation: every
+    /// analysis may come out differently).
+    pub fn with_objects(
+        &self,
+        objects: Arc<crate::k8s::cluster::Cluster>,
+        generation: u64,
+    ) -> Self {
+        let mut workspace = Workspace {
+            objects,
+            generation,
+            settings_generation: generation,
+            ..self.clone()
+        };
+        workspace.set_cluster();
+        workspace.trace();
+        workspace
+    }
+
+    /// The options' cluster: the inventory's objects, then the workspace files', as `lint`
+    /// takes them (the first of a name stands).
+    fn set_cluster(&mut self) {
+        let mut cluster = self
+            .cluster
+            .as_ref()
+            .map(|i| i.cluster.clone())
+            .unwrap_or_default();
+        cluster.merge((*self.objects).clone());
+        self.options.set_cluster(Arc::new(cluster));
     }
 
     /// The same settings with the inventory files read again; those in `open` as the editor
@@ -238,6 +273,7 @@ impl Workspace {
             options,
             ..self.clone()
         };
+        workspace.set_cluster();
         // The rendered findings are judged against the new inventory.
         workspace.trace();
         (workspace, problems)
@@ -328,13 +364,14 @@ impl Workspace {
 
     /// Analyses one document, with the placements of its workloads when `placements` is set
     /// (and an inventory is loaded): the only call from the server into the analysis core.
-    /// `chart` is what a chart's templates render the document into, for a chart's values file
-    /// (read at the edge, as the CLI reads it: [`crate::walk::chart_kinds`]).
+    /// `chart` is what the document's place says of it: for a chart's values file, what the
+    /// chart's templates render it into; for a patch file, its target (read at the edge, as
+    /// the CLI reads it: [`Place::of`]).
     pub fn analyse_file(
         &self,
         text: &str,
         placements: bool,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
     ) -> FileAnalysis {
         let analysis = self.with_options(chart, |options| {
             crate::analysis::analyse_file(text, options, self.cluster.as_deref(), placements)
@@ -349,7 +386,7 @@ impl Workspace {
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
         before: Option<&Judged>,
     ) -> (FileAnalysis, Judged) {
         let (analysis, judged) = self.with_options(chart, |options| {
@@ -367,7 +404,7 @@ impl Workspace {
     /// Whether a file's findings can depend on the inventory (see
     /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
     /// analyses it with.
-    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<ChartKinds>>) -> bool {
+    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<Place>>) -> bool {
         self.with_options(chart, |o| crate::analysis::reads_inventory(text, o))
     }
 
@@ -376,20 +413,20 @@ impl Workspace {
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
     ) -> bool {
         self.with_options(chart, |o| {
             crate::analysis::reads_inventory_parsed(text, stream, o)
         })
     }
 
-    /// Runs `f` with the options a document is analysed with: a chart's values file's carry
-    /// what the chart's templates render it into.
-    fn with_options<R>(&self, chart: Option<&Arc<ChartKinds>>, f: impl FnOnce(&Options) -> R) -> R {
+    /// Runs `f` with the options a document is analysed with: what its place says
+    /// ([`Place`]: a chart's values file's chart, a patch file's target) applied.
+    fn with_options<R>(&self, chart: Option<&Arc<Place>>, f: impl FnOnce(&Options) -> R) -> R {
         match chart {
             Some(c) => {
                 let mut o = self.options.clone();
-                o.set_chart_kinds(Some(c.clone()));
+                c.apply(&mut o);
                 f(&o)
             }
             None => f(&self.options),

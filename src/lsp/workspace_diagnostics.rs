@@ -31,7 +31,6 @@ use tower_lsp_server::ls_types::{self as lsp, MessageType, Uri};
 
 use crate::analysis::{FileAnalysis, Judged};
 use crate::diagnostic::Diagnostic;
-use crate::k8s::workloads::ChartKinds;
 use crate::lsp::convert::Lines;
 use crate::lsp::diagnostics;
 use crate::lsp::session::{blocking, inventory_location, inventory_text_hash, Session};
@@ -39,6 +38,7 @@ use crate::lsp::workspace::Workspace;
 use crate::overlays::traced::{self, TracedFile};
 use crate::position::{Encoding, LineIndex};
 use crate::syntax::{self, Stream};
+use crate::walk::Place;
 
 /// How much text (in bytes) the workspace's kept trees may stand for: a tree takes up to about
 /// ten times its text (`lint` of 5 MB of Deployments peaks 72 MB above an empty file's), so
@@ -77,7 +77,7 @@ impl Read {
         }
     }
 
-    fn reads_inventory(&mut self, ws: &Workspace, chart: Option<&Arc<ChartKinds>>) -> bool {
+    fn reads_inventory(&mut self, ws: &Workspace, chart: Option<&Arc<Place>>) -> bool {
         match self {
             Read::Tree(p) => {
                 p.with_dependent_mut(|text, stream| ws.reads_inventory_parsed(text, stream, chart))
@@ -92,7 +92,7 @@ impl Read {
     fn analyse(
         &mut self,
         ws: &Workspace,
-        chart: Option<&Arc<ChartKinds>>,
+        chart: Option<&Arc<Place>>,
         before: Option<&Judged>,
     ) -> (FileAnalysis, Option<Judged>) {
         match self {
@@ -467,7 +467,7 @@ impl Session {
                             return Some((path, c));
                         }
                     }
-                    let chart = crate::walk::chart_kinds(&path);
+                    let chart = crate::walk::Place::of(&path);
                     let mut reads_inventory = same.as_ref().and_then(|c| c.reads_inventory);
                     // The tree the last pass kept, else the file read (and parsed, unless it is
                     // Terraform).
