@@ -8,9 +8,11 @@
 use crate::inventory::{Inventory, Pool};
 use crate::schedule::{PoolVerdict, WorkloadResult};
 
+mod changes;
 mod human;
 mod json;
 
+pub use changes::{changes_human, changes_json, describe, Base};
 pub use human::{human, HumanOptions, Row};
 pub use json::{JsonRenderer, JsonWriter, RenderedFile};
 

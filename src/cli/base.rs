@@ -1,0 +1,494 @@
+//! `--base REV`: the repository as committed at a revision, beside the working tree.
+//!
+//! The files of the commit that taintlint or the tools it runs may read are written into a
+//! temporary directory (read through git, see [`super::git`]: nothing is checked out into the
+//! user's tree), and the same command runs there as a child process, from the directory that
+//! mirrors the current one, printing JSON. Running the very command on the very tree is what
+//! makes the base side say what taintlint said at that revision: the same walk, the
+//! configuration as committed then, kustomize overlays rendered from that tree, and none of
+//! this process's state (caches, the working directory) shared. The child runs while this
+//! process works on the working tree; its messages are kept, and said with the revision's name
+//! when it fails.
+//!
+//! The paths of the command line are read at both revisions: a path inside the work tree is
+//! the same path in the base tree; a path outside it (`/tmp/nodes.json`) is the same file on
+//! both sides. An inventory or configuration file that git does not track (a node list written
+//! by the job) is not part of the change: it is copied into the base tree. A path that is not
+//! in the base commit otherwise is left out there (a file the change adds).
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use super::git::{Commit, Entry, GitError, Repo};
+
+/// What the child process is told: where the base tree is, and how to read the command line's
+/// paths there (`--base-side`, hidden).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct BaseSide {
+    /// The work tree's top directory.
+    pub(crate) worktree: PathBuf,
+    /// The base tree's top directory.
+    pub(crate) tree: PathBuf,
+    /// The directory the command was run from (in the work tree).
+    pub(crate) cwd: PathBuf,
+    /// Paths of the command line (as given) that the base revision does not have.
+    pub(crate) absent: Vec<PathBuf>,
+}
+
+/// `path` without `.` components, and `..` folded where it can be.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl BaseSide {
+    pub(crate) fn parse(spec: &str) -> Result<BaseSide, String> {
+        serde_json::from_str(spec).map_err(|e| format!("--base-side: {e}"))
+    }
+
+    fn spec(&self) -> String {
+        serde_json::to_string(self).expect("paths serialize")
+    }
+
+    /// The path to read in the base tree for a path of the command line; `None` when the base
+    /// revision does not have it.
+    pub(crate) fn map(&self, path: &Path) -> Option<PathBuf> {
+        if path.as_os_str() == "-" {
+            return Some(path.to_path_buf());
+        }
+        if self.absent.iter().any(|a| a == path) {
+            return None;
+        }
+        let absolute = lexical(&self.cwd.join(path));
+        match absolute.strip_prefix(&self.worktree) {
+            // Relative and staying below the current directory: the same relative path, from
+            // the base tree's copy of the current directory.
+            Ok(_)
+                if path.is_relative() && !path.components().any(|c| c == Component::ParentDir) =>
+            {
+                Some(path.to_path_buf())
+            }
+            Ok(inside) => Some(self.tree.join(inside)),
+            // Outside the repository: the same file on both sides.
+            Err(_) => Some(absolute),
+        }
+    }
+
+    /// Where this process (in the work tree) reads, in the base tree, a file the working tree
+    /// names `name` (a path from the current directory, or absolute): a file outside the
+    /// repository is the same file.
+    pub(crate) fn in_tree(&self, name: &str) -> PathBuf {
+        let absolute = lexical(&self.cwd.join(name));
+        match absolute.strip_prefix(&self.worktree) {
+            Ok(inside) => self.tree.join(inside),
+            Err(_) => absolute,
+        }
+    }
+
+    /// [`map`](Self::map) for a list of paths, leaving out those the base revision does not have.
+    pub(crate) fn map_all(&self, paths: &mut Vec<PathBuf>) {
+        *paths = paths.iter().filter_map(|p| self.map(p)).collect();
+    }
+
+    /// The directory the child runs in: the base tree's copy of the current directory.
+    fn child_dir(&self) -> PathBuf {
+        match self.cwd.strip_prefix(&self.worktree) {
+            Ok(inside) => self.tree.join(inside),
+            Err(_) => self.tree.clone(),
+        }
+    }
+}
+
+/// How the names the base side prints read in the working tree.
+#[derive(Debug, Clone)]
+pub(crate) struct Names {
+    /// (as the base side prints it, as the working tree does), longest first.
+    prefixes: Vec<(String, String)>,
+}
+
+impl Names {
+    /// A name the base side printed, as the working tree's output would print it.
+    pub(crate) fn back(&self, name: &str) -> String {
+        for (from, to) in &self.prefixes {
+            if let Some(rest) = name.strip_prefix(from.as_str()) {
+                if rest.is_empty()
+                    || rest.starts_with(std::path::MAIN_SEPARATOR)
+                    || from.ends_with(std::path::MAIN_SEPARATOR)
+                {
+                    return format!("{to}{rest}");
+                }
+            }
+        }
+        name.to_string()
+    }
+}
+
+/// The base tree, written, and what the child is told.
+pub(crate) struct Prepared {
+    /// Removed when dropped.
+    _dir: tempfile::TempDir,
+    pub(crate) side: BaseSide,
+    pub(crate) commit: Commit,
+}
+
+/// The paths of a command line, by what they are.
+pub(crate) struct Paths<'a> {
+    /// Manifests: files or directories; not in the base commit, they are new.
+    pub(crate) manifests: &'a [PathBuf],
+    /// Inventories, configuration and other inputs: when git does not track them, the same on
+    /// both sides.
+    pub(crate) inputs: Vec<&'a Path>,
+}
+
+/// Why `--base` cannot run, said as the command line says it (exit 2).
+pub(crate) fn git_problem(rev: &str, e: GitError) -> String {
+    match e {
+        GitError::NoGit => format!(
+            "--base {rev}: git is not installed (not on the PATH); --base reads the base \
+             revision through git"
+        ),
+        GitError::Failed(said) if said.contains("not a git repository") => format!(
+            "--base {rev}: the current directory is not in a git work tree ({said}); run \
+             taintlint from inside the repository"
+        ),
+        GitError::Failed(said) => format!("--base {rev}: {said}"),
+    }
+}
+
+/// Resolves `rev`, and writes the files of its commit that may be read into a temporary
+/// directory.
+pub(crate) fn prepare(rev: &str, paths: &Paths<'_>) -> Result<Prepared, String> {
+    if paths
+        .manifests
+        .iter()
+        .chain(
+            paths
+                .inputs
+                .iter()
+                .map(|p| p.to_path_buf())
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .any(|p| p.as_os_str() == "-")
+    {
+        return Err(format!(
+            "--base {rev}: standard input has no revision to compare with; give the manifests \
+             and the inventory as files"
+        ));
+    }
+    let repo = Repo::discover().map_err(|e| git_problem(rev, e))?;
+    let commit = repo.resolve(rev).map_err(|e| git_problem(rev, e))?;
+    let entries = repo.tree(&commit).map_err(|e| git_problem(rev, e))?;
+    let dir = tempfile::Builder::new()
+        .prefix("taintlint-base-")
+        .tempdir()
+        .map_err(|e| format!("--base {rev}: a temporary directory: {e}"))?;
+    let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
+    let inside = |p: &Path| -> Option<PathBuf> {
+        lexical(&repo.cwd.join(p))
+            .strip_prefix(&repo.top)
+            .ok()
+            .map(Path::to_path_buf)
+    };
+    let named: Vec<PathBuf> = paths
+        .manifests
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(paths.inputs.iter().copied())
+        .filter_map(inside)
+        .collect();
+    // First the configuration files, whose `include` and `inventory` say what else is read.
+    let configs: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.path.file_name() == Some(taintlint::config_file::FILE_NAME.as_ref()))
+        .collect();
+    repo.write_files(&configs, &tree)
+        .map_err(|e| git_problem(rev, e))?;
+    let loaded: Vec<taintlint::config_file::ConfigFile> = configs
+        .iter()
+        .filter_map(|e| taintlint::config_file::load(&tree.join(&e.path)).ok())
+        .collect();
+    let config_inventory: Vec<PathBuf> = loaded
+        .iter()
+        .flat_map(|c| c.inventory.iter())
+        .filter_map(|p| {
+            lexical(&tree.join(p))
+                .strip_prefix(&tree)
+                .ok()
+                .map(Path::to_path_buf)
+        })
+        .collect();
+    let roots = tool_roots(&entries);
+    let wanted: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| !configs.iter().any(|c| c.path == e.path))
+        .filter(|e| {
+            read_by_taintlint(&e.path)
+                || roots.iter().any(|r| e.path.starts_with(r))
+                || named
+                    .iter()
+                    .chain(&config_inventory)
+                    .any(|n| e.path == *n || (e.path.starts_with(n) && readable(&e.path)))
+                || loaded.iter().any(|c| c.is_included(&tree.join(&e.path)))
+        })
+        .collect();
+    repo.write_files(&wanted, &tree)
+        .map_err(|e| git_problem(rev, e))?;
+    // The current directory's copy, for relative paths (it may be new since).
+    let side = BaseSide {
+        worktree: repo.top.clone(),
+        tree: tree.clone(),
+        cwd: repo.cwd.clone(),
+        absent: Vec::new(),
+    };
+    let _ = std::fs::create_dir_all(side.child_dir());
+    let mut side = side;
+    // Inputs git does not track are the same on both sides; other paths missing at the base
+    // revision are left out there.
+    let untracked_inputs: Vec<PathBuf> = {
+        let candidates: Vec<PathBuf> = paths
+            .inputs
+            .iter()
+            .filter_map(|p| inside(p))
+            .filter(|r| !tree.join(r).exists() && repo.top.join(r).is_file())
+            .collect();
+        let tracked = repo.tracked(&candidates).map_err(|e| git_problem(rev, e))?;
+        candidates
+            .into_iter()
+            .filter(|c| !tracked.contains(c))
+            .collect()
+    };
+    for r in &untracked_inputs {
+        let to = tree.join(r);
+        if let Some(parent) = to.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::copy(repo.top.join(r), &to)
+            .map_err(|e| format!("--base {rev}: {}: {e}", repo.top.join(r).display()))?;
+    }
+    for p in paths
+        .manifests
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(paths.inputs.iter().copied())
+    {
+        if let Some(r) = inside(p) {
+            if !tree.join(&r).exists() {
+                side.absent.push(p.to_path_buf());
+            }
+        }
+    }
+    Ok(Prepared {
+        _dir: dir,
+        side,
+        commit,
+    })
+}
+
+/// Directories whose every file a tool may read: those of kustomizations (generators read any
+/// file beside them) and of Helm charts (`.Files.Get`).
+fn tool_roots(entries: &[Entry]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = entries
+        .iter()
+        .filter(|e| {
+            e.path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| {
+                    taintlint::inventory::kustomize::KUSTOMIZATION_FILES.contains(&n)
+                        || n == "Chart.yaml"
+                })
+        })
+        .filter_map(|e| e.path.parent().map(Path::to_path_buf))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// Whether taintlint may read a file of this name on its own: manifests, inventories and
+/// Terraform, chart helpers, ignore files.
+fn read_by_taintlint(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == ".gitignore" {
+        // Every file of a commit is tracked: an ignore pattern never hides one.
+        return false;
+    }
+    name == ".ignore" || readable(path)
+}
+
+/// Files of a kind taintlint reads (by extension).
+fn readable(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(
+        ext.as_str(),
+        "yaml" | "yml" | "json" | "tf" | "tfvars" | "hcl" | "tpl"
+    )
+}
+
+impl Prepared {
+    /// How the base side's names read in the working tree, for the command line's paths.
+    pub(crate) fn names(&self, paths: &[&Path]) -> Names {
+        let mut prefixes: Vec<(String, String)> = paths
+            .iter()
+            .filter_map(|p| {
+                let mapped = self.side.map(p)?;
+                (mapped != *p).then(|| (mapped.display().to_string(), p.display().to_string()))
+            })
+            .collect();
+        let tree = self.side.tree.display().to_string();
+        let top = self.side.worktree.display().to_string();
+        prefixes.push((tree, top));
+        prefixes.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        Names { prefixes }
+    }
+
+    /// Starts the same command on the base tree, printing JSON (`subcommand`: `lint` or
+    /// `simulate`).
+    pub(crate) fn spawn(&self, subcommand: &str) -> Result<Running, String> {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("--base: the path of taintlint itself: {e}"))?;
+        let mut command = Command::new(exe);
+        command
+            .arg(subcommand)
+            .arg("--base-side")
+            .arg(self.side.spec())
+            .args(std::env::args_os().skip(2))
+            .current_dir(self.side.child_dir())
+            .env_remove("COLUMNS")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("--base: could not run taintlint at the base revision: {e}"))?;
+        let mut out = child.stdout.take().expect("piped");
+        let mut err = child.stderr.take().expect("piped");
+        let stdout = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = out.read_to_end(&mut buf);
+            buf
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = err.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        });
+        Ok(Running {
+            child,
+            stdout,
+            stderr,
+            label: self.commit.label(),
+        })
+    }
+}
+
+/// The command running on the base tree.
+pub(crate) struct Running {
+    child: std::process::Child,
+    stdout: std::thread::JoinHandle<Vec<u8>>,
+    stderr: std::thread::JoinHandle<String>,
+    label: String,
+}
+
+/// What the command said of the base tree.
+pub(crate) struct Finished {
+    pub(crate) json: Vec<u8>,
+    /// Its exit status (2: a problem, which it said).
+    pub(crate) code: Option<i32>,
+    stderr: String,
+    pub(crate) label: String,
+}
+
+impl Running {
+    pub(crate) fn wait(mut self) -> Finished {
+        let status = self.child.wait();
+        let json = self.stdout.join().unwrap_or_default();
+        let stderr = self.stderr.join().unwrap_or_default();
+        Finished {
+            json,
+            code: status.ok().and_then(|s| s.code()),
+            stderr,
+            label: self.label,
+        }
+    }
+}
+
+impl Finished {
+    /// What it said on standard error, each line naming the revision, its names read as the
+    /// working tree's.
+    pub(crate) fn messages(&self, names: &Names) -> Vec<String> {
+        self.stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let l = l.strip_prefix("taintlint: ").unwrap_or(l);
+                let mut l = l.to_string();
+                for (from, to) in &names.prefixes {
+                    l = l.replace(from.as_str(), to.as_str());
+                }
+                format!("at {}: {l}", self.label)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side() -> BaseSide {
+        BaseSide {
+            worktree: PathBuf::from("/repo"),
+            tree: PathBuf::from("/tmp/base"),
+            cwd: PathBuf::from("/repo/deploy"),
+            absent: vec![PathBuf::from("new.yaml")],
+        }
+    }
+
+    #[test]
+    fn paths_read_at_the_base_revision() {
+        let s = side();
+        // Relative and below: the same, from the mirrored directory.
+        assert_eq!(s.map(Path::new("apps")), Some(PathBuf::from("apps")));
+        // Relative through `..` but inside: the base tree's.
+        assert_eq!(
+            s.map(Path::new("../cluster/pools.yaml")),
+            Some(PathBuf::from("/tmp/base/cluster/pools.yaml"))
+        );
+        // Absolute inside: the base tree's.
+        assert_eq!(
+            s.map(Path::new("/repo/cluster")),
+            Some(PathBuf::from("/tmp/base/cluster"))
+        );
+        // Outside: the same file.
+        assert_eq!(
+            s.map(Path::new("../../tmp/nodes.json")),
+            Some(PathBuf::from("/tmp/nodes.json"))
+        );
+        assert_eq!(s.map(Path::new("new.yaml")), None);
+        let mut list = vec![PathBuf::from("new.yaml"), PathBuf::from("apps")];
+        s.map_all(&mut list);
+        assert_eq!(list, vec![PathBuf::from("apps")]);
+        assert_eq!(s.child_dir(), PathBuf::from("/tmp/base/deploy"));
+        assert_eq!(BaseSide::parse(&s.spec()).unwrap().tree, s.tree);
+    }
+}
