@@ -231,8 +231,33 @@ impl PoolMap {
                 back.insert(q.id, p.id);
             }
         }
+        // A pool split off another (some of its nodes now tainted or cordoned: `web#2`,
+        // `web-cordoned`) is compared with the pool it came from.
+        for q in &after.pools {
+            if back.contains_key(&q.id) {
+                continue;
+            }
+            let stem = split_stem(&q.name);
+            if stem == q.name {
+                continue;
+            }
+            if let Some(p) = before.pools.iter().find(|p| p.name == stem) {
+                back.insert(q.id, p.id);
+            }
+        }
         PoolMap { forth, back }
     }
+}
+
+/// The name of the pool a pool of this name was split off: `web` for `web#2` and
+/// `web-cordoned` (the names taintlint gives pools that differ from another of the same name).
+fn split_stem(name: &str) -> &str {
+    if let Some((stem, n)) = name.rsplit_once('#') {
+        if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+            return split_stem(stem);
+        }
+    }
+    name.strip_suffix("-cordoned").unwrap_or(name)
 }
 
 /// A label that names a node's pool (its value is the pool's name, which a rename changes).

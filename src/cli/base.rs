@@ -13,8 +13,10 @@
 //! The paths of the command line are read at both revisions: a path inside the work tree is
 //! the same path in the base tree; a path outside it (`/tmp/nodes.json`) is the same file on
 //! both sides. An inventory or configuration file that git does not track (a node list written
-//! by the job) is not part of the change: it is copied into the base tree. A path that is not
-//! in the base commit otherwise is left out there (a file the change adds).
+//! by the job) is not part of the change, and one the change leaves as it is needs no second
+//! copy: both are read where they are. A big inventory the change edits is handed to the base
+//! side on its standard input, from git, rather than written to disk and read again. A path
+//! that is not in the base commit otherwise is left out there (a file the change adds).
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -36,6 +38,13 @@ pub(crate) struct BaseSide {
     pub(crate) cwd: PathBuf,
     /// Paths of the command line (as given) that the base revision does not have.
     pub(crate) absent: Vec<PathBuf>,
+    /// Paths of the command line (as given) read where they are, the same on both sides: files
+    /// the change leaves as they are, and files git does not track (a node list the job wrote).
+    #[serde(default)]
+    pub(crate) same: Vec<PathBuf>,
+    /// The path of the command line (an inventory) read from standard input.
+    #[serde(default)]
+    pub(crate) stdin: Option<PathBuf>,
 }
 
 /// `path` without `.` components, and `..` folded where it can be.
@@ -73,7 +82,13 @@ impl BaseSide {
         if self.absent.iter().any(|a| a == path) {
             return None;
         }
+        if self.stdin.as_deref() == Some(path) {
+            return Some(PathBuf::from("-"));
+        }
         let absolute = lexical(&self.cwd.join(path));
+        if self.same.iter().any(|a| a == path) {
+            return Some(absolute);
+        }
         match absolute.strip_prefix(&self.worktree) {
             // Relative and staying below the current directory: the same relative path, from
             // the base tree's copy of the current directory.
@@ -143,15 +158,31 @@ pub(crate) struct Prepared {
     _dir: tempfile::TempDir,
     pub(crate) side: BaseSide,
     pub(crate) commit: Commit,
+    repo: Repo,
+    /// The object the child reads on its standard input (the inventory [`BaseSide::stdin`]).
+    piped: Option<String>,
 }
 
 /// The paths of a command line, by what they are.
-pub(crate) struct Paths<'a> {
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Paths {
     /// Manifests: files or directories; not in the base commit, they are new.
-    pub(crate) manifests: &'a [PathBuf],
-    /// Inventories, configuration and other inputs: when git does not track them, the same on
-    /// both sides.
-    pub(crate) inputs: Vec<&'a Path>,
+    pub(crate) manifests: Vec<PathBuf>,
+    /// Inventories (`--inventory`).
+    pub(crate) inventories: Vec<PathBuf>,
+    /// The configuration and other inputs the command line names.
+    pub(crate) inputs: Vec<PathBuf>,
+}
+
+impl Paths {
+    /// Every path that is not a manifest: inventories first.
+    fn others(&self) -> impl Iterator<Item = &PathBuf> {
+        self.inventories.iter().chain(&self.inputs)
+    }
+
+    fn all(&self) -> impl Iterator<Item = &PathBuf> {
+        self.manifests.iter().chain(self.others())
+    }
 }
 
 /// Why `--base` cannot run, said as the command line says it (exit 2).
@@ -169,22 +200,34 @@ pub(crate) fn git_problem(rev: &str, e: GitError) -> String {
     }
 }
 
-/// Resolves `rev`, and writes the files of its commit that may be read into a temporary
-/// directory.
-pub(crate) fn prepare(rev: &str, paths: &Paths<'_>) -> Result<Prepared, String> {
-    if paths
-        .manifests
-        .iter()
-        .chain(
-            paths
-                .inputs
-                .iter()
-                .map(|p| p.to_path_buf())
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .any(|p| p.as_os_str() == "-")
-    {
+/// The base revision's side of `--base`: its tree written, the command started on it (`None`
+/// when the base revision has none of the manifests: all of them are new), and how its names
+/// read here.
+pub(crate) struct BaseRun {
+    pub(crate) prepared: Prepared,
+    pub(crate) running: Option<Running>,
+    pub(crate) names: Names,
+}
+
+/// The base side being made ready on a thread of its own, while this process reads the
+/// working tree.
+pub(crate) struct Pending {
+    handle: std::thread::JoinHandle<Result<BaseRun, String>>,
+}
+
+impl Pending {
+    /// Waits until the base tree is written and the command started on it.
+    pub(crate) fn started(self) -> Result<BaseRun, String> {
+        self.handle
+            .join()
+            .unwrap_or_else(|_| Err("--base: the base revision could not be read".to_string()))
+    }
+}
+
+/// Resolves `rev` (here, so that a revision that does not resolve is said at once), then writes
+/// the base tree and starts `taintlint SUBCOMMAND` on it on another thread.
+pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result<Pending, String> {
+    if paths.all().any(|p| p.as_os_str() == "-") {
         return Err(format!(
             "--base {rev}: standard input has no revision to compare with; give the manifests \
              and the inventory as files"
@@ -192,103 +235,155 @@ pub(crate) fn prepare(rev: &str, paths: &Paths<'_>) -> Result<Prepared, String> 
     }
     let repo = Repo::discover().map_err(|e| git_problem(rev, e))?;
     let commit = repo.resolve(rev).map_err(|e| git_problem(rev, e))?;
+    let rev = rev.to_string();
+    let handle = std::thread::spawn(move || {
+        let prepared = prepare(&rev, repo, commit, &paths)?;
+        let all: Vec<&Path> = paths.all().map(PathBuf::as_path).collect();
+        let names = prepared.names(&all);
+        let running = if paths
+            .manifests
+            .iter()
+            .all(|p| prepared.side.map(p).is_none())
+        {
+            None
+        } else {
+            Some(prepared.spawn(subcommand)?)
+        };
+        Ok(BaseRun {
+            prepared,
+            running,
+            names,
+        })
+    });
+    Ok(Pending { handle })
+}
+
+/// An inventory at least this big that the change edits is given to the base side on its
+/// standard input, straight from git, rather than written to disk and read back.
+const PIPED: u64 = 1 << 20;
+
+/// Writes the files of the commit that may be read into a temporary directory.
+fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepared, String> {
     let entries = repo.tree(&commit).map_err(|e| git_problem(rev, e))?;
-    let dir = tempfile::Builder::new()
-        .prefix("taintlint-base-")
-        .tempdir()
-        .map_err(|e| format!("--base {rev}: a temporary directory: {e}"))?;
-    let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
     let inside = |p: &Path| -> Option<PathBuf> {
         lexical(&repo.cwd.join(p))
             .strip_prefix(&repo.top)
             .ok()
             .map(Path::to_path_buf)
     };
-    let named: Vec<PathBuf> = paths
+    // The inputs named as files, outside the manifests: one the change leaves as it is, or git
+    // does not track, is read where it is (as a file outside the repository is); a big
+    // inventory the change edits goes to the base side's standard input.
+    let manifests: Vec<PathBuf> = paths
         .manifests
         .iter()
-        .map(PathBuf::as_path)
-        .chain(paths.inputs.iter().copied())
-        .filter_map(inside)
+        .map(|m| lexical(&repo.cwd.join(m)))
         .collect();
-    // First the configuration files, whose `include` and `inventory` say what else is read.
-    let configs: Vec<&Entry> = entries
-        .iter()
-        .filter(|e| e.path.file_name() == Some(taintlint::config_file::FILE_NAME.as_ref()))
-        .collect();
-    repo.write_files(&configs, &tree)
-        .map_err(|e| git_problem(rev, e))?;
-    let loaded: Vec<taintlint::config_file::ConfigFile> = configs
-        .iter()
-        .filter_map(|e| taintlint::config_file::load(&tree.join(&e.path)).ok())
-        .collect();
-    let config_inventory: Vec<PathBuf> = loaded
-        .iter()
-        .flat_map(|c| c.inventory.iter())
-        .filter_map(|p| {
-            lexical(&tree.join(p))
-                .strip_prefix(&tree)
-                .ok()
-                .map(Path::to_path_buf)
+    let mut same: Vec<PathBuf> = Vec::new();
+    let mut stdin: Option<(PathBuf, String)> = None;
+    let candidates: Vec<(&PathBuf, PathBuf)> = paths
+        .others()
+        .filter(|p| {
+            !manifests
+                .iter()
+                .any(|m| lexical(&repo.cwd.join(p)).starts_with(m))
         })
+        .filter_map(|p| Some((p, inside(p)?)))
+        .filter(|(_, r)| repo.top.join(r).is_file())
         .collect();
-    let roots = tool_roots(&entries);
-    let wanted: Vec<&Entry> = entries
+    let at_base: Vec<Option<&Entry>> = candidates
         .iter()
-        .filter(|e| !configs.iter().any(|c| c.path == e.path))
-        .filter(|e| {
-            read_by_taintlint(&e.path)
-                || roots.iter().any(|r| e.path.starts_with(r))
-                || named
-                    .iter()
-                    .chain(&config_inventory)
-                    .any(|n| e.path == *n || (e.path.starts_with(n) && readable(&e.path)))
-                || loaded.iter().any(|c| c.is_included(&tree.join(&e.path)))
-        })
+        .map(|(_, r)| entries.iter().find(|e| e.path == *r))
         .collect();
-    repo.write_files(&wanted, &tree)
+    let (present, absent): (Vec<_>, Vec<_>) = candidates
+        .iter()
+        .zip(&at_base)
+        .map(|((_, r), e)| (r.clone(), e.is_some()))
+        .partition(|(_, at)| *at);
+    let present: Vec<PathBuf> = present.into_iter().map(|(r, _)| r).collect();
+    let absent: Vec<PathBuf> = absent.into_iter().map(|(r, _)| r).collect();
+    let changed = repo
+        .changed_since(&commit, &present)
         .map_err(|e| git_problem(rev, e))?;
-    // The current directory's copy, for relative paths (it may be new since).
-    let side = BaseSide {
+    let tracked = repo.tracked(&absent).map_err(|e| git_problem(rev, e))?;
+    for ((arg, r), entry) in candidates.iter().zip(&at_base) {
+        match entry {
+            Some(_) if !changed.contains(r) => same.push((*arg).clone()),
+            Some(entry) => {
+                let big = std::fs::metadata(repo.top.join(r)).map_or(0, |m| m.len()) >= PIPED;
+                if big && stdin.is_none() && paths.inventories.contains(arg) {
+                    stdin = Some(((*arg).clone(), entry.oid.clone()));
+                }
+            }
+            None if !tracked.contains(r) => same.push((*arg).clone()),
+            None => {}
+        }
+    }
+    let plan = Plan {
+        named: paths.all().filter_map(|p| inside(p)).collect(),
+        not_written: same
+            .iter()
+            .chain(stdin.iter().map(|(p, _)| p))
+            .filter_map(|p| inside(p))
+            .collect(),
+        roots: tool_roots(&entries),
+    };
+    // In memory where the system has it: creating thousands of small files on a disk can take
+    // longer than simulating them. Where it is too small, in the temporary directory.
+    let mut places: Vec<Option<PathBuf>> = Vec::new();
+    if cfg!(target_os = "linux") && std::env::var_os("TMPDIR").is_none() {
+        let shm = PathBuf::from("/dev/shm");
+        if shm.is_dir() {
+            places.push(Some(shm));
+        }
+    }
+    places.push(None);
+    let mut last = None;
+    let mut written = None;
+    for place in places {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("taintlint-base-");
+        let dir = match &place {
+            Some(p) => builder.tempdir_in(p),
+            None => builder.tempdir(),
+        };
+        let dir = match dir {
+            Ok(d) => d,
+            Err(e) => {
+                last = Some(format!("--base {rev}: a temporary directory: {e}"));
+                continue;
+            }
+        };
+        let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
+        match plan.write(&repo, &entries, &tree) {
+            Ok(()) => {
+                written = Some((dir, tree));
+                break;
+            }
+            Err(e) => last = Some(git_problem(rev, e)),
+        }
+    }
+    let Some((dir, tree)) = written else {
+        return Err(last.unwrap_or_default());
+    };
+    let mut side = BaseSide {
         worktree: repo.top.clone(),
         tree: tree.clone(),
         cwd: repo.cwd.clone(),
         absent: Vec::new(),
+        same,
+        stdin: stdin.as_ref().map(|(p, _)| p.clone()),
     };
+    // The current directory's copy, for relative paths (it may be new since).
     let _ = std::fs::create_dir_all(side.child_dir());
-    let mut side = side;
-    // Inputs git does not track are the same on both sides; other paths missing at the base
-    // revision are left out there.
-    let untracked_inputs: Vec<PathBuf> = {
-        let candidates: Vec<PathBuf> = paths
-            .inputs
-            .iter()
-            .filter_map(|p| inside(p))
-            .filter(|r| !tree.join(r).exists() && repo.top.join(r).is_file())
-            .collect();
-        let tracked = repo.tracked(&candidates).map_err(|e| git_problem(rev, e))?;
-        candidates
-            .into_iter()
-            .filter(|c| !tracked.contains(c))
-            .collect()
-    };
-    for r in &untracked_inputs {
-        let to = tree.join(r);
-        if let Some(parent) = to.parent() {
-            let _ = std::fs::create_dir_all(parent);
+    // A path the base revision does not have is left out there.
+    for p in paths.all() {
+        if side.same.contains(p) || side.stdin.as_ref() == Some(p) {
+            continue;
         }
-        std::fs::copy(repo.top.join(r), &to)
-            .map_err(|e| format!("--base {rev}: {}: {e}", repo.top.join(r).display()))?;
-    }
-    for p in paths
-        .manifests
-        .iter()
-        .map(PathBuf::as_path)
-        .chain(paths.inputs.iter().copied())
-    {
         if let Some(r) = inside(p) {
             if !tree.join(&r).exists() {
-                side.absent.push(p.to_path_buf());
+                side.absent.push(p.clone());
             }
         }
     }
@@ -296,7 +391,61 @@ pub(crate) fn prepare(rev: &str, paths: &Paths<'_>) -> Result<Prepared, String> 
         _dir: dir,
         side,
         commit,
+        repo,
+        piped: stdin.map(|(_, oid)| oid),
     })
+}
+
+/// Which files of the commit are written into the base tree.
+struct Plan {
+    /// The command line's paths, from the top of the work tree.
+    named: Vec<PathBuf>,
+    /// Those read elsewhere (where they are, or from standard input).
+    not_written: Vec<PathBuf>,
+    /// Directories every file of which a tool may read.
+    roots: Vec<PathBuf>,
+}
+
+impl Plan {
+    /// Writes the files into `tree`: first the configuration files, whose `include` and
+    /// `inventory` say what else is read, then what taintlint and the tools it runs may read.
+    fn write(&self, repo: &Repo, entries: &[Entry], tree: &Path) -> Result<(), GitError> {
+        let configs: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| e.path.file_name() == Some(taintlint::config_file::FILE_NAME.as_ref()))
+            .collect();
+        repo.write_files(&configs, tree)?;
+        let loaded: Vec<taintlint::config_file::ConfigFile> = configs
+            .iter()
+            .filter_map(|e| taintlint::config_file::load(&tree.join(&e.path)).ok())
+            .collect();
+        let config_inventory: Vec<PathBuf> = loaded
+            .iter()
+            .flat_map(|c| c.inventory.iter())
+            .filter_map(|p| {
+                lexical(&tree.join(p))
+                    .strip_prefix(tree)
+                    .ok()
+                    .map(Path::to_path_buf)
+            })
+            .collect();
+        let wanted: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| !configs.iter().any(|c| c.path == e.path))
+            .filter(|e| !self.not_written.contains(&e.path))
+            .filter(|e| {
+                read_by_taintlint(&e.path)
+                    || self.roots.iter().any(|r| e.path.starts_with(r))
+                    || self
+                        .named
+                        .iter()
+                        .chain(&config_inventory)
+                        .any(|n| e.path == *n || (e.path.starts_with(n) && readable(&e.path)))
+                    || loaded.iter().any(|c| c.is_included(&tree.join(&e.path)))
+            })
+            .collect();
+        repo.write_files(&wanted, tree)
+    }
 }
 
 /// Directories whose every file a tool may read: those of kustomizations (generators read any
@@ -351,6 +500,12 @@ impl Prepared {
             .iter()
             .filter_map(|p| {
                 let mapped = self.side.map(p)?;
+                if mapped.as_os_str() == "-" && p.as_os_str() != "-" {
+                    return Some((
+                        super::inventory::STDIN_INVENTORY.to_string(),
+                        p.display().to_string(),
+                    ));
+                }
                 (mapped != *p).then(|| (mapped.display().to_string(), p.display().to_string()))
             })
             .collect();
@@ -374,12 +529,33 @@ impl Prepared {
             .args(std::env::args_os().skip(2))
             .current_dir(self.side.child_dir())
             .env_remove("COLUMNS")
-            .stdin(Stdio::null())
+            .stdin(if self.piped.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command
             .spawn()
             .map_err(|e| format!("--base: could not run taintlint at the base revision: {e}"))?;
+        // The inventory it reads from standard input, from git as git reads it.
+        let feeder = match (&self.piped, child.stdin.take()) {
+            (Some(oid), Some(mut to)) => {
+                let mut blob = self
+                    .repo
+                    .blob(oid)
+                    .map_err(|e| git_problem(&self.commit.rev, e))?;
+                Some(std::thread::spawn(move || {
+                    if let Some(mut from) = blob.stdout.take() {
+                        let _ = std::io::copy(&mut from, &mut to);
+                    }
+                    drop(to);
+                    let _ = blob.wait();
+                }))
+            }
+            _ => None,
+        };
         let mut out = child.stdout.take().expect("piped");
         let mut err = child.stderr.take().expect("piped");
         let stdout = std::thread::spawn(move || {
@@ -396,6 +572,7 @@ impl Prepared {
             child,
             stdout,
             stderr,
+            feeder,
             label: self.commit.label(),
         })
     }
@@ -406,6 +583,7 @@ pub(crate) struct Running {
     child: std::process::Child,
     stdout: std::thread::JoinHandle<Vec<u8>>,
     stderr: std::thread::JoinHandle<String>,
+    feeder: Option<std::thread::JoinHandle<()>>,
     label: String,
 }
 
@@ -421,6 +599,9 @@ pub(crate) struct Finished {
 impl Running {
     pub(crate) fn wait(mut self) -> Finished {
         let status = self.child.wait();
+        if let Some(f) = self.feeder {
+            let _ = f.join();
+        }
         let json = self.stdout.join().unwrap_or_default();
         let stderr = self.stderr.join().unwrap_or_default();
         Finished {
@@ -461,6 +642,8 @@ mod tests {
             tree: PathBuf::from("/tmp/base"),
             cwd: PathBuf::from("/repo/deploy"),
             absent: vec![PathBuf::from("new.yaml")],
+            same: vec![PathBuf::from("nodes.json")],
+            stdin: Some(PathBuf::from("big.json")),
         }
     }
 
@@ -485,6 +668,11 @@ mod tests {
             Some(PathBuf::from("/tmp/nodes.json"))
         );
         assert_eq!(s.map(Path::new("new.yaml")), None);
+        assert_eq!(
+            s.map(Path::new("nodes.json")),
+            Some(PathBuf::from("/repo/deploy/nodes.json"))
+        );
+        assert_eq!(s.map(Path::new("big.json")), Some(PathBuf::from("-")));
         let mut list = vec![PathBuf::from("new.yaml"), PathBuf::from("apps")];
         s.map_all(&mut list);
         assert_eq!(list, vec![PathBuf::from("apps")]);

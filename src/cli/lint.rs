@@ -1220,15 +1220,6 @@ fn load_configs(args: &LintArgs) -> Result<Vec<(ConfigFile, Options)>, Vec<Strin
     found.into_iter().map(|p| resolve(load(p)?)).collect()
 }
 
-/// The base revision's side of `--base`: its tree written, the command started on it, and how
-/// its names read here.
-struct BaseRun {
-    prepared: super::base::Prepared,
-    /// `None` when the base revision has none of the paths (every file is new).
-    running: Option<super::base::Running>,
-    names: super::base::Names,
-}
-
 /// What `--base` compares the working tree's findings with.
 struct BaseFindings {
     baseline: Baseline,
@@ -1257,43 +1248,29 @@ impl BaseFindings {
     }
 }
 
-/// Writes the base revision's tree and starts the command on it.
-fn start_base(args: &LintArgs, rev: &str) -> Result<BaseRun, String> {
-    let mut inputs: Vec<&Path> = args.inventory.iter().map(PathBuf::as_path).collect();
-    inputs.extend(args.config.as_deref());
-    inputs.extend(args.helm_values.iter().map(PathBuf::as_path));
-    inputs.extend(args.cluster.files());
+/// Starts the base side: the paths of the command line, by what they are.
+fn start_base(args: &LintArgs, rev: &str) -> Result<super::base::Pending, String> {
     let paths = super::base::Paths {
-        manifests: &args.paths,
-        inputs,
+        manifests: args.paths.clone(),
+        inventories: args.inventory.clone(),
+        inputs: args
+            .config
+            .iter()
+            .chain(&args.helm_values)
+            .cloned()
+            .chain(args.cluster.files().into_iter().map(Path::to_path_buf))
+            .collect(),
     };
-    let prepared = super::base::prepare(rev, &paths)?;
-    let all: Vec<&Path> = args
-        .paths
-        .iter()
-        .map(PathBuf::as_path)
-        .chain(paths.inputs.iter().copied())
-        .collect();
-    let names = prepared.names(&all);
-    let running = if args.paths.iter().all(|p| prepared.side.map(p).is_none()) {
-        None
-    } else {
-        Some(prepared.spawn("lint")?)
-    };
-    Ok(BaseRun {
-        prepared,
-        running,
-        names,
-    })
+    super::base::start(rev, paths, "lint")
 }
 
 /// Waits for the base side, and reads its findings. On a failure, the messages to say (exit 2).
-fn finish_base(base: BaseRun) -> Result<BaseFindings, Vec<String>> {
-    let BaseRun {
+fn finish_base(base: super::base::Pending) -> Result<BaseFindings, Vec<String>> {
+    let super::base::BaseRun {
         prepared,
         running,
         names,
-    } = base;
+    } = base.started().map_err(|e| vec![e])?;
     let label = prepared.commit.label();
     let exists = |name: &str| Path::new(name).exists();
     let (baseline, messages) = match running.map(super::base::Running::wait) {

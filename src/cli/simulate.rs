@@ -302,42 +302,19 @@ pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
     }
 }
 
-/// The base revision's side of `--base`: its tree written, the command started on it, and how
-/// its names read here.
-struct BaseRun {
-    prepared: super::base::Prepared,
-    /// `None` when the base revision has none of the manifests (all of them are new).
-    running: Option<super::base::Running>,
-    names: super::base::Names,
-}
-
-/// Writes the base revision's tree and starts the command on it.
-fn start_base(args: &SimulateArgs, rev: &str) -> Result<BaseRun, String> {
-    let mut inputs: Vec<&Path> = args.inventory.iter().map(PathBuf::as_path).collect();
-    inputs.extend(args.config.as_deref());
-    inputs.extend(args.cluster.files());
+/// Starts the base side: the paths of the command line, by what they are.
+fn start_base(args: &SimulateArgs, rev: &str) -> Result<super::base::Pending, String> {
     let paths = super::base::Paths {
-        manifests: &args.paths,
-        inputs,
+        manifests: args.paths.clone(),
+        inventories: args.inventory.clone(),
+        inputs: args
+            .config
+            .iter()
+            .cloned()
+            .chain(args.cluster.files().into_iter().map(Path::to_path_buf))
+            .collect(),
     };
-    let prepared = super::base::prepare(rev, &paths)?;
-    let all: Vec<&Path> = args
-        .paths
-        .iter()
-        .map(PathBuf::as_path)
-        .chain(paths.inputs.iter().copied())
-        .collect();
-    let names = prepared.names(&all);
-    let running = if args.paths.iter().all(|p| prepared.side.map(p).is_none()) {
-        None
-    } else {
-        Some(prepared.spawn("simulate")?)
-    };
-    Ok(BaseRun {
-        prepared,
-        running,
-        names,
-    })
+    super::base::start(rev, paths, "simulate")
 }
 
 /// On the base side (`--base-side`): JSON for the comparison, the command line's paths read in
@@ -381,13 +358,13 @@ struct Compared {
 }
 
 /// Waits for the base side, and compares. On a failure, the messages to say (exit 2).
-fn finish_base(base: BaseRun, after: &Simulation) -> Result<Compared, Vec<String>> {
+fn finish_base(base: super::base::Pending, after: &Simulation) -> Result<Compared, Vec<String>> {
     use taintlint::changes::placements::{self, Side};
-    let BaseRun {
+    let super::base::BaseRun {
         prepared,
         running,
         names,
-    } = base;
+    } = base.started().map_err(|e| vec![e])?;
     let label = prepared.commit.label();
     let (mut before, messages) = match running.map(super::base::Running::wait) {
         None => (Simulation::default(), Vec::new()),

@@ -200,3 +200,20 @@ fn paths_find_nodes() {
     assert_eq!(selector_line(text, 0, "items[0].spec", "disk"), Some(5));
     assert_eq!(object_line(text, 0, Some(0)), Some(2));
 }
+
+#[test]
+fn a_pool_split_by_a_taint_on_some_of_its_nodes() {
+    let before = sim(&[("web", &[], 1)], &[("app", "yes", &[("yes", &[])])]);
+    let after = sim(
+        &[("web", &[], 1), ("web#2", &["maintenance:NoSchedule"], 7)],
+        &[("app", "yes", &[("yes", &[]), ("no", &[0])])],
+    );
+    let (changes, _) = compare(&before, &after);
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].cause.code, "taint-added");
+    assert_eq!(changes[0].cause.pool.as_deref(), Some("web#2"));
+    assert_eq!(changes[0].cause.line, Some(7));
+    assert_eq!(split_stem("web#2"), "web");
+    assert_eq!(split_stem("web-cordoned#3"), "web");
+    assert_eq!(split_stem("a#b"), "a#b");
+}
