@@ -802,3 +802,151 @@ fn a_big_node_list_edited() {
     assert_eq!(web["cause"]["file"], "nodes.json");
     assert_eq!(web["cause"]["line"], 4);
 }
+
+/// The example of docs/simulate.md ("What a change moves") and docs/ci.md: a pool dedicated
+/// to one team, the CronJob given the new toleration, a Job and a DaemonSet forgotten.
+fn docs_example() -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "cluster/pools.yaml",
+        r#"# Node pools, as `kubectl taint` writes taints.
+pools:
+  general:
+    count: 4
+  batch:
+    count: 2
+    labels: {workload: batch}
+    taints:
+    - batch=true:NoSchedule
+"#,
+    );
+    repo.write(
+        "apps/report.yaml",
+        r#"apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly-report
+  namespace: analytics
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          nodeSelector:
+            workload: batch
+          tolerations:
+          - key: batch
+            operator: Exists
+            effect: NoSchedule
+          containers:
+          - name: report
+            image: registry.example.com/report:1.4
+          restartPolicy: OnFailure
+"#,
+    );
+    repo.write(
+        "apps/node-exporter.yaml",
+        r#"apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: node-exporter
+  namespace: monitoring
+spec:
+  selector:
+    matchLabels: {app: node-exporter}
+  template:
+    metadata:
+      labels: {app: node-exporter}
+    spec:
+      tolerations:
+      - key: batch
+        operator: Exists
+      containers:
+      - name: node-exporter
+        image: quay.io/prometheus/node-exporter:v1.8.2
+"#,
+    );
+    repo.write(
+        "apps/web.yaml",
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: registry.example.com/web:2.0
+"#,
+    );
+    repo.write(
+        "apps/etl.yaml",
+        r#"apiVersion: batch/v1
+kind: Job
+metadata:
+  name: etl
+  namespace: analytics
+spec:
+  template:
+    spec:
+      nodeSelector:
+        workload: batch
+      tolerations:
+      - key: batch
+        operator: Exists
+        effect: NoSchedule
+      containers:
+      - name: etl
+        image: registry.example.com/etl:3.1
+      restartPolicy: Never
+"#,
+    );
+    repo.commit("main");
+    repo.edit(
+        "cluster/pools.yaml",
+        "    - batch=true:NoSchedule\n",
+        "    - batch=true:NoSchedule\n    - team=data:NoSchedule\n",
+    );
+    repo.edit(
+        "apps/report.yaml",
+        "            effect: NoSchedule\n",
+        "            effect: NoSchedule\n          - key: team\n            operator: Equal\n            value: data\n",
+    );
+    repo
+}
+
+/// The block of `page` that follows the command `command` shown in a `sh` block.
+fn shown_after(page: &str, command: &str) -> String {
+    let text = std::fs::read_to_string(format!("{}/{page}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let marker = format!("```sh\n{command}\n```\n\n```text\n");
+    let at = text
+        .find(&marker)
+        .unwrap_or_else(|| panic!("{page} shows `{command}`"))
+        + marker.len();
+    text[at..at + text[at..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_documented_examples_are_what_taintlint_prints() {
+    let repo = docs_example();
+    let command = "taintlint simulate --inventory cluster/pools.yaml --base main apps";
+    let run = repo.run(&command.split(' ').skip(1).collect::<Vec<_>>());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let shown = shown_after("docs/simulate.md", command);
+    assert!(
+        run.stdout.starts_with(&shown),
+        "docs/simulate.md shows:\n{shown}\ntaintlint prints:\n{}",
+        run.stdout
+    );
+    let command = "taintlint lint --inventory cluster/pools.yaml --base main -o github apps";
+    let run = repo.run(&command.split(' ').skip(1).collect::<Vec<_>>());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stdout, shown_after("docs/ci.md", command));
+}

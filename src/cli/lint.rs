@@ -1240,7 +1240,7 @@ impl BaseFindings {
             n => format!("{n} findings"),
         };
         format!(
-            "compared with {}: {} the change introduces, {} already there not reported",
+            "compared with {}: {} the change introduces; {} already there, not reported",
             self.label,
             findings(new),
             findings(self.old)
