@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract_known, extract_with, items};
+use crate::k8s::objects::{extract_known, extract_with, items, Extracted};
 use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
@@ -196,10 +196,20 @@ fn analyse_stream<'a>(
     // A placement the API server would reject says so, as `simulate` does (before the
     // configuration and suppressions apply: the API server rejects what it rejects).
     if let Some(places) = places.as_mut() {
+        let specs: Vec<(usize, String)> = places
+            .placements
+            .iter()
+            .map(|p| (p.document, p.path.clone()))
+            .collect();
         for p in &mut places.placements {
+            let others = specs
+                .iter()
+                .filter(|(doc, _)| *doc == p.document)
+                .map(|(_, path)| path.as_str());
+            let others: Vec<&str> = others.collect();
             p.rejected = out
                 .iter()
-                .filter(|d| d.document == Some(p.document) && rejects(d, &p.path))
+                .filter(|d| d.document == Some(p.document) && rejects_own(d, &p.path, &others))
                 .min_by_key(|d| d.range.start)
                 .map(|d| d.message.clone());
         }
@@ -399,6 +409,22 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
     simulate_file(text, options, inventory).0
 }
 
+/// What makes pods in a file but was not simulated, each in words with why
+/// ([`crate::k8s::objects::Skipped`]): `RayCluster ml/rl at spec.workerGroupSpecs[1]: it has
+/// no `template.spec`, ...`.
+fn skipped<'e>(extracted: &'e Extracted<'_>) -> impl Iterator<Item = String> + 'e {
+    extracted.skipped.iter().map(|s| {
+        let o = &extracted.objects[s.object];
+        let kind = o.kind.unwrap_or("object");
+        let name = match (o.namespace, o.name) {
+            (Some(ns), Some(n)) => format!(" {ns}/{n}"),
+            (None, Some(n)) => format!(" {n}"),
+            _ => String::new(),
+        };
+        format!("{kind}{name} at {}: {}", s.path, s.why)
+    })
+}
+
 /// Why a file, or part of it, was not simulated: its pod templates, if it has any, could not
 /// be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -407,25 +433,37 @@ pub enum Unread {
     Template,
     /// Not valid YAML (in some document at least).
     Syntax,
+    /// Valid YAML, but a string in it that holds what is deployed (an Argo CD Application's
+    /// values, a values ConfigMap) does not parse.
+    String,
 }
 
-/// [`simulate_text`], and why some of the file was not read, if it was not.
+/// [`simulate_text`], why some of the file was not read, if it was not, and what makes pods
+/// in it but was not simulated, each with why.
 pub fn simulate_file(
     text: &str,
     options: &Options,
     inventory: &Inventory,
-) -> (Vec<WorkloadResult>, Option<Unread>) {
+) -> (Vec<WorkloadResult>, Option<Unread>, Vec<String>) {
     let stream = syntax::parse(text);
     // Documents that are templates are not read; the others are, whatever their neighbours.
     let (templates, stream_template) = templates(text, &stream, options);
-    let unread = unread(&stream, &templates, &stream_template);
+    let mut unread = unread(&stream, &templates, &stream_template);
     let mut out = Vec::new();
+    let mut not_simulated = Vec::new();
     let read = stream.documents.iter().zip(&templates);
     for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
         let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
+        not_simulated.extend(skipped(&extracted));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
-        if out.len() == first {
+        let strings = out.len();
+        if let Some(why) =
+            embedded::simulate(text, doc, options, inventory, &extracted.objects, &mut out)
+        {
+            unread = unread.or(Some(why));
+        }
+        if strings == first {
             continue;
         }
         let mut found = Vec::new();
@@ -444,18 +482,25 @@ pub fn simulate_file(
             rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
         });
         found.sort_by_key(|d| d.range.start);
-        for w in &mut out[first..] {
+        // The strings' templates were judged in their own text.
+        let specs: Vec<String> = out[first..strings].iter().map(|w| w.path.clone()).collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        for w in &mut out[first..strings] {
             w.rejected = found
                 .iter()
-                .find(|d| rejects(d, &w.path))
+                .find(|d| rejects_own(d, &w.path, &specs))
                 .map(|d| Rejected {
                     rule: d.rule,
                     message: d.message.clone(),
                     path: d.path.clone(),
                 });
+            // Rejected, it is placed nowhere: no pool comes closer than another.
+            if w.rejected.is_some() {
+                w.closest = None;
+            }
         }
     }
-    (out, unread)
+    (out, unread, not_simulated)
 }
 
 /// The pod templates of a file, as `lint --inventory` counts the ones it judged: how many the
@@ -494,6 +539,18 @@ fn unread(
 /// Whether finding `d` makes the API server reject the pod template at `pod_spec` (a path from
 /// the document root): an error of a rule that needs no inventory, in the pod spec or in the
 /// pod's deprecated tolerations annotation (validated with the pod too).
+/// [`rejects`], for the pod spec at `pod_spec` among the document's pod specs `specs`: a finding
+/// inside a pod spec nested in it (chart values: `controller` holds
+/// `controller.admissionWebhooks.patch`) is the nested one's.
+fn rejects_own(d: &Diagnostic, pod_spec: &str, specs: &[&str]) -> bool {
+    rejects(d, pod_spec)
+        && !specs
+            .iter()
+            .any(|s| s.len() > pod_spec.len() && s.starts_with(pod_spec) && rejects(d, s))
+}
+
+/// Whether a finding makes the API server reject the pod spec at `pod_spec` (`""`: the
+/// document's root, as chart values keep a workload's pod fields).
 fn rejects(d: &Diagnostic, pod_spec: &str) -> bool {
     let error =
         rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error);
@@ -505,8 +562,9 @@ fn rejects(d: &Diagnostic, pod_spec: &str) -> bool {
     error
         && d.path.as_deref().is_some_and(|p| {
             p.starts_with(&annotation)
-                || p.strip_prefix(pod_spec)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                || p.strip_prefix(pod_spec).is_some_and(|rest| {
+                    pod_spec.is_empty() || rest.is_empty() || rest.starts_with('.')
+                })
         })
 }
 
@@ -872,7 +930,7 @@ fn check_document<'a>(
         json6902::check(text, doc, options, patch, out);
     }
     let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
-    let judged = PodTemplates {
+    let mut judged = PodTemplates {
         found: extracted.pod_specs.len(),
         by_shape: extracted.pod_specs.iter().filter(|p| p.by_shape).count(),
         unread: None,
@@ -905,7 +963,7 @@ fn check_document<'a>(
     for chunk in chunks {
         // YAML held in strings (Helm values, kustomize patches, values ConfigMaps): its
         // findings lie inside the object that holds it.
-        let embedded = embedded::check(
+        let (embedded, in_strings) = embedded::check(
             text,
             doc,
             options,
@@ -914,6 +972,7 @@ fn check_document<'a>(
             chunk.objects.clone(),
             out,
         );
+        judged += in_strings;
         // What YAML in a string reads of the inventory is not told.
         if let (Some(reads), true, true) = (reads.as_deref_mut(), embedded, inventory.is_some()) {
             reads.opaque();

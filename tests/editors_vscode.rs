@@ -264,6 +264,7 @@ fn vscode_shows_taintlint_problems_and_hovers() {
 
     check_cluster(&result);
     check_pool_edit(&result);
+    check_rename(&result);
 
     for shot in [
         "pool-edit-problems.png",
@@ -408,6 +409,33 @@ fn check_pool_edit(result: &Value) {
             .all(|t| !t.as_str().unwrap().starts_with(unopened)),
         "{tabs:?}"
     );
+}
+
+/// A rename of `example.com/spot` from the open workload's toleration, done as a person does it
+/// (F2, the new name, Enter), applied at once without a preview to confirm, and saved: every
+/// toleration and taint of that key is renamed on disk, in the open files and in the inventory
+/// nobody opened, and nothing else changed.
+fn check_rename(result: &Value) {
+    assert_eq!(
+        result["rename_preview_shown"],
+        Value::Bool(false),
+        "a preview asked for confirmation"
+    );
+    let on_disk = result["rename_on_disk"]
+        .as_object()
+        .expect("rename_on_disk");
+    for (name, original) in [
+        ("workload.yaml", FIXTURE),
+        ("pools.yaml", INVENTORY),
+        ("inference.yaml", CLUSTER_MANIFEST),
+    ] {
+        let before = std::fs::read_to_string(repo().join(original)).unwrap();
+        assert_eq!(
+            on_disk[name].as_str().unwrap(),
+            before.replace("example.com/spot", "example.com/preemptible"),
+            "{name}"
+        );
+    }
 }
 
 /// The lenses, hints and placement VS Code drew for the cluster manifest: the core's words for

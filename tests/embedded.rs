@@ -449,56 +449,6 @@ fn argo_workflows_resource_manifests() {
     assert_eq!(d.object.as_ref().unwrap().kind.as_deref(), Some("Job"));
 }
 
-/// A document's tree as plain data, each multi-line string replaced by the shape of the YAML
-/// it holds: what must survive a fix inside a string, key for key.
-fn outer_shape(text: &str) -> String {
-    use taintlint::syntax::{self, Document, NodeId, NodeKind};
-    fn shape(doc: &Document<'_>, node: NodeId, out: &mut String) {
-        let node = doc.resolve(node);
-        match &doc.node(node).kind {
-            NodeKind::Scalar { value, .. } if value.contains('\n') => {
-                let inner = syntax::parse(value);
-                assert!(
-                    inner.error.is_none() && inner.documents.iter().all(|d| d.error.is_none()),
-                    "a string no longer parses: {value:?}"
-                );
-                out.push_str("<yaml>");
-            }
-            NodeKind::Scalar { value, .. } => out.push_str(&format!("{value:?}")),
-            NodeKind::Mapping { entries, .. } => {
-                out.push('{');
-                for &(k, v) in entries {
-                    shape(doc, k, out);
-                    out.push_str(": ");
-                    shape(doc, v, out);
-                    out.push_str(", ");
-                }
-                out.push('}');
-            }
-            NodeKind::Sequence { items, .. } => {
-                out.push('[');
-                for &i in items {
-                    shape(doc, i, out);
-                    out.push_str(", ");
-                }
-                out.push(']');
-            }
-            _ => out.push('?'),
-        }
-    }
-    let stream = syntax::parse(text);
-    assert!(stream.error.is_none(), "{text}");
-    let mut out = String::new();
-    for doc in &stream.documents {
-        assert!(doc.error.is_none(), "{:?}\n{text}", doc.error);
-        if let Some(root) = doc.root {
-            shape(doc, root, &mut out);
-        }
-        out.push_str("\n---\n");
-    }
-    out
-}
-
 /// An edit that reaches the end of a block string (`helm.values: |`, an inline patch `|-` or
 /// `|`, `|+` with CRLF, a block that ends the file, a line added inside a block with more after
 /// it), under `--fix`, `--fix --unsafe-fixes` and `--diff`: the outer document keeps every key
@@ -527,7 +477,7 @@ fn fixes_at_a_block_strings_end_keep_every_outer_key() {
     ];
     for (name, rule) in cases {
         let original = fixture(&format!("block-ends/{name}"));
-        let before = outer_shape(&original);
+        let before = common::outer_shape(&original);
         assert!(
             rules(&common::lint(&original)).contains(&rule),
             "{name}: {rule}"
@@ -548,7 +498,11 @@ fn fixes_at_a_block_strings_end_keep_every_outer_key() {
             let run = common::run_in(dir.path(), &args, None);
             assert!(run.code <= 1, "{name} {mode:?}: {}", run.stderr);
             let fixed = std::fs::read_to_string(dir.path().join(name)).unwrap();
-            assert_eq!(outer_shape(&fixed), before, "{name} {mode:?}:\n{fixed}");
+            assert_eq!(
+                common::outer_shape(&fixed),
+                before,
+                "{name} {mode:?}:\n{fixed}"
+            );
             assert_eq!(
                 rules(&common::lint(&fixed)).contains(&rule),
                 !fixes,
@@ -619,7 +573,7 @@ fn a_line_added_inside_a_block_takes_the_blocks_indentation() {
         ),
         "{fixed}"
     );
-    assert_eq!(outer_shape(&fixed), outer_shape(&original));
+    assert_eq!(common::outer_shape(&fixed), common::outer_shape(&original));
     assert!(!rules(&common::lint(&fixed)).contains(&"toleration-seconds-requires-no-execute"));
 }
 
@@ -678,4 +632,84 @@ spec:
             .count(),
         1
     );
+}
+
+/// An Argo CD Application's values are one workload however they are written: as a string,
+/// simulate reads them as lint does (the same verdict as `valuesObject`), and a string that
+/// does not parse is said on simulate's standard error and in its JSON, not dropped.
+#[test]
+fn argo_values_strings_are_simulated_as_lint_judges_them() {
+    let file = "tests/fixtures/embedded/argo-gpu-values.yaml";
+    let pools = "tests/fixtures/embedded/gpu-pools.yaml";
+    let run = common::run(
+        &["simulate", "--format", "json", "--inventory", pools, file],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stderr);
+    let workloads = json["workloads"].as_array().unwrap();
+    let named: Vec<(&str, &str)> = workloads
+        .iter()
+        .map(|w| (w["path"].as_str().unwrap(), w["fits"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("spec.source.helm.values|worker", "no"),
+            ("spec.source.helm.valuesObject.worker", "no"),
+        ]
+    );
+    // The values string's workload is named by the Application that holds it.
+    let string = &workloads[0];
+    assert_eq!(
+        (&string["kind"], &string["name"], &string["namespace"]),
+        (
+            &"Application".into(),
+            &"infer-string".into(),
+            &"argocd".into()
+        )
+    );
+    let unread = json["summary"]["unread"].as_array().unwrap();
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert_eq!(unread[0]["why"], "string-syntax");
+
+    let human = common::run(&["simulate", "--inventory", pools, file], None);
+    assert!(
+        human
+            .stderr
+            .contains("1 file with a YAML string that does not parse"),
+        "{}",
+        human.stderr
+    );
+
+    // lint judges the same two workloads, and finds each fits no node.
+    let lint = common::run(
+        &["lint", "--format", "json", "--inventory", pools, file],
+        None,
+    );
+    assert!(
+        lint.stderr.contains("judged 2 pod templates"),
+        "{}",
+        lint.stderr
+    );
+    let lint: serde_json::Value = serde_json::from_str(&lint.stdout).unwrap();
+    let unschedulable: Vec<u64> = lint["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    let text = common::fixture(file);
+    let line_of = |needle: &str, after: usize| {
+        text.lines()
+            .enumerate()
+            .skip(after)
+            .find(|(_, l)| l.contains(needle))
+            .map(|(i, _)| i as u64 + 1)
+            .unwrap()
+    };
+    // At the tolerations of each, the string's inside it.
+    let object = line_of("valuesObject:", 0) as usize;
+    let expected = [line_of("tolerations:", 0), line_of("tolerations:", object)];
+    assert_eq!(unschedulable, expected);
 }

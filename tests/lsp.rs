@@ -264,7 +264,7 @@ async fn hover_on_a_toleration_with_an_inventory() {
         .await;
     let text = r["result"]["contents"]["value"].as_str().unwrap();
     assert!(
-        text.ends_with("Matches no taint in the inventory.\n"),
+        text.split("\n\n").nth(1) == Some("Matches no taint in the inventory."),
         "{text}"
     );
     // Completion offers the inventory's keys and values.
@@ -300,6 +300,7 @@ async fn hover_on_a_toleration_with_an_inventory() {
     assert!(c.finish().await);
 }
 
+/// A taint's hover leads with the answer: who tolerates it, before what its effect means.
 #[tokio::test]
 async fn hover_on_a_taint_lists_who_tolerates_it() {
     let mut c = push_server().await;
@@ -311,6 +312,13 @@ async fn hover_on_a_taint_lists_who_tolerates_it() {
             json!({"textDocument": {"uri": NODES_URI}, "position": position(NODES, "value: web", true)}),
         )
         .await;
+    let text = r["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        text.split("\n\n")
+            .nth(1)
+            .is_some_and(|s| s.starts_with("Tolerated by 1 toleration")),
+        "{text}"
+    );
     snapshot!("hover_taint", r);
     assert!(c.finish().await);
 }
@@ -723,7 +731,7 @@ async fn settings_from_initialization_options_and_changes() {
     assert_eq!(
         message["params"]["message"],
         "taintlint settings: unknown setting `colour` (known: inventory, featureGates, \
-         enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl)"
+         enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl, kustomize)"
     );
     let d = c.diagnostics(WORKLOAD_URI, 1).await;
     let found: Vec<(&str, i64)> = d["params"]["diagnostics"]
@@ -812,7 +820,11 @@ async fn inventory_changes_under_open_documents() {
     let r = c.request("textDocument/hover", hover.clone()).await;
     let text = r["result"]["contents"]["value"].as_str().unwrap();
     assert!(
-        text.ends_with("it tolerates `dedicated=web:NoSchedule` on 1 node (pool gpu-1).\n"),
+        // The answer first, under the title.
+        text.split("\n\n").nth(1)
+            == Some(
+                "In the inventory, it tolerates `dedicated=web:NoSchedule` on 1 node (pool gpu-1)."
+            ),
         "{text}"
     );
 
@@ -834,7 +846,11 @@ async fn inventory_changes_under_open_documents() {
     let r = c.request("textDocument/hover", hover).await;
     let text = r["result"]["contents"]["value"].as_str().unwrap();
     assert!(
-        text.ends_with("it tolerates `dedicated=web:NoSchedule` on 1 node (pool gpu-2).\n"),
+        // The answer first, under the title.
+        text.split("\n\n").nth(1)
+            == Some(
+                "In the inventory, it tolerates `dedicated=web:NoSchedule` on 1 node (pool gpu-2)."
+            ),
         "{text}"
     );
     assert!(c.finish().await);

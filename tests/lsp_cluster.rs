@@ -852,7 +852,8 @@ async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
         [
             (
                 position(CHART_VALUES, "image: registry.example.com/agent", true),
-                json!("DaemonSet: runs on 1 of the 3 nodes it selects; misses pool batch: untolerated…")
+                // The taint whole: the count of nodes it runs on, and the word `taint`, make room.
+                json!("DaemonSet misses pool batch: untolerated batch.example.com/spot=true:NoExecute")
             ),
             (
                 position(CHART_VALUES, "image: registry.example.com/api", true),
@@ -881,7 +882,10 @@ async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
         ]
     );
 
-    // The chart's agent becomes a Deployment: the values' lens follows its templates.
+    // The chart's agent becomes a Deployment: the values' lens follows its templates, once the
+    // server asks for lenses again after the change (an analysis under way with the old
+    // templates is not kept).
+    let before = c.server_requests.len();
     std::fs::write(
         chart.join("templates/daemonset.yaml"),
         AGENT_DAEMONSET.replace("kind: DaemonSet", "kind: Deployment"),
@@ -892,7 +896,8 @@ async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
         json!({"changes": [{"uri": file_uri(&chart.join("templates/daemonset.yaml")), "type": 2}]}),
     )
     .await;
-    c.server_request("workspace/codeLens/refresh").await;
+    c.server_request_after("workspace/codeLens/refresh", before)
+        .await;
     let got = lenses(&mut c, &uri).await;
     assert_eq!(
         got[0]["command"]["title"], "fits 1 of 3 pools (1 node): gpu",

@@ -875,6 +875,199 @@ proptest! {
     }
 }
 
+/// `inner` (a generated manifest) written inside a string of another document, in the holders
+/// taintlint reads YAML from: an Argo CD Application's `helm.values` as a literal block of each
+/// chomping (`|+` followed by another key) or as one double-quoted line, a kustomization's
+/// inline patch with its target, a values ConfigMap, and a patch that holds an Application that
+/// holds the values (a string in a string). A tab sits before a comment after the string.
+fn embed(inner: &str, holder: usize) -> String {
+    let block = |indent: &str| {
+        inner
+            .lines()
+            .map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!("{indent}{l}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let application = |values: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: app}}\nspec:\n  \
+             source:\n    repoURL: https://charts.example.org\n    chart: app\n    helm:\n\
+             {values}\n  destination:\t# where it goes\n    server: https://kubernetes.default.svc\n"
+        )
+    };
+    match holder {
+        0 => application(&format!("      values: |\n{}", block("        "))),
+        1 => application(&format!("      values: |-\n{}", block("        "))),
+        2 => application(&format!("      values: |+\n{}\n", block("        "))),
+        3 => application(&format!(
+            "      values: {}",
+            serde_json::to_string(inner).unwrap()
+        )),
+        4 => format!(
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [app.yaml]\n\
+             patches:\n- patch: |\n{}\n  target: {{kind: Deployment, name: d}}\n",
+            block("    ")
+        ),
+        5 => format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: values}}\ndata:\n  values.yaml: |\n{}\n  \
+             other: x\n",
+            block("    ")
+        ),
+        _ => {
+            let app = application(&format!("      values: |\n{}", block("        ")));
+            format!(
+                "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\npatches:\n- patch: |\n{}\n\
+                 target: {{kind: Application, name: app}}\n",
+                app.lines()
+                    .map(|l| format!("    {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+            .replace("\ntarget:", "\n  target:")
+        }
+    }
+}
+
+/// What `--fix` must keep, whatever it fixed: the text and every string in it parses as before
+/// (no new syntax finding), no toleration is written twice, no fix it could still apply is left
+/// but those its check refuses, and a second pass changes nothing.
+fn check_fixed(text: &str, mode: taintlint::fix::FixMode) -> Result<(), TestCaseError> {
+    use taintlint::fix::{fix_all, fixable, MAX_PASSES};
+    let options = Options::default();
+    let before = by_rule(&analyse(text, &options));
+    let once = fix_all(text, &options, mode);
+    prop_assert!(
+        once.passes < MAX_PASSES,
+        "{:?}: {} passes:\n{}",
+        mode,
+        once.passes,
+        text
+    );
+    let left = analyse(&once.text, &options);
+    let after = by_rule(&left);
+    for rule in [
+        "yaml-syntax",
+        "embedded-yaml-syntax",
+        "hcl-syntax",
+        "duplicate-toleration",
+    ] {
+        prop_assert!(
+            after.get(rule) <= before.get(rule),
+            "{:?}: --fix made a new {} finding:\n{}\n--- fixed:\n{}",
+            mode,
+            rule,
+            text,
+            once.text
+        );
+    }
+    for d in left.iter().filter(|d| fixable(d, mode)) {
+        let fix = d
+            .fixes
+            .iter()
+            .find(|f| mode.admits(f.applicability))
+            .unwrap();
+        let again = analyse(&fix.apply(&once.text), &options);
+        prop_assert!(
+            taintlint::fix::check(&left, &again, d.rule).is_err(),
+            "{:?}: --fix left a fix it could apply, {:?} of {} at {:?}:\n{}\n--- fixed:\n{}",
+            mode,
+            fix.title,
+            d.rule,
+            d.path,
+            text,
+            once.text
+        );
+    }
+    let twice = fix_all(&once.text, &options, mode);
+    prop_assert_eq!(
+        twice.applied,
+        0,
+        "{:?}: a second --fix applied fixes:\n{}",
+        mode,
+        once.text
+    );
+    prop_assert_eq!(&twice.text, &once.text);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// The generated manifests above, inside strings: `--fix` keeps every string parsing, with
+    /// LF or CRLF line ends.
+    #[test]
+    fn fixes_inside_strings_keep_every_string_parsing(
+        inner in fix_case(),
+        holder in 0..7usize,
+        crlf in any::<bool>(),
+        unsafe_fixes in any::<bool>(),
+    ) {
+        use taintlint::fix::FixMode;
+        let mut text = embed(&inner, holder);
+        if crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        let mode = if unsafe_fixes { FixMode::Unsafe } else { FixMode::Safe };
+        check_fixed(&text, mode)?;
+        // Outside the strings nothing changed, key for key; inside them, every fix the
+        // manifest takes on its own was taken.
+        let fixed = taintlint::fix::fix_all(&text, &Options::default(), mode);
+        let alone = taintlint::fix::fix_all(&inner, &Options::default(), mode);
+        prop_assert_eq!(
+            fixed.applied,
+            alone.applied,
+            "{:?} in holder {}: {} fixes in the string, {} alone:\n{}\n--- fixed:\n{}\n--- alone:\n{}",
+            mode, holder, fixed.applied, alone.applied, text, fixed.text, alone.text
+        );
+        let fixed = fixed.text;
+        prop_assert_eq!(
+            common::outer_shape(&text),
+            common::outer_shape(&fixed),
+            "the document around the strings changed:\n{}\n--- fixed:\n{}",
+            text,
+            fixed
+        );
+    }
+}
+
+/// Every fixture and example of this repository (strings in them included), fixed with
+/// `--unsafe-fixes`, keeps what `--fix` must keep.
+#[test]
+fn fixing_every_fixture_keeps_it_whole() {
+    let root = common::root();
+    let mut dirs = vec![root.join("tests/fixtures"), root.join("examples")];
+    let mut fixed = 0;
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if !matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml" | "json" | "tf")
+            ) {
+                continue;
+            }
+            if let Err(e) = check_fixed(&text, taintlint::fix::FixMode::Unsafe) {
+                panic!("{}: {e}", path.display());
+            }
+            fixed += 1;
+        }
+    }
+    assert!(fixed > 200, "only {fixed} files");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Inventories: what loads is what the nodes say.
 

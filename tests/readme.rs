@@ -1,6 +1,7 @@
 //! README.md and the manual's pages in docs/ stay true: every page is linked and every link
 //! resolves, the pool file example loads, and every command shown with its output prints that
-//! output. (The rule table, in docs/rules.md, is checked by tests/docs.rs.)
+//! output (`TAINTLINT_BLESS=1` writes what they print, to be read before it is committed). (The
+//! rule table, in docs/rules.md, is checked by tests/docs.rs.)
 
 /// The pages a reader navigates: the README's front door and the manual under docs/.
 const PAGES: &[&str] = &[
@@ -71,10 +72,15 @@ fn readme_pool_file_example_loads() {
 #[test]
 fn readme_command_outputs_are_what_the_commands_print() {
     let root = env!("CARGO_MANIFEST_DIR");
+    let bless = std::env::var_os("TAINTLINT_BLESS").is_some();
     let mut checked = 0;
     let mut in_readme = 0;
+    let mut stale = Vec::new();
     for name in PAGES {
         let text = page(name);
+        // With TAINTLINT_BLESS, the page with each output as the command prints it.
+        let mut blessed = String::new();
+        let mut copied = 0;
         const COMMAND: &str = "```sh\ncargo run --release -- ";
         let mut rest = text.as_str();
         while let Some(at) = rest.find(COMMAND) {
@@ -93,18 +99,32 @@ fn readme_command_outputs_are_what_the_commands_print() {
                 .env_remove("COLUMNS")
                 .output()
                 .unwrap();
-            assert_eq!(
-                String::from_utf8_lossy(&out.stdout),
-                expected,
-                "{name}'s output of `taintlint {}` is stale",
-                args.join(" ")
-            );
+            let printed = String::from_utf8_lossy(&out.stdout);
+            if printed != expected {
+                stale.push(format!(
+                    "{name}'s output of `taintlint {}` is stale:\n--- shown\n{expected}--- printed\n{printed}",
+                    args.join(" ")
+                ));
+            }
+            let start = text.len() - block.len();
+            blessed.push_str(&text[copied..start]);
+            blessed.push_str(&printed);
+            copied = start + expected.len();
             checked += 1;
             if *name == "README.md" {
                 in_readme += 1;
             }
         }
+        blessed.push_str(&text[copied..]);
+        if bless && blessed != text {
+            std::fs::write(format!("{root}/{name}"), blessed).unwrap();
+        }
     }
+    assert!(
+        bless || stale.is_empty(),
+        "{}\n(`TAINTLINT_BLESS=1 cargo test --test readme` writes what the commands print)",
+        stale.join("\n")
+    );
     assert!(
         in_readme >= 2,
         "the README's tour shows commands with their output"

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{tools, ROOT};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const SHOP: &str = "tests/fixtures/kustomize/shop";
 const PROD: &str = "tests/fixtures/kustomize/shop/overlays/prod";
@@ -489,12 +489,17 @@ fn a_remote_base_is_not_fetched_unless_the_configuration_says_so() {
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(
         lines,
-        [format!(
-            "taintlint: not fetching the remote base \
-             github.com/example/workflows/manifests/base/controller?ref=v3.7.3 (of \
-             {REMOTE}/overlays/prod): linting the sources only; `kustomize: {{remote: true}}` \
-             in .taintlint.yaml fetches it"
-        )],
+        [
+            format!(
+                "taintlint: not fetching the remote base \
+                 github.com/example/workflows/manifests/base/controller?ref=v3.7.3 (of \
+                 {REMOTE}/overlays/prod): `kustomize: {{remote: true}}` in .taintlint.yaml \
+                 fetches it"
+            )
+            .as_str(),
+            "taintlint: 1 of 1 kustomization not rendered (1 need a remote base): linting its \
+             sources only; `--show-skipped` says why for each",
+        ],
         "{stderr}"
     );
     // The base's own file is linted all the same.
@@ -525,10 +530,17 @@ fn a_remote_base_is_not_fetched_unless_the_configuration_says_so() {
         builds[0].ends_with("GIT_ALLOW_PROTOCOL= HTTPS_PROXY="),
         "{builds:?}"
     );
-    let failures: Vec<&str> = stderr.lines().filter(|l| l.contains("failed")).collect();
-    assert_eq!(failures.len(), 1, "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
     assert!(
-        failures[0].contains("github.com/example/workflows"),
+        lines[0].starts_with(&format!("taintlint: {REMOTE}/overlays/prod: "))
+            && lines[0].contains("github.com/example/workflows"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with(
+            "taintlint: 1 of 1 kustomization not rendered (1 `kustomize build` failed)"
+        ),
         "{stderr}"
     );
     // A render that fetched a remote base is never kept.
@@ -573,12 +585,30 @@ fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_
         return;
     };
     let said = format!(
-        "taintlint: {OUTSIDE}: not rendered: reads ../../shared/job.yaml (named in \
-         {OUTSIDE}/kustomization.yaml) outside its kustomization's directory, which \
-         kustomize's load restrictor refuses (`kustomize: {{load-restrictor: none}}` allows it)"
+        "taintlint: kustomize's load restrictor refuses the files outside their directory \
+         that {OUTSIDE} reads (`kustomize: {{load-restrictor: none}}` in .taintlint.yaml allows \
+         them)"
     );
+    let counted = |verb: &str| {
+        format!(
+            "taintlint: 1 of 1 kustomization not rendered (1 read outside their directory): \
+             {verb} its sources only; `--show-skipped` says why for each"
+        )
+    };
     let (stdout, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", OUTSIDE]);
-    assert_eq!(stderr, format!("{said}; linting its sources only\n"));
+    assert_eq!(stderr, format!("{said}\n{}\n", counted("linting")));
+    // `--show-skipped`: which file, named where.
+    let (_, stderr, _) = fake.run(&["lint", "--no-cache", "--show-skipped", OUTSIDE]);
+    assert!(
+        stderr.contains(&format!(
+            "taintlint: {OUTSIDE}: not rendered: reads ../../shared/job.yaml (named in \
+             {OUTSIDE}/kustomization.yaml) outside its kustomization's directory"
+        )),
+        "{stderr}"
+    );
+    // `-q`: not a word.
+    let (_, stderr, _) = fake.run(&["lint", "-q", "--no-cache", OUTSIDE]);
+    assert_eq!(stderr, "");
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["diagnostics"].as_array().unwrap().len(), 0);
     let (_, stderr, _) = fake.run(&[
@@ -588,11 +618,8 @@ fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_
         "--no-cache",
         OUTSIDE,
     ]);
-    assert_eq!(
-        stderr.lines().next(),
-        Some(format!("{said}; simulating its sources only").as_str()),
-        "{stderr}"
-    );
+    let lines: Vec<&str> = stderr.lines().take(2).collect();
+    assert_eq!(lines, [said.clone(), counted("simulating")], "{stderr}");
     assert!(fake.builds().is_empty(), "{:?}", fake.builds());
     let config = fake.config("kustomize:\n  load-restrictor: none\n");
     let (stdout, stderr, code) = fake.run(&[
@@ -623,6 +650,54 @@ fn an_overlay_outside_its_folder_is_rendered_only_when_the_configuration_allows_
         )],
         "{stderr}"
     );
+}
+
+const BROKEN: &str = "tests/fixtures/kustomize/broken";
+
+/// An overlay kustomize cannot build is one short line: the overlay, then kustomize's last
+/// cause (the base's missing file, not the wrappers of every kustomization around it), with
+/// paths from the working directory; a last line counts what was not rendered. Its sources are
+/// linted. `--show-skipped` gives kustomize's message whole; `-q` the failure alone.
+#[test]
+fn an_overlay_that_does_not_build_is_one_line_with_its_cause() {
+    let Some(fake) =
+        FakeKustomize::new("an_overlay_that_does_not_build_is_one_line_with_its_cause")
+    else {
+        return;
+    };
+    let (stdout, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", BROKEN]);
+    assert_eq!(fake.builds().len(), 1, "{:?}", fake.builds());
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    let cause = lines[0]
+        .strip_prefix(&format!(
+            "taintlint: {BROKEN}/overlays/prod: generated-crds.yaml: "
+        ))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        cause.ends_with(&format!("(in {BROKEN}/base)"))
+            && !cause.contains("accumulat")
+            && !cause.contains(ROOT)
+            && lines[0].len() < 300,
+        "{stderr}"
+    );
+    assert_eq!(
+        lines[1],
+        "taintlint: 1 of 1 kustomization not rendered (1 `kustomize build` failed): linting its \
+         sources only; `--show-skipped` says why for each"
+    );
+    // The sources are linted: the base's DaemonSet is there.
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(json["diagnostics"].is_array(), "{stdout}");
+    // Whole, with `--show-skipped`.
+    let (_, stderr, _) = fake.run(&["lint", "--no-cache", "--show-skipped", BROKEN]);
+    assert!(
+        stderr.contains("accumulating resources from '../../base'"),
+        "{stderr}"
+    );
+    // `-q`: the failure, nothing more.
+    let (_, stderr, _) = fake.run(&["lint", "-q", "--no-cache", BROKEN]);
+    assert_eq!(stderr, format!("{}\n", lines[0]));
 }
 
 /// A second run of an unchanged tree renders nothing (the renders are read from the cache) and
@@ -815,4 +890,400 @@ fn what_a_render_cannot_change_is_not_rendered() {
     // Not on a terminal: no progress line.
     let (_, stderr, _) = fake.run(&["lint", "-o", "json", "--no-cache", SHOP]);
     assert!(!stderr.contains("rendering overlays"), "{stderr}");
+}
+
+/// A CustomResourceDefinition whose schema describes tolerations and taints holds none: an
+/// operator's install overlay whose only such words are in its definitions is not rendered
+/// for `lint` (kubernetes-sigs/kueue's config/default, 2 MB of definitions, cost a first run
+/// 18 times a run without rendering). With an inventory its Deployment's pod template matters.
+#[test]
+fn definitions_that_describe_tolerations_hold_none() {
+    let Some(fake) = FakeKustomize::new("definitions_that_describe_tolerations_hold_none") else {
+        return;
+    };
+    let overlay = "tests/fixtures/kustomize/definitions";
+    let (_, stderr, status) = fake.run(&["lint", "--no-cache", "--show-skipped", overlay]);
+    assert_eq!(status, 0, "{stderr}");
+    assert!(fake.builds().is_empty(), "{:?}", fake.builds());
+    assert!(
+        stderr.contains(&format!(
+            "{overlay}: not rendered: holds nothing a finding could be about"
+        )),
+        "{stderr}"
+    );
+    let (_, stderr, _) = fake.run(&[
+        "lint",
+        "--no-cache",
+        "--inventory",
+        "tests/fixtures/kustomize/shop-nodes.yaml",
+        overlay,
+    ]);
+    assert_eq!(fake.builds().len(), 1, "{:?}\n{stderr}", fake.builds());
+}
+
+#[path = "support/client.rs"]
+mod client;
+
+/// Per file (its path from the repository's root), each finding as both faces give it.
+type Findings = std::collections::BTreeMap<String, Vec<Finding>>;
+
+/// Rule, range (0-based start line and column, end line and column), severity (LSP's
+/// numbers), message, and the messages of its notes.
+type Finding = (String, [u64; 4], u64, String, Vec<String>);
+
+/// The fixtures' overlays in a repository of their own: the shop (a base, a component, an
+/// overlay with patches), a renamed Job, a generator's values, a remote base, an overlay that
+/// reads outside its folder, and the shop's node; `config` as its `.taintlint.yaml`.
+fn overlay_repo(config: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = Path::new(ROOT).join("tests/fixtures/kustomize");
+    for name in ["shop", "renamed", "values", "remote", "outside"] {
+        copy_dir(&fixtures.join(name), &dir.path().join(name));
+    }
+    std::fs::copy(
+        fixtures.join("shop-nodes.yaml"),
+        dir.path().join("shop-nodes.yaml"),
+    )
+    .unwrap();
+    if let Some(config) = config {
+        std::fs::write(dir.path().join(".taintlint.yaml"), config).unwrap();
+    }
+    dir
+}
+
+/// What `taintlint lint --format json .` reports in `dir`.
+fn lint_findings(dir: &Path) -> (Findings, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+        .current_dir(dir)
+        .args(["lint", "--format", "json", "."])
+        .env_remove("TAINTLINT_CACHE_DIR")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json: Value = serde_json::from_slice(&out.stdout).expect(&stderr);
+    let mut found = Findings::new();
+    for d in json["diagnostics"].as_array().unwrap() {
+        let at = |end: &str, key: &str| d["range"][end][key].as_u64().unwrap() - 1;
+        let severity = match d["severity"].as_str().unwrap() {
+            "error" => 1,
+            "warning" => 2,
+            "info" => 3,
+            _ => 4,
+        };
+        let mut notes: Vec<String> = d["related"]
+            .as_array()
+            .unwrap()
+            .iter()
+            // lint of `.` names an overlay `./shop/overlays/prod`, the editor from the
+            // workspace folder.
+            .map(|r| r["message"].as_str().unwrap().replace(" by ./", " by "))
+            .collect();
+        notes.sort();
+        let file = d["file"].as_str().unwrap();
+        found
+            .entry(file.trim_start_matches("./").to_string())
+            .or_default()
+            .push((
+                d["rule"].as_str().unwrap().to_string(),
+                [
+                    at("start", "line"),
+                    at("start", "column"),
+                    at("end", "line"),
+                    at("end", "column"),
+                ],
+                severity,
+                d["message"].as_str().unwrap().to_string(),
+                notes,
+            ));
+    }
+    for v in found.values_mut() {
+        v.sort();
+    }
+    (found, stderr)
+}
+
+fn file_uri(path: &Path) -> String {
+    tower_lsp_server::ls_types::Uri::from_file_path(path)
+        .unwrap()
+        .as_str()
+        .to_string()
+}
+
+/// The findings of LSP diagnostics, as [`lint_findings`] gives them (the texts here are ASCII:
+/// columns are the same in every encoding).
+fn lsp_findings(items: &Value) -> Vec<Finding> {
+    let mut out: Vec<_> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let at = |end: &str, key: &str| d["range"][end][key].as_u64().unwrap();
+            let mut notes: Vec<String> = d["relatedInformation"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| r["message"].as_str().unwrap().to_string())
+                .collect();
+            notes.sort();
+            (
+                d["code"].as_str().unwrap().to_string(),
+                [
+                    at("start", "line"),
+                    at("start", "character"),
+                    at("end", "line"),
+                    at("end", "character"),
+                ],
+                d["severity"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+                notes,
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// What a `workspace/diagnostic` answer gives, by file from the root (files without findings
+/// left out, as lint's JSON leaves them out).
+fn pulled_findings(r: &Value, root: &Path) -> Findings {
+    let root = format!("{}/", file_uri(root));
+    r["result"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .iter()
+        .filter(|i| !i["items"].as_array().unwrap().is_empty())
+        .map(|i| {
+            let uri = i["uri"].as_str().unwrap();
+            let file = uri.strip_prefix(&root).unwrap_or(uri).to_string();
+            (file, lsp_findings(&i["items"]))
+        })
+        .collect()
+}
+
+/// A server on `root`, once it has rendered the workspace's overlays (its log says so).
+async fn server_on(root: &Path) -> client::Client {
+    let mut c = client::Client::start(client::Client::test_config());
+    c.initialize_in(Some(&file_uri(root)), client::pull_client(), json!({}))
+        .await;
+    c.workspace_read().await;
+    rendered_log(&mut c).await;
+    c
+}
+
+/// The server's next line saying it rendered the overlays.
+async fn rendered_log(c: &mut client::Client) -> String {
+    let m = c
+        .notification_where(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|s| s.starts_with("taintlint: overlays rendered"))
+        })
+        .await;
+    m["params"]["message"].as_str().unwrap().to_string()
+}
+
+async fn pull(c: &mut client::Client, root: &Path) -> Findings {
+    let r = c
+        .request("workspace/diagnostic", json!({"previousResultIds": []}))
+        .await;
+    pulled_findings(&r, root)
+}
+
+/// The language server makes lint's decision for every overlay and reports what lint reports:
+/// without an inventory and with one (then every pod template counts, and workloads that fit
+/// no node are found in the rendered overlays), the workspace's diagnostics equal `lint
+/// --format json .` file by file: rule, range, severity, message and notes.
+#[tokio::test]
+async fn the_servers_workspace_diagnostics_are_lints_with_overlays_rendered() {
+    if renderer("the_servers_workspace_diagnostics_are_lints_with_overlays_rendered").is_none() {
+        return;
+    }
+    for config in [None, Some("inventory: shop-nodes.yaml\n")] {
+        let repo = overlay_repo(config);
+        let root = repo.path();
+        let mut c = server_on(root).await;
+        let served = pull(&mut c, root).await;
+        let (linted, stderr) = lint_findings(root);
+        assert_eq!(served, linted, "{config:?}: {stderr}");
+        // Findings only the renders have: in the overlay's own kustomization, placed by the
+        // render (with an inventory), and each noted as rendered.
+        let notes = served
+            .values()
+            .flatten()
+            .filter(|f| !f.4.is_empty())
+            .count();
+        assert!(notes >= 4, "{served:#?}");
+        if config.is_some() {
+            let kustomization = &served["shop/overlays/prod/kustomization.yaml"];
+            assert!(
+                kustomization
+                    .iter()
+                    .any(|f| f.0 == "unschedulable" && f.3.starts_with("Job migrate fits no node")),
+                "{kustomization:?}"
+            );
+        }
+        assert!(c.finish().await);
+    }
+}
+
+/// An open document's diagnostics, pulled.
+async fn document_diagnostics(c: &mut client::Client, uri: &str) -> Value {
+    let r = c
+        .request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    r["result"]["items"].clone()
+}
+
+/// The rendered-only finding of the shop's component patch (its toleration, appended to the
+/// base's list, tolerates no taint of the inventory), as a `workspace/diagnostic` answer has it.
+fn unused_toleration(found: &Findings) -> Option<String> {
+    found
+        .get("shop/components/spot/agent-gpu.yaml")?
+        .iter()
+        .find(|f| f.0 == "toleration-unused")
+        .map(|f| f.3.clone())
+}
+
+/// A base changed on disk is rendered again, and the overlay's rendered finding in a file that
+/// did not change follows it (the component's toleration is appended after one more of the
+/// base's); the other overlays keep their renders. An open file shows its rendered findings
+/// while its text is the one they were placed in: an unsaved edit hides them, undoing it brings
+/// them back.
+#[tokio::test]
+async fn a_base_changed_on_disk_renders_the_overlay_again() {
+    if renderer("a_base_changed_on_disk_renders_the_overlay_again").is_none() {
+        return;
+    }
+    let repo = overlay_repo(Some("inventory: shop-nodes.yaml\n"));
+    let root = repo.path();
+    let mut c = server_on(root).await;
+    let found = pull(&mut c, root).await;
+    assert_eq!(
+        unused_toleration(&found).as_deref(),
+        Some("tolerations[1] tolerates none of the taints on the inventory's 1 tainted node"),
+        "{found:#?}"
+    );
+
+    // Open, as on disk: the rendered finding with its note at the overlay's kustomization.
+    let patch = root.join("shop/components/spot/agent-gpu.yaml");
+    let (uri, text) = (file_uri(&patch), common::read(&patch));
+    c.open(&uri, &text).await;
+    let items = document_diagnostics(&mut c, &uri).await;
+    let unused = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "toleration-unused")
+        .unwrap_or_else(|| panic!("{items}"));
+    assert_eq!(
+        unused["relatedInformation"][0]["location"]["uri"],
+        file_uri(&root.join("shop/overlays/prod/kustomization.yaml"))
+    );
+    assert_eq!(
+        unused["relatedInformation"][0]["message"],
+        "rendered by shop/overlays/prod as DaemonSet shop/prod-agent"
+    );
+    // An edit not saved: the file's own findings only, until it is saved and rendered again.
+    let edited = format!("# spot nodes\n{text}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": edited}]}),
+    )
+    .await;
+    let codes = |items: &Value| -> Vec<String> {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        codes(&document_diagnostics(&mut c, &uri).await),
+        ["equal-empty-value"]
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]}),
+    )
+    .await;
+    assert_eq!(
+        codes(&document_diagnostics(&mut c, &uri).await),
+        ["equal-empty-value", "toleration-unused"]
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    )
+    .await;
+
+    // The base gains a toleration: the component's is now the third.
+    let agent = root.join("shop/base/agent.yaml");
+    let base = common::read(&agent).replace(
+        "        effect: noschedule\n",
+        "        effect: noschedule\n      - key: shop.example.com/frontend\n        operator: Exists\n",
+    );
+    std::fs::write(&agent, base).unwrap();
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&agent), "type": 2}]}),
+    )
+    .await;
+    let said = rendered_log(&mut c).await;
+    // The shop's render again; the renamed Job's and the generator's as they were.
+    assert!(
+        said.contains("(3 renders, 2 unchanged since the last, 0 failed)"),
+        "{said}"
+    );
+    let found = pull(&mut c, root).await;
+    assert_eq!(
+        unused_toleration(&found).as_deref(),
+        Some("tolerations[2] tolerates none of the taints on the inventory's 1 tainted node"),
+        "{found:#?}"
+    );
+    assert_eq!(found, lint_findings(root).0);
+    assert!(c.finish().await);
+}
+
+/// A client that cannot watch files (Neovim 0.11 on Linux) gets the same: the server checks the
+/// overlays' files now and then, renders again what changed on disk, and pushes the findings of
+/// files that are not open.
+#[tokio::test]
+async fn a_client_that_cannot_watch_files_gets_the_overlay_rendered_again() {
+    if renderer("a_client_that_cannot_watch_files_gets_the_overlay_rendered_again").is_none() {
+        return;
+    }
+    let repo = overlay_repo(Some("inventory: shop-nodes.yaml\n"));
+    let root = repo.path();
+    let mut c = client::Client::start(client::Client::test_config());
+    c.initialize_in(Some(&file_uri(root)), client::push_client(), json!({}))
+        .await;
+    let patch = file_uri(&root.join("shop/components/spot/agent-gpu.yaml"));
+    let pushed = |said: &'static str| {
+        let patch = patch.clone();
+        move |m: &Value| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == patch.as_str()
+                && m["params"]["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|d| d["message"].as_str().unwrap().starts_with(said))
+        }
+    };
+    c.notification_where(pushed("tolerations[1] tolerates none"))
+        .await;
+    let agent = root.join("shop/base/agent.yaml");
+    let base = common::read(&agent).replace(
+        "        effect: noschedule\n",
+        "        effect: noschedule\n      - key: shop.example.com/frontend\n        operator: Exists\n",
+    );
+    std::fs::write(&agent, base).unwrap();
+    c.notification_where(pushed("tolerations[2] tolerates none"))
+        .await;
+    assert!(c.finish().await);
 }

@@ -49,6 +49,11 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// The human output with its wrapped lines joined (every run of white space one space).
+fn joined(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
@@ -209,6 +214,7 @@ fn list_items_are_simulated_with_their_index() {
             "name",
             "namespace",
             "path",
+            "part",
             "fits",
             "nodes",
             "rejected",
@@ -307,6 +313,65 @@ fn simulate_json_says_may_where_every_fitting_pool_may_fit() {
     );
     assert_eq!(coordinator["fits"], "yes", "{v:#}");
     assert_eq!(v["summary"]["may"], 0, "{v:#}");
+}
+
+/// The matrix counts a workload that only may fit apart, as the JSON summary does, under a
+/// heading of its own and with `--only may`; it exits 0 (an unknown is no "no"), while one that
+/// fits no node beside it makes it exit 1.
+#[test]
+fn simulate_human_counts_may_fit_apart_and_exits_0_for_it() {
+    let args = [
+        "simulate",
+        "--inventory",
+        "examples/gpu/flavors.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+    ];
+    let o = run(&args);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    assert!(text.contains("\nMay fit (2)\n"), "{text}");
+    assert!(
+        text.contains(
+            "JobSet ml/finetune, replicated job coordinator  ± ✗ ✗  may fit (count unknown)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("2 workloads simulated: 0 fit, 2 may fit, 0 fit no node.\n"),
+        "{text}"
+    );
+    // Against Nodes that say what they offer, the coordinator fits, the workers fit none; the
+    // DRA jobs (beside their own nodes) only may.
+    let o = run(&[
+        "simulate",
+        "--inventory",
+        "examples/inventory/nodes.yaml",
+        "examples/gpu/finetune-jobset.yaml",
+        "examples/dra/training.yaml",
+        "--inventory",
+        "examples/dra/cluster.yaml",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    let summary = text
+        .lines()
+        .rev()
+        .find(|l| l.contains("simulated:"))
+        .unwrap();
+    assert_eq!(
+        summary, "5 workloads simulated: 1 fit, 3 may fit, 1 fits no node.",
+        "{text}"
+    );
+    // `--only may`: only those rows, the summary still counting every workload.
+    let mut only = args.to_vec();
+    only.extend(["--only", "may"]);
+    let text = stdout(&run(&only));
+    assert!(text.contains("May fit (2)"), "{text}");
+    let mut only = args.to_vec();
+    only.extend(["--only", "yes"]);
+    let text = stdout(&run(&only));
+    assert!(!text.contains("May fit"), "{text}");
+    assert!(text.contains("0 of them shown (--only yes)."), "{text}");
 }
 
 /// The whole version 2 document for the examples against the pool file: cluster, workloads
@@ -1378,7 +1443,7 @@ fn a_request_larger_than_any_node_names_the_resource() {
     assert_eq!(reasons[0]["allocatable"], "15890m");
     let o = run(&["simulate", "--inventory", inv, pod]);
     assert!(
-        stdout(&o).contains("insufficient cpu: requests 16, a node offers at most 15890m"),
+        joined(&stdout(&o)).contains("insufficient cpu: requests 16, a node offers at most 15890m"),
         "{}",
         stdout(&o)
     );
@@ -1447,7 +1512,7 @@ fn gpu_counts_are_per_pod_end_to_end() {
         );
         if !fits {
             assert!(
-                stdout(&out).contains(&format!(
+                joined(&stdout(&out)).contains(&format!(
                     "insufficient nvidia.com/gpu: requests {gpus}, a node offers at most 8"
                 )),
                 "{}",
@@ -1504,7 +1569,8 @@ fn a_taint_left_out_of_the_simulation_is_named_with_its_place() {
     );
 }
 
-/// `simulate --help` says every exit status it gives: an object the API server rejects exits 1.
+/// `simulate --help` says every exit status it gives: an object the API server rejects exits 1,
+/// one that only may fit does not.
 #[test]
 fn help_lists_api_server_rejections_in_the_exit_status() {
     let help = stdout(&run(&["simulate", "--help"]));
@@ -1518,7 +1584,11 @@ fn help_lists_api_server_rejections_in_the_exit_status() {
         .unwrap_or_default()
         .replace('\n', " ");
     assert!(
-        exit.contains("1 when one fits none or the API server would reject it"),
+        exit.contains("1 when one fits no node or the API server would reject it"),
+        "{exit}"
+    );
+    assert!(
+        exit.contains("0 when every workload fits some node or may fit"),
         "{exit}"
     );
 }
@@ -1691,4 +1761,122 @@ fn a_daemonsets_unselected_pools_are_marked_apart_from_its_misses() {
     ]);
     let out = stdout(&o);
     assert!(out.contains('✗') && !out.contains('·'), "{out}");
+}
+
+/// A pool file that gives one pool GPUs (`allocatable: {nvidia.com/gpu: 1}`) and writes nothing
+/// of the system pool beside it, as the AKS GPU samples' clusters are described
+/// (Azure-Samples aks-kueue-sample: a system pool, a GPU pool): the system pool has no GPUs, so
+/// a GPU Job that tolerates the GPU taint fits the GPU pool only, not "may" the system pool. A
+/// pool whose labels name an instance type or accelerator stays unknown; a resource no pool
+/// names stays unknown too.
+#[test]
+fn an_extended_resource_a_pool_file_names_is_absent_where_it_is_not_written() {
+    let pool_file = "\
+pools:
+  system:
+    count: 2
+  gpu:
+    count: 1
+    taints: [nvidia.com/gpu=present:NoSchedule]
+    allocatable: {nvidia.com/gpu: 1}
+  typed:
+    labels: {node.kubernetes.io/instance-type: Standard_NC24ads_A100_v4}
+";
+    let job = |resource: &str| {
+        format!(
+            "\
+apiVersion: batch/v1
+kind: Job
+metadata: {{name: train}}
+spec:
+  template:
+    spec:
+      tolerations: [{{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}}]
+      containers:
+      - name: t
+        image: x
+        resources: {{limits: {{{resource}: 1}}}}
+"
+        )
+    };
+    let fit = |found: &[Simulated], pool: &str| {
+        found[0]
+            .3
+            .iter()
+            .find(|(p, _)| p == pool)
+            .unwrap()
+            .1
+            .clone()
+    };
+    let gpu = simulated(pool_file, &job("nvidia.com/gpu"), &[]);
+    assert_eq!(fit(&gpu, "gpu"), "yes", "{gpu:?}");
+    assert_eq!(fit(&gpu, "system"), "no", "{gpu:?}");
+    assert_ne!(fit(&gpu, "typed"), "no", "{gpu:?}");
+    let other = simulated(pool_file, &job("amd.com/gpu"), &[]);
+    assert_eq!(fit(&other, "gpu"), "no", "{other:?}");
+    assert_ne!(fit(&other, "system"), "no", "{other:?}");
+}
+
+/// The pool that comes closest to a workload that fits no node is the one whose nodes lack the
+/// least of what it asks (KubeRay's DeepSeek worker group, 8 GPUs, on a cluster of a CPU pool
+/// and an L4 pool: the pool of 2 GPUs, not the larger pool of none), and the human output says
+/// what keeps it off that pool once.
+#[test]
+fn the_closest_pool_lacks_the_least() {
+    let dir = tempfile::tempdir().unwrap();
+    let pools = dir.path().join("pools.yaml");
+    std::fs::write(
+        &pools,
+        "pools:
+  cpu:
+    count: 3
+    allocatable: {cpu: 8, memory: 32Gi, nvidia.com/gpu: 0}
+  l4:
+    count: 2
+    allocatable: {cpu: 24, memory: 96Gi, nvidia.com/gpu: 2}
+",
+    )
+    .unwrap();
+    let manifest = dir.path().join("worker.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: worker}
+spec:
+  template:
+    spec:
+      containers:
+      - name: ray
+        image: rayproject/ray
+        resources:
+          requests: {cpu: 4, nvidia.com/gpu: 8}
+          limits: {nvidia.com/gpu: 8}
+",
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--why",
+        "--inventory",
+        pools.to_str().unwrap(),
+        manifest.to_str().unwrap(),
+    ]);
+    let text = joined(&stdout(&out));
+    assert!(
+        text.contains(
+            "B: closest is pool l4: insufficient nvidia.com/gpu: requests 8, a node offers at \
+             most 2"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("a node offers at most 2").count(),
+        1,
+        "the closest pool's reason said once: {text}"
+    );
+    assert!(
+        text.contains("A: insufficient nvidia.com/gpu: requests 8, the nodes have none"),
+        "{text}"
+    );
 }

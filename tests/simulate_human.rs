@@ -1,6 +1,8 @@
 //! `simulate`'s output for people at cluster size: 50 pools by 200 workloads at 80 and 200
 //! columns, `--only`, `--why`, `COLUMNS`, display widths, and workloads the API server rejects.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -386,4 +388,307 @@ fn workloads_the_api_server_rejects_are_not_placed() {
         let again = simulate_text(&silenced, &Options::default(), &inventory);
         assert_eq!(again[0].rejected.is_some(), rule.is_some());
     }
+}
+
+/// The rows of `simulate --why` output (wide enough never to wrap): (file, title, the lines
+/// under the row).
+fn rows_of(out: &str) -> Vec<(String, String, Vec<String>)> {
+    let mut rows: Vec<(String, String, Vec<String>)> = Vec::new();
+    let mut file = String::new();
+    let mut in_rows = false;
+    for line in out.lines() {
+        if line.is_empty() {
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        match indent {
+            // A heading (`Fit (2)`), the summary, or a file's name.
+            0 => {
+                let heading = line.ends_with(')')
+                    && line.rfind(" (").is_some_and(|i| {
+                        line[i + 2..line.len() - 1]
+                            .chars()
+                            .all(|c| c.is_ascii_digit())
+                    });
+                if heading {
+                    in_rows = true;
+                } else if line.contains(" simulated: ") {
+                    in_rows = false;
+                } else if in_rows {
+                    file = line.to_string();
+                }
+            }
+            2 if in_rows => {
+                // The title, before the matrix's marks (two spaces on).
+                let title = line.trim_start();
+                let title = title.split("  ").next().unwrap_or(title);
+                rows.push((file.clone(), title.to_string(), Vec::new()));
+            }
+            _ if in_rows && indent >= 6 => {
+                if let Some(row) = rows.last_mut() {
+                    row.2.push(line.trim_start().to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    rows
+}
+
+/// Every reason the JSON gives a workload is said under its row with `--why`, in the same
+/// words: its `reasons` (what keeps it off a pool, what a pool does not say where it may fit),
+/// the tolerations it gets from elsewhere, and its untolerated taints; over every inventory and
+/// manifest of the examples, the manual and the fixtures. (A workload the API server would
+/// reject is not placed, and its row says why instead.) (`--why` left out the labels a pool
+/// defined as code does not declare, which the JSON gives as `label-unknown`.)
+#[test]
+fn why_says_every_reason_the_json_has() {
+    let root = Path::new(ROOT);
+    let inventories: &[&[&str]] = &[
+        &["examples/inventory/pools.yaml"],
+        &["examples/inventory/nodes.yaml"],
+        &["examples/gpu/nodepools.yaml"],
+        &["examples/gpu/flavors.yaml"],
+        &["examples/dra/cluster.yaml"],
+        &["examples/cluster-as-code/eksctl.yaml"],
+        &[
+            "examples/cluster-as-code/karpenter.yaml",
+            "examples/cluster-as-code/node-pools.tf",
+        ],
+        &[
+            "docs/examples/admission/nodes.yaml",
+            "docs/examples/admission/cluster.yaml",
+        ],
+        &["tests/fixtures/iac/eksctl.yaml"],
+        &["tests/fixtures/iac/gke.tf"],
+        &["tests/fixtures/iac/nodepools.yaml"],
+        &["tests/fixtures/iac/eks-aks.tf"],
+        &["tests/fixtures/iac/kind.yaml"],
+        &["tests/fixtures/iac/capi-topology.yaml"],
+        &["tests/fixtures/iac/gke-wrapped-module.tf"],
+        &["tests/fixtures/iac/autoscaler-tags.tf"],
+        &["tests/fixtures/iac/nfd-rules.yaml"],
+        &["tests/fixtures/iac/cce-nodepool.json"],
+        &["tests/fixtures/iac/machinesets.yaml"],
+    ];
+    let manifests = [
+        "examples",
+        "docs/examples/admission/apps.yaml",
+        "tests/fixtures/iac/iac-workloads.yaml",
+        "tests/fixtures/iac/karpenter-workloads.yaml",
+        "tests/fixtures/workloads/custom-resources.yaml",
+        "tests/fixtures/crds",
+    ];
+    let mut said = 0;
+    let mut label_unknown = 0;
+    for inventory in inventories {
+        let mut args: Vec<&str> = vec!["simulate"];
+        for i in *inventory {
+            args.extend(["--inventory", i]);
+        }
+        args.extend(manifests);
+        let mut json_args = args.clone();
+        json_args.extend(["--format", "json"]);
+        let json: serde_json::Value =
+            serde_json::from_str(&stdout(&run_in(root, None, &json_args))).unwrap();
+        let mut why_args = args.clone();
+        why_args.push("--why");
+        let human = stdout(&run_in(root, Some("100000"), &why_args));
+        let rows = rows_of(&human);
+        let pools = json["cluster"]["pools"].as_array().unwrap();
+        // A workload the API server would reject is not placed: its row says why it is
+        // rejected, not where it would land as written.
+        let placed = json["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["rejected"].is_null());
+        for w in placed {
+            let title = taintlint::k8s::parts::title(
+                w["kind"].as_str(),
+                w["namespace"].as_str(),
+                w["name"].as_str(),
+                "",
+                w["part"].as_str(),
+            );
+            let file = w["file"].as_str().unwrap();
+            let lines: Vec<&String> = rows
+                .iter()
+                .filter(|(f, t, _)| f == file && t.starts_with(&title))
+                .flat_map(|(_, _, l)| l)
+                .collect();
+            let under = |words: &str| lines.iter().any(|l| l.contains(words));
+            for r in w["reasons"].as_array().unwrap() {
+                let message = r["message"].as_str().unwrap();
+                assert!(
+                    under(message),
+                    "{inventory:?}: {file}: {title}: `{message}` not under its row: {lines:#?}\n{human}"
+                );
+                said += 1;
+                label_unknown += usize::from(r["code"] == "label-unknown");
+            }
+            for entry in w["pools"].as_array().unwrap() {
+                for p in entry["pools"].as_array().unwrap() {
+                    let pool = &pools[p.as_u64().unwrap() as usize];
+                    for t in entry["taints"].as_array().unwrap() {
+                        let taint = &pool["taints"][t.as_u64().unwrap() as usize];
+                        let value = taint["value"].as_str().unwrap();
+                        let words = format!(
+                            "untolerated taint {}{}:{}",
+                            taint["key"].as_str().unwrap(),
+                            if value.is_empty() {
+                                String::new()
+                            } else {
+                                format!("={value}")
+                            },
+                            taint["effect"].as_str().unwrap()
+                        );
+                        assert!(
+                            under(&words) || under(&taint_shape(taint)),
+                            "{inventory:?}: {file}: {title}: `{words}` not under its row: {lines:#?}"
+                        );
+                        said += 1;
+                    }
+                    for g in entry["tolerated"].as_array().into_iter().flatten() {
+                        let message = g["message"].as_str().unwrap();
+                        assert!(
+                            under(message),
+                            "{inventory:?}: {file}: {title}: `{message}` not under its row"
+                        );
+                        said += 1;
+                    }
+                }
+            }
+        }
+    }
+    // The comparison compared something, the labels a definition does not declare too.
+    assert!(said > 500, "{said}");
+    assert!(label_unknown > 0);
+}
+
+/// `key=<...>:Effect`: how the matrix says a taint it says for many pools at once, each with
+/// its own value.
+fn taint_shape(taint: &serde_json::Value) -> String {
+    format!("untolerated taint {}=<", taint["key"].as_str().unwrap())
+}
+
+/// 53 pools, 50 of them dedicated to a team each (`dedicated=<team>:NoSchedule`), and the
+/// workloads that fit none of them: a line per pool's own taint made 37 lines under one
+/// workload, 188 for three with `--only no`. Pools that a taint of one key and effect keeps off,
+/// each with its own value, are one line; first comes the closest pool and its near miss, as
+/// `lint` says it.
+#[test]
+fn fifty_dedicated_pools_are_one_line_under_a_workload_that_fits_none() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pools.yaml"), common::dedicated_pools()).unwrap();
+    std::fs::write(
+        dir.path().join("apps.yaml"),
+        format!("{}---\n{}", common::RISK_CRONJOB, common::TEAM_WORKLOADS),
+    )
+    .unwrap();
+    let o = run_in(
+        dir.path(),
+        Some("80"),
+        &[
+            "simulate",
+            "--inventory",
+            "pools.yaml",
+            "apps.yaml",
+            "--only",
+            "no",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert_fits(&out, 80);
+    // The legend (a line a pool, 53), and a few lines a workload.
+    let legend = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.as_bytes()[2] != b' ')
+        .count();
+    assert!(legend >= 53, "{out}");
+    let under = |title: &str| -> Vec<&str> {
+        let at = out
+            .find(&format!("\n  {title}\n"))
+            .unwrap_or_else(|| panic!("{title}: {out}"));
+        out[at + 1..]
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with("      "))
+            .collect()
+    };
+    let risk = under("CronJob risk/nightly-risk");
+    assert_eq!(
+        risk,
+        [
+            "      E: closest is pool risk: tolerations[0] misses dedicated=risk:NoSchedule",
+            "        (value \"rsk\", not \"risk\")",
+            "      A-D F-BA: nodeSelector dedicated=risk does not match",
+            "      B: untolerated taint CriticalAddonsOnly=true:NoSchedule",
+            "      C: untolerated taint nvidia.com/gpu=present:NoSchedule",
+            "      D-BA: untolerated taint dedicated=<pool name>:NoSchedule",
+        ],
+        "{out}"
+    );
+    let trainer = under("Job ml/trainer");
+    assert_eq!(
+        trainer[..2],
+        [
+            "      F: closest is pool ml: tolerations[0] misses dedicated=ml:NoSchedule",
+            "        (effect NoExecute, not NoSchedule)"
+        ],
+        "{out}"
+    );
+    assert!(trainer.len() <= 7, "{out}");
+    assert!(under("Deployment search/indexer").len() <= 6, "{out}");
+    // What lint says of the same toleration, in the same words.
+    let lint = run_in(
+        dir.path(),
+        None,
+        &[
+            "lint",
+            "-o",
+            "concise",
+            "--inventory",
+            "pools.yaml",
+            "apps.yaml",
+        ],
+    );
+    assert!(
+        stdout(&lint).contains(
+            "CronJob risk/nightly-risk fits no node: tolerations[0] misses \
+             dedicated=risk:NoSchedule (value \"rsk\", not \"risk\")"
+        ),
+        "{}",
+        stdout(&lint)
+    );
+    let rows = out.lines().count() - legend;
+    assert!(rows <= 40, "{rows} lines besides the legend:\n{out}");
+    settings().bind(|| insta::assert_snapshot!("simulate_human_dedicated_only_no", out));
+
+    // Pools not named after the values of their taints: the line says the first values.
+    let mut renamed = common::dedicated_pools();
+    for team in common::TEAMS {
+        renamed = renamed.replace(&format!("\n  {team}:\n"), &format!("\n  pool-{team}:\n"));
+    }
+    std::fs::write(dir.path().join("pools.yaml"), renamed).unwrap();
+    let o = run_in(
+        dir.path(),
+        Some("80"),
+        &[
+            "simulate",
+            "--inventory",
+            "pools.yaml",
+            "apps.yaml",
+            "--only",
+            "no",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "\n      D-BA: untolerated taint dedicated=<value>:NoSchedule, values search, risk,\n        ml and 47 more\n"
+        ),
+        "{out}"
+    );
 }

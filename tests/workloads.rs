@@ -198,7 +198,7 @@ fn a_custom_resources_findings_keep_their_paths_and_come_once() {
         .map(|d| d.message.as_str())
         .collect();
     assert!(
-        messages[1].starts_with("JobSet paralleljobs fits no node"),
+        messages[1].starts_with("JobSet paralleljobs, replicated job driver fits no node"),
         "{messages:?}"
     );
 }
@@ -330,7 +330,7 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
     assert_eq!(results[0].namespace.as_deref(), Some("ingress-nginx"));
     assert_eq!(
         results[0].title(),
-        "workload of unknown kind at spec.values.controller"
+        "workload of unknown kind `spec.values.controller`"
     );
 
     let got = placed(&read("argocd-application.yaml"), &Options::default());
@@ -431,18 +431,12 @@ fn the_editor_places_each_template_where_it_is() {
     assert_eq!(
         ray,
         vec![
+            ("RayJob rayjob-sample, head group", "containers"),
             (
-                "RayJob rayjob-sample spec.rayClusterSpec.headGroupSpec.template.spec",
+                "RayJob rayjob-sample, worker group small-group",
                 "containers"
             ),
-            (
-                "RayJob rayjob-sample spec.rayClusterSpec.workerGroupSpecs[0].template.spec",
-                "containers"
-            ),
-            (
-                "RayJob rayjob-sample spec.submitterPodTemplate.spec",
-                "restartPolicy"
-            ),
+            ("RayJob rayjob-sample, submitter", "restartPolicy"),
         ]
     );
     // Chart values without their templates: workloads of unknown kind, at their keys.
@@ -809,6 +803,8 @@ fn strimzi_components_are_placed_by_their_pod_templates() {
             "spec.kafka.template.pod",
             &["monitoring"],
         ),
+        // Without `template.pod` ZooKeeper's pods run all the same, with no toleration.
+        row("Kafka", "events", "spec.zookeeper", &["general"]),
         // The entity operator's pods (with an effect the API server refuses in the pods the
         // operator makes) tolerate nothing.
         row(
@@ -836,8 +832,343 @@ fn strimzi_components_are_placed_by_their_pod_templates() {
     // Rows name the component.
     let out = run(&["simulate", "--inventory", "inventory.yaml", "strimzi.yaml"]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("\n  Kafka events kafka "), "{text}");
-    assert!(text.contains("\n  Kafka events entityOperator\n"), "{text}");
+    assert!(text.contains("\n  Kafka events, Kafka brokers "), "{text}");
+    assert!(
+        text.contains("\n  Kafka events, Entity Operator\n"),
+        "{text}"
+    );
+}
+
+/// Per workload of `file` against `sized-inventory.yaml`: its pod spec's path, the pools it
+/// fits (by name), and every reason a pool turns it away, as `pool: reason`.
+fn sized(file: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
+    let inv = Inventory::load(&[("sized-inventory.yaml", &read("sized-inventory.yaml"))]).unwrap();
+    simulate_text(&read(file), &Options::default(), &inv)
+        .into_iter()
+        .map(|w| {
+            let mut fits = Vec::new();
+            let mut why = Vec::new();
+            for (v, p) in w.simulation.pools.iter().zip(&inv.pools) {
+                if v.fitting(p) > 0 {
+                    fits.push(p.name.clone());
+                }
+                for r in v.reasons(p) {
+                    why.push(format!("{}: {}", p.name, r.describe(p)));
+                }
+            }
+            (w.path, fits, why)
+        })
+        .collect()
+}
+
+/// The path and pools of each workload, and whether one of its reasons is `reason`.
+fn with_reason(
+    got: &[(String, Vec<String>, Vec<String>)],
+    reason: &str,
+) -> Vec<(String, Vec<String>, bool)> {
+    got.iter()
+        .map(|(path, fits, why)| (path.clone(), fits.clone(), why.iter().any(|w| w == reason)))
+        .collect()
+}
+
+fn names(pools: &[&str]) -> Vec<String> {
+    pools.iter().map(|p| p.to_string()).collect()
+}
+
+/// Strimzi components are sized by their `resources`, outside `template.pod`: a 100-CPU,
+/// 500 GiB broker fits no 6 GiB node (it "fitted" every node its tolerations allowed), a
+/// ZooKeeper without `template.pod` is simulated, and an Entity Operator asks for its two
+/// operators' containers together.
+#[test]
+fn strimzi_components_are_sized_by_their_resources() {
+    let got = sized("strimzi-sized.yaml");
+    let paths: Vec<(&str, Vec<String>)> = got
+        .iter()
+        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("spec.kafka.template.pod", names(&[])),
+            ("spec.zookeeper", names(&[])),
+            ("spec.entityOperator", names(&[])),
+            ("spec.template.pod", names(&["kafka"])),
+            ("spec", names(&["general"])),
+        ]
+    );
+    let why = |i: usize| got[i].2.clone();
+    assert!(
+        why(0).contains(&"kafka: insufficient cpu: requests 100, a node offers at most 15".into())
+    );
+    assert!(why(0).contains(
+        &"kafka: insufficient memory: requests 500Gi, a node offers at most 60Gi".into()
+    ));
+    assert!(why(1)
+        .contains(&"general: insufficient memory: requests 8Gi, a node offers at most 6Gi".into()));
+    assert!(why(2)
+        .contains(&"general: insufficient memory: requests 8Gi, a node offers at most 6Gi".into()));
+    // A node pool without `resources` is its Kafka's; simulate says it reads it in part.
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "sized-inventory.yaml",
+        "strimzi-sized.yaml",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "1 of 5 pod templates read in part, simulated as far as written (what their pods \
+             get from elsewhere is not at hand): KafkaNodePool kafka/controllers at spec: what \
+             it leaves out (`resources`, `template.pod`) is its Kafka's `spec.kafka`"
+        ),
+        "{err}"
+    );
+}
+
+/// KServe's containers kept outside the pod fields: a framework's (`tensorflow`) and a `model`
+/// asking for GPUs, a framework that replaces the first container listed, an explainer's `art`,
+/// and an InferenceGraph router's `resources`.
+#[test]
+fn kserve_components_are_sized_by_their_model_and_framework_containers() {
+    let got = sized("kserve-sized.yaml");
+    let gpu_none = "general: insufficient nvidia.com/gpu: requests 1, the nodes have none";
+    assert_eq!(
+        with_reason(&got, gpu_none),
+        [
+            ("spec.predictor".to_string(), names(&[]), true),
+            ("spec.predictor".to_string(), names(&[]), false),
+            ("spec.predictor".to_string(), names(&["general"]), false),
+            ("spec.explainer".to_string(), names(&[]), false),
+            ("spec".to_string(), names(&["gpu"]), true),
+        ]
+    );
+    // The model's 2 GPUs and 6 CPUs, with the logger's 500m beside it.
+    assert!(got[1]
+        .2
+        .contains(&"gpu: insufficient nvidia.com/gpu: requests 2, a node offers at most 1".into()));
+    assert!(got[1].2.contains(
+        &"general: insufficient cpu: requests 6500m, a node offers at most 1930m".into()
+    ));
+    // sklearn's 100m replaces the custom container's 64 CPUs.
+    assert!(
+        !got[2].2.iter().any(|w| w.contains("insufficient cpu")),
+        "{:?}",
+        got[2].2
+    );
+    assert!(got[3]
+        .2
+        .contains(&"general: insufficient memory: requests 8Gi, a node offers at most 6Gi".into()));
+}
+
+/// A SparkApplication's driver and executors are sized as Spark sizes them (cores, memory plus
+/// its overhead, the GPU), at v1beta2 and v1beta1, with the application's own `nodeSelector`.
+#[test]
+fn spark_drivers_and_executors_are_sized_as_spark_sizes_them() {
+    let got = sized("spark-sized.yaml");
+    let paths: Vec<(&str, Vec<String>)> = got
+        .iter()
+        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("spec.driver", names(&["gpu"])),
+            ("spec.executor", names(&["gpu"])),
+            ("spec.driver", names(&["general"])),
+            ("spec.executor", names(&[])),
+            ("spec.template.driver", names(&["general"])),
+            ("spec.template.executor", names(&["general"])),
+        ]
+    );
+    // A Python executor's 16g and its 40% overhead; the application's nodeSelector.
+    assert!(got[1].2.contains(
+        &"general: insufficient memory: requests 22.3Gi, a node offers at most 6Gi".into()
+    ));
+    assert!(got[1]
+        .2
+        .contains(&"general: insufficient nvidia.com/gpu: requests 1, the nodes have none".into()));
+    assert!(got[0]
+        .2
+        .contains(&"general: nodeSelector example.com/pool=gpu does not match".into()));
+    // v1beta1: 6g and Spark's 10% overhead.
+    assert!(got[3].2.contains(
+        &"general: insufficient memory: requests 6.5Gi, a node offers at most 6Gi".into()
+    ));
+    // The driver's `template` is not merged, and simulate says so.
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "sized-inventory.yaml",
+        "spark-sized.yaml",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "ScheduledSparkApplication default/spark-pi-scheduled, driver at \
+             spec.template.driver: its `template`, the pod Spark starts from, is not merged with \
+             the rest"
+        ),
+        "{err}"
+    );
+}
+
+/// A TrainJob's trainer asks for `trainer.resourcesPerNode`, with the pod fields of the
+/// override or patch that names its `node` job; other patches are their jobs' pods; a TrainJob
+/// whose pods are all its runtime's is said not simulated, and why.
+#[test]
+fn a_trainjobs_trainer_is_sized_by_resources_per_node() {
+    let got = sized("trainjob-sized.yaml");
+    let patch = |i: usize| {
+        format!(
+            "spec.runtimePatches[0].trainingRuntimeSpec.template.spec.replicatedJobs[{i}]\
+             .template.spec.template.spec"
+        )
+    };
+    assert_eq!(
+        with_reason(
+            &got,
+            "general: insufficient nvidia.com/gpu: requests 1, the nodes have none"
+        ),
+        [
+            ("spec.trainer".to_string(), names(&[]), true),
+            (patch(0), names(&["gpu"]), true),
+            (patch(1), names(&["general"]), false),
+            (
+                "spec.podTemplateOverrides[0].spec".to_string(),
+                names(&["general", "kafka"]),
+                false
+            ),
+        ]
+    );
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "sized-inventory.yaml",
+        "trainjob-sized.yaml",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("4 of 4 pod templates read in part"), "{err}");
+    assert!(
+        err.contains(
+            "1 part of a custom resource that would make pods not simulated: TrainJob \
+             ml/runtime-only at spec: its pods are its runtime's (runtimeRef torch-distributed), \
+             not at hand"
+        ),
+        "{err}"
+    );
+}
+
+/// Volcano's CronJob is batch.volcano.sh's, not batch/v1's: its pods are its job template's
+/// tasks' (it was read as a batch/v1 CronJob, found no pod template there, and said nothing).
+#[test]
+fn a_volcano_cronjob_is_read_by_its_tasks() {
+    let got = sized("volcano-cronjob.yaml");
+    assert_eq!(
+        with_reason(
+            &got,
+            "general: insufficient nvidia.com/gpu: requests 1, the nodes have none"
+        ),
+        [(
+            "spec.jobTemplate.spec.tasks[0].template.spec".to_string(),
+            names(&[]),
+            true
+        )]
+    );
+    // A batch/v1 CronJob is still one.
+    let core = read("volcano-cronjob.yaml")
+        .replace("batch.volcano.sh/v1alpha1", "batch/v1")
+        .replace("    spec:\n      schedulerName", "    spec:\n      template:\n        spec:\n          containers: [{name: a, image: a}]\n      schedulerName");
+    let inv = inventory();
+    let paths: Vec<String> = simulate_text(&core, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| w.path)
+        .collect();
+    assert_eq!(paths, ["spec.jobTemplate.spec.template.spec"]);
+}
+
+/// A component written without the pod template its pods are made from: a Ray worker group
+/// (whose pods cannot be read) is said not simulated, and why; a LeaderWorkerSet without
+/// `leaderTemplate` makes no pods of its own (its leaders run the worker template); a Strimzi
+/// ZooKeeper without `template.pod` is simulated all the same.
+#[test]
+fn a_component_without_its_template_is_said_skipped_or_simulated() {
+    let inv = inventory();
+    let text = "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rl, namespace: ml}\n\
+                spec:\n  headGroupSpec:\n    template:\n      spec:\n        containers: \
+                [{name: head, image: rayproject/ray}]\n  workerGroupSpecs:\n  - groupName: \
+                l4-workers\n    replicas: 2\n---\napiVersion: leaderworkerset.x-k8s.io/v1\n\
+                kind: LeaderWorkerSet\nmetadata: {name: lws}\nspec:\n  leaderWorkerTemplate:\n    \
+                size: 4\n    workerTemplate:\n      spec:\n        containers: [{name: w, \
+                image: w}]\n";
+    let (out, _, skipped) = taintlint::analysis::simulate_file(text, &Options::default(), &inv);
+    let paths: Vec<&str> = out.iter().map(|w| w.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "spec.headGroupSpec.template.spec",
+            "spec.leaderWorkerTemplate.workerTemplate.spec"
+        ]
+    );
+    assert_eq!(
+        skipped,
+        [
+            "RayCluster ml/rl at spec.workerGroupSpecs[0]: it has no `template.spec`, the pod \
+          template its pods are made from"
+        ]
+    );
+}
+
+/// Chart values are judged as the pod they render: `resources` are the container's, GPUs
+/// included (a 2-GPU request "fitted" a 1-GPU pool), and a toleration the API server would
+/// reject makes the workload rejected, as in a Deployment, at the values' root too.
+#[test]
+fn values_are_judged_as_the_rendered_pod_spec() {
+    let got = sized("values-root-gpu.yaml");
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, "");
+    assert!(got[0].1.is_empty(), "{got:?}");
+    assert!(got[0]
+        .2
+        .contains(&"gpu: insufficient nvidia.com/gpu: requests 2, a node offers at most 1".into()));
+    let inv = Inventory::load(&[("sized-inventory.yaml", &read("sized-inventory.yaml"))]).unwrap();
+    let invalid = read("values-root-gpu.yaml").replace(
+        "    operator: Exists\n",
+        "    operator: Exists\n    value: present\n",
+    );
+    let rejected: Vec<_> = simulate_text(&invalid, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| w.rejected.map(|r| (r.rule, r.path)))
+        .collect();
+    assert_eq!(
+        rejected,
+        [Some((
+            "exists-with-value",
+            Some("tolerations[0].value".to_string())
+        ))]
+    );
+    // The same toleration in a Deployment.
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ollama}\nspec:\n  \
+                      template:\n    spec:\n      containers: [{name: ollama, image: ollama/ollama}]\n      \
+                      tolerations:\n      - {key: nvidia.com/gpu, operator: Exists, value: present, \
+                      effect: NoSchedule}\n";
+    let rejected: Vec<_> = simulate_text(deployment, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| w.rejected.map(|r| r.rule))
+        .collect();
+    assert_eq!(rejected, [Some("exists-with-value")]);
+    // A values workload nested in another keeps its own findings: the outer is not rejected
+    // for the inner's toleration.
+    let nested = "nodeSelector: {example.com/pool: general}\ntolerations: []\n\
+                  webhook:\n  nodeSelector: {example.com/pool: general}\n  tolerations:\n  \
+                  - {key: a, operator: Exists, value: b}\n";
+    let rejected: Vec<_> = simulate_text(nested, &Options::default(), &inv)
+        .into_iter()
+        .map(|w| (w.path, w.rejected.is_some()))
+        .collect();
+    assert_eq!(
+        rejected,
+        [("".to_string(), false), ("webhook".to_string(), true)]
+    );
 }
 
 /// A helm-unittest suite's `set:` values are what a test hands the chart, to assert what it

@@ -47,11 +47,14 @@ struct Place {
     target: Option<PatchTarget>,
     /// The outer object, an index into the document's objects.
     object: Option<usize>,
+    /// Where the string is, from the document root, when it holds what is deployed (values, a
+    /// manifest) rather than a patch: its pod templates are simulated.
+    deployed: Option<String>,
 }
 
 /// Lints the YAML in the strings of the objects `range` of `objects` (and, for the first
 /// objects of a document, of a kustomization without `kind` at its root). Returns whether it
-/// linted any.
+/// linted any, and the pod templates of the strings that hold what is deployed.
 pub(super) fn check(
     text: &str,
     doc: &Document<'_>,
@@ -60,13 +63,14 @@ pub(super) fn check(
     objects: &[Object<'_>],
     range: Range<usize>,
     out: &mut Vec<Diagnostic>,
-) -> bool {
+) -> (bool, super::PodTemplates) {
     let mut linted = false;
+    let mut judged = super::PodTemplates::default();
     for place in places(text, doc, objects, range) {
-        lint_string(text, doc, options, inventory, objects, place, out);
+        judged += lint_string(text, doc, options, inventory, objects, place, out);
         linted = true;
     }
-    linted
+    (linted, judged)
 }
 
 /// Whether any string of a document is one [`check`] lints as YAML (with the inventory, when
@@ -155,13 +159,14 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                 format!("{spec}.source.helm"),
                 format!("{spec}.sources[].helm"),
             ] {
-                for (helm, _) in resolve(doc, node, &object.path, &pattern) {
+                for (helm, path) in resolve(doc, node, &object.path, &pattern) {
                     if let Some((key, value)) = doc.get(helm, "values") {
                         out.push(Place {
                             key,
                             value,
                             target: None,
                             object: Some(index),
+                            deployed: Some(format!("{path}.values")),
                         });
                     }
                 }
@@ -176,13 +181,14 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
             } else {
                 "spec.templates[].resource"
             };
-            for (resource, _) in resolve(doc, node, &object.path, spec) {
+            for (resource, path) in resolve(doc, node, &object.path, spec) {
                 if let Some((key, value)) = doc.get(resource, "manifest") {
                     out.push(Place {
                         key,
                         value,
                         target: None,
                         object: Some(index),
+                        deployed: Some(format!("{path}.manifest")),
                     });
                 }
             }
@@ -204,11 +210,14 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                     continue;
                 };
                 if name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with("values") {
+                    let base = object.path.as_str();
+                    let dot = if base.is_empty() { "" } else { "." };
                     out.push(Place {
                         key,
                         value,
                         target: None,
                         object: Some(index),
+                        deployed: Some(format!("{base}{dot}{field}[{name}]")),
                     });
                 }
             }
@@ -263,6 +272,7 @@ fn patch_items(doc: &Document<'_>, list: NodeId, object: Option<usize>, out: &mu
             value,
             target,
             object,
+            deployed: None,
         });
     }
 }
@@ -279,6 +289,7 @@ fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &
                 value,
                 target: None,
                 object,
+                deployed: None,
             });
         }
     }
@@ -331,14 +342,15 @@ fn lint_string(
     objects: &[Object<'_>],
     place: Place,
     out: &mut Vec<Diagnostic>,
-) {
+) -> super::PodTemplates {
+    let none = super::PodTemplates::default();
     let Some((inner, _)) = doc.scalar(place.value) else {
-        return;
+        return none;
     };
     if !inner.contains(':')
         || matches!(doc.node(place.value).tag.as_deref(), Some(t) if t != "!!str")
     {
-        return;
+        return none;
     }
     // The options as they are, unless the string's patch target (or none) is to be set.
     let targeted;
@@ -350,10 +362,15 @@ fn lint_string(
         targeted = o;
         &targeted
     };
-    let analysed = deeper(|| super::analyse_file(inner, inner_options, inventory, false));
-    let Some(mut found) = analysed.map(|a| a.diagnostics) else {
-        return;
+    let analysed = deeper(|| super::analyse_counted(inner, inner_options, inventory, false));
+    let Some((analysis, mut judged)) = analysed else {
+        return none;
     };
+    // A patch is no workload of its own: its pod templates are its target's.
+    if place.deployed.is_none() {
+        judged = none;
+    }
+    let mut found = analysis.diagnostics;
     // A string that does not parse is said once, where the parser stopped, unless it is a
     // template (whose actions are not YAML until rendered).
     let template = found.iter().any(|d| d.rule == rules::HELM_TEMPLATE.name);
@@ -378,7 +395,7 @@ fn lint_string(
         });
     }
     if found.iter().all(|d| left_out(d.rule)) {
-        return;
+        return judged;
     }
     // A string read through an alias is written where its anchor is.
     let mapped = MappedString::new(doc, text, place.value);
@@ -421,6 +438,7 @@ fn lint_string(
         }
         out.push(d);
     }
+    judged
 }
 
 /// A fix of the string's text rewritten as a fix of the outer text, when every edit can be
@@ -451,4 +469,56 @@ fn outer_fix(text: &str, inner: &str, mapped: &MappedString, fix: &mut Fix) -> b
         e.replacement = replacement;
     }
     true
+}
+
+/// Simulates the pod templates of the strings of a document that hold what is deployed (an
+/// Argo CD Application's `helm.values`, an Argo Workflows `manifest`, a values ConfigMap), as
+/// [`check`] lints them: each named by the object that holds the string unless it names its
+/// own, at the string's path and then the template's path inside it (`spec.source.helm.values|`
+/// and the values' own path). Returns why some string was not read: one that does not parse
+/// ([`Unread::String`](super::Unread::String)), else one that is a template.
+pub(super) fn simulate(
+    text: &str,
+    doc: &Document<'_>,
+    options: &Options,
+    inventory: &Inventory,
+    objects: &[Object<'_>],
+    out: &mut Vec<crate::schedule::WorkloadResult>,
+) -> Option<super::Unread> {
+    let mut unread = None;
+    for place in places(text, doc, objects, 0..objects.len()) {
+        let Some(at) = place.deployed else { continue };
+        let Some((inner, _)) = doc.scalar(place.value) else {
+            continue;
+        };
+        if !inner.contains(':')
+            || matches!(doc.node(place.value).tag.as_deref(), Some(t) if t != "!!str")
+        {
+            continue;
+        }
+        let Some((found, why, _)) = deeper(|| super::simulate_file(inner, options, inventory))
+        else {
+            continue;
+        };
+        unread = match (unread, why) {
+            (Some(super::Unread::String), _) | (_, None) => unread,
+            (_, Some(super::Unread::Template)) => Some(super::Unread::Template),
+            (_, Some(_)) => Some(super::Unread::String),
+        };
+        let outer = place.object.and_then(|i| objects.get(i));
+        for mut w in found {
+            w.document = doc.index;
+            w.item = None;
+            w.path = format!("{at}|{}", w.path);
+            if w.kind.is_none() && w.name.is_none() {
+                if let Some(o) = outer {
+                    w.kind = o.kind.map(str::to_string);
+                    w.name = o.name.map(str::to_string);
+                    w.namespace = o.namespace.map(str::to_string);
+                }
+            }
+            out.push(w);
+        }
+    }
+    unread
 }

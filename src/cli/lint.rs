@@ -269,7 +269,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
             &configs,
             super::overlays::lint_reads(&configs, inventory.is_some()),
             taintlint::overlays::Progress::on_terminal(args.quiet),
-            args.show_skipped,
+            super::overlays::told(args.quiet, args.show_skipped),
             "linting",
         );
         super::overlays::trace_all(&rendered, &configs, inventory)
@@ -1062,6 +1062,7 @@ fn set_aside(
 ) {
     let name = &report.path;
     let why = |d: &Diagnostic| match d.rule {
+        _ if !rules::sets_file_aside(d.rule) => None,
         "helm-template" => {
             let found = report.text.get(d.range.clone()).unwrap_or_default();
             Some(if rules::is_placeholder(found) {
@@ -1070,8 +1071,7 @@ fn set_aside(
                 Skipped::Template
             })
         }
-        "not-a-manifest" => Some(Skipped::NotAManifest),
-        _ => None,
+        _ => Some(Skipped::NotAManifest),
     };
     for d in findings.iter() {
         if let Some(why) = why(d) {

@@ -46,8 +46,10 @@ enum Command {
     /// Simulate kube-scheduler: on which nodes of a cluster inventory each workload can land,
     /// and what keeps it off the others.
     ///
-    /// Exit status: 0 when every workload fits some node, 1 when one fits none or the API
+    /// Exit status: 0 when every workload fits some node or may fit (what the inventory does
+    /// not say decides: it is counted apart, not failed), 1 when one fits no node or the API
     /// server would reject it (or the pods it creates), 2 on a usage, inventory or I/O problem.
+    /// A DaemonSet that selects no node runs nowhere by design and does not count.
     Simulate(simulate::SimulateArgs),
     /// List every rule: name, default severity, whether it needs an inventory, whether it has a
     /// fix.

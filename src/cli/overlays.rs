@@ -2,22 +2,19 @@
 //!
 //! Which are rendered, and how, is [`taintlint::overlays::plan`]'s decision (the same for the
 //! language server); this module runs it for the command line, says what happened on standard
-//! error, and traces the findings of each render to the files to edit. The sources are linted
-//! as well, as they always are: a finding the render repeats is reported once, at the source,
+//! error, and traces the findings of each render to the files to edit
+//! ([`taintlint::overlays::traced`], as the server traces them). The sources are linted as
+//! well, as they always are: a finding the render repeats is reported once, at the source,
 //! with a note per overlay that renders it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Args;
 use taintlint::config_file::ConfigFile;
-use taintlint::diagnostic::Diagnostic;
 use taintlint::inventory::Inventory;
-use taintlint::overlays::plan::normalize;
 use taintlint::overlays::plan::Reads;
-use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Skip};
-use taintlint::report::kustomize::{trace, Overlay, Source};
+use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Told};
 use taintlint::Options;
 
 use super::input::{config_index, Input};
@@ -87,45 +84,14 @@ impl RenderArgs {
     }
 }
 
-/// Findings of rendered overlays, by the file they belong in.
-#[derive(Default)]
-pub(crate) struct Traced {
-    pub(crate) files: Vec<TracedFile>,
-    /// A file's index in `files`, by its canonical path.
-    pub(crate) by_path: HashMap<PathBuf, usize>,
-    /// The overlays' kustomization files (name, text): where the notes point.
-    pub(crate) kustomizations: Vec<(String, Arc<str>)>,
-}
-
-pub(crate) struct TracedFile {
-    pub(crate) name: String,
-    pub(crate) text: Arc<str>,
-    pub(crate) diagnostics: Vec<Diagnostic>,
-}
-
-impl Traced {
-    /// The traced findings for an input file, if it has any.
-    pub(crate) fn of(&self, path: &Path) -> Option<usize> {
-        if self.by_path.is_empty() {
-            return None;
-        }
-        let canonical = std::fs::canonicalize(path).ok()?;
-        self.by_path.get(&canonical).copied()
-    }
-}
-
-/// What the run renders: the plan for the kustomizations met, and their renders' outcomes (in
-/// the plan's order), once said on standard error.
-pub(crate) struct Rendered {
-    pub(crate) plan: Plan,
-    pub(crate) outcomes: Vec<overlays::Outcome>,
-}
+pub(crate) use taintlint::overlays::traced::{merge, Traced};
+pub(crate) use taintlint::overlays::Rendered;
 
 /// Plans and renders the kustomizations `paths` name and the walks found (`inputs`, each with
 /// whether a walk found it), and says on standard error what was not rendered: each remote
-/// base once, each overlay that failed in a line with kustomize's last cause, and with
-/// `show_skipped` every overlay not rendered and why, failures whole. `verb` says what is done
-/// instead ("linting", "simulating"); `reads`, what it reads of a render.
+/// base once, each overlay that failed in a line with kustomize's last cause, and a count (see
+/// [`overlays::notes`]; `told` says how much). `verb` says what is done instead ("linting",
+/// "simulating"); `reads`, what it reads of a render.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn render(
     paths: &[PathBuf],
@@ -134,7 +100,7 @@ pub(crate) fn render(
     configs: &[(ConfigFile, Options)],
     reads: Reads,
     progress: Progress,
-    show_skipped: bool,
+    told: Told,
     verb: &str,
 ) -> Rendered {
     let settings = args.settings(configs);
@@ -162,118 +128,38 @@ pub(crate) fn render(
             return rendered;
         }
     };
-    let walked: HashSet<PathBuf> = inputs
-        .iter()
-        .filter_map(|(i, _)| match i {
-            Input::File(p, _) => std::fs::canonicalize(p).ok(),
+    let walked: HashSet<PathBuf> =
+        overlays::plan::canonical_set(inputs.iter().filter_map(|(i, _)| match i {
+            Input::File(p, _) => Some(p.as_path()),
             Input::Stdin(_) => None,
-        })
-        .collect();
+        }));
     let plan = overlays::plan(&candidates, &walked, &settings, reads);
     let cache = args.cache(configs);
     let outcomes = overlays::render_all(&plan, &renderer, cache.as_ref(), progress);
-    say(&plan, &outcomes, renderer.name(), show_skipped, verb);
+    let cwd = std::env::current_dir().ok();
+    for line in overlays::notes(
+        &plan,
+        &outcomes,
+        renderer.name(),
+        told,
+        verb,
+        cwd.as_deref(),
+    ) {
+        eprintln!("{line}");
+    }
     rendered.plan = plan;
     rendered.outcomes = outcomes;
     rendered
 }
 
-/// What was not rendered, on standard error.
-fn say(plan: &Plan, outcomes: &[overlays::Outcome], tool: &str, show_skipped: bool, verb: &str) {
-    // Each remote base once, with the overlays that need it.
-    let mut remote: Vec<(String, Vec<String>)> = Vec::new();
-    let mut quiet = 0;
-    for (dir, decision) in &plan.overlays {
-        match decision {
-            Decision::Skip(Skip::Remote(bases)) => {
-                for b in bases {
-                    match remote.iter_mut().find(|(r, _)| r == b) {
-                        Some((_, users)) => users.push(dir.display().to_string()),
-                        None => remote.push((b.clone(), vec![dir.display().to_string()])),
-                    }
-                }
-                if show_skipped {
-                    eprintln!(
-                        "taintlint: {}: not rendered: {}",
-                        dir.display(),
-                        Skip::Remote(bases.clone()).reason()
-                    );
-                }
-            }
-            Decision::Skip(skip @ (Skip::Outside(_) | Skip::Cycle)) => {
-                eprintln!(
-                    "taintlint: {}: not rendered: {}; {verb} its sources only",
-                    dir.display(),
-                    skip.reason()
-                );
-            }
-            Decision::Skip(skip) => {
-                quiet += 1;
-                if show_skipped {
-                    eprintln!(
-                        "taintlint: {}: not rendered: {}",
-                        dir.display(),
-                        skip.reason()
-                    );
-                }
-            }
-            Decision::Render(_) => {}
-        }
-    }
-    for (base, users) in &remote {
-        let (first, more) = (users[0].as_str(), users.len() - 1);
-        let others = match more {
-            0 => String::new(),
-            1 => " and 1 other".to_string(),
-            n => format!(" and {n} others"),
-        };
-        eprintln!(
-            "taintlint: not fetching the remote base {base} (of {first}{others}): {verb} \
-             the sources only; `kustomize: {{remote: true}}` in .taintlint.yaml fetches it"
-        );
-    }
-    for (render, outcome) in plan.renders.iter().zip(outcomes) {
-        if let Err(e) = outcome {
-            let shown = if show_skipped {
-                e.clone()
-            } else {
-                overlays::render::last_cause(e)
-            };
-            eprintln!(
-                "taintlint: {}: `{tool}` failed: {shown}; {verb} its sources only",
-                render.dir.display()
-            );
-        }
-    }
-    if show_skipped && quiet > 0 {
-        eprintln!(
-            "taintlint: {quiet} kustomization{} not rendered: no render of {} could change a \
-             finding",
-            if quiet == 1 { "" } else { "s" },
-            if quiet == 1 { "it" } else { "them" }
-        );
-    }
-}
-
-/// A file an overlay reached, named as the walk names its files: below an ancestor of the
-/// overlay's directory as it was given (the overlay `./k8s/overlays/prod` names its base
-/// `./k8s/base/app.yaml`, as walking `.` names it), else relative to the working directory when
-/// below it, else whole. `path` is canonical.
-fn shown(overlay: &Path, path: &Path) -> String {
-    for given in overlay.ancestors().filter(|a| !a.as_os_str().is_empty()) {
-        let Ok(canonical) = std::fs::canonicalize(given) else {
-            continue;
-        };
-        if let Ok(rest) = path.strip_prefix(&canonical) {
-            return given.join(rest).display().to_string();
-        }
-    }
-    let cwd = std::env::current_dir()
-        .ok()
-        .and_then(|c| std::fs::canonicalize(c).ok());
-    match cwd.as_ref().and_then(|c| path.strip_prefix(c).ok()) {
-        Some(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
-        _ => path.display().to_string(),
+/// How much a run says of what it did not render: `--show-skipped` all, `-q` the failures.
+pub(crate) fn told(quiet: bool, show_skipped: bool) -> Told {
+    if show_skipped {
+        Told::Whole
+    } else if quiet {
+        Told::Quiet
+    } else {
+        Told::Short
     }
 }
 
@@ -296,105 +182,11 @@ pub(crate) fn trace_all(
     configs: &[(ConfigFile, Options)],
     inventory: Option<&Inventory>,
 ) -> Traced {
-    let mut traced = Traced::default();
-    let mut cache: HashMap<PathBuf, Option<Source>> = HashMap::new();
-    for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
-        let Ok((text, root)) = outcome else { continue };
-        let text = &overlays::plan::documents_that_matter(text);
-        let dir = &render.dir;
-        let Some(kustomization) = overlays::kustomization_in(dir) else {
-            continue;
-        };
-        let Ok(own_text) = std::fs::read_to_string(&kustomization) else {
-            continue;
-        };
-        let (config, options) = &configs[config_index(dir, configs)];
-        let options = config.options_for(options, Some(&kustomization));
-        let found = taintlint::analyse_with(text, &options, inventory);
-        let overlay = Overlay {
-            name: dir.display().to_string(),
-            kustomization: Source {
-                name: kustomization.display().to_string(),
-                text: own_text.into(),
-            },
-        };
-        traced.kustomizations.push((
-            overlay.kustomization.name.clone(),
-            overlay.kustomization.text.clone(),
-        ));
-        // Each file the findings may go in, by the name it is shown with.
-        let mut names: HashMap<String, (PathBuf, Arc<str>)> = HashMap::new();
-        let mut load = |p: &str| -> Option<Source> {
-            let path = normalize(&root.join(p));
-            let source = cache
-                .entry(path.clone())
-                .or_insert_with(|| {
-                    let text = std::fs::read_to_string(&path).ok()?;
-                    let canonical = std::fs::canonicalize(&path).ok()?;
-                    Some(Source {
-                        name: shown(dir, &canonical),
-                        text: text.into(),
-                    })
-                })
-                .clone();
-            if let Some(s) = &source {
-                names.insert(
-                    s.name.clone(),
-                    (std::fs::canonicalize(&path).ok()?, s.text.clone()),
-                );
-            }
-            source
-        };
-        // The overlay's own kustomization is reached by the name it was given.
-        let own = std::fs::canonicalize(&kustomization).ok();
-        let mut findings = trace(text, found, &overlay, &mut load);
-        for t in findings.drain(..) {
-            let (canonical, text) = if t.file == overlay.kustomization.name {
-                (own.clone(), overlay.kustomization.text.clone())
-            } else {
-                match names.get(&t.file) {
-                    Some((c, text)) => (Some(c.clone()), text.clone()),
-                    None => (None, Arc::from("")),
-                }
-            };
-            let Some(canonical) = canonical else { continue };
-            let i = *traced.by_path.entry(canonical).or_insert_with(|| {
-                traced.files.push(TracedFile {
-                    name: t.file.clone(),
-                    text,
-                    diagnostics: Vec::new(),
-                });
-                traced.files.len() - 1
-            });
-            merge(&mut traced.files[i].diagnostics, vec![t.diagnostic]);
-        }
-    }
-    for f in &mut traced.files {
-        f.diagnostics.sort_by(|a, b| {
-            (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
-        });
-    }
-    traced
-}
-
-/// Adds findings of a render to a file's: one the file already has (the same rule at the same
-/// place) gains the render's notes; the others are added.
-pub(crate) fn merge(into: &mut Vec<Diagnostic>, found: Vec<Diagnostic>) {
-    for d in found {
-        match into
-            .iter_mut()
-            .find(|o| o.rule == d.rule && o.range == d.range)
-        {
-            Some(o) => {
-                for r in d.related {
-                    if !o.related.contains(&r) {
-                        o.related.push(r);
-                    }
-                }
-            }
-            None => into.push(d),
-        }
-    }
+    taintlint::overlays::traced::trace_all(rendered, None, |kustomization, text| {
+        let (config, options) = &configs[config_index(kustomization, configs)];
+        let options = config.options_for(options, Some(kustomization));
+        taintlint::analyse_with(text, &options, inventory)
+    })
 }
 
 /// The overlays rendered as they will be applied, for `simulate`: each (its directory as shown,

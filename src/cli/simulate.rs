@@ -34,6 +34,7 @@ enum SimulateFormat {
 enum OnlyFit {
     No,
     Avoided,
+    May,
     Yes,
 }
 
@@ -42,6 +43,7 @@ impl OnlyFit {
         match self {
             OnlyFit::No => Fit::No,
             OnlyFit::Avoided => Fit::Avoided,
+            OnlyFit::May => Fit::May,
             OnlyFit::Yes => Fit::Yes,
         }
     }
@@ -80,8 +82,9 @@ pub(crate) struct SimulateArgs {
     #[arg(long)]
     why: bool,
     /// Show only the workloads that fit so: `no` (no node; also those the API server would
-    /// reject), `avoided` (only nodes with an untolerated PreferNoSchedule taint), `yes`.
-    /// Repeatable or comma-separated. The summary still counts every workload.
+    /// reject), `avoided` (only nodes with an untolerated PreferNoSchedule taint), `may` (only
+    /// if what the inventory does not say is so), `yes`. Repeatable or comma-separated. The
+    /// summary still counts every workload.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FIT")]
     only: Vec<OnlyFit>,
     #[command(flatten)]
@@ -455,7 +458,7 @@ fn inputs(
         configs,
         taintlint::overlays::plan::Reads::Placement,
         taintlint::overlays::Progress::on_terminal(false),
-        args.show_skipped,
+        super::overlays::told(false, args.show_skipped),
         "simulating",
     );
     let (rendered, covered) = super::overlays::for_simulate(&rendered);
@@ -497,8 +500,8 @@ fn simulate_item(
     });
     // A Terraform file met in a walk (it is linted for the node pools it defines) holds no pod
     // template, and is no YAML to be said broken.
-    let (workloads, unread) = if taintlint::inventory::terraform::defines_pools(&text) {
-        (Vec::new(), None)
+    let (workloads, unread, skipped) = if taintlint::inventory::terraform::defines_pools(&text) {
+        (Vec::new(), None, Vec::new())
     } else {
         simulate_file(&text, local.as_ref().unwrap_or(options), inventory)
     };
@@ -519,6 +522,22 @@ fn simulate_item(
                     w.kind.as_deref().unwrap_or("?")
                 )
             })
+            .collect(),
+        partly: workloads
+            .iter()
+            .filter_map(|w| {
+                Some(format!(
+                    "{} at {}: {}",
+                    w.title(),
+                    w.path,
+                    w.partly.as_ref()?
+                ))
+            })
+            .map(|w| format!("{w} ({path})"))
+            .collect(),
+        skipped: skipped
+            .into_iter()
+            .map(|s| format!("{s} ({path})"))
             .collect(),
     };
     let file = SimulatedFile { path, workloads };
@@ -671,6 +690,10 @@ struct Note {
     unread_templates: usize,
     /// Its workloads found by their shape, in kinds not in taintlint's table, described.
     by_shape: Vec<String>,
+    /// Its workloads read in part, each with what their pods get from elsewhere.
+    partly: Vec<String>,
+    /// What makes pods in it but was not simulated, each with why.
+    skipped: Vec<String>,
 }
 
 /// What the files gave the simulation, told after it: the files whose pod templates could not
@@ -681,8 +704,12 @@ struct Notes {
     workloads: usize,
     templates: Vec<String>,
     broken: Vec<String>,
+    /// Files a YAML string of which (values, a manifest) does not parse.
+    strings: Vec<String>,
     unread: Vec<report::simulate::UnreadFile>,
     by_shape: Vec<String>,
+    partly: Vec<String>,
+    skipped: Vec<String>,
 }
 
 impl Notes {
@@ -690,12 +717,15 @@ impl Notes {
         self.files += 1;
         self.workloads += note.workloads;
         self.by_shape.extend(note.by_shape);
+        self.partly.extend(note.partly);
+        self.skipped.extend(note.skipped);
         if let Some(why) = note.unread {
             self.unread.push(report::simulate::UnreadFile {
                 file: note.file.clone(),
                 why: match why {
                     Unread::Template => "template",
                     Unread::Syntax => "syntax",
+                    Unread::String => "string-syntax",
                 },
                 pod_templates: note.unread_templates,
             });
@@ -703,6 +733,7 @@ impl Notes {
         match note.unread {
             Some(Unread::Template) => self.templates.push(note.file),
             Some(Unread::Syntax) => self.broken.push(note.file),
+            Some(Unread::String) => self.strings.push(note.file),
             None => {}
         }
     }
@@ -716,6 +747,14 @@ impl Notes {
                 list.push(format!("and {} more", files.len() - NAMED));
             }
             list.join(", ")
+        };
+        // Items that hold commas of their own, apart by semicolons.
+        let listed = |items: &[String]| {
+            let mut list: Vec<String> = items.iter().take(NAMED).cloned().collect();
+            if items.len() > NAMED {
+                list.push(format!("and {} more", items.len() - NAMED));
+            }
+            list.join("; ")
         };
         let mut out = Vec::new();
         if !self.templates.is_empty() {
@@ -734,6 +773,15 @@ impl Notes {
                  `taintlint lint` shows where",
                 files(self.broken.len()),
                 named(&self.broken)
+            ));
+        }
+        if !self.strings.is_empty() {
+            out.push(format!(
+                "{} with a YAML string that does not parse (Argo CD values, a values ConfigMap, \
+                 a workflow's manifest), its pod templates not simulated: {}; `taintlint lint` \
+                 shows where (embedded-yaml-syntax)",
+                files(self.strings.len()),
+                named(&self.strings)
             ));
         }
         let unread: usize = self.unread.iter().map(|u| u.pod_templates).sum();
@@ -763,14 +811,38 @@ impl Notes {
                 named(&self.by_shape)
             ));
         }
-        if self.workloads == 0 && self.files > self.templates.len() + self.broken.len() {
+        if !self.partly.is_empty() {
+            out.push(format!(
+                "{} of {} read in part, simulated as far as written (what their pods get from \
+                 elsewhere is not at hand): {}",
+                self.partly.len(),
+                match self.workloads {
+                    1 => "1 pod template".to_string(),
+                    n => format!("{n} pod templates"),
+                },
+                listed(&self.partly)
+            ));
+        }
+        if !self.skipped.is_empty() {
+            out.push(format!(
+                "{} that would make pods not simulated: {}",
+                match self.skipped.len() {
+                    1 => "1 part of a custom resource".to_string(),
+                    n => format!("{n} parts of custom resources"),
+                },
+                self.skipped.join("; ")
+            ));
+        }
+        if self.workloads == 0
+            && self.files > self.templates.len() + self.broken.len() + self.strings.len()
+        {
             out.push(format!(
                 "no pod template found in {}{}: simulate reads the pod templates of core \
                  workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, \
                  ...), of the custom resources docs/cli.md lists (What is linted), chart \
                  values, HelmRelease and Argo CD Application values",
-                files(self.files - self.templates.len() - self.broken.len()),
-                if self.templates.len() + self.broken.len() > 0 {
+                files(self.files - self.templates.len() - self.broken.len() - self.strings.len()),
+                if self.templates.len() + self.broken.len() + self.strings.len() > 0 {
                     " read"
                 } else {
                     ""

@@ -232,7 +232,7 @@ impl Capacity {
         changed
     }
 
-    fn set(&mut self, name: &str, min: u128, max: Option<u128>) {
+    pub(crate) fn set(&mut self, name: &str, min: u128, max: Option<u128>) {
         let offer = Offer {
             name: name.to_string(),
             min,

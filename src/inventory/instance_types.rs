@@ -4490,6 +4490,121 @@ pub struct GceMachine {
     /// NVIDIA GPUs attached by the type itself (A2, A3, A4, G2), and their accelerator name.
     pub gpus: u32,
     pub accelerator: &'static str,
+    /// The vCPUs and the memory (MiB) of the type, where its name decides them
+    /// ([`gce_shape`]).
+    pub shape: Option<(u32, u64)>,
+}
+
+/// The vCPUs and memory (MiB) of a predefined Compute Engine machine type of the families most
+/// GKE pools run, from cloud.google.com/compute/docs (general-purpose-machines,
+/// compute-optimized-machines, accelerator-optimized-machines): a `standard`, `highmem` or
+/// `highcpu` type has as many vCPUs as its name's size and a family's fixed memory per vCPU
+/// (Compute Engine's GB are GiB: `n1-standard-1` is 3.75 GB, 3,840 MiB); the A2 types and
+/// `a3-highgpu-8g` / `a3-megagpu-8g` are listed as the documentation lists them. `None` for a
+/// shared-core type (`e2-medium`: its CPU is a fraction of its vCPUs), a custom type and every
+/// family or shape not named here.
+fn gce_shape(family: &str, shape: &str, size: &str) -> Option<(u32, u64)> {
+    // Memory per vCPU in tenths of a MiB, for standard, highmem and highcpu (N1's 0.9 GB).
+    let per_vcpu: [Option<u64>; 3] = match family {
+        "n1" => [Some(38_400), Some(66_560), Some(9_216)],
+        "e2" | "n2" | "n2d" => [Some(40_960), Some(81_920), Some(10_240)],
+        "n4" | "c2d" | "c3" | "c3d" => [Some(40_960), Some(81_920), Some(20_480)],
+        "c4" => [Some(38_400), Some(79_360), Some(20_480)],
+        "c2" | "t2d" | "t2a" | "g2" => [Some(40_960), None, None],
+        "a2" | "a3" => {
+            let table: &[(&str, u32, u64)] = match (family, shape) {
+                ("a2", "highgpu") => &[
+                    ("1g", 12, 85),
+                    ("2g", 24, 170),
+                    ("4g", 48, 340),
+                    ("8g", 96, 680),
+                ],
+                ("a2", "megagpu") => &[("16g", 96, 1360)],
+                ("a2", "ultragpu") => &[
+                    ("1g", 12, 170),
+                    ("2g", 24, 340),
+                    ("4g", 48, 680),
+                    ("8g", 96, 1360),
+                ],
+                ("a3", "highgpu" | "megagpu") => &[("8g", 208, 1872)],
+                _ => &[],
+            };
+            return table
+                .iter()
+                .find(|(s, _, _)| *s == size)
+                .map(|&(_, vcpus, gib)| (vcpus, gib << 10));
+        }
+        _ => return None,
+    };
+    let per_vcpu = match shape {
+        "standard" => per_vcpu[0],
+        "highmem" => per_vcpu[1],
+        "highcpu" => per_vcpu[2],
+        _ => None,
+    }?;
+    let vcpus: u32 = size.parse().ok().filter(|&n| n > 0)?;
+    Some((vcpus, u64::from(vcpus) * per_vcpu / 10))
+}
+
+/// What GKE leaves allocatable on a node of `vcpus` and `memory_mib` (cloud.google.com/
+/// kubernetes-engine/docs/concepts/plan-node-sizes, "Resource reservations"): CPU less 6% of the
+/// first core, 1% of the second, 0.5% of the next two and 0.25% of every core above four; memory
+/// less what the kernel keeps (its capacity, as kubernetes/autoscaler's GKE estimate has it for
+/// Container-Optimized OS, cluster-autoscaler/cloudprovider/gce/reserved.go
+/// `CalculateKernelReserved`: 1/64 of it, 16 MiB, 64 MiB above 3 GiB, 8 MiB up to 8 GiB and
+/// 0.175% up to 248 MiB), then 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6%
+/// of the next 112 and 2% above 128 GiB (255 MiB below 1 GiB), and the kubelet's 100 MiB
+/// eviction threshold. In millicores and bytes: the CPU, and the memory at least (the kernel's
+/// part estimated) and at most (none).
+pub fn gke_allocatable(vcpus: u32, memory_mib: u64) -> (u128, u128, u128) {
+    let cores = u128::from(vcpus) * 1000;
+    // Thousandths of a millicore, per band: (band's end in millicores, per ten thousand).
+    let mut reserved_cpu = 0u128;
+    let mut from = 0u128;
+    for (end, per_10k) in [
+        (1000u128, 600u128),
+        (2000, 100),
+        (4000, 50),
+        (u128::MAX, 25),
+    ] {
+        let upto = cores.min(end);
+        if upto > from {
+            reserved_cpu += (upto - from) * per_10k;
+        }
+        from = end;
+    }
+    let cpu = cores - reserved_cpu.div_ceil(10_000);
+    let memory = u128::from(memory_mib) << 20;
+    let gib = 1u128 << 30;
+    let reserved_memory = if memory < gib {
+        255u128 << 20
+    } else {
+        let mut reserved = 0u128;
+        let mut from = 0u128;
+        for (end, percent) in [
+            (4 * gib, 25u128),
+            (8 * gib, 20),
+            (16 * gib, 10),
+            (128 * gib, 6),
+            (u128::MAX, 2),
+        ] {
+            let upto = memory.min(end);
+            if upto > from {
+                reserved += (upto - from) * percent / 100;
+            }
+            from = end;
+        }
+        reserved
+    };
+    let mib = 1u128 << 20;
+    let kernel = memory / 64
+        + 16 * mib
+        + if memory > 3 * gib { 64 * mib } else { 0 }
+        + if memory <= 8 * gib { 8 * mib } else { 0 }
+        + (memory * 175 / 100_000).min(248 * mib);
+    let eviction = 100 * mib;
+    let most = memory.saturating_sub(reserved_memory + eviction);
+    (cpu, most.saturating_sub(kernel), most)
 }
 
 /// The Arm families of Compute Engine (GKE's machine table, GoogleCloudPlatform/cluster-
@@ -4547,6 +4662,7 @@ pub fn gce(name: &str) -> Option<GceMachine> {
         arch,
         gpus,
         accelerator,
+        shape: gce_shape(family, shape, size),
     })
 }
 
@@ -4578,6 +4694,48 @@ mod tests {
         ] {
             assert_eq!(arch_of(name), arch, "{name}");
         }
+    }
+
+    /// Machine shapes as the Compute Engine documentation lists them, and what GKE leaves
+    /// allocatable (an 8-vCPU node keeps 7910m of CPU; a 32 GiB node loses 3.56 GiB to the
+    /// reservation and 100 MiB to eviction, and about 650 MiB more to its kernel).
+    #[test]
+    fn compute_engine_shapes_and_gke_allocatable() {
+        let shape = |name: &str| gce(name).and_then(|m| m.shape);
+        assert_eq!(shape("e2-standard-8"), Some((8, 32 << 10)));
+        assert_eq!(shape("n1-standard-1"), Some((1, 3840)));
+        assert_eq!(shape("n1-highcpu-4"), Some((4, 3686)));
+        assert_eq!(shape("n1-highmem-2"), Some((2, 13_312)));
+        assert_eq!(shape("n2-highcpu-16"), Some((16, 16 << 10)));
+        assert_eq!(shape("c3-highcpu-4"), Some((4, 8 << 10)));
+        assert_eq!(shape("c4-standard-8"), Some((8, 30 << 10)));
+        assert_eq!(shape("g2-standard-24"), Some((24, 96 << 10)));
+        assert_eq!(shape("a2-highgpu-1g"), Some((12, 85 << 10)));
+        assert_eq!(shape("a2-ultragpu-8g"), Some((96, 1360 << 10)));
+        assert_eq!(shape("a3-highgpu-8g"), Some((208, 1872 << 10)));
+        for unknown in [
+            "e2-medium",
+            "n2-custom-8-32768",
+            "m1-ultramem-40",
+            "a3-edgegpu-8g",
+        ] {
+            assert_eq!(shape(unknown), None, "{unknown}");
+        }
+        let mib = 1u128 << 20;
+        let (cpu, least, most) = gke_allocatable(8, 32 << 10);
+        assert_eq!(cpu, 7910);
+        // 32 GiB less 1024 + 819.2 + 819.2 + 983.04 MiB reserved and 100 MiB.
+        assert_eq!(
+            most,
+            (32 << 10) * mib - (3_645_440 * mib / 1000) - 100 * mib
+        );
+        // The kernel: 512 + 16 + 64 MiB and 0.175% of 32 GiB.
+        assert_eq!(most - least, (592 * mib) + (32u128 << 30) * 175 / 100_000);
+        assert_eq!(gke_allocatable(1, 3840).0, 940);
+        assert_eq!(gke_allocatable(2, 8 << 10).0, 1930);
+        assert_eq!(gke_allocatable(4, 16 << 10).0, 3920);
+        // Below 1 GiB, 255 MiB.
+        assert_eq!(gke_allocatable(2, 512).2, (512 - 255 - 100) * mib);
     }
 
     #[test]

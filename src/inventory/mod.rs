@@ -1090,7 +1090,44 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
             (None, _) => capacity::Capacity::default(),
         };
     }
+    absent_where_unnamed(&mut pools);
     pools
+}
+
+/// A pool file that names an extended resource (`nvidia.com/gpu: 1` in one pool's
+/// `allocatable`) speaks of it for every pool it writes: a pool of the file that writes no
+/// `allocatable` has none of it (the system pool beside the GPU pool), unless something about
+/// its nodes says they may (an instance type, an accelerator or GPU label), which leaves it
+/// unknown. Resources the kubelet reports stay unknown, and nothing is said of a resource no
+/// pool names.
+fn absent_where_unnamed(pools: &mut [Pool]) {
+    let written = |p: &Pool| !p.observed && p.declared.is_none();
+    let mut named: Vec<String> = pools
+        .iter()
+        .filter(|p| written(p))
+        .flat_map(|p| p.capacity.offers.iter().map(|o| o.name.clone()))
+        .filter(|n| !capacity::reported_by_kubelet(n))
+        .collect();
+    named.sort();
+    named.dedup();
+    if named.is_empty() {
+        return;
+    }
+    let may_have = |p: &Pool| {
+        p.labels.iter().any(|(k, _)| {
+            k.contains("instance-type") || k.contains("accelerator") || k.contains("gpu")
+        })
+    };
+    for pool in pools.iter_mut() {
+        let silent = pool.capacity.offers.is_empty()
+            && pool.capacity.unlisted == capacity::Unlisted::Unknown
+            && pool.capacity.types.is_empty();
+        if written(pool) && silent && !may_have(pool) {
+            for name in &named {
+                pool.capacity.set(name, 0, Some(0));
+            }
+        }
+    }
 }
 
 /// The nodes (as pool and member) that carry a naming label's value. (The index maps use a

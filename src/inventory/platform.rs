@@ -277,6 +277,31 @@ pub fn imply(pools: &mut [Pool], platform: Option<Platform>) -> usize {
     }
     if platform == Some(Platform::Gke) {
         changed += gke_taints(pools);
+        changed += gke_allocatable(pools);
+    }
+    changed
+}
+
+/// On GKE, the CPU and memory a node of a Compute Engine machine type the table knows leaves
+/// allocatable ([`instance_types::gke_allocatable`]), on the pools a file defines that do not
+/// write them; the memory as a range (the kernel's part is an estimate).
+fn gke_allocatable(pools: &mut [Pool]) -> usize {
+    let mut changed = 0;
+    for pool in pools.iter_mut().filter(|p| !p.observed) {
+        let Some((vcpus, memory)) =
+            super::find_label(&pool.labels, "node.kubernetes.io/instance-type")
+                .and_then(instance_types::gce)
+                .and_then(|m| m.shape)
+        else {
+            continue;
+        };
+        let (cpu, least, most) = instance_types::gke_allocatable(vcpus, memory);
+        let mut offered = super::capacity::Capacity::default();
+        offered.set("cpu", cpu, Some(cpu));
+        offered.set("memory", least, Some(most));
+        if pool.capacity.fill_from(&offered) {
+            changed += 1;
+        }
     }
     changed
 }
@@ -386,6 +411,42 @@ fn imply_instance_types(pool: &mut Pool) -> bool {
         let offered = super::capacity::from_instance_types(&[t.name.to_string()]);
         changed |= pool.capacity.fill_from(&offered);
     }
+    if types.is_empty() && pool.declared.is_none() {
+        // A Compute Engine name (an EC2 name has a dot, an Azure size capitals).
+        if let Some(machine) = named.as_deref().and_then(instance_types::gce) {
+            changed |= imply_gce_machine(pool, &machine);
+        }
+    }
+    changed
+}
+
+/// A Compute Engine machine type named by a pool file (`node.kubernetes.io/instance-type:
+/// g2-standard-24`, as GKE labels its nodes): its architecture and family, and its GPUs where
+/// the type decides them. "GPUs are supported for the N1 general-purpose machine series and the
+/// accelerator-optimized ... machine series. For VMs that use N1 machine types, you attach the
+/// GPU ... GPUs can't be used with other machine series" (cloud.google.com/compute/docs/gpus/
+/// about-gpus): an accelerator-optimized type the table knows has its own count, N1 and the
+/// accelerator-optimized families it does not know (A and G series) leave GPUs unknown, every
+/// other family has none. What the file writes stays: a label or an `allocatable` of its own
+/// wins. CPU and memory are left unknown: no table of allocatable per machine type is kept.
+fn imply_gce_machine(pool: &mut Pool, machine: &instance_types::GceMachine) -> bool {
+    let mut changed = false;
+    for (key, value) in [
+        ("kubernetes.io/arch", machine.arch),
+        ("cloud.google.com/machine-family", machine.family.as_str()),
+        ("cloud.google.com/gke-accelerator", machine.accelerator),
+    ] {
+        if !value.is_empty() && super::find_label(&pool.labels, key).is_none() {
+            pool.labels.push((key.to_string(), value.to_string()));
+            changed = true;
+        }
+    }
+    pool.labels.sort();
+    let attached_or_unknown = machine.family == "n1" || machine.family.starts_with(['a', 'g']);
+    if machine.gpus > 0 || !attached_or_unknown {
+        let gpus = super::capacity::Capacity::gpus(u128::from(machine.gpus));
+        changed |= pool.capacity.fill_from(&gpus);
+    }
     changed
 }
 
@@ -465,6 +526,78 @@ mod tests {
             tf.platform.describe(),
             "GKE (Terraform google_container_node_pool)"
         );
+    }
+
+    /// A pool file that names a Compute Engine machine type (KubeRay's GKE GPU guides: a CPU
+    /// pool of `e2-standard-8` and an L4 pool of `g2-standard-24`): the types' GPUs where the
+    /// family decides them, their architecture and family, GKE's GPU taint on the L4 pool; an
+    /// N1 pool and an accelerator family the table does not know leave GPUs unknown; what the
+    /// file writes stays.
+    #[test]
+    fn compute_engine_machine_types_say_their_gpus() {
+        let inv = load(
+            "pools:
+  cpu:
+    count: 3
+    labels: {cloud.google.com/gke-nodepool: cpu, node.kubernetes.io/instance-type: e2-standard-8}
+  l4:
+    count: 2
+    labels: {cloud.google.com/gke-nodepool: l4, node.kubernetes.io/instance-type: g2-standard-24}
+  n1:
+    count: 1
+    labels: {node.kubernetes.io/instance-type: n1-standard-8}
+  g4:
+    count: 1
+    labels: {node.kubernetes.io/instance-type: g4-standard-48}
+  written:
+    count: 1
+    labels: {node.kubernetes.io/instance-type: a2-highgpu-2g, kubernetes.io/arch: amd64}
+    allocatable: {nvidia.com/gpu: 1}
+",
+        );
+        assert_eq!(inv.platform.platform, Some(Platform::Gke));
+        let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
+        let gpus = |name: &str| pool(name).capacity.offer("nvidia.com/gpu");
+        assert_eq!(gpus("cpu"), Some((0, Some(0))));
+        assert_eq!(gpus("l4"), Some((2, Some(2))));
+        assert_eq!(gpus("n1"), None);
+        assert_eq!(gpus("g4"), None);
+        assert_eq!(gpus("written"), Some((1, Some(1))));
+        let label = |name: &str, key: &str| {
+            crate::inventory::find_label(&pool(name).labels, key).map(str::to_string)
+        };
+        assert_eq!(label("cpu", "kubernetes.io/arch").as_deref(), Some("amd64"));
+        assert_eq!(
+            label("cpu", "cloud.google.com/machine-family").as_deref(),
+            Some("e2")
+        );
+        assert_eq!(label("cpu", "cloud.google.com/gke-accelerator"), None);
+        assert_eq!(
+            label("l4", "cloud.google.com/gke-accelerator").as_deref(),
+            Some("nvidia-l4")
+        );
+        let taints = |name: &str| -> Vec<String> {
+            pool(name)
+                .taints
+                .iter()
+                .map(|t| t.taint.to_string())
+                .collect()
+        };
+        assert_eq!(taints("l4"), ["nvidia.com/gpu=present:NoSchedule"]);
+        assert!(taints("cpu").is_empty());
+        // GKE's reservations on the type's CPU and memory; a type without a known shape
+        // leaves them unknown.
+        assert_eq!(pool("cpu").capacity.offer("cpu"), Some((7910, Some(7910))));
+        assert_eq!(
+            pool("l4").capacity.offer("cpu"),
+            Some((23_870, Some(23_870)))
+        );
+        let (least, most) = match pool("cpu").capacity.offer("memory") {
+            Some((least, Some(most))) => (least, most),
+            other => panic!("{other:?}"),
+        };
+        assert!(least < most && most < 32 << 30, "{least} {most}");
+        assert_eq!(pool("g4").capacity.offer("cpu"), None);
     }
 
     #[test]

@@ -7,8 +7,10 @@ pub mod json6902;
 pub mod model;
 pub mod names;
 pub mod objects;
+pub mod parts;
 pub mod quantity;
 pub mod resources;
+pub mod spark;
 pub mod well_known;
 pub mod workloads;
 
@@ -40,6 +42,20 @@ pub fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// How a message shows a value: in backticks, cut to 40 characters (a message is one line of
+/// an editor's problem list; the whole value is in the manifest and the server message).
+pub fn shown(s: &str) -> String {
+    const MAX: usize = 40;
+    if s.is_empty() {
+        return "\"\"".to_string();
+    }
+    if s.chars().count() <= MAX {
+        return format!("`{s}`");
+    }
+    let cut: String = s.chars().take(MAX - 1).collect();
+    format!("`{cut}…`")
 }
 
 /// Go's `unicode.IsPrint` (what strconv's `IsPrint` answers from its own tables): a letter,

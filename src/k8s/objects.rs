@@ -10,7 +10,10 @@ use std::collections::HashSet;
 use crate::k8s::crd::{CrdKinds, Places};
 use crate::k8s::decode::{decode, Decoded};
 use crate::k8s::model::{Effect, Operator, Taint, Toleration};
-use crate::k8s::workloads::{custom_pod_specs, custom_workload, ChartKinds, PLACEMENT_FIELDS};
+use crate::k8s::workloads::{
+    custom_workload, Absent, ChartKinds, Pods, Requests, PLACEMENT_FIELDS, TRAINER_JOB,
+    TRAINER_OVERRIDES,
+};
 use crate::syntax::{Document, NodeId, NodeKind};
 
 /// A Kubernetes object in a document.
@@ -30,12 +33,59 @@ pub struct Object<'d> {
 #[derive(Debug, Clone)]
 pub struct PodSpec {
     pub object: usize,
+    /// The mapping of its pod fields (a pod template's `spec`, pod fields inline). Where a
+    /// custom resource leaves them out and its operator makes the pods all the same (a Strimzi
+    /// component without `template.pod`), the component that makes them: then `fields` is
+    /// false, and no pod field is read from it.
     pub node: NodeId,
     /// Path of the pod spec from the document root.
     pub path: String,
     /// Found by its shape (a `containers` list) in an object of a kind taintlint's table of
     /// workloads does not know, not at a path the table gives.
     pub by_shape: bool,
+    /// Whether `node` holds the pod's fields.
+    pub fields: bool,
+    /// Where its requests and limits are, when not (only) as a pod spec keeps them.
+    pub requests: PodRequests,
+    /// A `nodeSelector` mapping the operator adds to the pod's own (a SparkApplication's
+    /// `spec.nodeSelector`).
+    pub selector: Option<NodeId>,
+    /// What the pods get from elsewhere, not at hand (a TrainJob's runtime): the pod spec is
+    /// read in part, and says so.
+    pub partly: Option<String>,
+}
+
+/// Where a pod's requests and limits are (see [`Requests`], the table's form of it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum PodRequests {
+    /// As a pod spec keeps them.
+    #[default]
+    PodSpec,
+    /// The containers the pod fields list (but the first, with `replace_first`), and one more
+    /// for each `ResourceRequirements` mapping of `resources`; the pod fields' `resources` is
+    /// the pod's with `pod_level`, else one of `resources` (or nothing).
+    Containers {
+        resources: Vec<NodeId>,
+        replace_first: bool,
+        pod_level: bool,
+    },
+    /// A Spark driver or executor, the pod fields its `SparkPodSpec`, of the application spec
+    /// `application`.
+    Spark {
+        application: Option<NodeId>,
+        executor: bool,
+    },
+}
+
+/// Something that makes pods that is not simulated, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The object, an index in [`Extracted::objects`].
+    pub object: usize,
+    /// Where, from the document root.
+    pub path: String,
+    /// Why, in words (`its pods are its runtime's (runtimeRef torch-distributed)`).
+    pub why: String,
 }
 
 /// What a toleration list belongs to.
@@ -77,6 +127,8 @@ pub struct Extracted<'d> {
     pub pod_specs: Vec<PodSpec>,
     pub tolerations: Vec<TolerationList>,
     pub taints: Vec<List>,
+    /// What makes pods but is not simulated, each with why.
+    pub skipped: Vec<Skipped>,
     /// The sequences already in `tolerations` (a list is found once, by the first way to it).
     listed: HashSet<NodeId>,
     /// Pod specs whose `tolerations` list is another's too (templates that alias one
@@ -109,6 +161,18 @@ pub fn pod_spec_path(kind: &str) -> Option<&'static [&'static str]> {
         "CronJob" => &["spec", "jobTemplate", "spec", "template", "spec"],
         _ => return None,
     })
+}
+
+/// Whether an object of `kind` is a core workload (a Pod, a Deployment, ...: [`pod_spec_path`])
+/// of the API group that defines that kind. A custom resource may take a core kind's name
+/// (Volcano's `Job` and `CronJob`, of `batch.volcano.sh`), and is not one; an object written
+/// without `apiVersion` is taken for what its kind says.
+pub fn is_core_workload(api_version: Option<&str>, kind: &str) -> bool {
+    pod_spec_path(kind).is_some()
+        && matches!(
+            api_group(api_version),
+            None | Some("apps" | "batch" | "extensions")
+        )
 }
 
 fn join(base: &str, segment: &str) -> String {
@@ -287,21 +351,23 @@ fn add_object<'d>(
             let api_version = doc.get_str(node, "apiVersion");
             let group = api_group(api_version);
             let schema = crds.and_then(|c| c.places(api_version, kind));
-            // A custom resource's kind may be a core kind's name (Volcano's `Job`).
-            if let Some(places) = schema {
-                add_schema_places(doc, out, index, node, &path, places);
-            } else if let Some(row) = custom_workload(api_version, kind) {
-                for pattern in row.paths {
-                    for (at, spec_path) in resolve(doc, node, &path, pattern) {
-                        add_pod_spec(doc, out, index, at, spec_path, false);
-                    }
-                }
+            // A custom resource's kind may be a core kind's name (Volcano's `Job`): the group
+            // tells them apart.
+            if let Some(row) = custom_workload(api_version, kind) {
+                add_pods(doc, out, index, node, &path, row.pods);
                 for pattern in row.objects {
                     for (at, at_path) in resolve(doc, node, &path, pattern) {
                         add_embedded(doc, out, index, at, at_path, crds);
                     }
                 }
-            } else if custom_pod_specs(group, kind).is_none() && pod_spec_path(kind).is_some() {
+                // The table knows where its pods are and what goes into them; a CRD at hand
+                // adds the toleration and taint lists its schema shows.
+                if let Some(places) = schema {
+                    add_schema_lists(doc, out, index, node, &path, places);
+                }
+            } else if let Some(places) = schema {
+                add_schema_places(doc, out, index, node, &path, places);
+            } else if is_core_workload(api_version, kind) {
                 if let Some((at, spec_path)) = core_pod_spec(doc, node, &path, kind) {
                     add_pod_spec(doc, out, index, at, spec_path, false);
                 }
@@ -367,16 +433,12 @@ fn add_embedded(
 ) {
     let api_version = doc.get_str(node, "apiVersion");
     let kind = doc.get_str(node, "kind").unwrap_or_default();
-    if let Some(places) = crds.and_then(|c| c.places(api_version, kind)) {
+    if let Some(row) = custom_workload(api_version, kind) {
+        add_pods(doc, out, object, node, &path, row.pods);
+    } else if let Some(places) = crds.and_then(|c| c.places(api_version, kind)) {
         add_schema_places(doc, out, object, node, &path, places);
-    } else if let Some(row) = custom_workload(api_version, kind) {
-        for pattern in row.paths {
-            for (at, spec_path) in resolve(doc, node, &path, pattern) {
-                add_pod_spec(doc, out, object, at, spec_path, false);
-            }
-        }
-    } else if let Some((at, spec_path)) = core_pod_spec(doc, node, &path, kind)
-        .filter(|_| custom_pod_specs(api_group(api_version), kind).is_none())
+    } else if let Some((at, spec_path)) =
+        core_pod_spec(doc, node, &path, kind).filter(|_| is_core_workload(api_version, kind))
     {
         add_pod_spec(doc, out, object, at, spec_path, false);
     } else {
@@ -399,6 +461,18 @@ fn add_schema_places(
             add_pod_spec(doc, out, object, at, spec_path, false);
         }
     }
+    add_schema_lists(doc, out, object, node, path, places);
+}
+
+/// The toleration lists and taint lists of an object where its kind's CRD says they are.
+fn add_schema_lists(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: &str,
+    places: &Places,
+) {
     // A list's place is its parent's, and the field.
     let lists = |pattern: &str| -> Vec<List> {
         let (parent, field) = match pattern.rsplit_once('.') {
@@ -493,14 +567,32 @@ fn add_pod_spec(
     spec_path: String,
     by_shape: bool,
 ) {
+    push_pod(
+        doc,
+        out,
+        PodSpec {
+            object,
+            node: at,
+            path: spec_path,
+            by_shape,
+            fields: true,
+            requests: PodRequests::PodSpec,
+            selector: None,
+            partly: None,
+        },
+    );
+}
+
+/// Records a pod spec and, when it holds its pod fields, its `tolerations` list.
+fn push_pod(doc: &Document<'_>, out: &mut Extracted<'_>, pod: PodSpec) {
     let spec_index = out.pod_specs.len();
-    if let Some((key, value)) = doc.get(at, "tolerations") {
+    if let Some((key, value)) = doc.get(pod.node, "tolerations").filter(|_| pod.fields) {
         let list = List {
             whole: false,
             node: value,
             key,
-            path: join(&spec_path, "tolerations"),
-            object: Some(object),
+            path: join(&pod.path, "tolerations"),
+            object: Some(pod.object),
         };
         if out.listed.contains(&value) {
             out.shared.push((spec_index, list));
@@ -508,12 +600,258 @@ fn add_pod_spec(
             push_tolerations(out, list, Owner::PodSpec(spec_index));
         }
     }
-    out.pod_specs.push(PodSpec {
-        object,
-        node: at,
-        path: spec_path,
-        by_shape,
+    out.pod_specs.push(pod);
+}
+
+/// The mapping at a plain path (`topicOperator.resources`) under `node`.
+fn mapping_at(doc: &Document<'_>, node: NodeId, path: &str) -> Option<NodeId> {
+    let keys: Vec<&str> = path.split('.').collect();
+    doc.get_path(node, &keys)
+        .filter(|&v| doc.mapping(v).is_some())
+}
+
+/// The pods a custom resource makes, where its row of the table says (see [`Pods`]): each
+/// component's pod fields, and what the resource keeps for the pods outside them.
+fn add_pods(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: &str,
+    pods: &[Pods],
+) {
+    for p in pods {
+        if let Requests::Trainer { resources } = p.requests {
+            add_trainjob(doc, out, object, node, path, p, resources);
+            continue;
+        }
+        let selector = p
+            .selector
+            .and_then(|s| resolve(doc, node, path, s).into_iter().next())
+            .map(|(n, _)| n);
+        for (component, component_path) in resolve(doc, node, path, p.at) {
+            let fields = if p.spec.is_empty() {
+                Some((component, component_path.clone()))
+            } else {
+                resolve(doc, component, &component_path, p.spec)
+                    .into_iter()
+                    .next()
+            };
+            let (at, spec_path, has_fields) = match (fields, p.absent) {
+                (Some((at, spec_path)), _) => (at, spec_path, true),
+                (None, Absent::Component) => (component, component_path.clone(), false),
+                (None, Absent::Nothing) => continue,
+                (None, Absent::Said) => {
+                    out.skipped.push(Skipped {
+                        object,
+                        path: component_path.clone(),
+                        why: format!(
+                            "it has no `{}`, the pod template its pods are made from",
+                            p.spec
+                        ),
+                    });
+                    continue;
+                }
+            };
+            let requests = match p.requests {
+                Requests::PodSpec => PodRequests::PodSpec,
+                Requests::Containers(paths) => PodRequests::Containers {
+                    resources: paths
+                        .iter()
+                        .filter_map(|r| mapping_at(doc, component, r))
+                        .collect(),
+                    replace_first: false,
+                    pod_level: false,
+                },
+                Requests::Implementation { replace, join } => {
+                    let written =
+                        |names: &[&str]| names.iter().find_map(|n| mapping_at(doc, component, n));
+                    let container = |c: NodeId| mapping_at(doc, c, "resources");
+                    match (written(join), written(replace)) {
+                        (Some(c), _) => PodRequests::Containers {
+                            resources: container(c).into_iter().collect(),
+                            replace_first: false,
+                            pod_level: true,
+                        },
+                        (None, Some(c)) => PodRequests::Containers {
+                            resources: container(c).into_iter().collect(),
+                            replace_first: true,
+                            pod_level: true,
+                        },
+                        (None, None) => PodRequests::PodSpec,
+                    }
+                }
+                Requests::Spark {
+                    application,
+                    executor,
+                } => PodRequests::Spark {
+                    application: resolve(doc, node, path, application)
+                        .into_iter()
+                        .next()
+                        .map(|(n, _)| n),
+                    executor,
+                },
+                Requests::Trainer { .. } => unreachable!("handled above"),
+            };
+            let partly = partly(doc, p, component, has_fields);
+            push_pod(
+                doc,
+                out,
+                PodSpec {
+                    object,
+                    node: at,
+                    path: spec_path,
+                    by_shape: false,
+                    fields: has_fields,
+                    requests,
+                    selector,
+                    partly,
+                },
+            );
+        }
+    }
+}
+
+/// What a component's pods get from elsewhere, not at hand, in words.
+fn partly(doc: &Document<'_>, p: &Pods, component: NodeId, has_fields: bool) -> Option<String> {
+    match p.requests {
+        // spark-operator api/v1beta2 SparkPodSpec.Template: the pod template Spark starts
+        // from, its own settings applied over it (Spark 3.0's pod template files).
+        Requests::Spark { .. } if mapping_at(doc, component, "template").is_some() => Some(
+            "its `template`, the pod Spark starts from, is not merged with the rest".to_string(),
+        ),
+        // A KafkaNodePool that leaves out `resources` or `template` takes its Kafka's
+        // `spec.kafka` ones (strimzi cluster-operator model/KafkaPool.java).
+        Requests::Containers(_)
+            if p.absent == Absent::Component
+                && p.at == "spec"
+                && doc.get(component, "roles").is_some()
+                && (!has_fields || mapping_at(doc, component, "resources").is_none()) =>
+        {
+            Some(
+                "what it leaves out (`resources`, `template.pod`) is its Kafka's `spec.kafka`"
+                    .to_string(),
+            )
+        }
+        _ => None,
+    }
+}
+
+/// A Kubeflow TrainJob's pods: the trainer's, sized by `spec.trainer.resourcesPerNode`
+/// (`resources`, from the component `spec`) with the pod fields of the runtime override or
+/// patch that names the trainer's job ([`TRAINER_JOB`]); and, for each override or patch that
+/// names only other jobs (the initializers), those jobs' pods. All are their runtime's pods,
+/// changed: the runtime's own template is read where it is (a TrainingRuntime is a workload of
+/// its own).
+fn add_trainjob(
+    doc: &Document<'_>,
+    out: &mut Extracted<'_>,
+    object: usize,
+    node: NodeId,
+    path: &str,
+    p: &Pods,
+    resources: &str,
+) {
+    let Some((component, component_path)) = resolve(doc, node, path, p.at).into_iter().next()
+    else {
+        return;
+    };
+    let runtime = doc
+        .get_path(component, &["runtimeRef", "name"])
+        .and_then(|n| doc.scalar(n))
+        .map(|(n, _)| n);
+    let partly = Some(match runtime {
+        Some(name) => format!("the rest is its runtime's pod template (runtimeRef {name})"),
+        None => "the rest is its runtime's pod template".to_string(),
     });
+    // Each override or patch: its pod fields, and whether it names the trainer's job.
+    let mut entries: Vec<(NodeId, String, bool)> = Vec::new();
+    for &(items, spec, names) in TRAINER_OVERRIDES {
+        for (item, item_path) in resolve(doc, node, path, items) {
+            let (parent, field) = match names.rsplit_once('.') {
+                Some((parent, field)) => (Some(parent), field),
+                None => (None, names),
+            };
+            let named: Vec<&str> = match parent {
+                Some(parent) => resolve(doc, item, "", parent),
+                None => vec![(item, String::new())],
+            }
+            .into_iter()
+            .filter_map(|(n, _)| doc.get_str(n, field))
+            .collect();
+            let fields = if spec.is_empty() {
+                Some((item, item_path))
+            } else {
+                resolve(doc, item, &item_path, spec).into_iter().next()
+            };
+            if let Some((at, at_path)) = fields {
+                entries.push((at, at_path, named.contains(&TRAINER_JOB)));
+            }
+        }
+    }
+    // One override or patch of the trainer's pods is theirs (the first); without one, the
+    // trainer's own fields are the trainer's pods' place.
+    let mut seen = false;
+    entries.retain(|e| {
+        let keep = !(e.2 && seen);
+        seen |= e.2;
+        keep
+    });
+    let mut trainer_at = entries.iter().position(|e| e.2);
+    let declared = mapping_at(doc, component, "trainer");
+    if trainer_at.is_none() {
+        match declared {
+            Some(t) => {
+                entries.push((t, join(&component_path, "trainer"), true));
+                trainer_at = Some(entries.len() - 1);
+            }
+            None if entries.is_empty() => {
+                out.skipped.push(Skipped {
+                    object,
+                    path: component_path,
+                    why: format!(
+                        "{}, not at hand: neither `trainer` nor a runtime override names its \
+                         trainer",
+                        match runtime {
+                            Some(name) => format!("its pods are its runtime's (runtimeRef {name})"),
+                            None => "its pods are its runtime's".to_string(),
+                        }
+                    ),
+                });
+                return;
+            }
+            None => {}
+        }
+    }
+    let trainer = trainer_at.map(|i| entries[i].0);
+    let resources: Vec<NodeId> = mapping_at(doc, component, resources).into_iter().collect();
+    entries.sort_by_key(|e| doc.node(e.0).span.start);
+    for (at, spec_path, _) in entries {
+        let is_trainer = Some(at) == trainer;
+        push_pod(
+            doc,
+            out,
+            PodSpec {
+                object,
+                node: at,
+                path: spec_path,
+                by_shape: false,
+                // The trainer's own fields (`spec.trainer`) are no pod fields.
+                fields: !(is_trainer && Some(at) == declared),
+                requests: if is_trainer {
+                    PodRequests::Containers {
+                        resources: resources.clone(),
+                        replace_first: false,
+                        pod_level: false,
+                    }
+                } else {
+                    PodRequests::PodSpec
+                },
+                selector: None,
+                partly: partly.clone(),
+            },
+        );
+    }
 }
 
 /// The mappings at a path of [`CUSTOM_WORKLOADS`](crate::k8s::workloads::CUSTOM_WORKLOADS)'s
@@ -690,7 +1028,27 @@ fn values_workloads<'d>(
             path: p.clone(),
             item: values.item,
         });
-        add_pod_spec(doc, out, index, at, p, false);
+        // A chart renders `resources` into its container (`{{ toYaml .Values.resources }}`
+        // under `containers[]`), not into the pod's own.
+        let resources = mapping_at(doc, at, "resources").into_iter().collect();
+        push_pod(
+            doc,
+            out,
+            PodSpec {
+                object: index,
+                node: at,
+                path: p,
+                by_shape: false,
+                fields: true,
+                requests: PodRequests::Containers {
+                    resources,
+                    replace_first: false,
+                    pod_level: false,
+                },
+                selector: None,
+                partly: None,
+            },
+        );
     }
 }
 

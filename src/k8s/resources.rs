@@ -13,7 +13,8 @@
 //! Amounts are whole numbers: CPU in thousandths of a core (`MilliValue`, as the scheduler counts
 //! it), everything else in units rounded up (`Value`: bytes, devices).
 
-use crate::k8s::quantity;
+use crate::k8s::objects::{PodRequests, PodSpec};
+use crate::k8s::{quantity, spark};
 use crate::syntax::{Document, NodeId};
 
 /// Amounts by resource name, sorted by name, without zeros.
@@ -169,7 +170,7 @@ pub fn read_list(doc: &Document<'_>, map: NodeId) -> Resources {
 }
 
 /// A scalar as written (a quoted one unquoted); `None` for a mapping, a sequence or null.
-fn text(doc: &Document<'_>, id: NodeId) -> Option<String> {
+pub(crate) fn text(doc: &Document<'_>, id: NodeId) -> Option<String> {
     use crate::k8s::decode::{decode, Decoded};
     match decode(doc, id) {
         Decoded::Str(s) => Some(s.to_string()),
@@ -201,53 +202,167 @@ fn requests_of(doc: &Document<'_>, resources: Option<NodeId>) -> Resources {
     out
 }
 
-/// The pod's requests, as upstream `PodRequests` makes them (see the module's comment), with the
-/// `overhead` its RuntimeClass adds (`None`: the pod's own `spec.overhead`, if written).
-pub fn pod_requests(doc: &Document<'_>, spec: NodeId, overhead: Option<&Resources>) -> Resources {
+/// What a pod's containers ask of a node, container by container, before they are summed: as a
+/// pod spec lists them, or as a custom resource's operator makes them ([`pod_asks`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodAsks {
+    /// Each container's effective requests.
+    pub containers: Vec<Resources>,
+    /// Each init container's, and whether it is a sidecar (`restartPolicy: Always`).
+    pub init: Vec<(Resources, bool)>,
+    /// The pod-level `spec.resources` requests (CPU and memory count).
+    pub pod_level: Resources,
+    /// The pod's own `spec.overhead`, if written.
+    pub overhead: Option<Resources>,
+    /// The resources the containers and init containers name under `requests` or `limits`,
+    /// as admission plugins see them.
+    pub named: Vec<String>,
+    /// Whether a container requests or limits CPU or memory (its QoS class is not
+    /// BestEffort: pkg/apis/core/helper/qos `GetPodQOS`; a zero quantity does not count).
+    pub burstable: bool,
+}
+
+impl PodAsks {
+    /// A container with this `resources` block (`ResourceRequirements`).
+    pub fn add_container(&mut self, doc: &Document<'_>, resources: Option<NodeId>) {
+        self.note(doc, resources);
+        self.containers.push(requests_of(doc, resources));
+    }
+
+    /// The names a `resources` block gives, and whether it asks for CPU or memory.
+    fn note(&mut self, doc: &Document<'_>, resources: Option<NodeId>) {
+        let Some(resources) = resources else { return };
+        for part in ["requests", "limits"] {
+            let Some((_, m)) = doc.get(resources, part) else {
+                continue;
+            };
+            for &(k, v) in doc.mapping(m).unwrap_or_default() {
+                let name = text(doc, k);
+                if matches!(name.as_deref(), Some("cpu" | "memory"))
+                    && text(doc, v).is_some_and(|q| !is_zero_quantity(&q))
+                {
+                    self.burstable = true;
+                }
+                self.named.extend(name);
+            }
+        }
+    }
+
+    /// The pod's requests, as upstream `PodRequests` makes them (see the module's comment),
+    /// with the `overhead` its RuntimeClass adds (`None`: the pod's own `spec.overhead`).
+    pub fn requests(&self, overhead: Option<&Resources>) -> Resources {
+        let mut reqs = Resources::new();
+        for c in &self.containers {
+            reqs.add(c);
+        }
+        let mut sidecars = Resources::new();
+        let mut init = Resources::new();
+        for (own, restartable) in &self.init {
+            let phase = if *restartable {
+                reqs.add(own);
+                sidecars.add(own);
+                sidecars.clone()
+            } else {
+                let mut tmp = own.clone();
+                tmp.add(&sidecars);
+                tmp
+            };
+            init.max(&phase);
+        }
+        reqs.max(&init);
+        // Pod-level resources (upstream `IsSupportedPodLevelResource`: CPU and memory).
+        for name in ["cpu", "memory"] {
+            let a = self.pod_level.get(name);
+            if a > 0 {
+                reqs.set(name, a);
+            }
+        }
+        if let Some(o) = overhead.or(self.overhead.as_ref()) {
+            reqs.add(o);
+        }
+        reqs
+    }
+}
+
+/// Whether a resource quantity is zero (`0`, `0m`, `0Gi`, `0.0`, ...).
+fn is_zero_quantity(q: &str) -> bool {
+    let digits = q.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    !digits.is_empty() && digits.chars().all(|c| c == '0' || c == '.')
+}
+
+/// What the containers of the pod spec `spec` ask for.
+pub fn spec_asks(doc: &Document<'_>, spec: NodeId) -> PodAsks {
     let containers = |key| {
         doc.get(spec, key)
             .and_then(|(_, v)| doc.sequence(v))
             .unwrap_or_default()
     };
-    let resources = |c: NodeId| requests_of(doc, doc.get(c, "resources").map(|(_, v)| v));
-    let mut reqs = Resources::new();
+    let resources = |c: NodeId| doc.get(c, "resources").map(|(_, v)| v);
+    let mut asks = PodAsks::default();
     for &c in containers("containers") {
-        reqs.add(&resources(c));
+        asks.add_container(doc, resources(c));
     }
-    let mut sidecars = Resources::new();
-    let mut init = Resources::new();
     for &c in containers("initContainers") {
-        let own = resources(c);
+        asks.note(doc, resources(c));
         let restartable = doc.get_str(c, "restartPolicy") == Some("Always");
-        let phase = if restartable {
-            reqs.add(&own);
-            sidecars.add(&own);
-            sidecars.clone()
-        } else {
-            let mut tmp = own;
-            tmp.add(&sidecars);
-            tmp
-        };
-        init.max(&phase);
+        asks.init
+            .push((requests_of(doc, resources(c)), restartable));
     }
-    reqs.max(&init);
-    // Pod-level resources (upstream `IsSupportedPodLevelResource`: CPU and memory).
-    let pod_level = requests_of(doc, doc.get(spec, "resources").map(|(_, v)| v));
-    for name in ["cpu", "memory"] {
-        let a = pod_level.get(name);
-        if a > 0 {
-            reqs.set(name, a);
+    asks.pod_level = requests_of(doc, doc.get(spec, "resources").map(|(_, v)| v));
+    asks.overhead = doc.get(spec, "overhead").map(|(_, o)| read_list(doc, o));
+    asks
+}
+
+/// What a pod found in a document asks for: as its pod spec lists it, or as its custom
+/// resource's operator makes its containers (see [`PodRequests`]).
+pub fn pod_asks(doc: &Document<'_>, pod: &PodSpec) -> PodAsks {
+    let mut asks = if pod.fields {
+        spec_asks(doc, pod.node)
+    } else {
+        PodAsks::default()
+    };
+    match &pod.requests {
+        PodRequests::PodSpec => {}
+        PodRequests::Containers {
+            resources,
+            replace_first,
+            pod_level,
+        } => {
+            if *replace_first && !asks.containers.is_empty() {
+                asks.containers.remove(0);
+            }
+            if !*pod_level {
+                asks.pod_level = Resources::new();
+            }
+            for &r in resources {
+                asks.add_container(doc, Some(r));
+            }
         }
-    }
-    match overhead {
-        Some(o) => reqs.add(o),
-        None => {
-            if let Some((_, o)) = doc.get(spec, "overhead") {
-                reqs.add(&read_list(doc, o));
+        PodRequests::Spark {
+            application,
+            executor,
+        } => {
+            // The main container Spark makes, its sidecars, and its init containers.
+            let (main, named) = spark::container(doc, pod.node, *application, *executor);
+            asks.containers.push(main);
+            asks.named.extend(named);
+            asks.burstable = true;
+            for &c in doc
+                .get(pod.node, "sidecars")
+                .and_then(|(_, v)| doc.sequence(v))
+                .unwrap_or_default()
+            {
+                asks.add_container(doc, doc.get(c, "resources").map(|(_, v)| v));
             }
         }
     }
-    reqs
+    asks
+}
+
+/// The pod's requests, as upstream `PodRequests` makes them (see the module's comment), with the
+/// `overhead` its RuntimeClass adds (`None`: the pod's own `spec.overhead`, if written).
+pub fn pod_requests(doc: &Document<'_>, spec: NodeId, overhead: Option<&Resources>) -> Resources {
+    spec_asks(doc, spec).requests(overhead)
 }
 
 /// What a node offers: its `status.allocatable`, else its `status.capacity` (the kubelet

@@ -1,36 +1,191 @@
 //! Where pod specs live beyond the core workload kinds: custom resources whose controllers make
 //! pods, and chart values that a chart's templates render into a workload's pod spec.
 //!
-//! A custom resource's pod specs are found by [`custom_pod_specs`], one row per kind: its API
-//! group, its kinds, and the paths of its pod specs (a pod template's `spec`, or the mapping
-//! that holds pod fields inline). Each row cites the operator's API type it follows. The table
-//! covers the kinds and versions of its rows, where the kind's CustomResourceDefinition is not
-//! at hand: a CRD read says where its kind keeps them ([`crate::k8s::crd`]).
+//! A custom resource's pods are found by [`custom_workload`], one row per kind: its API group,
+//! its kinds, and for each kind of pod it makes ([`Pods`]) the component that makes them, where
+//! in it the pod fields are (a pod template's `spec`, the mapping that holds pod fields inline,
+//! or a template of the operator's own), and where the resource keeps what it puts into the pods
+//! outside those fields: the requests and limits (Strimzi's `resources`, a KServe framework's
+//! container, a Spark driver's `cores` and `memory`), the replica count, a node selector. Each
+//! row cites the operator's API type it follows. The table covers the kinds and versions of its
+//! rows; a kind it does not know is read where its CustomResourceDefinition, when at hand, says
+//! its pod specs are ([`crate::k8s::crd`]), else searched for pod specs by their shape.
 
 /// One row of the table: the kinds of an API group, at the versions its operator serves, whose
-/// objects hold pod specs at `paths`, or whole objects (each with its own pod specs) at
-/// `objects`. A path is written with `.` between mapping keys; `name[]` stands for every item
-/// of the sequence `name`, `*` for every value of a mapping (a role name, a replica type).
+/// objects make the pods of `pods`, or hold whole objects (each with its own pods) at `objects`.
+/// A path is written with `.` between mapping keys; `name[]` stands for every item of the
+/// sequence `name`, `*` for every value of a mapping (a role name, a replica type).
 #[derive(Debug, Clone, Copy)]
 pub struct CustomWorkload {
     pub group: &'static str,
     pub versions: &'static [&'static str],
     pub kinds: &'static [&'static str],
-    pub paths: &'static [&'static str],
+    pub pods: &'static [Pods],
     pub objects: &'static [&'static str],
+}
+
+/// One kind of pod a custom resource makes, and where the resource keeps what goes into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pods {
+    /// The component that makes the pods, from the object's root (`spec.workerGroupSpecs[]`,
+    /// `spec.kafka`): each mapping there makes pods of its own.
+    pub at: &'static str,
+    /// The pod fields (tolerations, nodeSelector, affinity, containers, ...), from the
+    /// component: a pod template's `spec` (`template.spec`), a template of the operator's own
+    /// (Strimzi's `template.pod`), or `""` when the component holds them inline.
+    pub spec: &'static str,
+    /// What a component without `spec` makes.
+    pub absent: Absent,
+    /// Where the pods' requests and limits are.
+    pub requests: Requests,
+    /// Where the number of pods is, from the component (`None`: one pod, or counted in the pod
+    /// template's owner as a core workload counts it).
+    pub replicas: Option<&'static str>,
+    /// A `nodeSelector` the operator adds to the pods from outside the component, from the
+    /// object's root (a SparkApplication's `spec.nodeSelector`, for its driver and executors).
+    pub selector: Option<&'static str>,
+}
+
+/// What a component written without its pod fields' mapping makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Absent {
+    /// Pods that cannot be read (a Ray worker group without its template): said on stderr.
+    Said,
+    /// Its pods all the same, their fields left to the operator (a Strimzi broker without
+    /// `template.pod`): simulated with what the component says.
+    Component,
+    /// No pods of its own (a LeaderWorkerSet's leaders run the worker template when
+    /// `leaderTemplate` is left out; a Rollout may name a Deployment's template instead).
+    Nothing,
+}
+
+/// Where the requests and limits of a custom resource's pods are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requests {
+    /// In the pod fields, as a pod spec keeps them: containers, init containers, pod-level
+    /// `resources`, overhead.
+    PodSpec,
+    /// The operator makes one container for each `ResourceRequirements` at these paths (from
+    /// the component) that is written, beside the containers the pod fields list, if any; a
+    /// `resources` among the pod fields is one of those containers', not the pod's.
+    Containers(&'static [&'static str]),
+    /// As a pod spec keeps them, with the operator's own container: the first of `replace`
+    /// written (a container inline: KServe's `sklearn`, `pytorch`, ...) takes the place of
+    /// the first container listed; one of `join` written (KServe's `model`) runs beside all of
+    /// them.
+    Implementation {
+        replace: &'static [&'static str],
+        join: &'static [&'static str],
+    },
+    /// A Spark driver or executor (`SparkPodSpec`: `cores`, `memory`, `gpu`, ... with its
+    /// `sidecars` and `initContainers`), of the application whose spec is at `application`
+    /// (from the object's root: its `sparkConf`, `type` and `memoryOverheadFactor`), sized as
+    /// Spark sizes it ([`crate::k8s::spark`]).
+    Spark {
+        application: &'static str,
+        executor: bool,
+    },
+    /// A Kubeflow TrainJob's trainer: the `ResourceRequirements` at `resources` (from the
+    /// component) are the requests of the trainer's container; its pod fields are those of
+    /// the runtime override or patch that names the trainer's job ([`TRAINER_JOB`]).
+    Trainer { resources: &'static str },
+}
+
+/// A pod template's or inline pod fields' pods, sized as a pod spec sizes them.
+const fn pod(at: &'static str) -> Pods {
+    Pods {
+        at,
+        spec: "",
+        absent: Absent::Said,
+        requests: Requests::PodSpec,
+        replicas: None,
+        selector: None,
+    }
+}
+
+/// The pods of the pod template at `spec` in the component `at`, `replicas` of them.
+const fn template(at: &'static str, spec: &'static str, replicas: Option<&'static str>) -> Pods {
+    Pods {
+        at,
+        spec,
+        absent: Absent::Said,
+        requests: Requests::PodSpec,
+        replicas,
+        selector: None,
+    }
+}
+
+/// The pods of the pod template at `spec` in the component `at`, if it is written: a
+/// component without it makes no pods of its own.
+const fn optional_template(at: &'static str, spec: &'static str) -> Pods {
+    Pods {
+        at,
+        spec,
+        absent: Absent::Nothing,
+        requests: Requests::PodSpec,
+        replicas: None,
+        selector: None,
+    }
+}
+
+/// The pods a Strimzi component makes (`replicas` of them): their pod fields in its
+/// `template.pod`, which may be left out, and a container for each `resources` listed.
+const fn strimzi(
+    at: &'static str,
+    resources: &'static [&'static str],
+    replicas: Option<&'static str>,
+) -> Pods {
+    Pods {
+        at,
+        spec: "template.pod",
+        absent: Absent::Component,
+        requests: Requests::Containers(resources),
+        replicas,
+        selector: None,
+    }
+}
+
+/// A Spark application's driver and executors, the application's spec at `application`.
+macro_rules! spark {
+    ($application:literal) => {
+        &[
+            Pods {
+                at: concat!($application, ".driver"),
+                spec: "",
+                absent: Absent::Said,
+                requests: Requests::Spark {
+                    application: $application,
+                    executor: false,
+                },
+                replicas: None,
+                selector: Some(concat!($application, ".nodeSelector")),
+            },
+            Pods {
+                at: concat!($application, ".executor"),
+                spec: "",
+                absent: Absent::Said,
+                requests: Requests::Spark {
+                    application: $application,
+                    executor: true,
+                },
+                replicas: Some("instances"),
+                selector: Some(concat!($application, ".nodeSelector")),
+            },
+        ]
+    };
 }
 
 const fn row(
     group: &'static str,
     versions: &'static [&'static str],
     kinds: &'static [&'static str],
-    paths: &'static [&'static str],
+    pods: &'static [Pods],
 ) -> CustomWorkload {
     CustomWorkload {
         group,
         versions,
         kinds,
-        paths,
+        pods,
         objects: &[],
     }
 }
@@ -47,18 +202,22 @@ const fn wrapper(
         group,
         versions,
         kinds,
-        paths: &[],
+        pods: &[],
         objects,
     }
 }
 
-/// The Ray cluster a RayCluster, RayJob or RayService describes: a head group and worker groups,
-/// each with a pod template.
+/// The Ray cluster a RayCluster, RayJob or RayService describes: a head group and worker groups
+/// (`replicas` each), each with a pod template.
 macro_rules! ray_cluster {
     ($prefix:literal) => {
-        &[
-            concat!($prefix, "headGroupSpec.template.spec"),
-            concat!($prefix, "workerGroupSpecs[].template.spec"),
+        [
+            template(concat!($prefix, "headGroupSpec"), "template.spec", None),
+            template(
+                concat!($prefix, "workerGroupSpecs[]"),
+                "template.spec",
+                Some("replicas"),
+            ),
         ]
     };
 }
@@ -66,12 +225,49 @@ macro_rules! ray_cluster {
 /// The versions KubeRay serves (`ray.io/v1alpha1` is still read by its conversion).
 const RAY: &[&str] = &["v1", "v1alpha1"];
 
+/// KServe's predictor frameworks (kserve/kserve pkg/apis/serving/v1beta1/predictor.go
+/// `PredictorSpec`: each a `PredictorExtensionSpec` that inlines a `corev1.Container`).
+const KSERVE_FRAMEWORKS: &[&str] = &[
+    "sklearn",
+    "xgboost",
+    "tensorflow",
+    "pytorch",
+    "triton",
+    "onnx",
+    "huggingface",
+    "pmml",
+    "lightgbm",
+    "paddle",
+];
+
+/// The name of a Kubeflow TrainJob's trainer job in its runtime, which its overrides and
+/// patches name to change the trainer's pods (kubeflow/trainer pkg/constants/constants.go
+/// `Node`: "the name of the Job and container for the trainer node").
+pub const TRAINER_JOB: &str = "node";
+
+/// Where a TrainJob's runtime overrides and patches are, each item naming the jobs it changes:
+/// (the items, from the object's root; their pod fields, from the item; the job names, from the
+/// item). kubeflow/trainer pkg/apis/trainer/v1alpha1/trainjob_types.go: `podSpecOverrides`
+/// (v2.0: `PodSpecOverride`, pod fields inline, `targetJobs[].name`), `podTemplateOverrides`
+/// (v2.1: `PodTemplateOverride.Spec`, `targetJobs[].name`) and `runtimePatches` (v2.2 on:
+/// `ReplicatedJobPatch` by `name`, its `template.spec.template.spec` a `PodSpecPatch`).
+pub const TRAINER_OVERRIDES: &[(&str, &str, &str)] = &[
+    ("spec.podSpecOverrides[]", "", "targetJobs[].name"),
+    ("spec.podTemplateOverrides[]", "spec", "targetJobs[].name"),
+    (
+        "spec.runtimePatches[].trainingRuntimeSpec.template.spec.replicatedJobs[]",
+        "template.spec.template.spec",
+        "name",
+    ),
+];
+
 /// Custom resources whose controllers make pods from pod specs they hold, by API group and kind.
 pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     // prometheus-operator/prometheus-operator pkg/apis/monitoring/v1/prometheus_types.go
-    // (CommonPrometheusFields: nodeSelector, tolerations, affinity inline in `spec`),
-    // alertmanager_types.go, thanos_types.go (ThanosRulerSpec) and
-    // v1alpha1/prometheusagent_types.go.
+    // (CommonPrometheusFields: nodeSelector, tolerations, affinity inline in `spec`;
+    // `resources` "of the 'prometheus' container", `containers` added or merged by name;
+    // `replicas`), alertmanager_types.go, thanos_types.go (ThanosRulerSpec) and
+    // v1alpha1/prometheusagent_types.go, each `resources` its main container's.
     row(
         "monitoring.coreos.com",
         &["v1", "v1alpha1"],
@@ -81,54 +277,74 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
             "ThanosRuler",
             "PrometheusAgent",
         ],
-        &["spec"],
+        &[Pods {
+            at: "spec",
+            spec: "",
+            absent: Absent::Said,
+            requests: Requests::Containers(&["resources"]),
+            replicas: Some("replicas"),
+            selector: None,
+        }],
     ),
     // argoproj/argo-rollouts pkg/apis/rollouts/v1alpha1/types.go: RolloutSpec.Template
-    // (a corev1.PodTemplateSpec).
+    // (a corev1.PodTemplateSpec; or WorkloadRef, a Deployment's template), RolloutSpec.Replicas.
     row(
         "argoproj.io",
         &["v1alpha1"],
         &["Rollout"],
-        &["spec.template.spec"],
+        &[Pods {
+            replicas: Some("replicas"),
+            ..optional_template("spec", "template.spec")
+        }],
     ),
     // kubernetes-sigs/jobset api/jobset/v1alpha2/jobset_types.go: ReplicatedJob.Template (a
-    // batchv1.JobTemplateSpec).
+    // batchv1.JobTemplateSpec), ReplicatedJob.Replicas.
     row(
         "jobset.x-k8s.io",
         &["v1alpha2"],
         &["JobSet"],
-        &["spec.replicatedJobs[].template.spec.template.spec"],
+        &[template(
+            "spec.replicatedJobs[]",
+            "template.spec.template.spec",
+            Some("replicas"),
+        )],
     ),
     // kubernetes-sigs/lws api/leaderworkerset/v1/leaderworkerset_types.go: LeaderWorkerTemplate
-    // (LeaderTemplate, an optional *PodTemplateSpec, and WorkerTemplate).
+    // (LeaderTemplate, an optional *PodTemplateSpec: without it the leader runs the worker
+    // template; WorkerTemplate; Size pods a group).
     row(
         "leaderworkerset.x-k8s.io",
         &["v1"],
         &["LeaderWorkerSet"],
         &[
-            "spec.leaderWorkerTemplate.leaderTemplate.spec",
-            "spec.leaderWorkerTemplate.workerTemplate.spec",
+            optional_template("spec.leaderWorkerTemplate", "leaderTemplate.spec"),
+            template(
+                "spec.leaderWorkerTemplate",
+                "workerTemplate.spec",
+                Some("size"),
+            ),
         ],
     ),
     // ray-project/kuberay ray-operator/apis/ray/v1/raycluster_types.go (HeadGroupSpec,
-    // WorkerGroupSpec: Template), rayjob_types.go (RayClusterSpec, SubmitterPodTemplate) and
-    // rayservice_types.go (RayClusterSpec, written `rayClusterConfig`).
-    row("ray.io", RAY, &["RayCluster"], ray_cluster!("spec.")),
+    // WorkerGroupSpec: Template, Replicas), rayjob_types.go (RayClusterSpec, and the optional
+    // SubmitterPodTemplate: without it KubeRay makes a submitter of its own) and rayservice_types.go (RayClusterSpec, written
+    // `rayClusterConfig`).
+    row("ray.io", RAY, &["RayCluster"], &ray_cluster!("spec.")),
     row(
         "ray.io",
         RAY,
         &["RayJob"],
         &[
-            "spec.rayClusterSpec.headGroupSpec.template.spec",
-            "spec.rayClusterSpec.workerGroupSpecs[].template.spec",
-            "spec.submitterPodTemplate.spec",
+            ray_cluster!("spec.rayClusterSpec.")[0],
+            ray_cluster!("spec.rayClusterSpec.")[1],
+            optional_template("spec.submitterPodTemplate", "spec"),
         ],
     ),
     row(
         "ray.io",
         RAY,
         &["RayService"],
-        ray_cluster!("spec.rayClusterConfig."),
+        &ray_cluster!("spec.rayClusterConfig."),
     ),
     // kubeflow/training-operator pkg/apis/kubeflow.org/v1/{pytorch,tensorflow,xgboost,paddlepaddle,
     // jax,mxnet}_types.go and the v2beta1 MPIJob (kubeflow/mpi-operator
@@ -138,65 +354,150 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["PyTorchJob"],
-        &["spec.pytorchReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.pytorchReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     row(
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["TFJob"],
-        &["spec.tfReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.tfReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     row(
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["MPIJob"],
-        &["spec.mpiReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.mpiReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     row(
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["XGBoostJob"],
-        &["spec.xgbReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.xgbReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     row(
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["PaddleJob"],
-        &["spec.paddleReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.paddleReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     row(
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["JAXJob"],
-        &["spec.jaxReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.jaxReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     row(
         "kubeflow.org",
         &["v1", "v2beta1"],
         &["MXJob"],
-        &["spec.mxReplicaSpecs.*.template.spec"],
+        &[template(
+            "spec.mxReplicaSpecs.*",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     // volcano-sh/apis pkg/apis/batch/v1alpha1/job.go: TaskSpec.Template (a
-    // corev1.PodTemplateSpec).
+    // corev1.PodTemplateSpec), TaskSpec.Replicas; a CronJob's JobTemplate (JobTemplateSpec)
+    // holds a Job's spec, tasks and all (CronJobSpec.JobTemplate). Its kind is batch/v1's
+    // name: the group tells them apart.
     row(
         "batch.volcano.sh",
         &["v1alpha1"],
         &["Job"],
-        &["spec.tasks[].template.spec"],
+        &[template("spec.tasks[]", "template.spec", Some("replicas"))],
+    ),
+    row(
+        "batch.volcano.sh",
+        &["v1alpha1"],
+        &["CronJob"],
+        &[template(
+            "spec.jobTemplate.spec.tasks[]",
+            "template.spec",
+            Some("replicas"),
+        )],
     ),
     // kserve/kserve pkg/apis/serving/v1beta1/predictor.go, transformer.go, explainer.go: each
-    // component embeds a corev1.PodSpec inline (`PodSpec `json:",inline"``), and
-    // predictor.go's WorkerSpec (multi-node serving) does too.
+    // component embeds a PodSpec inline (`PodSpec `json:",inline"``, podspec.go) and a
+    // ComponentExtensionSpec (component.go: MinReplicas, MaxReplicas). A predictor's model
+    // container is its framework's (`sklearn`, `pytorch`, ...: a PredictorExtensionSpec inlining
+    // a corev1.Container), which takes the place of its first container
+    // (pkg/controller/v1beta1/inferenceservice/components/predictor.go: `podSpec.Containers[0]
+    // = *predContainer`), or its `model` (ModelSpec), merged with its ServingRuntime's container
+    // and run beside the containers it lists (`buildPodSpec`); an explainer's `art` (and
+    // before v0.11 `alibi`, `aix`: ExplainerExtensionSpec) likewise takes the first
+    // container's place (components/explainer.go). predictor.go's WorkerSpec (multi-node
+    // serving) embeds a PodSpec too.
     row(
         "serving.kserve.io",
         &["v1beta1"],
         &["InferenceService"],
         &[
-            "spec.predictor",
-            "spec.predictor.workerSpec",
-            "spec.transformer",
-            "spec.explainer",
+            Pods {
+                at: "spec.predictor",
+                spec: "",
+                absent: Absent::Said,
+                requests: Requests::Implementation {
+                    replace: KSERVE_FRAMEWORKS,
+                    join: &["model"],
+                },
+                replicas: Some("minReplicas"),
+                selector: None,
+            },
+            pod("spec.predictor.workerSpec"),
+            template("spec.transformer", "", Some("minReplicas")),
+            Pods {
+                at: "spec.explainer",
+                spec: "",
+                absent: Absent::Said,
+                requests: Requests::Implementation {
+                    replace: &["art", "alibi", "aix"],
+                    join: &[],
+                },
+                replicas: Some("minReplicas"),
+                selector: None,
+            },
         ],
+    ),
+    // kserve/kserve pkg/apis/serving/v1alpha1/inference_graph.go: InferenceGraphSpec keeps the
+    // router's pod fields inline (Affinity, Tolerations, NodeSelector, NodeName), its
+    // container's `Resources` (pkg/controller/v1alpha1/inferencegraph/raw_ig.go,
+    // knative_reconciler.go) and MinReplicas.
+    row(
+        "serving.kserve.io",
+        &["v1alpha1"],
+        &["InferenceGraph"],
+        &[Pods {
+            at: "spec",
+            spec: "",
+            absent: Absent::Said,
+            requests: Requests::Containers(&["resources"]),
+            replicas: Some("minReplicas"),
+            selector: None,
+        }],
     ),
     // kserve/kserve pkg/apis/serving/v1alpha1/servingruntime_types.go: ServingRuntimeSpec
     // embeds ServingRuntimePodSpec inline (containers, nodeSelector, affinity, tolerations) and
@@ -205,20 +506,27 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         "serving.kserve.io",
         &["v1alpha1"],
         &["ServingRuntime", "ClusterServingRuntime"],
-        &["spec", "spec.workerSpec"],
+        &[pod("spec"), pod("spec.workerSpec")],
     ),
     // kserve/kserve pkg/apis/serving/v1alpha1/llm_inference_service_types.go:
-    // LLMInferenceServiceSpec inlines a WorkloadSpec (Template, Worker: corev1.PodSpec) and
-    // holds another as Prefill; an LLMInferenceServiceConfig has the same spec.
+    // LLMInferenceServiceSpec inlines a WorkloadSpec (Replicas, Template, Worker:
+    // corev1.PodSpec, each optional: a config's or KServe's defaults fill them) and holds
+    // another as Prefill; an LLMInferenceServiceConfig has the same spec.
     row(
         "serving.kserve.io",
         &["v1alpha1", "v1alpha2"],
         &["LLMInferenceService", "LLMInferenceServiceConfig"],
         &[
-            "spec.template",
-            "spec.worker",
-            "spec.prefill.template",
-            "spec.prefill.worker",
+            Pods {
+                replicas: Some("replicas"),
+                ..optional_template("spec", "template")
+            },
+            optional_template("spec", "worker"),
+            Pods {
+                replicas: Some("replicas"),
+                ..optional_template("spec.prefill", "template")
+            },
+            optional_template("spec.prefill", "worker"),
         ],
     ),
     // kubeflow/trainer pkg/apis/trainer/v1alpha1/trainingruntime_types.go:
@@ -228,22 +536,48 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         "trainer.kubeflow.org",
         &["v1alpha1"],
         &["TrainingRuntime", "ClusterTrainingRuntime"],
-        &["spec.template.spec.replicatedJobs[].template.spec.template.spec"],
+        &[template(
+            "spec.template.spec.replicatedJobs[]",
+            "template.spec.template.spec",
+            Some("replicas"),
+        )],
+    ),
+    // kubeflow/trainer pkg/apis/trainer/v1alpha1/trainjob_types.go: a TrainJob's pods are its
+    // runtime's (RuntimeRef), changed by its Trainer (NumNodes; ResourcesPerNode, the
+    // requests of the trainer job's `node` container: pkg/runtime/core/trainingruntime.go) and
+    // by the overrides or patches that name the trainer's job ([`TRAINER_OVERRIDES`]).
+    row(
+        "trainer.kubeflow.org",
+        &["v1alpha1"],
+        &["TrainJob"],
+        &[Pods {
+            at: "spec",
+            spec: "",
+            absent: Absent::Component,
+            requests: Requests::Trainer {
+                resources: "trainer.resourcesPerNode",
+            },
+            replicas: Some("trainer.numNodes"),
+            selector: None,
+        }],
     ),
     // kubeflow/spark-operator api/v1beta2/sparkapplication_types.go: SparkApplicationSpec.Driver
-    // and .Executor embed SparkPodSpec (nodeSelector, affinity, tolerations), and a
-    // ScheduledSparkApplication's Template is a SparkApplicationSpec.
+    // and .Executor embed SparkPodSpec (cores, coreLimit, memory, memoryOverhead, gpu,
+    // nodeSelector, affinity, tolerations, sidecars, initContainers; Executor.Instances), beside
+    // the application's own NodeSelector for both; a ScheduledSparkApplication's Template is a
+    // SparkApplicationSpec. v1beta1 (pkg/apis/sparkoperator.k8s.io/v1beta1/types.go, up to
+    // operator v1beta2-1.4) has the same fields, `cores` a float.
     row(
         "sparkoperator.k8s.io",
-        &["v1beta2"],
+        &["v1beta2", "v1beta1"],
         &["SparkApplication"],
-        &["spec.driver", "spec.executor"],
+        spark!("spec"),
     ),
     row(
         "sparkoperator.k8s.io",
-        &["v1beta2"],
+        &["v1beta2", "v1beta1"],
         &["ScheduledSparkApplication"],
-        &["spec.template.driver", "spec.template.executor"],
+        spark!("spec.template"),
     ),
     // knative/serving pkg/apis/serving/v1/revision_types.go: RevisionSpec embeds a corev1.PodSpec
     // inline; service_types.go and configuration_types.go: ConfigurationSpec.Template is a
@@ -252,25 +586,39 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
         "serving.knative.dev",
         &["v1"],
         &["Service", "Configuration"],
-        &["spec.template.spec"],
+        &[template("spec.template", "spec", None)],
     ),
-    row("serving.knative.dev", &["v1"], &["Revision"], &["spec"]),
+    row(
+        "serving.knative.dev",
+        &["v1"],
+        &["Revision"],
+        &[pod("spec")],
+    ),
     // strimzi/strimzi-kafka-operator api/src/main/java/io/strimzi/api/kafka/model/common/
     // template/PodTemplate.java: each component's `template.pod` holds pod fields (affinity,
-    // tolerations, priorityClassName, schedulerName; no containers, no nodeSelector), in a
-    // Kafka (KafkaClusterTemplate, ZookeeperClusterTemplate, EntityOperatorTemplate,
-    // CruiseControlTemplate, KafkaExporterTemplate) and in a KafkaNodePool, KafkaConnect,
-    // KafkaMirrorMaker2 or KafkaBridge.
+    // tolerations, priorityClassName, schedulerName; no containers, no nodeSelector), and may be
+    // left out. Its containers' requests are the component's `resources` (KafkaClusterSpec,
+    // ZookeeperClusterSpec, CruiseControlSpec, KafkaExporterSpec; an Entity Operator runs a
+    // container per operator, EntityTopicOperatorSpec and EntityUserOperatorSpec `resources`,
+    // its `tlsSidecar` ignored since 0.41), its pods `replicas`. A KafkaNodePool, KafkaConnect,
+    // KafkaMirrorMaker2, KafkaMirrorMaker or KafkaBridge keeps them in its `spec`
+    // (KafkaNodePoolSpec, AbstractKafkaConnectSpec, KafkaBridgeSpec, KafkaMirrorMakerSpec). A
+    // node pool that leaves out `resources` or `template` takes its Kafka's `spec.kafka` ones
+    // (cluster-operator/.../model/KafkaPool.java), which are read with the Kafka.
     row(
         "kafka.strimzi.io",
         &["v1beta2", "v1"],
         &["Kafka"],
         &[
-            "spec.kafka.template.pod",
-            "spec.zookeeper.template.pod",
-            "spec.entityOperator.template.pod",
-            "spec.cruiseControl.template.pod",
-            "spec.kafkaExporter.template.pod",
+            strimzi("spec.kafka", &["resources"], Some("replicas")),
+            strimzi("spec.zookeeper", &["resources"], Some("replicas")),
+            strimzi(
+                "spec.entityOperator",
+                &["topicOperator.resources", "userOperator.resources"],
+                None,
+            ),
+            strimzi("spec.cruiseControl", &["resources"], None),
+            strimzi("spec.kafkaExporter", &["resources"], None),
         ],
     ),
     row(
@@ -280,9 +628,10 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
             "KafkaNodePool",
             "KafkaConnect",
             "KafkaMirrorMaker2",
+            "KafkaMirrorMaker",
             "KafkaBridge",
         ],
-        &["spec.template.pod"],
+        &[strimzi("spec", &["resources"], Some("replicas"))],
     ),
     // project-codeflare/appwrapper api/v1beta2/appwrapper_types.go: AppWrapperComponent.Template
     // is a runtime.RawExtension holding a whole object (a Job, a PyTorchJob, a RayCluster ...).
@@ -294,14 +643,13 @@ pub const CUSTOM_WORKLOADS: &[CustomWorkload] = &[
     ),
 ];
 
-/// The pod spec paths of a custom resource of `kind` in the API `group`, if the table knows it
-/// (at any version).
-pub fn custom_pod_specs(group: Option<&str>, kind: &str) -> Option<&'static [&'static str]> {
+/// The row of a custom resource of `kind` in the API `group`, if the table knows it (at any
+/// version).
+pub fn custom_kind(group: Option<&str>, kind: &str) -> Option<&'static CustomWorkload> {
     let group = group?;
     CUSTOM_WORKLOADS
         .iter()
         .find(|r| r.group == group && r.kinds.contains(&kind))
-        .map(|r| r.paths)
 }
 
 /// The row of a custom resource of `kind` at `api_version` (`group/version`), if the table
@@ -404,31 +752,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_row_names_a_group_kinds_and_paths() {
+    fn every_row_names_a_group_kinds_and_pods() {
         let mut seen = std::collections::HashSet::new();
         for r in CUSTOM_WORKLOADS {
             assert!(r.group.contains('.'), "{}", r.group);
             assert!(!r.kinds.is_empty() && !r.versions.is_empty(), "{}", r.group);
-            assert!(r.paths.is_empty() != r.objects.is_empty(), "{}", r.group);
+            assert!(r.pods.is_empty() != r.objects.is_empty(), "{}", r.group);
             for k in r.kinds {
                 assert!(seen.insert((r.group, *k)), "{} {k} twice", r.group);
             }
+            for p in r.pods {
+                // A component is a path; its pod fields, replicas and resources are plain
+                // field paths inside it (one mapping each).
+                assert!(!p.at.is_empty(), "{}", r.group);
+                let plain = |s: &str| !s.contains(['[', '*']);
+                assert!(plain(p.spec), "{} {}", r.group, p.spec);
+                assert!(p.replicas.is_none_or(plain), "{}", r.group);
+                if let Requests::Containers(paths) = p.requests {
+                    assert!(paths.iter().all(|s| plain(s)), "{}", r.group);
+                }
+            }
         }
         assert_eq!(
-            custom_pod_specs(Some("ray.io"), "RayJob").map(|p| p.len()),
+            custom_kind(Some("ray.io"), "RayJob").map(|r| r.pods.len()),
             Some(3)
         );
-        // A kind is known in its group only: Volcano's Job is not batch/v1's.
-        assert!(custom_pod_specs(Some("batch.volcano.sh"), "Job").is_some());
-        assert!(custom_pod_specs(Some("batch"), "Job").is_none());
-        assert!(custom_pod_specs(None, "Prometheus").is_none());
+        // A kind is known in its group only: Volcano's Job and CronJob are not batch/v1's.
+        assert!(custom_kind(Some("batch.volcano.sh"), "Job").is_some());
+        assert!(custom_kind(Some("batch.volcano.sh"), "CronJob").is_some());
+        assert!(custom_kind(Some("batch"), "Job").is_none());
+        assert!(custom_kind(None, "Prometheus").is_none());
     }
 
     /// A custom resource is a workload at the versions its operator serves only.
     #[test]
     fn a_row_is_found_by_group_version_and_kind() {
         let found = |api_version, kind| {
-            custom_workload(api_version, kind).map(|r| (r.group, r.paths.len(), r.objects.len()))
+            custom_workload(api_version, kind).map(|r| (r.group, r.pods.len(), r.objects.len()))
         };
         assert_eq!(
             found(Some("ray.io/v1"), "RayCluster"),
@@ -437,6 +797,10 @@ mod tests {
         assert_eq!(
             found(Some("ray.io/v1alpha1"), "RayJob"),
             Some(("ray.io", 3, 0))
+        );
+        assert_eq!(
+            found(Some("sparkoperator.k8s.io/v1beta1"), "SparkApplication"),
+            Some(("sparkoperator.k8s.io", 2, 0))
         );
         assert_eq!(found(Some("ray.io/v2"), "RayCluster"), None);
         assert_eq!(found(Some("ray.io/v1"), "Deployment"), None);

@@ -55,16 +55,21 @@ pub fn lenses(
         .collect()
 }
 
-/// The workload whose object holds `offset` (the innermost, for a `kind: List`), or whose lens
-/// anchor does.
+/// The workload whose lens anchor holds `offset` (a lens's own position: each pod template of
+/// a custom resource has its own), else whose object holds it (the innermost, for a `kind:
+/// List`; the first of an object's pod templates).
 pub fn placement_at(placements: &[Placement], offset: usize) -> Option<&Placement> {
+    let holds = |r: &Range<usize>| r.start <= offset && offset <= r.end;
     placements
         .iter()
-        .filter(|p| {
-            (p.range.start <= offset && offset <= p.range.end)
-                || (p.anchor.start <= offset && offset <= p.anchor.end)
-        })
+        .filter(|p| holds(&p.anchor))
         .min_by_key(|p| p.range.len())
+        .or_else(|| {
+            placements
+                .iter()
+                .filter(|p| holds(&p.range))
+                .min_by_key(|p| p.range.len())
+        })
 }
 
 /// After each toleration's first line, what it matches in the inventory; after its

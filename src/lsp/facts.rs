@@ -3,10 +3,9 @@
 
 use std::ops::Range;
 
-use crate::diagnostic::ObjectRef;
 use crate::k8s::decode::Decoded;
 use crate::k8s::model::{Taint, Toleration};
-use crate::k8s::objects::{extract, items, Item, Object};
+use crate::k8s::objects::{extract, items, Item, Object, Owner};
 use crate::schedule::placement::item_range;
 use crate::syntax;
 
@@ -39,7 +38,10 @@ pub struct TolerationFact {
     /// Its object, an index in [`Facts::objects`].
     pub owner: Option<usize>,
     pub path: String,
-    pub object: Option<ObjectRef>,
+    /// Its object and, when the object names its parts, the part of it whose pod template holds
+    /// it, as every face names them ([`title`]): `RayCluster ml/rl-train, worker group
+    /// l4-workers`.
+    pub object: String,
     /// The toleration as the API server stores it, when it is valid enough to match.
     pub toleration: Option<Toleration>,
     /// The key's text (inside its quotes, if any), when the key is a plain string.
@@ -56,7 +58,8 @@ pub struct TaintFact {
     /// Its object, an index in [`Facts::objects`].
     pub owner: Option<usize>,
     pub path: String,
-    pub object: Option<ObjectRef>,
+    /// Its object, as every face names it ([`title`]).
+    pub object: String,
     pub taint: Option<Taint>,
     /// The key's text (inside its quotes, if any), when the key is a plain string.
     pub key: Option<Range<usize>>,
@@ -71,7 +74,9 @@ impl Facts {
                 continue;
             }
             let extracted = extract(doc);
-            let object = |i: Option<usize>| i.map(|i| object_ref(&extracted.objects[i]));
+            let object = |i: Option<usize>, part: Option<&str>| {
+                title(i.map(|i| &extracted.objects[i]), part)
+            };
             // Index in `facts.objects` of each extracted object that is listed.
             let mut listed: Vec<Option<usize>> = vec![None; extracted.objects.len()];
             let mut list = |i: usize, facts: &mut Facts| -> usize {
@@ -88,7 +93,7 @@ impl Facts {
                         })
                         .unwrap_or(range.start..range.start);
                     facts.objects.push(ObjectFact {
-                        label: object_label(Some(&object_ref(o))),
+                        label: title(Some(o), None),
                         kind: o.kind.map(str::to_string),
                         name: o.name.map(str::to_string),
                         namespace: o.namespace.map(str::to_string),
@@ -112,12 +117,18 @@ impl Facts {
                 list(i, &mut facts);
             }
             for list in &extracted.tolerations {
+                let part = match list.owner {
+                    Owner::PodSpec(i) => extracted.pod_specs.get(i).and_then(|spec| {
+                        crate::k8s::parts::part(doc, &extracted.objects[spec.object], &spec.path)
+                    }),
+                    _ => None,
+                };
                 for item in items(doc, &list.list) {
                     facts.tolerations.push(TolerationFact {
                         range: item_range(text, doc, &item),
                         owner: list.list.object.and_then(|i| listed[i]),
                         path: item.path.clone(),
-                        object: object(list.list.object),
+                        object: object(list.list.object, part.as_deref()),
                         toleration: item.toleration(),
                         key: key_range(text, doc, &item),
                         operator_omitted: omitted(&item, "operator"),
@@ -131,7 +142,10 @@ impl Facts {
                         range: item_range(text, doc, &item),
                         owner: list.object.and_then(|i| listed[i]),
                         path: item.path.clone(),
-                        object: object(list.object),
+                        object: match list.object {
+                            Some(_) => object(list.object, None),
+                            None => "a taints list".to_string(),
+                        },
                         taint: item.taint(),
                         key: key_range(text, doc, &item),
                     });
@@ -184,14 +198,6 @@ impl Facts {
     }
 }
 
-fn object_ref(o: &Object<'_>) -> ObjectRef {
-    ObjectRef {
-        kind: o.kind.map(str::to_string),
-        name: o.name.map(str::to_string),
-        namespace: o.namespace.map(str::to_string),
-    }
-}
-
 /// Where an item's `key` is written: the decoded key's text inside the value's span (a
 /// quoted scalar's quotes left out); `None` for an empty key or one written with escapes.
 fn key_range(text: &str, doc: &syntax::Document<'_>, item: &Item<'_>) -> Option<Range<usize>> {
@@ -215,19 +221,14 @@ fn omitted(item: &Item<'_>, field: &str) -> bool {
     }
 }
 
-/// A short name for an object: `Deployment shop/web`.
-pub fn object_label(object: Option<&ObjectRef>) -> String {
-    let Some(o) = object else {
-        return "a tolerations list".to_string();
-    };
-    let name = match (&o.namespace, &o.name) {
-        (Some(ns), Some(name)) => format!("{ns}/{name}"),
-        (None, Some(name)) => name.clone(),
-        _ => "(unnamed)".to_string(),
-    };
-    match &o.kind {
-        Some(kind) => format!("{kind} {name}"),
-        None => name,
+/// How every face names an object, and the part of it that holds a pod template
+/// ([`crate::k8s::parts::object_title`]): `Deployment shop/web`, `Deployment `items[0]``,
+/// `RayCluster ml/rl-train, worker group l4-workers`; a list outside any object is `a
+/// tolerations list`.
+pub fn title(object: Option<&Object<'_>>, part: Option<&str>) -> String {
+    match object {
+        Some(o) => crate::k8s::parts::object_title(o, part),
+        None => "a tolerations list".to_string(),
     }
 }
 
@@ -265,7 +266,7 @@ spec:
             "- key: dedicated\n        value: web"
         );
         assert!(first.operator_omitted && first.effect_omitted);
-        assert_eq!(object_label(first.object.as_ref()), "Deployment shop/web");
+        assert_eq!(first.object, "Deployment shop/web");
         let second = &facts.tolerations[1];
         assert_eq!(
             &TEXT[second.range.clone()],
@@ -280,7 +281,7 @@ spec:
             taint.taint.as_ref().unwrap().to_string(),
             "dedicated=web:NoSchedule"
         );
-        assert_eq!(object_label(taint.object.as_ref()), "Node n1");
+        assert_eq!(taint.object, "Node n1");
         assert!(first
             .toleration
             .as_ref()

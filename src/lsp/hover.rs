@@ -8,12 +8,12 @@ use crate::inventory::{Inventory, NodeCount};
 use crate::k8s::model::{Effect, Operator};
 use crate::k8s::model::{Taint, Toleration};
 use crate::k8s::objects::extract;
-use crate::lsp::facts::{object_label, TaintFact, TolerationFact};
+use crate::lsp::facts::{TaintFact, TolerationFact};
 use crate::rules;
 use crate::rules::workload::flow_yaml;
 use crate::schedule::admission::Source;
-use crate::schedule::placement;
 use crate::schedule::Workload;
+use crate::schedule::{near, placement};
 use std::ops::Range;
 
 /// A toleration, somewhere in the workspace (an open file or one on disk), that tolerates a taint.
@@ -29,16 +29,19 @@ pub struct Tolerator {
 /// At most this many tolerators are listed.
 const MAX_LISTED: usize = 20;
 
+/// On a toleration: what it matches in the inventory first (the answer, when there is an
+/// inventory: the taints it tolerates, or that it tolerates none and the taint it comes closest
+/// to), then what it matches in plain words and the defaults the API server applies.
+/// `closest`: the near miss of its workload, when the workload fits no node and this toleration
+/// is the one that only just misses the closest pool (as the `unschedulable` finding says it);
+/// else the inventory's closest taint is named, as `toleration-unused` names it.
 pub fn toleration(
     fact: &TolerationFact,
     comparison_operators: bool,
     inventory: Option<&Inventory>,
+    closest: Option<&str>,
 ) -> String {
-    let mut out = format!(
-        "**Toleration** `{}` in {}\n\n",
-        fact.path,
-        object_label(fact.object.as_ref())
-    );
+    let mut out = format!("**Toleration** `{}` in {}\n\n", fact.path, fact.object);
     let Some(t) = &fact.toleration else {
         out.push_str(
             "The API server would reject this toleration as written (see the diagnostics \
@@ -46,6 +49,15 @@ pub fn toleration(
         );
         return out;
     };
+    if let Some(inventory) = inventory {
+        out.push_str(&inventory_section(
+            t,
+            comparison_operators,
+            inventory,
+            closest,
+        ));
+        out.push('\n');
+    }
     out.push_str(&format!("Tolerates {}.\n", t.describe()));
     if let Some(line) = catalogued(&t.key) {
         out.push_str(&format!("\n{line}\n"));
@@ -86,10 +98,6 @@ pub fn toleration(
         for n in notes {
             out.push_str(&format!("- {n}\n"));
         }
-    }
-    if let Some(inventory) = inventory {
-        out.push('\n');
-        out.push_str(&inventory_section(t, comparison_operators, inventory));
     }
     out
 }
@@ -142,7 +150,7 @@ pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<u
         let object = &ex.objects[w.object];
         let mut out = format!(
             "**Tolerations its pods get** ({})\n\n",
-            crate::schedule::placement::title(object)
+            crate::k8s::parts::object_title(object, w.part.as_deref())
         );
         for (t, s) in w.tolerations.iter().zip(&w.sources) {
             let from = match s {
@@ -163,8 +171,14 @@ pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<u
 }
 
 /// Which of the inventory's taints a toleration tolerates, on which pools: the words of
-/// [`placement`], with the taints listed.
-fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inventory) -> String {
+/// [`placement`], with the taints listed; or that it tolerates none, and the taint it comes
+/// closest to ([`near`]).
+fn inventory_section(
+    t: &Toleration,
+    comparison_operators: bool,
+    inventory: &Inventory,
+    closest: Option<&str>,
+) -> String {
     let tolerated = placement::tolerated_taints(t, inventory, comparison_operators);
     // Each distinct taint with the pools that carry it, in the order first seen.
     let mut taints: Vec<(&Taint, Vec<usize>)> = Vec::new();
@@ -202,6 +216,12 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
     let first = words.next().map(|c| c.to_ascii_uppercase());
     let mut out: String = first.into_iter().chain(words).collect();
     if taints.is_empty() {
+        let said = closest.map(str::to_string).or_else(|| {
+            near::closest_taint(t, inventory, comparison_operators).map(|n| n.said(inventory))
+        });
+        if let Some(said) = said {
+            out.push_str(&format!("; closest: {}", markdown_text(&said)));
+        }
         out.push_str(".\n");
         return out;
     }
@@ -218,46 +238,41 @@ fn inventory_section(t: &Toleration, comparison_operators: bool, inventory: &Inv
     out
 }
 
+/// On a taint: which tolerations in the workspace tolerate it first (the answer), then what its
+/// effect does and who sets a taint of that key.
 pub fn taint(fact: &TaintFact, tolerated_by: &[Tolerator]) -> String {
-    let mut out = String::new();
     let Some(t) = &fact.taint else {
-        out.push_str(&format!(
+        return format!(
             "**Taint** `{}` on {}\n\nThe API server would reject this taint as written (see \
              the diagnostics here).",
-            fact.path,
-            object_label(fact.object.as_ref())
-        ));
-        return out;
-    };
-    out.push_str(&format!(
-        "**Taint** `{t}` on {}\n\n{}: {}.\n\n",
-        object_label(fact.object.as_ref()),
-        t.effect,
-        t.effect.meaning()
-    ));
-    if let Some(line) = catalogued(&t.key) {
-        out.push_str(&format!("{line}\n\n"));
-    }
-    if tolerated_by.is_empty() {
-        out.push_str("No toleration in the workspace tolerates it.");
-        return out;
-    }
-    let n = tolerated_by.len();
-    out.push_str(&format!(
-        "Tolerated by {n} toleration{} in the workspace:\n",
-        if n == 1 { "" } else { "s" }
-    ));
-    for t in tolerated_by.iter().take(MAX_LISTED) {
-        out.push_str(&format!("- {} (`{}`, `{}`)\n", t.object, t.place, t.path));
-    }
-    if n > MAX_LISTED {
-        out.push_str(&format!("- and {} more\n", n - MAX_LISTED));
-    }
-    if t.effect == Effect::NoExecute {
-        out.push_str(
-            "\nTolerations with tolerationSeconds are evicted that long after the taint \
-             appears.",
+            fact.path, fact.object
         );
+    };
+    let mut out = format!("**Taint** `{t}` on {}\n\n", fact.object);
+    let n = tolerated_by.len();
+    if n == 0 {
+        out.push_str("No toleration in the workspace tolerates it.\n");
+    } else {
+        out.push_str(&format!(
+            "Tolerated by {n} toleration{} in the workspace:\n",
+            if n == 1 { "" } else { "s" }
+        ));
+        for t in tolerated_by.iter().take(MAX_LISTED) {
+            out.push_str(&format!("- {} (`{}`, `{}`)\n", t.object, t.place, t.path));
+        }
+        if n > MAX_LISTED {
+            out.push_str(&format!("- and {} more\n", n - MAX_LISTED));
+        }
+    }
+    out.push_str(&format!("\n{}: {}.\n", t.effect, t.effect.meaning()));
+    if t.effect == Effect::NoExecute && n > 0 {
+        out.push_str(
+            "Tolerations with tolerationSeconds are evicted that long after the taint \
+             appears.\n",
+        );
+    }
+    if let Some(line) = catalogued(&t.key) {
+        out.push_str(&format!("\n{line}\n"));
     }
     out
 }

@@ -211,6 +211,19 @@ impl Pieces {
             .flat_map(|p| p.analysis.diagnostics.iter().map(move |d| (d, p.offset)))
     }
 
+    /// The findings alone, every place moved to where it is in the file.
+    pub fn diagnostics_in_file(&self) -> Vec<Diagnostic> {
+        self.0
+            .iter()
+            .flat_map(|p| {
+                p.analysis
+                    .diagnostics
+                    .iter()
+                    .map(move |d| shifted(d, p.offset, p.documents))
+            })
+            .collect()
+    }
+
     /// The file's analysis, every place moved to where it is in the file.
     pub fn whole(&self) -> FileAnalysis {
         let mut out = FileAnalysis::default();

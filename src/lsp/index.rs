@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::{self as lsp, Uri};
 use crate::config_file::{self, ConfigFile};
 use crate::k8s::model::Toleration;
 use crate::lsp::convert::Lines;
-use crate::lsp::facts::{object_label, Facts};
+use crate::lsp::facts::Facts;
 use crate::position::{Encoding, LineIndex};
 
 /// At most this many files are read (the first ones in path order).
@@ -195,7 +195,7 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
             Some(Indexed {
                 range: lines.range(t.range),
                 toleration: t.toleration?,
-                object: object_label(t.object.as_ref()),
+                object: t.object,
                 path: t.path,
                 key: t.key.map(|k| lines.range(k)),
             })
@@ -208,7 +208,7 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
             Some(IndexedTaint {
                 key: t.taint?.key,
                 range: lines.range(t.key?),
-                object: object_label(t.object.as_ref()),
+                object: t.object,
             })
         })
         .collect();

@@ -14,7 +14,9 @@
 //! background work, `queries` what the workspace says about a taint), `handlers` has one file
 //! per request and notification behind one shared preamble, and `server` is the dispatch table.
 //! Answers for the whole workspace: `workspace_diagnostics` (the files that are not open, pulled
-//! or pushed) and [`rename`] (where a taint key is written).
+//! or pushed) and [`rename`] (where a taint key is written). `rendering` renders the
+//! workspace's kustomize overlays as `lint` does, in the background; their findings join the
+//! files' own where `lint` reports them.
 
 pub mod cluster;
 pub mod completion;
@@ -31,6 +33,7 @@ pub mod inventory;
 pub mod output;
 mod queries;
 pub mod rename;
+mod rendering;
 mod server;
 mod session;
 pub mod settings;

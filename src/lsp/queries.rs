@@ -9,7 +9,6 @@ use tower_lsp_server::ls_types::*;
 
 use crate::lsp::completion::KnownTaint;
 use crate::lsp::documents::Snapshot;
-use crate::lsp::facts::object_label;
 use crate::lsp::hover::Tolerator;
 use crate::lsp::session::{contains, file_name, Session};
 use crate::lsp::workspace::Workspace;
@@ -115,7 +114,7 @@ impl Session {
                 if toleration.tolerates(taint, gate) {
                     let line = snap.index.line_of(t.range.start) + 1;
                     out.push(Tolerator {
-                        object: object_label(t.object.as_ref()),
+                        object: t.object.clone(),
                         place: format!("{}:{line}", file_name(uri)),
                         path: t.path.clone(),
                     });
@@ -180,7 +179,7 @@ impl Session {
                     out.push(KnownTaint {
                         key: taint.key.clone(),
                         value: taint.value.clone(),
-                        source: format!("{} ({})", object_label(t.object.as_ref()), file_name(uri)),
+                        source: format!("{} ({})", t.object, file_name(uri)),
                     });
                 }
             }

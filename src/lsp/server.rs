@@ -84,6 +84,7 @@ impl Backend {
             started: false,
             index: WorkspaceIndex::default(),
             disk: Default::default(),
+            overlays_read_at: None,
         };
         let session = Arc::new(Session {
             client,
@@ -97,6 +98,8 @@ impl Backend {
             inventory_edited: AtomicBool::new(false),
             reading_edits: Default::default(),
             installed: Default::default(),
+            render_wanted: AtomicBool::new(false),
+            rendering: Default::default(),
         });
         Backend { session }
     }

@@ -32,6 +32,7 @@ use crate::lsp::inventory;
 use crate::lsp::output::Outbox;
 use crate::lsp::workspace::Workspace;
 use crate::lsp::workspace_diagnostics::DiskDiagnostics;
+use crate::overlays::traced::{self, TracedFile};
 use crate::position::Encoding;
 use crate::schedule::placement::{Placement, TolerationPlace};
 
@@ -149,11 +150,21 @@ pub(crate) struct Analysis {
     pub(crate) lsp: Vec<lsp::Diagnostic>,
     /// Each placement's one-line summary, made when lenses are first asked for.
     pub(crate) summaries: OnceLock<Vec<String>>,
+    /// What rendered overlays found in the file, placed in this text: reported with its own
+    /// findings, as `lint` reports them.
+    pub(crate) rendered: Option<Arc<TracedFile>>,
 }
 
 impl Analysis {
     pub(crate) fn whole(&self) -> &FileAnalysis {
-        self.whole.get_or_init(|| self.pieces.whole())
+        self.whole.get_or_init(|| {
+            let mut whole = self.pieces.whole();
+            if let Some(r) = &self.rendered {
+                traced::merge(&mut whole.diagnostics, r.diagnostics.clone());
+                traced::sort(&mut whole.diagnostics);
+            }
+            whole
+        })
     }
 
     pub(crate) fn diagnostics(&self) -> &[Diagnostic] {
@@ -199,6 +210,8 @@ pub(crate) struct State {
     pub(crate) index: WorkspaceIndex,
     /// The diagnostics of the workspace's files that are not open.
     pub(crate) disk: DiskDiagnostics,
+    /// When the last rendering of the overlays started reading their files.
+    pub(crate) overlays_read_at: Option<std::time::SystemTime>,
 }
 
 pub(crate) struct Session {
@@ -222,6 +235,10 @@ pub(crate) struct Session {
     /// The generation of the workspace last installed (read without the lock by the work a
     /// newer one makes stale).
     pub(crate) installed: Arc<AtomicU64>,
+    /// The overlays are to be rendered again ([`crate::lsp::rendering`]).
+    pub(crate) render_wanted: AtomicBool,
+    /// One rendering of the overlays at a time.
+    pub(crate) rendering: tokio::sync::Mutex<()>,
 }
 
 /// internal error instead of taking the server down.
@@ -259,14 +276,30 @@ pub(crate) fn analyse(
     );
     let other_file =
         |file: &str, range: Range<usize>| inventory_location(ws, file, range, encoding);
-    let lsp = diagnostics::all_to_lsp(
-        pieces.diagnostics(),
-        snap.lines(encoding),
-        uri,
-        Some(snap.version),
-        &other_file,
-        &ws.links,
-    );
+    let rendered = rendered_in(ws, uri, &snap.text);
+    let lsp = match &rendered {
+        None => diagnostics::all_to_lsp(
+            pieces.diagnostics(),
+            snap.lines(encoding),
+            uri,
+            Some(snap.version),
+            &other_file,
+            &ws.links,
+        ),
+        Some(r) => {
+            let mut all = pieces.diagnostics_in_file();
+            traced::merge(&mut all, r.diagnostics.clone());
+            traced::sort(&mut all);
+            diagnostics::all_to_lsp(
+                all.iter().map(|d| (d, 0)),
+                snap.lines(encoding),
+                uri,
+                Some(snap.version),
+                &other_file,
+                &ws.links,
+            )
+        }
+    };
     Analysis {
         version: snap.version,
         generation: ws.generation,
@@ -274,10 +307,23 @@ pub(crate) fn analyse(
         whole: OnceLock::new(),
         lsp,
         summaries: OnceLock::new(),
+        rendered,
     }
 }
 
-/// A place in an inventory file (named as the core inventory names it), for the client.
+/// What the workspace's rendered overlays found in the file at `uri`, when its text is the one
+/// they were placed in.
+pub(crate) fn rendered_in(ws: &Workspace, uri: &Uri, text: &str) -> Option<Arc<TracedFile>> {
+    if ws.traced.is_empty() {
+        return None;
+    }
+    let path = uri.to_file_path()?;
+    let canonical = std::fs::canonicalize(&path).ok()?;
+    ws.traced_for(&canonical, text)
+}
+
+/// A place in an inventory file (named as the core inventory names it), or in the
+/// kustomization of a rendered overlay (where its findings' notes point), for the client.
 pub(crate) fn inventory_location(
     ws: &Workspace,
     file: &str,
@@ -285,7 +331,9 @@ pub(crate) fn inventory_location(
     encoding: Encoding,
 ) -> Option<Location> {
     let path = inventory::resolve(file, ws.root.as_deref());
-    ws.inventory.location(&path, range, encoding)
+    ws.inventory
+        .location(&path, range.clone(), encoding)
+        .or_else(|| ws.kustomization_location(file, range, encoding))
 }
 
 /// What [`inventory_location`] places a range of `file` by: a hash of the file's text as read.
@@ -369,19 +417,27 @@ impl Session {
             })
             .await?,
         );
-        self.store_analysis(uri, &analysis);
+        self.store_analysis(uri, snap, &analysis);
         Ok(analysis)
     }
 
-    /// Keeps an analysis if it is still current; returns whether it was.
-    pub(crate) fn store_analysis(&self, uri: &Uri, analysis: &Arc<Analysis>) -> bool {
+    /// Keeps an analysis of `snap` if it is still current (the same text, settings and chart
+    /// templates: a chart's templates that changed while it was analysed make it stale, as an
+    /// edit does); returns whether it was.
+    pub(crate) fn store_analysis(
+        &self,
+        uri: &Uri,
+        snap: &Snapshot,
+        analysis: &Arc<Analysis>,
+    ) -> bool {
         let replaced = {
             let mut state = self.lock();
             let generation = state.workspace.generation;
             match state.documents.get_mut(uri) {
                 Some(open)
                     if open.doc.version == analysis.version
-                        && generation == analysis.generation =>
+                        && generation == analysis.generation
+                        && open.doc.chart == snap.chart =>
                 {
                     open.analysis.replace(analysis.clone())
                 }

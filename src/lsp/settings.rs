@@ -9,7 +9,8 @@
 //!   "disableAdmissionPlugins": [],
 //!   "rules": {"tolerates-everything": "off", "duplicate-toleration": "warning"},
 //!   "admission": {"clusterTolerationWhitelist": [{"operator": "Exists"}]},
-//!   "docsUrl": "https://example.com/taintlint/docs/rules.md"
+//!   "docsUrl": "https://example.com/taintlint/docs/rules.md",
+//!   "kustomize": "off"
 //! }
 //! ```
 //!
@@ -30,6 +31,7 @@ const KEYS: &[&str] = &[
     "rules",
     "admission",
     "docsUrl",
+    "kustomize",
 ];
 
 /// The PodTolerationRestriction plugin's configuration, as `.taintlint.yaml`'s `admission:`
@@ -56,6 +58,9 @@ pub struct Settings {
     /// Where the rule reference (docs/rules.md) is published, for the rule links of
     /// diagnostics and hovers; `None`: [`crate::rules::DOCS_URL`].
     pub docs_url: Option<String>,
+    /// What renders the workspace's kustomize overlays, as `lint --kustomize` says it (`None`:
+    /// the configuration file's `kustomize`, else `auto`).
+    pub kustomize: Option<crate::config_file::Kustomize>,
 }
 
 impl Settings {
@@ -119,6 +124,21 @@ impl Settings {
                     }
                     other => problems.push(format!(
                         "setting `docsUrl` must be a string, not {}",
+                        kind(other)
+                    )),
+                },
+                "kustomize" => match value {
+                    Value::Null => settings.kustomize = None,
+                    Value::String(s) if s.trim().is_empty() => settings.kustomize = None,
+                    Value::String(s) => match crate::config_file::Kustomize::parse(s.trim()) {
+                        Some(k) => settings.kustomize = Some(k),
+                        None => problems.push(format!(
+                            "setting `kustomize` is one of {}, not {s:?}",
+                            crate::config_file::Kustomize::NAMES.join(", ")
+                        )),
+                    },
+                    other => problems.push(format!(
+                        "setting `kustomize` must be a string, not {}",
                         kind(other)
                     )),
                 },
@@ -305,7 +325,8 @@ mod tests {
                 "inventory": "a.yaml, b.yaml",
                 "featureGates": {"TaintTolerationComparisonOperators": true},
                 "enableAdmissionPlugins": ["ExtendedResourceToleration"],
-                "rules": {"tolerates-everything": "off"}
+                "rules": {"tolerates-everything": "off"},
+                "kustomize": "kubectl"
             }
         }));
         assert!(problems.is_empty(), "{problems:?}");
@@ -314,6 +335,10 @@ mod tests {
         assert_eq!(s.feature_gates, ["TaintTolerationComparisonOperators=true"]);
         assert_eq!(s.enable_admission_plugins, ["ExtendedResourceToleration"]);
         assert_eq!(s.rules, [("tolerates-everything".into(), "off".into())]);
+        assert_eq!(s.kustomize, Some(crate::config_file::Kustomize::Kubectl));
+        // Empty, as VS Code sends a setting left alone: the configuration file decides.
+        let (s, problems) = Settings::from_json(&json!({"kustomize": ""}));
+        assert_eq!((s.unwrap().kustomize, problems), (None, vec![]));
     }
 
     #[test]
@@ -363,6 +388,7 @@ mod tests {
             "inventory": ["a.yaml", 3],
             "featureGates": {"X": "yes"},
             "rules": "off",
+            "kustomize": "helm",
             "colour": true
         }));
         assert_eq!(s.unwrap().inventory, ["a.yaml"]);
@@ -373,8 +399,10 @@ mod tests {
                 "setting `inventory[1]` must be a string, not a number",
                 "setting `featureGates.X` must be true or false, not a string",
                 "setting `rules` must be an object of rule names to levels, not a string",
+                "setting `kustomize` is one of auto, kustomize, kubectl, off, not \"helm\"",
                 "unknown setting `colour` (known: inventory, featureGates, \
-                 enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl)",
+                 enableAdmissionPlugins, disableAdmissionPlugins, rules, admission, docsUrl, \
+                 kustomize)",
             ]
         );
     }

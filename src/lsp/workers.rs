@@ -120,13 +120,28 @@ impl Session {
         settings: Settings,
         mut problems: Vec<String>,
     ) {
-        let (root, generation) = {
+        let (root, generation, current) = {
             let mut state = self.lock();
             state.next_generation += 1;
-            (state.root.clone(), state.next_generation)
+            (
+                state.root.clone(),
+                state.next_generation,
+                state.workspace.clone(),
+            )
         };
         let result = blocking("reading the settings", move || {
-            Workspace::new(settings, root.as_deref(), generation)
+            let (workspace, problems) = Workspace::new(settings, root.as_deref(), generation);
+            // The overlays as rendered so far, while the next pass renders them for these
+            // settings, when they render the same way.
+            let workspace = if workspace.kustomize == current.kustomize
+                && workspace.cache_dir == current.cache_dir
+                && workspace.reads() == current.reads()
+            {
+                workspace.with_rendered(current.rendered.clone(), generation)
+            } else {
+                workspace
+            };
+            (workspace, problems)
         })
         .await;
         let (workspace, more) = match result {
@@ -139,6 +154,8 @@ impl Session {
         problems.extend(more);
         self.install(workspace).await;
         self.report_problems(problems).await;
+        // The configuration may say otherwise of overlays now.
+        tokio::spawn(self.clone().render_overlays());
     }
 
     /// Reads the inventory files again (they changed).
@@ -202,10 +219,22 @@ impl Session {
 
     /// Makes a workspace current (unless a newer one already is) and re-analyses.
     pub(crate) async fn install(self: &Arc<Self>, workspace: Workspace) {
+        self.install_when(workspace, None).await;
+    }
+
+    /// Makes a workspace made from the one of generation `base` current, if that one still is;
+    /// returns whether it did.
+    pub(crate) async fn install_over(self: &Arc<Self>, workspace: Workspace, base: u64) -> bool {
+        self.install_when(workspace, Some(base)).await
+    }
+
+    async fn install_when(self: &Arc<Self>, workspace: Workspace, base: Option<u64>) -> bool {
         {
             let mut state = self.lock();
-            if workspace.generation <= state.workspace.generation {
-                return;
+            if workspace.generation <= state.workspace.generation
+                || base.is_some_and(|b| b != state.workspace.generation)
+            {
+                return false;
             }
             self.installed.store(workspace.generation, Ordering::SeqCst);
             let replaced = std::mem::replace(&mut state.workspace, Arc::new(workspace));
@@ -215,6 +244,7 @@ impl Session {
         }
         self.reanalyse_all().await;
         self.update_watchers().await;
+        true
     }
 
     /// Logs settings problems, and shows them unless they are the ones shown last: a mistyped
@@ -282,8 +312,9 @@ impl Session {
         }
     }
 
-    /// Registers a file watcher for the inventory files and the project's configuration file
-    /// with the client, replacing the last.
+    /// Registers a file watcher for the inventory files, the project's configuration file and
+    /// the files of rendered overlays the workspace's watch misses, with the client, replacing
+    /// the last.
     pub(crate) async fn update_watchers(&self) {
         let (paths, caps, previous) = {
             let state = self.lock();
@@ -294,6 +325,10 @@ impl Session {
                 .iter()
                 .map(|f| f.path.clone())
                 .chain(state.workspace.config.clone())
+                .chain(crate::lsp::rendering::unwatched(
+                    &state.workspace.rendered,
+                    state.root.as_deref(),
+                ))
                 .collect();
             (paths, state.caps.clone(), state.watching.clone())
         };
@@ -394,7 +429,7 @@ impl Session {
                         .map(|(uri, snap, chunks)| {
                             let analysis =
                                 Arc::new(analyse(&uri, &snap, &workspace, encoding, &chunks));
-                            (uri, analysis)
+                            (uri, snap, analysis)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -406,9 +441,10 @@ impl Session {
                         continue;
                     }
                 };
-                for (uri, analysis) in results {
-                    // A newer edit or setting makes this result stale: its turn comes next.
-                    if self.store_analysis(&uri, &analysis) {
+                for (uri, snap, analysis) in results {
+                    // A newer edit, setting or chart template makes this result stale: its turn
+                    // comes next.
+                    if self.store_analysis(&uri, &snap, &analysis) {
                         self.outbox
                             .publish_diagnostics(&uri, &analysis.lsp, Some(analysis.version))
                             .await;
@@ -434,6 +470,7 @@ impl Session {
                 let (files, truncated) = (built.len(), built.truncated);
                 self.lock().index = built;
                 self.workspace_changed().await;
+                tokio::spawn(self.clone().render_overlays());
                 let more = if truncated {
                     format!(
                         " (only the first {} manifest files were read)",
@@ -502,13 +539,15 @@ impl Session {
         }
     }
 
-    /// For clients that cannot watch files: checks the inventory files now and then.
+    /// For clients that cannot watch files: checks the inventory files and the files of the
+    /// rendered overlays now and then.
     pub(crate) async fn inventory_poller(self: Arc<Self>) {
         loop {
             tokio::time::sleep(self.config.poll_interval).await;
             if self.stopped.load(Ordering::SeqCst) || self.shut_down.load(Ordering::SeqCst) {
                 return;
             }
+            self.check_overlays().await;
             let workspace = self.lock().workspace.clone();
             if workspace.inventory.is_empty() {
                 continue;

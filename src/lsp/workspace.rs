@@ -1,5 +1,8 @@
-//! Settings turned into the analysis' inputs, and the one call into the analysis core.
+//! Settings turned into the analysis' inputs, and the one call into the analysis core; the
+//! workspace's kustomize overlays as last rendered, and their findings traced to the files to
+//! edit for these inputs.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,6 +15,9 @@ use crate::k8s::workloads::ChartKinds;
 use crate::lsp::diagnostics::Links;
 use crate::lsp::inventory::InventoryFiles;
 use crate::lsp::settings::Settings;
+use crate::overlays::plan::Reads;
+use crate::overlays::traced::{Traced, TracedFile};
+use crate::overlays::Rendered;
 use crate::rules;
 use crate::syntax::Stream;
 
@@ -42,6 +48,18 @@ pub struct Workspace {
     pub settings_generation: u64,
     /// Each rule's link into the rule reference the settings name.
     pub links: Links,
+    /// How overlays are rendered: the `kustomize` setting's tool, else the configuration's, and
+    /// the configuration's remote bases and load restrictor, as `lint` takes them.
+    pub kustomize: crate::overlays::Settings,
+    /// Where renders are kept between runs, as `lint` keeps them: `TAINTLINT_CACHE_DIR`, else
+    /// `.taintlint_cache` beside the configuration file, else in the workspace root.
+    pub cache_dir: Option<PathBuf>,
+    /// The workspace's overlays as last rendered ([`crate::lsp::rendering`]).
+    pub rendered: Arc<Rendered>,
+    /// Their findings, judged with this workspace's options and inventory, by the file to edit.
+    pub traced: Arc<Traced>,
+    /// The overlays' kustomization files, by the name their notes give them: (path, text).
+    kustomizations: Arc<HashMap<String, (PathBuf, Arc<str>)>>,
 }
 
 impl Workspace {
@@ -157,7 +175,26 @@ impl Workspace {
             options.set_platform(c.platform.platform);
         }
         let inventory = inventory.without_texts();
+        let mut kustomize = crate::overlays::Settings::of(None, [&config]);
+        if let Some(tool) = settings.kustomize {
+            kustomize.tool = tool;
+        }
+        let cache_dir = std::env::var_os("TAINTLINT_CACHE_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                config_path
+                    .as_deref()
+                    .and_then(Path::parent)
+                    .or(root)
+                    .map(|d| d.join(crate::overlays::cache::DIR_NAME))
+            });
         let workspace = Workspace {
+            kustomize,
+            cache_dir,
+            rendered: Arc::default(),
+            traced: Arc::default(),
+            kustomizations: Arc::default(),
             pool_label: config.pool_label.clone(),
             platform,
             links: Links::new(settings.docs_url()),
@@ -194,14 +231,94 @@ impl Workspace {
         if let Some(c) = &cluster {
             options.set_platform(c.platform.platform);
         }
-        let workspace = Workspace {
+        let mut workspace = Workspace {
             inventory,
             cluster,
             generation,
             options,
             ..self.clone()
         };
+        // The rendered findings are judged against the new inventory.
+        workspace.trace();
         (workspace, problems)
+    }
+
+    /// The same workspace with these overlays rendered, their findings traced.
+    pub fn with_rendered(&self, rendered: Arc<Rendered>, generation: u64) -> Self {
+        let mut workspace = Workspace {
+            rendered,
+            generation,
+            ..self.clone()
+        };
+        workspace.trace();
+        workspace
+    }
+
+    /// Judges the rendered overlays' output with this workspace's options and inventory, as
+    /// `lint` does, and traces the findings to the files to edit.
+    fn trace(&mut self) {
+        if self.rendered.outcomes.iter().all(|o| o.is_err()) {
+            self.traced = Arc::default();
+            self.kustomizations = Arc::default();
+            return;
+        }
+        let root = self.root.as_deref();
+        let traced = crate::overlays::traced::trace_all(&self.rendered, root, |_, text| {
+            self.configured(crate::analysis::analyse_file(
+                text,
+                &self.options,
+                self.cluster.as_deref(),
+                false,
+            ))
+            .diagnostics
+        });
+        self.kustomizations = Arc::new(
+            traced
+                .kustomizations
+                .iter()
+                .map(|(name, text)| (name.clone(), (PathBuf::from(name), text.clone())))
+                .collect(),
+        );
+        self.traced = Arc::new(traced);
+    }
+
+    /// What the workspace's faces read of a render: with an inventory or a toleration policy,
+    /// where workloads can run, as `lint` reads it then.
+    pub fn reads(&self) -> Reads {
+        let policy = self.options.policy().is_some()
+            || self.options.admission_enabled("PodTolerationRestriction");
+        if !self.inventory.is_empty() || policy {
+            Reads::Placement
+        } else {
+            Reads::Tolerations
+        }
+    }
+
+    /// The rendered findings of a file (`canonical`: its path, canonical) whose text is `text`:
+    /// none when the text is not the one they were placed in (an edit not saved yet, or a file
+    /// changed since it was rendered; the next render places them again).
+    pub fn traced_for(&self, canonical: &Path, text: &str) -> Option<Arc<TracedFile>> {
+        let i = *self.traced.by_path.get(canonical)?;
+        let file = &self.traced.files[i];
+        (*file.text == *text).then(|| file.clone())
+    }
+
+    /// A place in an overlay's kustomization file (named as the rendered findings' notes name
+    /// it), for the client.
+    pub fn kustomization_location(
+        &self,
+        file: &str,
+        range: std::ops::Range<usize>,
+        encoding: crate::position::Encoding,
+    ) -> Option<tower_lsp_server::ls_types::Location> {
+        let (path, text) = self.kustomizations.get(file)?;
+        let uri = tower_lsp_server::ls_types::Uri::from_file_path(path)?;
+        let index = crate::position::LineIndex::new(text);
+        let lines = crate::lsp::convert::Lines::new(text, &index, encoding);
+        Some(tower_lsp_server::ls_types::Location::new(
+            uri,
+            lines.range(range),
+        ))
     }
 
     /// Lints one document.

@@ -36,6 +36,7 @@ use crate::lsp::convert::Lines;
 use crate::lsp::diagnostics;
 use crate::lsp::session::{blocking, inventory_location, inventory_text_hash, Session};
 use crate::lsp::workspace::Workspace;
+use crate::overlays::traced::{self, TracedFile};
 use crate::position::{Encoding, LineIndex};
 use crate::syntax::{self, Stream};
 
@@ -136,6 +137,9 @@ pub(crate) struct DiskResult {
     /// The file's text and tree, kept to judge it again against another inventory (taken by the
     /// pass that does).
     parsed: Mutex<Option<Parsed>>,
+    /// What rendered overlays found in the file, reported with its own findings: the result
+    /// holds while they are the same.
+    rendered: Option<Arc<TracedFile>>,
 }
 
 #[derive(Debug, Default)]
@@ -160,6 +164,7 @@ impl DiskResult {
             judged: None,
             placed: Vec::new(),
             parsed: Mutex::new(None),
+            rendered: self.rendered.clone(),
         }
     }
 
@@ -199,6 +204,7 @@ impl DiskResult {
             judged: self.judged.clone(),
             placed,
             parsed: Mutex::new(parsed),
+            rendered: self.rendered.clone(),
         })
     }
 
@@ -277,13 +283,81 @@ fn as_json(items: &[lsp::Diagnostic]) -> (Arc<RawValue>, String) {
     (Arc::from(json), format!("{hash:016x}"))
 }
 
+/// What rendered overlays found in each file, by the path the workspace's files are known by
+/// (a file below the workspace root as the walk names it), and the files of those that are not
+/// among `paths` and not in `skip` (open, inventory or configuration files), each with the
+/// result reported for it last (`cached`).
+#[allow(clippy::type_complexity)]
+fn rendered_by_path(
+    ws: &Workspace,
+    paths: &[PathBuf],
+    skip: &HashSet<PathBuf>,
+    cached: &HashMap<PathBuf, Arc<DiskResult>>,
+) -> (
+    HashMap<PathBuf, Arc<TracedFile>>,
+    Vec<(PathBuf, Option<Arc<DiskResult>>)>,
+) {
+    if ws.traced.is_empty() {
+        return (HashMap::new(), Vec::new());
+    }
+    let root = ws.root.clone().unwrap_or_default();
+    let canonical_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+    let mut by_path = HashMap::new();
+    for (canonical, &i) in &ws.traced.by_path {
+        let path = match canonical.strip_prefix(&canonical_root) {
+            Ok(rest) => root.join(rest),
+            Err(_) => canonical.clone(),
+        };
+        by_path.insert(path, ws.traced.files[i].clone());
+    }
+    let listed: HashSet<&PathBuf> = paths.iter().collect();
+    let mut extra: Vec<(PathBuf, Option<Arc<DiskResult>>)> = by_path
+        .keys()
+        .filter(|p| !listed.contains(p) && !skip.contains(*p))
+        .map(|p| (p.clone(), cached.get(p).cloned()))
+        .collect();
+    extra.sort_by(|a, b| a.0.cmp(&b.0));
+    (by_path, extra)
+}
+
+/// The result of a file only rendered overlays found something in: their findings alone, as
+/// `lint` reports such a file; the last result (`cached`) while they are the same.
+fn rendered_only(
+    ws: &Workspace,
+    path: &std::path::Path,
+    cached: Option<Arc<DiskResult>>,
+    encoding: Encoding,
+    rendered: &mut HashMap<PathBuf, Arc<TracedFile>>,
+) -> Option<Arc<DiskResult>> {
+    let r = rendered.remove(path)?;
+    if let Some(c) = cached.filter(|c| c.rendered.as_ref() == Some(&r)) {
+        return Some(c);
+    }
+    let uri = Uri::from_file_path(path)?;
+    let (items, result_id) = as_json(&diagnostics_of(ws, &r.diagnostics, &r.text, &uri, encoding));
+    Some(Arc::new(DiskResult {
+        uri,
+        stamp: (0, None),
+        generation: ws.generation,
+        settings_generation: ws.settings_generation,
+        reads_inventory: None,
+        items,
+        result_id,
+        found: Arc::default(),
+        judged: None,
+        placed: Vec::new(),
+        parsed: Mutex::new(None),
+        rendered: Some(r),
+    }))
+}
+
 impl Session {
     /// The diagnostics of every workspace manifest that is not open, not an inventory file and
     /// not the project's configuration file,
     /// in path order: cached results where the file and the workspace did not change, the
     /// others read and analysed now (in parallel).
     pub(crate) async fn disk_diagnostics(&self) -> jsonrpc::Result<Vec<Arc<DiskResult>>> {
-        let (paths, ws, encoding, cached) = {
+        let (paths, ws, encoding, cached, skip, extra_cached) = {
             let state = self.lock();
             let open: HashSet<PathBuf> = state
                 .documents
@@ -304,21 +378,61 @@ impl Session {
                 .iter()
                 .map(|p| state.disk.files.get(p).cloned())
                 .collect();
-            (paths, state.workspace.clone(), state.encoding, cached)
+            // What is reported of files outside the workspace's manifests was kept too.
+            let extra_cached: HashMap<PathBuf, Arc<DiskResult>> =
+                if state.workspace.traced.is_empty() {
+                    HashMap::new()
+                } else {
+                    state
+                        .disk
+                        .files
+                        .iter()
+                        .filter(|(_, r)| r.rendered.is_some())
+                        .map(|(p, r)| (p.clone(), r.clone()))
+                        .collect()
+                };
+            let skip: HashSet<PathBuf> = open
+                .into_iter()
+                .chain(
+                    state
+                        .workspace
+                        .inventory
+                        .files()
+                        .iter()
+                        .map(|f| f.path.clone()),
+                )
+                .chain(state.workspace.config.clone())
+                .collect();
+            (
+                paths,
+                state.workspace.clone(),
+                state.encoding,
+                cached,
+                skip,
+                extra_cached,
+            )
         };
         let generation = ws.generation;
         let installed = self.installed.clone();
         let kept_text = AtomicUsize::new(0);
         let results = blocking("analysing the workspace", move || {
-            paths
+            let (mut rendered, extra) = rendered_by_path(&ws, &paths, &skip, &extra_cached);
+            let mut results: Vec<(PathBuf, Arc<DiskResult>)> = paths
                 .into_par_iter()
                 .zip(cached)
-                .filter_map(|(path, cached)| {
+                .map(|(path, cached)| {
+                    let rendered = rendered.get(&path).cloned();
+                    (path, cached, rendered)
+                })
+                .filter_map(|(path, cached, rendered)| {
                     let meta = std::fs::metadata(&path).ok()?;
                     let stamp = stamp(&meta);
-                    // The file as it was, under the same settings: only the inventory changed.
+                    // The file as it was, under the same settings and with the same rendered
+                    // findings: only the inventory changed.
                     let same = cached.clone().filter(|c| {
-                        c.stamp == stamp && c.settings_generation == ws.settings_generation
+                        c.stamp == stamp
+                            && c.settings_generation == ws.settings_generation
+                            && c.rendered == rendered
                     });
                     if let Some(c) = &same {
                         if c.generation == generation {
@@ -373,7 +487,18 @@ impl Session {
                     // The documents whose findings read the same of this inventory keep them.
                     let before = same.as_ref().and_then(|c| c.judged.as_deref());
                     let (analysis, judged) = file.analyse(&ws, chart.as_ref(), before);
-                    let found = analysis.diagnostics;
+                    let mut found = analysis.diagnostics;
+                    // A template or a file that is no manifest is set aside, as `lint DIR`
+                    // sets it aside: said when the file is opened.
+                    found.retain(|d| !crate::rules::sets_file_aside(d.rule));
+                    // What rendered overlays found here, once, with the file's own, as `lint`
+                    // reports them; not when the file changed since (its next render places
+                    // them in the new text).
+                    let rendered = rendered.filter(|r| *r.text == *file.text());
+                    if let Some(r) = &rendered {
+                        traced::merge(&mut found, r.diagnostics.clone());
+                        traced::sort(&mut found);
+                    }
                     // A finding of an inventory rule says the file reads the inventory: it need
                     // not be asked.
                     if found
@@ -424,10 +549,19 @@ impl Session {
                             judged,
                             placed,
                             parsed: Mutex::new(keep),
+                            rendered,
                         }),
                     ))
                 })
-                .collect::<Vec<_>>()
+                .collect();
+            // The files only rendered overlays found something in (a base outside the
+            // workspace folder, a generator's source that is no manifest), as `lint` adds them.
+            for (path, r) in extra {
+                if let Some(result) = rendered_only(&ws, &path, r, encoding, &mut rendered) {
+                    results.push((path, result));
+                }
+            }
+            results
         })
         .await?;
         let mut state = self.lock();

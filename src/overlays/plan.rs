@@ -193,6 +193,42 @@ pub fn kustomization_in(dir: &Path) -> Option<PathBuf> {
         .find(|f| f.is_file())
 }
 
+/// Canonical paths, each directory's found once: a repository's kustomizations and the files
+/// they name share their directories, and `std::fs::canonicalize` asks the file system about
+/// every component of every path (thousands of calls for a GitOps repository of a hundred
+/// kustomizations). A path whose last component is a plain name and no symbolic link is its
+/// directory's canonical path joined with that name; any other is canonicalized whole.
+#[derive(Debug, Default)]
+pub struct Canonical {
+    known: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Canonical {
+    pub fn of(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.known.get(path) {
+            return known.clone();
+        }
+        let found = match (path.parent(), path.components().next_back()) {
+            (Some(parent), Some(Component::Normal(name))) if !parent.as_os_str().is_empty() => {
+                match std::fs::symlink_metadata(path) {
+                    Ok(m) if !m.file_type().is_symlink() => self.of(parent).map(|p| p.join(name)),
+                    Ok(_) => std::fs::canonicalize(path).ok(),
+                    Err(_) => None,
+                }
+            }
+            _ => std::fs::canonicalize(path).ok(),
+        };
+        self.known.insert(path.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// The canonical paths of these files (those that are there).
+pub fn canonical_set<'a>(paths: impl IntoIterator<Item = &'a Path>) -> HashSet<PathBuf> {
+    let mut canonical = Canonical::default();
+    paths.into_iter().filter_map(|p| canonical.of(p)).collect()
+}
+
 /// Words whose absence from a file means it holds no pod template, toleration or taint: a
 /// toleration or taint list under any name (`agent_tolerations`, `startupTaints`), a pod
 /// spec's `containers`, and the custom resources whose pod fields lie inline.
@@ -237,12 +273,20 @@ pub fn holds_tolerations(text: &str) -> bool {
 }
 
 impl Reads {
-    /// Whether a file of an overlay may hold what this face reads.
+    /// Whether a file of an overlay may hold what this face reads, its
+    /// CustomResourceDefinitions left out: their schemas describe tolerations and taints
+    /// without holding any (an operator's install overlay is mostly definitions).
     fn matters(self, text: &str) -> bool {
-        match self {
-            Reads::Tolerations => holds_tolerations(text),
-            Reads::Placement => may_matter(text),
+        let one = |doc: &str| match self {
+            Reads::Tolerations => holds_tolerations(doc),
+            Reads::Placement => may_matter(doc),
+        };
+        if !text.contains("CustomResourceDefinition") {
+            return one(text);
         }
+        text.split("\n---")
+            .filter(|doc| !is_definition(doc))
+            .any(one)
     }
 
     /// Whether a patch can change what this face reads.
@@ -252,6 +296,14 @@ impl Reads {
             Reads::Placement => patch_matters(text),
         }
     }
+}
+
+/// Whether a document (of a file split at its `---` lines) is a CustomResourceDefinition.
+fn is_definition(doc: &str) -> bool {
+    doc.contains("apiextensions.k8s.io/")
+        && doc
+            .lines()
+            .any(|l| l.trim_end() == "kind: CustomResourceDefinition")
 }
 
 /// Whether a patch can write a pod template, a toleration or a taint, or rename or move the
@@ -326,6 +378,7 @@ struct Layer {
 /// Reads files once for the whole plan.
 struct Reader {
     reads: Reads,
+    canonical: Canonical,
     texts: HashMap<PathBuf, Option<Arc<[u8]>>>,
     layers: HashMap<PathBuf, Option<Arc<Layer>>>,
 }
@@ -334,6 +387,7 @@ impl Reader {
     fn new(reads: Reads) -> Reader {
         Reader {
             reads,
+            canonical: Canonical::default(),
             texts: HashMap::new(),
             layers: HashMap::new(),
         }
@@ -381,7 +435,7 @@ impl Reader {
         let inside = |p: &Path| p.starts_with(dir);
         for r in &layer.k.resources {
             let joined = dir.join(r);
-            match std::fs::canonicalize(&joined) {
+            match self.canonical.of(&joined).ok_or(()) {
                 Ok(c) if c.is_dir() => layer.bases.push(c),
                 Ok(c) => {
                     if !inside(&c) {
@@ -394,7 +448,7 @@ impl Reader {
         }
         for r in layer.k.components.iter().chain(&layer.k.plugin_entries) {
             let joined = dir.join(r);
-            match std::fs::canonicalize(&joined) {
+            match self.canonical.of(&joined).ok_or(()) {
                 Ok(c) if c.is_dir() => layer.components.push(c),
                 Ok(c) => {
                     if !inside(&c) {
@@ -407,7 +461,7 @@ impl Reader {
         }
         for f in &layer.k.files {
             let joined = dir.join(f);
-            match std::fs::canonicalize(&joined) {
+            match self.canonical.of(&joined).ok_or(()) {
                 Ok(c) => {
                     if !inside(&c) {
                         layer.outside.push(f.clone());
@@ -436,7 +490,10 @@ impl Reader {
             .patch_files
             .iter()
             .chain(&layer.k.replacement_files)
-            .filter_map(|p| std::fs::canonicalize(dir.join(p)).ok())
+            .map(|p| dir.join(p))
+            .collect::<Vec<PathBuf>>()
+            .into_iter()
+            .filter_map(|p| self.canonical.of(&p))
             .collect();
         for p in patch_files {
             if let Some(text) = self.text(&p) {
@@ -453,7 +510,7 @@ impl Reader {
             }
             let joined = dir.join(&name);
             if joined.is_file() {
-                if let Ok(c) = std::fs::canonicalize(&joined) {
+                if let Some(c) = self.canonical.of(&joined) {
                     if c.starts_with(dir) && c != layer.file && !layer.files.contains(&c) {
                         layer.files.push(c);
                     }
@@ -506,6 +563,7 @@ pub fn candidates<'a>(
         .filter(|p| p.is_dir() && kustomization_in(p).is_some_and(|k| !component(&k)))
         .cloned()
         .collect();
+    let mut canonical = Canonical::default();
     let mut found: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut built_on: HashSet<PathBuf> = HashSet::new();
     for (file, walked) in files {
@@ -521,20 +579,17 @@ pub fn candidates<'a>(
         };
         let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
         for r in crate::inventory::kustomize::references(&text) {
-            if let Ok(c) = std::fs::canonicalize(dir.join(r)) {
+            if let Some(c) = canonical.of(&dir.join(r)) {
                 built_on.insert(c);
             }
         }
         if walked && !crate::inventory::kustomize::is_component(&text) {
-            if let Ok(c) = std::fs::canonicalize(&dir) {
+            if let Some(c) = canonical.of(&dir) {
                 found.push((dir, c));
             }
         }
     }
-    let named_canonical: HashSet<PathBuf> = out
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
+    let named_canonical: HashSet<PathBuf> = out.iter().filter_map(|p| canonical.of(p)).collect();
     for (dir, canonical) in found {
         if !built_on.contains(&canonical) && !named_canonical.contains(&canonical) {
             out.push(dir);
@@ -838,6 +893,43 @@ pub fn normalize(path: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// Each path as `std::fs::canonicalize` gives it: through a linked directory or file, up
+    /// with `..`, from the working directory; none for a path that is not there.
+    #[test]
+    fn canonical_paths_are_the_file_systems() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("base/sub")).unwrap();
+        std::fs::write(root.join("base/a.yaml"), "a").unwrap();
+        std::os::unix::fs::symlink(root.join("base"), root.join("linked")).unwrap();
+        std::os::unix::fs::symlink(root.join("base/a.yaml"), root.join("b.yaml")).unwrap();
+        let mut canonical = Canonical::default();
+        for p in [
+            "base/a.yaml",
+            "linked/a.yaml",
+            "b.yaml",
+            "base/sub/../a.yaml",
+            "linked/sub/..",
+            "base/missing.yaml",
+            "missing/a.yaml",
+        ] {
+            let path = root.join(p);
+            assert_eq!(
+                canonical.of(&path),
+                std::fs::canonicalize(&path).ok(),
+                "{p}"
+            );
+        }
+        assert_eq!(
+            canonical.of(&root.join("linked/a.yaml")),
+            Some(root.join("base/a.yaml"))
+        );
+        assert_eq!(
+            canonical.of(Path::new(".")),
+            std::fs::canonicalize(".").ok()
+        );
+    }
+
     #[test]
     fn words_that_may_matter() {
         assert!(may_matter("spec:\n  agent_Tolerations: []\n"));
@@ -854,6 +946,26 @@ mod tests {
             "topologySpreadConstraints: []\ncontainers: []\n"
         ));
         assert!(holds_tolerations("spec:\n  startupTaints: []\n"));
+        let definition = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
+                          spec:\n  tolerations: {type: array}\n";
+        let deployment = "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    \
+                          spec:\n      containers: []\n";
+        for reads in [Reads::Tolerations, Reads::Placement] {
+            assert!(!reads.matters(definition));
+            assert!(!reads.matters(&format!("---\n{definition}---\n{definition}")));
+            assert!(reads.matters("kind: Pod\nspec:\n  tolerations: []\n"));
+            assert!(reads.matters(&format!(
+                "{definition}---\nkind: Pod\nspec:\n  tolerations: []\n"
+            )));
+        }
+        // A Deployment beside definitions matters to placements, not to tolerations alone.
+        let both = format!("{definition}---\n{deployment}");
+        assert!(!Reads::Tolerations.matters(&both));
+        assert!(Reads::Placement.matters(&both));
+        // Another group's kind of that name is no definition.
+        assert!(Reads::Tolerations.matters(
+            "apiVersion: example.com/v1\nkind: CustomResourceDefinition\ntolerations: []\n"
+        ));
         let rendered = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n\
                         spec: {tolerations: x}\n---\napiVersion: v1\nkind: Service\n---\n\
                         apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n";

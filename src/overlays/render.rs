@@ -275,31 +275,62 @@ fn inner_cause(message: &str, target: &Path) -> String {
 /// kustomization it builds on in the message of the one that names it (`accumulating resources:
 /// accumulation err='accumulating resources from '../base': ...': recursed accumulation of path
 /// '/r/base': <the base's error>`), so the cause is after the last "recursed accumulation",
-/// in the kustomization it names.
+/// in the kustomization it names; without one, the overlay's own message is the cause.
 pub fn last_cause(message: &str) -> String {
     const RECURSED: &str = "recursed accumulation of path '";
-    let Some(i) = message.rfind(RECURSED) else {
-        return message.trim().to_string();
+    let (cause, path) = match message.rfind(RECURSED).and_then(|i| {
+        let rest = &message[i + RECURSED.len()..];
+        let end = rest.find("': ")?;
+        Some((rest[end + 3..].trim(), &rest[..end]))
+    }) {
+        Some((cause, path)) => (cause, Some(path)),
+        None => (message.trim(), None),
     };
-    let rest = &message[i + RECURSED.len()..];
-    let Some(end) = rest.find("': ") else {
-        return message.trim().to_string();
-    };
-    let path = &rest[..end];
-    let cause = rest[end + 3..].trim();
     // What kustomize says of the resource it could not read, without the wrappers.
     const FROM: &str = "accumulation err='accumulating resources from '";
     let cause = match cause.find(FROM) {
         Some(j) => {
             let inner = &cause[j + FROM.len()..];
             match inner.find("': ") {
-                Some(k) => format!("{}: {}", &inner[..k], inner[k + 3..].trim_end_matches('\'')),
+                Some(k) => format!("{}: {}", &inner[..k], {
+                    let r = &inner[k + 3..];
+                    r.strip_suffix('\'').unwrap_or(r)
+                }),
                 None => inner.to_string(),
             }
         }
         None => cause.to_string(),
     };
-    format!("{cause} (in {path})")
+    match path {
+        Some(path) => format!("{} (in {path})", plainer(&cause)),
+        None => plainer(&cause),
+    }
+}
+
+/// kustomize's words for a resource it could not read, each thing said once: it tries a
+/// resource as a file, then as a directory, and says both (`<as a file>': must build at
+/// directory: <as a directory>`): the file's error is kept when the path is no directory, else
+/// the directory's; and `evalsymlink failure on 'P' : lstat P: ...` names P once.
+fn plainer(cause: &str) -> String {
+    const DIR: &str = "': must build at directory: ";
+    let mut cause = match cause.find(DIR) {
+        Some(k) => {
+            let (file, dir) = (&cause[..k], &cause[k + DIR.len()..]);
+            match dir.strip_prefix("not a valid directory") {
+                Some(_) => file.to_string(),
+                None => format!("{}{dir}", &file[..file.find(": ").map_or(0, |i| i + 2)]),
+            }
+        }
+        None => cause.to_string(),
+    };
+    const EVAL: &str = "evalsymlink failure on '";
+    while let Some(i) = cause.find(EVAL) {
+        match cause[i + EVAL.len()..].find("' : ") {
+            Some(j) => cause.replace_range(i..i + EVAL.len() + j + 4, ""),
+            None => break,
+        }
+    }
+    cause
 }
 
 #[cfg(test)]
@@ -348,6 +379,39 @@ mod tests {
         assert_eq!(
             last_cause(m),
             "missing.yaml: open /r/base/missing.yaml: no such file or directory (in /r/base)"
+        );
+        // A resource not there: said once, not as a file and again as a directory.
+        let m = "accumulating resources: accumulation err='accumulating resources from \
+                 '../../base': '/r/base' must resolve to a file': recursed accumulation of \
+                 path '/r/base': accumulating resources: accumulation err='accumulating \
+                 resources from 'crds.yaml': evalsymlink failure on '/r/base/crds.yaml' : lstat \
+                 /r/base/crds.yaml: no such file or directory': must build at directory: not a \
+                 valid directory: evalsymlink failure on '/r/base/crds.yaml' : lstat \
+                 /r/base/crds.yaml: no such file or directory'";
+        assert_eq!(
+            last_cause(m),
+            "crds.yaml: lstat /r/base/crds.yaml: no such file or directory (in /r/base)"
+        );
+        // A directory without a kustomization: the directory's error.
+        let m = "recursed accumulation of path '/r/o': accumulating resources: accumulation \
+                 err='accumulating resources from '../empty': '/r/empty' must resolve to a \
+                 file': must build at directory: unable to find one of 'kustomization.yaml', \
+                 'kustomization.yml' or 'Kustomization' in directory '/r/empty''";
+        assert_eq!(
+            last_cause(m),
+            "../empty: unable to find one of 'kustomization.yaml', 'kustomization.yml' or \
+             'Kustomization' in directory '/r/empty' (in /r/o)"
+        );
+        // A resource of the overlay itself that is not there (a directory a Makefile makes,
+        // as kubernetes-sigs/kueue's e2e overlays name): no "recursed" part, the same words.
+        let m = "accumulating resources: accumulation err='accumulating resources from \
+                 '../../dep-crds/standalone': evalsymlink failure on \
+                 'dep-crds/standalone' : lstat dep-crds: no such file or directory': must \
+                 build at directory: not a valid directory: evalsymlink failure on \
+                 'dep-crds/standalone' : lstat dep-crds: no such file or directory'";
+        assert_eq!(
+            last_cause(m),
+            "../../dep-crds/standalone: lstat dep-crds: no such file or directory"
         );
         assert_eq!(
             last_cause("no kustomization file in /r/x"),

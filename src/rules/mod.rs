@@ -2,7 +2,7 @@
 //! list of them; CLI output, `taintlint explain`, hover text and docs/rules.md (with its rule
 //! table) read it.
 
-pub use crate::k8s::go_quote;
+pub use crate::k8s::{go_quote, shown};
 use std::ops::Range;
 
 use crate::config::Options;
@@ -154,6 +154,15 @@ pub fn docs_url(base: &str, rule: &str) -> String {
 /// Every rule's metadata.
 pub fn all() -> impl Iterator<Item = &'static RuleMeta> {
     RULES.iter().map(|r| r.meta())
+}
+
+/// Whether a finding says a file (or a document of it) was not read at all: a Go or Helm
+/// template, placeholders a script fills in, YAML with no sign of Kubernetes. A directory walk
+/// (`lint DIR`, and the language server's files nobody opened) sets such files aside in one
+/// summary line rather than reporting them finding by finding; a file named on the command line,
+/// or open in the editor, says it.
+pub fn sets_file_aside(rule: &str) -> bool {
+    rule == HELM_TEMPLATE.name || rule == NOT_A_MANIFEST.name
 }
 
 pub fn find(name: &str) -> Option<&'static RuleMeta> {
@@ -604,20 +613,6 @@ pub(crate) fn check_object<'a, 'd>(
         };
         rule.check_object(&mut cx);
     }
-}
-
-/// How a message shows a value: in backticks, cut to 40 characters (a message is one line of
-/// an editor's problem list; the whole value is in the manifest and the server message).
-pub fn shown(s: &str) -> String {
-    const MAX: usize = 40;
-    if s.is_empty() {
-        return "\"\"".to_string();
-    }
-    if s.chars().count() <= MAX {
-        return format!("`{s}`");
-    }
-    let cut: String = s.chars().take(MAX - 1).collect();
-    format!("`{cut}…`")
 }
 
 /// `1 node`, `2 nodes`: a count with its noun, singular or plural.

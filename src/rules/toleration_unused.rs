@@ -5,12 +5,13 @@ use std::sync::{Arc, Mutex};
 
 use std::hash::{DefaultHasher, Hash};
 
-use super::workload::{closeness, hash_place, judged_toleration, misses_short, pool_title};
+use super::workload::{hash_place, judged_toleration, pool_title};
 use super::{Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::Severity;
 use crate::inventory::Inventory;
 use crate::k8s::model::Toleration;
 use crate::schedule::admission::Source;
+use crate::schedule::near::{self, NearTaint};
 
 pub struct TolerationUnused;
 
@@ -25,7 +26,10 @@ pub static META: RuleMeta = RuleMeta {
 A toleration of a pod template that tolerates no taint of any node in the inventory: a typo in
 the key or value, a taint that was renamed or removed, a toleration copied from another
 cluster. When a taint comes close (the same key with another value or effect, or a key a typo
-away), the message names it and says why it misses. Tolerations of the taints Kubernetes sets
+away), the message names it and says why it misses: of taints that differ only in their value,
+the one whose value is fewest edits away (`value: rsk` comes closest to `dedicated=risk`, not to
+`dedicated=search`), and for a workload that fits no node, the taint of the pool that comes
+closest, as the `unschedulable` finding names it. Tolerations of the taints Kubernetes sets
 and clears as node conditions change (`node.kubernetes.io/not-ready`, `.../unreachable`,
 `.../memory-pressure`, ...) and tolerations with an empty key are not reported: a snapshot of
 the nodes says nothing about them.
@@ -56,22 +60,29 @@ impl Rule for TolerationUnused {
     /// the closest taint.
     fn workload_reads(&self, r: &Reading<'_>, h: &mut DefaultHasher) -> bool {
         let inv = r.inventory;
+        let closest = near::closest_unplaced(
+            r.simulation,
+            inv,
+            (r.tolerations, r.sources),
+            r.node_selector.iter().map(|(k, _)| &**k),
+            r.gate,
+        );
         for (i, t) in r.tolerations.iter().enumerate() {
             if !judged_toleration(t, &r.sources[i]) {
                 continue;
             }
-            match &*answer(inv, t, r.gate) {
-                Answer::Tolerated => 0u8.hash(h),
-                Answer::Unused(None) => {
+            let answer = answer(inv, t, r.gate);
+            match closest_of(&answer, closest.as_ref(), i) {
+                None => 0u8.hash(h),
+                Some(None) => {
                     1u8.hash(h);
                     tainted_nodes(inv).hash(h);
                 }
-                Answer::Unused(Some(near)) => {
+                Some(Some(near)) => {
                     2u8.hash(h);
-                    near.said.hash(h);
-                    let (pt, pools) = inv.taint(near.taint);
-                    hash_place(inv, &pt.at, h);
-                    pool_title(inv, pools[0]).hash(h);
+                    near.said(inv).hash(h);
+                    hash_place(inv, &inv.pools[near.pool].taints[near.taint].at, h);
+                    pool_title(inv, near.pool).hash(h);
                 }
             }
         }
@@ -82,6 +93,13 @@ impl Rule for TolerationUnused {
         let inv = cx.inventory;
         let gate = cx.gate();
         let w = cx.workload;
+        let closest = near::closest_unplaced(
+            cx.simulation,
+            inv,
+            (&w.tolerations, &w.sources),
+            w.node_selector.iter().map(|e| &*e.key),
+            gate,
+        );
         for (i, t) in w.tolerations.iter().enumerate() {
             let Source::Manifest(item_index) = w.sources[i] else {
                 continue;
@@ -90,7 +108,7 @@ impl Rule for TolerationUnused {
                 continue;
             }
             let answer = answer(inv, t, gate);
-            let Answer::Unused(near) = &*answer else {
+            let Some(near) = closest_of(&answer, closest.as_ref(), i) else {
                 continue;
             };
             let item = &w.items[item_index];
@@ -106,12 +124,12 @@ impl Rule for TolerationUnused {
                 cx.report(range, item.path.clone(), message);
                 continue;
             };
-            let (pt, pools) = inv.taint(near.taint);
-            let related = format!("the closest taint, of {}", cx.pool_title(pools[0]));
+            let pt = &inv.pools[near.pool].taints[near.taint];
+            let related = format!("the closest taint, of {}", cx.pool_title(near.pool));
             let file = cx.file(&pt.at).to_string();
             let message = format!(
                 "tolerations[{item_index}] tolerates no inventory taint; closest: {}",
-                near.said
+                near.said(inv)
             );
             cx.report(range, item.path.clone(), message)
                 .with_related_in(&file, pt.at.range.clone(), related);
@@ -128,37 +146,37 @@ fn answer(inv: &Inventory, t: &Toleration, gate: bool) -> Arc<Answer> {
 }
 
 /// What the inventory answers a toleration: it tolerates one of its taints, or none, and then
-/// which comes closest, if one does.
+/// which comes closest in the whole inventory, if one does ([`near::closest_taint`]).
 enum Answer {
     Tolerated,
-    Unused(Option<Near>),
-}
-
-/// The closest taint: its place in [`Inventory::taints`], and the taint and how the toleration
-/// misses it as the message says them.
-struct Near {
-    taint: usize,
-    said: String,
+    Unused(Option<NearTaint>),
 }
 
 impl Answer {
     fn new(inv: &Inventory, t: &Toleration, gate: bool) -> Answer {
-        let taints = inv.taints();
-        if taints.iter().any(|(pt, _)| t.tolerates(&pt.taint, gate)) {
+        if inv
+            .taints()
+            .iter()
+            .any(|(pt, _)| t.tolerates(&pt.taint, gate))
+        {
             return Answer::Tolerated;
         }
-        let near = taints
-            .iter()
-            .enumerate()
-            .map(|(i, (pt, _))| (closeness(t, &pt.taint, gate), i, pt))
-            .filter(|((score, _), _, _)| *score < 10)
-            .min_by_key(|((score, _), _, _)| *score)
-            .map(|((_, misses), taint, pt)| Near {
-                taint,
-                said: format!("{} ({})", pt.taint, misses_short(&misses)),
-            });
-        Answer::Unused(near)
+        Answer::Unused(near::closest_taint(t, inv, gate))
     }
+}
+
+/// For the `i`th toleration of a pod template, tolerating no taint (`None` when it tolerates
+/// one): the taint it comes closest to, as every face names it ([`near::closest_taint_for`]:
+/// the near miss of the closest pool when the template fits no node, else the inventory's).
+fn closest_of(
+    answer: &Answer,
+    closest: Option<&near::Closest<'_>>,
+    i: usize,
+) -> Option<Option<NearTaint>> {
+    let Answer::Unused(near) = answer else {
+        return None;
+    };
+    Some(near::closest_taint_for(closest, i, || near.clone()))
 }
 
 /// The answers of one inventory, by toleration: a repository's workloads repeat a few

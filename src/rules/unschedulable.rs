@@ -1,17 +1,13 @@
 //! `unschedulable`: a pod template that fits no node of the inventory.
 
-use super::workload::{
-    closest_toleration, hash_shown, hash_verdict, misses_short, more_pools, toleration_for,
-    LISTED_POOLS,
-};
+use super::workload::{hash_shown, hash_verdict, more_pools, toleration_for, LISTED_POOLS};
 use super::{edits, Reading, Rule, RuleMeta, WorkloadCx};
 use crate::diagnostic::{Fix, Severity};
-use crate::inventory::Inventory;
 use crate::k8s::model::{Effect, Miss, Toleration};
 use crate::k8s::well_known::UNSCHEDULABLE;
-use crate::schedule::admission::Source;
-use crate::schedule::Simulation;
-use crate::schedule::{Reason, Verdict};
+use crate::schedule::near::{self, NearMiss};
+use crate::schedule::placement::PlacedNear;
+use crate::schedule::Reason;
 use std::hash::{DefaultHasher, Hash};
 use std::ops::Range;
 
@@ -114,20 +110,6 @@ fn resource_request(
     None
 }
 
-/// How far a pool is from admitting the template: selector mismatches weigh far more than
-/// taints, which a toleration can fix.
-fn distance(v: &Verdict, near_miss: bool) -> usize {
-    let mut d: usize = v
-        .reasons
-        .iter()
-        .map(|r| if r.tolerable() { 10 } else { 100 })
-        .sum();
-    if near_miss {
-        d = d.saturating_sub(5);
-    }
-    d
-}
-
 impl Rule for Unschedulable {
     fn meta(&self) -> &'static RuleMeta {
         &META
@@ -148,9 +130,9 @@ impl Rule for Unschedulable {
             return true;
         }
         for (key, _) in r.node_selector {
-            no_node_has_in(sim, inv, key).hash(h);
+            near::no_node_has(sim, inv, key).hash(h);
         }
-        let (pools, order) = ranked(sim, inv, (r.tolerations, r.sources), r.gate);
+        let (pools, order) = near::ranked(sim, inv, (r.tolerations, r.sources), r.gate);
         order.len().hash(h);
         for &i in order.iter().take(LISTED_POOLS + 1) {
             let (p, v, d) = pools[i];
@@ -192,7 +174,9 @@ impl Rule for Unschedulable {
             return;
         }
 
-        let closest = closest(cx);
+        let Some(closest) = closest(cx) else {
+            return;
+        };
         let message = message(cx, &closest, daemonset);
         let (range, path) = place(cx, &closest);
         let fix = fix(cx, &closest);
@@ -206,59 +190,28 @@ impl Rule for Unschedulable {
 }
 
 /// The message: the closest pool and what keeps the template off it, the near miss among its
-/// tolerations first (every pool's reasons are related locations, see [`related`]).
+/// tolerations first (every pool's reasons are related locations, see [`related`]), in the
+/// words every face uses ([`near::Closest::said`]).
 fn message(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>, daemonset: &str) -> String {
-    let Closest {
-        pool,
-        verdict: closest_verdict,
-        near_miss,
-        ..
-    } = c;
-    let closest_pool = &cx.inventory.pools[*pool];
-    match near_miss {
-        Some((item, taint, misses)) => format!(
-            "{} fits no node: tolerations[{}] misses {} ({}){daemonset}",
-            cx.title(),
-            item.index,
-            closest_pool.taints[*taint].taint,
-            misses_short(misses)
-        ),
-        None => {
-            let reasons = &closest_verdict.reasons;
-            let mut why: Vec<String> = reasons
-                .iter()
-                .take(2)
-                .map(|r| r.describe(closest_pool))
-                .collect();
-            if reasons.len() > 2 {
-                why.push(format!("and {} more", reasons.len() - 2));
-            }
-            format!(
-                "{} fits no node; closest is pool {}: {}{daemonset}",
-                cx.title(),
-                closest_pool.name,
-                why.join(", ")
-            )
-        }
-    }
+    let sep = if c.at.near_miss.is_some() { ":" } else { ";" };
+    format!(
+        "{} fits no node{sep} {}{daemonset}",
+        cx.title(),
+        c.at.said(cx.inventory)
+    )
 }
 
 /// Where to point: the near miss's wrong field, else the selector, node name, resource request
 /// or affinity when that is what blocks the closest pool, else the tolerations (or the
 /// template); with that place's path.
 fn place(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> (Range<usize>, String) {
-    let Closest {
-        verdict: closest_verdict,
-        near_miss,
-        ..
-    } = c;
     let w = cx.workload;
     match (
-        near_miss,
-        closest_verdict.reasons.iter().find(|r| !r.tolerable()),
+        c.near_miss(),
+        c.at.verdict.reasons.iter().find(|r| !r.tolerable()),
     ) {
-        (Some((item, _, misses)), _) => {
-            let field = misses.iter().find_map(|m| match m {
+        (Some((item, near)), _) => {
+            let field = near.misses.iter().find_map(|m| match m {
                 Miss::Key { .. } => Some("key"),
                 Miss::Value { .. } => Some("value"),
                 Miss::Effect { .. } => Some("effect"),
@@ -309,22 +262,21 @@ fn place(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> (Range<usize>, String)
 /// pool: correct the near miss in place, and tolerate whatever else blocks (needs review: it
 /// lets the pods onto that pool).
 fn fix(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Option<Fix> {
-    let Closest {
-        pool,
-        verdict: closest_verdict,
-        near_miss,
-        ..
-    } = c;
-    let closest_pool = &cx.inventory.pools[*pool];
-    if !closest_verdict.reasons.iter().all(Reason::tolerable) {
+    let closest_pool = &cx.inventory.pools[c.at.pool];
+    if !c.at.verdict.reasons.iter().all(Reason::tolerable) {
         return None;
     }
-    let corrected = near_miss.as_ref().and_then(|(item, taint, misses)| {
-        correct_near_miss(cx, item, &closest_pool.taints[*taint].taint, misses)
-            .map(|edits| (item.index, *taint, edits))
+    let corrected = c.near_miss().and_then(|(item, near)| {
+        correct_near_miss(
+            cx,
+            item,
+            &closest_pool.taints[near.taint].taint,
+            &near.misses,
+        )
+        .map(|edits| (item.index, near.taint, edits))
     });
     let mut add: Vec<Toleration> = Vec::new();
-    for r in &closest_verdict.reasons {
+    for r in &c.at.verdict.reasons {
         match r {
             Reason::Taint(i) if corrected.as_ref().is_some_and(|c| c.1 == *i) => {}
             Reason::Taint(i) => add.push(toleration_for(&closest_pool.taints[*i].taint)),
@@ -371,7 +323,7 @@ fn fix(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Option<Fix> {
 /// many more), and the taints it gets past only by a toleration from elsewhere than its
 /// manifest: (file, range, message) in the inventory.
 fn related(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Vec<(String, Range<usize>, String)> {
-    let Closest { pools, order, .. } = c;
+    let (pools, order) = (&c.at.pools, &c.at.order);
     let inv = cx.inventory;
     let mut related = Vec::new();
     for &i in order.iter().take(LISTED_POOLS) {
@@ -415,67 +367,38 @@ fn related(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> Vec<(String, Range<u
 }
 
 /// The pool that comes closest to admitting a pod template that fits no node, and the near
-/// miss among its tolerations, if one only just misses a taint of that pool.
+/// miss among its tolerations ([`near::closest`]), with the manifest item it is; a near miss
+/// the API server would reject as written is none (what it matches is moot until it is valid).
 struct Closest<'v, 'd> {
-    /// Each pool's most promising node verdict, and how far it is.
-    pools: Vec<(usize, &'v Verdict, usize)>,
-    /// Indices into `pools`, closest first.
-    order: Vec<usize>,
-    pool: usize,
-    verdict: &'v Verdict,
-    near_miss: Option<(&'d crate::k8s::objects::Item<'d>, usize, Vec<Miss>)>,
+    at: near::Closest<'v>,
+    item: Option<&'d crate::k8s::objects::Item<'d>>,
 }
 
-/// Each pool's most promising node verdict and how far it is, and their order, closest first
-/// (indices into the first).
-#[allow(clippy::type_complexity)]
-fn ranked<'v>(
-    simulation: &'v Simulation,
-    inv: &'v Inventory,
-    tolerations: (&[Toleration], &[Source]),
-    gate: bool,
-) -> (Vec<(usize, &'v Verdict, usize)>, Vec<usize>) {
-    let mut pools: Vec<(usize, &Verdict, usize)> = Vec::new();
-    for (p, (pv, pool)) in simulation.pools.iter().zip(&inv.pools).enumerate() {
-        let Some((v, _, _)) = pv.groups(pool).min_by_key(|(v, _, _)| v.reasons.len()) else {
-            continue;
-        };
-        let taints = v.untolerated_taints();
-        let near = closest_toleration(tolerations, pool, &taints, gate).is_some();
-        pools.push((p, v, distance(v, near)));
+impl<'d> Closest<'_, 'd> {
+    fn near_miss(&self) -> Option<(&'d crate::k8s::objects::Item<'d>, &NearMiss)> {
+        Some((self.item?, self.at.near_miss.as_ref()?))
     }
-    let mut order: Vec<usize> = (0..pools.len()).collect();
-    order.sort_by_key(|&i| {
-        let (p, _, d) = pools[i];
-        (d, std::cmp::Reverse(inv.pools[p].nodes.len()), p)
-    });
-    (pools, order)
 }
 
-fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Closest<'v, 'd> {
+fn closest<'v, 'd>(cx: &'v WorkloadCx<'_, 'd>) -> Option<Closest<'v, 'd>> {
     let (inv, w, gate) = (cx.inventory, cx.workload, cx.gate());
     let tolerations = (w.tolerations.as_slice(), w.sources.as_slice());
-    let (pools, order) = ranked(cx.simulation, inv, tolerations, gate);
-    let (pool, verdict, _) = pools[order[0]];
-    let taints = verdict.untolerated_taints();
-    let near_miss = closest_toleration(tolerations, &inv.pools[pool], &taints, gate)
-        .and_then(|(ti, taint, misses)| Some((w.manifest_item(ti)?, taint, misses)))
-        .filter(|(item, _, _)| !cx.rejected(item));
-    Closest {
-        pools,
-        order,
-        pool,
-        verdict,
-        near_miss,
+    let mut at = near::closest(cx.simulation, inv, tolerations, gate)?;
+    let item = at
+        .near_miss
+        .as_ref()
+        .and_then(|n| w.manifest_item(n.toleration))
+        .filter(|item| !cx.rejected(item));
+    if item.is_none() {
+        at.near_miss = None;
     }
+    Some(Closest { at, item })
 }
 
-/// What keeps a pod template that fits no node off the pool that comes closest, in a few words
-/// for a code lens: `no node has `disk=nvme``, `closest pool gpu: tolerations[0] has value
-/// "true", not "present"`, `closest pool gpu:
-/// nodeSelector pool=gpus does not match`. The same pool and reasons as the finding. `None`
-/// when the template fits some node (or there is no pool).
-pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
+/// The closest pool and its near miss as every face says them, for a pod template that fits no
+/// node (`None` when it fits some node, or there is no pool); with the same pool, near miss and
+/// words as the finding.
+pub(crate) fn closest_said(cx: &WorkloadCx<'_, '_>) -> Option<Said> {
     if cx.simulation.fits_anywhere() || cx.inventory.pools.is_empty() {
         return None;
     }
@@ -485,50 +408,47 @@ pub(crate) fn cause(cx: &WorkloadCx<'_, '_>) -> Option<String> {
         .iter()
         .find(|e| no_node_has(cx, &e.key))
     {
-        return Some(format!("no node has `{}={}`", e.key, e.value));
+        return Some(Said {
+            cause: format!("no node has `{}={}`", e.key, e.value),
+            why: None,
+            near: None,
+        });
     }
-    let c = closest(cx);
-    let pool = &cx.inventory.pools[c.pool];
-    let why = match &c.near_miss {
-        // The taint is the finding's; the lens has room for what is wrong.
-        Some((item, _, misses)) => {
-            format!("tolerations[{}] has {}", item.index, misses_short(misses))
-        }
-        None => {
-            let mut why: Vec<String> = c
-                .verdict
-                .reasons
-                .iter()
-                .take(1)
-                .map(|r| r.describe(pool))
-                .collect();
-            if c.verdict.reasons.len() > 1 {
-                why.push(format!("+{} more", c.verdict.reasons.len() - 1));
-            }
-            why.join(", ")
-        }
-    };
-    Some(format!("closest pool {}: {why}", pool.name))
+    let c = closest(cx)?;
+    let near = c.near_miss().and_then(|(item, n)| {
+        Some(PlacedNear {
+            path: item.path.clone(),
+            pool: cx.inventory.pools[c.at.pool].name.clone(),
+            said: c.at.near_taint()?.said(cx.inventory),
+            miss: n.clone(),
+        })
+    });
+    Some(Said {
+        cause: c.at.short(cx.inventory),
+        why: Some(c.at.short_why(
+            cx.inventory,
+            crate::schedule::placement::LENS_WIDTH - "fits no node: ".len(),
+        )),
+        near,
+    })
+}
+
+/// What keeps a pod template that fits no node off the pool that comes closest, in a few words
+/// for a code lens (`no node has `disk=nvme``, `closest pool gpu: tolerations[0] has value
+/// "true", not "present"`, `closest pool gpu: nodeSelector pool=gpus does not match`), and its
+/// near miss: the taint, the miss, and the toleration item's path.
+#[derive(Debug, Clone)]
+pub(crate) struct Said {
+    pub cause: String,
+    /// The cause without the closest pool's name, for a lens it leaves no room in.
+    pub why: Option<String>,
+    pub near: Option<PlacedNear>,
 }
 
 /// Whether no node of the inventory has the label that a nodeSelector entry asks for: every
 /// node of every pool is kept off by it.
 fn no_node_has(cx: &WorkloadCx<'_, '_>, key: &str) -> bool {
-    no_node_has_in(cx.simulation, cx.inventory, key)
-}
-
-fn no_node_has_in(simulation: &Simulation, inventory: &Inventory, key: &str) -> bool {
-    simulation
-        .pools
-        .iter()
-        .zip(&inventory.pools)
-        .all(|(pv, pool)| {
-            pv.groups(pool).all(|(v, _, _)| {
-                v.reasons
-                    .iter()
-                    .any(|r| matches!(r, Reason::NodeSelector { key: k, .. } if **k == *key))
-            })
-        })
+    near::no_node_has(cx.simulation, cx.inventory, key)
 }
 
 /// `key=value:Effect` of a toleration that tolerates exactly one taint.

@@ -7,10 +7,9 @@ use std::sync::Arc;
 use super::{RuleMeta, RULES};
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Edit, Severity};
-use crate::inventory::{Inventory, Loc, Pool};
+use crate::inventory::{Inventory, Loc};
 use crate::k8s::model::{Miss, Operator, Taint, Toleration};
 use crate::k8s::objects::{Extracted, Item, Object};
-use crate::k8s::well_known::edit_distance;
 use crate::schedule::admission::Source;
 use crate::schedule::placement::Placement;
 use crate::schedule::{
@@ -83,25 +82,25 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         }
     }
 
-    /// `Deployment shop/web`.
+    /// `Deployment shop/web`, `RayCluster ml/rl-train, worker group l4-workers`: as every
+    /// face names it ([`crate::k8s::parts::title`]); one found by its shape says so.
     pub fn title(&self) -> String {
         let Some(o) = self.object else {
             return "this pod template".to_string();
         };
-        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-        let kind = o.kind.unwrap_or("workload of unknown kind");
-        let title = match (o.namespace, o.name) {
-            (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-            (None, Some(n)) => format!("{kind} {n}"),
-            // Unnamed: chart values (`controller`), a list's item.
-            _ if !o.path.is_empty() => format!("{kind} `{}`", o.path),
-            _ => kind.to_string(),
-        };
+        // One found by its shape is said with its place, rather than its part.
+        let part = self
+            .workload
+            .part
+            .as_deref()
+            .filter(|_| !self.workload.by_shape);
+        let title = crate::k8s::parts::object_title(o, part);
         if self.workload.by_shape {
             format!(
-                "{title} (a pod template at {} found by its shape: kind {kind} is not in \
+                "{title} (a pod template at {} found by its shape: kind {} is not in \
                  taintlint's table)",
-                self.workload.path
+                self.workload.path,
+                o.kind.unwrap_or("workload of unknown kind")
             )
         } else {
             title
@@ -116,11 +115,9 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
             return (self.span(list.key), list.path.clone());
         }
         let core = self.object.is_some_and(|o| {
-            let group = crate::k8s::objects::api_group(self.doc.get_str(o.node, "apiVersion"));
-            o.kind.is_some_and(|kind| {
-                crate::k8s::objects::pod_spec_path(kind).is_some()
-                    && crate::k8s::workloads::custom_pod_specs(group, kind).is_none()
-            })
+            let api_version = self.doc.get_str(o.node, "apiVersion");
+            o.kind
+                .is_some_and(|kind| crate::k8s::objects::is_core_workload(api_version, kind))
         });
         if let Some(o) = self.object.filter(|_| core) {
             if let Some((_, name)) = self
@@ -399,9 +396,13 @@ pub(crate) fn check_workloads<'a, 'd>(
                 out,
                 rule: &super::unschedulable::META,
             };
-            let cause = super::unschedulable::cause(&cx);
+            let said = super::unschedulable::closest_said(&cx);
             let mut placement = Placement::new(doc, object, &workload, simulation);
-            placement.cause = cause;
+            if let Some(said) = said {
+                placement.cause = Some(said.cause);
+                placement.cause_alone = said.why;
+                placement.near = said.near;
+            }
             placements.push(placement);
         }
     }
@@ -520,6 +521,11 @@ fn add_tolerations(
         return None;
     }
     let nl = newline(text);
+    // Where the pod fields are not written (a Strimzi component without `template.pod`),
+    // the operator's own place for them is for a person to write.
+    if !w.fields {
+        return None;
+    }
     let Some(list) = &w.list else {
         let spec = doc.resolve(w.spec);
         if matches!(doc.node(spec).kind, NodeKind::Mapping { flow: true, .. }) {
@@ -648,67 +654,6 @@ fn list_indent(text: &str, doc: &Document<'_>) -> usize {
         }
     }
     0
-}
-
-/// How close a toleration comes to tolerating a taint: lower is closer; 0 tolerates it, and 10
-/// or more is unrelated (another key that is not a near-typo).
-pub fn closeness(t: &Toleration, taint: &Taint, gate: bool) -> (usize, Vec<Miss>) {
-    let misses = t.misses(taint, gate);
-    let score = misses
-        .iter()
-        .map(|m| match m {
-            Miss::Key { toleration, taint } if edit_distance(toleration, taint, 2) <= 2 => 2,
-            Miss::Key { .. } => 10,
-            _ => 1,
-        })
-        .sum();
-    (score, misses)
-}
-
-/// The manifest toleration that comes closest to tolerating one of `taints` (of `pool`):
-/// (tolerations index, taint index, why it misses).
-pub fn closest_toleration(
-    (tolerations, sources): (&[Toleration], &[Source]),
-    pool: &Pool,
-    taints: &[usize],
-    gate: bool,
-) -> Option<(usize, usize, Vec<Miss>)> {
-    let mut best: Option<(usize, usize, usize, Vec<Miss>)> = None;
-    for (i, t) in tolerations.iter().enumerate() {
-        if !matches!(sources[i], Source::Manifest(_)) {
-            continue;
-        }
-        for &ti in taints {
-            let (score, misses) = closeness(t, &pool.taints[ti].taint, gate);
-            if score == 0 || score >= 10 {
-                continue;
-            }
-            if best.as_ref().is_none_or(|b| score < b.0) {
-                best = Some((score, i, ti, misses));
-            }
-        }
-    }
-    best.map(|(_, i, ti, m)| (i, ti, m))
-}
-
-/// The misses as a message says them, short: "value \"true\", not \"present\"; ...".
-pub fn misses_short(misses: &[Miss]) -> String {
-    misses
-        .iter()
-        .map(|m| match m {
-            Miss::Key { toleration, taint } => {
-                format!("key {}, not `{taint}`", super::shown(toleration))
-            }
-            Miss::Value { toleration, taint } => format!(
-                "value {}, not {}",
-                super::go_quote(toleration),
-                super::go_quote(taint)
-            ),
-            Miss::Effect { toleration, taint } => format!("effect {toleration}, not {taint}"),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 /// "a; b; c" of the misses.

@@ -21,6 +21,7 @@ use crate::syntax::{self, Document, NodeId};
 pub mod admission;
 pub mod affinity;
 pub mod keeps_meaning;
+pub mod near;
 pub mod placement;
 pub mod requirements;
 
@@ -54,6 +55,13 @@ pub struct Workload<'d> {
     pub path: String,
     /// Found by its shape, in a kind taintlint's table does not know.
     pub by_shape: bool,
+    /// Which part of its object it is, in words, when the object names its parts
+    /// ([`crate::k8s::parts::part`]: `worker group l4-workers`).
+    pub part: Option<String>,
+    /// Whether `spec` holds the pod's fields; else it is the component that makes the pods,
+    /// its pod fields not written (a Strimzi component without `template.pod`), where no
+    /// toleration can be added.
+    pub fields: bool,
     /// The manifest's `tolerations` list and its items.
     pub list: Option<List>,
     pub items: Vec<Item<'d>>,
@@ -96,28 +104,41 @@ impl<'d> Workload<'d> {
         let items = list.as_ref().map(|l| items(doc, l)).unwrap_or_default();
         let (manifest, bare) = manifest_tolerations(&items);
         let text = |id| crate::inventory::scalar_text(doc, id);
-        let node_name = doc
-            .get(spec, "nodeName")
+        // A pod field, where the pod spec holds its fields (a Strimzi component written
+        // without `template.pod` holds none).
+        let field = |key: &str| doc.get(spec, key).filter(|_| pod.fields);
+        let node_name = field("nodeName")
             .and_then(|(_, v)| Some((text(v)?, v)))
             .filter(|(n, _)| !n.is_empty());
-        let (selector_key, node_selector) = node_selector(doc, spec);
-        let host_network = doc.get(spec, "hostNetwork").is_some_and(|(_, v)| {
+        let (selector_key, mut node_selector) = match field("nodeSelector") {
+            Some((k, v)) => (Some(k), selector_entries(doc, v)),
+            None => (None, Vec::new()),
+        };
+        // What the operator adds (a SparkApplication's own `spec.nodeSelector`).
+        if let Some(extra) = pod.selector {
+            for e in selector_entries(doc, extra) {
+                if !node_selector.iter().any(|s| s.key == e.key) {
+                    node_selector.push(e);
+                }
+            }
+        }
+        let host_network = field("hostNetwork").is_some_and(|(_, v)| {
             matches!(
                 crate::k8s::decode::decode(doc, v),
                 crate::k8s::decode::Decoded::Bool(true)
             )
         });
-        let (requested, best_effort) = requested_resources(doc, spec);
+        let asks = resources::pod_asks(doc, pod);
+        let (requested, best_effort) = (asks.named.clone(), !asks.burstable);
         let object = &ex.objects[pod.object];
-        let runtime_class = doc
-            .get(spec, "runtimeClassName")
+        let runtime_class = field("runtimeClassName")
             .and_then(|(_, v)| text(v))
             .filter(|n| !n.is_empty());
         let selector: Vec<(String, String)> = node_selector
             .iter()
             .map(|e| (e.key.to_string(), e.value.to_string()))
             .collect();
-        let affinity = affinity::required(doc, spec);
+        let affinity = affinity::required(doc, spec).filter(|_| pod.fields);
         let admission_pod = admission::Pod {
             kind,
             namespace: object.namespace.unwrap_or("default"),
@@ -142,8 +163,12 @@ impl<'d> Workload<'d> {
             .as_deref()
             .and_then(|rc| options.cluster().runtime_class(rc))
             .map(|rc| rc.overhead.clone());
-        let requests = resources::pod_requests(doc, spec, overhead.as_ref());
-        let claims = pod_claims(doc, spec, ex.objects[pod.object].namespace, options);
+        let requests = asks.requests(overhead.as_ref());
+        let claims = if pod.fields {
+            pod_claims(doc, spec, ex.objects[pod.object].namespace, options)
+        } else {
+            Vec::new()
+        };
         Workload {
             spec_index,
             object: pod.object,
@@ -151,6 +176,8 @@ impl<'d> Workload<'d> {
             spec,
             path: pod.path.clone(),
             by_shape: pod.by_shape,
+            part: crate::k8s::parts::part(doc, object, &pod.path),
+            fields: pod.fields,
             list,
             items,
             tolerations,
@@ -197,12 +224,6 @@ impl<'d> Workload<'d> {
             _ => None,
         }
     }
-}
-
-/// Whether a resource quantity is zero (`0`, `0m`, `0Gi`, `0.0`, ...).
-fn is_zero_quantity(q: &str) -> bool {
-    let digits = q.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    !digits.is_empty() && digits.chars().all(|c| c == '0' || c == '.')
 }
 
 /// Why a node does not fit.
@@ -961,6 +982,9 @@ pub struct Shared {
     /// workload, hashed (`None`: they cannot say), worked out once by the rules
     /// ([`crate::rules::workload_reads`]).
     pub reads: std::sync::OnceLock<Option<u64>>,
+    /// When such a workload fits no node, the pool that comes closest and its near miss
+    /// ([`near::closest_unplaced`], in words), worked out once.
+    pub closest: std::sync::OnceLock<Option<near::Said>>,
 }
 
 /// [`simulate`], the same answer shared by the workloads that ask the same of `inventory`. A
@@ -1002,6 +1026,7 @@ pub fn shared_simulation(
         simulation,
         asks: Arc::new(asks),
         reads: std::sync::OnceLock::new(),
+        closest: std::sync::OnceLock::new(),
     });
     if let (Ok(mut kept), true) = (memo.0.write(), verdicts <= Simulations::MOST) {
         if kept.verdicts + verdicts > Simulations::MOST {
@@ -1155,63 +1180,21 @@ fn manifest_tolerations(items: &[Item<'_>]) -> (admission::Tolerations, Vec<bool
     (manifest, bare)
 }
 
-/// The pod spec's `nodeSelector`: the key's node, and its entries whose key and value are
-/// scalars.
-fn node_selector(doc: &Document<'_>, spec: NodeId) -> (Option<NodeId>, Vec<SelectorEntry>) {
+/// The entries of a `nodeSelector` mapping.
+fn selector_entries(doc: &Document<'_>, map: NodeId) -> Vec<SelectorEntry> {
     let text = |id| crate::inventory::scalar_text(doc, id);
-    match doc.get(spec, "nodeSelector") {
-        Some((k, v)) => (
-            Some(k),
-            doc.mapping(v)
-                .unwrap_or_default()
-                .iter()
-                .filter_map(|&(ek, ev)| {
-                    Some(SelectorEntry {
-                        key: text(ek)?.into(),
-                        value: text(ev)?.into(),
-                        key_node: ek,
-                        value_node: ev,
-                    })
-                })
-                .collect(),
-        ),
-        None => (None, Vec::new()),
-    }
-}
-
-/// The resources the pod's containers and init containers name under `requests` or `limits`
-/// (as admission plugins see them), and whether its QoS class is BestEffort: no container
-/// requests or limits CPU or memory (pkg/apis/core/helper/qos GetPodQOS; a zero quantity does
-/// not count).
-fn requested_resources(doc: &Document<'_>, spec: NodeId) -> (Vec<String>, bool) {
-    let text = |id| crate::inventory::scalar_text(doc, id);
-    let mut requested = Vec::new();
-    let mut best_effort = true;
-    for containers in ["containers", "initContainers"] {
-        for &c in doc
-            .get(spec, containers)
-            .and_then(|(_, v)| doc.sequence(v))
-            .unwrap_or_default()
-        {
-            let Some((_, resources)) = doc.get(c, "resources") else {
-                continue;
-            };
-            for part in ["requests", "limits"] {
-                if let Some((_, m)) = doc.get(resources, part) {
-                    for &(k, v) in doc.mapping(m).unwrap_or_default() {
-                        let name = text(k);
-                        if matches!(name.as_deref(), Some("cpu" | "memory"))
-                            && text(v).is_some_and(|q| !is_zero_quantity(&q))
-                        {
-                            best_effort = false;
-                        }
-                        requested.extend(name);
-                    }
-                }
-            }
-        }
-    }
-    (requested, best_effort)
+    doc.mapping(map)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|&(ek, ev)| {
+            Some(SelectorEntry {
+                key: text(ek)?.into(),
+                value: text(ev)?.into(),
+                key_node: ek,
+                value_node: ev,
+            })
+        })
+        .collect()
 }
 
 /// A resource claim of a pod: its name in the pod, what it claims in words, and the device
@@ -1606,6 +1589,10 @@ pub struct WorkloadResult {
     pub namespace: Option<String>,
     /// The pod spec's path.
     pub path: String,
+    /// Its object's path from the document root: empty, or `items[3]` in a `kind: List`.
+    pub object_path: String,
+    /// Which part of its object it is, in words ([`crate::k8s::parts::part`]).
+    pub part: Option<String>,
     /// Shared with the workloads that ask the same of the inventory ([`simulate_shared`]).
     pub simulation: Arc<Simulation>,
     /// For a DaemonSet: the nodes it picks and those of them it cannot run on.
@@ -1617,6 +1604,12 @@ pub struct WorkloadResult {
     /// Found by its shape in an object of a kind taintlint's table does not know
     /// ([`crate::k8s::objects::PodSpec::by_shape`]).
     pub by_shape: bool,
+    /// When it fits no node: the pool that comes closest and what keeps it off, with its near
+    /// miss, as the `unschedulable` finding says them ([`near::closest_unplaced`]).
+    pub closest: Option<near::Said>,
+    /// What its pods get from elsewhere, not at hand, in words (a TrainJob's runtime):
+    /// simulated as far as it is written ([`crate::k8s::objects::PodSpec::partly`]).
+    pub partly: Option<String>,
 }
 
 /// A finding that makes the API server reject a workload (or every pod it creates).
@@ -1643,16 +1636,16 @@ impl WorkloadResult {
         !self.simulation.fits_anywhere()
     }
 
-    /// `Deployment shop/web`.
+    /// `Deployment shop/web`, `RayCluster ml/rl-train, worker group l4-workers`: as every face
+    /// names it ([`crate::k8s::parts::title`]).
     pub fn title(&self) -> String {
-        // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-        let kind = self.kind.as_deref().unwrap_or("workload of unknown kind");
-        match (&self.namespace, &self.name) {
-            (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-            (None, Some(n)) => format!("{kind} {n}"),
-            _ if self.path.is_empty() => format!("{kind} at the document's root"),
-            _ => format!("{kind} at {}", self.path),
-        }
+        crate::k8s::parts::title(
+            self.kind.as_deref(),
+            self.namespace.as_deref(),
+            self.name.as_deref(),
+            &self.object_path,
+            self.part.as_deref(),
+        )
     }
 }
 
@@ -1683,6 +1676,35 @@ pub fn simulate_document(
     for i in 0..ex.pod_specs.len() {
         let w = Workload::new(doc, ex, i, options);
         let object = &ex.objects[w.object];
+        let shared = shared_simulation(&w, inventory, options);
+        let simulation = match &shared {
+            Some(shared) => shared.simulation.clone(),
+            None => Arc::new(simulate(&w, inventory, options)),
+        };
+        let daemonset = (w.kind == Some("DaemonSet")).then(|| simulation.coverage(inventory));
+        // What comes closest, for one that fits no node; a DaemonSet that selects no node runs
+        // nowhere by design, and nothing comes close. Worked out once for the workloads that
+        // ask the same.
+        let closest = daemonset
+            .as_ref()
+            .is_none_or(|c| c.picked != 0)
+            .then(|| {
+                let work = || {
+                    near::closest_unplaced(
+                        &simulation,
+                        inventory,
+                        (&w.tolerations, &w.sources),
+                        w.node_selector.iter().map(|e| &*e.key),
+                        options.feature(COMPARISON_GATE),
+                    )
+                    .map(|c| c.to_said(inventory))
+                };
+                match &shared {
+                    Some(shared) => shared.closest.get_or_init(work).clone(),
+                    None => work(),
+                }
+            })
+            .flatten();
         out.push(WorkloadResult {
             document: doc.index,
             item: object.item,
@@ -1690,15 +1712,15 @@ pub fn simulate_document(
             name: object.name.map(str::to_string),
             namespace: object.namespace.map(str::to_string),
             path: w.path.clone(),
-            daemonset: None,
-            simulation: simulate_shared(&w, inventory, options),
+            object_path: object.path.clone(),
+            part: w.part.clone(),
+            daemonset,
+            simulation,
             rejected: None,
             by_shape: ex.pod_specs[i].by_shape,
+            closest,
+            partly: ex.pod_specs[i].partly.clone(),
         });
-        let last = out.last_mut().expect("just pushed");
-        if w.kind == Some("DaemonSet") {
-            last.daemonset = Some(last.simulation.coverage(inventory));
-        }
     }
 }
 

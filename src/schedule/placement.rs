@@ -13,6 +13,7 @@ use std::sync::Arc;
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
 use crate::k8s::model::{Effect, Toleration};
 use crate::k8s::objects::{Item, Object};
+use crate::schedule::near::{self, NearMiss};
 use crate::schedule::{PoolVerdict, Reason, Simulation, Workload};
 use crate::syntax::Document;
 
@@ -40,9 +41,27 @@ pub struct Placement {
     /// When it fits no node: the pool that comes closest and what keeps it off, as the
     /// `unschedulable` finding states it (`pool gpu: tolerations[0] misses ...`).
     pub cause: Option<String>,
+    /// The same without the pool's name, for a lens that has no room for it.
+    pub cause_alone: Option<String>,
+    /// When it fits no node and one of its tolerations only just misses a taint of the closest
+    /// pool: that near miss, as every face says it.
+    pub near: Option<PlacedNear>,
     /// Why the API server would reject it (or the pods it creates), if it would: then it runs
     /// nowhere, as `simulate` says, whatever the simulation found.
     pub rejected: Option<String>,
+}
+
+/// The near miss of a pod template that fits no node ([`crate::schedule::near`]), in words
+/// made when it was found (the inventory may change before they are shown).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedNear {
+    /// The toleration item's path from the document root.
+    pub path: String,
+    /// The closest pool's name.
+    pub pool: String,
+    /// The taint and the miss: `dedicated=risk:NoSchedule (value "rsk", not "risk")`.
+    pub said: String,
+    pub miss: NearMiss,
 }
 
 /// How wide a code lens may be: a lens is one line above the object, and wider than a narrow
@@ -81,12 +100,11 @@ impl Placement {
             .and_then(|(_, m)| doc.get(m, "name"))
             .map(|(k, v)| span(k).start..span(v).end);
         // A custom resource may hold several pod templates (a RayCluster's head and workers):
-        // each is shown where it is, named by its place.
-        let group = crate::k8s::objects::api_group(doc.get_str(object.node, "apiVersion"));
-        let custom = object.kind.is_some_and(|k| {
-            crate::k8s::workloads::custom_pod_specs(group, k).is_some()
-                || crate::k8s::objects::pod_spec_path(k).is_none()
-        });
+        // each is shown where it is, named by its own name.
+        let api_version = doc.get_str(object.node, "apiVersion");
+        let custom = object
+            .kind
+            .is_some_and(|k| !crate::k8s::objects::is_core_workload(api_version, k));
         let first_key = doc
             .mapping(workload.spec)
             .and_then(|e| e.first())
@@ -98,11 +116,7 @@ impl Placement {
                 .or(name)
                 .unwrap_or_else(|| span(workload.spec))
         };
-        let title = if custom {
-            format!("{} {}", title(object), workload.path)
-        } else {
-            title(object)
-        };
+        let title = crate::k8s::parts::object_title(object, workload.part.as_deref());
         Placement {
             document: doc.index,
             anchor,
@@ -112,13 +126,34 @@ impl Placement {
             daemonset: workload.kind == Some("DaemonSet"),
             path: workload.path.clone(),
             cause: None,
+            cause_alone: None,
+            near: None,
             rejected: None,
         }
     }
 
-    /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`] cut.
+    /// The one-line summary, at most [`LENS_WIDTH`] characters: [`Placement::headline`], cut
+    /// at its end; a near miss is said short enough to keep the answer (the right key, value
+    /// or effect) whole ([`near::lens_cause`]), and a pool's name too long to leave room for
+    /// what keeps the workload off it is left out, as is a DaemonSet's count of nodes.
     pub fn summary(&self, inventory: &Inventory) -> String {
-        fit_width(&self.headline(inventory), LENS_WIDTH)
+        if let (None, Some(n)) = (&self.rejected, &self.near) {
+            const LEAD: &str = "fits no node: ";
+            let cause = near::lens_cause(&n.pool, &n.miss, LENS_WIDTH - LEAD.len());
+            return fit_width(&format!("{LEAD}{cause}"), LENS_WIDTH);
+        }
+        if self.rejected.is_none() && self.cause.is_none() && self.daemonset {
+            if let Some(text) = daemonset_lens(&self.simulation, inventory) {
+                return text;
+            }
+        }
+        let headline = self.headline(inventory);
+        match (&self.rejected, &self.cause_alone) {
+            (None, Some(why)) if headline.chars().count() > LENS_WIDTH => {
+                fit_width(&format!("fits no node: {why}"), LENS_WIDTH)
+            }
+            _ => fit_width(&headline, LENS_WIDTH),
+        }
     }
 
     /// What matters first, whole: that the API server rejects it, else the closest pool and
@@ -159,6 +194,22 @@ impl Placement {
 /// `DaemonSet: runs on 2 of the 3 nodes it selects; misses pool gpu-spot: untolerated taint
 /// spot=true:NoSchedule`. `None` when it runs on every node it picks.
 pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<String> {
+    daemonset_said(sim, inventory, usize::MAX)
+}
+
+/// [`daemonset_summary`] as a code lens says it: at most [`LENS_WIDTH`] characters, what keeps
+/// the DaemonSet off the first pool it misses whole where it can be ([`daemonset_said`]).
+pub fn daemonset_lens(sim: &Simulation, inventory: &Inventory) -> Option<String> {
+    daemonset_said(sim, inventory, LENS_WIDTH).map(|s| fit_width(&s, LENS_WIDTH))
+}
+
+/// [`daemonset_summary`] in at most `width` characters where it can be, never cut before what
+/// keeps it off the first pool it misses (the answer): without how many nodes it runs on
+/// (`DaemonSet misses pool gpu-spot: untolerated taint spot=true:NoSchedule; +1 more pool`),
+/// then in a lens's few words (`untolerated spot=true:NoSchedule`), then without the other
+/// pools, then without the pool's name (`DaemonSet misses 2 nodes: untolerated ...`); what is
+/// still too long is for the caller to cut at its end.
+fn daemonset_said(sim: &Simulation, inventory: &Inventory, width: usize) -> Option<String> {
     let c = sim.coverage(inventory);
     if c.picked == 0 {
         return Some("DaemonSet: selects no node (it runs no pods until a node matches)".into());
@@ -166,40 +217,63 @@ pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<Stri
     if c.missed == 0 {
         return None;
     }
-    let mut misses: Vec<String> = Vec::new();
-    for &p in c.missed_pools.iter().take(LISTED) {
+    // What keeps it off a pool it misses, in full words or in a lens's few
+    // (`untolerated spot=true:NoSchedule`, [`short`]).
+    let words = |p: usize, brief: bool| -> String {
         let pool = &inventory.pools[p];
-        let why: Vec<String> = sim.pools[p]
+        let mut why: Vec<String> = Vec::new();
+        for r in sim.pools[p]
             .reasons(pool)
             .into_iter()
             .filter(|r| !r.selects())
-            .map(|r| r.describe(pool))
-            .collect();
-        misses.push(format!("pool {}: {}", pool.name, why.join(", ")));
+        {
+            let said = if brief {
+                short(r, pool)
+            } else {
+                r.describe(pool)
+            };
+            if !why.contains(&said) {
+                why.push(said);
+            }
+        }
+        why.join(", ")
+    };
+    let why = |p: usize| words(p, false);
+    let mut misses: Vec<String> = Vec::new();
+    for &p in c.missed_pools.iter().take(LISTED) {
+        misses.push(format!("pool {}: {}", inventory.pools[p].name, why(p)));
     }
     if c.missed_pools.len() > LISTED {
         misses.push(format!("+{} more", c.missed_pools.len() - LISTED));
     }
-    Some(format!(
+    let whole = format!(
         "DaemonSet: runs on {} of the {} it selects; misses {}",
         c.picked - c.missed,
         nodes_noun(c.picked),
         misses.join("; ")
-    ))
-}
-
-/// `Deployment shop/web`, `Pod web`, `Deployment` (no name).
-pub fn title(object: &Object<'_>) -> String {
-    // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-    let kind = object.kind.unwrap_or("workload of unknown kind");
-    match (object.namespace, object.name) {
-        (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
-        (None, Some(n)) => format!("{kind} {n}"),
-        _ if object.kind.is_none() && !object.path.is_empty() => {
-            format!("{kind} `{}`", object.path)
-        }
-        _ => kind.to_string(),
+    );
+    let fits = |s: &String| s.chars().count() <= width;
+    if fits(&whole) {
+        return Some(whole);
     }
+    let &first = c.missed_pools.first()?;
+    let more = match c.missed_pools.len() {
+        1 => String::new(),
+        n => format!("; +{} more pool{}", n - 1, if n == 2 { "" } else { "s" }),
+    };
+    let name = &inventory.pools[first].name;
+    let candidates = [
+        format!("DaemonSet misses pool {name}: {}{more}", why(first)),
+        format!("DaemonSet misses pool {name}: {}{more}", words(first, true)),
+        format!("DaemonSet misses pool {name}: {}", words(first, true)),
+        format!(
+            "DaemonSet misses {}: {}",
+            nodes_noun(c.missed),
+            words(first, true)
+        ),
+    ];
+    let last = candidates[3].clone();
+    Some(candidates.into_iter().find(fits).unwrap_or(last))
 }
 
 /// A toleration written in a manifest and the inventory taints it tolerates.
@@ -409,7 +483,7 @@ fn fit(verdict: &PoolVerdict, pool: &Pool) -> Fit {
 }
 
 /// A reason in a word or two, for a one-line summary.
-fn short(reason: &Reason, pool: &Pool) -> String {
+pub(crate) fn short(reason: &Reason, pool: &Pool) -> String {
     match reason {
         Reason::Unschedulable => "cordoned".to_string(),
         Reason::NodeName(n) => format!("nodeName {n}"),
@@ -879,33 +953,6 @@ spec:
              node, and the inventory does not say its value on this pool's nodes; it fits if it \
              is linux\n"
         );
-    }
-
-    #[test]
-    fn titles_name_the_object_or_its_place() {
-        let object = |kind, name, path: &str| Object {
-            kind,
-            name,
-            namespace: None,
-            node: 0,
-            path: path.to_string(),
-            item: None,
-        };
-        assert_eq!(
-            title(&object(Some("Deployment"), Some("web"), "")),
-            "Deployment web"
-        );
-        // An unnamed item of a `kind: List`: the lens stands on it.
-        assert_eq!(
-            title(&object(Some("Deployment"), None, "items[0]")),
-            "Deployment"
-        );
-        // Chart values without their templates: the key that holds the pod template.
-        assert_eq!(
-            title(&object(None, None, "controller")),
-            "workload of unknown kind `controller`"
-        );
-        assert_eq!(title(&object(None, None, "")), "workload of unknown kind");
     }
 
     /// An item's range starts at the `- ` that introduces it.

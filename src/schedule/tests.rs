@@ -697,13 +697,18 @@ fn the_gpu_example_lenses() {
         &options,
         &inv,
     );
-    let lens = |r: &WorkloadResult| placement::daemonset_summary(&r.simulation, &inv);
+    let lens = |r: &WorkloadResult| placement::daemonset_lens(&r.simulation, &inv);
     assert_eq!(
-        lens(&operands[0]).as_deref(),
+        placement::daemonset_summary(&operands[0].simulation, &inv).as_deref(),
         Some(
             "DaemonSet: runs on 1 of the 2 nodes it selects; misses pool gpu-spot: untolerated \
              taint spot=true:NoSchedule"
         )
+    );
+    // Too long for a lens: the count goes, the taint that answers stays whole.
+    assert_eq!(
+        lens(&operands[0]).as_deref(),
+        Some("DaemonSet misses pool gpu-spot: untolerated taint spot=true:NoSchedule")
     );
     assert_eq!(
         lens(&operands[1]).as_deref(),
@@ -1768,19 +1773,17 @@ fn workloads_titled_by_name_or_place() {
         titles("kind: Pod\nmetadata: {name: p}\nspec: {}\n"),
         ["Pod p"]
     );
+    // Unnamed: by its kind, and in a list by its place, as the findings name it.
+    assert_eq!(titles("kind: Job\nspec: {template: {spec: {}}}\n"), ["Job"]);
     assert_eq!(
-        titles("kind: Job\nspec: {template: {spec: {}}}\n"),
-        ["Job at spec.template.spec"]
+        titles("kind: List\nitems:\n- kind: Job\n  spec: {template: {spec: {}}}\n"),
+        ["Job `items[0]`"]
     );
-    // A pod spec at the root of its document (a chart's values, found by the analysis).
-    let mut root = simulate_text(
-        "kind: Job\nspec: {template: {spec: {}}}\n",
-        &Options::default(),
-        &inventory(&node("n", "", "", false)),
-    )
-    .remove(0);
-    root.path.clear();
-    assert_eq!(root.title(), "Job at the document's root");
+    // A custom resource's part, by its own name.
+    assert_eq!(
+        titles("apiVersion: ray.io/v1\nkind: RayCluster\nmetadata: {name: rl, namespace: ml}\nspec:\n  workerGroupSpecs:\n  - groupName: l4-workers\n    template: {spec: {containers: [{name: w, image: i}]}}\n"),
+        ["RayCluster ml/rl, worker group l4-workers"]
+    );
 }
 
 // GKE labels its Spot nodes `cloud.google.com/gke-spot=true`, on Spot pools only (provider-spot

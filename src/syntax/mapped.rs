@@ -105,7 +105,8 @@ impl MappedString {
     /// `text`, when it can be written there so that the string then holds exactly the edited
     /// value and nothing around it changes; `None` when it cannot.
     ///
-    /// In a quoted string the range holds no escape and the replacement needs none. In a
+    /// In a quoted string the replacement is written escaped as the quoting escapes (a line break in a
+    /// single-quoted string cannot be). In a
     /// literal block every line the replacement adds is written at the block's indentation; an
     /// edit of whole lines (from a line's start to a line's start) replaces whole lines of the
     /// source, indentation included, so that one ending at the block's end, where the next
@@ -128,18 +129,14 @@ impl MappedString {
         }
         match self.style {
             Style::Literal => self.literal_edit(text, value, range, replacement),
-            Style::DoubleQuoted | Style::SingleQuoted => {
-                let quote = if self.style == Style::DoubleQuoted {
-                    '"'
-                } else {
-                    '\''
-                };
-                let outer = self.range(range);
-                let plain = outer.len() == range.len()
-                    && !replacement
-                        .chars()
-                        .any(|c| c == quote || c == '\\' || c.is_control());
-                plain.then(|| (outer, replacement.to_string()))
+            // Each character of the value maps to the start of what writes it (an escape
+            // included), so the range's source replaces exactly its characters, escapes and
+            // all; the replacement is written escaped as the string's quoting escapes.
+            Style::DoubleQuoted => Some((self.range(range), escape_double(replacement))),
+            Style::SingleQuoted => {
+                // A line break in a single-quoted string is folded: it cannot be written.
+                (!replacement.chars().any(char::is_control))
+                    .then(|| (self.range(range), replacement.replace('\'', "''")))
             }
             Style::Plain | Style::Folded => None,
         }
@@ -274,6 +271,24 @@ impl MappedString {
 /// Where the line that holds `offset` starts.
 fn line_start(text: &str, offset: usize) -> usize {
     text[..offset].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// `text` as a YAML double-quoted string writes it (without the quotes): a backslash, a quote
+/// and every control character escaped (YAML 1.2 section 5.7, escaped characters).
+fn escape_double(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The indentation of a literal block scalar's content lines (what a line break in an edit's
@@ -877,10 +892,11 @@ mod tests {
         assert!(MappedString::new(doc, &folded, node).is_none());
     }
 
-    /// Quoted strings: an edit is written only where the range holds no escape and the
-    /// replacement needs none.
+    /// Quoted strings: an edit replaces the source of its characters, escapes included, and
+    /// its replacement is written escaped as the quoting escapes; the string then holds the
+    /// edited value.
     #[test]
-    fn quoted_edits_avoid_escapes() {
+    fn quoted_edits_write_escapes() {
         let text = "a: \"x: \\\"q\\\" y\"\nb: 'p: ''r'' s'\n";
         let stream = syntax::parse(text);
         let doc = &stream.documents[0];
@@ -888,30 +904,42 @@ mod tests {
         let a = MappedString::new(doc, text, get("a")).unwrap();
         let (va, _) = doc.scalar(get("a")).unwrap();
         assert_eq!(va, "x: \"q\" y");
-        assert_eq!(a.edit(text, va, &(7..8), "z"), Some((13..14, "z".into())));
+        let writes = |m: &MappedString, value: &str, range: Range<usize>, new: &str| {
+            let (outer, replacement) = m.edit(text, value, &range, new).unwrap();
+            let mut expected = value.to_string();
+            expected.replace_range(range, new);
+            assert!(
+                m.writes(text, &[(outer.clone(), replacement.as_str())], &expected),
+                "{outer:?} {replacement:?}"
+            );
+            (outer, replacement)
+        };
+        assert_eq!(writes(&a, va, 7..8, "z"), (13..14, "z".into()));
         assert_eq!(
-            a.edit(text, va, &(3..6), "t"),
-            None,
-            "an escape in the range"
+            writes(&a, va, 3..6, "t"),
+            (7..12, "t".into()),
+            "escapes in the range"
         );
-        assert_eq!(a.edit(text, va, &(7..8), "\""), None, "a quote to escape");
-        assert_eq!(
-            a.edit(text, va, &(7..8), "\\"),
-            None,
-            "a backslash to escape"
-        );
-        assert_eq!(a.edit(text, va, &(7..8), "\t"), None, "a control character");
+        assert_eq!(writes(&a, va, 7..8, "\""), (13..14, "\\\"".into()));
+        assert_eq!(writes(&a, va, 7..8, "\\"), (13..14, "\\\\".into()));
+        assert_eq!(writes(&a, va, 7..8, "\t\n"), (13..14, "\\t\\n".into()));
+        assert_eq!(writes(&a, va, 8..8, "\u{7}"), (14..14, "\\u0007".into()));
         let b = MappedString::new(doc, text, get("b")).unwrap();
         let (vb, _) = doc.scalar(get("b")).unwrap();
         assert_eq!(vb, "p: 'r' s");
-        assert_eq!(b.edit(text, vb, &(7..8), "t"), Some((29..30, "t".into())));
+        assert_eq!(writes(&b, vb, 7..8, "t"), (29..30, "t".into()));
         assert_eq!(
-            b.edit(text, vb, &(3..6), "t"),
-            None,
-            "a doubled quote in the range"
+            writes(&b, vb, 3..6, "t"),
+            (23..28, "t".into()),
+            "doubled quotes in the range"
         );
-        assert_eq!(b.edit(text, vb, &(7..8), "'"), None, "a quote to double");
-        assert_eq!(b.edit(text, vb, &(7..8), "\""), Some((29..30, "\"".into())));
+        assert_eq!(writes(&b, vb, 7..8, "'"), (29..30, "''".into()));
+        assert_eq!(writes(&b, vb, 7..8, "\""), (29..30, "\"".into()));
+        assert_eq!(
+            b.edit(text, vb, &(7..8), "\n"),
+            None,
+            "a line break in a single-quoted string is folded"
+        );
         // Not a char boundary, past the end, backwards: nothing.
         let text = "c: 'é: x'\n";
         let stream = syntax::parse(text);

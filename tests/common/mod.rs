@@ -179,3 +179,187 @@ pub fn without_version(sarif: &str) -> String {
             "\"taintlint [version]\"",
         )
 }
+
+/// The teams of [`dedicated_pools`], one pool each: `search` first, `risk` second.
+pub const TEAMS: [&str; 50] = [
+    "search",
+    "risk",
+    "ml",
+    "payments",
+    "ads",
+    "billing",
+    "fraud",
+    "growth",
+    "infra",
+    "data",
+    "analytics",
+    "checkout",
+    "catalog",
+    "identity",
+    "messaging",
+    "notify",
+    "pricing",
+    "recs",
+    "reporting",
+    "security",
+    "storage",
+    "streaming",
+    "support",
+    "video",
+    "web",
+    "mobile",
+    "maps",
+    "media",
+    "logistics",
+    "inventory",
+    "orders",
+    "partners",
+    "platform",
+    "privacy",
+    "quality",
+    "ranking",
+    "reviews",
+    "rewards",
+    "sales",
+    "shipping",
+    "social",
+    "sre",
+    "tax",
+    "travel",
+    "trust",
+    "vendors",
+    "wallet",
+    "warehouse",
+    "weather",
+    "xray",
+];
+
+/// A pool file of 53 pools as a platform team runs them: an untainted `general` pool, a
+/// `system` pool for add-ons (`CriticalAddonsOnly=true:NoSchedule`, AKS's system pools), a
+/// `gpu` pool (`nvidia.com/gpu=present:NoSchedule`), and one pool per team of [`TEAMS`],
+/// labelled `dedicated: <team>` and tainted `dedicated=<team>:NoSchedule` (Kubernetes'
+/// documented way of dedicating nodes to a group of users, "Taints and Tolerations: Example Use
+/// Cases"), of 1 to 4 nodes.
+pub fn dedicated_pools() -> String {
+    let mut out = String::from(
+        "pools:\n  general:\n    count: 6\n  system:\n    count: 3\n    taints: [\"CriticalAddonsOnly=true:NoSchedule\"]\n  gpu:\n    count: 2\n    taints: [\"nvidia.com/gpu=present:NoSchedule\"]\n",
+    );
+    for (i, team) in TEAMS.iter().enumerate() {
+        out.push_str(&format!(
+            "  {team}:\n    count: {}\n    labels: {{dedicated: {team}}}\n    taints: [\"dedicated={team}:NoSchedule\"]\n",
+            i % 4 + 1
+        ));
+    }
+    out
+}
+
+/// A CronJob of the risk team, meant for its dedicated pool (it selects `dedicated: risk`),
+/// whose toleration's value is misspelt `rsk`: it fits no node.
+pub const RISK_CRONJOB: &str = "\
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly-risk
+  namespace: risk
+spec:
+  schedule: \"0 2 * * *\"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          nodeSelector:
+            dedicated: risk
+          tolerations:
+          - key: dedicated
+            operator: Equal
+            value: rsk
+            effect: NoSchedule
+          containers:
+          - name: job
+            image: example.com/risk:1
+          restartPolicy: OnFailure
+";
+
+/// Three more workloads for [`dedicated_pools`]: the search team's indexer, steered to its pool
+/// with no toleration; the ML team's trainer, whose toleration has the wrong effect; and a web
+/// Deployment that fits the general pool.
+pub const TEAM_WORKLOADS: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: indexer, namespace: search}
+spec:
+  template:
+    spec:
+      nodeSelector: {dedicated: search}
+      containers: [{name: indexer, image: example.com/indexer:1}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: trainer, namespace: ml}
+spec:
+  template:
+    spec:
+      nodeSelector: {dedicated: ml}
+      tolerations:
+      - {key: dedicated, operator: Equal, value: ml, effect: NoExecute}
+      containers: [{name: trainer, image: example.com/trainer:1}]
+      restartPolicy: Never
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: example.com/web:1}]
+";
+
+/// A document's tree as plain data, each multi-line string replaced by the shape of the YAML
+/// it holds: what must survive a fix inside a string, key for key.
+pub fn outer_shape(text: &str) -> String {
+    use taintlint::syntax::{self, Document, NodeId, NodeKind};
+    fn shape(doc: &Document<'_>, node: NodeId, out: &mut String) {
+        let node = doc.resolve(node);
+        match &doc.node(node).kind {
+            NodeKind::Scalar { value, .. } if value.contains('\n') => {
+                let inner = syntax::parse(value);
+                assert!(
+                    inner.error.is_none() && inner.documents.iter().all(|d| d.error.is_none()),
+                    "a string no longer parses: {value:?}"
+                );
+                out.push_str("<yaml>");
+            }
+            NodeKind::Scalar { value, .. } => out.push_str(&format!("{value:?}")),
+            NodeKind::Mapping { entries, .. } => {
+                out.push('{');
+                for &(k, v) in entries {
+                    shape(doc, k, out);
+                    out.push_str(": ");
+                    shape(doc, v, out);
+                    out.push_str(", ");
+                }
+                out.push('}');
+            }
+            NodeKind::Sequence { items, .. } => {
+                out.push('[');
+                for &i in items {
+                    shape(doc, i, out);
+                    out.push_str(", ");
+                }
+                out.push(']');
+            }
+            _ => out.push('?'),
+        }
+    }
+    let stream = syntax::parse(text);
+    assert!(stream.error.is_none(), "{text}");
+    let mut out = String::new();
+    for doc in &stream.documents {
+        assert!(doc.error.is_none(), "{:?}\n{text}", doc.error);
+        if let Some(root) = doc.root {
+            shape(doc, root, &mut out);
+        }
+        out.push_str("\n---\n");
+    }
+    out
+}

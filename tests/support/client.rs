@@ -167,9 +167,20 @@ impl Client {
 
     /// Waits until the server has sent a request with this method.
     pub async fn server_request(&mut self, method: &str) -> Value {
+        self.server_request_after(method, 0).await
+    }
+
+    /// The first request with this method the server sent after the first `after` of
+    /// [`Client::server_requests`]: one that answers what happened since.
+    pub async fn server_request_after(&mut self, method: &str, after: usize) -> Value {
         let deadline = tokio::time::Instant::now() + WAIT;
         loop {
-            if let Some(r) = self.server_requests.iter().find(|r| r["method"] == method) {
+            if let Some(r) = self
+                .server_requests
+                .iter()
+                .skip(after)
+                .find(|r| r["method"] == method)
+            {
                 return r.clone();
             }
             assert!(

@@ -2,14 +2,16 @@
 //!
 //! The pools are a legend (a letter, name, size and taints each); the workloads follow, those
 //! that fit no node first, then those the API server would reject, those that fit only nodes to
-//! avoid, and those that fit. Each is a row of the matrix (a column per pool letter) when the
-//! pools fit the width as columns, else a line saying where it fits. What blocks a workload is
+//! avoid, those that only may fit (counted apart), and those that fit. Each is a row of the
+//! matrix (a column per pool letter) when the pools fit the width as columns, else a line saying
+//! where it fits. What blocks a workload is
 //! said under it when it fits nowhere or only on nodes to avoid (for every row with `why`).
 //! Widths are display widths (a CJK character takes two columns); names are never cut: one that
 //! does not fit its column gets a line of its own.
 
-use super::{Fit, SimulatedFile};
+use super::{pool_reasons, Fit, PoolReason, SimulatedFile};
 use crate::inventory::{nodes_noun, Inventory, NodeCount, Pool};
+use crate::k8s::model::Effect;
 use crate::report::text::{width, wrap};
 use crate::schedule::{Reason, WorkloadResult};
 
@@ -141,6 +143,8 @@ enum Class {
     Misses,
     Rejected,
     Avoided,
+    /// Every pool it fits only may fit (what the inventory does not say decides).
+    May,
     Yes,
     /// A DaemonSet whose selector picks no node: it runs no pods, by design or not yet.
     Idle,
@@ -161,7 +165,7 @@ impl Class {
             }
             _ => {}
         }
-        let (fit, _) = Fit::of_workload(w, inventory);
+        let (fit, _) = Fit::verdict(w, inventory);
         let nodes = w
             .simulation
             .pools
@@ -172,6 +176,7 @@ impl Class {
         let class = match fit {
             Fit::No | Fit::Partial => Class::No,
             Fit::Avoided => Class::Avoided,
+            Fit::May => Class::May,
             Fit::Yes => Class::Yes,
         };
         (class, nodes)
@@ -184,6 +189,7 @@ impl Class {
             Class::Idle => "DaemonSets that select no node (they run no pods)",
             Class::Rejected => "Rejected by the API server, not placed",
             Class::Avoided => "Fit only on nodes to avoid",
+            Class::May => "May fit",
             Class::Yes => "Fit",
         }
     }
@@ -193,6 +199,7 @@ impl Class {
             || only.contains(&match self {
                 Class::No | Class::Rejected | Class::Misses | Class::Idle => Fit::No,
                 Class::Avoided => Fit::Avoided,
+                Class::May => Fit::May,
                 Class::Yes => Fit::Yes,
             })
     }
@@ -230,7 +237,7 @@ impl Row {
                 let shows_reasons =
                     why || matches!(class, Class::No | Class::Avoided | Class::Misses);
                 // An object with several pod templates (a RayCluster's head and workers):
-                // each row says which.
+                // each row says which, by its name (its place, where two share a name).
                 let fits: Vec<Fit> = w
                     .simulation
                     .pools
@@ -271,7 +278,7 @@ impl Row {
                         .collect(),
                     fits,
                     reasons: if shows_reasons {
-                        reason_groups(inventory, w)
+                        reason_groups(inventory, w, why)
                     } else {
                         Vec::new()
                     },
@@ -511,7 +518,7 @@ impl Layout {
             let mark = match fit {
                 Fit::No if unselected => "·",
                 Fit::No => "✗",
-                Fit::Partial => "±",
+                Fit::Partial | Fit::May => "±",
                 Fit::Avoided => "~",
                 Fit::Yes => "✓",
             };
@@ -555,13 +562,19 @@ fn cluster_size(pools: &[Pool]) -> String {
 }
 
 /// "fits no node" / "1 node fits" / "4 nodes fit", and for pools defined as code "0..8 nodes
-/// fit", "fits (count unknown)".
-fn count_text(nodes: NodeCount) -> String {
+/// fit", "fits (count unknown)"; for a workload that only may fit, "1 node may fit", "may fit
+/// (count unknown)".
+fn count_text(nodes: NodeCount, class: Class) -> String {
+    let may = class == Class::May;
     match (nodes.known(), nodes.max) {
         (Some(0), _) => "fits no node".to_string(),
+        (Some(1), _) if may => "1 node may fit".to_string(),
         (Some(1), _) => "1 node fits".to_string(),
+        (Some(n), _) if may => format!("{n} nodes may fit"),
         (Some(n), _) => format!("{n} nodes fit"),
+        (None, None) if nodes.min == 0 && may => "may fit (count unknown)".to_string(),
         (None, None) if nodes.min == 0 => "fits (count unknown)".to_string(),
+        _ if may => format!("{nodes} may fit"),
         _ => format!("{nodes} fit"),
     }
 }
@@ -571,7 +584,7 @@ fn count_text(nodes: NodeCount) -> String {
 fn row_count(r: &Row) -> String {
     match &r.daemonset {
         Some(text) => text.clone(),
-        None => count_text(r.nodes),
+        None => count_text(r.nodes, r.class),
     }
 }
 
@@ -636,7 +649,7 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
         }
         let mark = match fit {
             Fit::No => continue,
-            Fit::Partial => "±",
+            Fit::Partial | Fit::May => "±",
             Fit::Avoided => "~",
             Fit::Yes => "",
         };
@@ -648,9 +661,9 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     } else if fitting.is_empty() {
         "fits no node".to_string()
     } else if whole == inventory.pools.len() {
-        format!("{}: every pool", count_text(r.nodes))
+        format!("{}: every pool", count_text(r.nodes, r.class))
     } else {
-        format!("{}: {}", count_text(r.nodes), fitting.join(", "))
+        format!("{}: {}", count_text(r.nodes, r.class), fitting.join(", "))
     };
     // Wrapped lines hang under the first pool, apart from the reasons that follow.
     let first = " ".repeat(REASON_INDENT - 2);
@@ -661,80 +674,149 @@ fn list_row(inventory: &Inventory, r: &Row, max: usize) -> String {
     out
 }
 
-/// Each distinct reason under a row, with the pools (indices) it is about.
-fn reason_groups(inventory: &Inventory, w: &WorkloadResult) -> Vec<(String, Vec<usize>)> {
-    // First what makes the nodes it fits ones to avoid: untolerated PreferNoSchedule taints.
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (v, _, _) in pv.groups(pool) {
-            if !v.fits() {
-                continue;
-            }
-            for &t in &v.avoid {
-                let text = format!("nodes to avoid: untolerated taint {}", pool.taints[t].taint);
-                match groups.iter_mut().find(|(x, _)| *x == text) {
-                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
-                    Some(_) => {}
-                    None => groups.push((text, vec![p])),
-                }
-            }
-        }
-    }
-    // Then the taints it tolerates only by a toleration from outside its manifest.
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (t, source) in pv.tolerated_elsewhere(pool) {
-            let text = format!(
-                "tolerates {} by a toleration {}",
-                pool.taints[t].taint,
-                source.origin()
-            );
-            match groups.iter_mut().find(|(x, _)| *x == text) {
-                Some((_, cols)) => cols.push(p),
-                None => groups.push((text, vec![p])),
-            }
-        }
-    }
-    // Then what the pods may not find on the pools they may fit: resources not known, and the
-    // kubelet's labels on nodes the inventory does not give them for.
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        for (v, _, _) in pv.groups(pool) {
-            if !v.fits() {
-                continue;
-            }
-            for u in v.unknown.iter().filter(|u| u.said_alone()) {
-                let text = format!("may fit: {}", u.describe());
-                match groups.iter_mut().find(|(x, _)| *x == text) {
-                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
-                    Some(_) => {}
-                    None => groups.push((text, vec![p])),
-                }
-            }
-        }
-    }
-    // Then what keeps it off the other pools (for a DaemonSet, off the nodes it picks: what
-    // keeps it off a node it does not select is no miss).
+/// How many pools' own values of one taint key and effect are said as one line (below, one
+/// line each).
+const SHAPED: usize = 4;
+
+/// Each distinct reason under a row, with the pools (indices) it is about: every reason the
+/// JSON gives ([`pool_reasons`], in its words), but for a DaemonSet those on nodes it does not
+/// select unless `all` (`--why`). For a workload that fits no node, first the pool that comes
+/// closest and what keeps it off (its near miss), as the `unschedulable` finding says it; then
+/// what makes the nodes it fits ones to avoid, the taints it tolerates only by a toleration
+/// from outside its manifest, what the pools it may fit do not say, and what keeps it off the
+/// others. Taints of one key and effect that pools carry each with a value of their own
+/// (`dedicated=<team>:NoSchedule`, one team a pool) are one line when there are
+/// [`SHAPED`] values or more, as the JSON's pool entries share them.
+fn reason_groups(
+    inventory: &Inventory,
+    w: &WorkloadResult,
+    all: bool,
+) -> Vec<(String, Vec<usize>)> {
     let daemonset = w.daemonset.as_ref().is_some_and(|c| c.picked > 0);
-    for (p, (pv, pool)) in w.simulation.pools.iter().zip(&inventory.pools).enumerate() {
-        let mut seen: Vec<&Reason> = Vec::new();
-        for (v, _, _) in pv.groups(pool) {
-            if daemonset && v.reasons.iter().any(Reason::selects) {
-                continue;
-            }
-            for r in &v.reasons {
-                if !seen.iter().any(|s| s.same_as(r)) {
-                    seen.push(r);
+    let per_pool: Vec<Vec<PoolReason<'_>>> = w
+        .simulation
+        .pools
+        .iter()
+        .zip(&inventory.pools)
+        .map(|(pv, pool)| pool_reasons(pv, pool, daemonset))
+        .collect();
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    if let Some(c) = &w.closest {
+        groups.push((
+            format!(
+                "closest is pool {}: {}",
+                inventory.pools[c.pool].name, c.message
+            ),
+            vec![c.pool],
+        ));
+    }
+    let shapes = taint_shapes(inventory, &per_pool, all);
+    let kinds: [fn(&PoolReason<'_>) -> bool; 4] = [
+        |r| matches!(r, PoolReason::Avoid(_)),
+        |r| matches!(r, PoolReason::Granted(..)),
+        |r| matches!(r, PoolReason::Unknown(_)),
+        |r| matches!(r, PoolReason::Blocks { .. }),
+    ];
+    for kind in kinds {
+        for (p, (reasons, pool)) in per_pool.iter().zip(&inventory.pools).enumerate() {
+            for r in reasons.iter().filter(|r| kind(r)) {
+                if !all
+                    && matches!(
+                        r,
+                        PoolReason::Blocks {
+                            unselected: true,
+                            ..
+                        }
+                    )
+                {
+                    continue;
                 }
-            }
-        }
-        for r in seen {
-            let text = r.describe(pool);
-            match groups.iter_mut().find(|(t, _)| *t == text) {
-                Some((_, cols)) => cols.push(p),
-                None => groups.push((text, vec![p])),
+                let text = match r {
+                    PoolReason::Blocks {
+                        reason: Reason::Taint(t),
+                        ..
+                    } => {
+                        let taint = &pool.taints[*t].taint;
+                        shapes
+                            .iter()
+                            .find(|(key, effect, _)| *key == taint.key && *effect == taint.effect)
+                            .map_or_else(|| r.line(pool), |(_, _, text)| text.clone())
+                    }
+                    _ => r.line(pool),
+                };
+                // The closest pool's reason is said in its line already.
+                if w.closest
+                    .as_ref()
+                    .is_some_and(|c| c.pool == p && c.message.contains(&text))
+                {
+                    continue;
+                }
+                match groups.iter_mut().find(|(x, _)| *x == text) {
+                    Some((_, cols)) if cols.last() != Some(&p) => cols.push(p),
+                    Some(_) => {}
+                    None => groups.push((text, vec![p])),
+                }
             }
         }
     }
     groups
+}
+
+/// The taint keys and effects that keep a workload off pools with [`SHAPED`] values or more,
+/// each with its line: `untolerated taint dedicated=<pool name>:NoSchedule` when each pool's
+/// value is its own name, else `untolerated taint dedicated=<value>:NoSchedule, values search,
+/// risk, ml and 46 more`.
+fn taint_shapes<'i>(
+    inventory: &'i Inventory,
+    per_pool: &[Vec<PoolReason<'_>>],
+    all: bool,
+) -> Vec<(&'i str, Effect, String)> {
+    // Each key and effect, with its values and whether each pool's is its name.
+    let mut seen: Vec<(&str, Effect, Vec<&str>, bool)> = Vec::new();
+    for (reasons, pool) in per_pool.iter().zip(&inventory.pools) {
+        for r in reasons {
+            let PoolReason::Blocks {
+                reason: Reason::Taint(t),
+                unselected,
+            } = r
+            else {
+                continue;
+            };
+            if *unselected && !all {
+                continue;
+            }
+            let taint = &pool.taints[*t].taint;
+            let named = taint.value == pool.name;
+            match seen
+                .iter_mut()
+                .find(|(k, e, _, _)| *k == taint.key && *e == taint.effect)
+            {
+                Some((_, _, values, all_named)) => {
+                    if !values.contains(&taint.value.as_str()) {
+                        values.push(&taint.value);
+                    }
+                    *all_named &= named;
+                }
+                None => seen.push((&taint.key, taint.effect, vec![&taint.value], named)),
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, _, values, _)| values.len() >= SHAPED)
+        .map(|(key, effect, values, named)| {
+            let text = if named {
+                format!("untolerated taint {key}=<pool name>:{effect}")
+            } else {
+                let listed: Vec<&str> = values.iter().take(3).copied().collect();
+                format!(
+                    "untolerated taint {key}=<value>:{effect}, values {} and {} more",
+                    listed.join(", "),
+                    values.len() - listed.len()
+                )
+            };
+            (key, effect, text)
+        })
+        .collect()
 }
 
 /// Under a row: each distinct blocking reason with the pools it blocks.
@@ -760,6 +842,11 @@ fn summary(rows: &[Row], shown: usize, options: &HumanOptions, max: usize) -> St
             "{} of them only on nodes to avoid",
             count(Class::Avoided)
         ));
+    }
+    // Counted apart, as the JSON summary's `may`: they fit only if what the inventory does not
+    // say is so.
+    if count(Class::May) > 0 {
+        parts.push(format!("{} may fit", count(Class::May)));
     }
     parts.push(match count(Class::No) {
         1 => "1 fits no node".to_string(),

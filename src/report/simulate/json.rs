@@ -16,12 +16,14 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Fit, Place, SimulateSummary, SimulatedFile, UnreadFile};
+use super::{
+    pool_reasons_into, Fit, Place, PoolReason, SimulateSummary, SimulatedFile, UnreadFile,
+};
 use crate::inventory::{Inventory, Pool};
 use crate::k8s::model::Taint;
 use crate::k8s::resources::display;
 use crate::schedule::admission::Source as TolerationSource;
-use crate::schedule::{Asked, PoolVerdict, Reason, WorkloadResult};
+use crate::schedule::{Asked, Reason, WorkloadResult};
 
 #[derive(Serialize, PartialEq)]
 struct TaintOut<'a> {
@@ -302,6 +304,9 @@ struct WorkloadOut<'a> {
     /// The pod spec's path: which of an object's templates (a RayCluster's head or workers),
     /// which chart values (`controller`).
     path: &'a str,
+    /// Which part of its object it is, in words, as every face names it (`worker group
+    /// l4-workers`); null for a template that is the object's own.
+    part: Option<&'a str>,
     fits: &'static str,
     nodes: usize,
     rejected: Option<RejectedOut<'a>>,
@@ -313,12 +318,28 @@ struct WorkloadOut<'a> {
     /// cannot run on, and the pools (ids) of those.
     #[serde(skip_serializing_if = "Option::is_none")]
     daemonset: Option<DaemonSetOut>,
+    /// When it fits no node: the pool that comes closest and what keeps it off, as the
+    /// `unschedulable` finding says it; only written then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    closest: Option<ClosestOut<'a>>,
     reasons: Vec<ReasonOut<'a>>,
     pools: Vec<PoolFit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedulable: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     avoid: Option<Vec<&'a str>>,
+}
+
+/// The pool a workload that fits no node comes closest to.
+#[derive(Serialize)]
+struct ClosestOut<'a> {
+    /// Its id.
+    pool: usize,
+    message: &'a str,
+    /// The near miss: the index of the manifest's toleration that only just misses, and of the
+    /// pool's taint it misses (null without one).
+    toleration: Option<usize>,
+    taint: Option<usize>,
 }
 
 #[derive(Serialize)]
@@ -536,38 +557,33 @@ impl<'i> JsonRenderer<'i> {
         'i: 'a,
     {
         let inv: &'a Inventory = self.inventory;
-        let (fit, fitting) = Fit::of_workload(w, inv);
         // A workload that fits no pool for certain, only may, says so: "may", not "yes".
-        let fits = match fit {
-            Fit::Yes | Fit::Partial if Fit::only_may(w, inv) => "may",
-            fit => fit.as_str(),
-        };
-        summary.workloads += 1;
+        let (fit, fitting) = Fit::verdict(w, inv);
+        let fits = fit.as_str();
+        summary.count(fit);
         summary.rejected += usize::from(w.rejected.is_some());
         summary.by_shape += usize::from(w.by_shape);
-        match fits {
-            "no" => summary.no += 1,
-            "avoided" => summary.avoided += 1,
-            "may" => summary.may += 1,
-            _ => summary.yes += 1,
-        }
         let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
         let mut pools: Vec<PoolFit> = Vec::new();
+        let mut said = Vec::new();
         for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {
-            let (reasons, taints) = why_not(v, pool, &mut reasons);
+            pool_reasons_into(v, pool, false, &mut said);
+            let (reasons, taints) = why_not(&said, pool, &mut reasons);
             let entry = PoolFit {
                 pools: vec![i],
                 fit: Fit::of_pool(v, pool),
                 nodes: v.fitting(pool),
                 reasons,
                 taints,
-                tolerated: v
-                    .tolerated_elsewhere(pool)
-                    .into_iter()
-                    .map(|(t, source)| GrantOut {
-                        taint: t,
-                        source: SourceOut::of(source),
-                        message: format!("by a toleration {}", source.origin()),
+                tolerated: said
+                    .iter()
+                    .filter_map(|r| match *r {
+                        PoolReason::Granted(t, source) => Some(GrantOut {
+                            taint: t,
+                            source: SourceOut::of(source),
+                            message: r.message(pool),
+                        }),
+                        _ => None,
                     })
                     .collect(),
             };
@@ -600,6 +616,7 @@ impl<'i> JsonRenderer<'i> {
             name: w.name.as_deref(),
             namespace: w.namespace.as_deref(),
             path: &w.path,
+            part: w.part.as_deref(),
             fits,
             nodes: fitting,
             rejected: w.rejected.as_ref().map(|r| RejectedOut {
@@ -615,6 +632,12 @@ impl<'i> JsonRenderer<'i> {
                 may_miss: c.maybe_missed,
                 may_miss_pools: c.maybe_pools.clone(),
             }),
+            closest: w.closest.as_ref().map(|c| ClosestOut {
+                pool: c.pool,
+                message: &c.message,
+                toleration: c.near.map(|n| n.0),
+                taint: c.near.map(|n| n.1),
+            }),
             reasons,
             pools,
             schedulable,
@@ -623,65 +646,61 @@ impl<'i> JsonRenderer<'i> {
     }
 }
 
-/// Why a pool's nodes (or some of them) turn the workload away: the indices, in `reasons`, of
-/// the distinct reasons other than taints (a reason not seen before in this workload is added),
-/// and the indices of the pool's untolerated taints.
+/// Why a pool's nodes (or some of them) turn the workload away, or only may take it: the
+/// indices, in `reasons`, of the distinct reasons other than taints (a reason not seen before in
+/// this workload is added), and the indices of the pool's untolerated taints; from
+/// [`pool_reasons`], as the matrix's lines are.
 fn why_not<'a>(
-    verdict: &'a PoolVerdict,
+    said: &[PoolReason<'a>],
     pool: &'a Pool,
     reasons: &mut Vec<ReasonOut<'a>>,
 ) -> (Vec<usize>, Vec<usize>) {
     let mut indices = Vec::new();
     let mut taints = Vec::new();
-    for (v, _, _) in verdict.groups(pool) {
-        for u in v.unknown.iter().filter(|_| v.fits()) {
-            let key = u.key.as_str();
-            let subject = match &u.asked {
-                Asked::Value(value) => Subject::LabelUnknown { key, value },
-                Asked::Expression(expression) => Subject::AffinityLabelUnknown { key, expression },
-                Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
-                Asked::Resource { requested, range } => Subject::CapacityUnknown {
-                    resource: key,
-                    requested: display(key, *requested),
-                    range: range.map(|(a, b)| [display(key, a), display(key, b)]),
-                },
-            };
-            let index = match reasons.iter().position(|seen| seen.subject == subject) {
-                Some(i) => i,
-                None => {
-                    reasons.push(ReasonOut {
-                        subject,
-                        message: u.describe(),
-                    });
-                    reasons.len() - 1
-                }
-            };
-            if !indices.contains(&index) {
-                indices.push(index);
-            }
-        }
-        for r in &v.reasons {
-            let Some(subject) = Subject::of(r) else {
-                if let Reason::Taint(t) = r {
-                    if !taints.contains(t) {
-                        taints.push(*t);
+    for r in said {
+        let subject = match *r {
+            PoolReason::Unknown(u) => {
+                let key = u.key.as_str();
+                match &u.asked {
+                    Asked::Value(value) => Subject::LabelUnknown { key, value },
+                    Asked::Expression(expression) => {
+                        Subject::AffinityLabelUnknown { key, expression }
                     }
+                    Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
+                    Asked::Resource { requested, range } => Subject::CapacityUnknown {
+                        resource: key,
+                        requested: display(key, *requested),
+                        range: range.map(|(a, b)| [display(key, a), display(key, b)]),
+                    },
+                }
+            }
+            PoolReason::Blocks {
+                reason: Reason::Taint(t),
+                ..
+            } => {
+                if !taints.contains(t) {
+                    taints.push(*t);
                 }
                 continue;
-            };
-            let index = match reasons.iter().position(|seen| seen.subject == subject) {
-                Some(i) => i,
-                None => {
-                    reasons.push(ReasonOut {
-                        subject,
-                        message: r.describe(pool),
-                    });
-                    reasons.len() - 1
-                }
-            };
-            if !indices.contains(&index) {
-                indices.push(index);
             }
+            PoolReason::Blocks { reason, .. } => match Subject::of(reason) {
+                Some(subject) => subject,
+                None => continue,
+            },
+            PoolReason::Avoid(_) | PoolReason::Granted(..) => continue,
+        };
+        let index = match reasons.iter().position(|seen| seen.subject == subject) {
+            Some(i) => i,
+            None => {
+                reasons.push(ReasonOut {
+                    subject,
+                    message: r.message(pool),
+                });
+                reasons.len() - 1
+            }
+        };
+        if !indices.contains(&index) {
+            indices.push(index);
         }
     }
     taints.sort_unstable();

@@ -6,7 +6,8 @@
 //! names are listed only when asked for (`--nodes`).
 
 use crate::inventory::{Inventory, Pool};
-use crate::schedule::{PoolVerdict, WorkloadResult};
+use crate::schedule::admission::Source;
+use crate::schedule::{PoolVerdict, Reason, Undeclared, WorkloadResult};
 
 mod changes;
 mod human;
@@ -56,6 +57,9 @@ pub enum Fit {
     /// On some nodes of the pool only, or maybe (on labels a pool defined as code does not
     /// declare).
     Partial,
+    /// Of a workload: it only may fit (every pool it fits says "may fit", none for certain;
+    /// [`Fit::only_may`]). Never a pool's.
+    May,
     No,
 }
 
@@ -65,6 +69,7 @@ impl Fit {
             Fit::Yes => "yes",
             Fit::Avoided => "avoided",
             Fit::Partial => "partial",
+            Fit::May => "may",
             Fit::No => "no",
         }
     }
@@ -97,6 +102,15 @@ impl Fit {
         fits.peek().is_some() && fits.all(|(v, pool)| v.uncertain(pool))
     }
 
+    /// How a workload fits the cluster as `simulate` reports and counts it, in every format:
+    /// `yes`, `may` (only may, [`Fit::only_may`]), `avoided` (only on nodes to avoid) or `no`.
+    pub fn verdict(w: &WorkloadResult, inventory: &Inventory) -> (Fit, usize) {
+        match Fit::of_workload(w, inventory) {
+            (Fit::Yes, n) if Fit::only_may(w, inventory) => (Fit::May, n),
+            other => other,
+        }
+    }
+
     /// How a workload fits the cluster: `yes`, `avoided` (only on nodes to avoid) or `no`.
     pub fn of_workload(w: &WorkloadResult, inventory: &Inventory) -> (Fit, usize) {
         let mut fitting = 0;
@@ -113,6 +127,126 @@ impl Fit {
             Fit::Yes
         };
         (fit, fitting)
+    }
+}
+
+/// One thing said of how a workload fares on a pool: the JSON writes it as data (a reason, a
+/// taint's index, a toleration's source) and the matrix as a line under the row, both from
+/// [`pool_reasons`] and in the same words ([`PoolReason::message`]), so that `--why` says every
+/// reason the JSON has.
+#[derive(Debug, Clone, Copy)]
+pub enum PoolReason<'a> {
+    /// An untolerated PreferNoSchedule taint (an index in the pool's `taints`) of nodes it fits:
+    /// they are nodes to avoid.
+    Avoid(usize),
+    /// A taint (an index in the pool's `taints`) of nodes it fits that it tolerates only by a
+    /// toleration its manifest does not show, and where that comes from.
+    Granted(usize, &'a Source),
+    /// What the pool does not say, on nodes it fits only if that is so.
+    Unknown(&'a Undeclared),
+    /// What keeps it off (some of) the pool's nodes. `unselected`: for a DaemonSet, on nodes it
+    /// does not select (not a miss: it is not meant to run there).
+    Blocks {
+        reason: &'a Reason,
+        unselected: bool,
+    },
+}
+
+impl PoolReason<'_> {
+    /// In words: `untolerated taint dedicated=search:NoSchedule`, `nodeSelector disk=ssd does
+    /// not match`, the reason a pool may fit (without the `may fit: ` the matrix puts before
+    /// it), `by a toleration RuntimeClass gvisor adds (scheduling.tolerations[0])`.
+    pub fn message(&self, pool: &Pool) -> String {
+        match self {
+            PoolReason::Avoid(t) => format!("untolerated taint {}", pool.taints[*t].taint),
+            PoolReason::Granted(_, source) => format!("by a toleration {}", source.origin()),
+            PoolReason::Unknown(u) => u.describe(),
+            PoolReason::Blocks { reason, .. } => reason.describe(pool),
+        }
+    }
+
+    /// The line the matrix writes under a row: the message, with what kind of thing it is.
+    pub fn line(&self, pool: &Pool) -> String {
+        match self {
+            PoolReason::Avoid(_) => format!("nodes to avoid: {}", self.message(pool)),
+            PoolReason::Granted(t, _) => {
+                format!("tolerates {} {}", pool.taints[*t].taint, self.message(pool))
+            }
+            PoolReason::Unknown(_) => format!("may fit: {}", self.message(pool)),
+            PoolReason::Blocks {
+                reason,
+                unselected: true,
+            } if reason.selects() => format!("not selected: {}", self.message(pool)),
+            PoolReason::Blocks { .. } => self.message(pool),
+        }
+    }
+}
+
+/// Everything said of how a workload fares on one pool, each thing once, in the order the
+/// matrix says them: nodes to avoid, taints tolerated from elsewhere, what the pool does not
+/// say (on nodes it may fit), then what keeps it off. `daemonset`: a DaemonSet that selects
+/// some node, whose reasons on nodes it does not select are marked so.
+pub fn pool_reasons<'a>(
+    verdict: &'a PoolVerdict,
+    pool: &'a Pool,
+    daemonset: bool,
+) -> Vec<PoolReason<'a>> {
+    let mut out = Vec::new();
+    pool_reasons_into(verdict, pool, daemonset, &mut out);
+    out
+}
+
+/// [`pool_reasons`] into `out` (emptied first): a workload's pools, one after the other, in
+/// one buffer.
+pub fn pool_reasons_into<'a>(
+    verdict: &'a PoolVerdict,
+    pool: &'a Pool,
+    daemonset: bool,
+    out: &mut Vec<PoolReason<'a>>,
+) {
+    out.clear();
+    for (v, _, _) in verdict.groups(pool).filter(|(v, _, _)| v.fits()) {
+        for &t in &v.avoid {
+            if !out
+                .iter()
+                .any(|r| matches!(r, PoolReason::Avoid(x) if *x == t))
+            {
+                out.push(PoolReason::Avoid(t));
+            }
+        }
+    }
+    for (t, source) in verdict.tolerated_elsewhere(pool) {
+        out.push(PoolReason::Granted(t, source));
+    }
+    for (v, _, _) in verdict.groups(pool).filter(|(v, _, _)| v.fits()) {
+        for u in &v.unknown {
+            if !out
+                .iter()
+                .any(|r| matches!(r, PoolReason::Unknown(x) if *x == u))
+            {
+                out.push(PoolReason::Unknown(u));
+            }
+        }
+    }
+    let first = out.len();
+    for (v, _, _) in verdict.groups(pool) {
+        let unselected = daemonset && v.reasons.iter().any(Reason::selects);
+        for r in &v.reasons {
+            let seen = out[first..].iter_mut().find_map(|b| match b {
+                PoolReason::Blocks {
+                    reason,
+                    unselected: u,
+                } if reason.same_as(r) => Some(u),
+                _ => None,
+            });
+            match seen {
+                Some(u) => *u &= unselected,
+                None => out.push(PoolReason::Blocks {
+                    reason: r,
+                    unselected,
+                }),
+            }
+        }
     }
 }
 
@@ -133,6 +267,17 @@ pub struct SimulateSummary {
 }
 
 impl SimulateSummary {
+    /// Counts a workload of this verdict ([`Fit::verdict`]).
+    pub fn count(&mut self, fit: Fit) {
+        self.workloads += 1;
+        match fit {
+            Fit::No => self.no += 1,
+            Fit::Avoided => self.avoided += 1,
+            Fit::May => self.may += 1,
+            Fit::Yes | Fit::Partial => self.yes += 1,
+        }
+    }
+
     pub fn add(&mut self, other: &SimulateSummary) {
         self.workloads += other.workloads;
         self.yes += other.yes;

@@ -292,8 +292,11 @@ async function runCommand(page, title) {
 async function openFile(page, name) {
   const tab = await page.$(`.tabs-container .tab[aria-label^="${name}"]`);
   if (tab) {
+    // A click on the tab leaves the keyboard on the tab: the text gets it by command.
     await tab.click();
     await activeTab(page, name);
+    await runCommand(page, "View: Focus Active Editor Group");
+    await editorFocused(page, name);
     return;
   }
   await page.keyboard.press("Escape");
@@ -314,10 +317,17 @@ async function activeTab(page, name, extra = "") {
 /** Waits until the keyboard goes to the text of the editor that shows `name`. */
 async function editorFocused(page, name) {
   await until(`the keyboard focus in ${name}'s editor`, () =>
-    page.evaluate(() => {
+    page.evaluate((name) => {
       const focused = document.activeElement;
-      return Boolean(focused && focused.closest(".part.editor .monaco-editor.focused"));
-    }),
+      const tab =
+        document.querySelector(".editor-group-container.active .tabs-container .tab.active") ||
+        document.querySelector(".tabs-container .tab.active");
+      return Boolean(
+        focused &&
+          focused.closest(".part.editor .monaco-editor.focused") &&
+          (tab?.getAttribute("aria-label") || "").startsWith(name),
+      );
+    }, name),
   );
 }
 
@@ -742,6 +752,8 @@ async function main() {
     }
     // Pasted, not typed, so that nothing is closed or indented automatically; not saved.
     await page.evaluate((text) => navigator.clipboard.writeText(text), tainted);
+    // The keys go to the pool's editor only once it has the focus.
+    await editorFocused(page, nodePoolName);
     await page.keyboard.press("Control+A");
     await page.keyboard.press("Control+V");
     result.pool_edit_after = await until(`${unopenedName}'s problem`, async () => {
@@ -765,6 +777,50 @@ async function main() {
     await page.keyboard.press("Control+V");
     await page.keyboard.press("Control+S");
     await activeTab(page, nodePoolName, ":not(.dirty)");
+
+    // Rename a taint key from a toleration: F2, the new name, Enter. The edits apply at once
+    // (no preview to confirm), in the open files and in the inventory nobody opened; saved,
+    // they are on disk.
+    const renamedFrom = "example.com/spot";
+    const renamedTo = "example.com/preemptible";
+    step(`rename ${renamedFrom} to ${renamedTo} from ${fileName}`);
+    await openFile(page, fileName);
+    await editorFocused(page, fileName);
+    const fixtureText = fs.readFileSync(FIXTURE, "utf8");
+    const spotLine = fixtureText.split("\n").findIndex((l) => l.includes(`key: ${renamedFrom}`));
+    if (spotLine < 0) {
+      throw new Error(`${fileName} has no toleration of ${renamedFrom}`);
+    }
+    const spotColumn = fixtureText.split("\n")[spotLine].indexOf(renamedFrom) + 2;
+    await page.keyboard.press("Control+G");
+    await page.waitForSelector(".quick-input-widget:not(.hidden)", { timeout: TIMEOUT });
+    await page.keyboard.type(`${spotLine + 1}:${spotColumn}`);
+    await page.keyboard.press("Enter");
+    await editorFocused(page, fileName);
+    await page.keyboard.press("F2");
+    await page.waitForSelector(".rename-box input", { timeout: TIMEOUT });
+    await until("the rename box to hold the key", async () =>
+      (await page.inputValue(".rename-box input")) === renamedFrom,
+    );
+    // Typed into the rename box itself: keys pressed before it takes the focus would edit the
+    // document instead.
+    await page.fill(".rename-box input", renamedTo);
+    await page.press(".rename-box input", "Enter");
+    await until(`${fileName} to show key: ${renamedTo}`, async () =>
+      // Monaco draws spaces as no-break spaces.
+      (await page.$$eval(".part.editor .view-lines", (ls) => ls.map((l) => l.innerText).join("\n")))
+        .replace(/\u00a0/g, " ")
+        .includes(`key: ${renamedTo}`),
+    );
+    result.rename_preview_shown = await page.isVisible(".refactor-preview, .bulk-edit-pane");
+    await runCommand(page, "File: Save All");
+    const renamedFiles = [fileName, inventoryName, clusterName];
+    result.rename_on_disk = await until("the renamed files on disk", () => {
+      const texts = renamedFiles.map((f) => fs.readFileSync(path.join(dirs.workspace, f), "utf8"));
+      return texts.every((t) => t.includes(renamedTo) && !t.includes(renamedFrom))
+        ? Object.fromEntries(renamedFiles.map((f, i) => [f, texts[i]]))
+        : undefined;
+    });
 
     step("point taintlint.path at another taintlint: it replaces the bundled one");
     await editSettings(page, "Preferences: Open Workspace Settings (JSON)", workspaceSettings, {

@@ -1,5 +1,6 @@
 //! `workspace/didChangeWatchedFiles`: inventory, configuration and manifest files changed on disk;
-//! a chart's templates changed, so its values files, open or not, render into other workloads.
+//! a chart's templates changed, so its values files, open or not, render into other workloads;
+//! a file of a kustomize overlay changed, so the overlay renders into other objects.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,6 +40,11 @@ pub(crate) async fn handle(session: &Arc<Session>, params: DidChangeWatchedFiles
             session.workspace_changed().await;
         }
     }
-    let manifests = paths.into_iter().filter(|p| session.indexes(p)).collect();
+    let manifests = paths
+        .iter()
+        .filter(|p| session.indexes(p))
+        .cloned()
+        .collect();
     session.reindex(manifests).await;
+    session.files_changed(&paths);
 }

@@ -1,5 +1,5 @@
 //! `textDocument/didSave`: a saved inventory or configuration file is read again; a saved
-//! manifest is read again for the workspace index.
+//! manifest is read again for the workspace index, and the overlays are rendered again with it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,8 +28,14 @@ pub(crate) async fn handle(session: &Arc<Session>, params: DidSaveTextDocumentPa
         .uri
         .to_file_path()
         .map(|p| p.into_owned())
-        .filter(|p| session.indexes(p))
         .into_iter()
         .collect();
-    session.reindex(saved).await;
+    let manifests = saved
+        .iter()
+        .filter(|p| session.indexes(p))
+        .cloned()
+        .collect();
+    session.reindex(manifests).await;
+    // What kustomize reads is on disk now: the overlays it is in render it.
+    session.files_changed(&saved);
 }

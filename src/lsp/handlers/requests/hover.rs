@@ -42,7 +42,21 @@ pub(crate) async fn handle(session: &Session, params: HoverParams) -> Answer<Hov
     let on_toleration = facts.toleration_at(offset).filter(|_| sections.is_empty());
     let on_taint = facts.taint_at(offset).filter(|_| sections.is_empty());
     if let Some(t) = on_toleration {
-        sections.push(hover::toleration(t, gate, doc.ws.cluster.as_deref()));
+        // The workload's near miss, when this is the toleration that only just misses the pool
+        // that comes closest: what its `unschedulable` finding and its lens say.
+        let closest = analysis
+            .placements()
+            .iter()
+            .filter(|p| p.range.contains(&t.range.start))
+            .filter_map(|p| p.near.as_ref())
+            .find(|n| n.path == t.path)
+            .map(|n| n.said.as_str());
+        sections.push(hover::toleration(
+            t,
+            gate,
+            doc.ws.cluster.as_deref(),
+            closest,
+        ));
         range = Some(t.range.clone());
     } else if let Some(t) = on_taint {
         let tolerators = match &t.taint {

@@ -73,7 +73,7 @@ pub(crate) async fn handle(
         for t in &facts.taints {
             if let (Some(taint), Some(k)) = (&t.taint, &t.key) {
                 if matches(&taint.key, &query) {
-                    let label = crate::lsp::facts::object_label(t.object.as_ref());
+                    let label = t.object.clone();
                     let location = || Location::new(uri.clone(), lines.range(k.clone()));
                     carried(&mut manifest_keys, &taint.key, label, location);
                 }

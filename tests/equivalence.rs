@@ -1,0 +1,241 @@
+//! One reading, three faces: `simulate` and `lint --inventory` judge the same workloads and say
+//! the same of each. Over every fixture and example, against the example inventories: the pod
+//! templates `simulate` reports are as many as `lint --inventory` judged, and a workload that
+//! `simulate` says fits no node (and the API server would create) has an `unschedulable`
+//! finding at it, and the reverse.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use taintlint::analysis::{analyse_counted, simulate_file};
+use taintlint::inventory::Inventory;
+use taintlint::Options;
+
+fn files(dirs: &[&str]) -> Vec<PathBuf> {
+    let root = common::root();
+    let mut out = Vec::new();
+    let mut stack: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml" | "json")
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn inventory(path: &str) -> Inventory {
+    let text = common::fixture(path);
+    Inventory::load(&[(path, text.as_str())]).unwrap()
+}
+
+/// The options a file is read with, as the CLI gives them: a chart's values file carries what
+/// its templates render it into.
+fn options(path: &Path) -> Options {
+    let mut o = Options::default();
+    o.set_chart_kinds(taintlint::walk::chart_kinds(path));
+    o
+}
+
+/// A workload as simulate reports it: its document, pod spec path (inside a string, the path
+/// inside the string), kind, name and namespace, and whether it fits no node.
+struct Simulated {
+    document: usize,
+    path: String,
+    object: (Option<String>, Option<String>, Option<String>),
+    nowhere: bool,
+}
+
+/// The workload of `simulated` a finding is about: in its document, the one whose pod spec
+/// holds the finding's path (the deepest), else the one of the finding's object.
+fn workload_of<'a>(simulated: &'a [Simulated], d: &taintlint::Diagnostic) -> Option<&'a Simulated> {
+    let doc = d.document.unwrap_or(0);
+    let path = d.path.as_deref().unwrap_or("");
+    let holds = |w: &Simulated| {
+        w.path.is_empty() || path == w.path || path.starts_with(&format!("{}.", w.path))
+    };
+    let in_doc = || simulated.iter().filter(move |w| w.document == doc);
+    in_doc()
+        .filter(|w| holds(w))
+        .max_by_key(|w| w.path.len())
+        .or_else(|| {
+            let o = d.object.as_ref()?;
+            let of = (o.kind.clone(), o.name.clone(), o.namespace.clone());
+            let mut same = in_doc().filter(|w| w.object == of);
+            let one = same.next();
+            same.next().is_none().then_some(one).flatten()
+        })
+}
+
+/// What the two faces say of one file: the pod templates lint judged, those simulate reports,
+/// and every difference between simulate's "fits no node" and lint's `unschedulable`.
+fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String>) {
+    let o = options(path);
+    let (analysis, counted) = analyse_counted(text, &o, Some(inv), false);
+    let (workloads, _, _) = simulate_file(text, &o, inv);
+    let simulated: Vec<Simulated> = workloads
+        .iter()
+        .map(|w| Simulated {
+            document: w.document,
+            path: w.path.rsplit('|').next().unwrap_or(&w.path).to_string(),
+            object: (w.kind.clone(), w.name.clone(), w.namespace.clone()),
+            // A DaemonSet that picks no node runs nowhere by design.
+            nowhere: !w.simulation.fits_anywhere()
+                && w.daemonset.as_ref().is_none_or(|c| c.picked > 0),
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let mut found: BTreeSet<(usize, String)> = BTreeSet::new();
+    for d in analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == "unschedulable")
+    {
+        match workload_of(&simulated, d) {
+            Some(w) if w.nowhere => {
+                found.insert((w.document, w.path.clone()));
+            }
+            Some(w) => problems.push(format!(
+                "lint: `{}` at document {} `{}`; simulate: {} `{}` fits",
+                d.message,
+                w.document,
+                d.path.as_deref().unwrap_or(""),
+                w.object.0.as_deref().unwrap_or("?"),
+                w.path
+            )),
+            None => problems.push(format!(
+                "lint: `{}` at document {:?} `{}`; simulate reports no workload there",
+                d.message,
+                d.document,
+                d.path.as_deref().unwrap_or("")
+            )),
+        }
+    }
+    for w in simulated.iter().filter(|w| w.nowhere) {
+        if !found.contains(&(w.document, w.path.clone())) {
+            problems.push(format!(
+                "simulate: {} at document {} `{}` fits no node; lint: no unschedulable",
+                w.object.0.as_deref().unwrap_or("?"),
+                w.document,
+                w.path
+            ));
+        }
+    }
+    (counted.found, workloads.len(), problems)
+}
+
+#[test]
+fn simulate_and_lint_with_an_inventory_judge_the_same_workloads_alike() {
+    let inventories = [
+        inventory("examples/inventory/pools.yaml"),
+        inventory("examples/gpu/nodepools.yaml"),
+    ];
+    let mut failures = Vec::new();
+    let mut workloads = 0;
+    for path in files(&["tests/fixtures", "examples", "docs/examples"]) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for inv in &inventories {
+            let (linted, simulated, problems) = judged(&path, &text, inv);
+            workloads += simulated;
+            let name = common::relative(&path);
+            if linted != simulated {
+                failures.push(format!(
+                    "{name}: lint --inventory judged {linted} pod templates, simulate reports {simulated}"
+                ));
+            }
+            failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+        }
+    }
+    assert!(workloads > 100, "only {workloads} workloads");
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The same comparison over the nine public repositories of `../shared/corpora`, when they are
+/// beside the checkout (unpacked once into the test's scratch folder); skipped, and said, when
+/// they are not.
+#[test]
+fn the_corpora_are_judged_alike_when_present() {
+    let archive = common::root().join("../shared/corpora/real-repos.tar.xz");
+    if !archive.exists() {
+        eprintln!("skipped: {} is not here", archive.display());
+        return;
+    }
+    let into = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpora");
+    let repos = into.join("real-repos/repos");
+    if !repos.exists() {
+        std::fs::create_dir_all(&into).unwrap();
+        let status = std::process::Command::new("tar")
+            .arg("xJf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(&into)
+            .status()
+            .expect("tar runs");
+        assert!(status.success(), "tar xJf {}", archive.display());
+    }
+    let inv = inventory("examples/inventory/pools.yaml");
+    let mut failures = Vec::new();
+    let mut workloads = 0;
+    let mut stack = vec![repos];
+    let mut paths = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yaml" | "yml")
+            ) {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    for path in &paths {
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let (linted, simulated, problems) = judged(path, &text, &inv);
+        workloads += simulated;
+        let name = path
+            .strip_prefix(&into)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        if linted != simulated {
+            failures.push(format!(
+                "{name}: lint --inventory judged {linted} pod templates, simulate reports {simulated}"
+            ));
+        }
+        failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+    }
+    eprintln!("{} files, {workloads} workloads compared", paths.len());
+    assert!(workloads > 100, "only {workloads} workloads");
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
