@@ -35,7 +35,7 @@ pub struct EditMoves {
     pub freed: Vec<Moved>,
 }
 
-/// The lens's title, with the workspace's workload count.
+/// `1 workload`, `2 workloads`.
 fn count(n: usize) -> String {
     match n {
         1 => "1 workload".to_string(),
@@ -162,7 +162,15 @@ pub fn compare(
 /// The last answer, for the document version and workspace it was made for: a lens, its
 /// command and a hover ask for the same.
 #[derive(Default)]
-pub(crate) struct Cached(std::sync::Mutex<Option<(Uri, i32, u64, Option<Arc<EditMoves>>)>>);
+pub(crate) struct Cached(std::sync::Mutex<Option<Entry>>);
+
+/// An answer and what it was made for: a document's version in a workspace's generation.
+struct Entry {
+    uri: Uri,
+    version: i32,
+    generation: u64,
+    moves: Option<Arc<EditMoves>>,
+}
 
 impl Session {
     /// What the unsaved edit of the document moves, when it is an inventory file the editor
@@ -177,12 +185,12 @@ impl Session {
         if !doc.ws.inventory.contains(&path) {
             return Ok(None);
         }
-        let key = (doc.uri.clone(), doc.snap.version, doc.ws.generation);
-        if let Some((u, v, g, moves)) =
-            &*self.edit_moves.0.lock().unwrap_or_else(|e| e.into_inner())
-        {
-            if (u, *v, *g) == (&key.0, key.1, key.2) {
-                return Ok(moves.clone());
+        if let Some(e) = &*self.edit_moves.0.lock().unwrap_or_else(|e| e.into_inner()) {
+            if e.uri == doc.uri
+                && e.version == doc.snap.version
+                && e.generation == doc.ws.generation
+            {
+                return Ok(e.moves.clone());
             }
         }
         // The open files: inventory files as edited, manifests as edited.
@@ -245,8 +253,12 @@ impl Session {
             )))
         })
         .await?;
-        *self.edit_moves.0.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((key.0, key.1, key.2, moves.clone()));
+        *self.edit_moves.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Entry {
+            uri: doc.uri.clone(),
+            version: doc.snap.version,
+            generation: doc.ws.generation,
+            moves: moves.clone(),
+        });
         Ok(moves)
     }
 }
