@@ -5,6 +5,7 @@
 
 pub mod admission_config;
 pub mod analysis;
+pub mod changes;
 pub mod config;
 pub mod config_file;
 pub mod diagnostic;

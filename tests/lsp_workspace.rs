@@ -1181,3 +1181,99 @@ async fn pushed_workspace_diagnostics_settle_on_the_last_keystroke() {
     assert!(shown.contains_key(&relative(&web, &root_uri)));
     assert!(c.finish().await);
 }
+
+/// The code lens of an inventory file's unsaved edit, its command's list and the hover.
+async fn edit_lens(c: &mut Client, uri: &str) -> (Value, Value, Value) {
+    let lenses = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    let lens = lenses["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{lenses}"))
+        .first()
+        .cloned()
+        .unwrap_or(Value::Null);
+    let at = json!({"line": 0, "character": 0});
+    let listed = c
+        .request(
+            "taintlint/placement",
+            json!({"textDocument": {"uri": uri}, "position": at}),
+        )
+        .await;
+    let hover = c
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+        )
+        .await;
+    (lens, listed["result"].clone(), hover["result"].clone())
+}
+
+#[tokio::test]
+async fn a_pool_files_unsaved_edit_says_what_it_strands_and_frees() {
+    let repo = Repo::new();
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(&repo.root)),
+        client::pull_client(),
+        json!({}),
+    )
+    .await;
+    c.workspace_read().await;
+    let pools = repo.uri("pools.yaml");
+    c.open(&pools, ONE_POOL).await;
+    // As saved: no lens, nothing to hover.
+    let (lens, listed, hover) = edit_lens(&mut c, &pools).await;
+    assert_eq!(
+        (lens, listed, hover),
+        (Value::Null, Value::Null, Value::Null)
+    );
+
+    // A taint the web Deployment does not tolerate: it loses the only pool (the excluded
+    // vendor/web.yaml does not count; the trainer tolerates it).
+    let tainted = format!("{ONE_POOL}    taints: [\"dedicated=ml:NoSchedule\"]\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 2}, "contentChanges": [{"text": tainted}]}),
+    )
+    .await;
+    let (lens, listed, hover) = edit_lens(&mut c, &pools).await;
+    assert_eq!(
+        lens["command"]["title"], "unsaved edit: strands 1 workload",
+        "{lens}"
+    );
+    assert_eq!(lens["command"]["command"], "taintlint.showPlacement");
+    assert_eq!(listed["title"], "What the unsaved edit moves", "{listed}");
+    let details = listed["details"].as_str().unwrap();
+    assert!(
+        details.contains("Stranded:\n  Deployment web (apps/web.yaml)\n"),
+        "{details}"
+    );
+    assert!(!details.contains("trainer") && !details.contains("Freed"));
+    let hover = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        hover.contains("unsaved edit: strands 1 workload") && hover.contains("Deployment web"),
+        "{hover}"
+    );
+
+    // Saved with the taint, then edited back: the edit frees the web Deployment.
+    std::fs::write(repo.root.join("pools.yaml"), &tainted).unwrap();
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": pools, "version": 3}, "contentChanges": [{"text": ONE_POOL}]}),
+    )
+    .await;
+    let (lens, listed, _) = edit_lens(&mut c, &pools).await;
+    assert_eq!(lens["command"]["title"], "unsaved edit: frees 1 workload");
+    assert!(
+        listed["details"]
+            .as_str()
+            .unwrap()
+            .contains("Freed:\n  Deployment web (apps/web.yaml)\n"),
+        "{listed}"
+    );
+    assert!(c.finish().await);
+}

@@ -61,12 +61,22 @@ fn lint(node: &Path, dir: &Path, files: &[PathBuf]) -> Vec<String> {
 
 /// The workflow docs/ci.md shows, as a user pastes it.
 fn documented_workflow() -> String {
+    documented("name: taintlint\n")
+}
+
+/// The pull request workflow docs/ci.md shows (`--base`).
+fn documented_pr_workflow() -> String {
+    documented("name: taintlint pull request\n")
+}
+
+/// The workflow of docs/ci.md that begins with `first`.
+fn documented(first: &str) -> String {
     let page = std::fs::read_to_string(root().join("docs/ci.md")).unwrap();
     let start = page
-        .find("```yaml\nname: taintlint\n")
-        .expect("docs/ci.md shows a workflow")
+        .find(&format!("```yaml\n{first}"))
+        .unwrap_or_else(|| panic!("docs/ci.md shows a workflow {first:?}"))
         + "```yaml\n".len();
-    let end = start + page[start..].find("```").unwrap();
+    let end = start + page[start..].find("\n```\n").unwrap() + 1;
     page[start..end].to_string()
 }
 
@@ -82,6 +92,8 @@ fn workflows_pass_actionlint() {
     let tmp = tempfile::tempdir().unwrap();
     let documented = tmp.path().join("taintlint.yml");
     std::fs::write(&documented, documented_workflow()).unwrap();
+    let pr = tmp.path().join("taintlint-pr.yml");
+    std::fs::write(&pr, documented_pr_workflow()).unwrap();
     // A control actionlint must reject, so this test cannot pass by not looking.
     let broken = tmp.path().join("broken.yml");
     std::fs::write(
@@ -100,6 +112,7 @@ fn workflows_pass_actionlint() {
     files.sort();
     assert!(files.iter().any(|f| f.ends_with("release.yml")));
     files.push(documented);
+    files.push(pr);
     let findings = lint(&node, &dir, &files);
     assert!(findings.is_empty(), "{findings:#?}");
 }
@@ -116,6 +129,11 @@ fn the_documented_workflow_works_as_pasted() {
     assert!(workflow.contains("taintlint-x86_64-unknown-linux-gnu.tar.gz"));
     assert!(release.contains("x86_64-unknown-linux-gnu") && release.contains("tar -czf"));
     assert!(!workflow.contains("cargo install"));
+    // The pull request workflow: the same install, `--base` on the base branch the merge meets.
+    let pr = documented_pr_workflow();
+    assert!(!pr.contains('<'), "a placeholder to fill in: {pr}");
+    assert!(pr.contains("taintlint-x86_64-unknown-linux-gnu.tar.gz"));
+    assert!(pr.contains("fetch-depth: 2") && pr.matches("--base HEAD^1").count() == 2);
 }
 
 #[test]

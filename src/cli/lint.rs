@@ -15,6 +15,11 @@ use taintlint::position::LineIndex;
 use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::{analyse_with, config, rules, Options};
 
+use taintlint::changes::findings::{caused_at, Baseline};
+use taintlint::changes::lines::Changed;
+use taintlint::diagnostic::Related;
+
+use super::base::BaseSide;
 use super::input::{
     collect_walked, config_index, one_stdin, same_file, write_atomically, Input, Preread,
 };
@@ -151,6 +156,17 @@ pub(crate) struct LintArgs {
     helm_values: Vec<PathBuf>,
     #[command(flatten)]
     cluster: ClusterArgs,
+    /// Report only the findings the change from REV introduces (a branch, tag or commit of the
+    /// git work tree the current directory is in; read through git, nothing is checked out): a
+    /// finding REV already had in the same object and of the same rule is not reported, even if
+    /// its line moved, and does not fail the run. In SARIF and GitHub output a new finding is
+    /// placed on the changed line that caused it (a taint added to a pool file) when its own
+    /// line is not one.
+    #[arg(long, value_name = "REV", conflicts_with_all = ["fix", "diff"])]
+    base: Option<String>,
+    /// The other side of `--base` (a child process runs the command on the base tree).
+    #[arg(long, hide = true, value_name = "SPEC")]
+    base_side: Option<String>,
 }
 
 /// What linting one input produced.
@@ -186,10 +202,28 @@ enum Job {
 }
 
 pub(crate) fn run(mut args: LintArgs) -> ExitCode {
+    if let Some(spec) = args.base_side.take() {
+        match BaseSide::parse(&spec) {
+            Ok(side) => for_base_side(&mut args, &side),
+            Err(e) => {
+                eprintln!("taintlint: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let explicit = !args.paths.is_empty();
     if !explicit {
         args.paths.push(PathBuf::from("."));
     }
+    // The base revision's side runs while this one reads the working tree.
+    let base = match args.base.as_deref().map(|rev| start_base(&args, rev)) {
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("taintlint: {e}");
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
     let configs = match check_arguments(&args) {
         Ok(configs) => configs,
         Err(code) => return code,
@@ -275,8 +309,18 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     };
 
     let positions = positions(loaded.as_ref(), &cluster_files, &traced);
+    let baseline = match base.map(finish_base) {
+        Some(Ok(b)) => Some(b),
+        Some(Err(messages)) => {
+            for m in messages {
+                eprintln!("taintlint: {m}");
+            }
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    let writer: Box<dyn Writer> = if args.statistics {
+    let mut writer: Box<dyn Writer> = if args.statistics {
         Box::new(report::statistics::Statistics::new(
             matches!(args.format, Format::Json),
             args.quiet,
@@ -284,9 +328,15 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     } else {
         writer(args.format, args.color)
     };
+    if let Some(b) = &baseline {
+        if !args.statistics && matches!(args.format, Format::Sarif | Format::Github) {
+            writer = Box::new(Relocating::new(writer, b.prepared.side.clone()));
+        }
+    }
     // `--quiet` leaves out human output's closing line (the formats for machines stay whole).
     let end = !(args.quiet && !args.statistics && matches!(args.format, Format::Human));
     let mut out = Output::begin(writer, end, stdout, args.diff, &positions, walked, skipped);
+    out.baseline = baseline;
     let threads = ordered::threads();
     ordered::run_in_pieces(
         &jobs,
@@ -295,7 +345,16 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         |job, send| linter.in_pieces(job, send),
         |job, piece| out.take(job, piece, &mut problems),
     );
+    let baseline = out.baseline.take();
     let (totals, mut skipped) = out.end(&problems);
+    if let Some(b) = &baseline {
+        if !args.quiet {
+            eprintln!("taintlint: {}", b.summary(totals.summary.total()));
+        }
+        for m in &b.messages {
+            eprintln!("taintlint: warning: {m}");
+        }
+    }
 
     say_after(
         &args,
@@ -854,6 +913,8 @@ struct Output<'a, 't, W: Write> {
     walked: Vec<bool>,
     /// What the walks skipped: (file, why).
     skipped: Vec<(String, Skipped)>,
+    /// With `--base`: the base revision's findings, which the working tree's are told from.
+    baseline: Option<BaseFindings>,
 }
 
 impl<'a, 't, W: Write> Output<'a, 't, W> {
@@ -878,6 +939,17 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
             totals: Totals::default(),
             walked,
             skipped,
+            baseline: None,
+        }
+    }
+
+    /// With `--base`: keeps only the findings the change introduces.
+    fn only_new(&mut self, file: &str, findings: &mut Vec<Diagnostic>) {
+        if let Some(b) = &mut self.baseline {
+            let new = b.baseline.new_findings(file, findings);
+            let mut keep = new.iter();
+            findings.retain(|_| *keep.next().expect("one per finding"));
+            b.old += new.iter().filter(|n| !**n).count();
         }
     }
 
@@ -889,16 +961,22 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                 self.current = Some((report, None));
             }
             Piece::Findings(mut findings) => {
-                let (report, index) = self
+                let (report, _) = self
                     .current
                     .as_mut()
                     .expect("a file's findings follow its start");
                 if walked {
                     set_aside(report, &mut findings, &mut self.skipped);
-                    if findings.is_empty() {
-                        return;
-                    }
                 }
+                let path = report.path.clone();
+                self.only_new(&path, &mut findings);
+                if findings.is_empty() {
+                    return;
+                }
+                let (report, index) = self
+                    .current
+                    .as_mut()
+                    .expect("a file's findings follow its start");
                 self.totals.summary.add(&findings);
                 let index = index.get_or_insert_with(|| LineIndex::new(&report.text));
                 for d in &findings {
@@ -921,11 +999,12 @@ impl<'a, 't, W: Write> Output<'a, 't, W> {
                         self.write_ok && self.stdout.write_all(l.diff.as_bytes()).is_ok();
                 }
                 for report in &mut l.reports {
+                    let mut found = std::mem::take(&mut report.diagnostics);
                     if walked {
-                        let mut found = std::mem::take(&mut report.diagnostics);
                         set_aside(report, &mut found, &mut self.skipped);
-                        report.diagnostics = found;
                     }
+                    self.only_new(&report.path, &mut found);
+                    report.diagnostics = found;
                     self.totals.summary.add(&report.diagnostics);
                     self.totals.files += 1;
                     if !self.diff {
@@ -1143,4 +1222,244 @@ fn load_configs(args: &LintArgs) -> Result<Vec<(ConfigFile, Options)>, Vec<Strin
         }
     }
     found.into_iter().map(|p| resolve(load(p)?)).collect()
+}
+
+/// What `--base` compares the working tree's findings with.
+struct BaseFindings {
+    baseline: Baseline,
+    /// The base tree, kept while the findings are placed.
+    prepared: super::base::Prepared,
+    label: String,
+    /// How many findings of the working tree the base revision had already.
+    old: usize,
+    /// What the base side said of a problem it met (it ran on).
+    messages: Vec<String>,
+}
+
+impl BaseFindings {
+    /// The line said after the findings: how many are new, how many were there before.
+    fn summary(&self, new: usize) -> String {
+        let findings = |n: usize| match n {
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        };
+        format!(
+            "compared with {}: {} the change introduces; {} already there, not reported",
+            self.label,
+            findings(new),
+            findings(self.old)
+        )
+    }
+}
+
+/// Starts the base side: the paths of the command line, by what they are.
+fn start_base(args: &LintArgs, rev: &str) -> Result<super::base::Pending, String> {
+    let paths = super::base::Paths {
+        manifests: args.paths.clone(),
+        inventories: args.inventory.clone(),
+        inputs: args
+            .config
+            .iter()
+            .chain(&args.helm_values)
+            .cloned()
+            .chain(args.cluster.files().into_iter().map(Path::to_path_buf))
+            .collect(),
+    };
+    super::base::start(rev, paths, "lint")
+}
+
+/// Waits for the base side, and reads its findings. On a failure, the messages to say (exit 2).
+fn finish_base(base: super::base::Pending) -> Result<BaseFindings, Vec<String>> {
+    let super::base::BaseRun {
+        prepared,
+        running,
+        names,
+    } = base.started().map_err(|e| vec![e])?;
+    let label = prepared.commit.label();
+    let exists = |name: &str| Path::new(name).exists();
+    let (baseline, messages) = match running.map(super::base::Running::wait) {
+        None => (Baseline::default(), Vec::new()),
+        Some(done) => match Baseline::from_json(&done.json, |n| names.back(n), exists) {
+            Ok(b) => (
+                b,
+                if done.code == Some(2) {
+                    done.messages(&names)
+                } else {
+                    Vec::new()
+                },
+            ),
+            Err(_) => {
+                let mut said = done.messages(&names);
+                said.push(format!(
+                    "--base: could not lint the repository at {label}{}",
+                    if said.is_empty() { "" } else { " (above)" }
+                ));
+                return Err(said);
+            }
+        },
+    };
+    Ok(BaseFindings {
+        baseline,
+        prepared,
+        label,
+        old: 0,
+        messages,
+    })
+}
+
+/// On the base side (`--base-side`): JSON for the comparison, the command line's paths read in
+/// the base tree, nothing said but problems.
+fn for_base_side(args: &mut LintArgs, side: &BaseSide) {
+    args.base = None;
+    args.format = Format::Json;
+    args.statistics = false;
+    args.quiet = true;
+    args.exit_zero = false;
+    args.color = Color::Never;
+    args.fix = false;
+    args.diff = false;
+    args.show_skipped = false;
+    args.stdin_filename = None;
+    // (The parent asks only when the base revision has one of the paths at least.)
+    side.map_all(&mut args.paths);
+    side.map_all(&mut args.inventory);
+    side.map_all(&mut args.helm_values);
+    args.config = args.config.as_deref().and_then(|c| side.map(c));
+    args.cluster.map_files(side);
+    args.render.mirrors = Some((side.tree.clone(), side.worktree.clone()));
+}
+
+/// `--base` in SARIF and GitHub output: a new finding whose own line the change did not touch
+/// is placed on a line among its related locations that it did (the taint added to a pool file
+/// that strands a workload), with the finding's own place as a related location. Code scanning
+/// annotates a pull request's changed lines.
+struct Relocating {
+    inner: Box<dyn Writer>,
+    side: BaseSide,
+    /// The lines each file's change touched, by name.
+    changed: std::collections::HashMap<String, Option<Changed>>,
+}
+
+impl Relocating {
+    fn new(inner: Box<dyn Writer>, side: BaseSide) -> Self {
+        Relocating {
+            inner,
+            side,
+            changed: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The lines the change touched in the file `name`, whose text in the working tree is
+    /// `text`: every line of a file the base revision does not have.
+    fn changed(&mut self, name: &str, text: Option<&str>) -> Option<Changed> {
+        if let Some(c) = self.changed.get(name) {
+            return c.clone();
+        }
+        let c = text.map(
+            |text| match std::fs::read_to_string(self.side.in_tree(name)) {
+                Ok(before) => Changed::between(&before, text),
+                Err(_) => Changed::all(),
+            },
+        );
+        self.changed.insert(name.to_string(), c.clone());
+        c
+    }
+}
+
+impl Writer for Relocating {
+    fn begin(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        self.inner.begin(out)
+    }
+
+    fn finding(
+        &mut self,
+        out: &mut dyn Write,
+        file: &FileReport,
+        index: &LineIndex,
+        d: &Diagnostic,
+        positions: &Positions<'_>,
+    ) -> std::io::Result<()> {
+        let lines = |range: &std::ops::Range<usize>| {
+            index.line_of(range.start) + 1..index.line_of(range.end) + 2
+        };
+        let own = lines(&d.range);
+        // The texts and changed lines of every file the finding names, known first.
+        let mut changed: std::collections::HashMap<Option<String>, Option<Changed>> =
+            std::collections::HashMap::new();
+        changed.insert(None, self.changed(&file.path, Some(&file.text)));
+        for r in &d.related {
+            if let Some(name) = r.file.as_deref().filter(|n| *n != file.path) {
+                let c = self.changed(name, positions.text(name));
+                changed.insert(Some(name.to_string()), c);
+            }
+        }
+        let changed_in = |f: Option<&str>| -> Option<Changed> {
+            let key = f.filter(|n| *n != file.path).map(str::to_string);
+            changed.get(&key).cloned().flatten()
+        };
+        let line_of = |r: &Related| -> Option<std::ops::Range<usize>> {
+            match r.file.as_deref() {
+                None => Some(lines(&r.range)),
+                Some(name) if name == file.path => Some(lines(&r.range)),
+                Some(name) => positions
+                    .span(name, &r.range)
+                    .map(|((start, _), (end, _))| start..end + 1),
+            }
+        };
+        let Some(i) = caused_at(d, own, &changed_in, &line_of) else {
+            return self.inner.finding(out, file, index, d, positions);
+        };
+        let at = d.related[i].clone();
+        let mut moved = d.clone();
+        moved.range = at.range.clone();
+        moved.fixes.clear();
+        // Said where the finding's object is: a review shows the annotation alone.
+        let (line, _) = file.span(index, &d.range).0;
+        moved.message = format!("{} ({}:{line})", d.message, file.path);
+        let here = |r: &Related| Related {
+            file: Some(r.file.clone().unwrap_or_else(|| file.path.clone())),
+            range: r.range.clone(),
+            message: r.message.clone(),
+        };
+        moved.related = std::iter::once(Related {
+            file: Some(file.path.clone()),
+            range: d.range.clone(),
+            message: "the finding's own place".to_string(),
+        })
+        .chain(
+            d.related
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, r)| here(r)),
+        )
+        .collect();
+        match at.file.as_deref().filter(|n| *n != file.path) {
+            None => {
+                moved.related[0].file = None;
+                self.inner.finding(out, file, index, &moved, positions)
+            }
+            Some(name) => {
+                let Some(text) = positions.text(name) else {
+                    return self.inner.finding(out, file, index, d, positions);
+                };
+                let target = FileReport::new(name.to_string(), text, Vec::new());
+                let target_index = LineIndex::new(text);
+                // Related places in the finding's own file are placed through it.
+                let with_own = Positions::new(
+                    std::iter::once((file.path.as_str(), &*file.text)).chain(positions.files()),
+                );
+                self.inner
+                    .finding(out, &target, &target_index, &moved, &with_own)
+            }
+        }
+    }
+
+    fn problems(&mut self, problems: &[String]) {
+        self.inner.problems(problems);
+    }
+
+    fn end(&mut self, out: &mut dyn Write, files: usize, summary: &Summary) -> std::io::Result<()> {
+        self.inner.end(out, files, summary)
+    }
 }

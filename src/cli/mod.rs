@@ -10,6 +10,8 @@ use clap::{Args, Parser, Subcommand};
 use taintlint::inventory::platform::{Choice, Platform};
 use taintlint::Options;
 
+mod base;
+mod git;
 mod input;
 mod inventory;
 mod lint;
@@ -119,6 +121,22 @@ fn parse_platform(s: &str) -> Result<PlatformArg, String> {
 }
 
 impl ClusterArgs {
+    /// The files it names, for `--base` (read at both revisions).
+    pub(crate) fn files(&self) -> Vec<&std::path::Path> {
+        self.admission_control_config_file
+            .iter()
+            .map(|p| p.as_path())
+            .collect()
+    }
+
+    /// Reads the files it names in the base tree (`--base`'s other side).
+    pub(crate) fn map_files(&mut self, side: &base::BaseSide) {
+        self.admission_control_config_file = self
+            .admission_control_config_file
+            .as_deref()
+            .and_then(|p| side.map(p));
+    }
+
     /// The pool label: the command line's, else the first configuration's that sets one.
     pub(crate) fn pool_label<'a>(
         &'a self,

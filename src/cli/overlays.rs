@@ -37,6 +37,10 @@ pub(crate) struct RenderArgs {
     /// `TAINTLINT_CACHE_DIR`).
     #[arg(long, value_name = "DIR", env = "TAINTLINT_CACHE_DIR")]
     pub(crate) cache_dir: Option<PathBuf>,
+    /// On `--base`'s other side: the base tree and the work tree it mirrors. The default cache
+    /// is then the work tree's (renders are kept by content: the revision's are found again).
+    #[arg(skip)]
+    pub(crate) mirrors: Option<(PathBuf, PathBuf)>,
 }
 
 impl RenderArgs {
@@ -63,7 +67,17 @@ impl RenderArgs {
                     .and_then(|p| p.parent())
                     .map(Path::to_path_buf)
                     .unwrap_or_default();
-                base.join(overlays::cache::DIR_NAME)
+                let dir = base.join(overlays::cache::DIR_NAME);
+                match &self.mirrors {
+                    Some((tree, worktree)) => {
+                        let absolute = std::path::absolute(&dir).unwrap_or(dir);
+                        match absolute.strip_prefix(tree) {
+                            Ok(inside) => worktree.join(inside),
+                            Err(_) => absolute,
+                        }
+                    }
+                    None => dir,
+                }
             }
         };
         Some(Cache::new(dir))

@@ -15,6 +15,9 @@ use taintlint::report::{
 };
 use taintlint::Options;
 
+use taintlint::changes::model::Simulation;
+
+use super::base::BaseSide;
 use super::input::{collect_walked, one_stdin, Input, Preread};
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
@@ -92,6 +95,15 @@ pub(crate) struct SimulateArgs {
     show_skipped: bool,
     #[command(flatten)]
     cluster: ClusterArgs,
+    /// Compare with the repository as committed at REV (a branch, tag or commit of the git work
+    /// tree the current directory is in; read through git, nothing is checked out): the
+    /// workloads whose placement the change moves are printed first, each with what moved it.
+    /// The exit status is then 1 only when the change leaves a workload on no node.
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// The other side of `--base` (a child process runs the command on the base tree).
+    #[arg(long, hide = true, value_name = "SPEC")]
+    base_side: Option<String>,
 }
 
 /// What is simulated: an input, or an overlay's rendered output (named by its directory).
@@ -100,14 +112,33 @@ enum Item {
     Rendered(String, String),
 }
 
-/// One file done by a worker: rendered as JSON, or as rows of the matrix; and whether one of its
-/// workloads fits no node (or would be rejected).
-enum Simulated {
-    Rendered(report::simulate::RenderedFile, bool),
-    Rows(Vec<report::simulate::Row>, bool),
+/// One file done by a worker: rendered as JSON (for the output, or to compare with the base
+/// revision), as rows of the matrix, or both; and whether one of its workloads fits no node (or
+/// would be rejected).
+struct Simulated {
+    rendered: Option<report::simulate::RenderedFile>,
+    rows: Option<Vec<report::simulate::Row>>,
+    nowhere: bool,
 }
 
-pub(crate) fn run(args: SimulateArgs) -> ExitCode {
+pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
+    if let Some(spec) = args.base_side.take() {
+        match BaseSide::parse(&spec) {
+            Ok(side) => for_base_side(&mut args, &side),
+            Err(e) => {
+                eprintln!("taintlint: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let base = match args.base.as_deref().map(|rev| start_base(&args, rev)) {
+        Some(Ok(b)) => Some(b),
+        Some(Err(e)) => {
+            eprintln!("taintlint: {e}");
+            return ExitCode::from(2);
+        }
+        None => None,
+    };
     let (config, options, inventory_paths) = match settings(&args) {
         Ok(settings) => settings,
         Err(code) => return code,
@@ -143,8 +174,24 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     };
     // JSON is streamed: each file's workloads are rendered on the worker that simulated them
     // and written as soon as every file before it is. The matrix needs every row before its
-    // first line.
-    let renderer = writer.as_ref().map(|w| w.renderer());
+    // first line. With `--base`, the working tree's side is read back from its JSON, as the base
+    // revision's is.
+    let compared = report::simulate::JsonWriter::new(inventory, false);
+    let renderer = match &writer {
+        Some(w) => Some(w.renderer()),
+        None => base.as_ref().map(|_| compared.renderer()),
+    };
+    let rows_wanted = matches!(args.format, SimulateFormat::Human);
+    let mut after = match &base {
+        Some(_) => match cluster_model(&compared, &place) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("taintlint: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let items: Vec<Item> = inputs
         .into_iter()
         .map(Item::Input)
@@ -157,6 +204,7 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
             &options,
             inventory,
             renderer.as_ref(),
+            rows_wanted,
             args.why,
         )
     };
@@ -175,25 +223,44 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
         |result| match result {
             Ok((simulated, note)) => {
                 notes.add(note);
-                match simulated {
-                    Simulated::Rendered(rendered, no) => {
-                        nowhere |= no;
-                        if let Some(w) = &mut writer {
-                            write_ok = write_ok && w.file(&mut stdout, &rendered).is_ok();
+                nowhere |= simulated.nowhere;
+                if let Some(rendered) = &simulated.rendered {
+                    if let Some(w) = &mut writer {
+                        write_ok = write_ok && w.file(&mut stdout, rendered).is_ok();
+                    }
+                    if let Some(after) = &mut after {
+                        if let Err(e) = after.add_workloads(rendered.json()) {
+                            problems.push(e);
                         }
                     }
-                    Simulated::Rows(file_rows, no) => {
-                        nowhere |= no;
-                        rows.extend(file_rows);
-                    }
                 }
+                rows.extend(simulated.rows.into_iter().flatten());
             }
             Err(e) => problems.push(e),
         },
     );
+    // With `--base`: the base revision's side, compared.
+    let compared = match (base, after) {
+        (Some(base), Some(after)) => match finish_base(base, &after) {
+            Ok(c) => Some(c),
+            Err(messages) => {
+                drop(stdout);
+                for m in messages {
+                    eprintln!("taintlint: {m}");
+                }
+                return ExitCode::from(2);
+            }
+        },
+        _ => None,
+    };
     match &mut writer {
         Some(w) => {
-            let _ = write_ok && w.end(&mut stdout, &notes.unread).is_ok();
+            let members = compared
+                .as_ref()
+                .map(|c| report::simulate::changes_json(&c.base, &c.changes));
+            let _ = write_ok
+                && w.end_with(&mut stdout, &notes.unread, members.as_deref())
+                    .is_ok();
         }
         None => {
             let human = HumanOptions {
@@ -201,6 +268,11 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
                 why: args.why,
                 only: args.only.iter().map(|o| o.fit()).collect(),
             };
+            if let Some(c) = &compared {
+                let text =
+                    report::simulate::changes_human(&c.base, &c.changes, &c.counts, human.width);
+                let _ = stdout.write_all(text.as_bytes());
+            }
             let text = report::simulate::human(inventory, rows, &human);
             let _ = stdout.write_all(text.as_bytes());
         }
@@ -210,16 +282,163 @@ pub(crate) fn run(args: SimulateArgs) -> ExitCode {
     for line in notes.lines() {
         eprintln!("taintlint: {line}");
     }
+    if let Some(c) = &compared {
+        for m in &c.messages {
+            eprintln!("taintlint: warning: {m}");
+        }
+    }
     for p in &problems {
         eprintln!("taintlint: {p}");
     }
+    // With `--base`, only what the change strands fails the run: a workload that runs
+    // nowhere now and did at the base revision, or a new one that runs nowhere.
+    let failing = match &compared {
+        Some(c) => c.stranded,
+        None => nowhere,
+    };
     if !problems.is_empty() {
         ExitCode::from(2)
-    } else if nowhere {
+    } else if failing {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Starts the base side: the paths of the command line, by what they are.
+fn start_base(args: &SimulateArgs, rev: &str) -> Result<super::base::Pending, String> {
+    let paths = super::base::Paths {
+        manifests: args.paths.clone(),
+        inventories: args.inventory.clone(),
+        inputs: args
+            .config
+            .iter()
+            .cloned()
+            .chain(args.cluster.files().into_iter().map(Path::to_path_buf))
+            .collect(),
+    };
+    super::base::start(rev, paths, "simulate")
+}
+
+/// On the base side (`--base-side`): JSON for the comparison, the command line's paths read in
+/// the base tree.
+fn for_base_side(args: &mut SimulateArgs, side: &BaseSide) {
+    args.base = None;
+    args.format = SimulateFormat::Json;
+    args.nodes = false;
+    args.why = false;
+    args.only.clear();
+    args.show_skipped = false;
+    side.map_all(&mut args.paths);
+    side.map_all(&mut args.inventory);
+    args.config = args.config.as_deref().and_then(|c| side.map(c));
+    args.cluster.map_files(side);
+    args.render.mirrors = Some((side.tree.clone(), side.worktree.clone()));
+}
+
+/// The cluster of the working tree's side, read back from its JSON.
+fn cluster_model(
+    writer: &report::simulate::JsonWriter<'_>,
+    place: report::simulate::Place<'_>,
+) -> Result<Simulation, String> {
+    let mut json = Vec::new();
+    let mut w = report::simulate::JsonWriter::new(writer.inventory(), false);
+    w.begin(&mut json, place)
+        .map_err(|e| format!("--base: {e}"))?;
+    json.extend_from_slice(b"]}");
+    Simulation::from_json(&json)
+}
+
+/// What `--base` found: the changes, placed, and what to say.
+struct Compared {
+    base: report::simulate::Base,
+    changes: Vec<taintlint::changes::placements::Change>,
+    counts: taintlint::changes::placements::Counts,
+    /// Whether the change leaves a workload on no node.
+    stranded: bool,
+    /// What the base side said of a problem it met (it ran on).
+    messages: Vec<String>,
+}
+
+/// Waits for the base side, and compares. On a failure, the messages to say (exit 2).
+fn finish_base(base: super::base::Pending, after: &Simulation) -> Result<Compared, Vec<String>> {
+    use taintlint::changes::placements::{self, Side};
+    let super::base::BaseRun {
+        prepared,
+        running,
+        names,
+    } = base.started().map_err(|e| vec![e])?;
+    let label = prepared.commit.label();
+    let (mut before, messages) = match running.map(super::base::Running::wait) {
+        None => (Simulation::default(), Vec::new()),
+        Some(done) => match Simulation::from_json(&done.json) {
+            Ok(s) => (
+                s,
+                if done.code == Some(2) {
+                    done.messages(&names)
+                } else {
+                    Vec::new()
+                },
+            ),
+            Err(_) => {
+                let mut said = done.messages(&names);
+                said.push(format!(
+                    "--base: could not simulate the repository at {label}{}",
+                    if said.is_empty() {
+                        String::new()
+                    } else {
+                        " (above)".to_string()
+                    }
+                ));
+                return Err(said);
+            }
+        },
+    };
+    for w in &mut before.workloads {
+        w.file = names.back(&w.file);
+    }
+    for p in &mut before.cluster.pools {
+        p.source.file = names.back(&p.source.file);
+    }
+    let (mut changes, counts) = placements::compare(&before, after);
+    let mut texts = placements::Texts::default();
+    let side = &prepared.side;
+    let read_before = |name: &str| std::fs::read_to_string(side.in_tree(name)).ok();
+    for (s, file) in placements::needed(&changes) {
+        match s {
+            Side::Before => {
+                if let Some(t) = read_before(&file) {
+                    texts.before.insert(file, t);
+                }
+            }
+            Side::After => {
+                if let Ok(t) = std::fs::read_to_string(&file) {
+                    let changed = match read_before(&file) {
+                        Some(b) => taintlint::changes::lines::Changed::between(&b, &t),
+                        None => taintlint::changes::lines::Changed::all(),
+                    };
+                    texts.changed.insert(file.clone(), changed);
+                    texts.after.insert(file, t);
+                }
+            }
+        }
+    }
+    placements::place(&mut changes, &before, after, &texts);
+    let stranded = counts.added_nowhere > 0
+        || changes
+            .iter()
+            .any(|c| c.after.runs_nowhere() && !c.before.runs_nowhere());
+    Ok(Compared {
+        base: report::simulate::Base {
+            revision: prepared.commit.rev.clone(),
+            commit: prepared.commit.oid.clone(),
+            label,
+        },
+        changes,
+        counts,
+        stranded,
+        messages,
+    })
 }
 
 /// The manifests to simulate: the files and standard input named or walked, and the overlays
@@ -262,6 +481,7 @@ fn simulate_item(
     options: &Options,
     inventory: &taintlint::inventory::Inventory,
     renderer: Option<&report::simulate::JsonRenderer<'_>>,
+    rows: bool,
     why: bool,
 ) -> Result<(Simulated, Note), String> {
     let (path, text) = match item {
@@ -323,12 +543,10 @@ fn simulate_item(
     };
     let file = SimulatedFile { path, workloads };
     let nowhere = file.workloads.iter().any(|w| w.runs_nowhere());
-    let simulated = match renderer {
-        Some(r) => Simulated::Rendered(r.render(&file), nowhere),
-        None => Simulated::Rows(
-            report::simulate::Row::of_file(inventory, &file, why),
-            nowhere,
-        ),
+    let simulated = Simulated {
+        rendered: renderer.map(|r| r.render(&file)),
+        rows: rows.then(|| report::simulate::Row::of_file(inventory, &file, why)),
+        nowhere,
     };
     Ok((simulated, note))
 }

@@ -23,6 +23,7 @@ pub mod completion;
 pub mod convert;
 pub mod diagnostics;
 pub mod documents;
+pub mod edits;
 pub mod facts;
 pub mod guard;
 mod handlers;

@@ -100,6 +100,7 @@ impl Backend {
             installed: Default::default(),
             render_wanted: AtomicBool::new(false),
             rendering: Default::default(),
+            edit_moves: Default::default(),
         });
         Backend { session }
     }

@@ -239,6 +239,8 @@ pub(crate) struct Session {
     pub(crate) render_wanted: AtomicBool,
     /// One rendering of the overlays at a time.
     pub(crate) rendering: tokio::sync::Mutex<()>,
+    /// What the last unsaved inventory edit asked about moves ([`crate::lsp::edits`]).
+    pub(crate) edit_moves: crate::lsp::edits::Cached,
 }
 
 /// internal error instead of taking the server down.

@@ -279,6 +279,22 @@ impl Workspace {
         (workspace, problems)
     }
 
+    /// The inventory with its files read again, those in `open` as the editor holds them (an
+    /// open file left out of `open` as it is on disk): one side of what an unsaved edit moves
+    /// ([`crate::lsp::edits`]). `None` when it does not read.
+    pub fn cluster_with(
+        &self,
+        open: &std::collections::HashMap<PathBuf, Arc<String>>,
+    ) -> Option<Arc<Inventory>> {
+        let mut inventory = self.inventory.reread_with(open);
+        load_cluster(
+            &mut inventory,
+            self.pool_label.as_deref(),
+            &self.platform,
+            &mut Vec::new(),
+        )
+    }
+
     /// The same workspace with these overlays rendered, their findings traced.
     pub fn with_rendered(&self, rendered: Arc<Rendered>, generation: u64) -> Self {
         let mut workspace = Workspace {

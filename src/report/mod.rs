@@ -146,6 +146,16 @@ impl<'t> Positions<'t> {
         }
     }
 
+    /// The text of the file named `name`, if known.
+    pub fn text(&self, name: &str) -> Option<&'t str> {
+        self.by_name.get(name).map(|&i| self.files[i].1)
+    }
+
+    /// Every file: (name, text).
+    pub fn files(&self) -> impl Iterator<Item = (&'t str, &'t str)> + '_ {
+        self.files.iter().copied()
+    }
+
     /// Positions in the reported files themselves.
     pub fn of(reports: &'t [FileReport]) -> Self {
         Positions::new(reports.iter().map(|f| (f.path.as_str(), &*f.text)))

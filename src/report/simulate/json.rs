@@ -402,6 +402,13 @@ pub struct RenderedFile {
     summary: SimulateSummary,
 }
 
+impl RenderedFile {
+    /// The workloads' JSON objects, separated by `,\n`.
+    pub fn json(&self) -> &[u8] {
+        &self.json
+    }
+}
+
 fn json_error(e: serde_json::Error) -> io::Error {
     io::Error::other(e)
 }
@@ -414,6 +421,11 @@ impl<'i> JsonWriter<'i> {
             first: true,
             summary: SimulateSummary::default(),
         }
+    }
+
+    /// The inventory it writes of.
+    pub fn inventory(&self) -> &'i Inventory {
+        self.renderer.inventory
     }
 
     /// What renders a file for [`file`](Self::file), to share with the workers.
@@ -480,8 +492,24 @@ impl<'i> JsonWriter<'i> {
 
     /// Ends the document with the summary, which names the files not all read (`unread`).
     pub fn end(&mut self, out: &mut dyn Write, unread: &[UnreadFile]) -> io::Result<()> {
+        self.end_with(out, unread, None)
+    }
+
+    /// [`end`](Self::end), with members written before the summary (`--base`'s `"base"` and
+    /// `"changes"`).
+    pub fn end_with(
+        &mut self,
+        out: &mut dyn Write,
+        unread: &[UnreadFile],
+        members: Option<&[u8]>,
+    ) -> io::Result<()> {
         let s = self.summary;
-        out.write_all(b"\n],\"summary\":")?;
+        out.write_all(b"\n],")?;
+        if let Some(members) = members {
+            out.write_all(members)?;
+            out.write_all(b",")?;
+        }
+        out.write_all(b"\"summary\":")?;
         let summary = SummaryOut {
             workloads: s.workloads,
             yes: s.yes,

@@ -9,9 +9,11 @@ use crate::inventory::{Inventory, Pool};
 use crate::schedule::admission::Source;
 use crate::schedule::{PoolVerdict, Reason, Undeclared, WorkloadResult};
 
+mod changes;
 mod human;
 mod json;
 
+pub use changes::{changes_human, changes_json, describe, Base};
 pub use human::{human, HumanOptions, Row};
 pub use json::{JsonRenderer, JsonWriter, RenderedFile};
 

@@ -1,5 +1,8 @@
-//! `textDocument/codeLens`: one lens per workload, saying where it lands in the inventory.
+//! `textDocument/codeLens`: one lens per workload, saying where it lands in the inventory; in
+//! an inventory file the editor holds unsaved edits of, one on its first line saying how many
+//! workloads the edit strands and frees ([`crate::lsp::edits`]), whose command lists them.
 
+use serde_json::json;
 use tower_lsp_server::ls_types::*;
 
 use crate::lsp::cluster;
@@ -17,10 +20,28 @@ pub(crate) async fn handle(session: &Session, params: CodeLensParams) -> Answer<
             .map(|p| p.summary(&cluster))
             .collect()
     });
-    Ok(Some(cluster::lenses(
-        analysis.placements(),
-        summaries,
-        &doc.lines(),
-        &doc.uri,
-    )))
+    let mut lenses = cluster::lenses(analysis.placements(), summaries, &doc.lines(), &doc.uri);
+    if let Some(moves) = session.edit_moves(&doc).await? {
+        let start = Position::new(0, 0);
+        lenses.insert(
+            0,
+            CodeLens {
+                range: Range::new(start, start),
+                command: Some(Command {
+                    title: moves.summary(),
+                    command: cluster::SHOW_PLACEMENT.to_string(),
+                    arguments: Some(vec![json!({
+                        "title": EDIT_TITLE,
+                        "uri": doc.uri.as_str(),
+                        "position": start,
+                    })]),
+                }),
+                data: None,
+            },
+        );
+    }
+    Ok(Some(lenses))
 }
+
+/// The title of what the edit lens's command shows.
+pub(crate) const EDIT_TITLE: &str = "What the unsaved edit moves";

@@ -1,6 +1,7 @@
 //! `textDocument/hover`: on a finding, the finding; on a toleration, what it matches in the
 //! inventory; on a taint, which tolerations in the workspace tolerate it; on a pod spec's
-//! `runtimeClassName` or `tolerations:`, where its tolerations come from.
+//! `runtimeClassName` or `tolerations:`, where its tolerations come from; in an inventory file
+//! with unsaved edits, how many workloads the edit strands and frees.
 
 use std::ops::Range;
 
@@ -72,6 +73,10 @@ pub(crate) async fn handle(session: &Session, params: HoverParams) -> Answer<Hov
             sections.push(text);
             range = Some(r);
         }
+    }
+    // In an inventory file with unsaved edits: what the edit strands and frees.
+    if let Some(moves) = session.edit_moves(&doc).await? {
+        sections.push(moves.hover());
     }
     if sections.is_empty() {
         return Ok(None);

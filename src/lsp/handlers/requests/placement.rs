@@ -1,5 +1,6 @@
 //! `taintlint/placement`: what running a workload's lens shows, from the document's current
-//! analysis (the lens carries only where it is).
+//! analysis (the lens carries only where it is); for the lens of an inventory file's unsaved
+//! edit, the workloads the edit strands and frees.
 
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types::*;
@@ -37,16 +38,22 @@ pub(crate) async fn handle(session: &Session, params: PlacementParams) -> Answer
     let cluster = doc.cluster()?;
     let offset = doc.offset(params.position);
     let analysis = doc.analysis(session).await?;
-    Ok(
-        cluster::placement_at(analysis.placements(), offset).map(|p| PlacementDetails {
+    let width = params
+        .width
+        .unwrap_or(crate::schedule::placement::DETAILS_WIDTH)
+        .max(NARROWEST);
+    if let Some(p) = cluster::placement_at(analysis.placements(), offset) {
+        return Ok(Some(PlacementDetails {
             title: p.title.clone(),
-            details: crate::report::text::wrap_lines(
-                &p.details(&cluster),
-                params
-                    .width
-                    .unwrap_or(crate::schedule::placement::DETAILS_WIDTH)
-                    .max(NARROWEST),
-            ),
-        }),
-    )
+            details: crate::report::text::wrap_lines(&p.details(&cluster), width),
+        }));
+    }
+    // In an inventory file with unsaved edits: the workloads the edit moves (its lens).
+    Ok(session
+        .edit_moves(&doc)
+        .await?
+        .map(|moves| PlacementDetails {
+            title: super::code_lens::EDIT_TITLE.to_string(),
+            details: crate::report::text::wrap_lines(&moves.details(), width),
+        }))
 }

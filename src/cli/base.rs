@@ -1,0 +1,682 @@
+//! `--base REV`: the repository as committed at a revision, beside the working tree.
+//!
+//! The files of the commit that taintlint or the tools it runs may read are written into a
+//! temporary directory (read through git, see [`super::git`]: nothing is checked out into the
+//! user's tree), and the same command runs there as a child process, from the directory that
+//! mirrors the current one, printing JSON. Running the very command on the very tree is what
+//! makes the base side say what taintlint said at that revision: the same walk, the
+//! configuration as committed then, kustomize overlays rendered from that tree, and none of
+//! this process's state (caches, the working directory) shared. The child runs while this
+//! process works on the working tree; its messages are kept, and said with the revision's name
+//! when it fails.
+//!
+//! The paths of the command line are read at both revisions: a path inside the work tree is
+//! the same path in the base tree; a path outside it (`/tmp/nodes.json`) is the same file on
+//! both sides. An inventory or configuration file that git does not track (a node list written
+//! by the job) is not part of the change, and one the change leaves as it is needs no second
+//! copy: both are read where they are. A big inventory the change edits is handed to the base
+//! side on its standard input, from git, rather than written to disk and read again. A path
+//! that is not in the base commit otherwise is left out there (a file the change adds).
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use super::git::{Commit, Entry, GitError, Repo};
+
+/// What the child process is told: where the base tree is, and how to read the command line's
+/// paths there (`--base-side`, hidden).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct BaseSide {
+    /// The work tree's top directory.
+    pub(crate) worktree: PathBuf,
+    /// The base tree's top directory.
+    pub(crate) tree: PathBuf,
+    /// The directory the command was run from (in the work tree).
+    pub(crate) cwd: PathBuf,
+    /// Paths of the command line (as given) that the base revision does not have.
+    pub(crate) absent: Vec<PathBuf>,
+    /// Paths of the command line (as given) read where they are, the same on both sides: files
+    /// the change leaves as they are, and files git does not track (a node list the job wrote).
+    #[serde(default)]
+    pub(crate) same: Vec<PathBuf>,
+    /// The path of the command line (an inventory) read from standard input.
+    #[serde(default)]
+    pub(crate) stdin: Option<PathBuf>,
+}
+
+/// `path` without `.` components, and `..` folded where it can be.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+impl BaseSide {
+    pub(crate) fn parse(spec: &str) -> Result<BaseSide, String> {
+        serde_json::from_str(spec).map_err(|e| format!("--base-side: {e}"))
+    }
+
+    fn spec(&self) -> String {
+        serde_json::to_string(self).expect("paths serialize")
+    }
+
+    /// The path to read in the base tree for a path of the command line; `None` when the base
+    /// revision does not have it.
+    pub(crate) fn map(&self, path: &Path) -> Option<PathBuf> {
+        if path.as_os_str() == "-" {
+            return Some(path.to_path_buf());
+        }
+        if self.absent.iter().any(|a| a == path) {
+            return None;
+        }
+        if self.stdin.as_deref() == Some(path) {
+            return Some(PathBuf::from("-"));
+        }
+        let absolute = lexical(&self.cwd.join(path));
+        if self.same.iter().any(|a| a == path) {
+            return Some(absolute);
+        }
+        match absolute.strip_prefix(&self.worktree) {
+            // Relative and staying below the current directory: the same relative path, from
+            // the base tree's copy of the current directory.
+            Ok(_)
+                if path.is_relative() && !path.components().any(|c| c == Component::ParentDir) =>
+            {
+                Some(path.to_path_buf())
+            }
+            Ok(inside) => Some(self.tree.join(inside)),
+            // Outside the repository: the same file on both sides.
+            Err(_) => Some(absolute),
+        }
+    }
+
+    /// Where this process (in the work tree) reads, in the base tree, a file the working tree
+    /// names `name` (a path from the current directory, or absolute): a file outside the
+    /// repository is the same file.
+    pub(crate) fn in_tree(&self, name: &str) -> PathBuf {
+        let absolute = lexical(&self.cwd.join(name));
+        match absolute.strip_prefix(&self.worktree) {
+            Ok(inside) => self.tree.join(inside),
+            Err(_) => absolute,
+        }
+    }
+
+    /// [`map`](Self::map) for a list of paths, leaving out those the base revision does not have.
+    pub(crate) fn map_all(&self, paths: &mut Vec<PathBuf>) {
+        *paths = paths.iter().filter_map(|p| self.map(p)).collect();
+    }
+
+    /// The directory the child runs in: the base tree's copy of the current directory.
+    fn child_dir(&self) -> PathBuf {
+        match self.cwd.strip_prefix(&self.worktree) {
+            Ok(inside) => self.tree.join(inside),
+            Err(_) => self.tree.clone(),
+        }
+    }
+}
+
+/// How the names the base side prints read in the working tree.
+#[derive(Debug, Clone)]
+pub(crate) struct Names {
+    /// (as the base side prints it, as the working tree does), longest first.
+    prefixes: Vec<(String, String)>,
+}
+
+impl Names {
+    /// A name the base side printed, as the working tree's output would print it.
+    pub(crate) fn back(&self, name: &str) -> String {
+        for (from, to) in &self.prefixes {
+            if let Some(rest) = name.strip_prefix(from.as_str()) {
+                if rest.is_empty()
+                    || rest.starts_with(std::path::MAIN_SEPARATOR)
+                    || from.ends_with(std::path::MAIN_SEPARATOR)
+                {
+                    return format!("{to}{rest}");
+                }
+            }
+        }
+        name.to_string()
+    }
+}
+
+/// The base tree, written, and what the child is told.
+pub(crate) struct Prepared {
+    /// Removed when dropped.
+    _dir: tempfile::TempDir,
+    pub(crate) side: BaseSide,
+    pub(crate) commit: Commit,
+    repo: Repo,
+    /// The object the child reads on its standard input (the inventory [`BaseSide::stdin`]).
+    piped: Option<String>,
+}
+
+/// The paths of a command line, by what they are.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Paths {
+    /// Manifests: files or directories; not in the base commit, they are new.
+    pub(crate) manifests: Vec<PathBuf>,
+    /// Inventories (`--inventory`).
+    pub(crate) inventories: Vec<PathBuf>,
+    /// The configuration and other inputs the command line names.
+    pub(crate) inputs: Vec<PathBuf>,
+}
+
+impl Paths {
+    /// Every path that is not a manifest: inventories first.
+    fn others(&self) -> impl Iterator<Item = &PathBuf> {
+        self.inventories.iter().chain(&self.inputs)
+    }
+
+    fn all(&self) -> impl Iterator<Item = &PathBuf> {
+        self.manifests.iter().chain(self.others())
+    }
+}
+
+/// Why `--base` cannot run, said as the command line says it (exit 2).
+pub(crate) fn git_problem(rev: &str, e: GitError) -> String {
+    match e {
+        GitError::NoGit => format!(
+            "--base {rev}: git is not installed (not on the PATH); --base reads the base \
+             revision through git"
+        ),
+        GitError::Failed(said) if said.contains("not a git repository") => format!(
+            "--base {rev}: the current directory is not in a git work tree ({said}); run \
+             taintlint from inside the repository"
+        ),
+        GitError::Failed(said) => format!("--base {rev}: {said}"),
+    }
+}
+
+/// The base revision's side of `--base`: its tree written, the command started on it (`None`
+/// when the base revision has none of the manifests: all of them are new), and how its names
+/// read here.
+pub(crate) struct BaseRun {
+    pub(crate) prepared: Prepared,
+    pub(crate) running: Option<Running>,
+    pub(crate) names: Names,
+}
+
+/// The base side being made ready on a thread of its own, while this process reads the
+/// working tree.
+pub(crate) struct Pending {
+    handle: std::thread::JoinHandle<Result<BaseRun, String>>,
+}
+
+impl Pending {
+    /// Waits until the base tree is written and the command started on it.
+    pub(crate) fn started(self) -> Result<BaseRun, String> {
+        self.handle
+            .join()
+            .unwrap_or_else(|_| Err("--base: the base revision could not be read".to_string()))
+    }
+}
+
+/// Resolves `rev` (here, so that a revision that does not resolve is said at once), then writes
+/// the base tree and starts `taintlint SUBCOMMAND` on it on another thread.
+pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result<Pending, String> {
+    if paths.all().any(|p| p.as_os_str() == "-") {
+        return Err(format!(
+            "--base {rev}: standard input has no revision to compare with; give the manifests \
+             and the inventory as files"
+        ));
+    }
+    let repo = Repo::discover().map_err(|e| git_problem(rev, e))?;
+    let commit = repo.resolve(rev).map_err(|e| git_problem(rev, e))?;
+    let rev = rev.to_string();
+    let handle = std::thread::spawn(move || {
+        let prepared = prepare(&rev, repo, commit, &paths)?;
+        let all: Vec<&Path> = paths.all().map(PathBuf::as_path).collect();
+        let names = prepared.names(&all);
+        let running = if paths
+            .manifests
+            .iter()
+            .all(|p| prepared.side.map(p).is_none())
+        {
+            None
+        } else {
+            Some(prepared.spawn(subcommand)?)
+        };
+        Ok(BaseRun {
+            prepared,
+            running,
+            names,
+        })
+    });
+    Ok(Pending { handle })
+}
+
+/// An inventory at least this big that the change edits is given to the base side on its
+/// standard input, straight from git, rather than written to disk and read back.
+const PIPED: u64 = 1 << 20;
+
+/// Writes the files of the commit that may be read into a temporary directory.
+fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepared, String> {
+    let entries = repo.tree(&commit).map_err(|e| git_problem(rev, e))?;
+    let inside = |p: &Path| -> Option<PathBuf> {
+        lexical(&repo.cwd.join(p))
+            .strip_prefix(&repo.top)
+            .ok()
+            .map(Path::to_path_buf)
+    };
+    // The inputs named as files, outside the manifests: one the change leaves as it is, or git
+    // does not track, is read where it is (as a file outside the repository is); a big
+    // inventory the change edits goes to the base side's standard input.
+    let manifests: Vec<PathBuf> = paths
+        .manifests
+        .iter()
+        .map(|m| lexical(&repo.cwd.join(m)))
+        .collect();
+    let mut same: Vec<PathBuf> = Vec::new();
+    let mut stdin: Option<(PathBuf, String)> = None;
+    let candidates: Vec<(&PathBuf, PathBuf)> = paths
+        .others()
+        .filter(|p| {
+            !manifests
+                .iter()
+                .any(|m| lexical(&repo.cwd.join(p)).starts_with(m))
+        })
+        .filter_map(|p| Some((p, inside(p)?)))
+        .filter(|(_, r)| repo.top.join(r).is_file())
+        .collect();
+    let at_base: Vec<Option<&Entry>> = candidates
+        .iter()
+        .map(|(_, r)| entries.iter().find(|e| e.path == *r))
+        .collect();
+    let (present, absent): (Vec<_>, Vec<_>) = candidates
+        .iter()
+        .zip(&at_base)
+        .map(|((_, r), e)| (r.clone(), e.is_some()))
+        .partition(|(_, at)| *at);
+    let present: Vec<PathBuf> = present.into_iter().map(|(r, _)| r).collect();
+    let absent: Vec<PathBuf> = absent.into_iter().map(|(r, _)| r).collect();
+    let changed = repo
+        .changed_since(&commit, &present)
+        .map_err(|e| git_problem(rev, e))?;
+    let tracked = repo.tracked(&absent).map_err(|e| git_problem(rev, e))?;
+    for ((arg, r), entry) in candidates.iter().zip(&at_base) {
+        match entry {
+            Some(_) if !changed.contains(r) => same.push((*arg).clone()),
+            Some(entry) => {
+                let big = std::fs::metadata(repo.top.join(r)).map_or(0, |m| m.len()) >= PIPED;
+                if big && stdin.is_none() && paths.inventories.contains(arg) {
+                    stdin = Some(((*arg).clone(), entry.oid.clone()));
+                }
+            }
+            None if !tracked.contains(r) => same.push((*arg).clone()),
+            None => {}
+        }
+    }
+    let plan = Plan {
+        named: paths.all().filter_map(|p| inside(p)).collect(),
+        not_written: same
+            .iter()
+            .chain(stdin.iter().map(|(p, _)| p))
+            .filter_map(|p| inside(p))
+            .collect(),
+        roots: tool_roots(&entries),
+    };
+    // In memory where the system has it: creating thousands of small files on a disk can take
+    // longer than simulating them. Where it is too small, in the temporary directory.
+    let mut places: Vec<Option<PathBuf>> = Vec::new();
+    if cfg!(target_os = "linux") && std::env::var_os("TMPDIR").is_none() {
+        let shm = PathBuf::from("/dev/shm");
+        if shm.is_dir() {
+            places.push(Some(shm));
+        }
+    }
+    places.push(None);
+    let mut last = None;
+    let mut written = None;
+    for place in places {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("taintlint-base-");
+        let dir = match &place {
+            Some(p) => builder.tempdir_in(p),
+            None => builder.tempdir(),
+        };
+        let dir = match dir {
+            Ok(d) => d,
+            Err(e) => {
+                last = Some(format!("--base {rev}: a temporary directory: {e}"));
+                continue;
+            }
+        };
+        let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
+        match plan.write(&repo, &entries, &tree) {
+            Ok(()) => {
+                written = Some((dir, tree));
+                break;
+            }
+            Err(e) => last = Some(git_problem(rev, e)),
+        }
+    }
+    let Some((dir, tree)) = written else {
+        return Err(last.unwrap_or_default());
+    };
+    let mut side = BaseSide {
+        worktree: repo.top.clone(),
+        tree: tree.clone(),
+        cwd: repo.cwd.clone(),
+        absent: Vec::new(),
+        same,
+        stdin: stdin.as_ref().map(|(p, _)| p.clone()),
+    };
+    // The current directory's copy, for relative paths (it may be new since).
+    let _ = std::fs::create_dir_all(side.child_dir());
+    // A path the base revision does not have is left out there.
+    for p in paths.all() {
+        if side.same.contains(p) || side.stdin.as_ref() == Some(p) {
+            continue;
+        }
+        if let Some(r) = inside(p) {
+            if !tree.join(&r).exists() {
+                side.absent.push(p.clone());
+            }
+        }
+    }
+    Ok(Prepared {
+        _dir: dir,
+        side,
+        commit,
+        repo,
+        piped: stdin.map(|(_, oid)| oid),
+    })
+}
+
+/// Which files of the commit are written into the base tree.
+struct Plan {
+    /// The command line's paths, from the top of the work tree.
+    named: Vec<PathBuf>,
+    /// Those read elsewhere (where they are, or from standard input).
+    not_written: Vec<PathBuf>,
+    /// Directories every file of which a tool may read.
+    roots: Vec<PathBuf>,
+}
+
+impl Plan {
+    /// Writes the files into `tree`: first the configuration files, whose `include` and
+    /// `inventory` say what else is read, then what taintlint and the tools it runs may read.
+    fn write(&self, repo: &Repo, entries: &[Entry], tree: &Path) -> Result<(), GitError> {
+        let configs: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| e.path.file_name() == Some(taintlint::config_file::FILE_NAME.as_ref()))
+            .collect();
+        repo.write_files(&configs, tree)?;
+        let loaded: Vec<taintlint::config_file::ConfigFile> = configs
+            .iter()
+            .filter_map(|e| taintlint::config_file::load(&tree.join(&e.path)).ok())
+            .collect();
+        let config_inventory: Vec<PathBuf> = loaded
+            .iter()
+            .flat_map(|c| c.inventory.iter())
+            .filter_map(|p| {
+                lexical(&tree.join(p))
+                    .strip_prefix(tree)
+                    .ok()
+                    .map(Path::to_path_buf)
+            })
+            .collect();
+        let wanted: Vec<&Entry> = entries
+            .iter()
+            .filter(|e| !configs.iter().any(|c| c.path == e.path))
+            .filter(|e| !self.not_written.contains(&e.path))
+            .filter(|e| {
+                read_by_taintlint(&e.path)
+                    || self.roots.iter().any(|r| e.path.starts_with(r))
+                    || self
+                        .named
+                        .iter()
+                        .chain(&config_inventory)
+                        .any(|n| e.path == *n || (e.path.starts_with(n) && readable(&e.path)))
+                    || loaded.iter().any(|c| c.is_included(&tree.join(&e.path)))
+            })
+            .collect();
+        repo.write_files(&wanted, tree)
+    }
+}
+
+/// Directories whose every file a tool may read: those of kustomizations (generators read any
+/// file beside them) and of Helm charts (`.Files.Get`).
+fn tool_roots(entries: &[Entry]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = entries
+        .iter()
+        .filter(|e| {
+            e.path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| {
+                    taintlint::inventory::kustomize::KUSTOMIZATION_FILES.contains(&n)
+                        || n == "Chart.yaml"
+                })
+        })
+        .filter_map(|e| e.path.parent().map(Path::to_path_buf))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// Whether taintlint may read a file of this name on its own: manifests, inventories and
+/// Terraform, chart helpers, ignore files.
+fn read_by_taintlint(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if name == ".gitignore" {
+        // Every file of a commit is tracked: an ignore pattern never hides one.
+        return false;
+    }
+    name == ".ignore" || readable(path)
+}
+
+/// Files of a kind taintlint reads (by extension).
+fn readable(path: &Path) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(
+        ext.as_str(),
+        "yaml" | "yml" | "json" | "tf" | "tfvars" | "hcl" | "tpl"
+    )
+}
+
+impl Prepared {
+    /// How the base side's names read in the working tree, for the command line's paths.
+    pub(crate) fn names(&self, paths: &[&Path]) -> Names {
+        let mut prefixes: Vec<(String, String)> = paths
+            .iter()
+            .filter_map(|p| {
+                let mapped = self.side.map(p)?;
+                if mapped.as_os_str() == "-" && p.as_os_str() != "-" {
+                    return Some((
+                        super::inventory::STDIN_INVENTORY.to_string(),
+                        p.display().to_string(),
+                    ));
+                }
+                (mapped != *p).then(|| (mapped.display().to_string(), p.display().to_string()))
+            })
+            .collect();
+        let tree = self.side.tree.display().to_string();
+        let top = self.side.worktree.display().to_string();
+        prefixes.push((tree, top));
+        prefixes.sort_by_key(|(from, _)| std::cmp::Reverse(from.len()));
+        Names { prefixes }
+    }
+
+    /// Starts the same command on the base tree, printing JSON (`subcommand`: `lint` or
+    /// `simulate`).
+    pub(crate) fn spawn(&self, subcommand: &str) -> Result<Running, String> {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("--base: the path of taintlint itself: {e}"))?;
+        let mut command = Command::new(exe);
+        command
+            .arg(subcommand)
+            .arg("--base-side")
+            .arg(self.side.spec())
+            .args(std::env::args_os().skip(2))
+            .current_dir(self.side.child_dir())
+            .env_remove("COLUMNS")
+            .stdin(if self.piped.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("--base: could not run taintlint at the base revision: {e}"))?;
+        // The inventory it reads from standard input, from git as git reads it.
+        let feeder = match (&self.piped, child.stdin.take()) {
+            (Some(oid), Some(mut to)) => {
+                let mut blob = self
+                    .repo
+                    .blob(oid)
+                    .map_err(|e| git_problem(&self.commit.rev, e))?;
+                Some(std::thread::spawn(move || {
+                    if let Some(mut from) = blob.stdout.take() {
+                        let _ = std::io::copy(&mut from, &mut to);
+                    }
+                    drop(to);
+                    let _ = blob.wait();
+                }))
+            }
+            _ => None,
+        };
+        let mut out = child.stdout.take().expect("piped");
+        let mut err = child.stderr.take().expect("piped");
+        let stdout = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = out.read_to_end(&mut buf);
+            buf
+        });
+        let stderr = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = err.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        });
+        Ok(Running {
+            child,
+            stdout,
+            stderr,
+            feeder,
+            label: self.commit.label(),
+        })
+    }
+}
+
+/// The command running on the base tree.
+pub(crate) struct Running {
+    child: std::process::Child,
+    stdout: std::thread::JoinHandle<Vec<u8>>,
+    stderr: std::thread::JoinHandle<String>,
+    feeder: Option<std::thread::JoinHandle<()>>,
+    label: String,
+}
+
+/// What the command said of the base tree.
+pub(crate) struct Finished {
+    pub(crate) json: Vec<u8>,
+    /// Its exit status (2: a problem, which it said).
+    pub(crate) code: Option<i32>,
+    stderr: String,
+    pub(crate) label: String,
+}
+
+impl Running {
+    pub(crate) fn wait(mut self) -> Finished {
+        let status = self.child.wait();
+        if let Some(f) = self.feeder {
+            let _ = f.join();
+        }
+        let json = self.stdout.join().unwrap_or_default();
+        let stderr = self.stderr.join().unwrap_or_default();
+        Finished {
+            json,
+            code: status.ok().and_then(|s| s.code()),
+            stderr,
+            label: self.label,
+        }
+    }
+}
+
+impl Finished {
+    /// What it said on standard error, each line naming the revision, its names read as the
+    /// working tree's.
+    pub(crate) fn messages(&self, names: &Names) -> Vec<String> {
+        self.stderr
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                let l = l.strip_prefix("taintlint: ").unwrap_or(l);
+                let mut l = l.to_string();
+                for (from, to) in &names.prefixes {
+                    l = l.replace(from.as_str(), to.as_str());
+                }
+                format!("at {}: {l}", self.label)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side() -> BaseSide {
+        BaseSide {
+            worktree: PathBuf::from("/repo"),
+            tree: PathBuf::from("/tmp/base"),
+            cwd: PathBuf::from("/repo/deploy"),
+            absent: vec![PathBuf::from("new.yaml")],
+            same: vec![PathBuf::from("nodes.json")],
+            stdin: Some(PathBuf::from("big.json")),
+        }
+    }
+
+    #[test]
+    fn paths_read_at_the_base_revision() {
+        let s = side();
+        // Relative and below: the same, from the mirrored directory.
+        assert_eq!(s.map(Path::new("apps")), Some(PathBuf::from("apps")));
+        // Relative through `..` but inside: the base tree's.
+        assert_eq!(
+            s.map(Path::new("../cluster/pools.yaml")),
+            Some(PathBuf::from("/tmp/base/cluster/pools.yaml"))
+        );
+        // Absolute inside: the base tree's.
+        assert_eq!(
+            s.map(Path::new("/repo/cluster")),
+            Some(PathBuf::from("/tmp/base/cluster"))
+        );
+        // Outside: the same file.
+        assert_eq!(
+            s.map(Path::new("../../tmp/nodes.json")),
+            Some(PathBuf::from("/tmp/nodes.json"))
+        );
+        assert_eq!(s.map(Path::new("new.yaml")), None);
+        assert_eq!(
+            s.map(Path::new("nodes.json")),
+            Some(PathBuf::from("/repo/deploy/nodes.json"))
+        );
+        assert_eq!(s.map(Path::new("big.json")), Some(PathBuf::from("-")));
+        let mut list = vec![PathBuf::from("new.yaml"), PathBuf::from("apps")];
+        s.map_all(&mut list);
+        assert_eq!(list, vec![PathBuf::from("apps")]);
+        assert_eq!(s.child_dir(), PathBuf::from("/tmp/base/deploy"));
+        assert_eq!(BaseSide::parse(&s.spec()).unwrap().tree, s.tree);
+    }
+}
