@@ -713,3 +713,213 @@ fn argo_values_strings_are_simulated_as_lint_judges_them() {
     let expected = [line_of("tolerations:", 0), line_of("tolerations:", object)];
     assert_eq!(unschedulable, expected);
 }
+
+/// A kustomization that says its `kind` (a `Kustomization` or a `Component`, as
+/// kubernetes-sigs/kustomize api/types/kustomization.go names them) reads its older inline
+/// patches at its root as one without: a `patchesJson6902` patch with its target, and each
+/// string of `patchesStrategicMerge`. Another group's `Kustomization` (Flux's) has no such
+/// fields: strings of those names at its root are not read.
+#[test]
+fn a_kustomization_with_its_kind_reads_its_older_inline_patches() {
+    let body = "patchesJson6902:
+  - target: {group: apps, version: v1, kind: Deployment, name: web}
+    patch: |
+      - op: add
+        path: /spec/template/spec/tolerations/-
+        value: {key: dedicated, operator: Exist, effect: NoSchedule}
+patchesStrategicMerge:
+  - |
+    apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent}
+    spec:
+      template:
+        spec:
+          tolerations:
+            - {key: spot, operator: Exists, effect: NoSchedul}
+";
+    for head in [
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n",
+        "",
+    ] {
+        let text = format!("{head}{body}");
+        let found = common::lint(&text);
+        assert_eq!(
+            rules(&found),
+            vec!["unknown-operator", "unknown-effect"],
+            "{text}\n{found:#?}"
+        );
+        assert_eq!(&text[found[0].range.clone()], "Exist");
+        assert_eq!(
+            found[0].object.as_ref().unwrap().kind.as_deref(),
+            Some("Deployment"),
+            "the target names the object the patch applies to"
+        );
+        assert_eq!(&text[found[1].range.clone()], "NoSchedul");
+        assert_eq!(
+            found[1].object.as_ref().unwrap().name.as_deref(),
+            Some("agent")
+        );
+        // The effect's fix is written inside its string, and the rest of the file is kept.
+        let fixed = fix_all(&text, &Options::default(), FixMode::Unsafe).text;
+        assert_eq!(
+            rules(&common::lint(&fixed)),
+            vec!["unknown-operator"],
+            "{fixed}"
+        );
+        assert!(fixed.contains("effect: NoSchedule}\n"), "{fixed}");
+        assert_eq!(common::outer_shape(&fixed), common::outer_shape(&text));
+    }
+    let flux = format!(
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps}}\n{body}"
+    );
+    assert!(
+        common::lint(&flux)
+            .iter()
+            .all(|d| !["unknown-operator", "unknown-effect"].contains(&d.rule)),
+        "{:#?}",
+        common::lint(&flux)
+    );
+}
+
+/// A `patch` key however YAML writes it: plain, in single quotes or in double quotes (a
+/// kustomization written as JSON), at a kustomization's root and in a Flux Kustomization's
+/// `spec.patches`; the patch is read at its characters, escapes included.
+#[test]
+fn a_patch_key_in_quotes_is_a_patch() {
+    let patch = r#""[{\"op\": \"add\", \"path\": \"/spec/template/spec/tolerations/-\", \"value\": {\"key\": \"a\", \"operator\": \"Exist\"}}]""#;
+    let target = r#"{"kind": "Deployment", "name": "web"}"#;
+    let flux = "{\"apiVersion\": \"kustomize.toolkit.fluxcd.io/v1\", \"kind\": \"Kustomization\", \"metadata\": {\"name\": \"apps\"}, \"spec\": ";
+    for key in ["patch", "'patch'", "\"patch\""] {
+        let patches = format!("{{\"patches\": [{{{key}: {patch}, \"target\": {target}}}]}}");
+        for text in [format!("{patches}\n"), format!("{flux}{patches}}}\n")] {
+            let found = common::lint(&text);
+            let d = one(&found, "unknown-operator");
+            // The JSON string `"Exist"`, its quotes written escaped.
+            assert_eq!(&text[d.range.clone()], r#"\"Exist\""#, "{text}");
+            assert_eq!(
+                d.path.as_deref(),
+                Some("spec.template.spec.tolerations[-].operator")
+            );
+        }
+    }
+}
+
+/// The keys of a ConfigMap's `data` (and a Secret's `stringData`) read as values: those that
+/// end in `.yaml`, `.yml` or `values` (a `valuesKey` of any of those names); another key's
+/// string is not YAML to lint, and a Secret's `data` is base64.
+#[test]
+fn values_keys_of_configmaps_and_secrets() {
+    let text = "apiVersion: v1
+kind: ConfigMap
+metadata: {name: chart-values}
+data:
+  values: \"tolerations: [{key: a, operator: Foo1}]\"
+  notes.txt: \"tolerations: [{key: a, operator: Bar}]\"
+  gpu.yml: \"tolerations: [{key: a, operator: Foo2}]\"
+  override-values: \"tolerations: [{key: a, operator: Foo3}]\"
+  values.yaml.bak: \"tolerations: [{key: a, operator: Bar}]\"
+  values.yaml: \"tolerations: [{key: a, operator: Foo4}]\"
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: chart-values}
+stringData:
+  values: \"tolerations: [{key: a, operator: Foo5}]\"
+  notes: \"tolerations: [{key: a, operator: Bar}]\"
+data:
+  values.yaml: \"tolerations: [{key: a, operator: Bar}]\"
+";
+    let found = common::lint(text);
+    let operators: Vec<(&str, Option<usize>, Option<&str>)> = found
+        .iter()
+        .filter(|d| d.rule == "unknown-operator")
+        .map(|d| {
+            (
+                &text[d.range.clone()],
+                d.document,
+                d.object.as_ref().and_then(|o| o.kind.as_deref()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        operators,
+        [
+            ("Foo1", Some(0), Some("ConfigMap")),
+            ("Foo2", Some(0), Some("ConfigMap")),
+            ("Foo3", Some(0), Some("ConfigMap")),
+            ("Foo4", Some(0), Some("ConfigMap")),
+            ("Foo5", Some(1), Some("Secret")),
+        ],
+        "{found:#?}"
+    );
+}
+
+/// A string under a tag other than `!!str` (`!!binary`, an application's own `!vault`) is not
+/// text to read as YAML, neither by lint nor by simulate; one tagged `!!str` is.
+#[test]
+fn a_string_under_another_tag_is_not_read() {
+    let values = |tag: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: web}}
+spec:
+  source:
+    helm:
+      values: {tag}|
+        nodeSelector: {{example.com/pool: gpu}}
+        tolerations:
+        - {{key: example.com/pool, operator: Foo}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {{name: web-values}}
+data:
+  values.yaml: {tag}|
+    nodeSelector: {{example.com/pool: gpu}}
+    tolerations:
+    - {{key: example.com/pool, operator: Bar}}
+"
+        )
+    };
+    let pools = taintlint::inventory::Inventory::load(&[(
+        "pools.yaml",
+        "pools:\n  gpu:\n    labels: {example.com/pool: gpu}\n    taints: [example.com/pool=gpu:NoSchedule]\n",
+    )])
+    .unwrap();
+    let simulated = |text: &str| -> Vec<String> {
+        taintlint::analysis::simulate_text(text, &Options::default(), &pools)
+            .into_iter()
+            .map(|w| w.path)
+            .collect()
+    };
+    for tag in ["", "!!str "] {
+        let text = values(tag);
+        let found = common::lint(&text);
+        assert_eq!(
+            found
+                .iter()
+                .filter(|d| d.rule == "unknown-operator")
+                .map(|d| &text[d.range.clone()])
+                .collect::<Vec<_>>(),
+            ["Foo", "Bar"],
+            "{tag}: {found:#?}"
+        );
+        assert_eq!(
+            simulated(&text),
+            ["spec.source.helm.values|", "data[values.yaml]|"],
+            "{tag}"
+        );
+    }
+    for tag in ["!vault ", "!!binary "] {
+        let text = values(tag);
+        let found = common::lint(&text);
+        assert!(
+            found.iter().all(|d| d.rule != "unknown-operator"),
+            "{tag}: {found:#?}"
+        );
+        assert_eq!(simulated(&text), Vec::<String>::new(), "{tag}");
+    }
+}
