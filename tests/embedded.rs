@@ -923,3 +923,101 @@ data:
         assert_eq!(simulated(&text), Vec::<String>::new(), "{tag}");
     }
 }
+
+/// A file whose only placement is inside a string reads the inventory (the language server
+/// lints it again when the inventory changes); a file whose strings hold no YAML, or that holds
+/// nothing about placement, does not.
+#[test]
+fn a_file_whose_only_placement_is_in_a_string_reads_the_inventory() {
+    let reads = |text: &str| taintlint::analysis::reads_inventory(text, &Options::default());
+    let app = |values: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: web}}\n\
+             spec:\n  source:\n    chart: web\n    helm:\n      values: {values}\n"
+        )
+    };
+    assert!(reads(&app(
+        "|\n        tolerations: [{key: spot, operator: Exists}]"
+    )));
+    assert!(!reads(&app("plain words")));
+    assert!(!reads(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n"
+    ));
+}
+
+/// The strings the editor's hover looks inside: each string that holds YAML, with the source
+/// offset of every byte of its value (through a block's indentation and a quoted string's
+/// escapes), from an object's place and from a kustomization without `kind`; a string without
+/// YAML is none.
+#[test]
+fn mapped_strings_map_every_byte_to_its_source() {
+    let text = "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web}
+spec:
+  source:
+    chart: web
+    helm:
+      values: |
+        tolerations:
+        - {key: spot, operator: Exists}
+---
+patches:
+- patch: \"- op: add\\n  path: /spec/x\\n  value: 1\\n\"
+  target: {kind: Deployment}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: plain}
+spec:
+  source:
+    helm:
+      values: no yaml here
+";
+    let stream = taintlint::syntax::parse(text);
+    let mut found: Vec<(String, Vec<usize>)> = Vec::new();
+    for doc in &stream.documents {
+        for (inner, map) in taintlint::analysis::mapped_strings(text, doc) {
+            found.push((inner.to_string(), map));
+        }
+    }
+    let inners: Vec<&str> = found.iter().map(|(i, _)| i.as_str()).collect();
+    assert_eq!(
+        inners,
+        [
+            "tolerations:\n- {key: spot, operator: Exists}\n",
+            "- op: add\n  path: /spec/x\n  value: 1\n",
+        ]
+    );
+    for (inner, map) in &found {
+        assert_eq!(map.len(), inner.len() + 1, "{inner:?}");
+        for (i, c) in inner.char_indices() {
+            let at = map[i];
+            if c == '\n' {
+                // A line break: a block's own, or a quoted string's `\n` escape.
+                assert!(matches!(&text[at..at + 1], "\n" | "\\"), "{inner:?} {i}");
+            } else {
+                assert_eq!(&text[at..at + c.len_utf8()], &inner[i..i + c.len_utf8()]);
+            }
+        }
+    }
+    // The block's first byte sits after its indentation.
+    let block = text.find("        tolerations:").unwrap() + 8;
+    assert_eq!(found[0].1[0], block);
+}
+
+/// A manifest an Argo workflow applies keeps its own kind when it has no name (a Job made with
+/// `generateName`): only a workload with neither is named by the object that holds the string.
+#[test]
+fn a_workflow_manifest_without_a_name_keeps_its_kind() {
+    let file = "tests/fixtures/embedded/workflow-template.yaml";
+    let pools = "tests/fixtures/embedded/gpu-pools.yaml";
+    let run = common::run(
+        &["simulate", "--format", "json", "--inventory", pools, file],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stderr);
+    let w = &json["workloads"][0];
+    assert_eq!(w["kind"], "Job", "{json}");
+    assert_eq!(w["name"], serde_json::Value::Null, "{json}");
+}
