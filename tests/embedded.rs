@@ -1021,3 +1021,36 @@ fn a_workflow_manifest_without_a_name_keeps_its_kind() {
     assert_eq!(w["kind"], "Job", "{json}");
     assert_eq!(w["name"], serde_json::Value::Null, "{json}");
 }
+
+/// A fix of two edits inside a string (`operator: Equal` with an empty value made `Exists`:
+/// the operator replaced and the value removed) is written whole, both edits mapped.
+#[test]
+fn a_fix_of_two_edits_inside_a_string_is_written_whole() {
+    let text = "apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: web}
+spec:
+  source:
+    chart: web
+    helm:
+      values: |
+        tolerations:
+        - key: dedicated
+          operator: Equal
+          value: \"\"
+          effect: NoSchedule
+  destination:
+    server: https://kubernetes.default.svc
+";
+    assert_eq!(rules(&common::lint(text)), vec!["equal-empty-value"]);
+    let fixed = fix_all(text, &Options::default(), FixMode::Unsafe);
+    assert_eq!(
+        fixed.text,
+        text.replace(
+            "operator: Equal\n          value: \"\"\n",
+            "operator: Exists\n"
+        ),
+        "{:?}",
+        fixed
+    );
+}
