@@ -27,6 +27,7 @@ use serde_json::{json, Value};
 use client::{pull_client, Client};
 
 /// The allocator the shipped server runs with (`src/main.rs`): the server is measured as it runs.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
