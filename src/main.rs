@@ -36,7 +36,10 @@ static CONFIGURE_ALLOCATOR: extern "C" fn() = configure_allocator;
 
 fn main() -> ExitCode {
     // Where no initializer runs it first, it is set here: late, but still before the run's work.
-    #[cfg(all(feature = "mimalloc", not(any(target_os = "linux", target_os = "android"))))]
+    #[cfg(all(
+        feature = "mimalloc",
+        not(any(target_os = "linux", target_os = "android"))
+    ))]
     configure_allocator();
     cli::main()
 }
