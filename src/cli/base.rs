@@ -614,6 +614,36 @@ impl Running {
 }
 
 impl Finished {
+    /// Its JSON read by `parse`, with what it said when it stopped at a problem (exit status
+    /// 2), else nothing; when its output does not read, what it said and that `doing` the
+    /// repository at `label` failed.
+    pub(crate) fn read<T, E>(
+        &self,
+        names: &Names,
+        label: &str,
+        doing: &str,
+        parse: impl FnOnce(&[u8]) -> Result<T, E>,
+    ) -> Result<(T, Vec<String>), Vec<String>> {
+        match parse(&self.json) {
+            Ok(t) => Ok((
+                t,
+                if self.code == Some(2) {
+                    self.messages(names)
+                } else {
+                    Vec::new()
+                },
+            )),
+            Err(_) => {
+                let mut said = self.messages(names);
+                said.push(format!(
+                    "--base: could not {doing} the repository at {label}{}",
+                    if said.is_empty() { "" } else { " (above)" }
+                ));
+                Err(said)
+            }
+        }
+    }
+
     /// What it said on standard error, each line naming the revision, its names read as the
     /// working tree's.
     pub(crate) fn messages(&self, names: &Names) -> Vec<String> {

@@ -1279,24 +1279,9 @@ fn finish_base(base: super::base::Pending) -> Result<BaseFindings, Vec<String>> 
     let exists = |name: &str| Path::new(name).exists();
     let (baseline, messages) = match running.map(super::base::Running::wait) {
         None => (Baseline::default(), Vec::new()),
-        Some(done) => match Baseline::from_json(&done.json, |n| names.back(n), exists) {
-            Ok(b) => (
-                b,
-                if done.code == Some(2) {
-                    done.messages(&names)
-                } else {
-                    Vec::new()
-                },
-            ),
-            Err(_) => {
-                let mut said = done.messages(&names);
-                said.push(format!(
-                    "--base: could not lint the repository at {label}{}",
-                    if said.is_empty() { "" } else { " (above)" }
-                ));
-                return Err(said);
-            }
-        },
+        Some(done) => done.read(&names, &label, "lint", |json| {
+            Baseline::from_json(json, |n| names.back(n), exists)
+        })?,
     };
     Ok(BaseFindings {
         baseline,

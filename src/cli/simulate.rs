@@ -371,28 +371,7 @@ fn finish_base(base: super::base::Pending, after: &Simulation) -> Result<Compare
     let label = prepared.commit.label();
     let (mut before, messages) = match running.map(super::base::Running::wait) {
         None => (Simulation::default(), Vec::new()),
-        Some(done) => match Simulation::from_json(&done.json) {
-            Ok(s) => (
-                s,
-                if done.code == Some(2) {
-                    done.messages(&names)
-                } else {
-                    Vec::new()
-                },
-            ),
-            Err(_) => {
-                let mut said = done.messages(&names);
-                said.push(format!(
-                    "--base: could not simulate the repository at {label}{}",
-                    if said.is_empty() {
-                        String::new()
-                    } else {
-                        " (above)".to_string()
-                    }
-                ));
-                return Err(said);
-            }
-        },
+        Some(done) => done.read(&names, &label, "simulate", Simulation::from_json)?,
     };
     for w in &mut before.workloads {
         w.file = names.back(&w.file);
