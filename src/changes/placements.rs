@@ -54,13 +54,11 @@ impl Placement {
     /// Whether it runs nowhere it should: refused, or on no node (a DaemonSet that picks no node
     /// runs nowhere by design).
     pub fn runs_nowhere(&self) -> bool {
-        if self.rejected.is_some() {
-            return true;
-        }
-        if self.daemonset.as_ref().is_some_and(|d| d.picked == 0) {
-            return false;
-        }
-        self.fits == "no"
+        crate::schedule::runs_nowhere(
+            self.rejected.is_some(),
+            self.daemonset.as_ref().map(|d| d.picked),
+            || self.fits != "no",
+        )
     }
 }
 

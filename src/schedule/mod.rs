@@ -1612,6 +1612,13 @@ pub struct WorkloadResult {
     pub partly: Option<String>,
 }
 
+/// Whether a workload runs nowhere it should: the API server refuses it, or it fits no node; a
+/// DaemonSet whose selector picks no node (`picked`) runs nowhere by design (an opt-in label no
+/// node has yet).
+pub fn runs_nowhere(rejected: bool, picked: Option<usize>, fits: impl FnOnce() -> bool) -> bool {
+    rejected || (picked != Some(0) && !fits())
+}
+
 /// A finding that makes the API server reject a workload (or every pod it creates).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rejected {
@@ -1627,13 +1634,11 @@ impl WorkloadResult {
     /// Whether it runs nowhere it should: it fits no node (or the API server refuses it); a
     /// DaemonSet that picks no node runs nowhere by design (an opt-in label no node has yet).
     pub fn runs_nowhere(&self) -> bool {
-        if self.rejected.is_some() {
-            return true;
-        }
-        if self.daemonset.as_ref().is_some_and(|c| c.picked == 0) {
-            return false;
-        }
-        !self.simulation.fits_anywhere()
+        runs_nowhere(
+            self.rejected.is_some(),
+            self.daemonset.as_ref().map(|c| c.picked),
+            || self.simulation.fits_anywhere(),
+        )
     }
 
     /// `Deployment shop/web`, `RayCluster ml/rl-train, worker group l4-workers`: as every face
