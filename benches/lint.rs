@@ -142,7 +142,7 @@ fn bench(c: &mut Criterion) {
 }
 
 /// The corpus as files under `target/bench-data/lint-corpus/`, written once (also for timing
-/// the binary by hand: `taintlint lint --format concise target/bench-data/lint-corpus`).
+/// the binary by hand: `taintlint lint --format json target/bench-data/lint-corpus`).
 fn corpus_dir(corpus: &[String]) -> std::path::PathBuf {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/lint-corpus");
@@ -155,10 +155,11 @@ fn corpus_dir(corpus: &[String]) -> std::path::PathBuf {
     dir
 }
 
-/// Runs the release binary over `dir` as a user would, its findings written to a pipe.
+/// Runs the release binary over `dir` as a user would, its findings written to a pipe as JSON
+/// (the row of docs/development.md).
 fn lint_binary(dir: &std::path::Path) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_taintlint"))
-        .args(["lint", "--format", "concise"])
+        .args(["lint", "--format", "json"])
         .arg(dir)
         .stderr(std::process::Stdio::null())
         .output()

@@ -230,11 +230,13 @@ pub struct Place {
 }
 
 impl Place {
-    /// The place of `path`, when it says anything.
-    pub fn of(path: &Path) -> Option<std::sync::Arc<Place>> {
+    /// The place of `path`, when it says anything; the kustomizations read are kept in `read`
+    /// when it is given (a run over a repository reads each once: without it, every file of a
+    /// directory would read the kustomizations of its four parents again).
+    pub fn of(path: &Path, read: Option<&Kustomizations>) -> Option<std::sync::Arc<Place>> {
         let place = Place {
             chart: chart_kinds(path),
-            patch_target: patch_target(path, None),
+            patch_target: patch_target(path, read),
         };
         (place != Place::default()).then(|| std::sync::Arc::new(place))
     }
@@ -249,12 +251,21 @@ impl Place {
 use crate::k8s::json6902::PatchTarget;
 
 /// The kustomizations read, by directory: what each names as patch files with a target. A
-/// run that reads a repository once keeps one (each kustomization read once); an editor,
-/// whose kustomizations change, reads them again ([`patch_target`] without one).
+/// run that reads a repository once keeps one ([`Kustomizations::run`]: each kustomization read
+/// once); an editor, whose kustomizations change, reads them again ([`patch_target`] without
+/// one).
 #[derive(Debug, Default)]
 pub struct Kustomizations(std::sync::Mutex<std::collections::HashMap<PathBuf, Targets>>);
 
 type Targets = std::sync::Arc<Vec<(PathBuf, std::sync::Arc<PatchTarget>)>>;
+
+impl Kustomizations {
+    /// The one kept for the whole of a command-line run, which reads the repository once.
+    pub fn run() -> &'static Kustomizations {
+        static READ: std::sync::OnceLock<Kustomizations> = std::sync::OnceLock::new();
+        READ.get_or_init(Default::default)
+    }
+}
 
 /// The object a JSON6902 patch file is applied to, when a kustomization in its directory or
 /// one of the three above names it with a `target` (`patches[].path`, `patchesJson6902[].path`);

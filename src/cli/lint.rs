@@ -13,6 +13,7 @@ use taintlint::fix::{self, FixMode};
 use taintlint::inventory::Inventory;
 use taintlint::position::LineIndex;
 use taintlint::report::{self, FileReport, Positions, Summary, Writer};
+use taintlint::walk::{Kustomizations, Place};
 use taintlint::{analyse_with, config, rules, Options};
 
 use taintlint::changes::findings::{caused_at, Baseline};
@@ -1141,12 +1142,8 @@ fn report_skipped(skipped: &mut [(String, Skipped)], show: bool) {
 /// `templates/` (its Go templates are then named Helm's).
 fn file_options(config: &ConfigFile, options: &Options, path: Option<&Path>) -> Options {
     let mut options = config.options_for(options, path);
-    options.set_chart_kinds(path.and_then(taintlint::walk::chart_kinds));
-    options.set_patch_target(path.and_then(|p| {
-        static READ: std::sync::OnceLock<taintlint::walk::Kustomizations> =
-            std::sync::OnceLock::new();
-        taintlint::walk::patch_target(p, Some(READ.get_or_init(Default::default)))
-    }));
+    let place = path.and_then(|p| Place::of(p, Some(Kustomizations::run())));
+    place.unwrap_or_default().apply(&mut options);
     options.set_chart_template(path.is_some_and(|p| {
         p.ancestors()
             .skip(1)

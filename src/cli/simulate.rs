@@ -470,7 +470,9 @@ fn simulate_item(
     // What the file's place says, as `lint` reads it: a chart's values file's templates say what
     // the values render into, a patch file's kustomization what it patches.
     let place = match item {
-        Item::Input(Input::File(p, _)) => taintlint::walk::Place::of(p),
+        Item::Input(Input::File(p, _)) => {
+            taintlint::walk::Place::of(p, Some(taintlint::walk::Kustomizations::run()))
+        }
         _ => None,
     };
     let local = place.map(|place| {

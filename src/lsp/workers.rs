@@ -88,7 +88,7 @@ impl Session {
         let read = blocking("reading a chart's templates", move || {
             values
                 .into_iter()
-                .map(|(uri, path)| (uri, crate::walk::Place::of(&path)))
+                .map(|(uri, path)| (uri, crate::walk::Place::of(&path, None)))
                 .collect::<Vec<_>>()
         })
         .await;

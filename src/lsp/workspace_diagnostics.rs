@@ -467,7 +467,7 @@ impl Session {
                             return Some((path, c));
                         }
                     }
-                    let chart = crate::walk::Place::of(&path);
+                    let chart = crate::walk::Place::of(&path, None);
                     let mut reads_inventory = same.as_ref().and_then(|c| c.reads_inventory);
                     // The tree the last pass kept, else the file read (and parsed, unless it is
                     // Terraform).

@@ -14,7 +14,7 @@ pub(crate) async fn handle(session: &Session, params: DidOpenTextDocumentParams)
     let chart = d
         .uri
         .to_file_path()
-        .and_then(|path| crate::walk::Place::of(&path));
+        .and_then(|path| crate::walk::Place::of(&path, None));
     {
         let mut state = session.lock();
         let mut doc = Document::new(d.text, d.version, d.language_id);
