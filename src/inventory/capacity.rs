@@ -101,6 +101,10 @@ pub fn floor(name: &str) -> u128 {
     }
 }
 
+/// The TPU chips GKE's TPU nodes advertise ("the `google.com/tpu` resource",
+/// cloud.google.com/kubernetes-engine/docs/how-to/tpus).
+pub const TPU: &str = "google.com/tpu";
+
 /// The accelerator resources the device plugins of the common platforms advertise.
 pub const ACCELERATORS: &[&str] = &[
     "nvidia.com/gpu",

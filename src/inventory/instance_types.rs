@@ -4490,6 +4490,10 @@ pub struct GceMachine {
     /// NVIDIA GPUs attached by the type itself (A2, A3, A4, G2), and their accelerator name.
     pub gpus: u32,
     pub accelerator: &'static str,
+    /// The TPU chips of a TPU VM's type (`ct5lp-hightpu-4t`: 4), advertised as
+    /// `google.com/tpu`, and GKE's `cloud.google.com/gke-tpu-accelerator` value for them.
+    pub tpus: u32,
+    pub tpu_accelerator: &'static str,
     /// The vCPUs and the memory (MiB) of the type, where its name decides them
     /// ([`gce_shape`]).
     pub shape: Option<(u32, u64)>,
@@ -4657,11 +4661,28 @@ pub fn gce(name: &str) -> Option<GceMachine> {
         },
         _ => (0, ""),
     };
+    // TPU VMs: the name's `<n>t` is the chips a VM holds; the accelerator values are GKE's
+    // (cloud.google.com/kubernetes-engine/docs/concepts/plan-tpus, "TPU versions": v4
+    // `ct4p-hightpu-4t`, v5e `ct5lp-hightpu-{1,4,8}t` slices and `ct5l-hightpu-{1,4,8}t`
+    // single-host devices, v5p `ct5p-hightpu-4t`, Trillium `ct6e-standard-{1,4,8}t`, Ironwood
+    // `tpu7x-standard-4t`).
+    let chips = || size.strip_suffix('t').and_then(|n| n.parse::<u32>().ok());
+    let (tpus, tpu_accelerator) = match (family, shape) {
+        ("ct4p", "hightpu") => (chips()?, "tpu-v4-podslice"),
+        ("ct5lp", "hightpu") => (chips()?, "tpu-v5-lite-podslice"),
+        ("ct5l", "hightpu") => (chips()?, "tpu-v5-lite-device"),
+        ("ct5p", "hightpu") => (chips()?, "tpu-v5p-slice"),
+        ("ct6e", "standard") => (chips()?, "tpu-v6e-slice"),
+        ("tpu7x", "standard") => (chips()?, "tpu7x"),
+        _ => (0, ""),
+    };
     Some(GceMachine {
         family: family.to_string(),
         arch,
         gpus,
         accelerator,
+        tpus,
+        tpu_accelerator,
         shape: gce_shape(family, shape, size),
     })
 }
@@ -4840,6 +4861,15 @@ mod tests {
             Some(("g2".into(), "amd64", 8, "nvidia-l4"))
         );
         assert_eq!(m("n2-custom-8-32768"), Some(("n2".into(), "amd64", 0, "")));
+        let tpu = |name: &str| gce(name).map(|m| (m.gpus, m.tpus, m.tpu_accelerator));
+        assert_eq!(tpu("ct4p-hightpu-4t"), Some((0, 4, "tpu-v4-podslice")));
+        assert_eq!(tpu("ct5lp-hightpu-8t"), Some((0, 8, "tpu-v5-lite-podslice")));
+        assert_eq!(tpu("ct5l-hightpu-1t"), Some((0, 1, "tpu-v5-lite-device")));
+        assert_eq!(tpu("ct5p-hightpu-4t"), Some((0, 4, "tpu-v5p-slice")));
+        assert_eq!(tpu("ct6e-standard-4t"), Some((0, 4, "tpu-v6e-slice")));
+        assert_eq!(tpu("tpu7x-standard-4t"), Some((0, 4, "tpu7x")));
+        assert_eq!(tpu("n2-standard-8"), Some((0, 0, "")));
+        assert_eq!(tpu("ct5lp-hightpu-xt"), None);
         assert_eq!(m("m5.large"), None);
         assert_eq!(m("Standard_D4s_v5"), None);
         assert_eq!(m("a2-highgpu-xg"), None);

@@ -312,12 +312,18 @@ fn gke_allocatable(pools: &mut [Pool]) -> usize {
 ///   existing cluster that already runs a non-GPU node pool, GKE automatically taints the GPU
 ///   nodes" (cloud.google.com/kubernetes-engine/docs/how-to/gpus): where the cluster has a pool
 ///   without GPUs;
+/// - `google.com/tpu=present:NoSchedule` on a TPU pool: "TPU slice nodes are given a taint,
+///   google.com/tpu=present:NoSchedule" (cloud.google.com/kubernetes-engine/docs/concepts/tpus,
+///   "How TPUs work in GKE"; GKE's cluster autoscaler gives the nodes it plans for TPUs the same
+///   taint, GoogleCloudPlatform/cluster-autoscaler pkg/autoprovisioning/injection.go); a pod
+///   that requests `google.com/tpu` is given its toleration by ExtendedResourceToleration;
 /// - `kubernetes.io/arch=arm64:NoSchedule` on Arm nodes: "By default, GKE schedules workloads
 ///   only to x86-based nodes ... by placing a taint (kubernetes.io/arch=arm64:NoSchedule) on all
 ///   Arm nodes" (cloud.google.com/kubernetes-engine/docs/how-to/prepare-arm-workloads-for-deployment).
 fn gke_taints(pools: &mut [Pool]) -> usize {
     use crate::k8s::model::{Effect, Taint};
     const GPU: &str = "nvidia.com/gpu";
+    const TPU: &str = super::capacity::TPU;
     const ARCH: &str = "kubernetes.io/arch";
     let has_gpus = |p: &Pool| {
         super::find_label(&p.labels, "cloud.google.com/gke-accelerator").is_some()
@@ -351,7 +357,23 @@ fn gke_taints(pools: &mut [Pool]) -> usize {
                 pool,
                 GPU,
                 "present",
-                "GKE taints the nodes of a GPU pool added to a cluster that has pools                  without GPUs (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
+                "GKE taints the nodes of a GPU pool added to a cluster that has pools \
+                 without GPUs (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
+            );
+        }
+        let tpus = super::find_label(&pool.labels, "cloud.google.com/gke-tpu-accelerator")
+            .is_some()
+            || pool
+                .capacity
+                .offer(TPU)
+                .is_some_and(|(min, max)| min > 0 || max.is_some_and(|m| m > 0));
+        if tpus && unwritten(pool, TPU) {
+            add(
+                pool,
+                TPU,
+                "present",
+                "GKE taints the nodes of a TPU pool (cloud.google.com/kubernetes-engine/docs/\
+                 concepts/tpus)",
             );
         }
         if super::find_label(&pool.labels, ARCH) == Some("arm64") && unwritten(pool, ARCH) {
@@ -439,6 +461,7 @@ fn imply_gce_machine(pool: &mut Pool, machine: &instance_types::GceMachine) -> b
         ("kubernetes.io/arch", machine.arch),
         ("cloud.google.com/machine-family", machine.family.as_str()),
         ("cloud.google.com/gke-accelerator", machine.accelerator),
+        ("cloud.google.com/gke-tpu-accelerator", machine.tpu_accelerator),
     ] {
         if !value.is_empty() && super::find_label(&pool.labels, key).is_none() {
             pool.labels.push((key.to_string(), value.to_string()));
@@ -450,6 +473,12 @@ fn imply_gce_machine(pool: &mut Pool, machine: &instance_types::GceMachine) -> b
         let gpus = super::capacity::Capacity::gpus(u128::from(machine.gpus));
         changed |= pool.capacity.fill_from(&gpus);
     }
+    // TPU chips come with a TPU VM's type only (cloud.google.com/tpu/docs/system-architecture-
+    // tpu-vm: "each TPU VM has 1, 4 or 8 chips"), so every other type has none.
+    let mut tpus = super::capacity::Capacity::default();
+    let chips = u128::from(machine.tpus);
+    tpus.set(super::capacity::TPU, chips, Some(chips));
+    changed |= pool.capacity.fill_from(&tpus);
     changed
 }
 
@@ -655,6 +684,39 @@ mod tests {
         };
         assert!(least < most && most < 32 << 30, "{least} {most}");
         assert_eq!(pool("g4").capacity.offer("cpu"), None);
+    }
+
+    /// A pool file of a GKE cluster with a TPU slice pool beside a CPU pool (the TPU tutorials
+    /// of GoogleCloudPlatform/kubernetes-engine-samples: `ct5lp-hightpu-4t` beside
+    /// `e2-standard-8`): the TPU pool offers its VM's 4 chips, carries GKE's accelerator label
+    /// and its `google.com/tpu` taint; the CPU pool has no TPU, and no taint.
+    #[test]
+    fn tpu_machine_types_say_their_chips_and_are_tainted() {
+        let inv = load(
+            "pools:
+  cpu:
+    count: 2
+    labels: {cloud.google.com/gke-nodepool: cpu, node.kubernetes.io/instance-type: e2-standard-8}
+  tpu:
+    count: 4
+    labels: {cloud.google.com/gke-nodepool: tpu, node.kubernetes.io/instance-type: ct5lp-hightpu-4t}
+",
+        );
+        assert_eq!(inv.platform.platform, Some(Platform::Gke));
+        let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
+        let tpus = |name: &str| pool(name).capacity.offer("google.com/tpu");
+        assert_eq!(tpus("tpu"), Some((4, Some(4))));
+        assert_eq!(tpus("cpu"), Some((0, Some(0))));
+        assert_eq!(pool("tpu").capacity.offer("nvidia.com/gpu"), Some((0, Some(0))));
+        assert_eq!(
+            crate::inventory::find_label(&pool("tpu").labels, "cloud.google.com/gke-tpu-accelerator"),
+            Some("tpu-v5-lite-podslice")
+        );
+        let taints = |name: &str| -> Vec<String> {
+            pool(name).taints.iter().map(|t| t.taint.to_string()).collect()
+        };
+        assert_eq!(taints("tpu"), ["google.com/tpu=present:NoSchedule"]);
+        assert!(taints("cpu").is_empty());
     }
 
     /// A pool file of AKS pools (Azure-Samples/aks-kueue-sample: a `Standard_D4s_v5` system

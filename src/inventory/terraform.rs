@@ -288,6 +288,12 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         match (block.ident.as_str(), labels.as_slice()) {
             ("resource", ["google_container_node_pool", name]) => {
                 let address = format!("google_container_node_pool.{name}");
+                // The `count` meta-argument: `0` makes no pool; an expression
+                // (`var.enable_tpu ? 1 : 0`) may make none, which is said.
+                let made = attr(&block.body, "count");
+                if made.is_some() && number(made) == Some(0) {
+                    continue;
+                }
                 // `cluster = google_container_cluster.<name>.id` (or `.name`): that cluster's.
                 let cluster = attr(&block.body, "cluster")
                     .and_then(|e| reference(e, "google_container_cluster"))
@@ -301,6 +307,9 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                     cluster,
                     false,
                 );
+                if let Some(e) = made.filter(|e| number(Some(e)).is_none()) {
+                    b.made_if(e, &address);
+                }
             }
             ("resource", ["google_container_cluster", name]) => {
                 let mut pools = 0;
@@ -617,7 +626,10 @@ fn is_zone(location: &str) -> bool {
 /// and architecture as labels, and the GPUs of an accelerator-optimized type (with GKE's
 /// `cloud.google.com/gke-accelerator` label, "GKE attaches a unique node selector to GPU nodes",
 /// cloud.google.com/kubernetes-engine/docs/how-to/gpus).
-fn gke_machine(machine_type: &str, labels: &mut Vec<(String, String)>) -> Option<u32> {
+fn gke_machine(
+    machine_type: &str,
+    labels: &mut Vec<(String, String)>,
+) -> Option<super::instance_types::GceMachine> {
     let m = super::instance_types::gce(machine_type)?;
     let mut set = |k: &str, v: &str| {
         if !labels.iter().any(|(key, _)| key == k) {
@@ -630,7 +642,19 @@ fn gke_machine(machine_type: &str, labels: &mut Vec<(String, String)>) -> Option
     if m.gpus > 0 {
         set("cloud.google.com/gke-accelerator", m.accelerator);
     }
-    Some(m.gpus)
+    if m.tpus > 0 {
+        set("cloud.google.com/gke-tpu-accelerator", m.tpu_accelerator);
+    }
+    Some(m)
+}
+
+/// What a node of a known Compute Engine type offers of accelerators: its own GPUs (none for
+/// most types) and its TPU chips (none but on a TPU VM).
+fn gke_accelerators(m: &super::instance_types::GceMachine) -> super::capacity::Capacity {
+    let mut capacity = super::capacity::Capacity::gpus(u128::from(m.gpus));
+    let tpus = u128::from(m.tpus);
+    capacity.set(super::capacity::TPU, tpus, Some(tpus));
+    capacity
 }
 
 struct Builder<'a> {
@@ -650,17 +674,39 @@ impl<'a> Builder<'a> {
     /// A map or list of node groups that is not written out (a `merge(...)`, a `local.` or
     /// `var.` reference, a `for` expression): taintlint evaluates no Terraform expressions.
     fn not_written_out(&mut self, e: &Expression, address: &str) {
-        // On one line, and not too long to read.
-        let written = written(self.src, Some(e), "?");
-        let mut shown = written.split_whitespace().collect::<Vec<_>>().join(" ");
-        if shown.chars().count() > 80 {
-            shown = shown.chars().take(76).collect::<String>() + " ...";
-        }
+        let shown = self.shown(e);
         self.unread.push(Unread {
             at: self.span_of(e).unwrap_or(0..0),
             message: format!(
                 "{address} is `{shown}`, an expression taintlint does not evaluate: the node \
                  groups it makes are not read (write them in a pool file to simulate them)"
+            ),
+        });
+    }
+
+    /// An expression as written, on one line and not too long to read.
+    fn shown(&self, e: &Expression) -> String {
+        let written = written(self.src, Some(e), "?");
+        let shown = written.split_whitespace().collect::<Vec<_>>().join(" ");
+        if shown.chars().count() > 80 {
+            shown.chars().take(76).collect::<String>() + " ..."
+        } else {
+            shown
+        }
+    }
+
+    /// The pool just read is made only when `count` (an expression) is not 0: it may have no
+    /// node at all, and that is said.
+    fn made_if(&mut self, e: &Expression, address: &str) {
+        if let Some(pool) = self.pools.last_mut() {
+            pool.count.min = Some(0);
+        }
+        let shown = self.shown(e);
+        self.unread.push(Unread {
+            at: self.span_of(e).unwrap_or(0..0),
+            message: format!(
+                "{address} is made only when its `count = {shown}` is not 0, an expression \
+                 taintlint does not evaluate: the pool is read as one that may have no node"
             ),
         });
     }
@@ -965,14 +1011,16 @@ impl<'a> Builder<'a> {
                 labels.push(("cloud.google.com/gke-accelerator".to_string(), kind));
             }
         }
-        let machine = config
-            .and_then(|c| c.get("machine_type"))
-            .and_then(literal)
-            .unwrap_or_else(|| GKE_DEFAULT_MACHINE.to_string());
-        if let Some(gpus) = gke_machine(&machine, &mut labels) {
+        // A machine type that is not written as a literal (`var.machine_type`) is not
+        // GKE's default: it says nothing.
+        let machine = match config.and_then(|c| c.get("machine_type")) {
+            Some(e) => literal(e),
+            None => Some(GKE_DEFAULT_MACHINE.to_string()),
+        };
+        if let Some(m) = machine.and_then(|m| gke_machine(&m, &mut labels)) {
             if accelerators.is_empty() {
-                // The type's own GPUs, or none: a known type says.
-                capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+                // The type's own GPUs and TPUs, or none: a known type says.
+                capacity = gke_accelerators(&m);
             }
         }
         // GKE labels every node with its pool's name, and Spot and preemptible nodes so.
@@ -1188,8 +1236,8 @@ impl<'a> Builder<'a> {
                 implied: Vec::new(),
                 skipped: 0,
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
-                capacity: gpus.map_or_else(super::capacity::Capacity::default, |n| {
-                    super::capacity::Capacity::gpus(u128::from(n))
+                capacity: gpus.map_or_else(super::capacity::Capacity::default, |m| {
+                    gke_accelerators(&m)
                 }),
             });
         }
@@ -1267,13 +1315,15 @@ impl<'a> Builder<'a> {
                 total.min = n("total_min_count").or(total.min);
                 total.max = n("total_max_count").or(total.max);
             }
-            let machine = f
-                .get("machine_type")
-                .and_then(literal)
-                .unwrap_or_else(|| GKE_DEFAULT_MACHINE.to_string());
+            // The module's default type, or the one written; one not written as a literal
+            // says nothing.
+            let machine = match f.get("machine_type") {
+                Some(e) => literal(e),
+                None => Some(GKE_DEFAULT_MACHINE.to_string()),
+            };
             let mut capacity = super::capacity::Capacity::default();
-            if let Some(gpus) = gke_machine(&machine, &mut labels) {
-                capacity = super::capacity::Capacity::gpus(u128::from(gpus));
+            if let Some(m) = machine.and_then(|m| gke_machine(&m, &mut labels)) {
+                capacity = gke_accelerators(&m);
             }
             if let (Some(kind), Some(gpus)) = (
                 f.get("accelerator_type").and_then(literal),
@@ -1601,6 +1651,76 @@ mod tests {
         // The examples lint clean.
         assert_eq!(found(GKE), []);
         assert_eq!(found(EKS_AKS), []);
+    }
+
+    /// The Terraform of GoogleCloudPlatform/kubernetes-engine-samples' Ray on GKE, as its
+    /// layout goes: a CPU pool, a TPU pool made only when a variable says so (`count = ...`),
+    /// a pool of a machine type given by a variable, and a pool switched off with `count = 0`.
+    #[test]
+    fn tpu_pools_counts_and_machine_types_not_written_out() {
+        let text = r#"resource "google_container_node_pool" "cpu_pool" {
+  name       = "cpu-pool"
+  node_count = 1
+  node_config {
+    machine_type = "n1-standard-16"
+  }
+}
+resource "google_container_node_pool" "tpu_pool" {
+  count      = var.enable_autopilot == false && var.enable_tpu ? 1 : 0
+  name       = "tpu-pool"
+  node_count = 1
+  node_config {
+    machine_type = "ct4p-hightpu-4t"
+  }
+}
+resource "google_container_node_pool" "gpu_pool" {
+  name       = "gpu-pool"
+  node_count = 1
+  node_config {
+    machine_type = var.gpu_pool_machine_type
+  }
+}
+resource "google_container_node_pool" "off" {
+  count      = 0
+  name       = "off"
+  node_count = 1
+}
+"#;
+        let inv = Inventory::load(&[("main.tf", text)]).unwrap();
+        let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["cpu-pool", "tpu-pool", "gpu-pool"]);
+        let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
+        let taints = |name: &str| -> Vec<String> {
+            pool(name).taints.iter().map(|t| t.taint.to_string()).collect()
+        };
+        assert_eq!(taints("tpu-pool"), ["google.com/tpu=present:NoSchedule"]);
+        assert!(taints("cpu-pool").is_empty());
+        let tpus = |name: &str| pool(name).capacity.offer("google.com/tpu");
+        assert_eq!(tpus("tpu-pool"), Some((4, Some(4))));
+        assert_eq!(tpus("cpu-pool"), Some((0, Some(0))));
+        assert_eq!(
+            pool("tpu-pool").label(None, "cloud.google.com/gke-tpu-accelerator"),
+            Some("tpu-v4-podslice")
+        );
+        // Made or not by an expression: it may have no node, and that is said.
+        // (One node a zone, in one to three zones of a location not written.)
+        assert_eq!(pool("cpu-pool").size(), "1..3 nodes");
+        assert_eq!(pool("tpu-pool").size(), "0..3 nodes");
+        assert!(
+            inv.files[0].unread.iter().any(|u| u.message.contains(
+                "google_container_node_pool.tpu_pool is made only when its `count = \
+                 var.enable_autopilot == false && var.enable_tpu ? 1 : 0` is not 0"
+            )),
+            "{:?}",
+            inv.files[0].unread
+        );
+        // A machine type given by a variable is not GKE's default e2-medium: unknown.
+        assert_eq!(pool("gpu-pool").label(None, "node.kubernetes.io/instance-type"), None);
+        assert_eq!(pool("gpu-pool").capacity.offer("nvidia.com/gpu"), None);
+        assert_eq!(
+            pool("cpu-pool").label(None, "node.kubernetes.io/instance-type"),
+            Some("n1-standard-16")
+        );
     }
 
     #[test]
