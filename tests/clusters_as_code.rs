@@ -394,6 +394,99 @@ fn node_feature_rules_are_linted_and_read_as_the_pools_they_taint() {
     );
 }
 
+/// A NodeFeatureRule beside the cluster's other pools (node-feature-discovery's e2e test
+/// test/e2e/data/nodefeaturerule-3.yaml, whose rule taints every worker, beside the quick
+/// start's workers): which nodes the rule matches cannot be known offline, so the workers may
+/// carry its taints: a pod that does not tolerate them may fit there, with that reason; one
+/// that tolerates them fits for certain.
+#[test]
+fn nodes_a_feature_rule_may_match_may_carry_its_taints() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    let pools = write("pools.yaml", "pools:\n  workers:\n    count: 2\n");
+    let rule = write(
+        "rule.yaml",
+        "apiVersion: nfd.k8s-sigs.io/v1alpha1
+kind: NodeFeatureRule
+metadata:
+  name: e2e
+spec:
+  rules:
+    - name: dedicated
+      taints:
+        - {key: feature.node.kubernetes.io/fake-dedicated-node, value: \"true\", effect: NoExecute}
+      matchFeatures:
+        - feature: kernel.version
+          matchExpressions:
+            major: {op: Exists}
+",
+    );
+    let apps = write(
+        "apps.yaml",
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gc}
+spec:
+  template:
+    spec:
+      containers: [{name: c, image: x}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: master}
+spec:
+  template:
+    spec:
+      tolerations:
+        - {key: feature.node.kubernetes.io/fake-dedicated-node, operator: Exists}
+      containers: [{name: c, image: x}]
+",
+    );
+    let out = run(
+        &[
+            "simulate",
+            "--format",
+            "json",
+            "--inventory",
+            &pools,
+            "--inventory",
+            &rule,
+            &apps,
+        ],
+        None,
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let workload = |name: &str| {
+        report["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    // The workers are pool 0, the rule's pool 1.
+    let gc = workload("gc");
+    assert_eq!(gc["fits"], "may", "{gc:#}");
+    assert_eq!(gc["pools"][0]["pools"], serde_json::json!([0]), "{gc:#}");
+    assert_eq!(gc["pools"][0]["fit"], "partial", "{gc:#}");
+    assert_eq!(gc["pools"][1]["fit"], "no", "{gc:#}");
+    let reason = &gc["reasons"][0];
+    assert_eq!(reason["code"], "taint-unknown");
+    assert_eq!(
+        reason["taint"],
+        "feature.node.kubernetes.io/fake-dedicated-node=true:NoExecute"
+    );
+    assert_eq!(reason["by"], "NodeFeatureRule e2e/dedicated");
+    let master = workload("master");
+    assert_eq!(master["fits"], "yes", "{master:#}");
+    assert_eq!(master["reasons"], serde_json::json!([]), "{master:#}");
+}
+
 /// Cluster Autoscaler's node-template tags, in Terraform, CloudFormation and eksctl: linted at
 /// the tag's value (warnings, without an API server message: the autoscaler alone reads them,
 /// and ignores a tag it cannot read), and read as the taints, labels and resources of the

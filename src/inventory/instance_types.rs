@@ -4863,7 +4863,10 @@ mod tests {
         assert_eq!(m("n2-custom-8-32768"), Some(("n2".into(), "amd64", 0, "")));
         let tpu = |name: &str| gce(name).map(|m| (m.gpus, m.tpus, m.tpu_accelerator));
         assert_eq!(tpu("ct4p-hightpu-4t"), Some((0, 4, "tpu-v4-podslice")));
-        assert_eq!(tpu("ct5lp-hightpu-8t"), Some((0, 8, "tpu-v5-lite-podslice")));
+        assert_eq!(
+            tpu("ct5lp-hightpu-8t"),
+            Some((0, 8, "tpu-v5-lite-podslice"))
+        );
         assert_eq!(tpu("ct5l-hightpu-1t"), Some((0, 1, "tpu-v5-lite-device")));
         assert_eq!(tpu("ct5p-hightpu-4t"), Some((0, 4, "tpu-v5p-slice")));
         assert_eq!(tpu("ct6e-standard-4t"), Some((0, 4, "tpu-v6e-slice")));

@@ -94,6 +94,14 @@ pub struct InventoryFile {
     pub unread: Vec<terraform::Unread>,
 }
 
+/// A taint a pool's nodes may carry, and what would put it there, in words
+/// (`NodeFeatureRule gpu-rules, rule "nvidia"`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MayCarry {
+    pub taint: Taint,
+    pub by: String,
+}
+
 /// A taint of a pool, and where it is written.
 #[derive(Debug, Clone)]
 pub struct PoolTaint {
@@ -190,6 +198,9 @@ pub struct Pool {
     /// Why the platform gives its nodes the last `implied.len()` of `taints`, which no file
     /// writes (see [`platform::imply`]).
     pub implied: Vec<&'static str>,
+    /// Taints its nodes may carry, or not, put there by what matches nodes in a way that cannot
+    /// be known offline (a NodeFeatureRule's rule, by the features nfd-worker finds).
+    pub may_carry: Vec<MayCarry>,
     /// The name its definition gives it (a pool file's, a NodePool's), if any.
     given_name: Option<String>,
 }
@@ -918,12 +929,35 @@ impl Inventory {
     }
 }
 
+/// A NodeFeatureRule's pool stands for the nodes its rule matches, which may be any other
+/// pool's (src/inventory/nfd.rs): every other pool's nodes may carry its taints.
+fn feature_rule_taints(pools: &mut [Pool]) {
+    let is_rule = |p: &Pool| p.declared.as_ref().is_some_and(|d| d.kind == nfd::KIND);
+    let carried: Vec<MayCarry> = pools
+        .iter()
+        .filter(|p| is_rule(p))
+        .flat_map(|p| {
+            p.taints.iter().map(|t| MayCarry {
+                taint: t.taint.clone(),
+                by: format!("NodeFeatureRule {}", p.name),
+            })
+        })
+        .collect();
+    if carried.is_empty() {
+        return;
+    }
+    for pool in pools.iter_mut().filter(|p| !is_rule(p)) {
+        pool.may_carry.extend(carried.iter().cloned());
+    }
+}
+
 /// Groups nodes into pools, and the nodes of each pool into variants.
 fn group(files: Vec<InventoryFile>, raw: Vec<Cow<'_, RawNode>>) -> Inventory {
     let (naming, identity) = label_keys(&raw);
     let mut pools = pools_of(&raw, &identity);
     let (by_label, by_name) = index_members(&mut pools, &naming);
     name_pools(&mut pools, None);
+    feature_rule_taints(&mut pools);
     Inventory {
         files,
         cluster: Cluster::default(),
@@ -1072,6 +1106,7 @@ fn pools_of(raw: &[Cow<'_, RawNode>], identity: &BTreeSet<String>) -> Vec<Pool> 
                     capacity: capacity::Capacity::default(),
                     observed: node.observed,
                     implied: Vec::new(),
+                    may_carry: Vec::new(),
                 });
             }
         }

@@ -21,6 +21,9 @@ use super::{Count, Loc, ParseError, RawNode};
 use crate::k8s::objects::{is_feature_rule, resolve, List};
 use crate::syntax::{Document, NodeId};
 
+/// The kind of the pools NodeFeatureRules' rules stand for.
+pub(crate) const KIND: &str = "nodefeaturerule";
+
 /// The prefix nfd-master adds to a label name without one.
 const LABEL_PREFIX: &str = "feature.node.kubernetes.io";
 
@@ -90,13 +93,8 @@ pub(crate) fn read(
             file,
             range: doc.node(rule).span.clone(),
         };
-        let mut node = RawNode::defined(
-            name.clone(),
-            "nodefeaturerule",
-            at.clone(),
-            (index, k),
-            Count::default(),
-        );
+        let mut node =
+            RawNode::defined(name.clone(), KIND, at.clone(), (index, k), Count::default());
         node.taints = kept;
         node.labels = rule_labels(doc, rule);
         nodes.push(node);

@@ -461,7 +461,10 @@ fn imply_gce_machine(pool: &mut Pool, machine: &instance_types::GceMachine) -> b
         ("kubernetes.io/arch", machine.arch),
         ("cloud.google.com/machine-family", machine.family.as_str()),
         ("cloud.google.com/gke-accelerator", machine.accelerator),
-        ("cloud.google.com/gke-tpu-accelerator", machine.tpu_accelerator),
+        (
+            "cloud.google.com/gke-tpu-accelerator",
+            machine.tpu_accelerator,
+        ),
     ] {
         if !value.is_empty() && super::find_label(&pool.labels, key).is_none() {
             pool.labels.push((key.to_string(), value.to_string()));
@@ -707,13 +710,23 @@ mod tests {
         let tpus = |name: &str| pool(name).capacity.offer("google.com/tpu");
         assert_eq!(tpus("tpu"), Some((4, Some(4))));
         assert_eq!(tpus("cpu"), Some((0, Some(0))));
-        assert_eq!(pool("tpu").capacity.offer("nvidia.com/gpu"), Some((0, Some(0))));
         assert_eq!(
-            crate::inventory::find_label(&pool("tpu").labels, "cloud.google.com/gke-tpu-accelerator"),
+            pool("tpu").capacity.offer("nvidia.com/gpu"),
+            Some((0, Some(0)))
+        );
+        assert_eq!(
+            crate::inventory::find_label(
+                &pool("tpu").labels,
+                "cloud.google.com/gke-tpu-accelerator"
+            ),
             Some("tpu-v5-lite-podslice")
         );
         let taints = |name: &str| -> Vec<String> {
-            pool(name).taints.iter().map(|t| t.taint.to_string()).collect()
+            pool(name)
+                .taints
+                .iter()
+                .map(|t| t.taint.to_string())
+                .collect()
         };
         assert_eq!(taints("tpu"), ["google.com/tpu=present:NoSchedule"]);
         assert!(taints("cpu").is_empty());

@@ -1236,9 +1236,8 @@ impl<'a> Builder<'a> {
                 implied: Vec::new(),
                 skipped: 0,
                 provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
-                capacity: gpus.map_or_else(super::capacity::Capacity::default, |m| {
-                    gke_accelerators(&m)
-                }),
+                capacity: gpus
+                    .map_or_else(super::capacity::Capacity::default, |m| gke_accelerators(&m)),
             });
         }
         let Some(pools) = listed else {
@@ -1691,7 +1690,11 @@ resource "google_container_node_pool" "off" {
         assert_eq!(names, ["cpu-pool", "tpu-pool", "gpu-pool"]);
         let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
         let taints = |name: &str| -> Vec<String> {
-            pool(name).taints.iter().map(|t| t.taint.to_string()).collect()
+            pool(name)
+                .taints
+                .iter()
+                .map(|t| t.taint.to_string())
+                .collect()
         };
         assert_eq!(taints("tpu-pool"), ["google.com/tpu=present:NoSchedule"]);
         assert!(taints("cpu-pool").is_empty());
@@ -1715,7 +1718,10 @@ resource "google_container_node_pool" "off" {
             inv.files[0].unread
         );
         // A machine type given by a variable is not GKE's default e2-medium: unknown.
-        assert_eq!(pool("gpu-pool").label(None, "node.kubernetes.io/instance-type"), None);
+        assert_eq!(
+            pool("gpu-pool").label(None, "node.kubernetes.io/instance-type"),
+            None
+        );
         assert_eq!(pool("gpu-pool").capacity.offer("nvidia.com/gpu"), None);
         assert_eq!(
             pool("cpu-pool").label(None, "node.kubernetes.io/instance-type"),

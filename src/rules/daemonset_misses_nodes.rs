@@ -180,11 +180,11 @@ fn missed_groups<'a>(
 fn maybe_selected(verdict: &PoolVerdict, pool: &Pool) -> Option<String> {
     let mut first = None;
     for (v, _, _) in missed_groups(verdict, pool) {
-        let u = v.unknown.iter().find(|u| !u.is_resource())?;
+        let u = v.unknown.iter().find(|u| u.is_label())?;
         first.get_or_insert_with(|| match &u.asked {
-            Asked::Value(value) => format!("{}={value}", u.key),
             Asked::Expression(e) => format!("`{e}`"),
-            Asked::Resource { .. } | Asked::Claim { .. } => u.key.clone(),
+            Asked::Value(value) => format!("{}={value}", u.key),
+            _ => u.key.clone(),
         });
     }
     first

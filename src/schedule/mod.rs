@@ -389,6 +389,10 @@ pub enum Asked {
         /// (`None`: unknown, the definition does not say).
         range: Option<(u128, u128)>,
     },
+    /// Not a label: a taint (NoSchedule or NoExecute, whose key is `key`) the pod does not
+    /// tolerate, which the pool's nodes may carry or not: `by` puts it on the nodes it matches,
+    /// which cannot be known offline ([`Pool::may_carry`]).
+    Taint { taint: String, by: String },
     /// Not a label: a resource claim of the pod (Dynamic Resource Allocation), named `key`,
     /// with what it claims in words; not simulated.
     Claim {
@@ -405,11 +409,16 @@ impl Undeclared {
         matches!(self.asked, Asked::Resource { .. } | Asked::Claim { .. })
     }
 
+    /// Whether it is about a label (which may decide whether the pod selects the node at all).
+    pub fn is_label(&self) -> bool {
+        matches!(self.asked, Asked::Value(_) | Asked::Expression(_))
+    }
+
     /// Whether it says its own why ([`Undeclared::describe`]) wherever a pod may fit: a
-    /// resource, or a kubelet label whose value the inventory does not give. The labels a
-    /// definition does not declare are rather said together, or left to the `±`.
+    /// resource, a taint, or a kubelet label whose value the inventory does not give. The
+    /// labels a definition does not declare are rather said together, or left to the `±`.
     pub fn said_alone(&self) -> bool {
-        self.is_resource() || KUBELET_LABELS.contains(&self.key.as_str())
+        !self.is_label() || KUBELET_LABELS.contains(&self.key.as_str())
     }
 
     /// Why the pod may fit, in plain words.
@@ -438,6 +447,10 @@ impl Undeclared {
             Asked::Expression(e) => format!(
                 "node affinity `{e}`: the pool's definition does not declare the label {key}; \
                  it fits if the label is set elsewhere"
+            ),
+            Asked::Taint { taint, by } => format!(
+                "untolerated taint {taint}: {by} puts it on the nodes it matches, which may be \
+                 this pool's; it fits if they do not carry it"
             ),
             Asked::Claim { what, enough: None } => format!(
                 "resource claim {key} {what}: dynamic resource allocation is not simulated; it \
@@ -703,7 +716,7 @@ impl Simulation {
                 if verdict.fits() {
                     continue;
                 }
-                if verdict.unknown.iter().any(|u| !u.is_resource()) {
+                if verdict.unknown.iter().any(Undeclared::is_label) {
                     out.maybe_missed += n;
                     maybe = true;
                 } else {
@@ -1100,6 +1113,25 @@ impl Judging<'_> {
                 // Score, pkg/scheduler/framework/plugins/tainttoleration), which a pod with
                 // `nodeName` never reaches: its node is not one it avoids.
                 base.avoid.push(i);
+            }
+        }
+        // Taints the pool's nodes may carry, or not: one not tolerated makes a "may".
+        for m in &pool.may_carry {
+            let tolerated = tolerations_tolerate_taint(&self.placing, &m.taint, gate)
+                || tolerations_tolerate_taint(flavor, &m.taint, gate);
+            let enforced = if bound {
+                m.taint.effect == Effect::NoExecute
+            } else {
+                do_not_schedule(&m.taint)
+            };
+            if enforced && !tolerated {
+                base.unknown.push(Undeclared {
+                    key: m.taint.key.clone(),
+                    asked: Asked::Taint {
+                        taint: m.taint.to_string(),
+                        by: m.by.clone(),
+                    },
+                });
             }
         }
         base.eviction = eviction(w, pool, gate);

@@ -131,6 +131,12 @@ enum Subject<'a> {
         #[serde(rename = "allocatable")]
         range: Option<[String; 2]>,
     },
+    /// A taint the pod does not tolerate that the pool's nodes may carry (a NodeFeatureRule's,
+    /// on the nodes it matches): it may fit.
+    TaintUnknown {
+        taint: &'a str,
+        by: &'a str,
+    },
     /// A resource claim of the pod (Dynamic Resource Allocation), not simulated: it may fit.
     ClaimNotSimulated {
         claim: &'a str,
@@ -667,6 +673,7 @@ fn why_not<'a>(
                         Subject::AffinityLabelUnknown { key, expression }
                     }
                     Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
+                    Asked::Taint { taint, by } => Subject::TaintUnknown { taint, by },
                     Asked::Resource { requested, range } => Subject::CapacityUnknown {
                         resource: key,
                         requested: display(key, *requested),
