@@ -46,7 +46,7 @@ fn inventory(path: &str) -> Inventory {
 /// file carries what its templates render it into, a patch file its kustomization's target).
 fn options(path: &Path) -> Options {
     let mut o = Options::default();
-    if let Some(place) = taintlint::walk::Place::of(path) {
+    if let Some(place) = taintlint::walk::Place::of(path, None) {
         place.apply(&mut o);
     }
     o
