@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::inventory::{compact, terraform, Inventory};
-use crate::k8s::objects::{extract_known, extract_with, items, Extracted};
+use crate::k8s::objects::{extract_known, extract_with, items, Extracted, Owner};
 use crate::rules::InventoryReads;
 use crate::rules::{self, check_lists, RuleMeta};
 use crate::schedule::placement::{Placement, TolerationPlace};
@@ -412,16 +412,63 @@ pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Ve
 /// What makes pods in a file but was not simulated, each in words with why
 /// ([`crate::k8s::objects::Skipped`]): `RayCluster ml/rl at spec.workerGroupSpecs[1]: it has
 /// no `template.spec`, ...`.
-fn skipped<'e>(extracted: &'e Extracted<'_>) -> impl Iterator<Item = String> + 'e {
-    extracted.skipped.iter().map(|s| {
-        let o = &extracted.objects[s.object];
+fn skipped<'e>(
+    extracted: &'e Extracted<'_>,
+    simulated: &'e [WorkloadResult],
+) -> impl Iterator<Item = String> + 'e {
+    let said = |object: usize, path: &str, why: &str| {
+        let o = &extracted.objects[object];
         let kind = o.kind.unwrap_or("object");
         let name = match (o.namespace, o.name) {
             (Some(ns), Some(n)) => format!(" {ns}/{n}"),
             (None, Some(n)) => format!(" {n}"),
             _ => String::new(),
         };
-        format!("{kind}{name} at {}: {}", s.path, s.why)
+        format!("{kind}{name} at {path}: {why}")
+    };
+    let parts = extracted
+        .skipped
+        .iter()
+        .map(move |s| said(s.object, &s.path, &s.why));
+    parts.chain(unplaced(extracted, simulated).map(move |(object, path)| {
+        said(
+            object,
+            path,
+            "its tolerations are read by its operator, which makes its pods from no pod \
+             template taintlint knows",
+        )
+    }))
+}
+
+/// The custom resources with a toleration list (which lint checks) but nothing simulated
+/// (`simulated`: the document's workloads), nor a part said not simulated: an operator places
+/// their pods by them (a Rook CephCluster's `spec.placement.all.tolerations`), and nothing says
+/// where. Each object once, at its first list. Kinds whose tolerations are not a pod's own are
+/// left out: a Kueue ResourceFlavor's are the inventory's, chart values (HelmRelease, Argo CD)
+/// are read as values, and so are core workload kinds.
+fn unplaced<'e>(
+    extracted: &'e Extracted<'_>,
+    simulated: &'e [WorkloadResult],
+) -> impl Iterator<Item = (usize, &'e str)> + 'e {
+    let mut seen = Vec::new();
+    extracted.tolerations.iter().filter_map(move |t| {
+        let object = t.list.object?;
+        let o = &extracted.objects[object];
+        let kind = o.kind?;
+        let placed = extracted.pod_specs.iter().any(|s| s.object == object)
+            || extracted.skipped.iter().any(|s| s.object == object)
+            || simulated.iter().any(|w| w.object_path == o.path);
+        // (A core workload's kind is not a custom resource's: a chart's values that say
+        // `kind: Deployment` are values.)
+        let not_a_pods = matches!(
+            kind,
+            "ResourceFlavor" | "HelmRelease" | "Application" | "ApplicationSet"
+        ) || crate::k8s::objects::pod_spec_path(kind).is_some();
+        if t.owner != Owner::Other || placed || not_a_pods || seen.contains(&object) {
+            return None;
+        }
+        seen.push(object);
+        Some((object, t.list.path.as_str()))
     })
 }
 
@@ -454,7 +501,6 @@ pub fn simulate_file(
     let read = stream.documents.iter().zip(&templates);
     for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
         let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
-        not_simulated.extend(skipped(&extracted));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
         let strings = out.len();
@@ -463,6 +509,7 @@ pub fn simulate_file(
         {
             unread = unread.or(Some(why));
         }
+        not_simulated.extend(skipped(&extracted, &out[first..]));
         if strings == first {
             continue;
         }

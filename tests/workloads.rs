@@ -1058,6 +1058,62 @@ fn a_trainjobs_trainer_is_sized_by_resources_per_node() {
     );
 }
 
+/// A custom resource whose operator places its pods by tolerations it keeps outside any pod
+/// template taintlint reads (Rook's CephCluster, `spec.placement.<component>.tolerations`, as
+/// rook/rook deploy/examples/cluster.yaml writes them) is said on stderr, once; a Kueue
+/// ResourceFlavor's tolerations are the cluster's, and a chart's values that name
+/// `kind: Deployment` are values: neither is said.
+#[test]
+fn tolerations_an_operator_places_pods_by_are_said_not_simulated() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ceph.yaml");
+    std::fs::write(
+        &file,
+        "apiVersion: ceph.rook.io/v1
+kind: CephCluster
+metadata: {name: rook-ceph, namespace: rook-ceph}
+spec:
+  placement:
+    all:
+      tolerations:
+        - {key: storage-node, operator: Exists}
+    mon:
+      tolerations:
+        - {key: mon, operator: Exists}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: gpu}
+spec:
+  tolerations:
+    - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+---
+kind: Deployment
+replicas: 1
+tolerations: []
+",
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "sized-inventory.yaml",
+        file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "taintlint: 1 part of a custom resource that would make pods not simulated: \
+             CephCluster rook-ceph/rook-ceph at spec.placement.all.tolerations: its tolerations \
+             are read by its operator, which makes its pods from no pod template taintlint knows \
+             ({})",
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("ResourceFlavor"), "{err}");
+}
+
 /// Volcano's CronJob is batch.volcano.sh's, not batch/v1's: its pods are its job template's
 /// tasks' (it was read as a batch/v1 CronJob, found no pod template there, and said nothing).
 #[test]
