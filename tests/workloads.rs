@@ -1114,6 +1114,64 @@ tolerations: []
     assert!(!err.contains("ResourceFlavor"), "{err}");
 }
 
+/// bjw-s' app-template (and every chart of its common library): each controller is a
+/// workload of its `type`, named by its key, its pod options its `pod` (or the release's
+/// `defaultPodOptions`), its requests its containers' by name; a disabled controller makes none.
+/// Known by the chart's name, or by the values' layout when the chart is named in another file.
+#[test]
+fn app_template_controllers_are_workloads() {
+    let got = sized("app-template.yaml");
+    let paths: Vec<(&str, Vec<String>)> = got
+        .iter()
+        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            // The GPU, the taint's toleration and the selector: the GPU pool.
+            ("spec.values.controllers.jellyfin.pod", names(&["gpu"])),
+            // The defaults' toleration of `dedicated`: the kafka pool too.
+            (
+                "spec.values.defaultPodOptions",
+                names(&["general", "kafka"])
+            ),
+            // Its own pod options, without the defaults' toleration: 2 CPUs fit no general
+            // node, and the other pools are tainted.
+            ("spec.values.controllers.web.pod", names(&[])),
+        ]
+    );
+    let inv = Inventory::load(&[("sized-inventory.yaml", &read("sized-inventory.yaml"))]).unwrap();
+    let kinds: Vec<(Option<String>, Option<String>)> =
+        simulate_text(&read("app-template.yaml"), &Options::default(), &inv)
+            .into_iter()
+            .map(|w| (w.kind, w.name))
+            .collect();
+    let some = |k: &str, n: &str| (Some(k.to_string()), Some(n.to_string()));
+    assert_eq!(
+        kinds,
+        [
+            some("Deployment", "jellyfin"),
+            some("DaemonSet", "agent"),
+            some("Deployment", "web")
+        ]
+    );
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "sized-inventory.yaml",
+        "app-template.yaml",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "Deployment monitoring/web at spec.values.controllers.web.pod: the release's \
+             defaultPodOptions (tolerations), which the chart merges into the controller's pod \
+             options, are not read"
+        ),
+        "{err}"
+    );
+}
+
 /// Volcano's CronJob is batch.volcano.sh's, not batch/v1's: its pods are its job template's
 /// tasks' (it was read as a batch/v1 CronJob, found no pod template there, and said nothing).
 #[test]

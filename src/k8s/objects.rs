@@ -381,9 +381,14 @@ fn add_object<'d>(
                     namespace,
                     item,
                 };
+                let app_template = is_app_template(doc, node);
                 for pattern in places {
                     for (at, values_path) in resolve(doc, node, &path, pattern) {
-                        values_workloads(doc, out, at, &values_path, &values);
+                        if app_template || common_library_shape(doc, at) {
+                            app_template_workloads(doc, out, at, &values_path, &values);
+                        } else {
+                            values_workloads(doc, out, at, &values_path, &values);
+                        }
                     }
                 }
             } else if !NOT_WORKLOADS.contains(&group.unwrap_or_default()) {
@@ -1047,6 +1052,158 @@ fn values_workloads<'d>(
                 },
                 selector: None,
                 partly: None,
+            },
+        );
+    }
+}
+
+/// Whether an object that installs a chart (a HelmRelease, an Argo CD Application) installs
+/// bjw-s' `app-template` (bjw-s-labs/helm-charts charts/other/app-template), by the chart's
+/// name: a HelmRelease's `spec.chart.spec.chart`, or the `spec.chartRef` it names (an
+/// OCIRepository of that name, as `oci://ghcr.io/bjw-s-labs/helm/app-template`), an
+/// Application's `spec.source.chart` or a `spec.sources[].chart`.
+fn is_app_template(doc: &Document<'_>, node: NodeId) -> bool {
+    const NAME: &str = "app-template";
+    let at = |path: &[&str]| {
+        doc.get_path(node, path)
+            .and_then(|v| doc.scalar(v).map(|(s, _)| s))
+            .is_some_and(|s| s == NAME)
+    };
+    at(&["spec", "chart", "spec", "chart"])
+        || at(&["spec", "chartRef", "name"])
+        || at(&["spec", "source", "chart"])
+        || doc
+            .get_path(node, &["spec", "sources"])
+            .and_then(|v| doc.sequence(v))
+            .is_some_and(|items| items.iter().any(|&i| doc.get_str(i, "chart") == Some(NAME)))
+}
+
+/// Whether chart values have the layout of bjw-s' common library, which `app-template` and the
+/// charts built on it share: `controllers.<name>.containers` a mapping of containers by name
+/// (a pod spec's `containers` is a list), each with its `image`. A release that names its chart
+/// through an OCIRepository in another file (`chartRef`) is known by it.
+fn common_library_shape(doc: &Document<'_>, values: NodeId) -> bool {
+    let Some((_, controllers)) = doc.get(values, "controllers") else {
+        return false;
+    };
+    doc.mapping(controllers)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|&(_, c)| doc.get(c, "containers"))
+        .any(|(_, containers)| {
+            doc.mapping(containers)
+                .unwrap_or_default()
+                .iter()
+                .any(|&(_, container)| doc.get(container, "image").is_some())
+        })
+}
+
+/// The pod fields that decide where a pod lands.
+const PLACED_BY: &[&str] = &[
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "nodeName",
+    "runtimeClassName",
+    "priorityClassName",
+    "resourceClaims",
+    "topologySpreadConstraints",
+];
+
+/// The workloads of `app-template` values: each `controllers.<name>` makes one, of its `type`
+/// (`deployment` when none is written; `statefulset`, `daemonset`, `cronjob`, `job`), whose pod
+/// options are its `pod`, over the release's `defaultPodOptions`, and whose containers are its
+/// `containers.<name>` and `initContainers.<name>`, each with its `resources`
+/// (charts/library/common/values.yaml of bjw-s-labs/helm-charts, `controllers`,
+/// `defaultPodOptions`; a controller with `enabled: false` makes nothing). Where both `pod`
+/// and `defaultPodOptions` write pod options, the chart merges them key by key: the controller's
+/// `pod` is read, and the workload is said read in part.
+fn app_template_workloads<'d>(
+    doc: &'d Document<'_>,
+    out: &mut Extracted<'d>,
+    node: NodeId,
+    path: &str,
+    values: &Values<'_, 'd>,
+) {
+    let Some((_, controllers)) = doc.get(node, "controllers") else {
+        return;
+    };
+    let defaults = mapping_at(doc, node, "defaultPodOptions");
+    for &(k, controller) in doc.mapping(controllers).unwrap_or_default() {
+        let Some((name, _)) = doc.scalar(k) else {
+            continue;
+        };
+        if doc.mapping(controller).is_none()
+            || doc
+                .get(controller, "enabled")
+                .and_then(|(_, v)| doc.scalar(v))
+                .is_some_and(|(v, _)| v == "false")
+        {
+            continue;
+        }
+        let kind = match doc.get_str(controller, "type").unwrap_or("deployment") {
+            "deployment" => "Deployment",
+            "statefulset" => "StatefulSet",
+            "daemonset" => "DaemonSet",
+            "cronjob" => "CronJob",
+            "job" => "Job",
+            _ => continue,
+        };
+        let controller_path = join(&join(path, "controllers"), &key_segment(name));
+        let own = mapping_at(doc, controller, "pod");
+        let (pod, pod_path) = match (own, defaults) {
+            (Some(p), _) => (p, join(&controller_path, "pod")),
+            (None, Some(d)) => (d, join(path, "defaultPodOptions")),
+            (None, None) => (controller, controller_path.clone()),
+        };
+        // What the defaults would add to the controller's own pod options, of what decides
+        // where the pods land.
+        let merged: Vec<&str> = match (own, defaults) {
+            (Some(own), Some(d)) => PLACED_BY
+                .iter()
+                .copied()
+                .filter(|f| doc.get(d, f).is_some() && doc.get(own, f).is_none())
+                .collect(),
+            _ => Vec::new(),
+        };
+        let partly = (!merged.is_empty()).then(|| {
+            format!(
+                "the release's defaultPodOptions ({}), which the chart merges into the \
+                 controller's pod options, are not read",
+                merged.join(", ")
+            )
+        });
+        let resources: Vec<NodeId> = ["containers", "initContainers"]
+            .iter()
+            .filter_map(|field| doc.get(controller, field))
+            .flat_map(|(_, containers)| doc.mapping(containers).unwrap_or_default())
+            .filter_map(|&(_, container)| mapping_at(doc, container, "resources"))
+            .collect();
+        let index = out.objects.len();
+        out.objects.push(Object {
+            kind: Some(kind),
+            name: Some(name),
+            namespace: values.namespace,
+            node: controller,
+            path: controller_path,
+            item: values.item,
+        });
+        push_pod(
+            doc,
+            out,
+            PodSpec {
+                object: index,
+                node: pod,
+                path: pod_path,
+                by_shape: false,
+                fields: own.is_some() || defaults.is_some(),
+                requests: PodRequests::Containers {
+                    resources,
+                    replace_first: false,
+                    pod_level: false,
+                },
+                selector: None,
+                partly,
             },
         );
     }
