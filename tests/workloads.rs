@@ -234,6 +234,46 @@ fn chart_values_are_the_workloads_their_templates_render() {
     assert_eq!(kinds, vec!["?", "?", "?"]);
 }
 
+/// Values that render no workload of their own: Helm's `global` (shared with every subchart,
+/// as longhorn's chart/values.yaml `global.tolerations` is), and components these values switch
+/// off (`enabled: false`, as longhorn's `global.cattle.windowsCluster`; `enable: false`, as
+/// node-feature-discovery's `topologyUpdater`), with the chart's templates at hand or not.
+#[test]
+fn global_and_switched_off_values_are_no_workloads() {
+    let values = "global:
+  tolerations: [{key: global, operator: Exists}]
+  nodeSelector: {kubernetes.io/os: linux}
+  cattle:
+    windowsCluster:
+      enabled: false
+      tolerations: [{key: cattle.io/os, operator: Equal, value: linux, effect: NoSchedule}]
+      nodeSelector: {kubernetes.io/os: windows}
+agent:
+  enable: false
+  tolerations: [{key: agent, operator: Exists}]
+  nodeSelector: {kubernetes.io/os: linux}
+server:
+  enabled: true
+  tolerations: [{key: server, operator: Exists}]
+  nodeSelector: {kubernetes.io/os: linux}
+";
+    let paths = |options: &Options| -> Vec<String> {
+        placed(values, options).into_iter().map(|r| r.2).collect()
+    };
+    assert_eq!(paths(&Options::default()), ["server"]);
+    let template = "apiVersion: apps/v1
+kind: DaemonSet
+spec:
+  template:
+    spec:
+      tolerations: {{ toYaml .Values.agent.tolerations | nindent 8 }}
+";
+    let kinds = ChartKinds::from_templates([("templates/agent.yaml", template)].into_iter());
+    let mut options = Options::default();
+    options.set_chart_kinds(Some(std::sync::Arc::new(kinds)));
+    assert_eq!(paths(&options), ["server"]);
+}
+
 #[test]
 fn a_daemonsets_values_get_the_daemonset_tolerations() {
     // A node that is cordoned takes DaemonSet pods (the DaemonSet controller tolerates

@@ -1022,6 +1022,12 @@ fn values_workloads<'d>(
             }
         }
     }
+    // Helm's `global` values are shared with every subchart, no workload's own; a component
+    // these values switch off (`enabled: false`, `enable: false`) renders nothing.
+    found.retain(|(at, p, _)| {
+        let global = *at != node && p.strip_prefix(path).is_some_and(is_global);
+        !global && !switched_off(doc, *at)
+    });
     found.sort_by_key(|(at, _, _)| doc.node(*at).span.start);
     for (at, p, kind) in found {
         let index = out.objects.len();
@@ -1076,6 +1082,22 @@ fn is_app_template(doc: &Document<'_>, node: NodeId) -> bool {
             .get_path(node, &["spec", "sources"])
             .and_then(|v| doc.sequence(v))
             .is_some_and(|items| items.iter().any(|&i| doc.get_str(i, "chart") == Some(NAME)))
+}
+
+/// Whether a values path (after the values' own) is Helm's `global` or lies in it.
+fn is_global(rest: &str) -> bool {
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    rest == "global" || rest.starts_with("global.")
+}
+
+/// Whether a values mapping switches its component off: `enabled: false` or `enable: false`,
+/// the conventions charts test with `{{- if .Values.<component>.enabled }}`.
+fn switched_off(doc: &Document<'_>, at: NodeId) -> bool {
+    ["enabled", "enable"].iter().any(|k| {
+        doc.get(at, k)
+            .and_then(|(_, v)| doc.scalar(v))
+            .is_some_and(|(v, _)| v == "false")
+    })
 }
 
 /// Whether chart values have the layout of bjw-s' common library, which `app-template` and the
@@ -1133,12 +1155,7 @@ fn app_template_workloads<'d>(
         let Some((name, _)) = doc.scalar(k) else {
             continue;
         };
-        if doc.mapping(controller).is_none()
-            || doc
-                .get(controller, "enabled")
-                .and_then(|(_, v)| doc.scalar(v))
-                .is_some_and(|(v, _)| v == "false")
-        {
+        if doc.mapping(controller).is_none() || switched_off(doc, controller) {
             continue;
         }
         let kind = match doc.get_str(controller, "type").unwrap_or("deployment") {
