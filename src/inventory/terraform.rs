@@ -1290,6 +1290,12 @@ impl<'a> Builder<'a> {
                 }
             }
             let n = |field: &str| number(f.get(field));
+            // The module's default where the field is not written; unknown where it is an
+            // expression (`var.max_nodes`), which is not the default.
+            let or_default = |field: &str, default: u64| match f.get(field) {
+                None => Some(default),
+                Some(e) => number(Some(e)),
+            };
             let at = self.span_of(p).unwrap_or(0..0);
             // The module's defaults (cluster.tf): autoscaled from 1 to 100 nodes a zone; a
             // pool not autoscaled has `node_count` (1) a zone; `total_min_count` and
@@ -1297,11 +1303,11 @@ impl<'a> Builder<'a> {
             let autoscaled = f.get("autoscaling").is_none() || is_true(f.get("autoscaling"));
             let per_zone = if autoscaled {
                 Count {
-                    min: Some(n("min_count").unwrap_or(1)),
-                    max: Some(n("max_count").unwrap_or(100)),
+                    min: or_default("min_count", 1),
+                    max: or_default("max_count", 100),
                 }
             } else {
-                count(None, None, Some(n("node_count").unwrap_or(1)))
+                count(None, None, or_default("node_count", 1))
             };
             let pool_zones = match f.get("node_locations").and_then(literal) {
                 Some(l) => {
@@ -1727,6 +1733,27 @@ resource "google_container_node_pool" "off" {
             pool("cpu-pool").label(None, "node.kubernetes.io/instance-type"),
             Some("n1-standard-16")
         );
+    }
+
+    /// The GKE module's node pool counts: the module's defaults where a field is not written
+    /// (1 to 100 nodes a zone), unknown where it is an expression (qdrant's sample on GKE,
+    /// `max_count = var.max_nodes`, was counted as the default 100 a zone).
+    #[test]
+    fn module_counts_written_as_expressions_are_unknown() {
+        let text = r#"module "gke" {
+  source     = "terraform-google-modules/kubernetes-engine/google"
+  name       = "qdrant"
+  zones      = ["europe-west1-b"]
+  node_pools = [
+    { name = "defaults" },
+    { name = "sized", min_count = var.min_nodes, max_count = var.max_nodes },
+  ]
+}
+"#;
+        let inv = Inventory::load(&[("main.tf", text)]).unwrap();
+        let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
+        assert_eq!(pool("defaults").size(), "1..100 nodes");
+        assert_eq!(pool("sized").size(), "count unknown");
     }
 
     #[test]
