@@ -513,21 +513,20 @@ pub fn simulate_file(
         if strings == first {
             continue;
         }
+        // What the API server would reject: the error rules that need no inventory.
+        let rejects = |m: &RuleMeta| !m.needs_inventory && m.severity == Severity::Error;
         let mut found = Vec::new();
-        check_lists(
+        rules::check_lists_by(
             text,
             doc,
             options,
-            &extracted.objects,
-            &extracted.tolerations,
-            &[],
+            (&extracted.objects, &extracted.tolerations, &[]),
+            &rejects,
             &mut found,
         );
         rules::admission_rejected::check(doc, &extracted, options, false, &mut found);
         rules::check_objects(text, doc, options, &extracted, &mut found);
-        found.retain(|d| {
-            rules::find(d.rule).is_some_and(|m| !m.needs_inventory && m.severity == Severity::Error)
-        });
+        found.retain(|d| rules::find(d.rule).is_some_and(rejects));
         found.sort_by_key(|d| d.range.start);
         // The strings' templates were judged in their own text.
         let specs: Vec<String> = out[first..strings].iter().map(|w| w.path.clone()).collect();

@@ -433,6 +433,61 @@ fn pools_with_the_same_verdict_share_one_entry() {
     );
 }
 
+/// Workloads that ask the same of the inventory share one simulation, and the JSON of its
+/// `reasons` and `pools` is written once for them all: each workload's is byte for byte what it
+/// is when the workload is simulated alone.
+#[test]
+fn workloads_that_share_a_simulation_say_the_same_as_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let deployment = |name: &str, toleration: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  \
+             template:\n    spec:\n      tolerations: [{toleration}]\n      containers: \
+             [{{name: c, image: x}}]\n"
+        )
+    };
+    let gpu = "{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}";
+    let alone = dir.path().join("alone.yaml");
+    std::fs::write(&alone, deployment("a", gpu)).unwrap();
+    let many = dir.path().join("many.yaml");
+    std::fs::write(
+        &many,
+        [
+            deployment("a", gpu),
+            deployment("b", ""),
+            deployment("c", gpu),
+            deployment("d", gpu),
+        ]
+        .join("---\n"),
+    )
+    .unwrap();
+    let parts = |file: &std::path::Path| -> Vec<(String, String)> {
+        let o = run(&[
+            "simulate",
+            "--format",
+            "json",
+            "--inventory",
+            "examples/inventory/pools.yaml",
+            file.to_str().unwrap(),
+        ]);
+        let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+        v["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| (w["reasons"].to_string(), w["pools"].to_string()))
+            .collect()
+    };
+    let alone = parts(&alone);
+    let many = parts(&many);
+    assert_eq!(many.len(), 4);
+    for i in [0, 2, 3] {
+        assert_eq!(many[i], alone[0], "workload {i}");
+    }
+    // The workload that asks otherwise fares otherwise.
+    assert_ne!(many[1], alone[0]);
+}
+
 /// `kubectl get nodes -o json | taintlint simulate --inventory - ...`
 #[test]
 fn the_inventory_can_come_from_standard_input() {

@@ -470,9 +470,32 @@ pub(crate) fn check_lists<'a, 'd>(
     taints: &'d [List],
     out: &'a mut Vec<Diagnostic>,
 ) {
+    check_lists_by(
+        text,
+        doc,
+        options,
+        (objects, tolerations, taints),
+        &|_| true,
+        out,
+    );
+}
+
+/// The lists of a document, each checked by every rule, and found what they find.
+type Lists<'d> = (&'d [Object<'d>], &'d [TolerationList], &'d [List]);
+
+/// [`check_lists`] by the rules `by` keeps only (simulate asks only whether the API server
+/// would reject a workload: the error rules that need no inventory).
+pub(crate) fn check_lists_by<'a, 'd>(
+    text: &'a str,
+    doc: &'d Document<'a>,
+    options: &'a Options,
+    (objects, tolerations, taints): Lists<'d>,
+    by: &dyn Fn(&RuleMeta) -> bool,
+    out: &'a mut Vec<Diagnostic>,
+) {
     for list in tolerations {
         let items = crate::k8s::objects::items(doc, &list.list);
-        for rule in RULES {
+        for rule in RULES.iter().filter(|r| by(r.meta())) {
             let mut cx = Cx {
                 text,
                 doc,
@@ -492,7 +515,7 @@ pub(crate) fn check_lists<'a, 'd>(
     for list in taints {
         let items = crate::k8s::objects::items(doc, list);
         let first = out.len();
-        for rule in RULES {
+        for rule in RULES.iter().filter(|r| by(r.meta())) {
             let mut cx = Cx {
                 text,
                 doc,

@@ -328,8 +328,8 @@ struct WorkloadOut<'a> {
     /// `unschedulable` finding says it; only written then.
     #[serde(skip_serializing_if = "Option::is_none")]
     closest: Option<ClosestOut<'a>>,
-    reasons: Vec<ReasonOut<'a>>,
-    pools: Vec<PoolFit>,
+    reasons: Part<Vec<ReasonOut<'a>>>,
+    pools: Part<Vec<PoolFit>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     schedulable: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -395,10 +395,54 @@ pub struct JsonWriter<'i> {
 }
 
 /// Renders one file's workloads, on any thread: what [`JsonWriter::file`] writes.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct JsonRenderer<'i> {
     inventory: &'i Inventory,
     nodes: bool,
+    /// What the workloads that share a simulation share of their JSON, written once.
+    shared: std::sync::Arc<std::sync::Mutex<SharedJson>>,
+}
+
+/// The `reasons` and `pools` of each simulation that workloads share (they depend on the
+/// simulation alone: the workloads of a repository ask the same of the inventory again and
+/// again), by the simulation's address; each entry keeps its simulation, so that no other takes
+/// its address. At most [`SharedJson::MOST`] simulations are kept: past that, a workload's are
+/// written for it alone.
+#[derive(Default)]
+struct SharedJson(foldhash::HashMap<usize, Written>);
+
+/// A simulation's `reasons` and `pools`, as JSON.
+struct Written {
+    _simulation: std::sync::Arc<crate::schedule::Simulation>,
+    reasons: std::sync::Arc<serde_json::value::RawValue>,
+    pools: std::sync::Arc<serde_json::value::RawValue>,
+}
+
+impl SharedJson {
+    const MOST: usize = 4096;
+}
+
+/// A value as JSON that is written as it is.
+fn raw<T: Serialize>(v: &T) -> Option<std::sync::Arc<serde_json::value::RawValue>> {
+    let text = serde_json::to_string(v).ok()?;
+    serde_json::value::RawValue::from_string(text)
+        .ok()
+        .map(std::sync::Arc::from)
+}
+
+/// A workload's `reasons` or `pools`: its own, or the JSON it shares.
+enum Part<T> {
+    Own(T),
+    Shared(std::sync::Arc<serde_json::value::RawValue>),
+}
+
+impl<T: Serialize> Serialize for Part<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Part::Own(v) => v.serialize(s),
+            Part::Shared(raw) => raw.serialize(s),
+        }
+    }
 }
 
 /// One file's workloads as JSON (separated by `,\n`, without a leading one), and their counts.
@@ -423,7 +467,11 @@ impl<'i> JsonWriter<'i> {
     /// `nodes`: list the names of the nodes each workload fits (`--nodes`).
     pub fn new(inventory: &'i Inventory, nodes: bool) -> Self {
         JsonWriter {
-            renderer: JsonRenderer { inventory, nodes },
+            renderer: JsonRenderer {
+                inventory,
+                nodes,
+                shared: Default::default(),
+            },
             first: true,
             summary: SimulateSummary::default(),
         }
@@ -436,7 +484,7 @@ impl<'i> JsonWriter<'i> {
 
     /// What renders a file for [`file`](Self::file), to share with the workers.
     pub fn renderer(&self) -> JsonRenderer<'i> {
-        self.renderer
+        self.renderer.clone()
     }
 
     pub fn begin(&mut self, out: &mut dyn Write, place: Place<'_>) -> io::Result<()> {
@@ -569,35 +617,7 @@ impl<'i> JsonRenderer<'i> {
         summary.count(fit);
         summary.rejected += usize::from(w.rejected.is_some());
         summary.by_shape += usize::from(w.by_shape);
-        let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
-        let mut pools: Vec<PoolFit> = Vec::new();
-        let mut said = Vec::new();
-        for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {
-            pool_reasons_into(v, pool, false, &mut said);
-            let (reasons, taints) = why_not(&said, pool, &mut reasons);
-            let entry = PoolFit {
-                pools: vec![i],
-                fit: Fit::of_pool(v, pool),
-                nodes: v.fitting(pool),
-                reasons,
-                taints,
-                tolerated: said
-                    .iter()
-                    .filter_map(|r| match *r {
-                        PoolReason::Granted(t, source) => Some(GrantOut {
-                            taint: t,
-                            source: SourceOut::of(source),
-                            message: r.message(pool),
-                        }),
-                        _ => None,
-                    })
-                    .collect(),
-            };
-            match pools.iter_mut().find(|p| p.same_verdict(&entry)) {
-                Some(p) => p.pools.push(i),
-                None => pools.push(entry),
-            }
-        }
+        let (reasons, pools) = self.reasons_and_pools(w);
         let (schedulable, avoid) = if self.nodes {
             let mut schedulable = Vec::new();
             let mut avoid = Vec::new();
@@ -649,6 +669,79 @@ impl<'i> JsonRenderer<'i> {
             schedulable,
             avoid,
         }
+    }
+    /// The workload's `reasons` and `pools`: the JSON its simulation's other workloads wrote,
+    /// or its own.
+    fn reasons_and_pools<'a>(
+        &self,
+        w: &'a WorkloadResult,
+    ) -> (Part<Vec<ReasonOut<'a>>>, Part<Vec<PoolFit>>)
+    where
+        'i: 'a,
+    {
+        let key = std::sync::Arc::as_ptr(&w.simulation) as usize;
+        let shared = |s: &SharedJson| {
+            s.0.get(&key).map(|x| {
+                (
+                    Part::Shared(x.reasons.clone()),
+                    Part::Shared(x.pools.clone()),
+                )
+            })
+        };
+        if let Some(parts) = self.shared.lock().ok().and_then(|s| shared(&s)) {
+            return parts;
+        }
+        let (reasons, pools) = self.own_reasons_and_pools(w);
+        // Kept only while there is room; another thread may have written it meanwhile.
+        if let Ok(mut s) = self.shared.lock() {
+            if s.0.len() < SharedJson::MOST {
+                if let (Some(r), Some(p)) = (raw(&reasons), raw(&pools)) {
+                    s.0.entry(key).or_insert(Written {
+                        _simulation: w.simulation.clone(),
+                        reasons: r,
+                        pools: p,
+                    });
+                }
+            }
+        }
+        (Part::Own(reasons), Part::Own(pools))
+    }
+
+    fn own_reasons_and_pools<'a>(&self, w: &'a WorkloadResult) -> (Vec<ReasonOut<'a>>, Vec<PoolFit>)
+    where
+        'i: 'a,
+    {
+        let inv: &'a Inventory = self.inventory;
+        let mut reasons: Vec<ReasonOut<'a>> = Vec::new();
+        let mut pools: Vec<PoolFit> = Vec::new();
+        let mut said = Vec::new();
+        for (i, (v, pool)) in w.simulation.pools.iter().zip(&inv.pools).enumerate() {
+            pool_reasons_into(v, pool, false, &mut said);
+            let (reasons, taints) = why_not(&said, pool, &mut reasons);
+            let entry = PoolFit {
+                pools: vec![i],
+                fit: Fit::of_pool(v, pool),
+                nodes: v.fitting(pool),
+                reasons,
+                taints,
+                tolerated: said
+                    .iter()
+                    .filter_map(|r| match *r {
+                        PoolReason::Granted(t, source) => Some(GrantOut {
+                            taint: t,
+                            source: SourceOut::of(source),
+                            message: r.message(pool),
+                        }),
+                        _ => None,
+                    })
+                    .collect(),
+            };
+            match pools.iter_mut().find(|p| p.same_verdict(&entry)) {
+                Some(p) => p.pools.push(i),
+                None => pools.push(entry),
+            }
+        }
+        (reasons, pools)
     }
 }
 
