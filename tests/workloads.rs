@@ -268,7 +268,7 @@ spec:
     spec:
       tolerations: {{ toYaml .Values.agent.tolerations | nindent 8 }}
 ";
-    let kinds = ChartKinds::from_templates([("templates/agent.yaml", template)].into_iter());
+    let kinds = ChartKinds::from_templates([("templates/agent.yaml", template)]);
     let mut options = Options::default();
     options.set_chart_kinds(Some(std::sync::Arc::new(kinds)));
     assert_eq!(paths(&options), ["server"]);
