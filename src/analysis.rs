@@ -430,14 +430,19 @@ fn skipped<'e>(
         .skipped
         .iter()
         .map(move |s| said(s.object, &s.path, &s.why));
-    parts.chain(unplaced(extracted, simulated).map(move |(object, path)| {
-        said(
-            object,
-            path,
-            "its tolerations are read by its operator, which makes its pods from no pod \
-             template taintlint knows",
-        )
-    }))
+    let off = extracted.switched_off.iter().map(|(path, key)| {
+        format!("chart values at {path}: switched off (`{key}: false`), the chart renders none")
+    });
+    parts
+        .chain(unplaced(extracted, simulated).map(move |(object, path)| {
+            said(
+                object,
+                path,
+                "its tolerations are read by its operator, which makes its pods from no pod \
+                 template taintlint knows",
+            )
+        }))
+        .chain(off)
 }
 
 /// The custom resources with a toleration list (which lint checks) but nothing simulated

@@ -272,6 +272,24 @@ spec:
     let mut options = Options::default();
     options.set_chart_kinds(Some(std::sync::Arc::new(kinds)));
     assert_eq!(paths(&options), ["server"]);
+    // What the values switch off is said, not what is global.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("values.yaml");
+    std::fs::write(&file, values).unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        "sized-inventory.yaml",
+        file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "1 part that would make pods not simulated: chart values at agent: switched off \
+             (`enable: false`), the chart renders none"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -1090,7 +1108,7 @@ fn a_trainjobs_trainer_is_sized_by_resources_per_node() {
     assert!(err.contains("4 of 4 pod templates read in part"), "{err}");
     assert!(
         err.contains(
-            "1 part of a custom resource that would make pods not simulated: TrainJob \
+            "1 part that would make pods not simulated: TrainJob \
              ml/runtime-only at spec: its pods are its runtime's (runtimeRef torch-distributed), \
              not at hand"
         ),
@@ -1143,7 +1161,7 @@ tolerations: []
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(
-            "taintlint: 1 part of a custom resource that would make pods not simulated: \
+            "taintlint: 1 part that would make pods not simulated: \
              CephCluster rook-ceph/rook-ceph at spec.placement.all.tolerations: its tolerations \
              are read by its operator, which makes its pods from no pod template taintlint knows \
              ({})",

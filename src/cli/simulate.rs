@@ -809,8 +809,8 @@ impl Notes {
             out.push(format!(
                 "{} that would make pods not simulated: {}",
                 match self.skipped.len() {
-                    1 => "1 part of a custom resource".to_string(),
-                    n => format!("{n} parts of custom resources"),
+                    1 => "1 part".to_string(),
+                    n => format!("{n} parts"),
                 },
                 self.skipped.join("; ")
             ));

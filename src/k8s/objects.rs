@@ -129,6 +129,9 @@ pub struct Extracted<'d> {
     pub taints: Vec<List>,
     /// What makes pods but is not simulated, each with why.
     pub skipped: Vec<Skipped>,
+    /// Chart values of a workload that the values switch off (`enabled: false`): their paths,
+    /// and the key that says so.
+    pub switched_off: Vec<(String, &'static str)>,
     /// The sequences already in `tolerations` (a list is found once, by the first way to it).
     listed: HashSet<NodeId>,
     /// Pod specs whose `tolerations` list is another's too (templates that alias one
@@ -1026,7 +1029,11 @@ fn values_workloads<'d>(
     // these values switch off (`enabled: false`, `enable: false`) renders nothing.
     found.retain(|(at, p, _)| {
         let global = *at != node && p.strip_prefix(path).is_some_and(is_global);
-        !global && !switched_off(doc, *at)
+        let off = switched_off(doc, *at);
+        if let (Some(key), false) = (off, global) {
+            out.switched_off.push((p.clone(), key));
+        }
+        !global && off.is_none()
     });
     found.sort_by_key(|(at, _, _)| doc.node(*at).span.start);
     for (at, p, kind) in found {
@@ -1090,10 +1097,10 @@ fn is_global(rest: &str) -> bool {
     rest == "global" || rest.starts_with("global.")
 }
 
-/// Whether a values mapping switches its component off: `enabled: false` or `enable: false`,
-/// the conventions charts test with `{{- if .Values.<component>.enabled }}`.
-fn switched_off(doc: &Document<'_>, at: NodeId) -> bool {
-    ["enabled", "enable"].iter().any(|k| {
+/// Whether a values mapping switches its component off, and by which key: `enabled: false` or
+/// `enable: false`, the conventions charts test with `{{- if .Values.<component>.enabled }}`.
+fn switched_off(doc: &Document<'_>, at: NodeId) -> Option<&'static str> {
+    ["enabled", "enable"].into_iter().find(|k| {
         doc.get(at, k)
             .and_then(|(_, v)| doc.scalar(v))
             .is_some_and(|(v, _)| v == "false")
@@ -1155,7 +1162,7 @@ fn app_template_workloads<'d>(
         let Some((name, _)) = doc.scalar(k) else {
             continue;
         };
-        if doc.mapping(controller).is_none() || switched_off(doc, controller) {
+        if doc.mapping(controller).is_none() || switched_off(doc, controller).is_some() {
             continue;
         }
         let kind = match doc.get_str(controller, "type").unwrap_or("deployment") {
