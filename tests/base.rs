@@ -760,6 +760,55 @@ fn files_added_and_deleted() {
     );
 }
 
+/// A change that adds the inventory: the base revision has the manifests but no cluster, so
+/// every placement is new (said once), not a failure to simulate the base; a workload the new
+/// cluster cannot run fails the run as a new workload would.
+#[test]
+fn an_inventory_the_change_adds() {
+    let repo = Repo::new();
+    repo.write("apps/apps.yaml", APPS).commit("apps only");
+    repo.write("cluster/pools.yaml", POOLS)
+        .commit("the cluster");
+    let since = |repo: &Repo| {
+        repo.json(&[
+            "simulate",
+            "--inventory",
+            "cluster/pools.yaml",
+            "--base",
+            "HEAD~1",
+            "-o",
+            "json",
+            "apps",
+        ])
+    };
+    let (v, run) = since(&repo);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(changes(&v), &Vec::<Value>::new());
+    assert!(
+        run.stderr
+            .contains("taintlint: warning: --base: cluster/pools.yaml is not at HEAD~1 (")
+            && run
+                .stderr
+                .contains("): the change adds the inventory, so every placement is new"),
+        "{}",
+        run.stderr
+    );
+    // The report Job, retargeted to a tier the new cluster lacks, runs nowhere: exit 1.
+    repo.edit("apps/apps.yaml", "tier: batch", "tier: gpu");
+    let (_, run) = since(&repo);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    // A revision that does not resolve is still a problem (exit 2).
+    let run = repo.run(&[
+        "simulate",
+        "--inventory",
+        "cluster/pools.yaml",
+        "--base",
+        "no-such-revision",
+        "apps",
+    ]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}
+
 /// A big node list the change edits is read at the base revision from git on the base side's
 /// standard input; what it says is still named by the file.
 #[test]

@@ -201,12 +201,14 @@ pub(crate) fn git_problem(rev: &str, e: GitError) -> String {
 }
 
 /// The base revision's side of `--base`: its tree written, the command started on it (`None`
-/// when the base revision has none of the manifests: all of them are new), and how its names
-/// read here.
+/// when the base revision has none of the manifests: all of them are new; for `simulate`, none
+/// of the inventories either: the change adds the cluster), and how its names read here.
 pub(crate) struct BaseRun {
     pub(crate) prepared: Prepared,
     pub(crate) running: Option<Running>,
     pub(crate) names: Names,
+    /// Why nothing ran on the base side, when that is worth saying.
+    pub(crate) said: Option<String>,
 }
 
 /// The base side being made ready on a thread of its own, while this process reads the
@@ -240,11 +242,27 @@ pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result
         let prepared = prepare(&rev, repo, commit, &paths)?;
         let all: Vec<&Path> = paths.all().map(PathBuf::as_path).collect();
         let names = prepared.names(&all);
-        let running = if paths
-            .manifests
-            .iter()
-            .all(|p| prepared.side.map(p).is_none())
-        {
+        let absent = |p: &PathBuf| prepared.side.map(p).is_none();
+        // A simulation needs an inventory: at a revision that has none of those named, the
+        // change adds the cluster, and every placement is new.
+        let no_inventory = subcommand == "simulate"
+            && !paths.inventories.is_empty()
+            && paths.inventories.iter().all(absent);
+        let said = no_inventory.then(|| {
+            let named: Vec<String> = paths
+                .inventories
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            format!(
+                "--base: {} {} not at {}: the change adds the inventory, so every placement \
+                 is new",
+                named.join(", "),
+                if named.len() == 1 { "is" } else { "are" },
+                prepared.commit.label()
+            )
+        });
+        let running = if paths.manifests.iter().all(absent) || no_inventory {
             None
         } else {
             Some(prepared.spawn(subcommand)?)
@@ -253,6 +271,7 @@ pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result
             prepared,
             running,
             names,
+            said,
         })
     });
     Ok(Pending { handle })

@@ -1271,6 +1271,7 @@ fn finish_base(base: super::base::Pending) -> Result<BaseFindings, Vec<String>> 
         prepared,
         running,
         names,
+        ..
     } = base.started().map_err(|e| vec![e])?;
     let label = prepared.commit.label();
     let exists = |name: &str| Path::new(name).exists();

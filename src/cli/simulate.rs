@@ -367,10 +367,11 @@ fn finish_base(base: super::base::Pending, after: &Simulation) -> Result<Compare
         prepared,
         running,
         names,
+        said,
     } = base.started().map_err(|e| vec![e])?;
     let label = prepared.commit.label();
     let (mut before, messages) = match running.map(super::base::Running::wait) {
-        None => (Simulation::default(), Vec::new()),
+        None => (Simulation::default(), said.into_iter().collect()),
         Some(done) => done.read(&names, &label, "simulate", Simulation::from_json)?,
     };
     for w in &mut before.workloads {
