@@ -1109,8 +1109,9 @@ fn switched_off(doc: &Document<'_>, at: NodeId) -> Option<&'static str> {
 
 /// Whether chart values have the layout of bjw-s' common library, which `app-template` and the
 /// charts built on it share: `controllers.<name>.containers` a mapping of containers by name
-/// (a pod spec's `containers` is a list), each with its `image`. A release that names its chart
-/// through an OCIRepository in another file (`chartRef`) is known by it.
+/// (a pod spec's `containers` is a list), each a mapping (a chart of its own may leave the
+/// `image` to its defaults). A release that names its chart through an OCIRepository in
+/// another file (`chartRef`) is known by it.
 fn common_library_shape(doc: &Document<'_>, values: NodeId) -> bool {
     let Some((_, controllers)) = doc.get(values, "controllers") else {
         return false;
@@ -1123,7 +1124,7 @@ fn common_library_shape(doc: &Document<'_>, values: NodeId) -> bool {
             doc.mapping(containers)
                 .unwrap_or_default()
                 .iter()
-                .any(|&(_, container)| doc.get(container, "image").is_some())
+                .any(|&(_, container)| doc.mapping(container).is_some())
         })
 }
 
