@@ -719,6 +719,32 @@ fn directories_as_inventory() {
         stderr.contains("a directory with no inventory file"),
         "{stderr}"
     );
+    assert!(!stderr.contains("Terraform"), "{stderr}");
+    // Terraform that hands its pools to a module in variables (GoogleCloudPlatform/ai-on-gke's
+    // infrastructure/main.tf: `cpu_pools = var.cpu_pools`) defines none taintlint reads: said.
+    std::fs::write(
+        empty.path().join("main.tf"),
+        "module \"cluster\" {\n  source    = \"../modules/gke-standard-public-cluster\"\n  \
+         cpu_pools = var.cpu_pools\n}\n",
+    )
+    .unwrap();
+    let out = run(&[
+        "simulate",
+        "--inventory",
+        empty.path().to_str().unwrap(),
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "a directory with no inventory file; an inventory is the output of `kubectl get \
+             nodes -o yaml` (or -o json), Node documents, or a pool file (`pools:`), or node \
+             pools defined as code; its Terraform defines no node pool written out (pools \
+             handed to a module in variables are not evaluated: write them in a pool file)"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -56,10 +56,9 @@ pub(crate) fn load_inventory(paths: &[PathBuf], texts: Texts) -> Result<LoadedIn
         for (i, p) in paths.iter().enumerate() {
             if p.is_dir() && !walked.contains(&Some(i)) {
                 eprintln!(
-                    "taintlint: inventory {}: a directory with no inventory file; an inventory \
-                     is {}, or node pools defined as code",
+                    "taintlint: inventory {}: {}",
                     p.display(),
-                    inventory::FORMATS
+                    inventory::empty_directory(inventory::holds_terraform(p))
                 );
                 failed = true;
             }

@@ -402,6 +402,33 @@ pub const NO_GROUP_READ: &str = "holds no node group taintlint reads";
 pub const FORMATS: &str = "the output of `kubectl get nodes -o yaml` (or -o json), Node \
      documents, or a pool file (`pools:`)";
 
+/// What to say of a directory given as an inventory in which nothing defines nodes: what an
+/// inventory is, and, where the directory holds Terraform (`has_terraform`), why its pools were
+/// not read: taintlint evaluates no Terraform expression, so pools a module is handed in
+/// variables (`cpu_pools = var.cpu_pools`) are not there to read.
+pub fn empty_directory(has_terraform: bool) -> String {
+    let mut said = format!(
+        "a directory with no inventory file; an inventory is {FORMATS}, or node pools defined as \
+         code"
+    );
+    if has_terraform {
+        said.push_str(
+            "; its Terraform defines no node pool written out (pools handed to a module in \
+             variables are not evaluated: write them in a pool file)",
+        );
+    }
+    said
+}
+
+/// Whether a directory holds Terraform files of its own (`*.tf`).
+pub fn holds_terraform(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "tf"))
+    })
+}
+
 /// Kinds an inventory file may hold beside Nodes: the cluster objects admission looks up
 /// (`kubectl get ns,runtimeclass -o yaml`) and the devices Dynamic Resource Allocation
 /// allocates from (`kubectl get deviceclasses,resourceslices -o yaml`), and the

@@ -209,10 +209,8 @@ impl InventoryFiles {
             if found.is_empty() {
                 files.push(InventoryFile {
                     path: source.clone(),
-                    content: Err(format!(
-                        "a directory with no inventory file; an inventory is {}, or node \
-                         pools defined as code",
-                        crate::inventory::FORMATS
+                    content: Err(crate::inventory::empty_directory(
+                        crate::inventory::holds_terraform(source),
                     )),
                     modified: modified(source),
                 });
