@@ -24,7 +24,8 @@ pub static META: RuleMeta = RuleMeta {
     explanation: r#"## What it catches
 A toleration that lets a workload onto a pool kept for others by a NoSchedule or NoExecute
 taint, while the workload also fits nodes outside that pool: nothing (no `nodeSelector`, no
-required node affinity, or one that admits other nodes too) steers it there. The message says
+required node affinity, or one that admits other nodes too, and no preferred node affinity for
+the pool's labels) steers it there. The message says
 how many fitting nodes lie outside the pool. DaemonSets, meant to run everywhere, are not
 reported.
 
@@ -64,6 +65,7 @@ impl Rule for TolerationDoesNotAttract {
             let (opened, outside) = opens(t, r.gate, r.simulation, inv);
             for (p, pt) in &opened {
                 p.hash(h);
+                crate::schedule::prefers(r.preferred, &inv.pools[*p]).hash(h);
                 inv.pools[*p].name.hash(h);
                 pool_title(inv, *p).hash(h);
                 hash_place(inv, &pt.at, h);
@@ -97,7 +99,9 @@ impl Rule for TolerationDoesNotAttract {
             if opened.is_empty() {
                 continue;
             }
-            opened.retain(|(p, _)| !reported.contains(p));
+            // A pool its preferred node affinity prefers is where the scheduler sends it
+            // first: something steers it there.
+            opened.retain(|(p, _)| !reported.contains(p) && !w.prefers(&inv.pools[*p]));
             if outside.is_zero() || opened.is_empty() {
                 continue;
             }

@@ -258,6 +258,8 @@ pub struct Reading<'a> {
     pub sources: &'a [Source],
     /// Its `nodeSelector` entries.
     pub node_selector: &'a [(Arc<str>, Arc<str>)],
+    /// The terms of its preferred node affinity.
+    pub preferred: &'a [crate::schedule::affinity::Term],
     /// Whether the comparison operators' feature gate is on.
     pub gate: bool,
     pub simulation: &'a Simulation,
@@ -275,6 +277,7 @@ pub fn workload_reads(shared: &Shared, inventory: &Inventory) -> Option<u64> {
             tolerations: &asks.tolerations,
             sources: &asks.sources,
             node_selector: &asks.node_selector,
+            preferred: &asks.preferred,
             gate: asks.gate,
             simulation: &shared.simulation,
             inventory,

@@ -303,71 +303,107 @@ pub fn required(doc: &Document<'_>, spec: NodeId) -> Option<Affinity> {
         "requiredDuringSchedulingIgnoredDuringExecution",
     )?;
     doc.mapping(required)?;
-    let mut terms = Vec::new();
     let list = doc
         .get(required, "nodeSelectorTerms")
         .and_then(|(_, v)| doc.sequence(v))
         .unwrap_or_default();
-    for (index, &term) in list.iter().enumerate() {
-        let part = |name: &str| {
-            doc.get(term, name)
-                .and_then(|(_, v)| doc.sequence(v))
-                .unwrap_or_default()
-                .iter()
-                .map(|&r| requirement(doc, r))
-                .collect::<Vec<_>>()
-        };
-        let expressions = part("matchExpressions");
-        let fields = part("matchFields");
-        if expressions.is_empty() && fields.is_empty() {
-            continue;
-        }
-        let mut error = None;
-        let mut ok_expressions = Vec::new();
-        for (i, r) in expressions.into_iter().enumerate() {
-            match r {
-                Ok(r) => {
-                    if let Some(e) = validate_expression(&r) {
-                        error.get_or_insert(format!("matchExpressions[{i}]: {e}"));
-                    }
-                    ok_expressions.push(r);
-                }
-                Err(e) => {
-                    error.get_or_insert(format!("matchExpressions[{i}].{e}"));
-                }
-            }
-        }
-        let mut ok_fields = Vec::new();
-        for (i, r) in fields.into_iter().enumerate() {
-            match r {
-                Ok(r) if matches!(r.op, SelOp::In | SelOp::NotIn) => {
-                    if r.values.len() != 1 {
-                        error.get_or_insert(format!(
-                            "matchFields[{i}].values: must have one element"
-                        ));
-                    }
-                    ok_fields.push(r);
-                }
-                Ok(r) => {
-                    error.get_or_insert(format!(
-                        "matchFields[{i}].operator: Unsupported value: {:?}: supported values: \
-                         \"In\", \"NotIn\"",
-                        r.op.as_str()
-                    ));
-                }
-                Err(e) => {
-                    error.get_or_insert(format!("matchFields[{i}].{e}"));
-                }
-            }
-        }
-        terms.push(Term {
-            expressions: ok_expressions,
-            fields: ok_fields,
-            error,
-            index,
-        });
-    }
+    let terms = list
+        .iter()
+        .enumerate()
+        .filter_map(|(index, &term)| node_selector_term(doc, term, index))
+        .collect();
     Some(Affinity { terms, key })
+}
+
+/// Reads the terms of `affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution`
+/// (each item's `preference`, with a positive `weight`): the nodes the scheduler's NodeAffinity
+/// score prefers (pkg/scheduler/framework/plugins/nodeaffinity `Score`), a term that does not
+/// parse left out.
+pub fn preferred(doc: &Document<'_>, spec: NodeId) -> Vec<Term> {
+    let list = doc
+        .get_path(
+            spec,
+            &[
+                "affinity",
+                "nodeAffinity",
+                "preferredDuringSchedulingIgnoredDuringExecution",
+            ],
+        )
+        .and_then(|v| doc.sequence(v))
+        .unwrap_or_default();
+    list.iter()
+        .enumerate()
+        .filter(|&(_, &item)| {
+            doc.get(item, "weight")
+                .and_then(|(_, w)| doc.scalar(w))
+                .and_then(|(w, _)| go_parse_int(w))
+                .is_some_and(|w| w > 0)
+        })
+        .filter_map(|(index, &item)| {
+            let (_, preference) = doc.get(item, "preference")?;
+            node_selector_term(doc, preference, index)
+        })
+        .filter(|t| t.error.is_none())
+        .collect()
+}
+
+/// One `NodeSelectorTerm` (`index` in its list), `None` when it has no requirement.
+fn node_selector_term(doc: &Document<'_>, term: NodeId, index: usize) -> Option<Term> {
+    let part = |name: &str| {
+        doc.get(term, name)
+            .and_then(|(_, v)| doc.sequence(v))
+            .unwrap_or_default()
+            .iter()
+            .map(|&r| requirement(doc, r))
+            .collect::<Vec<_>>()
+    };
+    let expressions = part("matchExpressions");
+    let fields = part("matchFields");
+    if expressions.is_empty() && fields.is_empty() {
+        return None;
+    }
+    let mut error = None;
+    let mut ok_expressions = Vec::new();
+    for (i, r) in expressions.into_iter().enumerate() {
+        match r {
+            Ok(r) => {
+                if let Some(e) = validate_expression(&r) {
+                    error.get_or_insert(format!("matchExpressions[{i}]: {e}"));
+                }
+                ok_expressions.push(r);
+            }
+            Err(e) => {
+                error.get_or_insert(format!("matchExpressions[{i}].{e}"));
+            }
+        }
+    }
+    let mut ok_fields = Vec::new();
+    for (i, r) in fields.into_iter().enumerate() {
+        match r {
+            Ok(r) if matches!(r.op, SelOp::In | SelOp::NotIn) => {
+                if r.values.len() != 1 {
+                    error.get_or_insert(format!("matchFields[{i}].values: must have one element"));
+                }
+                ok_fields.push(r);
+            }
+            Ok(r) => {
+                error.get_or_insert(format!(
+                    "matchFields[{i}].operator: Unsupported value: {:?}: supported values: \
+                     \"In\", \"NotIn\"",
+                    r.op.as_str()
+                ));
+            }
+            Err(e) => {
+                error.get_or_insert(format!("matchFields[{i}].{e}"));
+            }
+        }
+    }
+    Some(Term {
+        expressions: ok_expressions,
+        fields: ok_fields,
+        error,
+        index,
+    })
 }
 
 #[cfg(test)]
@@ -396,6 +432,29 @@ mod tests {
         let stream = parse(&text);
         let doc = &stream.documents[0];
         required(doc, doc.root.unwrap())
+    }
+
+    /// Preferred node affinity: each item's `preference` with a positive weight (the scheduler
+    /// scores no term of weight 0, and the API server refuses a weight outside 1..100), a term
+    /// that does not parse left out.
+    #[test]
+    fn preferred_terms() {
+        let text = "affinity:
+  nodeAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - {weight: 50, preference: {matchExpressions: [{key: pool, operator: In, values: [gpu]}]}}
+    - {weight: 0, preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}}
+    - {weight: 10, preference: {matchExpressions: [{key: disk, operator: Bogus}]}}
+    - {weight: 10, preference: {}}
+";
+        let stream = parse(text);
+        let doc = &stream.documents[0];
+        let terms = preferred(doc, doc.root.unwrap());
+        assert_eq!(terms.len(), 1, "{terms:?}");
+        assert_eq!(terms[0].index, 0);
+        let node = |labels: &'static [(&'static str, &'static str)]| Node { name: None, labels };
+        assert!(terms[0].matches(&node(&[("pool", "gpu")])));
+        assert!(!terms[0].matches(&node(&[("pool", "cpu")])));
     }
 
     // Ported from component-helpers nodeaffinity_test.go TestPodMatchesNodeSelectorAndAffinityTerms

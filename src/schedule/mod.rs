@@ -73,6 +73,8 @@ pub struct Workload<'d> {
     /// The `nodeSelector` key.
     pub selector_key: Option<NodeId>,
     pub affinity: Option<Affinity>,
+    /// The terms of its preferred node affinity (what the scheduler's score prefers).
+    pub preferred: Vec<affinity::Term>,
     pub host_network: bool,
     /// Resources the containers request (requests and limits: limits default the requests).
     pub requested: Vec<String>,
@@ -139,6 +141,11 @@ impl<'d> Workload<'d> {
             .map(|e| (e.key.to_string(), e.value.to_string()))
             .collect();
         let affinity = affinity::required(doc, spec).filter(|_| pod.fields);
+        let preferred = if pod.fields {
+            affinity::preferred(doc, spec)
+        } else {
+            Vec::new()
+        };
         let admission_pod = admission::Pod {
             kind,
             namespace: object.namespace.unwrap_or("default"),
@@ -186,6 +193,7 @@ impl<'d> Workload<'d> {
             node_selector,
             selector_key,
             affinity,
+            preferred,
             host_network,
             requested,
             requests,
@@ -215,6 +223,11 @@ impl<'d> Workload<'d> {
     /// node affinity.
     pub fn steered(&self) -> bool {
         self.node_name.is_some() || !self.node_selector.is_empty() || self.affinity.is_some()
+    }
+
+    /// Whether its preferred node affinity prefers the nodes of `pool` ([`prefers`]).
+    pub fn prefers(&self, pool: &Pool) -> bool {
+        prefers(&self.preferred, pool)
     }
 
     /// The manifest item a toleration came from.
@@ -924,6 +937,13 @@ impl Simulation {
     }
 }
 
+/// Whether preferred node affinity `terms` prefer the nodes of `pool`: a term matches the
+/// labels every node of the pool has.
+pub fn prefers(terms: &[affinity::Term], pool: &Pool) -> bool {
+    let node = PoolNode { pool, member: None };
+    terms.iter().any(|t| t.matches(&node))
+}
+
 /// Everything of a workload and of the options that [`simulate`] reads, but places in the
 /// document (which no verdict holds).
 #[derive(Debug, PartialEq, Eq)]
@@ -938,6 +958,9 @@ pub struct Asks {
     pub node_selector: Vec<(Arc<str>, Arc<str>)>,
     class_selector: Vec<(String, String)>,
     affinity: Option<Vec<affinity::Term>>,
+    /// Its preferred node affinity: no verdict reads it, a rule does
+    /// (`toleration-does-not-attract`).
+    pub preferred: Vec<affinity::Term>,
     requests: Resources,
     pub gate: bool,
 }
@@ -963,6 +986,7 @@ impl Asks {
                 .collect(),
             class_selector: w.class_selector.clone(),
             affinity: w.affinity.as_ref().map(|a| a.terms.clone()),
+            preferred: w.preferred.clone(),
             requests: w.requests.clone(),
             gate: options.feature(COMPARISON_GATE),
         };
@@ -976,6 +1000,7 @@ impl Asks {
             &asks.node_selector,
             &asks.class_selector,
             &asks.affinity,
+            &asks.preferred,
             &asks.requests,
             asks.gate,
         )
