@@ -710,6 +710,93 @@ mod tests {
         assert_eq!(map.last(), Some(&text.len()));
     }
 
+    /// `path_to` finds every value and item where it is written, and `follow` leads back to
+    /// it: in block and flow collections, a sequence's items at its own dash or nested in
+    /// another's, an explicit key's value, under a tag or an anchor, an alias and a null, and
+    /// the root itself.
+    #[test]
+    fn every_value_has_its_path() {
+        fn walk(
+            doc: &syntax::Document<'_>,
+            node: NodeId,
+            path: &mut Vec<Step>,
+            out: &mut Vec<(NodeId, Vec<Step>)>,
+        ) {
+            out.push((node, path.clone()));
+            let children: Vec<(Step, NodeId)> = match &doc.node(node).kind {
+                syntax::NodeKind::Mapping { entries, .. } => entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(_, v))| (Step::Entry(i), v))
+                    .collect(),
+                syntax::NodeKind::Sequence { items, .. } => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (Step::Item(i), v))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for (step, child) in children {
+                path.push(step);
+                walk(doc, child, path, out);
+                path.pop();
+            }
+        }
+        let mut checked = 0;
+        for text in [
+            "- |\n  a: 1\n- 'b'\n",
+            "- - 'x'\n  - \"y\"\n- - z\n",
+            "k:\n- |\n  a\n- b\nl: c\n",
+            "k:\n- 'a: 1'\n- \"b\"\n",
+            "[a, [b, 'c'], {d: \"e\"}]\n",
+            "{k: 'v', l: {m: n}, o: [p]}\n",
+            "? a\n: |\n  b\n? [c]\n: d\n",
+            "k: !!str |\n  x\nl: !!str 'y'\n",
+            "k: &x |\n  y\nl: *x\nm:\n- *x\n- &z 'w'\n",
+            "k:\nl: x\nm:\n-\n- y\n",
+            "a:\n  b:\n    c: |\n      d\n  e: f\n",
+            "|\n  top\n",
+            "'top'",
+        ] {
+            let stream = syntax::parse(text);
+            let doc = &stream.documents[0];
+            assert!(doc.error.is_none(), "{text:?}");
+            let mut all = Vec::new();
+            walk(doc, doc.root.unwrap(), &mut Vec::new(), &mut all);
+            for (node, path) in all {
+                assert_eq!(
+                    path_to(doc, node).as_ref(),
+                    Some(&path),
+                    "{text:?}: {:?}",
+                    doc.node(node).span
+                );
+                assert_eq!(follow(doc, &path), Some(node), "{text:?}: {path:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{checked}");
+    }
+
+    /// A sequence written at its key's own indentation starts where its first item starts
+    /// (granit-parser 2.1.0 starts a block sequence's span at its first item's node, the dash
+    /// only when the sequence is indented): a quoted string that is that first item, as a
+    /// kustomization's inline `patchesStrategicMerge` writes it, still maps and is edited.
+    #[test]
+    fn a_quoted_first_item_of_a_sequence_at_its_keys_indentation_is_edited() {
+        let text = "patches:\n- 'a: 1'\n- \"b: 2\"\n";
+        let stream = syntax::parse(text);
+        let doc = &stream.documents[0];
+        let (_, seq) = doc.get(doc.root.unwrap(), "patches").unwrap();
+        let items = doc.sequence(seq).unwrap();
+        assert_eq!(doc.node(seq).span.start, doc.node(items[0]).span.start);
+        for (&item, want) in items.iter().zip(["a: 9", "b: 9"]) {
+            let (value, _) = doc.scalar(item).unwrap();
+            let m = MappedString::new(doc, text, item).expect(value);
+            let (range, with) = m.edit(text, value, &(3..4), "9").unwrap();
+            assert!(m.writes(text, &[(range, with.as_str())], want), "{want}");
+        }
+    }
+
     /// The outer texts the edit tests write into: a literal block of YAML lines (`a: 1`, `b: 2`,
     /// `c: 3`) under `v`, in every chomping, with an indentation indicator, nested, with CRLF,
     /// with an empty line inside, followed by another key or ending the file (with and without
