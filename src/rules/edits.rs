@@ -234,7 +234,9 @@ pub fn add_entry(
             key != name && crate::rules::unknown_field::closest(key, &[name]).is_some()
         })
     });
-    if misspelt {
+    // A key that is no scalar (an explicit `? key: value`, whose span the parser may stretch to
+    // the next token): where the mapping ends cannot be told, and no entry is added.
+    if misspelt || entries.iter().any(|&(k, _)| doc.scalar(k).is_none()) {
         return None;
     }
     let &(first_key, _) = entries.first()?;
@@ -391,6 +393,22 @@ mod tests {
         let item = doc.sequence(list).unwrap()[0];
         assert_eq!(add_entry(typo, doc, item, "operator", "Exists"), None);
         assert!(add_entry(typo, doc, item, "effect", "NoExecute").is_some());
+        // An item whose last value is empty ends with its key's line, not at the next item.
+        let empty = "t:\n- key: a\n  value:\n- key: b\n  operator: Exists\n";
+        let out = with_item(empty, |d, i| {
+            add_entry(empty, d, i, "operator", "Exists").unwrap()
+        });
+        assert_eq!(
+            out,
+            "t:\n- key: a\n  value:\n  operator: Exists\n- key: b\n  operator: Exists\n"
+        );
+        // An explicit key that is no scalar: where the item ends cannot be told.
+        let explicit = "t:\n- key: a\n  ? operator: Exists\n- key: b\n  operator: Exists\n";
+        let stream = parse(explicit);
+        let doc = &stream.documents[0];
+        let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
+        let item = doc.sequence(list).unwrap()[0];
+        assert_eq!(add_entry(explicit, doc, item, "operator", "Exists"), None);
         let flow = "t: [{key: a}]\n";
         let out = with_item(flow, |d, i| {
             add_entry(flow, d, i, "effect", "NoExecute").unwrap()
