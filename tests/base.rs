@@ -809,6 +809,53 @@ fn an_inventory_the_change_adds() {
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
 
+/// A manifest directory the base revision does not have: its workloads are new, the base side
+/// is not run on nothing, and nothing fails that would not without `--base`.
+#[test]
+fn a_manifest_directory_the_change_adds() {
+    let repo = repo();
+    repo.write("jobs/apps.yaml", APPS);
+    let args = |format: &'static str| {
+        vec![
+            "simulate",
+            "--inventory",
+            "cluster/pools.yaml",
+            "--base",
+            "main",
+            "-o",
+            format,
+            "jobs",
+        ]
+    };
+    let (v, run) = repo.json(&args("json"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(changes(&v), &Vec::<Value>::new());
+    assert_eq!(v["workloads"].as_array().map(Vec::len), Some(2));
+    let human = repo.run(&args("human"));
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert!(
+        human.stdout.contains("none (2 workloads added)."),
+        "{}",
+        human.stdout
+    );
+    // Beside a directory the base revision has, only the new one's workloads are added.
+    let both = repo.run(&[
+        "simulate",
+        "--inventory",
+        "cluster/pools.yaml",
+        "--base",
+        "main",
+        "apps",
+        "jobs",
+    ]);
+    assert_eq!(both.code, 0, "{}", both.stderr);
+    assert!(
+        both.stdout.contains("none (2 workloads added)."),
+        "{}",
+        both.stdout
+    );
+}
+
 /// A big node list the change edits is read at the base revision from git on the base side's
 /// standard input; what it says is still named by the file.
 #[test]
