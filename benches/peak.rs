@@ -7,6 +7,12 @@
 //! there (unpacked once under `target/bench-data/`). Every row is run `RUNS` times, the rows
 //! interleaved; the medians are printed with the range. Peak memory is GNU time's `%M`
 //! (`/usr/bin/time`): without it the rows are not run.
+//!
+//! Then the language server's rows (filter `server`), run by `benches/lsp_process.py` with
+//! `python3`: the binary's `server` in a process of its own with the 5,000-node list as its
+//! inventory and a 14,800-line manifest of 500 Deployments open (edit to pushed diagnostics,
+//! median and p90, and the server's peak), and opened on the nine corpora as one workspace
+//! (time from start to the first full `workspace/diagnostic`, and the server's peak).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -144,19 +150,61 @@ fn main() {
         }
     }
     for ((name, _), runs) in rows.iter().zip(measured) {
-        if runs.is_empty() {
-            println!("{name}: not measured");
-            continue;
-        }
-        let n = runs.len();
-        let (t, t0, t1) = median(runs.iter().map(|r| r.0).collect());
-        let (m, m0, m1) = median(runs.iter().map(|r| r.1).collect());
-        let mib = |kb: u64| kb as f64 / 1024.0;
-        println!(
-            "{name}: {t:.2} s ({t0:.2}-{t1:.2}), peak {:.1} MiB ({:.1}-{:.1}), median of {n}",
-            mib(m),
-            mib(m0),
-            mib(m1)
-        );
+        print_row(name, runs);
     }
+    if filter
+        .as_ref()
+        .is_none_or(|f| "server".contains(f.as_str()))
+    {
+        server_rows(&dir);
+    }
+}
+
+/// The language server's rows, by `benches/lsp_process.py` (which prints them).
+fn server_rows(dir: &Path) {
+    let manifest = dir.join("lsp-manifest.yaml");
+    if !manifest.is_file() {
+        std::fs::write(&manifest, cluster::manifest_files(500, 1).remove(0)).unwrap();
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/lsp_process.py");
+    let python = |args: Vec<PathBuf>| {
+        let ok = Command::new("python3")
+            .arg(&script)
+            .arg(env!("CARGO_BIN_EXE_taintlint"))
+            .args(args)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            println!(
+                "language server rows: not measured (python3 {})",
+                script.display()
+            );
+        }
+    };
+    python(vec![
+        "cluster".into(),
+        dir.join("nodes-5000.json"),
+        manifest,
+    ]);
+    if !corpora(dir).is_empty() {
+        python(vec!["workspace".into(), dir.join("real-repos/repos")]);
+    }
+}
+
+/// One row's medians and ranges.
+fn print_row(name: &str, runs: Vec<(f64, u64)>) {
+    if runs.is_empty() {
+        println!("{name}: not measured");
+        return;
+    }
+    let n = runs.len();
+    let (t, t0, t1) = median(runs.iter().map(|r| r.0).collect());
+    let (m, m0, m1) = median(runs.iter().map(|r| r.1).collect());
+    let mib = |kb: u64| kb as f64 / 1024.0;
+    println!(
+        "{name}: {t:.2} s ({t0:.2}-{t1:.2}), peak {:.1} MiB ({:.1}-{:.1}), median of {n}",
+        mib(m),
+        mib(m0),
+        mib(m1)
+    );
 }
