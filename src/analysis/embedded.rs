@@ -50,6 +50,9 @@ struct Place {
     /// Where the string is, from the document root, when it holds what is deployed (values, a
     /// manifest) rather than a patch: its pod templates are simulated.
     deployed: Option<String>,
+    /// Whether it holds the values of a chart the outer object installs (an Argo CD
+    /// Application's `helm.values`): a workload of unknown kind in them is named after it.
+    values: bool,
 }
 
 /// Lints the YAML in the strings of the objects `range` of `objects` (and, for the first
@@ -167,6 +170,7 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                             target: None,
                             object: Some(index),
                             deployed: Some(format!("{path}.values")),
+                            values: true,
                         });
                     }
                 }
@@ -189,6 +193,7 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                         target: None,
                         object: Some(index),
                         deployed: Some(format!("{path}.manifest")),
+                        values: false,
                     });
                 }
             }
@@ -218,6 +223,7 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                         target: None,
                         object: Some(index),
                         deployed: Some(format!("{base}{dot}{field}[{name}]")),
+                        values: false,
                     });
                 }
             }
@@ -273,6 +279,7 @@ fn patch_items(doc: &Document<'_>, list: NodeId, object: Option<usize>, out: &mu
             target,
             object,
             deployed: None,
+            values: false,
         });
     }
 }
@@ -290,6 +297,7 @@ fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &
                 target: None,
                 object,
                 deployed: None,
+                values: false,
             });
         }
     }
@@ -400,14 +408,8 @@ fn lint_string(
     // A string read through an alias is written where its anchor is.
     let mapped = MappedString::new(doc, text, place.value);
     let key_span = doc.node(place.key).span.clone();
-    let outer_object = place
-        .object
-        .and_then(|i| objects.get(i))
-        .map(|o| ObjectRef {
-            kind: o.kind.map(str::to_string),
-            name: o.name.map(str::to_string),
-            namespace: o.namespace.map(str::to_string),
-        });
+    let outer = place.object.and_then(|i| objects.get(i));
+    let outer_object = outer.map(rules::object_ref);
     for mut d in found {
         if left_out(d.rule) {
             continue;
@@ -417,6 +419,20 @@ fn lint_string(
         // (an object of no kind and no name), belongs to the object that holds the string.
         let unnamed = |o: &ObjectRef| o.kind.is_none() && o.name.is_none();
         if d.object.as_ref().is_none_or(unnamed) {
+            // A workload of unknown kind in a chart's values is named after the object that
+            // installs the chart, as in its `valuesObject`.
+            if let (Some(o), true, Some(_)) = (outer, place.values, &d.object) {
+                let title = |at: &str| {
+                    crate::k8s::parts::object_title(
+                        o,
+                        Some(&crate::k8s::parts::values_part("", at)),
+                    )
+                };
+                d.message = crate::k8s::parts::retitle_values(&d.message, title);
+                if let Some(m) = &mut d.server_message {
+                    *m = crate::k8s::parts::retitle_values(m, title);
+                }
+            }
             d.object.clone_from(&outer_object);
         }
         match &mapped {
@@ -509,14 +525,20 @@ pub(super) fn simulate(
         for mut w in found {
             w.document = doc.index;
             w.item = None;
-            w.path = format!("{at}|{}", w.path);
             if w.kind.is_none() && w.name.is_none() {
                 if let Some(o) = outer {
+                    // Named after the object that installs the chart, as in its
+                    // `valuesObject`.
+                    if place.values {
+                        w.part = Some(crate::k8s::parts::values_part("", &w.path));
+                        w.object_path.clone_from(&o.path);
+                    }
                     w.kind = o.kind.map(str::to_string);
                     w.name = o.name.map(str::to_string);
                     w.namespace = o.namespace.map(str::to_string);
                 }
             }
+            w.path = format!("{at}|{}", w.path);
             out.push(w);
         }
     }
