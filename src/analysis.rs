@@ -1035,6 +1035,7 @@ fn check_document<'a>(
             &extracted.objects,
             chunk.objects.clone(),
             out,
+            places.as_deref_mut(),
         );
         judged += in_strings;
         // What YAML in a string reads of the inventory is not told.

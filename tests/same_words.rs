@@ -593,23 +593,25 @@ async fn argo_values_workloads_are_named_after_their_application_in_every_face()
         .filter(|m| m.contains("fits no node"))
         .collect();
     assert_eq!(messages, unschedulable);
+    // Each lens (in the string, as in the object) opens the placement of its workload, named
+    // as the findings name it.
     let r = c
         .request(
-            "taintlint/placement",
-            json!({"textDocument": {"uri": uri}, "position": position(ARGO_VALUES, "nodeSelector: {dedicated: risk}")}),
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
         )
         .await;
-    assert_eq!(r["result"]["title"], web, "{r}");
-    // In the string, as in the object.
-    let second = ARGO_VALUES
-        .rfind("nodeSelector: {dedicated: risk}")
-        .unwrap();
-    let r = c
-        .request(
-            "taintlint/placement",
-            json!({"textDocument": {"uri": uri}, "position": position(ARGO_VALUES, &ARGO_VALUES[second..])}),
-        )
-        .await;
-    assert_eq!(r["result"]["title"], api, "{r}");
+    let lenses: Vec<(u64, &str)> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["command"]["arguments"][0]["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(lenses, [(14, web), (32, api)], "{r}");
     assert!(c.finish().await);
 }

@@ -66,11 +66,14 @@ pub(super) fn check(
     objects: &[Object<'_>],
     range: Range<usize>,
     out: &mut Vec<Diagnostic>,
+    places_out: Option<&mut super::Places>,
 ) -> (bool, super::PodTemplates) {
     let mut linted = false;
     let mut judged = super::PodTemplates::default();
+    let mut places_out = places_out;
     for place in places(text, doc, objects, range) {
-        judged += lint_string(text, doc, options, inventory, objects, place, out);
+        let here = (objects, places_out.as_deref_mut());
+        judged += lint_string(text, doc, options, inventory, here, place, out);
         linted = true;
     }
     (linted, judged)
@@ -347,7 +350,7 @@ fn lint_string(
     doc: &Document<'_>,
     options: &Options,
     inventory: Option<&Inventory>,
-    objects: &[Object<'_>],
+    (objects, places_out): (&[Object<'_>], Option<&mut super::Places>),
     place: Place,
     out: &mut Vec<Diagnostic>,
 ) -> super::PodTemplates {
@@ -370,10 +373,28 @@ fn lint_string(
         targeted = o;
         &targeted
     };
-    let analysed = deeper(|| super::analyse_counted(inner, inner_options, inventory, false));
+    // The editor's placements of what the string deploys, at its characters.
+    let placing = places_out.is_some() && place.deployed.is_some();
+    let analysed = deeper(|| super::analyse_counted(inner, inner_options, inventory, placing));
     let Some((analysis, mut judged)) = analysed else {
         return none;
     };
+    let outer = place.object.and_then(|i| objects.get(i));
+    if let (Some(places_out), Some(at), false) = (
+        places_out,
+        &place.deployed,
+        analysis.placements.is_empty() && analysis.tolerations.is_empty(),
+    ) {
+        if let Some(mapped) = MappedString::new(doc, text, place.value) {
+            place_string(
+                doc.index,
+                at,
+                (&mapped, outer, place.values),
+                &analysis,
+                places_out,
+            );
+        }
+    }
     // A patch is no workload of its own: its pod templates are its target's.
     if place.deployed.is_none() {
         judged = none;
@@ -408,7 +429,6 @@ fn lint_string(
     // A string read through an alias is written where its anchor is.
     let mapped = MappedString::new(doc, text, place.value);
     let key_span = doc.node(place.key).span.clone();
-    let outer = place.object.and_then(|i| objects.get(i));
     let outer_object = outer.map(rules::object_ref);
     for mut d in found {
         if left_out(d.rule) {
@@ -455,6 +475,40 @@ fn lint_string(
         out.push(d);
     }
     judged
+}
+
+/// The placements and tolerations of what a string deploys (at `at`, from the document root),
+/// for the editor: at the string's characters in the outer text, a workload of unknown kind in
+/// a chart's values named after the object that installs the chart.
+fn place_string(
+    document: usize,
+    at: &str,
+    (mapped, outer, values): (&MappedString, Option<&Object<'_>>, bool),
+    analysis: &super::FileAnalysis,
+    out: &mut super::Places,
+) {
+    for p in &analysis.placements {
+        let mut p = p.clone();
+        p.document = document;
+        p.anchor = mapped.range(&p.anchor);
+        p.range = mapped.range(&p.range);
+        if let (Some(o), true) = (outer, values) {
+            p.title = crate::k8s::parts::retitle_values(&p.title, |path| {
+                crate::k8s::parts::object_title(o, Some(&crate::k8s::parts::values_part("", path)))
+            });
+        }
+        p.path = format!("{at}|{}", p.path);
+        if let Some(near) = &mut p.near {
+            near.path = format!("{at}|{}", near.path);
+        }
+        out.placements.push(p);
+    }
+    for t in &analysis.tolerations {
+        let mut t = t.clone();
+        t.item = mapped.range(&t.item);
+        t.seconds = t.seconds.as_ref().map(|r| mapped.range(r));
+        out.tolerations.push(t);
+    }
 }
 
 /// A fix of the string's text rewritten as a fix of the outer text, when every edit can be
