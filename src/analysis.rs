@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::inventory::class::{self, Text};
 use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::{extract_known, extract_with, items, Extracted, Owner};
 use crate::rules::InventoryReads;
@@ -75,7 +76,7 @@ pub fn analyse_counted(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> (FileAnalysis, PodTemplates) {
-    if terraform::looks_like_hcl(text) {
+    if class::text(text) == Text::Hcl {
         let (stream, mut out) = check_hcl(text, options);
         settle(text, &stream, options, &mut out);
         order(&mut out);
@@ -172,7 +173,7 @@ fn analyse_parsed_with<'a>(
 
 /// Whether a file is analysed from its YAML tree ([`syntax::parse`]): all but Terraform files.
 pub fn is_parsed_kind(text: &str) -> bool {
-    !terraform::looks_like_hcl(text)
+    class::text(text).is_parsed()
 }
 
 fn analyse_stream<'a>(
@@ -232,7 +233,7 @@ fn analyse_stream<'a>(
 /// inventory in turn). A file without any has the same findings with every inventory and with
 /// none: the language server keeps them when only the inventory changes.
 pub fn reads_inventory(text: &str, options: &Options) -> bool {
-    if terraform::looks_like_hcl(text) {
+    if !class::text(text).is_parsed() {
         return false;
     }
     reads_inventory_parsed(text, &mut syntax::parse(text), options)
@@ -267,9 +268,8 @@ fn document_reads_inventory<'a>(
     if template || doc.error.is_some() || unknown_aliases(doc, &mut Vec::new()) {
         return false;
     }
-    let pool_file = doc.root.is_some_and(|r| {
-        compact::is_pool_file(doc, r) && compact::parse(0, text, doc, r, None).is_ok()
-    });
+    let pool_file =
+        class::pool_file(doc).is_some_and(|r| compact::parse(0, text, doc, r, None).is_ok());
     if pool_file {
         return false;
     }
@@ -301,7 +301,7 @@ pub fn analyse_streamed(
             emit(findings)
         }
     };
-    if terraform::looks_like_hcl(text) {
+    if !class::text(text).is_parsed() {
         let (analysis, judged) = analyse_counted(text, options, inventory, false);
         emit(analysis.diagnostics);
         return judged;
@@ -978,7 +978,7 @@ fn check_document<'a>(
         return none;
     }
     // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
-    if let Some(root) = doc.root.filter(|&r| compact::is_pool_file(doc, r)) {
+    if let Some(root) = class::pool_file(doc) {
         if let Ok(lists) = compact::parse(0, text, doc, root, None) {
             check_lists(text, doc, options, &[], &[], &lists, out);
             return none;
@@ -1401,7 +1401,7 @@ mod tests {
             for d in &mut probe.documents {
                 let mark = d.mark();
                 let _patch = json6902::prepare(d, patched.patch_target());
-                if let Some(root) = d.root.filter(|&r| compact::is_pool_file(d, r)) {
+                if let Some(root) = class::pool_file(d) {
                     let _ = compact::parse(0, &text, d, root, None);
                 }
                 if d.mark() != mark {
