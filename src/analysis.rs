@@ -86,20 +86,6 @@ pub fn analyse_counted(
     analyse_stream(text, &mut stream, options, inventory, placements, None)
 }
 
-/// [`analyse_file`] of a YAML file already parsed: `stream` is what [`syntax::parse`] made of
-/// `text` (and is left so). The language server keeps the trees of the files it judges again
-/// when only the inventory changes. A Terraform file is not parsed so: [`is_parsed_kind`] says
-/// which files are.
-pub fn analyse_parsed<'a>(
-    text: &'a str,
-    stream: &mut syntax::Stream<'a>,
-    options: &Options,
-    inventory: Option<&Inventory>,
-    placements: bool,
-) -> FileAnalysis {
-    analyse_parsed_with(text, stream, options, inventory, placements, None)
-}
-
 /// What a file's documents are to be told ([`Judged`]), and what they found before.
 type Again<'j> = Option<(&'j mut Judged, Option<&'j Judged>)>;
 
@@ -128,10 +114,12 @@ impl Judged {
     }
 }
 
-/// [`analyse_parsed`] (with no placements), and what each document found and read of the
+/// [`analyse_file`] of a YAML file already parsed (with no placements): `stream` is what
+/// [`syntax::parse`] made of `text` (and is left so; the language server keeps the trees of the
+/// files it judges again when only the inventory changes), and what each document found and read of the
 /// inventory. With what the same text, under the same options, found before (`before`,
 /// against another inventory), a document whose findings read the same of `inventory` keeps
-/// them rather than be judged again: the analysis is the same as [`analyse_parsed`]'s.
+/// them rather than be judged again: the analysis is the same as [`analyse_file`]'s.
 pub fn analyse_parsed_again<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
@@ -160,7 +148,10 @@ fn analyse_parsed_with<'a>(
     placements: bool,
     again: Again<'_>,
 ) -> FileAnalysis {
-    debug_assert!(is_parsed_kind(text), "a Terraform file has no YAML tree");
+    debug_assert!(
+        class::text(text).is_parsed(),
+        "a Terraform file has no YAML tree"
+    );
     let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
     let (analysis, _) = analyse_stream(text, stream, options, inventory, placements, again);
     // The rules add nodes (a JSON6902 patch's stand-ins, a pool file's taints read as
@@ -169,11 +160,6 @@ fn analyse_parsed_with<'a>(
         doc.restore(mark);
     }
     analysis
-}
-
-/// Whether a file is analysed from its YAML tree ([`syntax::parse`]): all but Terraform files.
-pub fn is_parsed_kind(text: &str) -> bool {
-    class::text(text).is_parsed()
 }
 
 fn analyse_stream<'a>(
@@ -239,7 +225,7 @@ pub fn reads_inventory(text: &str, options: &Options) -> bool {
     reads_inventory_parsed(text, &mut syntax::parse(text), options)
 }
 
-/// [`reads_inventory`] of a YAML file already parsed, as [`analyse_parsed`] takes it (and
+/// [`reads_inventory`] of a YAML file already parsed, as [`analyse_parsed_again`] takes it (and
 /// leaves it).
 pub fn reads_inventory_parsed<'a>(
     text: &'a str,
@@ -913,7 +899,7 @@ pub fn cluster_objects(file: &str, text: &str) -> crate::k8s::cluster::Cluster {
 /// finding of a rule that says the API server rejects it (an error-level rule that needs no
 /// inventory), in the object or in its `scheduling.tolerations`. Such a class is never created,
 /// so the RuntimeClass admission plugin refuses a pod that names it as not found.
-pub fn refused_runtime_classes(text: &str, doc: &Document<'_>) -> Vec<String> {
+fn refused_runtime_classes(text: &str, doc: &Document<'_>) -> Vec<String> {
     if !text.contains("RuntimeClass") {
         return Vec::new();
     }
@@ -1373,7 +1359,7 @@ mod tests {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            if !is_parsed_kind(&text) {
+            if !class::text(&text).is_parsed() {
                 continue;
             }
             let mut stream = syntax::parse(&text);
@@ -1387,7 +1373,8 @@ mod tests {
                 );
                 for inventory in [None, Some(&inventory), Some(&inventory)] {
                     let fresh = analyse_file(&text, options, inventory, true);
-                    let kept = analyse_parsed(&text, &mut stream, options, inventory, true);
+                    let kept =
+                        analyse_parsed_with(&text, &mut stream, options, inventory, true, None);
                     assert_eq!(kept, fresh, "{}", path.display());
                     judged += 1;
                 }
