@@ -1020,8 +1020,7 @@ fn check_document<'a>(
             inventory,
             &extracted.objects,
             chunk.objects.clone(),
-            out,
-            places.as_deref_mut(),
+            (out, places.as_deref_mut()),
         );
         judged += in_strings;
         // What YAML in a string reads of the inventory is not told.

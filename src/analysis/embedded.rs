@@ -57,7 +57,8 @@ struct Place {
 
 /// Lints the YAML in the strings of the objects `range` of `objects` (and, for the first
 /// objects of a document, of a kustomization without `kind` at its root). Returns whether it
-/// linted any, and the pod templates of the strings that hold what is deployed.
+/// linted any, and the pod templates of the strings that hold what is deployed; with
+/// `places_out`, their placements and tolerations for the editor.
 pub(super) fn check(
     text: &str,
     doc: &Document<'_>,
@@ -65,8 +66,7 @@ pub(super) fn check(
     inventory: Option<&Inventory>,
     objects: &[Object<'_>],
     range: Range<usize>,
-    out: &mut Vec<Diagnostic>,
-    places_out: Option<&mut super::Places>,
+    (out, places_out): (&mut Vec<Diagnostic>, Option<&mut super::Places>),
 ) -> (bool, super::PodTemplates) {
     let mut linted = false;
     let mut judged = super::PodTemplates::default();
