@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::inventory::class::{self, Text};
 use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::{extract_known, extract_with, items, Extracted, Owner};
 use crate::rules::InventoryReads;
@@ -75,7 +76,7 @@ pub fn analyse_counted(
     inventory: Option<&Inventory>,
     placements: bool,
 ) -> (FileAnalysis, PodTemplates) {
-    if terraform::looks_like_hcl(text) {
+    if class::text(text) == Text::Hcl {
         let (stream, mut out) = check_hcl(text, options);
         settle(text, &stream, options, &mut out);
         order(&mut out);
@@ -83,20 +84,6 @@ pub fn analyse_counted(
     }
     let mut stream = syntax::parse(text);
     analyse_stream(text, &mut stream, options, inventory, placements, None)
-}
-
-/// [`analyse_file`] of a YAML file already parsed: `stream` is what [`syntax::parse`] made of
-/// `text` (and is left so). The language server keeps the trees of the files it judges again
-/// when only the inventory changes. A Terraform file is not parsed so: [`is_parsed_kind`] says
-/// which files are.
-pub fn analyse_parsed<'a>(
-    text: &'a str,
-    stream: &mut syntax::Stream<'a>,
-    options: &Options,
-    inventory: Option<&Inventory>,
-    placements: bool,
-) -> FileAnalysis {
-    analyse_parsed_with(text, stream, options, inventory, placements, None)
 }
 
 /// What a file's documents are to be told ([`Judged`]), and what they found before.
@@ -127,10 +114,12 @@ impl Judged {
     }
 }
 
-/// [`analyse_parsed`] (with no placements), and what each document found and read of the
+/// [`analyse_file`] of a YAML file already parsed (with no placements): `stream` is what
+/// [`syntax::parse`] made of `text` (and is left so; the language server keeps the trees of the
+/// files it judges again when only the inventory changes), and what each document found and read of the
 /// inventory. With what the same text, under the same options, found before (`before`,
 /// against another inventory), a document whose findings read the same of `inventory` keeps
-/// them rather than be judged again: the analysis is the same as [`analyse_parsed`]'s.
+/// them rather than be judged again: the analysis is the same as [`analyse_file`]'s.
 pub fn analyse_parsed_again<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
@@ -159,7 +148,10 @@ fn analyse_parsed_with<'a>(
     placements: bool,
     again: Again<'_>,
 ) -> FileAnalysis {
-    debug_assert!(is_parsed_kind(text), "a Terraform file has no YAML tree");
+    debug_assert!(
+        class::text(text).is_parsed(),
+        "a Terraform file has no YAML tree"
+    );
     let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
     let (analysis, _) = analyse_stream(text, stream, options, inventory, placements, again);
     // The rules add nodes (a JSON6902 patch's stand-ins, a pool file's taints read as
@@ -168,11 +160,6 @@ fn analyse_parsed_with<'a>(
         doc.restore(mark);
     }
     analysis
-}
-
-/// Whether a file is analysed from its YAML tree ([`syntax::parse`]): all but Terraform files.
-pub fn is_parsed_kind(text: &str) -> bool {
-    !terraform::looks_like_hcl(text)
 }
 
 fn analyse_stream<'a>(
@@ -232,13 +219,13 @@ fn analyse_stream<'a>(
 /// inventory in turn). A file without any has the same findings with every inventory and with
 /// none: the language server keeps them when only the inventory changes.
 pub fn reads_inventory(text: &str, options: &Options) -> bool {
-    if terraform::looks_like_hcl(text) {
+    if !class::text(text).is_parsed() {
         return false;
     }
     reads_inventory_parsed(text, &mut syntax::parse(text), options)
 }
 
-/// [`reads_inventory`] of a YAML file already parsed, as [`analyse_parsed`] takes it (and
+/// [`reads_inventory`] of a YAML file already parsed, as [`analyse_parsed_again`] takes it (and
 /// leaves it).
 pub fn reads_inventory_parsed<'a>(
     text: &'a str,
@@ -267,9 +254,8 @@ fn document_reads_inventory<'a>(
     if template || doc.error.is_some() || unknown_aliases(doc, &mut Vec::new()) {
         return false;
     }
-    let pool_file = doc.root.is_some_and(|r| {
-        compact::is_pool_file(doc, r) && compact::parse(0, text, doc, r, None).is_ok()
-    });
+    let pool_file =
+        class::pool_file(doc).is_some_and(|r| compact::parse(0, text, doc, r, None).is_ok());
     if pool_file {
         return false;
     }
@@ -301,7 +287,7 @@ pub fn analyse_streamed(
             emit(findings)
         }
     };
-    if terraform::looks_like_hcl(text) {
+    if !class::text(text).is_parsed() {
         let (analysis, judged) = analyse_counted(text, options, inventory, false);
         emit(analysis.diagnostics);
         return judged;
@@ -913,7 +899,7 @@ pub fn cluster_objects(file: &str, text: &str) -> crate::k8s::cluster::Cluster {
 /// finding of a rule that says the API server rejects it (an error-level rule that needs no
 /// inventory), in the object or in its `scheduling.tolerations`. Such a class is never created,
 /// so the RuntimeClass admission plugin refuses a pod that names it as not found.
-pub fn refused_runtime_classes(text: &str, doc: &Document<'_>) -> Vec<String> {
+fn refused_runtime_classes(text: &str, doc: &Document<'_>) -> Vec<String> {
     if !text.contains("RuntimeClass") {
         return Vec::new();
     }
@@ -978,7 +964,7 @@ fn check_document<'a>(
         return none;
     }
     // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
-    if let Some(root) = doc.root.filter(|&r| compact::is_pool_file(doc, r)) {
+    if let Some(root) = class::pool_file(doc) {
         if let Ok(lists) = compact::parse(0, text, doc, root, None) {
             check_lists(text, doc, options, &[], &[], &lists, out);
             return none;
@@ -1034,7 +1020,7 @@ fn check_document<'a>(
             inventory,
             &extracted.objects,
             chunk.objects.clone(),
-            out,
+            (out, places.as_deref_mut()),
         );
         judged += in_strings;
         // What YAML in a string reads of the inventory is not told.
@@ -1372,7 +1358,7 @@ mod tests {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            if !is_parsed_kind(&text) {
+            if !class::text(&text).is_parsed() {
                 continue;
             }
             let mut stream = syntax::parse(&text);
@@ -1386,7 +1372,8 @@ mod tests {
                 );
                 for inventory in [None, Some(&inventory), Some(&inventory)] {
                     let fresh = analyse_file(&text, options, inventory, true);
-                    let kept = analyse_parsed(&text, &mut stream, options, inventory, true);
+                    let kept =
+                        analyse_parsed_with(&text, &mut stream, options, inventory, true, None);
                     assert_eq!(kept, fresh, "{}", path.display());
                     judged += 1;
                 }
@@ -1400,7 +1387,7 @@ mod tests {
             for d in &mut probe.documents {
                 let mark = d.mark();
                 let _patch = json6902::prepare(d, patched.patch_target());
-                if let Some(root) = d.root.filter(|&r| compact::is_pool_file(d, r)) {
+                if let Some(root) = class::pool_file(d) {
                     let _ = compact::parse(0, &text, d, root, None);
                 }
                 if d.mark() != mark {

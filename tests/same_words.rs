@@ -440,3 +440,178 @@ items:
     );
     assert!(c.finish().await);
 }
+
+/// Two Argo CD Applications of a chart that is not in the repository, after the
+/// `valuesObject` and `values` examples of argoproj/argo-cd docs/user-guide/helm.md: the same
+/// `worker` values (steered to the risk pool, tolerating a misspelt value), as an object and as
+/// a string.
+const ARGO_VALUES: &str = "\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: web
+  namespace: argocd
+spec:
+  destination: {namespace: risk}
+  source:
+    chart: web
+    repoURL: https://charts.example.com
+    targetRevision: 1.0.0
+    helm:
+      valuesObject:
+        worker:
+          nodeSelector: {dedicated: risk}
+          tolerations:
+          - {key: dedicated, operator: Equal, value: rsk, effect: NoSchedule}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: api
+  namespace: argocd
+spec:
+  destination: {namespace: risk}
+  source:
+    chart: api
+    repoURL: https://charts.example.com
+    targetRevision: 1.0.0
+    helm:
+      values: |
+        worker:
+          nodeSelector: {dedicated: risk}
+          tolerations:
+          - {key: dedicated, operator: Equal, value: rsk, effect: NoSchedule}
+";
+
+/// Chart values of a workload whose kind the chart's templates (not at hand) would say are
+/// named after the Application that installs the chart, whether its values are an object or a
+/// string: `lint`'s findings and their objects, `simulate`'s rows and JSON, the editor's
+/// findings and the title of the placement its lens opens.
+#[tokio::test]
+async fn argo_values_workloads_are_named_after_their_application_in_every_face() {
+    let dir = cluster(ARGO_VALUES);
+    let web = "Application argocd/web, values `worker`";
+    let api = "Application argocd/api, values `worker`";
+    let unschedulable = [
+        format!("{web} fits no node: tolerations[0] misses {NEAR}"),
+        format!("{api} fits no node: tolerations[0] misses {NEAR}"),
+    ];
+    let run = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "--inventory",
+            "pools.yaml",
+            "risk.yaml",
+        ],
+        None,
+    );
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<(String, Value)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| {
+            (
+                d["message"].as_str().unwrap().to_string(),
+                d["object"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                unschedulable[0].clone(),
+                json!({"kind": "Application", "name": "web", "namespace": "argocd"})
+            ),
+            (
+                unschedulable[1].clone(),
+                json!({"kind": "Application", "name": "api", "namespace": "argocd"})
+            ),
+        ],
+        "{}",
+        run.stdout
+    );
+
+    let simulate = |format: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "simulate",
+                "--format",
+                format,
+                "--inventory",
+                "pools.yaml",
+                "risk.yaml",
+            ],
+            None,
+        )
+    };
+    let human = simulate("human").stdout;
+    for title in [web, api] {
+        assert!(human.contains(&format!("\n  {title}")), "{title}: {human}");
+    }
+    let json: Value = serde_json::from_str(&simulate("json").stdout).unwrap();
+    let named: Vec<(&str, &str, &str)> = json["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| {
+            (
+                w["kind"].as_str().unwrap(),
+                w["name"].as_str().unwrap(),
+                w["part"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        [
+            ("Application", "web", "values `worker`"),
+            ("Application", "api", "values `worker`"),
+        ]
+    );
+
+    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
+    )
+    .await;
+    c.open(&uri, ARGO_VALUES).await;
+    let diagnostics = c.diagnostics(&uri, 1).await;
+    let messages: Vec<&str> = diagnostics["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .filter(|m| m.contains("fits no node"))
+        .collect();
+    assert_eq!(messages, unschedulable);
+    // Each lens (in the string, as in the object) opens the placement of its workload, named
+    // as the findings name it.
+    let r = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    let lenses: Vec<(u64, &str)> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["command"]["arguments"][0]["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(lenses, [(14, web), (32, api)], "{r}");
+    assert!(c.finish().await);
+}

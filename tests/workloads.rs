@@ -371,12 +371,17 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
     assert_eq!(
         got,
         vec![
-            row("?", "", "spec.values.controller", &[]),
+            row(
+                "HelmRelease",
+                "ingress-nginx",
+                "spec.values.controller",
+                &[]
+            ),
             // `kubernetes.io/os: linux`: the kubelet sets the label on every node, and the
             // inventory does not say its value, so it may fit (the pool it tolerates too).
             row(
-                "?",
-                "",
+                "HelmRelease",
+                "ingress-nginx",
                 "spec.values.controller.admissionWebhooks.patch",
                 &["general", "monitoring"]
             ),
@@ -386,15 +391,28 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
     let results = simulate_text(&read("helmrelease.yaml"), &Options::default(), &inv);
     // The chart is installed in the HelmRelease's namespace.
     assert_eq!(results[0].namespace.as_deref(), Some("ingress-nginx"));
+    // Named after the HelmRelease that installs the chart, by the values' key.
     assert_eq!(
         results[0].title(),
-        "workload of unknown kind `spec.values.controller`"
+        "HelmRelease ingress-nginx/ingress-nginx, values `controller`"
     );
 
     let got = placed(&read("argocd-application.yaml"), &Options::default());
     assert_eq!(
         got,
-        vec![row("?", "", "spec.sources[0].helm.valuesObject", &[])]
+        vec![row(
+            "Application",
+            "dcgm-exporter",
+            "spec.sources[0].helm.valuesObject",
+            &[]
+        )]
+    );
+    // The values themselves are the workload: named after the Application, installed in its
+    // destination's namespace.
+    let results = simulate_text(&read("argocd-application.yaml"), &Options::default(), &inv);
+    assert_eq!(
+        results[0].title(),
+        "Application argocd/dcgm-exporter, values"
     );
     // Its tolerations list is a pod spec's, linted once.
     let found = analyse_with(

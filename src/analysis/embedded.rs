@@ -50,11 +50,15 @@ struct Place {
     /// Where the string is, from the document root, when it holds what is deployed (values, a
     /// manifest) rather than a patch: its pod templates are simulated.
     deployed: Option<String>,
+    /// Whether it holds the values of a chart the outer object installs (an Argo CD
+    /// Application's `helm.values`): a workload of unknown kind in them is named after it.
+    values: bool,
 }
 
 /// Lints the YAML in the strings of the objects `range` of `objects` (and, for the first
 /// objects of a document, of a kustomization without `kind` at its root). Returns whether it
-/// linted any, and the pod templates of the strings that hold what is deployed.
+/// linted any, and the pod templates of the strings that hold what is deployed; with
+/// `places_out`, their placements and tolerations for the editor.
 pub(super) fn check(
     text: &str,
     doc: &Document<'_>,
@@ -62,12 +66,14 @@ pub(super) fn check(
     inventory: Option<&Inventory>,
     objects: &[Object<'_>],
     range: Range<usize>,
-    out: &mut Vec<Diagnostic>,
+    (out, places_out): (&mut Vec<Diagnostic>, Option<&mut super::Places>),
 ) -> (bool, super::PodTemplates) {
     let mut linted = false;
     let mut judged = super::PodTemplates::default();
+    let mut places_out = places_out;
     for place in places(text, doc, objects, range) {
-        judged += lint_string(text, doc, options, inventory, objects, place, out);
+        let here = (objects, places_out.as_deref_mut());
+        judged += lint_string(text, doc, options, inventory, here, place, out);
         linted = true;
     }
     (linted, judged)
@@ -167,6 +173,7 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                             target: None,
                             object: Some(index),
                             deployed: Some(format!("{path}.values")),
+                            values: true,
                         });
                     }
                 }
@@ -189,6 +196,7 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                         target: None,
                         object: Some(index),
                         deployed: Some(format!("{path}.manifest")),
+                        values: false,
                     });
                 }
             }
@@ -218,6 +226,7 @@ fn object_places(doc: &Document<'_>, object: &Object<'_>, index: usize, out: &mu
                         target: None,
                         object: Some(index),
                         deployed: Some(format!("{base}{dot}{field}[{name}]")),
+                        values: false,
                     });
                 }
             }
@@ -273,6 +282,7 @@ fn patch_items(doc: &Document<'_>, list: NodeId, object: Option<usize>, out: &mu
             target,
             object,
             deployed: None,
+            values: false,
         });
     }
 }
@@ -290,6 +300,7 @@ fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &
                 target: None,
                 object,
                 deployed: None,
+                values: false,
             });
         }
     }
@@ -339,7 +350,7 @@ fn lint_string(
     doc: &Document<'_>,
     options: &Options,
     inventory: Option<&Inventory>,
-    objects: &[Object<'_>],
+    (objects, places_out): (&[Object<'_>], Option<&mut super::Places>),
     place: Place,
     out: &mut Vec<Diagnostic>,
 ) -> super::PodTemplates {
@@ -362,10 +373,28 @@ fn lint_string(
         targeted = o;
         &targeted
     };
-    let analysed = deeper(|| super::analyse_counted(inner, inner_options, inventory, false));
+    // The editor's placements of what the string deploys, at its characters.
+    let placing = places_out.is_some() && place.deployed.is_some();
+    let analysed = deeper(|| super::analyse_counted(inner, inner_options, inventory, placing));
     let Some((analysis, mut judged)) = analysed else {
         return none;
     };
+    let outer = place.object.and_then(|i| objects.get(i));
+    if let (Some(places_out), Some(at), false) = (
+        places_out,
+        &place.deployed,
+        analysis.placements.is_empty() && analysis.tolerations.is_empty(),
+    ) {
+        if let Some(mapped) = MappedString::new(doc, text, place.value) {
+            place_string(
+                doc.index,
+                at,
+                (&mapped, outer, place.values),
+                &analysis,
+                places_out,
+            );
+        }
+    }
     // A patch is no workload of its own: its pod templates are its target's.
     if place.deployed.is_none() {
         judged = none;
@@ -400,14 +429,7 @@ fn lint_string(
     // A string read through an alias is written where its anchor is.
     let mapped = MappedString::new(doc, text, place.value);
     let key_span = doc.node(place.key).span.clone();
-    let outer_object = place
-        .object
-        .and_then(|i| objects.get(i))
-        .map(|o| ObjectRef {
-            kind: o.kind.map(str::to_string),
-            name: o.name.map(str::to_string),
-            namespace: o.namespace.map(str::to_string),
-        });
+    let outer_object = outer.map(rules::object_ref);
     for mut d in found {
         if left_out(d.rule) {
             continue;
@@ -417,6 +439,20 @@ fn lint_string(
         // (an object of no kind and no name), belongs to the object that holds the string.
         let unnamed = |o: &ObjectRef| o.kind.is_none() && o.name.is_none();
         if d.object.as_ref().is_none_or(unnamed) {
+            // A workload of unknown kind in a chart's values is named after the object that
+            // installs the chart, as in its `valuesObject`.
+            if let (Some(o), true, Some(_)) = (outer, place.values, &d.object) {
+                let title = |at: &str| {
+                    crate::k8s::parts::object_title(
+                        o,
+                        Some(&crate::k8s::parts::values_part("", at)),
+                    )
+                };
+                d.message = crate::k8s::parts::retitle_values(&d.message, title);
+                if let Some(m) = &mut d.server_message {
+                    *m = crate::k8s::parts::retitle_values(m, title);
+                }
+            }
             d.object.clone_from(&outer_object);
         }
         match &mapped {
@@ -439,6 +475,40 @@ fn lint_string(
         out.push(d);
     }
     judged
+}
+
+/// The placements and tolerations of what a string deploys (at `at`, from the document root),
+/// for the editor: at the string's characters in the outer text, a workload of unknown kind in
+/// a chart's values named after the object that installs the chart.
+fn place_string(
+    document: usize,
+    at: &str,
+    (mapped, outer, values): (&MappedString, Option<&Object<'_>>, bool),
+    analysis: &super::FileAnalysis,
+    out: &mut super::Places,
+) {
+    for p in &analysis.placements {
+        let mut p = p.clone();
+        p.document = document;
+        p.anchor = mapped.range(&p.anchor);
+        p.range = mapped.range(&p.range);
+        if let (Some(o), true) = (outer, values) {
+            p.title = crate::k8s::parts::retitle_values(&p.title, |path| {
+                crate::k8s::parts::object_title(o, Some(&crate::k8s::parts::values_part("", path)))
+            });
+        }
+        p.path = format!("{at}|{}", p.path);
+        if let Some(near) = &mut p.near {
+            near.path = format!("{at}|{}", near.path);
+        }
+        out.placements.push(p);
+    }
+    for t in &analysis.tolerations {
+        let mut t = t.clone();
+        t.item = mapped.range(&t.item);
+        t.seconds = t.seconds.as_ref().map(|r| mapped.range(r));
+        out.tolerations.push(t);
+    }
 }
 
 /// A fix of the string's text rewritten as a fix of the outer text, when every edit can be
@@ -509,14 +579,20 @@ pub(super) fn simulate(
         for mut w in found {
             w.document = doc.index;
             w.item = None;
-            w.path = format!("{at}|{}", w.path);
             if w.kind.is_none() && w.name.is_none() {
                 if let Some(o) = outer {
+                    // Named after the object that installs the chart, as in its
+                    // `valuesObject`.
+                    if place.values {
+                        w.part = Some(crate::k8s::parts::values_part("", &w.path));
+                        w.object_path.clone_from(&o.path);
+                    }
                     w.kind = o.kind.map(str::to_string);
                     w.name = o.name.map(str::to_string);
                     w.namespace = o.namespace.map(str::to_string);
                 }
             }
+            w.path = format!("{at}|{}", w.path);
             out.push(w);
         }
     }

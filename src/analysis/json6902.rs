@@ -116,6 +116,7 @@ pub(super) fn check(
             node,
             path: String::new(),
             item: None,
+            installer: None,
         })
         .into_iter()
         .collect();

@@ -45,11 +45,6 @@ const POOL_FIELDS: &[&str] = &[
 /// The most nodes one pool may declare (a guard against a typo such as `count: 1e9`).
 pub const MAX_COUNT: i64 = 1_000_000;
 
-/// Whether a document is a pool file: a mapping with `pools` and no `kind`.
-pub(crate) fn is_pool_file(doc: &Document<'_>, root: NodeId) -> bool {
-    doc.get(root, "pools").is_some() && doc.get(root, "kind").is_none()
-}
-
 /// Reads the pools of a pool file's document, into nodes when `nodes` is given; returns the
 /// pools' taint lists (for the rules). String taints are replaced, in `doc`, by mappings whose
 /// scalars point into the text.

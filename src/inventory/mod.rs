@@ -32,6 +32,7 @@ pub mod capacity;
 mod capi_bootstrap;
 mod cce;
 mod cfn;
+pub mod class;
 pub mod compact;
 mod eksctl;
 mod hcl_objects;
@@ -388,7 +389,7 @@ pub fn may_define_nodes(text: &str) -> bool {
         "NodeFeatureRule",
         "k8s.io/cluster-autoscaler/node-template/",
     ];
-    if terraform::looks_like_hcl(text) {
+    if class::text(text) == class::Text::Hcl {
         return terraform::defines_pools(text);
     }
     MARKS.iter().any(|m| text.contains(m))
@@ -747,22 +748,20 @@ impl ReadFile {
         // nodes is read from its text; Terraform has none).
         let mut objects = Cluster::default();
         let mut unread = Vec::new();
-        let read = if terraform::looks_like_hcl(text) {
-            terraform::read(index, text).map(|(nodes, invalid, not_read)| {
+        let read = match class::text(text) {
+            class::Text::Hcl => terraform::read(index, text).map(|(nodes, invalid, not_read)| {
                 unread = not_read;
                 (nodes, invalid)
-            })
-        } else if json::looks_like_json(text) {
-            match json::read(index, text) {
+            }),
+            class::Text::Json => match json::read(index, text) {
                 Ok(Some(r)) => {
                     objects.add_text(name, text);
                     Ok((r.nodes, r.invalid_taints))
                 }
                 Ok(None) => nodes::parse_file(index, name, text, &mut objects, &mut unread),
                 Err(e) => Err(e),
-            }
-        } else {
-            nodes::parse_file(index, name, text, &mut objects, &mut unread)
+            },
+            class::Text::Yaml => nodes::parse_file(index, name, text, &mut objects, &mut unread),
         };
         let read = match read {
             Ok((nodes, _)) if nodes.is_empty() && objects.is_empty() => {

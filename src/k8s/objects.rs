@@ -27,6 +27,32 @@ pub struct Object<'d> {
     pub path: String,
     /// Index inside a `kind: List`.
     pub item: Option<usize>,
+    /// For chart values whose chart is not at hand (a workload of unknown kind), the object
+    /// that installs the chart: every face names the workload after it.
+    pub installer: Option<Installer<'d>>,
+}
+
+/// The object that installs a chart (a Flux HelmRelease, an Argo CD Application), as the
+/// workloads of its values are named: `Application argocd/web, values `worker``.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installer<'d> {
+    pub kind: &'d str,
+    /// Its own namespace (the workload's is the one it installs the chart in).
+    pub namespace: Option<&'d str>,
+    pub name: Option<&'d str>,
+    /// The path of the values mapping, from the document root.
+    pub values: String,
+}
+
+impl<'d> Object<'d> {
+    /// The kind, namespace and name every face names the object by: its own, or those of the
+    /// object that installs the chart whose values it is.
+    pub fn said_as(&self) -> (Option<&'d str>, Option<&'d str>, Option<&'d str>) {
+        match (&self.installer, self.kind) {
+            (Some(i), None) => (Some(i.kind), i.namespace, i.name),
+            _ => (self.kind, self.namespace, self.name),
+        }
+    }
 }
 
 /// A pod spec inside a workload object.
@@ -249,6 +275,7 @@ pub fn extract_known<'d>(
                     chart,
                     namespace: None,
                     item: None,
+                    installer: None,
                 };
                 values_workloads(doc, &mut out, root, "", &values);
             }
@@ -292,6 +319,7 @@ fn add_object<'d>(
         node,
         path: path.clone(),
         item,
+        installer: None,
     };
     let index = out.objects.len();
     let kind = object.kind;
@@ -375,14 +403,11 @@ fn add_object<'d>(
                     add_pod_spec(doc, out, index, at, spec_path, false);
                 }
             } else if let Some(places) = values_places(group, kind) {
-                let namespace = doc
-                    .get_path(node, &["spec", "targetNamespace"])
-                    .and_then(|v| doc.scalar(v).map(|(s, _)| s))
-                    .or(metadata.and_then(|m| doc.get_str(m, "namespace")));
-                let values = Values {
+                let mut values = Values {
                     chart: None,
-                    namespace,
+                    namespace: installed_in(doc, node),
                     item,
+                    installer: None,
                 };
                 let app_template = is_app_template(doc, node);
                 for pattern in places {
@@ -390,6 +415,12 @@ fn add_object<'d>(
                         if app_template || common_library_shape(doc, at) {
                             app_template_workloads(doc, out, at, &values_path, &values);
                         } else {
+                            values.installer = Some(Installer {
+                                kind,
+                                namespace: metadata.and_then(|m| doc.get_str(m, "namespace")),
+                                name: metadata.and_then(|m| doc.get_str(m, "name")),
+                                values: values_path.clone(),
+                            });
                             values_workloads(doc, out, at, &values_path, &values);
                         }
                     }
@@ -919,6 +950,20 @@ fn values_places(group: Option<&str>, kind: &str) -> Option<&'static [&'static s
     }
 }
 
+/// The namespace an object that installs a chart installs it in: a HelmRelease's
+/// `spec.targetNamespace` (fluxcd/helm-controller api/v2/helmrelease_types.go), an Argo CD
+/// Application's `spec.destination.namespace` (argoproj/argo-cd
+/// pkg/apis/application/v1alpha1/types.go `ApplicationDestination.Namespace`), else its own.
+pub fn installed_in<'d>(doc: &'d Document<'_>, node: NodeId) -> Option<&'d str> {
+    let at = |path: &[&str]| {
+        doc.get_path(node, path)
+            .and_then(|v| doc.scalar(v).map(|(s, _)| s))
+    };
+    at(&["spec", "targetNamespace"])
+        .or_else(|| at(&["spec", "destination", "namespace"]))
+        .or_else(|| at(&["metadata", "namespace"]))
+}
+
 /// Whether the field at `path` (from the document root) lies in the chart values an object of
 /// the document keeps for a chart it installs (a Flux HelmRelease's `spec.values`, an Argo CD
 /// Application's `helm.valuesObject`: [`values_places`]), where the chart, and so the kind of
@@ -963,6 +1008,8 @@ struct Values<'c, 'd> {
     namespace: Option<&'d str>,
     /// The index inside a `kind: List` of the object that holds the values.
     item: Option<usize>,
+    /// The object that holds the values, when one installs the chart.
+    installer: Option<Installer<'d>>,
 }
 
 /// The workloads of chart values under `node` (at `path`): each is an object of its own (its
@@ -1045,6 +1092,7 @@ fn values_workloads<'d>(
             node: at,
             path: p.clone(),
             item: values.item,
+            installer: kind.is_none().then(|| values.installer.clone()).flatten(),
         });
         // A chart renders `resources` into its container (`{{ toYaml .Values.resources }}`
         // under `containers[]`), not into the pod's own.
@@ -1212,6 +1260,7 @@ fn app_template_workloads<'d>(
             node: controller,
             path: controller_path,
             item: values.item,
+            installer: None,
         });
         push_pod(
             doc,

@@ -14,6 +14,9 @@ use crate::k8s::objects::{api_group, pod_spec_path, Object};
 use crate::k8s::workloads::custom_kind;
 use crate::syntax::{Document, NodeId};
 
+/// What a workload of chart values whose templates are not at hand is, in its title.
+const UNKNOWN_KIND: &str = "workload of unknown kind";
+
 /// `Deployment shop/web`, `Pod web`, `RayCluster ml/rl-train, worker group l4-workers`; an
 /// unnamed object by its place (`Deployment `items[0]``, chart values whose templates are not at
 /// hand: `workload of unknown kind `controller``), else its kind alone.
@@ -25,7 +28,7 @@ pub fn title(
     part: Option<&str>,
 ) -> String {
     // Chart values whose templates are not at hand: a Deployment, a DaemonSet, ...
-    let kind = kind.unwrap_or("workload of unknown kind");
+    let kind = kind.unwrap_or(UNKNOWN_KIND);
     let title = match (namespace, name) {
         (Some(ns), Some(n)) => format!("{kind} {ns}/{n}"),
         (None, Some(n)) => format!("{kind} {n}"),
@@ -38,15 +41,26 @@ pub fn title(
     }
 }
 
-/// [`title`] of an object found in a document.
+/// [`title`] of an object found in a document; chart values of a workload of unknown kind are
+/// named after the object that installs the chart ([`Object::said_as`]: `HelmRelease
+/// shop/web, values `worker``, the part [`part`] says).
 pub fn object_title(object: &Object<'_>, part: Option<&str>) -> String {
-    title(
-        object.kind,
-        object.namespace,
-        object.name,
-        &object.path,
-        part,
-    )
+    let (kind, namespace, name) = object.said_as();
+    title(kind, namespace, name, &object.path, part)
+}
+
+/// The part of an object that installs a chart which chart values at `path` (from the
+/// document root) are, the values at `values`: `values `worker``, or `values` for the values
+/// mapping itself.
+pub fn values_part(values: &str, path: &str) -> String {
+    match path
+        .strip_prefix(values)
+        .map(|rest| rest.trim_start_matches('.'))
+        .filter(|rest| !rest.is_empty())
+    {
+        Some(rest) => format!("values `{rest}`"),
+        None => "values".to_string(),
+    }
 }
 
 /// One step of a path from an object to its pod spec.
@@ -85,11 +99,35 @@ fn steps(path: &str) -> Vec<Step<'_>> {
     out
 }
 
+/// A message about a workload of unknown kind (`workload of unknown kind `worker``) in values
+/// read from a string of another object (an Argo CD Application's `helm.values`), with the
+/// workload named as the object names it: `title` gives that name from the workload's path in
+/// the string (`Application argocd/web, values `worker``).
+pub fn retitle_values(message: &str, title: impl Fn(&str) -> String) -> String {
+    let unknown = format!("{UNKNOWN_KIND} `");
+    let Some(start) = message.find(&unknown) else {
+        return message.to_string();
+    };
+    let rest = &message[start + unknown.len()..];
+    let Some(end) = rest.find('`') else {
+        return message.to_string();
+    };
+    format!(
+        "{}{}{}",
+        &message[..start],
+        title(&rest[..end]),
+        &rest[end + 1..]
+    )
+}
+
 /// Which part of `object` the pod spec at `spec_path` (from the document root) is, in words:
 /// `worker group l4-workers`, `replicated job workers`, `Worker replicas`, `leader`, `driver`;
 /// `None` for the one place of a core workload's pod template, and for a custom resource's
 /// template that is the object's own (a Rollout's `spec.template`).
 pub fn part(doc: &Document<'_>, object: &Object<'_>, spec_path: &str) -> Option<String> {
+    if let (Some(installer), None) = (&object.installer, object.kind) {
+        return Some(values_part(&installer.values, spec_path));
+    }
     let kind = object.kind?;
     let group = api_group(doc.get_str(object.node, "apiVersion"));
     if pod_spec_path(kind).is_some() && custom_kind(group, kind).is_none() {

@@ -63,7 +63,7 @@ enum Read {
 
 impl Read {
     fn new(text: String) -> Read {
-        if crate::analysis::is_parsed_kind(&text) {
+        if crate::inventory::class::text(&text).is_parsed() {
             Read::Tree(Parsed::new(text, |t| syntax::parse(t)))
         } else {
             Read::Hcl(text)

@@ -450,11 +450,7 @@ pub(crate) fn finding(
         range,
         document: Some(doc.index),
         path: Some(path),
-        object: object.map(|o| ObjectRef {
-            kind: o.kind.map(str::to_string),
-            name: o.name.map(str::to_string),
-            namespace: o.namespace.map(str::to_string),
-        }),
+        object: object.map(object_ref),
         related: Vec::new(),
         fixes: Vec::new(),
     }
@@ -644,6 +640,17 @@ pub fn count(n: usize, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{n} {noun}s")
+    }
+}
+
+/// The object a finding is in, as every face names it ([`Object::said_as`]: chart values of a
+/// workload of unknown kind by the object that installs the chart).
+pub fn object_ref(o: &Object<'_>) -> ObjectRef {
+    let (kind, namespace, name) = o.said_as();
+    ObjectRef {
+        kind: kind.map(str::to_string),
+        name: name.map(str::to_string),
+        namespace: namespace.map(str::to_string),
     }
 }
 

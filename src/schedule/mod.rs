@@ -1767,12 +1767,15 @@ pub fn simulate_document(
                 }
             })
             .flatten();
+        // Chart values of a workload of unknown kind are named after the object that installs
+        // the chart, as every face names them.
+        let (kind, namespace, name) = object.said_as();
         out.push(WorkloadResult {
             document: doc.index,
             item: object.item,
-            kind: object.kind.map(str::to_string),
-            name: object.name.map(str::to_string),
-            namespace: object.namespace.map(str::to_string),
+            kind: kind.map(str::to_string),
+            name: name.map(str::to_string),
+            namespace: namespace.map(str::to_string),
             path: w.path.clone(),
             object_path: object.path.clone(),
             part: w.part.clone(),
