@@ -1191,7 +1191,7 @@ tolerations: []
 }
 
 /// bjw-s' app-template (and every chart of its common library): each controller is a
-/// workload of its `type`, named by its key, its pod options its `pod` (or the release's
+/// workload of its `type`, named by its key (`main` by its release's name), its pod options its `pod` (or the release's
 /// `defaultPodOptions`), its requests its containers' by name; a disabled controller makes none.
 /// Known by the chart's name, or by the values' layout when the chart is named in another file.
 #[test]
@@ -1227,7 +1227,8 @@ fn app_template_controllers_are_workloads() {
         kinds,
         [
             some("Deployment", "jellyfin"),
-            some("DaemonSet", "agent"),
+            // The controller `main` is named after its release.
+            some("DaemonSet", "node-agent"),
             some("Deployment", "web")
         ]
     );

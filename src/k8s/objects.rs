@@ -413,7 +413,8 @@ fn add_object<'d>(
                 for pattern in places {
                     for (at, values_path) in resolve(doc, node, &path, pattern) {
                         if app_template || common_library_shape(doc, at) {
-                            app_template_workloads(doc, out, at, &values_path, &values);
+                            let release = metadata.and_then(|m| doc.get_str(m, "name"));
+                            app_template_workloads(doc, out, at, &values_path, &values, release);
                         } else {
                             values.installer = Some(Installer {
                                 kind,
@@ -1195,13 +1196,16 @@ const PLACED_BY: &[&str] = &[
 /// (charts/library/common/values.yaml of bjw-s-labs/helm-charts, `controllers`,
 /// `defaultPodOptions`; a controller with `enabled: false` makes nothing). Where both `pod`
 /// and `defaultPodOptions` write pod options, the chart merges them key by key: the controller's
-/// `pod` is read, and the workload is said read in part.
+/// `pod` is read, and the workload is said read in part. The controller `main`, or the one named
+/// as the `release` is, is named after the release, as the library names its objects; another
+/// by its key.
 fn app_template_workloads<'d>(
     doc: &'d Document<'_>,
     out: &mut Extracted<'d>,
     node: NodeId,
     path: &str,
     values: &Values<'_, 'd>,
+    release: Option<&'d str>,
 ) {
     let Some((_, controllers)) = doc.get(node, "controllers") else {
         return;
@@ -1253,9 +1257,13 @@ fn app_template_workloads<'d>(
             .filter_map(|&(_, container)| mapping_at(doc, container, "resources"))
             .collect();
         let index = out.objects.len();
+        let named = match release {
+            Some(r) if name == "main" => r,
+            _ => name,
+        };
         out.objects.push(Object {
             kind: Some(kind),
-            name: Some(name),
+            name: Some(named),
             namespace: values.namespace,
             node: controller,
             path: controller_path,
