@@ -19,6 +19,18 @@ pub fn replace_scalar(text: &str, doc: &Document<'_>, node: NodeId, value: &str)
                 replacement: format!(" {value}"),
             };
         }
+        // A key written without its colon (`{key: "", operator}`): the value comes with one;
+        // right after a colon, with the blank a plain scalar needs.
+        let before = text[..end].trim_end_matches([' ', '\t']);
+        let replacement = match before.ends_with(':') {
+            false => format!(": {value}"),
+            true if before.len() == end => format!(" {value}"),
+            true => value.to_string(),
+        };
+        return Edit {
+            range: end..end,
+            replacement,
+        };
     }
     let replacement = match &n.kind {
         NodeKind::Scalar {
@@ -426,6 +438,35 @@ mod tests {
                 add_entry(flow, d, i, "operator", "Exists").unwrap()
             });
             assert_eq!(out, fixed, "{flow}");
+        }
+    }
+
+    /// A value that is not written: after its key's colon, or with one where the key has none.
+    #[test]
+    fn replace_an_empty_value() {
+        for (text, fixed) in [
+            (
+                "t: [{key: a, operator}]\n",
+                "t: [{key: a, operator: Exists}]\n",
+            ),
+            (
+                "t: [{key: a, operator:}]\n",
+                "t: [{key: a, operator: Exists}]\n",
+            ),
+            (
+                "t: [{key: a, operator: }]\n",
+                "t: [{key: a, operator: Exists }]\n",
+            ),
+            (
+                "t:\n- key: a\n  operator:\n",
+                "t:\n- key: a\n  operator: Exists\n",
+            ),
+        ] {
+            let out = with_item(text, |d, i| {
+                let (_, v) = d.get(i, "operator").unwrap();
+                replace_scalar(text, d, v, "Exists")
+            });
+            assert_eq!(out, fixed, "{text}");
         }
     }
 
