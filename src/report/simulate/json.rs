@@ -405,15 +405,21 @@ pub struct JsonRenderer<'i> {
 
 /// The `reasons` and `pools` of each simulation that workloads share (they depend on the
 /// simulation alone: the workloads of a repository ask the same of the inventory again and
-/// again), by the simulation's address; each entry keeps its simulation, so that no other takes
-/// its address. At most [`SharedJson::MOST`] simulations are kept: past that, a workload's are
-/// written for it alone.
+/// again), by the simulation's address; each entry holds a weak reference to its simulation,
+/// which keeps the address from being taken by another without keeping the simulation. At
+/// most [`SharedJson::MOST`] are kept: when full, those whose simulation is gone make room, and
+/// past that a workload's are written for it alone.
 #[derive(Default)]
-struct SharedJson(foldhash::HashMap<usize, Written>);
+struct SharedJson {
+    written: foldhash::HashMap<usize, Written>,
+    /// The workloads met while it was full: every [`SharedJson::MOST`] of them, the entries of
+    /// simulations gone are dropped (a sweep costs as many steps as it keeps entries).
+    full: usize,
+}
 
 /// A simulation's `reasons` and `pools`, as JSON.
 struct Written {
-    _simulation: std::sync::Arc<crate::schedule::Simulation>,
+    simulation: std::sync::Weak<crate::schedule::Simulation>,
     reasons: std::sync::Arc<serde_json::value::RawValue>,
     pools: std::sync::Arc<serde_json::value::RawValue>,
 }
@@ -681,7 +687,7 @@ impl<'i> JsonRenderer<'i> {
     {
         let key = std::sync::Arc::as_ptr(&w.simulation) as usize;
         let shared = |s: &SharedJson| {
-            s.0.get(&key).map(|x| {
+            s.written.get(&key).map(|x| {
                 (
                     Part::Shared(x.reasons.clone()),
                     Part::Shared(x.pools.clone()),
@@ -692,15 +698,26 @@ impl<'i> JsonRenderer<'i> {
             return parts;
         }
         let (reasons, pools) = self.own_reasons_and_pools(w);
-        // Kept only while there is room; another thread may have written it meanwhile.
+        // Kept only while there is room (another thread may have written it meanwhile), and
+        // then written from what is kept: once.
         if let Ok(mut s) = self.shared.lock() {
-            if s.0.len() < SharedJson::MOST {
+            if s.written.len() >= SharedJson::MOST {
+                s.full += 1;
+                if s.full % SharedJson::MOST == 0 {
+                    s.written.retain(|_, x| x.simulation.strong_count() > 0);
+                }
+            }
+            if s.written.len() < SharedJson::MOST {
                 if let (Some(r), Some(p)) = (raw(&reasons), raw(&pools)) {
-                    s.0.entry(key).or_insert(Written {
-                        _simulation: w.simulation.clone(),
+                    let x = s.written.entry(key).or_insert(Written {
+                        simulation: std::sync::Arc::downgrade(&w.simulation),
                         reasons: r,
                         pools: p,
                     });
+                    return (
+                        Part::Shared(x.reasons.clone()),
+                        Part::Shared(x.pools.clone()),
+                    );
                 }
             }
         }
