@@ -207,6 +207,12 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// Its taints as `key=value:Effect`, as a test compares them.
+    #[cfg(test)]
+    pub(crate) fn taint_texts(&self) -> Vec<String> {
+        self.taints.iter().map(|t| t.taint.to_string()).collect()
+    }
+
     /// The value of a label, for the whole pool (`member: None`) or for one of its nodes.
     pub fn label(&self, member: Option<usize>, key: &str) -> Option<&str> {
         if let Some(m) = member {

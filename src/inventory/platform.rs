@@ -665,13 +665,7 @@ mod tests {
             label("l4", "cloud.google.com/gke-accelerator").as_deref(),
             Some("nvidia-l4")
         );
-        let taints = |name: &str| -> Vec<String> {
-            pool(name)
-                .taints
-                .iter()
-                .map(|t| t.taint.to_string())
-                .collect()
-        };
+        let taints = |name: &str| pool(name).taint_texts();
         assert_eq!(taints("l4"), ["nvidia.com/gpu=present:NoSchedule"]);
         assert!(taints("cpu").is_empty());
         // GKE's reservations on the type's CPU and memory; a type without a known shape
@@ -721,13 +715,7 @@ mod tests {
             ),
             Some("tpu-v5-lite-podslice")
         );
-        let taints = |name: &str| -> Vec<String> {
-            pool(name)
-                .taints
-                .iter()
-                .map(|t| t.taint.to_string())
-                .collect()
-        };
+        let taints = |name: &str| pool(name).taint_texts();
         assert_eq!(taints("tpu"), ["google.com/tpu=present:NoSchedule"]);
         assert!(taints("cpu").is_empty());
     }

@@ -1695,13 +1695,7 @@ resource "google_container_node_pool" "off" {
         let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["cpu-pool", "tpu-pool", "gpu-pool"]);
         let pool = |name: &str| inv.pools.iter().find(|p| p.name == name).unwrap();
-        let taints = |name: &str| -> Vec<String> {
-            pool(name)
-                .taints
-                .iter()
-                .map(|t| t.taint.to_string())
-                .collect()
-        };
+        let taints = |name: &str| pool(name).taint_texts();
         assert_eq!(taints("tpu-pool"), ["google.com/tpu=present:NoSchedule"]);
         assert!(taints("cpu-pool").is_empty());
         let tpus = |name: &str| pool(name).capacity.offer("google.com/tpu");
