@@ -309,13 +309,18 @@ mod tests {
         .apply(text)
     }
 
-    /// The first toleration mapping of a `tolerations:` list at the root.
-    fn with_item(text: &str, f: impl Fn(&Document<'_>, NodeId) -> Edit) -> String {
+    /// What `f` makes of the first toleration mapping of a `t:` list at the root.
+    fn on_item<R>(text: &str, f: impl Fn(&Document<'_>, NodeId) -> R) -> R {
         let stream = parse(text);
         let doc = &stream.documents[0];
         let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
         let item = doc.sequence(list).unwrap()[0];
-        apply(text, f(doc, item))
+        f(doc, item)
+    }
+
+    /// `text` with the edit `f` makes of its first toleration mapping applied.
+    fn with_item(text: &str, f: impl Fn(&Document<'_>, NodeId) -> Edit) -> String {
+        apply(text, on_item(text, f))
     }
 
     fn key_of(doc: &Document<'_>, item: NodeId, name: &str) -> NodeId {
@@ -399,12 +404,10 @@ mod tests {
         // A misspelt `Operator` is renamed by its own fix: adding `operator` too would write
         // the field twice.
         let typo = "t:\n- key: a\n  Operator: Exists\n";
-        let stream = parse(typo);
-        let doc = &stream.documents[0];
-        let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
-        let item = doc.sequence(list).unwrap()[0];
-        assert_eq!(add_entry(typo, doc, item, "operator", "Exists"), None);
-        assert!(add_entry(typo, doc, item, "effect", "NoExecute").is_some());
+        on_item(typo, |doc, item| {
+            assert_eq!(add_entry(typo, doc, item, "operator", "Exists"), None);
+            assert!(add_entry(typo, doc, item, "effect", "NoExecute").is_some());
+        });
         // An item whose last value is empty ends with its key's line, not at the next item.
         let empty = "t:\n- key: a\n  value:\n- key: b\n  operator: Exists\n";
         let out = with_item(empty, |d, i| {
@@ -416,11 +419,10 @@ mod tests {
         );
         // An explicit key that is no scalar: where the item ends cannot be told.
         let explicit = "t:\n- key: a\n  ? operator: Exists\n- key: b\n  operator: Exists\n";
-        let stream = parse(explicit);
-        let doc = &stream.documents[0];
-        let (_, list) = doc.get(doc.root.unwrap(), "t").unwrap();
-        let item = doc.sequence(list).unwrap()[0];
-        assert_eq!(add_entry(explicit, doc, item, "operator", "Exists"), None);
+        let added = on_item(explicit, |doc, item| {
+            add_entry(explicit, doc, item, "operator", "Exists")
+        });
+        assert_eq!(added, None);
         let flow = "t: [{key: a}]\n";
         let out = with_item(flow, |d, i| {
             add_entry(flow, d, i, "effect", "NoExecute").unwrap()
