@@ -947,6 +947,13 @@ fn with_reason(
         .collect()
 }
 
+/// Each pod spec's path and the pools it fits, from [`sized`].
+fn fits_by_path(got: &[(String, Vec<String>, Vec<String>)]) -> Vec<(&str, Vec<String>)> {
+    got.iter()
+        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
+        .collect()
+}
+
 fn names(pools: &[&str]) -> Vec<String> {
     pools.iter().map(|p| p.to_string()).collect()
 }
@@ -958,10 +965,7 @@ fn names(pools: &[&str]) -> Vec<String> {
 #[test]
 fn strimzi_components_are_sized_by_their_resources() {
     let got = sized("strimzi-sized.yaml");
-    let paths: Vec<(&str, Vec<String>)> = got
-        .iter()
-        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
-        .collect();
+    let paths = fits_by_path(&got);
     assert_eq!(
         paths,
         [
@@ -1041,10 +1045,7 @@ fn kserve_components_are_sized_by_their_model_and_framework_containers() {
 #[test]
 fn spark_drivers_and_executors_are_sized_as_spark_sizes_them() {
     let got = sized("spark-sized.yaml");
-    let paths: Vec<(&str, Vec<String>)> = got
-        .iter()
-        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
-        .collect();
+    let paths = fits_by_path(&got);
     assert_eq!(
         paths,
         [
@@ -1191,16 +1192,14 @@ tolerations: []
 }
 
 /// bjw-s' app-template (and every chart of its common library): each controller is a
-/// workload of its `type`, named by its key (`main` by its release's name), its pod options its `pod` (or the release's
-/// `defaultPodOptions`), its requests its containers' by name; a disabled controller makes none.
+/// workload of its `type`, named by its key (`main` by its release's name), its pod options
+/// its `pod` (or the release's `defaultPodOptions`), its requests its containers' by name; a
+/// disabled controller makes none.
 /// Known by the chart's name, or by the values' layout when the chart is named in another file.
 #[test]
 fn app_template_controllers_are_workloads() {
     let got = sized("app-template.yaml");
-    let paths: Vec<(&str, Vec<String>)> = got
-        .iter()
-        .map(|(p, fits, _)| (p.as_str(), fits.clone()))
-        .collect();
+    let paths = fits_by_path(&got);
     assert_eq!(
         paths,
         [
