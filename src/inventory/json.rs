@@ -300,7 +300,7 @@ pub(crate) fn read_stream(
             invalid_taints: 0,
         },
         batch: Vec::new(),
-        batched: 0,
+        bytes: Vec::new(),
         count: 0,
     };
     let mut list = ListFields::default();
@@ -343,9 +343,10 @@ struct Stream<R> {
     scan: Scanner<R>,
     file: usize,
     out: Read,
-    /// Items (their offsets and bytes) not parsed yet, and how many bytes they hold.
-    batch: Vec<(usize, Vec<u8>)>,
-    batched: usize,
+    /// Items not parsed yet: each one's offset in the whole and its place in `bytes`, which
+    /// holds them one after another (one buffer, used again for every batch).
+    batch: Vec<(usize, std::ops::Range<usize>)>,
+    bytes: Vec<u8>,
     /// How many items were parsed before the batch.
     count: usize,
 }
@@ -443,17 +444,13 @@ impl<R: std::io::Read> Stream<R> {
                 _ => return Ok(false),
             }
             let base = scan.offset();
-            let mut item = Vec::new();
-            if !scan.value(&mut item)? {
+            let start = self.bytes.len();
+            if !scan.value(&mut self.bytes)? {
                 return Ok(false);
             }
-            self.batched += item.len();
-            self.batch.push((base, item));
-            if self.batched >= BATCH_BYTES {
-                if !self.parse_batch() {
-                    return Ok(false);
-                }
-                self.batched = 0;
+            self.batch.push((base, start..self.bytes.len()));
+            if self.bytes.len() >= BATCH_BYTES && !self.parse_batch() {
+                return Ok(false);
             }
             let scan = &mut self.scan;
             scan.skip_ws()?;
@@ -467,15 +464,25 @@ impl<R: std::io::Read> Stream<R> {
 
     /// Parses the items batched so far (see [`parse_batch`]).
     fn parse_batch(&mut self) -> bool {
-        parse_batch(self.file, &mut self.batch, &mut self.count, &mut self.out)
+        let parsed = parse_batch(
+            self.file,
+            &self.batch,
+            &self.bytes,
+            &mut self.count,
+            &mut self.out,
+        );
+        self.batch.clear();
+        self.bytes.clear();
+        parsed
     }
 }
 
-/// Parses a batch of items (their offsets and bytes) on every core, numbering them from
-/// `count`; false when one is not a Node the streaming read can take.
+/// Parses a batch of items (their offsets, and their places in `bytes`) on every core,
+/// numbering them from `count`; false when one is not a Node the streaming read can take.
 fn parse_batch(
     file: usize,
-    batch: &mut Vec<(usize, Vec<u8>)>,
+    batch: &[(usize, std::ops::Range<usize>)],
+    bytes: &[u8],
     count: &mut usize,
     out: &mut Read,
 ) -> bool {
@@ -484,13 +491,12 @@ fn parse_batch(
     let read: Vec<Option<(RawNode, usize)>> = batch
         .par_iter()
         .enumerate()
-        .map(|(i, (base, bytes))| {
-            let text = std::str::from_utf8(bytes).ok()?;
+        .map(|(i, (base, at))| {
+            let text = std::str::from_utf8(&bytes[at.clone()]).ok()?;
             item(file, text, *base, first + i).ok().flatten()
         })
         .collect();
     *count += batch.len();
-    batch.clear();
     for r in read {
         let Some((node, invalid)) = r else {
             return false;
@@ -647,12 +653,14 @@ impl<R: std::io::Read> Scanner<R> {
     }
 
     /// Copies one JSON value to `out`: an object or array to its closing bracket, a string to
-    /// its closing quote, anything else up to the `,`, `}` or `]` after it. Brackets are only
-    /// counted, not checked: the value is parsed after. False when the bytes end first.
+    /// its closing quote, anything else up to the `,`, `}` or `]` after it. Only the value's own
+    /// kind of bracket is counted (in JSON the other kind balances inside it), and not checked:
+    /// the value is parsed after. False when the bytes end first.
     fn value(&mut self, out: &mut Vec<u8>) -> std::io::Result<bool> {
-        match self.peek()? {
+        let (open, close) = match self.peek()? {
             None => return Ok(false),
-            Some(b'{' | b'[') => {}
+            Some(b'{') => (b'{', b'}'),
+            Some(b'[') => (b'[', b']'),
             Some(b'"') => {
                 self.pos += 1;
                 out.push(b'"');
@@ -668,7 +676,7 @@ impl<R: std::io::Read> Scanner<R> {
                 }
                 return Ok(true);
             }
-        }
+        };
         let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
         while self.fill()? {
             let chunk = &self.buf[self.pos..self.len];
@@ -690,20 +698,24 @@ impl<R: std::io::Read> Scanner<R> {
                         i = chunk.len();
                         continue;
                     }
-                } else {
-                    match b {
-                        b'"' => in_string = true,
-                        b'{' | b'[' => depth += 1,
-                        b'}' | b']' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                out.extend_from_slice(&chunk[..=i]);
-                                self.pos += i + 1;
-                                return Ok(true);
-                            }
-                        }
-                        _ => {}
+                } else if b == b'"' {
+                    in_string = true;
+                } else if b == open {
+                    depth += 1;
+                } else if b == close {
+                    depth -= 1;
+                    if depth == 0 {
+                        out.extend_from_slice(&chunk[..=i]);
+                        self.pos += i + 1;
+                        return Ok(true);
                     }
+                } else if let Some(skip) = memchr::memchr3(b'"', open, close, &chunk[i..]) {
+                    // White space, punctuation, numbers and the other brackets, at once.
+                    i += skip;
+                    continue;
+                } else {
+                    i = chunk.len();
+                    continue;
                 }
                 i += 1;
             }
@@ -829,6 +841,15 @@ mod tests {
             LIST.to_string(),
             format!("\u{feff}  {LIST}"),
             LIST.replace(['\n', ' '], ""),
+            // Brackets of the other kind, and in strings, inside an item and beside the items.
+            LIST.replace(
+                "\"nodeInfo\"",
+                "\"conditions\": [[{\"m\": \"}]\\\"{[\"}], []], \"nodeInfo\"",
+            )
+            .replace(
+                "\"kind\": \"List\"",
+                "\"kind\": \"List\", \"x\": [{\"a\": [\"]}\"]}, {}]",
+            ),
         ] {
             let whole = super::read(0, &text).ok().flatten().unwrap();
             let streamed = super::read_stream(0, Trickle(text.as_bytes()))
@@ -859,6 +880,9 @@ mod tests {
             // No comma before a closing bracket.
             LIST.replace("}\n    ],", "},\n    ],"),
             LIST.replace("\"resourceVersion\": \"\"}", "\"resourceVersion\": \"\"},"),
+            // Brackets that do not pair: in an item, and in a member beside the items.
+            LIST.replace("\"sizeBytes\": 1}]", "\"sizeBytes\": 1]}"),
+            LIST.replace("\"kind\": \"List\"", "\"kind\": \"List\", \"x\": [{]}"),
             "[1, 2]".to_string(),
             String::new(),
             // What the whole read refuses: a key twice, the list's metadata of the wrong shape.
