@@ -14,9 +14,9 @@
 //! the same path in the base tree; a path outside it (`/tmp/nodes.json`) is the same file on
 //! both sides. An inventory or configuration file that git does not track (a node list written
 //! by the job) is not part of the change, and one the change leaves as it is needs no second
-//! copy: both are read where they are. A big inventory the change edits is handed to the base
-//! side on its standard input, from git, rather than written to disk and read again. A path
-//! that is not in the base commit otherwise is left out there (a file the change adds).
+//! copy: both are read where they are. A big inventory the change edits is written by git
+//! itself, beside the other files, rather than passed through this process. A path that is not
+//! in the base commit otherwise is left out there (a file the change adds).
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -42,9 +42,6 @@ pub(crate) struct BaseSide {
     /// the change leaves as they are, and files git does not track (a node list the job wrote).
     #[serde(default)]
     pub(crate) same: Vec<PathBuf>,
-    /// The path of the command line (an inventory) read from standard input.
-    #[serde(default)]
-    pub(crate) stdin: Option<PathBuf>,
 }
 
 /// `path` without `.` components, and `..` folded where it can be.
@@ -81,9 +78,6 @@ impl BaseSide {
         }
         if self.absent.iter().any(|a| a == path) {
             return None;
-        }
-        if self.stdin.as_deref() == Some(path) {
-            return Some(PathBuf::from("-"));
         }
         let absolute = lexical(&self.cwd.join(path));
         if self.same.iter().any(|a| a == path) {
@@ -158,9 +152,6 @@ pub(crate) struct Prepared {
     _dir: tempfile::TempDir,
     pub(crate) side: BaseSide,
     pub(crate) commit: Commit,
-    repo: Repo,
-    /// The object the child reads on its standard input (the inventory [`BaseSide::stdin`]).
-    piped: Option<String>,
 }
 
 /// The paths of a command line, by what they are.
@@ -277,9 +268,9 @@ pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result
     Ok(Pending { handle })
 }
 
-/// An inventory at least this big that the change edits is given to the base side on its
-/// standard input, straight from git, rather than written to disk and read back.
-const PIPED: u64 = 1 << 20;
+/// An inventory at least this big that the change edits is written by `git cat-file` itself,
+/// while the other files are written, rather than read into this process and written again.
+const BIG: u64 = 1 << 20;
 
 /// Writes the files of the commit that may be read into a temporary directory.
 fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepared, String> {
@@ -299,7 +290,8 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
         .map(|m| lexical(&repo.cwd.join(m)))
         .collect();
     let mut same: Vec<PathBuf> = Vec::new();
-    let mut stdin: Option<(PathBuf, String)> = None;
+    // (path in the tree, object)
+    let mut big: Vec<(PathBuf, String)> = Vec::new();
     let candidates: Vec<(&PathBuf, PathBuf)> = paths
         .others()
         .filter(|p| {
@@ -329,9 +321,10 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
         match entry {
             Some(_) if !changed.contains(r) => same.push((*arg).clone()),
             Some(entry) => {
-                let big = std::fs::metadata(repo.top.join(r)).map_or(0, |m| m.len()) >= PIPED;
-                if big && stdin.is_none() && paths.inventories.contains(arg) {
-                    stdin = Some(((*arg).clone(), entry.oid.clone()));
+                let size = std::fs::metadata(repo.top.join(r)).map_or(0, |m| m.len());
+                if size >= BIG && paths.inventories.contains(arg) && !big.iter().any(|b| b.0 == *r)
+                {
+                    big.push((r.clone(), entry.oid.clone()));
                 }
             }
             None if !tracked.contains(r) => same.push((*arg).clone()),
@@ -342,8 +335,8 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
         named: paths.all().filter_map(|p| inside(p)).collect(),
         not_written: same
             .iter()
-            .chain(stdin.iter().map(|(p, _)| p))
             .filter_map(|p| inside(p))
+            .chain(big.iter().map(|(r, _)| r.clone()))
             .collect(),
         roots: tool_roots(&entries),
     };
@@ -374,7 +367,10 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
             }
         };
         let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
-        match plan.write(&repo, &entries, &tree) {
+        let wrote = repo
+            .write_blobs(&big, &tree)
+            .and_then(|blobs| plan.write(&repo, &entries, &tree).and(blobs.wait()));
+        match wrote {
             Ok(()) => {
                 written = Some((dir, tree));
                 break;
@@ -391,13 +387,12 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
         cwd: repo.cwd.clone(),
         absent: Vec::new(),
         same,
-        stdin: stdin.as_ref().map(|(p, _)| p.clone()),
     };
     // The current directory's copy, for relative paths (it may be new since).
     let _ = std::fs::create_dir_all(side.child_dir());
     // A path the base revision does not have is left out there.
     for p in paths.all() {
-        if side.same.contains(p) || side.stdin.as_ref() == Some(p) {
+        if side.same.contains(p) {
             continue;
         }
         if let Some(r) = inside(p) {
@@ -410,8 +405,6 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
         _dir: dir,
         side,
         commit,
-        repo,
-        piped: stdin.map(|(_, oid)| oid),
     })
 }
 
@@ -548,33 +541,12 @@ impl Prepared {
             .args(std::env::args_os().skip(2))
             .current_dir(self.side.child_dir())
             .env_remove("COLUMNS")
-            .stdin(if self.piped.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command
             .spawn()
             .map_err(|e| format!("--base: could not run taintlint at the base revision: {e}"))?;
-        // The inventory it reads from standard input, from git as git reads it.
-        let feeder = match (&self.piped, child.stdin.take()) {
-            (Some(oid), Some(mut to)) => {
-                let mut blob = self
-                    .repo
-                    .blob(oid)
-                    .map_err(|e| git_problem(&self.commit.rev, e))?;
-                Some(std::thread::spawn(move || {
-                    if let Some(mut from) = blob.stdout.take() {
-                        let _ = std::io::copy(&mut from, &mut to);
-                    }
-                    drop(to);
-                    let _ = blob.wait();
-                }))
-            }
-            _ => None,
-        };
         let mut out = child.stdout.take().expect("piped");
         let mut err = child.stderr.take().expect("piped");
         let stdout = std::thread::spawn(move || {
@@ -591,7 +563,6 @@ impl Prepared {
             child,
             stdout,
             stderr,
-            feeder,
             label: self.commit.label(),
         })
     }
@@ -602,7 +573,6 @@ pub(crate) struct Running {
     child: std::process::Child,
     stdout: std::thread::JoinHandle<Vec<u8>>,
     stderr: std::thread::JoinHandle<String>,
-    feeder: Option<std::thread::JoinHandle<()>>,
     label: String,
 }
 
@@ -618,9 +588,6 @@ pub(crate) struct Finished {
 impl Running {
     pub(crate) fn wait(mut self) -> Finished {
         let status = self.child.wait();
-        if let Some(f) = self.feeder {
-            let _ = f.join();
-        }
         let json = self.stdout.join().unwrap_or_default();
         let stderr = self.stderr.join().unwrap_or_default();
         Finished {
@@ -692,7 +659,6 @@ mod tests {
             cwd: PathBuf::from("/repo/deploy"),
             absent: vec![PathBuf::from("new.yaml")],
             same: vec![PathBuf::from("nodes.json")],
-            stdin: Some(PathBuf::from("big.json")),
         }
     }
 
@@ -721,7 +687,6 @@ mod tests {
             s.map(Path::new("nodes.json")),
             Some(PathBuf::from("/repo/deploy/nodes.json"))
         );
-        assert_eq!(s.map(Path::new("big.json")), Some(PathBuf::from("-")));
         let mut list = vec![PathBuf::from("new.yaml"), PathBuf::from("apps")];
         s.map_all(&mut list);
         assert_eq!(list, vec![PathBuf::from("apps")]);

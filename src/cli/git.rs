@@ -228,17 +228,35 @@ impl Repo {
             .collect())
     }
 
-    /// A process that prints the contents of one object (`git cat-file blob`).
-    pub(crate) fn blob(&self, oid: &str) -> Result<std::process::Child, GitError> {
-        git(&self.top)
-            .args(["cat-file", "blob", oid])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => GitError::NoGit,
-                _ => GitError::Failed(e.to_string()),
-            })
+    /// Starts writing each object of `blobs` (path, object) under `dest` at its path, each by a
+    /// `git cat-file blob` of its own straight into the file: big files, written while other
+    /// work goes on.
+    pub(crate) fn write_blobs(
+        &self,
+        blobs: &[(PathBuf, String)],
+        dest: &Path,
+    ) -> Result<Blobs, GitError> {
+        let failed = |e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::NotFound => GitError::NoGit,
+            _ => GitError::Failed(e.to_string()),
+        };
+        let mut running = Blobs(Vec::new());
+        for (path, oid) in blobs {
+            let path = dest.join(path);
+            let file = path
+                .parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::File::create(&path))
+                .map_err(|e| GitError::Failed(format!("{}: {e}", path.display())))?;
+            let child = git(&self.top)
+                .args(["cat-file", "blob", oid])
+                .stdout(file)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(failed)?;
+            running.0.push((path, child));
+        }
+        Ok(running)
     }
 
     /// Reads the objects `entries` name and writes each under `dest` at its path (a symbolic
@@ -324,6 +342,27 @@ impl Repo {
                 let _ = e.read_to_string(&mut said);
             }
             result = Err(GitError::Failed(said.trim().to_string()));
+        }
+        result
+    }
+}
+
+/// Objects being written into files ([`Repo::write_blobs`]).
+pub(crate) struct Blobs(Vec<(PathBuf, std::process::Child)>);
+
+impl Blobs {
+    /// Waits until every file is written; the first that was not, and why.
+    pub(crate) fn wait(self) -> Result<(), GitError> {
+        let mut result = Ok(());
+        for (path, child) in self.0 {
+            let out = child.wait_with_output();
+            if result.is_ok() && !out.as_ref().is_ok_and(|o| o.status.success()) {
+                let said = out.map_or_else(
+                    |e| e.to_string(),
+                    |o| String::from_utf8_lossy(&o.stderr).trim().to_string(),
+                );
+                result = Err(GitError::Failed(format!("{}: {said}", path.display())));
+            }
         }
         result
     }
