@@ -10,7 +10,7 @@
 //! pools it fits changed, or, for a DaemonSet, when the pools with nodes it picks and cannot run
 //! on changed. A pool that only grew or shrank moves nothing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Serialize;
 
@@ -698,26 +698,60 @@ pub struct Texts {
     pub changed: HashMap<String, Changed>,
 }
 
+/// How much of a file [`place`] reads for a cause: its first lines (a pool's taint is looked
+/// for near the line that defines the pool, in a node list that may be 100 MB), or all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Extent {
+    Lines(usize),
+    Whole,
+}
+
 impl Change {
-    /// The files [`place`] reads for this change's cause: (side, file).
-    pub fn needs(&self) -> Vec<(Side, String)> {
-        let mut out = vec![(self.cause.side, self.cause.file.clone())];
-        if self.cause.code.starts_with("toleration-") {
-            out.push((Side::Before, self.file_before.clone()));
-            out.push((Side::After, self.file.clone()));
+    /// The files [`place`] reads for this change's cause: (side, file, how much of it).
+    pub fn needs(&self, before: &Simulation, after: &Simulation) -> Vec<(Side, String, Extent)> {
+        let cause = &self.cause;
+        let extent = match cause.code {
+            "taint-added" | "taint-changed" | "taint-removed" => {
+                let cluster = match cause.side {
+                    Side::Before => &before.cluster,
+                    Side::After => &after.cluster,
+                };
+                let line = cause
+                    .pool
+                    .as_ref()
+                    .and_then(|pool| cluster.pools.iter().find(|p| &p.name == pool))
+                    .and_then(|p| p.source.line);
+                Extent::Lines(line.map_or(0, |l| l + TAINT_SEARCH))
+            }
+            _ => Extent::Whole,
+        };
+        let mut out = vec![(cause.side, cause.file.clone(), extent)];
+        if cause.code.starts_with("toleration-") {
+            out.push((Side::Before, self.file_before.clone(), Extent::Whole));
+            out.push((Side::After, self.file.clone(), Extent::Whole));
         }
         out
     }
 }
 
-/// The files every change's cause needs, each once.
-pub fn needed(changes: &[Change]) -> Vec<(Side, String)> {
-    let mut seen = HashSet::new();
-    changes
-        .iter()
-        .flat_map(Change::needs)
-        .filter(|n| seen.insert(n.clone()))
-        .collect()
+/// The files every change's cause needs, each once, with as much of it as the most any needs.
+pub fn needed(
+    changes: &[Change],
+    before: &Simulation,
+    after: &Simulation,
+) -> Vec<(Side, String, Extent)> {
+    let mut out: Vec<(Side, String, Extent)> = Vec::new();
+    let mut at: HashMap<(Side, String), usize> = HashMap::new();
+    for (side, file, extent) in changes.iter().flat_map(|c| c.needs(before, after)) {
+        match at.get(&(side, file.clone())) {
+            Some(&i) => out[i].2 = out[i].2.max(extent),
+            None => {
+                at.insert((side, file.clone()), out.len());
+                out.push((side, file, extent));
+            }
+        }
+    }
+    out
 }
 
 /// Places each cause at its line: the taint in its pool's definition (a line the change touched

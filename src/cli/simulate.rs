@@ -336,6 +336,25 @@ fn for_base_side(args: &mut SimulateArgs, side: &BaseSide) {
     args.render.mirrors = Some((side.tree.clone(), side.worktree.clone()));
 }
 
+/// The text of the file at `path`, or its first lines only.
+fn read_extent(path: &Path, extent: taintlint::changes::placements::Extent) -> Option<String> {
+    use std::io::BufRead;
+    use taintlint::changes::placements::Extent;
+    match extent {
+        Extent::Whole => std::fs::read_to_string(path).ok(),
+        Extent::Lines(n) => {
+            let mut reader = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+            let mut text = String::new();
+            for _ in 0..n {
+                if reader.read_line(&mut text).ok()? == 0 {
+                    break;
+                }
+            }
+            Some(text)
+        }
+    }
+}
+
 /// The cluster of the working tree's side, read back from its JSON.
 fn cluster_model(
     writer: &report::simulate::JsonWriter<'_>,
@@ -383,19 +402,31 @@ fn finish_base(base: super::base::Pending, after: &Simulation) -> Result<Compare
     let (mut changes, counts) = placements::compare(&before, after);
     let mut texts = placements::Texts::default();
     let side = &prepared.side;
-    let read_before = |name: &str| std::fs::read_to_string(side.in_tree(name)).ok();
-    for (s, file) in placements::needed(&changes) {
+    for (s, file, extent) in placements::needed(&changes, &before, after) {
+        let before_path = side.in_tree(&file);
         match s {
             Side::Before => {
-                if let Some(t) = read_before(&file) {
+                if let Some(t) = read_extent(&before_path, extent) {
                     texts.before.insert(file, t);
                 }
             }
             Side::After => {
-                if let Ok(t) = std::fs::read_to_string(&file) {
-                    let changed = match read_before(&file) {
-                        Some(b) => taintlint::changes::lines::Changed::between(&b, &t),
-                        None => taintlint::changes::lines::Changed::all(),
+                use taintlint::changes::lines::{Changed, MAX_COMPARED};
+                // A file too big to compare (a node list) is read only as far as needed.
+                let big = std::fs::metadata(&file).is_ok_and(|m| m.len() > MAX_COMPARED as u64);
+                let (text, before_text) = if big {
+                    (read_extent(Path::new(&file), extent), None)
+                } else {
+                    (
+                        std::fs::read_to_string(&file).ok(),
+                        std::fs::read_to_string(&before_path).ok(),
+                    )
+                };
+                if let Some(t) = text {
+                    let changed = match before_text {
+                        Some(b) => Changed::between(&b, &t),
+                        None if big && before_path.is_file() => Changed::default(),
+                        None => Changed::all(),
                     };
                     texts.changed.insert(file.clone(), changed);
                     texts.after.insert(file, t);

@@ -90,9 +90,10 @@ fn a_taint_added_to_a_pool_strands_a_workload() {
         )]
         .into(),
     };
+    // Only the lines near the pool's definition are read for its taint.
     assert_eq!(
-        needed(&changes),
-        vec![(Side::After, "pools.yaml".to_string())]
+        needed(&changes, &before, &after),
+        vec![(Side::After, "pools.yaml".to_string(), Extent::Lines(401))]
     );
     place(&mut changes, &before, &after, &texts);
     assert_eq!(changes[0].cause.line, Some(4));
