@@ -863,16 +863,7 @@ fn with_local_cluster(
     stream: &syntax::Stream<'_>,
     options: &Options,
 ) -> Option<Options> {
-    if !crate::k8s::cluster::may_hold_cluster_objects(text) {
-        return None;
-    }
-    let mut cluster = crate::k8s::cluster::Cluster::default();
-    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        cluster.add_document("", doc);
-        for name in refused_runtime_classes(text, doc) {
-            cluster.refuse(&name);
-        }
-    }
+    let mut cluster = cluster_objects_parsed("", text, stream);
     if cluster.is_empty() {
         return None;
     }
@@ -892,6 +883,17 @@ fn with_local_cluster(
 pub fn cluster_objects(file: &str, text: &str) -> crate::k8s::cluster::Cluster {
     let mut cluster = crate::k8s::cluster::Cluster::default();
     cluster.add_text_with(file, text, &refused_runtime_classes);
+    cluster
+}
+
+/// [`cluster_objects`] of a text already parsed into `stream`.
+pub fn cluster_objects_parsed(
+    file: &str,
+    text: &str,
+    stream: &syntax::Stream<'_>,
+) -> crate::k8s::cluster::Cluster {
+    let mut cluster = crate::k8s::cluster::Cluster::default();
+    cluster.add_stream_with(file, text, stream, &refused_runtime_classes);
     cluster
 }
 

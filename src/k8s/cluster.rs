@@ -488,11 +488,21 @@ impl Cluster {
         if !may_hold_cluster_objects(text) {
             return;
         }
-        let stream = syntax::parse(text);
-        for doc in &stream.documents {
-            if doc.error.is_some() {
-                continue;
-            }
+        self.add_stream_with(file, text, &syntax::parse(text), refused);
+    }
+
+    /// [`Cluster::add_text_with`] of a text already parsed into `stream`.
+    pub fn add_stream_with(
+        &mut self,
+        file: &str,
+        text: &str,
+        stream: &syntax::Stream<'_>,
+        refused: &dyn Fn(&str, &Document<'_>) -> Vec<String>,
+    ) {
+        if !may_hold_cluster_objects(text) {
+            return;
+        }
+        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
             self.add_document(file, doc);
             for name in refused(text, doc) {
                 self.refuse(&name);

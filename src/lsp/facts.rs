@@ -67,7 +67,11 @@ pub struct TaintFact {
 
 impl Facts {
     pub fn collect(text: &str) -> Facts {
-        let stream = syntax::parse(text);
+        Facts::of_parsed(text, &syntax::parse(text))
+    }
+
+    /// [`Facts::collect`] of a text already parsed into `stream`.
+    pub fn of_parsed(text: &str, stream: &syntax::Stream<'_>) -> Facts {
         let mut facts = Facts::default();
         for doc in &stream.documents {
             if doc.error.is_some() {

@@ -193,8 +193,12 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
         return None;
     }
     let text = String::from_utf8(std::fs::read(path).ok()?).ok()?;
-    let facts = Facts::collect(&text);
-    let cluster = crate::analysis::cluster_objects(&path.display().to_string(), &text);
+    // Parsed once for both.
+    let stream = crate::syntax::parse(&text);
+    let facts = Facts::of_parsed(&text, &stream);
+    let cluster =
+        crate::analysis::cluster_objects_parsed(&path.display().to_string(), &text, &stream);
+    drop(stream);
     let cluster = (!cluster.is_empty()).then_some(cluster);
     let index = LineIndex::new(&text);
     let lines = Lines::new(&text, &index, encoding);
