@@ -661,6 +661,46 @@ spec:
 
 /// A chart's values file nobody opens is judged again when its chart's templates change on
 /// disk: the workload they render it into is a DaemonSet now, and its finding says so.
+/// The workspace's cluster objects come from its files as `lint` reads them: a Namespace's
+/// toleration whitelist in one unopened file rejects a Pod in another, with the admission plugin
+/// on (the workspace read parses each file once for its facts and its cluster objects).
+#[tokio::test]
+async fn a_namespace_in_one_file_decides_another_files_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    let namespace =
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n  annotations:\n    \
+                     scheduler.alpha.kubernetes.io/tolerationsWhitelist: \
+                     '[{\"key\":\"tenant\",\"operator\":\"Exists\"}]'\n";
+    let pod = "kind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  tolerations:\n  \
+               - {key: gpu, operator: Exists, effect: NoSchedule}\n  containers: [{name: c, image: nginx}]\n";
+    for (path, text) in [
+        ("ns.yaml", namespace),
+        ("pod.yaml", pod),
+        (
+            ".taintlint.yaml",
+            "admission-plugins:\n  enable: [PodTolerationRestriction]\n",
+        ),
+    ] {
+        std::fs::write(root.join(path), text).unwrap();
+    }
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(Some(&file_uri(&root)), client::pull_client(), json!({}))
+        .await;
+    c.workspace_read().await;
+    let pod_uri = file_uri(&root.join("pod.yaml"));
+    let r = workspace_diagnostics_until(&mut c, json!([]), |r| {
+        reports(r).get(&pod_uri).is_some_and(|v| v != &json!([]))
+    })
+    .await;
+    assert_eq!(
+        reports(&r).get(&pod_uri),
+        Some(&json!(["admission-rejected"])),
+        "{r}"
+    );
+}
+
 #[tokio::test]
 async fn an_unopened_values_file_follows_its_charts_templates() {
     let dir = tempfile::tempdir().unwrap();
