@@ -31,8 +31,10 @@ const URI: &str = "file:///bench/manifest.yaml";
 const NODES: usize = 5_000;
 const WORKLOADS: usize = 500;
 const SAMPLES: usize = 100;
-/// The manifest's diagnostics with the inventory: every edit must bring all of them.
-const DIAGNOSTICS: usize = 590;
+/// The manifest's diagnostics with the inventory: every edit must bring all of them (586 since
+/// requests are simulated: a workload whose extended-resource limits no node of its pool offers,
+/// or that asks for more CPU than any node has, fits no node, rather than only avoided ones).
+const DIAGNOSTICS: usize = 586;
 
 struct Request {
     name: &'static str,
