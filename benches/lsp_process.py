@@ -9,7 +9,8 @@ Rows:
   of 500 Deployments open (benches/support/cluster.rs's data: `cargo bench --bench peak` writes
   them as target/bench-data/nodes-5000.json and lsp-manifest.yaml), a character typed into a
   workload's name and deleted again, 100 times, each until that version's diagnostics are
-  pushed: median and p90 of the edits, the server's peak.
+  pushed: median and p90 of the edits, the server's peak; and the server's own part, until the
+  first byte of that answer arrives (the rest is this client reading and parsing its JSON).
 - workspace: each directory given (the nine corpora's parent: all nine as one workspace),
   opened as the workspace root by a client
   that pulls diagnostics: the time from starting the process to the answer of the first
@@ -41,6 +42,8 @@ class Server:
         )
         self.next_id = 1
         self.queued = []
+        # When the first byte of each message read arrived, by the message's id().
+        self.arrived = {}
 
     def send(self, message):
         body = json.dumps(message).encode()
@@ -52,8 +55,10 @@ class Server:
 
     def read(self):
         length = None
+        first = None
         while True:
             line = self.p.stdout.readline()
+            first = first or time.monotonic()
             if not line:
                 raise EOFError("the server closed its output")
             line = line.strip()
@@ -63,6 +68,7 @@ class Server:
             if name.lower() == b"content-length":
                 length = int(value)
         message = json.loads(self.p.stdout.read(length))
+        self.arrived[id(message)] = first
         # Requests from the server (configuration, registrations, refreshes): answered at once.
         if "method" in message and "id" in message:
             method = message["method"]
@@ -145,15 +151,15 @@ def cluster(binary, nodes, manifest, edits=100):
     s.notify("textDocument/didOpen",
              {"textDocument": {"uri": doc, "languageId": "yaml", "version": 1, "text": text}})
 
-    def diagnostics(version):
+    def published(version):
         return s.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                       and m["params"]["uri"] == doc
-                      and m["params"].get("version") == version)["params"]["diagnostics"]
+                      and m["params"].get("version") == version)
 
-    expected = len(diagnostics(1))
+    expected = len(published(1)["params"]["diagnostics"])
     middle = len(text) // 2
     line = text[: text.index("\n  name: ", middle) + 1].count("\n")
-    times = []
+    times, server = [], []
     for version in range(2, 2 + edits):
         typed = version % 2 == 0
         change = {"range": {"start": {"line": line, "character": 8},
@@ -162,12 +168,16 @@ def cluster(binary, nodes, manifest, edits=100):
         start = time.monotonic()
         s.notify("textDocument/didChange",
                  {"textDocument": {"uri": doc, "version": version}, "contentChanges": [change]})
-        found = len(diagnostics(version))
+        m = published(version)
         times.append(time.monotonic() - start)
+        server.append(s.arrived.pop(id(m)) - start)
+        found = len(m["params"]["diagnostics"])
         assert found == expected, (found, expected)
     peak = s.close()
     times.sort()
-    return times[len(times) // 2], times[len(times) * 9 // 10], peak, expected
+    server.sort()
+    return (times[len(times) // 2], times[len(times) * 9 // 10], peak, expected,
+            server[len(server) // 2], server[len(server) * 9 // 10])
 
 
 def workspace(binary, repo):
@@ -203,7 +213,10 @@ def main():
               f"({results[0][3]} diagnostics), {runs} runs of 100 edits: "
               f"median {spread([r[0] for r in results], ms)}, "
               f"p90 {spread([r[1] for r in results], ms)}, "
-              f"server peak {spread([r[2] for r in results], mib)}")
+              f"server peak {spread([r[2] for r in results], mib)}; "
+              f"the server's part, to the first byte of the answer: "
+              f"median {spread([r[4] for r in results], ms)}, "
+              f"p90 {spread([r[5] for r in results], ms)}")
     else:
         results = {repo: [] for repo in args}
         for _ in range(runs):
