@@ -322,7 +322,12 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
             Some(_) if !changed.contains(r) => same.push((*arg).clone()),
             Some(entry) => {
                 let size = std::fs::metadata(repo.top.join(r)).map_or(0, |m| m.len());
-                if size >= BIG && paths.inventories.contains(arg) && !big.iter().any(|b| b.0 == *r)
+                // (A symbolic link is written as one, with the other files.)
+                let regular = entry.mode.starts_with("100");
+                if size >= BIG
+                    && regular
+                    && paths.inventories.contains(arg)
+                    && !big.iter().any(|b| b.0 == *r)
                 {
                     big.push((r.clone(), entry.oid.clone()));
                 }
