@@ -902,6 +902,54 @@ fn a_big_node_list_edited() {
     }
 }
 
+/// A big inventory that is a symbolic link, pointed elsewhere by the change: at the base
+/// revision it is the link as committed, to the node list it named then.
+#[cfg(unix)]
+#[test]
+fn a_big_node_list_behind_a_symbolic_link() {
+    let padding = "x".repeat(600 * 1024);
+    let list = |taints: &str| {
+        format!(
+            "{{\"kind\": \"List\", \"items\": [\n\
+             {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"a\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}}, \"spec\": {{}}}},\n\
+             {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"b\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}},\n\
+             \"spec\": {{{taints}}}}}]}}\n"
+        )
+    };
+    let repo = Repo::new();
+    repo.write("cluster/old.json", &list(""))
+        .write(
+            "cluster/new.json",
+            &list("\"taints\": [{\"key\": \"maintenance\", \"effect\": \"NoSchedule\"}]"),
+        )
+        .write("apps/apps.yaml", APPS);
+    let link = repo.dir.path().join("nodes.json");
+    std::os::unix::fs::symlink("cluster/old.json", &link).unwrap();
+    repo.commit("init");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("cluster/new.json", &link).unwrap();
+    let (v, run) = repo.json(&[
+        "simulate",
+        "--inventory",
+        "nodes.json",
+        "--base",
+        "main",
+        "-o",
+        "json",
+        "apps",
+    ]);
+    // (Nothing is stranded: one node is left.)
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let c = changes(&v);
+    let web = c
+        .iter()
+        .find(|c| c["name"] == "web")
+        .unwrap_or_else(|| panic!("{c:#?}\n{}", run.stderr));
+    assert_eq!(web["before"]["nodes"], 2);
+    assert_eq!(web["after"]["nodes"], 1);
+    assert_eq!(web["cause"]["code"], "taint-added");
+}
+
 /// The example of docs/simulate.md ("What a change moves") and docs/ci.md: a pool dedicated
 /// to one team, the CronJob given the new toleration, a Job and a DaemonSet forgotten.
 fn docs_example() -> Repo {
