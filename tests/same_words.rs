@@ -24,8 +24,8 @@ fn cluster(workload: &str) -> tempfile::TempDir {
     dir
 }
 
-/// `lint --format json`'s findings: (rule, message).
-fn findings(dir: &std::path::Path) -> Vec<(String, String)> {
+/// `lint --format json`'s diagnostics of `risk.yaml` against `pools.yaml`.
+fn diagnostics(dir: &std::path::Path) -> Vec<Value> {
     let run = run_in(
         dir,
         &[
@@ -38,10 +38,14 @@ fn findings(dir: &std::path::Path) -> Vec<(String, String)> {
         ],
         None,
     );
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
-    json["diagnostics"]
-        .as_array()
-        .unwrap()
+    let json: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    json["diagnostics"].as_array().unwrap().clone()
+}
+
+/// `lint --format json`'s findings: (rule, message).
+fn findings(dir: &std::path::Path) -> Vec<(String, String)> {
+    diagnostics(dir)
         .iter()
         .map(|d| {
             (
@@ -50,6 +54,36 @@ fn findings(dir: &std::path::Path) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// `simulate --format FORMAT` of `risk.yaml` against `pools.yaml`: what it printed.
+fn simulate(dir: &std::path::Path, format: &str) -> String {
+    run_in(
+        dir,
+        &[
+            "simulate",
+            "--format",
+            format,
+            "--inventory",
+            "pools.yaml",
+            "risk.yaml",
+        ],
+        None,
+    )
+    .stdout
+}
+
+/// A server given `pools.yaml` as its inventory, `risk.yaml` open with `text`; and its URI.
+async fn open_in_server(dir: &std::path::Path, text: &str) -> (Client, String) {
+    let uri = format!("file://{}", dir.join("risk.yaml").display());
+    let mut c = Client::start(Client::test_config());
+    c.initialize(
+        push_client(),
+        json!({"inventory": dir.join("pools.yaml").to_str().unwrap()}),
+    )
+    .await;
+    c.open(&uri, text).await;
+    (c, uri)
 }
 
 #[test]
@@ -117,14 +151,7 @@ fn position(text: &str, needle: &str) -> Value {
 #[tokio::test]
 async fn the_hover_and_the_lens_say_what_the_findings_say() {
     let dir = cluster(RISK_CRONJOB);
-    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
-    let mut c = Client::start(Client::test_config());
-    c.initialize(
-        push_client(),
-        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
-    )
-    .await;
-    c.open(&uri, RISK_CRONJOB).await;
+    let (mut c, uri) = open_in_server(dir.path(), RISK_CRONJOB).await;
     let diagnostics = c.diagnostics(&uri, 1).await;
     let messages: Vec<&str> = diagnostics["params"]["diagnostics"]
         .as_array()
@@ -302,21 +329,7 @@ async fn a_worker_group_is_named_by_its_group_name_in_every_face() {
         ]
     );
 
-    let simulate = |format: &str| {
-        run_in(
-            dir.path(),
-            &[
-                "simulate",
-                "--format",
-                format,
-                "--inventory",
-                "pools.yaml",
-                "risk.yaml",
-            ],
-            None,
-        )
-    };
-    let human = simulate("human").stdout;
+    let human = simulate(dir.path(), "human");
     for title in [
         "RayCluster ml/rl-train, head group",
         "RayCluster ml/rl-train, worker group a100-workers",
@@ -325,7 +338,7 @@ async fn a_worker_group_is_named_by_its_group_name_in_every_face() {
         assert!(human.contains(&format!("\n  {title}")), "{title}: {human}");
     }
     assert!(!human.contains("workerGroupSpecs"), "{human}");
-    let json: Value = serde_json::from_str(&simulate("json").stdout).unwrap();
+    let json: Value = serde_json::from_str(&simulate(dir.path(), "json")).unwrap();
     let parts: Vec<(&str, &str)> = json["workloads"]
         .as_array()
         .unwrap()
@@ -347,14 +360,7 @@ async fn a_worker_group_is_named_by_its_group_name_in_every_face() {
         ]
     );
 
-    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
-    let mut c = Client::start(Client::test_config());
-    c.initialize(
-        push_client(),
-        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
-    )
-    .await;
-    c.open(&uri, RAY).await;
+    let (mut c, uri) = open_in_server(dir.path(), RAY).await;
     c.diagnostics(&uri, 1).await;
     let r = c
         .request(
@@ -415,14 +421,7 @@ items:
             "Deployment `items[0]` fits no node: tolerations[0] misses {NEAR}"
         )]
     );
-    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
-    let mut c = Client::start(Client::test_config());
-    c.initialize(
-        push_client(),
-        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
-    )
-    .await;
-    c.open(&uri, LIST).await;
+    let (mut c, uri) = open_in_server(dir.path(), LIST).await;
     c.diagnostics(&uri, 1).await;
     let r = c
         .request(
@@ -496,22 +495,7 @@ async fn argo_values_workloads_are_named_after_their_application_in_every_face()
         format!("{web} fits no node: tolerations[0] misses {NEAR}"),
         format!("{api} fits no node: tolerations[0] misses {NEAR}"),
     ];
-    let run = run_in(
-        dir.path(),
-        &[
-            "lint",
-            "--format",
-            "json",
-            "--inventory",
-            "pools.yaml",
-            "risk.yaml",
-        ],
-        None,
-    );
-    let json: Value = serde_json::from_str(&run.stdout).unwrap();
-    let found: Vec<(String, Value)> = json["diagnostics"]
-        .as_array()
-        .unwrap()
+    let found: Vec<(String, Value)> = diagnostics(dir.path())
         .iter()
         .filter(|d| d["rule"] == "unschedulable")
         .map(|d| {
@@ -532,30 +516,14 @@ async fn argo_values_workloads_are_named_after_their_application_in_every_face()
                 unschedulable[1].clone(),
                 json!({"kind": "Application", "name": "api", "namespace": "argocd"})
             ),
-        ],
-        "{}",
-        run.stdout
+        ]
     );
 
-    let simulate = |format: &str| {
-        run_in(
-            dir.path(),
-            &[
-                "simulate",
-                "--format",
-                format,
-                "--inventory",
-                "pools.yaml",
-                "risk.yaml",
-            ],
-            None,
-        )
-    };
-    let human = simulate("human").stdout;
+    let human = simulate(dir.path(), "human");
     for title in [web, api] {
         assert!(human.contains(&format!("\n  {title}")), "{title}: {human}");
     }
-    let json: Value = serde_json::from_str(&simulate("json").stdout).unwrap();
+    let json: Value = serde_json::from_str(&simulate(dir.path(), "json")).unwrap();
     let named: Vec<(&str, &str, &str)> = json["workloads"]
         .as_array()
         .unwrap()
@@ -576,14 +544,7 @@ async fn argo_values_workloads_are_named_after_their_application_in_every_face()
         ]
     );
 
-    let uri = format!("file://{}", dir.path().join("risk.yaml").display());
-    let mut c = Client::start(Client::test_config());
-    c.initialize(
-        push_client(),
-        json!({"inventory": dir.path().join("pools.yaml").to_str().unwrap()}),
-    )
-    .await;
-    c.open(&uri, ARGO_VALUES).await;
+    let (mut c, uri) = open_in_server(dir.path(), ARGO_VALUES).await;
     let diagnostics = c.diagnostics(&uri, 1).await;
     let messages: Vec<&str> = diagnostics["params"]["diagnostics"]
         .as_array()
