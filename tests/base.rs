@@ -856,78 +856,24 @@ fn a_manifest_directory_the_change_adds() {
     );
 }
 
-/// A big node list the change edits is written into the base tree by git itself; what it says
-/// is still named by the file, and its taint placed at its line. Past 8 MiB (too big to compare
-/// line by line) only the lines near the pool are read for it.
-#[test]
-fn a_big_node_list_edited() {
-    for kib in [600, 4200] {
-        let padding = "x".repeat(kib * 1024);
-        let list = |taints: &str| {
-            format!(
-                "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n\
-                 {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"a\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}}, \"spec\": {{}}}},\n\
-                 {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"b\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}},\n\
-                 \"spec\": {{{taints}}}}}]}}\n"
-            )
-        };
-        let repo = Repo::new();
-        repo.write("nodes.json", &list(""))
-            .write("apps/apps.yaml", APPS)
-            .commit("init");
-        repo.write(
-            "nodes.json",
-            &list("\"taints\": [{\"key\": \"maintenance\", \"effect\": \"NoSchedule\"}]"),
-        );
-        let (v, run) = repo.json(&[
-            "simulate",
-            "--inventory",
-            "nodes.json",
-            "--base",
-            "main",
-            "-o",
-            "json",
-            "apps",
-        ]);
-        let c = changes(&v);
-        let web = c
-            .iter()
-            .find(|c| c["name"] == "web")
-            .unwrap_or_else(|| panic!("{kib} KiB: {c:#?}\n{}", run.stderr));
-        assert_eq!(web["before"]["nodes"], 2, "{kib} KiB");
-        assert_eq!(web["after"]["nodes"], 1, "{kib} KiB");
-        assert_eq!(web["cause"]["code"], "taint-added", "{kib} KiB");
-        assert_eq!(web["cause"]["file"], "nodes.json", "{kib} KiB");
-        assert_eq!(web["cause"]["line"], 4, "{kib} KiB");
-    }
+/// A JSON list of two Nodes of pool `web`, each padded to `kib` KiB; the second's `spec`
+/// holds `taints` (a member, or nothing).
+fn big_node_list(kib: usize, taints: &str) -> String {
+    let padding = "x".repeat(kib * 1024);
+    format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n\
+         {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"a\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}}, \"spec\": {{}}}},\n\
+         {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"b\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}},\n\
+         \"spec\": {{{taints}}}}}]}}\n"
+    )
 }
 
-/// A big inventory that is a symbolic link, pointed elsewhere by the change: at the base
-/// revision it is the link as committed, to the node list it named then.
-#[cfg(unix)]
-#[test]
-fn a_big_node_list_behind_a_symbolic_link() {
-    let padding = "x".repeat(600 * 1024);
-    let list = |taints: &str| {
-        format!(
-            "{{\"kind\": \"List\", \"items\": [\n\
-             {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"a\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}}, \"spec\": {{}}}},\n\
-             {{\"kind\": \"Node\", \"metadata\": {{\"name\": \"b\", \"labels\": {{\"pool\": \"web\"}}, \"annotations\": {{\"pad\": \"{padding}\"}}}},\n\
-             \"spec\": {{{taints}}}}}]}}\n"
-        )
-    };
-    let repo = Repo::new();
-    repo.write("cluster/old.json", &list(""))
-        .write(
-            "cluster/new.json",
-            &list("\"taints\": [{\"key\": \"maintenance\", \"effect\": \"NoSchedule\"}]"),
-        )
-        .write("apps/apps.yaml", APPS);
-    let link = repo.dir.path().join("nodes.json");
-    std::os::unix::fs::symlink("cluster/old.json", &link).unwrap();
-    repo.commit("init");
-    std::fs::remove_file(&link).unwrap();
-    std::os::unix::fs::symlink("cluster/new.json", &link).unwrap();
+/// The taint the change adds to the big node list's second node (its line 4).
+const MAINTENANCE: &str = "\"taints\": [{\"key\": \"maintenance\", \"effect\": \"NoSchedule\"}]";
+
+/// `simulate --base main` with `nodes.json` as the inventory: the change the maintenance taint
+/// made to `web` (one of its two nodes left), and the cause's JSON.
+fn web_lost_a_node(repo: &Repo) -> Value {
     let (v, run) = repo.json(&[
         "simulate",
         "--inventory",
@@ -940,14 +886,48 @@ fn a_big_node_list_behind_a_symbolic_link() {
     ]);
     // (Nothing is stranded: one node is left.)
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let c = changes(&v);
-    let web = c
+    let web = changes(&v)
         .iter()
         .find(|c| c["name"] == "web")
-        .unwrap_or_else(|| panic!("{c:#?}\n{}", run.stderr));
-    assert_eq!(web["before"]["nodes"], 2);
-    assert_eq!(web["after"]["nodes"], 1);
-    assert_eq!(web["cause"]["code"], "taint-added");
+        .unwrap_or_else(|| panic!("{v:#}\n{}", run.stderr));
+    assert_eq!(web["before"]["nodes"], 2, "{web}");
+    assert_eq!(web["after"]["nodes"], 1, "{web}");
+    assert_eq!(web["cause"]["code"], "taint-added", "{web}");
+    web["cause"].clone()
+}
+
+/// A big node list the change edits is written into the base tree by git itself; what it says
+/// is still named by the file, and its taint placed at its line. Past 8 MiB (too big to compare
+/// line by line) only the lines near the pool are read for it.
+#[test]
+fn a_big_node_list_edited() {
+    for kib in [600, 4200] {
+        let repo = Repo::new();
+        repo.write("nodes.json", &big_node_list(kib, ""))
+            .write("apps/apps.yaml", APPS)
+            .commit("init");
+        repo.write("nodes.json", &big_node_list(kib, MAINTENANCE));
+        let cause = web_lost_a_node(&repo);
+        assert_eq!(cause["file"], "nodes.json", "{kib} KiB");
+        assert_eq!(cause["line"], 4, "{kib} KiB");
+    }
+}
+
+/// A big inventory that is a symbolic link, pointed elsewhere by the change: at the base
+/// revision it is the link as committed, to the node list it named then.
+#[cfg(unix)]
+#[test]
+fn a_big_node_list_behind_a_symbolic_link() {
+    let repo = Repo::new();
+    repo.write("cluster/old.json", &big_node_list(600, ""))
+        .write("cluster/new.json", &big_node_list(600, MAINTENANCE))
+        .write("apps/apps.yaml", APPS);
+    let link = repo.dir.path().join("nodes.json");
+    std::os::unix::fs::symlink("cluster/old.json", &link).unwrap();
+    repo.commit("init");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("cluster/new.json", &link).unwrap();
+    web_lost_a_node(&repo);
 }
 
 /// The example of docs/simulate.md ("What a change moves") and docs/ci.md: a pool dedicated
