@@ -707,14 +707,18 @@ fn directories_as_inventory() {
         "kind: Pod\nmetadata: {name: x}\n",
     )
     .unwrap();
-    let out = run(&[
-        "simulate",
-        "--inventory",
-        empty.path().to_str().unwrap(),
-        "tests/fixtures/iac/iac-workloads.yaml",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // What `simulate` with the directory as its inventory says; it stops (exit 2).
+    let refused = || {
+        let out = run(&[
+            "simulate",
+            "--inventory",
+            empty.path().to_str().unwrap(),
+            "tests/fixtures/iac/iac-workloads.yaml",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = refused();
     assert!(
         stderr.contains("a directory with no inventory file"),
         "{stderr}"
@@ -728,14 +732,7 @@ fn directories_as_inventory() {
          cpu_pools = var.cpu_pools\n}\n",
     )
     .unwrap();
-    let out = run(&[
-        "simulate",
-        "--inventory",
-        empty.path().to_str().unwrap(),
-        "tests/fixtures/iac/iac-workloads.yaml",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = refused();
     assert!(
         stderr.contains(
             "a directory with no inventory file; an inventory is the output of `kubectl get \
