@@ -388,18 +388,18 @@ mod tests {
 
     #[test]
     fn add_entries() {
+        // The text with `key: value` added to its first toleration.
+        let with_entry = |text: &str, key: &str, value: &str| {
+            with_item(text, |d, i| add_entry(text, d, i, key, value).unwrap())
+        };
         let text = "t:\n- key: a\n  tolerationSeconds: 5\n";
-        let out = with_item(text, |d, i| {
-            add_entry(text, d, i, "effect", "NoExecute").unwrap()
-        });
+        let out = with_entry(text, "effect", "NoExecute");
         assert_eq!(
             out,
             "t:\n- key: a\n  tolerationSeconds: 5\n  effect: NoExecute\n"
         );
         let eof = "t:\n  - key: a";
-        let out = with_item(eof, |d, i| {
-            add_entry(eof, d, i, "effect", "NoExecute").unwrap()
-        });
+        let out = with_entry(eof, "effect", "NoExecute");
         assert_eq!(out, "t:\n  - key: a\n    effect: NoExecute\n");
         // A misspelt `Operator` is renamed by its own fix: adding `operator` too would write
         // the field twice.
@@ -410,9 +410,7 @@ mod tests {
         });
         // An item whose last value is empty ends with its key's line, not at the next item.
         let empty = "t:\n- key: a\n  value:\n- key: b\n  operator: Exists\n";
-        let out = with_item(empty, |d, i| {
-            add_entry(empty, d, i, "operator", "Exists").unwrap()
-        });
+        let out = with_entry(empty, "operator", "Exists");
         assert_eq!(
             out,
             "t:\n- key: a\n  value:\n  operator: Exists\n- key: b\n  operator: Exists\n"
@@ -424,9 +422,7 @@ mod tests {
         });
         assert_eq!(added, None);
         let flow = "t: [{key: a}]\n";
-        let out = with_item(flow, |d, i| {
-            add_entry(flow, d, i, "effect", "NoExecute").unwrap()
-        });
+        let out = with_entry(flow, "effect", "NoExecute");
         assert_eq!(out, "t: [{key: a, effect: NoExecute}]\n");
         for (flow, fixed) in [
             (
@@ -436,9 +432,7 @@ mod tests {
             ("t: [{effect :}]\n", "t: [{effect :, operator: Exists}]\n"),
             ("t: [{effect}]\n", "t: [{effect, operator: Exists}]\n"),
         ] {
-            let out = with_item(flow, |d, i| {
-                add_entry(flow, d, i, "operator", "Exists").unwrap()
-            });
+            let out = with_entry(flow, "operator", "Exists");
             assert_eq!(out, fixed, "{flow}");
         }
     }
