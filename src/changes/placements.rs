@@ -721,7 +721,7 @@ impl Change {
                     .as_ref()
                     .and_then(|pool| cluster.pools.iter().find(|p| &p.name == pool))
                     .and_then(|p| p.source.line);
-                Extent::Lines(line.map_or(0, |l| l + TAINT_SEARCH))
+                Extent::Lines(line.map_or(0, |l| l.saturating_add(TAINT_SEARCH)))
             }
             _ => Extent::Whole,
         };
@@ -883,13 +883,13 @@ fn taint_line(
         .filter(|&l| l > start)
         .min()
         .unwrap_or(usize::MAX)
-        .min(start + TAINT_SEARCH);
+        .min(start.saturating_add(TAINT_SEARCH));
     let mut lines: Vec<(usize, &str)> = text
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l))
-        .skip(start - 1)
-        .take(end - start)
+        .skip(start.saturating_sub(1))
+        .take(end.saturating_sub(start))
         .collect();
     // From the pool's taints on (`taints:`, `"taints": [`, `taint {`), where it says.
     if let Some(from) = lines
