@@ -99,6 +99,31 @@ fn a_taint_added_to_a_pool_strands_a_workload() {
     assert_eq!(changes[0].cause.line, Some(4));
 }
 
+/// A pool's line as no text has it (0, or past any file) does not stop the placing: from line 0
+/// the taint is looked for from the top; past the end, the cause stays at the pool's line.
+#[test]
+fn a_pool_line_out_of_range_is_no_panic() {
+    for line in [0, usize::MAX] {
+        let before = sim(
+            &[("general", &[], line)],
+            &[("web", "yes", &[("yes", &[])])],
+        );
+        let after = sim(
+            &[("general", &["dedicated=infra:NoSchedule"], line)],
+            &[("web", "no", &[("no", &[0])])],
+        );
+        let (mut changes, _) = compare(&before, &after);
+        let text = "- name: general\n  taints:\n  - dedicated=infra:NoSchedule\n".to_string();
+        let texts = Texts {
+            after: [("pools.yaml".to_string(), text)].into(),
+            ..Texts::default()
+        };
+        place(&mut changes, &before, &after, &texts);
+        let want = if line == 0 { 3 } else { line };
+        assert_eq!(changes[0].cause.line, Some(want), "line {line}");
+    }
+}
+
 #[test]
 fn a_toleration_removed_from_a_manifest() {
     let before = sim(
