@@ -1,10 +1,18 @@
 //! The pure core: text in, diagnostics out. No file system, threads or protocol here.
+//!
+//! The one front door to a file's analysis, which `lint`, `simulate` and the language server
+//! all go through: [`check`] (its findings, with [`Ask`] saying against which options and
+//! inventory and what to keep), [`check_streamed`] (the same, handed over in batches),
+//! [`check_again`] (the same of a parsed file, keeping what still holds under another
+//! inventory), [`simulate`] (where its workloads land), [`reads_inventory`] and
+//! [`cluster_objects`]; [`analyse`] is [`check`]'s findings with options alone. What each
+//! document is comes from [`crate::class`].
 
 use std::sync::Arc;
 
+use crate::class::{self, Class, Form, Template, Text};
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::inventory::class::{self, Text};
 use crate::inventory::{compact, terraform, Inventory};
 use crate::k8s::objects::{extract_known, extract_with, items, Extracted, Owner};
 use crate::rules::InventoryReads;
@@ -23,23 +31,41 @@ pub use embedded::{deeper, mapped_strings};
 /// Rules that `options` turns off are not reported, the others at the severity it sets, and
 /// findings that a `# taintlint: disable` comment silences are left out.
 pub fn analyse(text: &str, options: &Options) -> Vec<Diagnostic> {
-    analyse_with(text, options, None)
+    check(text, Ask::new(options, None)).diagnostics
 }
 
-/// Lints one file's text against a cluster inventory too: every pod template is simulated on
-/// the inventory's nodes and the inventory rules report what they find (related locations point
-/// into the inventory files). Without an inventory, the same as [`analyse`].
-pub fn analyse_with(
-    text: &str,
-    options: &Options,
-    inventory: Option<&Inventory>,
-) -> Vec<Diagnostic> {
-    analyse_file(text, options, inventory, false).diagnostics
+/// What to analyse a file against, and what to keep of it.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask<'a> {
+    pub options: &'a Options,
+    /// With an inventory, every pod template is simulated on its nodes and the inventory rules
+    /// report what they find (related locations point into the inventory files).
+    pub inventory: Option<&'a Inventory>,
+    /// Keep where each pod template lands and what each toleration matches, as editors show
+    /// them (with an inventory): the simulations the inventory rules ran, kept.
+    pub placements: bool,
 }
 
-/// One file's analysis: its findings and, when asked for (`placements`) and an inventory is
-/// given, where each pod template lands and what each toleration matches, as editors show
-/// them. The simulations are those the inventory rules ran, kept.
+impl<'a> Ask<'a> {
+    pub fn new(options: &'a Options, inventory: Option<&'a Inventory>) -> Self {
+        Ask {
+            options,
+            inventory,
+            placements: false,
+        }
+    }
+
+    /// The same, keeping the placements.
+    pub fn placed(self) -> Self {
+        Ask {
+            placements: true,
+            ..self
+        }
+    }
+}
+
+/// One file's analysis: its findings, where each pod template lands and what each toleration
+/// matches (when [`Ask::placements`] asked for them), and the pod templates it read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileAnalysis {
     pub diagnostics: Vec<Diagnostic>,
@@ -47,6 +73,9 @@ pub struct FileAnalysis {
     pub placements: Vec<Placement>,
     /// One per valid toleration written in the file, in document order.
     pub tolerations: Vec<TolerationPlace>,
+    /// The pod templates the analysis read (and judged, with an inventory), as
+    /// `lint --inventory` counts them.
+    pub templates: PodTemplates,
 }
 
 impl From<Vec<Diagnostic>> for FileAnalysis {
@@ -58,32 +87,15 @@ impl From<Vec<Diagnostic>> for FileAnalysis {
     }
 }
 
-/// [`analyse_with`], keeping the placements too when `placements` is set.
-pub fn analyse_file(
-    text: &str,
-    options: &Options,
-    inventory: Option<&Inventory>,
-    placements: bool,
-) -> FileAnalysis {
-    analyse_counted(text, options, inventory, placements).0
-}
-
-/// [`analyse_file`], and the pod templates the analysis read (and judged, with an inventory),
-/// as `lint --inventory` counts them.
-pub fn analyse_counted(
-    text: &str,
-    options: &Options,
-    inventory: Option<&Inventory>,
-    placements: bool,
-) -> (FileAnalysis, PodTemplates) {
+/// Analyses one file's text.
+pub fn check(text: &str, ask: Ask<'_>) -> FileAnalysis {
     if class::text(text) == Text::Hcl {
-        let (stream, mut out) = check_hcl(text, options);
-        settle(text, &stream, options, &mut out);
+        let (stream, mut out) = check_hcl(text, ask.options);
+        settle(text, &stream, ask.options, &mut out);
         order(&mut out);
-        return (out.into(), PodTemplates::default());
+        return out.into();
     }
-    let mut stream = syntax::parse(text);
-    analyse_stream(text, &mut stream, options, inventory, placements, None)
+    analyse_stream(text, &mut syntax::parse(text), ask, None)
 }
 
 /// What a file's documents are to be told ([`Judged`]), and what they found before.
@@ -91,7 +103,7 @@ type Again<'j> = Option<(&'j mut Judged, Option<&'j Judged>)>;
 
 /// What each document of a file found (before the configuration and the suppressions
 /// apply), and what its findings read of the inventory: judged again against another
-/// inventory ([`analyse_parsed_again`]), a document whose findings read the same of it keeps
+/// inventory ([`check_again`]), a document whose findings read the same of it keeps
 /// them.
 #[derive(Debug, Clone, Default)]
 pub struct Judged {
@@ -114,62 +126,49 @@ impl Judged {
     }
 }
 
-/// [`analyse_file`] of a YAML file already parsed (with no placements): `stream` is what
+/// [`check`] of a YAML file already parsed (the placements are not kept): `stream` is what
 /// [`syntax::parse`] made of `text` (and is left so; the language server keeps the trees of the
-/// files it judges again when only the inventory changes), and what each document found and read of the
-/// inventory. With what the same text, under the same options, found before (`before`,
-/// against another inventory), a document whose findings read the same of `inventory` keeps
-/// them rather than be judged again: the analysis is the same as [`analyse_file`]'s.
-pub fn analyse_parsed_again<'a>(
+/// files it judges again when only the inventory changes), and what each document found and
+/// read of the inventory. With what the same text, under the same options, found before
+/// (`before`, against another inventory), a document whose findings read the same of the
+/// inventory keeps them rather than be judged again: the analysis is the same as [`check`]'s.
+pub fn check_again<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
-    options: &Options,
-    inventory: Option<&Inventory>,
+    ask: Ask<'_>,
     before: Option<&Judged>,
 ) -> (FileAnalysis, Judged) {
-    let mut judged = Judged::default();
-    let before = before.filter(|b| b.documents.len() == stream.documents.len());
-    let analysis = analyse_parsed_with(
-        text,
-        stream,
-        options,
-        inventory,
-        false,
-        Some((&mut judged, before)),
-    );
-    (analysis, judged)
-}
-
-fn analyse_parsed_with<'a>(
-    text: &'a str,
-    stream: &mut syntax::Stream<'a>,
-    options: &Options,
-    inventory: Option<&Inventory>,
-    placements: bool,
-    again: Again<'_>,
-) -> FileAnalysis {
     debug_assert!(
         class::text(text).is_parsed(),
         "a Terraform file has no YAML tree"
     );
+    let mut judged = Judged::default();
+    let before = before.filter(|b| b.documents.len() == stream.documents.len());
     let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
-    let (analysis, _) = analyse_stream(text, stream, options, inventory, placements, again);
+    let ask = Ask {
+        placements: false,
+        ..ask
+    };
+    let analysis = analyse_stream(text, stream, ask, Some((&mut judged, before)));
     // The rules add nodes (a JSON6902 patch's stand-ins, a pool file's taints read as
     // mappings): the tree is left as parsed.
     for (doc, mark) in stream.documents.iter_mut().zip(marks) {
         doc.restore(mark);
     }
-    analysis
+    (analysis, judged)
 }
 
 fn analyse_stream<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
-    options: &Options,
-    inventory: Option<&Inventory>,
-    placements: bool,
+    ask: Ask<'_>,
     again: Again<'_>,
-) -> (FileAnalysis, PodTemplates) {
+) -> FileAnalysis {
+    let Ask {
+        options,
+        inventory,
+        placements,
+    } = ask;
     let mut places = (placements && inventory.is_some()).then(Places::default);
     let mut pod_templates = PodTemplates::default();
     let mut out = check_stream(
@@ -179,6 +178,7 @@ fn analyse_stream<'a>(
         (inventory, again),
         places.as_mut(),
         &mut pod_templates,
+        None,
     );
     // A placement the API server would reject says so, as `simulate` does (before the
     // configuration and suppressions apply: the API server rejects what it rejects).
@@ -204,42 +204,45 @@ fn analyse_stream<'a>(
     settle(text, stream, options, &mut out);
     order(&mut out);
     let places = places.unwrap_or_default();
-    let analysis = FileAnalysis {
+    FileAnalysis {
         diagnostics: out,
         placements: places.placements,
         tolerations: places.tolerations,
-    };
-    (analysis, pod_templates)
+        templates: pod_templates,
+    }
 }
 
-/// Whether a file's findings can depend on a cluster inventory: whether [`analyse_file`] would
-/// judge any of it against one. That is a document (one the rules read: it parses, it is not a
+/// Whether a file's findings can depend on a cluster inventory: whether [`check`] would judge
+/// any of it against one. That is a document (one the rules read: it parses, it is not a
 /// template or a pool file) with a pod template (the inventory rules), a toleration list (the
 /// fixes that must keep what it tolerates) or a string that holds YAML (linted with the
 /// inventory in turn). A file without any has the same findings with every inventory and with
-/// none: the language server keeps them when only the inventory changes.
-pub fn reads_inventory(text: &str, options: &Options) -> bool {
+/// none: the language server keeps them when only the inventory changes. `stream`, when given,
+/// is what [`syntax::parse`] made of `text`, as [`check_again`] takes it (and leaves it).
+pub fn reads_inventory<'a>(
+    text: &'a str,
+    stream: Option<&mut syntax::Stream<'a>>,
+    options: &Options,
+) -> bool {
     if !class::text(text).is_parsed() {
         return false;
     }
-    reads_inventory_parsed(text, &mut syntax::parse(text), options)
-}
-
-/// [`reads_inventory`] of a YAML file already parsed, as [`analyse_parsed_again`] takes it (and
-/// leaves it).
-pub fn reads_inventory_parsed<'a>(
-    text: &'a str,
-    stream: &mut syntax::Stream<'a>,
-    options: &Options,
-) -> bool {
-    let (templates, _) = templates(text, stream, options);
+    let mut parsed;
+    let stream = match stream {
+        Some(stream) => stream,
+        None => {
+            parsed = syntax::parse(text);
+            &mut parsed
+        }
+    };
+    let classes = class::documents(text, stream);
     stream
         .documents
         .iter_mut()
-        .zip(templates)
-        .any(|(doc, template)| {
+        .zip(classes.documents)
+        .any(|(doc, class)| {
             let mark = doc.mark();
-            let reads = document_reads_inventory(text, doc, template.is_some(), options);
+            let reads = document_reads_inventory(text, doc, &class, options);
             doc.restore(mark);
             reads
         })
@@ -248,16 +251,14 @@ pub fn reads_inventory_parsed<'a>(
 fn document_reads_inventory<'a>(
     text: &'a str,
     doc: &mut Document<'a>,
-    template: bool,
+    class: &Class,
     options: &Options,
 ) -> bool {
-    if template || doc.error.is_some() || unknown_aliases(doc, &mut Vec::new()) {
-        return false;
-    }
-    let pool_file =
-        class::pool_file(doc).is_some_and(|r| compact::parse(0, text, doc, r, None).is_ok());
-    if pool_file {
-        return false;
+    match *class {
+        Class::Template(_) | Class::Broken => return false,
+        _ if unknown_aliases(doc, &mut Vec::new()) => return false,
+        Class::PoolFile(root) if compact::parse(0, text, doc, root, None).is_ok() => return false,
+        Class::PoolFile(_) | Class::Read => {}
     }
     // As `check_document` reads it: a JSON6902 operation list's values in place.
     let _patch = json6902::prepare(doc, options.patch_target());
@@ -268,82 +269,62 @@ fn document_reads_inventory<'a>(
         || embedded::holds_yaml(text, doc, &extracted.objects)
 }
 
-/// Lints one file's text as [`analyse_with`] does, handing the findings to `emit` in order, as
+/// Lints one file's text as [`check`] does, handing the findings to `emit` in order, as
 /// soon as they are final: a batch is cut at the end of an object once `batch` findings wait
 /// (those of rules the options turn off are then left out, so it may be smaller; none is
 /// empty). A file of 30,000 pods and 250,000 findings never holds them all. A file with
 /// suppression comments, or one that is not YAML, is handed over whole (a suppression can
 /// silence a finding anywhere in its scope, and an unused one is only known at the end).
-/// Returns the pod templates the analysis read, as [`analyse_counted`] does.
-pub fn analyse_streamed(
+/// Returns the pod templates the analysis read ([`FileAnalysis::templates`]); the placements
+/// are not kept.
+pub fn check_streamed(
     text: &str,
-    options: &Options,
-    inventory: Option<&Inventory>,
+    ask: Ask<'_>,
     batch: usize,
     emit: &mut dyn FnMut(Vec<Diagnostic>),
 ) -> PodTemplates {
+    let Ask {
+        options, inventory, ..
+    } = ask;
     let mut emit = |findings: Vec<Diagnostic>| {
         if !findings.is_empty() {
             emit(findings)
         }
     };
     if !class::text(text).is_parsed() {
-        let (analysis, judged) = analyse_counted(text, options, inventory, false);
+        let analysis = check(text, Ask::new(options, inventory));
         emit(analysis.diagnostics);
-        return judged;
+        return analysis.templates;
     }
     let mut stream = syntax::parse(text);
+    // What only the whole file decides: its suppressions, a syntax error outside every
+    // document, JSON that does not parse, and whether it is a manifest at all.
     let whole = stream.error.is_some()
         || json_error(text).is_some()
         || stream.comments.iter().any(|c| c.text.contains("taintlint"))
-        || (stream.documents.iter().any(|d| d.error.is_some()) && !shows_kubernetes(text));
-    let mut judged = PodTemplates::default();
-    if whole {
-        let mut out = check_stream(
-            text,
-            &mut stream,
-            options,
-            (inventory, None),
-            None,
-            &mut judged,
-        );
-        settle(text, &stream, options, &mut out);
-        order(&mut out);
-        emit(out);
-        return judged;
-    }
-    let local = with_local_cluster(text, &stream, options);
-    let options = local.as_ref().unwrap_or(options);
-    let mut out = Vec::new();
+        || !class::shows_kubernetes(text);
     let mut flush = |out: &mut Vec<Diagnostic>| {
-        if out.len() >= batch {
+        if !whole && out.len() >= batch {
             levels(options, out);
             order(out);
             emit(std::mem::take(out));
         }
     };
-    let (templates, stream_template) = templates(text, &stream, options);
-    judged.unread = unread(&stream, &templates, &stream_template);
-    let mut templates = templates.into_iter();
-    for doc in stream.documents.iter_mut() {
-        if let Some(template) = templates.next().flatten() {
-            out.push(template);
-            flush(&mut out);
-            continue;
-        }
-        judged += check_document(
-            text,
-            doc,
-            options,
-            (inventory, None),
-            None,
-            &mut out,
-            Some(&mut flush),
-        );
-        // A document's findings lie inside it: a document is a place to cut too.
-        flush(&mut out);
+    let mut judged = PodTemplates::default();
+    let mut out = check_stream(
+        text,
+        &mut stream,
+        options,
+        (inventory, None),
+        None,
+        &mut judged,
+        Some(&mut flush),
+    );
+    if whole {
+        settle(text, &stream, options, &mut out);
+    } else {
+        levels(options, &mut out);
     }
-    levels(options, &mut out);
     order(&mut out);
     emit(out);
     judged
@@ -384,15 +365,6 @@ fn order(out: &mut Vec<Diagnostic>) {
 struct Places {
     placements: Vec<Placement>,
     tolerations: Vec<TolerationPlace>,
-}
-
-/// Simulates every pod template of a file's text against an inventory, and marks those the API
-/// server would not create ([`WorkloadResult::rejected`]): a rule that finds what the API server
-/// rejects (an error that needs no inventory, as `unknown-field` or `admission-rejected`) has a
-/// finding inside the pod template. Configuration and suppressions change nothing here: the API
-/// server rejects what it rejects.
-pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
-    simulate_file(text, options, inventory).0
 }
 
 /// What makes pods in a file but was not simulated, each in words with why
@@ -476,21 +448,31 @@ pub enum Unread {
     String,
 }
 
-/// [`simulate_text`], why some of the file was not read, if it was not, and what makes pods
-/// in it but was not simulated, each with why.
-pub fn simulate_file(
-    text: &str,
-    options: &Options,
-    inventory: &Inventory,
-) -> (Vec<WorkloadResult>, Option<Unread>, Vec<String>) {
+/// Where a file's workloads land.
+#[derive(Debug, Clone, Default)]
+pub struct Simulated {
+    /// One per pod template, in document order.
+    pub workloads: Vec<WorkloadResult>,
+    /// Why some of the file was not read, if it was not.
+    pub unread: Option<Unread>,
+    /// What makes pods in the file but was not simulated, each in words with why.
+    pub not_simulated: Vec<String>,
+}
+
+/// Simulates every pod template of a file's text against an inventory, and marks those the API
+/// server would not create ([`WorkloadResult::rejected`]): a rule that finds what the API server
+/// rejects (an error that needs no inventory, as `unknown-field` or `admission-rejected`) has a
+/// finding inside the pod template. Configuration and suppressions change nothing here: the API
+/// server rejects what it rejects.
+pub fn simulate(text: &str, options: &Options, inventory: &Inventory) -> Simulated {
     let stream = syntax::parse(text);
     // Documents that are templates are not read; the others are, whatever their neighbours.
-    let (templates, stream_template) = templates(text, &stream, options);
-    let mut unread = unread(&stream, &templates, &stream_template);
+    let classes = class::documents(text, &stream);
+    let mut unread = unread(&stream, &classes);
     let mut out = Vec::new();
     let mut not_simulated = Vec::new();
-    let read = stream.documents.iter().zip(&templates);
-    for (doc, _) in read.filter(|(d, t)| d.error.is_none() && t.is_none()) {
+    let read = stream.documents.iter().zip(&classes.documents);
+    for (doc, _) in read.filter(|(_, c)| matches!(c, Class::Read | Class::PoolFile(_))) {
         let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
@@ -537,7 +519,11 @@ pub fn simulate_file(
             }
         }
     }
-    (out, unread, not_simulated)
+    Simulated {
+        workloads: out,
+        unread,
+        not_simulated,
+    }
 }
 
 /// The pod templates of a file, as `lint --inventory` counts the ones it judged: how many the
@@ -560,12 +546,8 @@ impl std::ops::AddAssign for PodTemplates {
 
 /// Why some of a parsed stream is not read: a document (or the stream's tail) that is a Go or
 /// Helm template, else one that is not valid YAML.
-fn unread(
-    stream: &syntax::Stream<'_>,
-    templates: &[Option<Diagnostic>],
-    stream_template: &Option<Diagnostic>,
-) -> Option<Unread> {
-    if stream_template.is_some() || templates.iter().any(Option::is_some) {
+fn unread(stream: &syntax::Stream<'_>, classes: &class::Documents) -> Option<Unread> {
+    if classes.any_template() {
         Some(Unread::Template)
     } else {
         (stream.error.is_some() || stream.documents.iter().any(|d| d.error.is_some()))
@@ -642,6 +624,8 @@ fn settle(text: &str, stream: &syntax::Stream<'_>, options: &Options, out: &mut 
 
 /// Runs every rule over a parsed file, against `inventory`; telling `again` what each document
 /// found and read of it, and keeping what a document found before where it reads the same.
+/// With `flush`, the findings so far are offered to it after each object and each document
+/// (see [`check_document`]; not with `again`, which keeps each document's findings).
 fn check_stream<'a>(
     text: &'a str,
     stream: &mut syntax::Stream<'a>,
@@ -649,30 +633,38 @@ fn check_stream<'a>(
     (inventory, mut again): (Option<&Inventory>, Again<'_>),
     mut places: Option<&mut Places>,
     judged: &mut PodTemplates,
+    mut flush: Option<&mut Flush<'_>>,
 ) -> Vec<Diagnostic> {
+    debug_assert!(again.is_none() || flush.is_none());
     let mut out = Vec::new();
-    let (templates, stream_template) = templates(text, stream, options);
-    judged.unread = unread(stream, &templates, &stream_template);
+    let classes = class::documents(text, stream);
+    judged.unread = unread(stream, &classes);
     if let Some(error) = &stream.error {
-        match stream_template {
-            Some(template) => out.push(template),
-            None => out.push(syntax_diagnostic(text, error, stream.documents.len())),
+        let at = stream.documents.len();
+        match &classes.tail {
+            Some(t) => out.push(template_finding(text, t, at, options)),
+            None => out.push(syntax_diagnostic(text, error, at)),
         }
     } else if let Some(error) = json_error(text) {
         out.push(syntax_diagnostic(text, &error, 0));
     }
     let local = with_local_cluster(text, stream, options);
     let options = local.as_ref().unwrap_or(options);
-    for (k, (doc, template)) in stream.documents.iter_mut().zip(templates).enumerate() {
+    for (k, (doc, class)) in stream
+        .documents
+        .iter_mut()
+        .zip(classes.documents)
+        .enumerate()
+    {
         let start = out.len();
         let mut reads = InventoryReads::default();
         let mut found = None;
-        let templates = match template {
-            Some(template) => {
-                out.push(template);
+        let templates = match class {
+            Class::Template(t) => {
+                out.push(template_finding(text, &t, doc.index, options));
                 PodTemplates::default()
             }
-            None => {
+            _ => {
                 let kept = again
                     .as_ref()
                     .and_then(|(_, before)| before.as_ref()?.documents.get(k))
@@ -699,12 +691,16 @@ fn check_stream<'a>(
                             (inventory, recording),
                             places.as_deref_mut(),
                             &mut out,
-                            None,
+                            flush.as_deref_mut(),
                         )
                     }
                 }
             }
         };
+        // A document's findings lie inside it: a document is a place to cut too.
+        if let Some(flush) = flush.as_deref_mut() {
+            flush(&mut out);
+        }
         *judged += templates;
         if let Some((now, _)) = again.as_mut() {
             now.documents.push(JudgedDocument {
@@ -725,7 +721,7 @@ fn not_a_manifest(text: &str, out: &mut Vec<Diagnostic>) {
     let Some(first) = out.iter().position(|d| d.rule == syntax) else {
         return;
     };
-    if shows_kubernetes(text) {
+    if class::shows_kubernetes(text) {
         return;
     }
     let first = out.remove(first);
@@ -741,119 +737,27 @@ fn not_a_manifest(text: &str, out: &mut Vec<Diagnostic>) {
     ));
 }
 
-/// Whether a text shows any sign of Kubernetes: an `apiVersion`, `kind`, `tolerations` or
-/// `taints` key anywhere (written as a key: followed by `:`, quoted or not), even where the YAML
-/// around it does not parse.
-pub fn shows_kubernetes(text: &str) -> bool {
-    ["apiVersion", "kind", "tolerations", "taints"]
-        .iter()
-        .any(|word| {
-            text.match_indices(word).any(|(i, _)| {
-                let rest = text[i + word.len()..].trim_start_matches(['"', '\'']);
-                rest.trim_start_matches([' ', '\t']).starts_with(':')
-            })
-        })
-}
-
-/// Which documents of a stream are templates, each with its one finding, and the same for the
-/// stream's own syntax error (one outside every document): a document is a template when it does
-/// not parse and holds a Go template action outside comments, decided for each document alone.
-/// A document that parses is YAML, linted whatever its scalars hold (alert texts, values passed
-/// through `tpl`, rendered output). Under a chart's `templates/` (the caller says so in
-/// `options`) the finding names Helm; elsewhere (an operator's operand templates, say) Go.
-fn templates(
-    text: &str,
-    stream: &syntax::Stream<'_>,
-    options: &Options,
-) -> (Vec<Option<Diagnostic>>, Option<Diagnostic>) {
-    let docs = &stream.documents;
-    let may_hold = ["{{", "%", "@", "__", "${"]
-        .iter()
-        .any(|s| text.contains(s));
-    if !may_hold {
-        return (docs.iter().map(|_| None).collect(), None);
-    }
-    // A broken document's text runs to the next document's start: the parser skips there.
-    let next_start = |i: usize| docs.get(i + 1).map_or(text.len(), |d| d.span.start);
-    let finding = |region: std::ops::Range<usize>, document: usize| {
-        let region = region.start.min(region.end)..region.end;
-        let at = rules::template_action(text, region.clone(), &stream.comments)
-            .or_else(|| rules::placeholder(text, region, &stream.comments))?;
-        let message = if rules::is_placeholder(&text[at.clone()]) {
-            format!(
-                "placeholders that a script fills in (`{}`), not YAML until they are filled in",
-                &text[at.clone()]
-            )
-        } else if text[at.clone()].starts_with('%') {
+/// The one finding of a document that is a template ([`class::documents`]). Under a chart's
+/// `templates/` (the caller says so in `options`) it names Helm; elsewhere (an operator's
+/// operand templates, say) Go.
+fn template_finding(text: &str, t: &Template, document: usize, options: &Options) -> Diagnostic {
+    let message = match t.form {
+        Form::Placeholder => format!(
+            "placeholders that a script fills in (`{}`), not YAML until they are filled in",
+            &text[t.at.clone()]
+        ),
+        Form::Format => {
             "a Go format string (`%s` as a value), not YAML until its program fills it in".into()
-        } else if options.chart_template() {
+        }
+        Form::Go if options.chart_template() => {
             "a Helm chart template (Go template syntax), not YAML: lint its rendered output".into()
-        } else {
-            "a Go template, not YAML until it is rendered: lint its rendered output".into()
-        };
-        Some(file_diagnostic(
-            &rules::HELM_TEMPLATE,
-            at,
-            Some(document),
-            message,
-        ))
+        }
+        Form::Go => "a Go template, not YAML until it is rendered: lint its rendered output".into(),
+        Form::ReadAsMappings => "a Go template whose actions YAML reads as mappings, not YAML \
+                                 until it is rendered: lint its rendered output"
+            .into(),
     };
-    let per_document = docs
-        .iter()
-        .enumerate()
-        .map(|(i, doc)| {
-            if doc.error.is_none() {
-                return actions_read_as_mappings(text, doc);
-            }
-            let start = if i == 0 { 0 } else { doc.span.start };
-            finding(start..next_start(i), doc.index)
-        })
-        .collect();
-    let stream_template = stream.error.as_ref().and_then(|error| {
-        let at = error.offset;
-        let start = docs
-            .iter()
-            .filter(|d| d.span.start <= at)
-            .map(|d| d.span.end)
-            .max()
-            .unwrap_or(0)
-            .min(at);
-        let end = docs
-            .iter()
-            .map(|d| d.span.start)
-            .find(|&s| s > at)
-            .unwrap_or(text.len());
-        finding(start..end, docs.len())
-    });
-    (per_document, stream_template)
-}
-
-/// A document that parses only because YAML reads its Go template actions as flow mappings
-/// (`name: {{.Name}}` is a mapping whose one key is the mapping `{.Name}`): a Go template all
-/// the same, which no one writes meaning those mappings. Its one finding is at the first such
-/// action. clusterloader2's object templates are written so (kuberay's
-/// `benchmark/perf-tests/*/pytorch-mnist-rayjob.yaml`: `name: {{.Name}}`, `image: {{.Image}}`).
-fn actions_read_as_mappings(text: &str, doc: &Document<'_>) -> Option<Diagnostic> {
-    if !text[doc.span.clone()].contains("{{") {
-        return None;
-    }
-    let at = (0..doc.nodes_len() as u32).find_map(|id| {
-        let node = doc.node(id);
-        let NodeKind::Mapping { flow: true, .. } = node.kind else {
-            return None;
-        };
-        let written = text.get(node.span.clone())?;
-        (written.starts_with("{{") && written.ends_with("}}") && !written.contains('\n'))
-            .then(|| node.span.clone())
-    })?;
-    Some(file_diagnostic(
-        &rules::HELM_TEMPLATE,
-        at,
-        Some(doc.index),
-        "a Go template whose actions YAML reads as mappings, not YAML until it is rendered: \
-         lint its rendered output"
-            .to_string(),
-    ))
+    file_diagnostic(&rules::HELM_TEMPLATE, t.at.clone(), Some(document), message)
 }
 
 /// The options with this file's own Namespaces and RuntimeClasses added to the cluster (places
@@ -863,7 +767,7 @@ fn with_local_cluster(
     stream: &syntax::Stream<'_>,
     options: &Options,
 ) -> Option<Options> {
-    let mut cluster = cluster_objects_parsed("", text, stream);
+    let mut cluster = cluster_objects("", text, Some(stream));
     if cluster.is_empty() {
         return None;
     }
@@ -880,20 +784,18 @@ fn with_local_cluster(
 /// stands; one the API server refuses removes none read before it).
 ///
 /// [`Cluster::merge`]: crate::k8s::cluster::Cluster::merge
-pub fn cluster_objects(file: &str, text: &str) -> crate::k8s::cluster::Cluster {
-    let mut cluster = crate::k8s::cluster::Cluster::default();
-    cluster.add_text_with(file, text, &refused_runtime_classes);
-    cluster
-}
-
-/// [`cluster_objects`] of a text already parsed into `stream`.
-pub fn cluster_objects_parsed(
+///
+/// `stream`, when given, is what [`syntax::parse`] made of `text`.
+pub fn cluster_objects(
     file: &str,
     text: &str,
-    stream: &syntax::Stream<'_>,
+    stream: Option<&syntax::Stream<'_>>,
 ) -> crate::k8s::cluster::Cluster {
     let mut cluster = crate::k8s::cluster::Cluster::default();
-    cluster.add_stream_with(file, text, stream, &refused_runtime_classes);
+    match stream {
+        Some(stream) => cluster.add_stream_with(file, text, stream, &refused_runtime_classes),
+        None => cluster.add_text_with(file, text, &refused_runtime_classes),
+    }
     cluster
 }
 
@@ -1367,15 +1269,15 @@ mod tests {
             let marks: Vec<_> = stream.documents.iter().map(Document::mark).collect();
             for options in [&Options::default(), &patched] {
                 assert_eq!(
-                    reads_inventory_parsed(&text, &mut stream, options),
-                    reads_inventory(&text, options),
+                    reads_inventory(&text, Some(&mut stream), options),
+                    reads_inventory(&text, None, options),
                     "{}",
                     path.display()
                 );
                 for inventory in [None, Some(&inventory), Some(&inventory)] {
-                    let fresh = analyse_file(&text, options, inventory, true);
-                    let kept =
-                        analyse_parsed_with(&text, &mut stream, options, inventory, true, None);
+                    let ask = Ask::new(options, inventory);
+                    let fresh = check(&text, ask);
+                    let (kept, _) = check_again(&text, &mut stream, ask, None);
                     assert_eq!(kept, fresh, "{}", path.display());
                     judged += 1;
                 }
@@ -1418,13 +1320,13 @@ mod tests {
             let Ok(text) = std::fs::read_to_string(path) else {
                 continue;
             };
-            if reads_inventory(&text, &options) {
+            if reads_inventory(&text, None, &options) {
                 reading += 1;
                 continue;
             }
             blind += 1;
             assert_eq!(
-                analyse_with(&text, &options, Some(&inventory)),
+                check(&text, Ask::new(&options, Some(&inventory))).diagnostics,
                 analyse(&text, &options),
                 "{}",
                 path.display()
@@ -1450,7 +1352,7 @@ mod tests {
             ("{{ if .Values.x }}\ntolerations: {{ .Values.t }}\n", false),
         ];
         for (text, reads) in cases {
-            assert_eq!(reads_inventory(text, &options), reads, "{text}");
+            assert_eq!(reads_inventory(text, None, &options), reads, "{text}");
         }
     }
 

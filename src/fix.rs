@@ -76,7 +76,7 @@ pub fn fix_safe(text: &str, options: &Options) -> Fixed {
 
 /// Applies every fix that `mode` admits among those [`crate::analyse`] offers for `text`,
 /// until none is left (see [`fix_all_with`]). For a run against an inventory, call
-/// [`fix_all_with`] with [`crate::analyse_with`].
+/// [`fix_all_with`] with [`crate::analysis::check`].
 pub fn fix_all(text: &str, options: &Options, mode: FixMode) -> Fixed {
     fix_all_with(text, mode, |t| crate::analyse(t, options))
 }

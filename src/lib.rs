@@ -6,6 +6,7 @@
 pub mod admission_config;
 pub mod analysis;
 pub mod changes;
+pub mod class;
 pub mod config;
 pub mod config_file;
 pub mod diagnostic;
@@ -24,7 +25,7 @@ pub mod syntax;
 mod test_support;
 pub mod walk;
 
-pub use analysis::{analyse, analyse_with};
+pub use analysis::analyse;
 pub use config::Options;
 pub use diagnostic::{Diagnostic, Severity};
 pub use k8s::workloads::ChartKinds;

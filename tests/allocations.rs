@@ -16,8 +16,8 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use taintlint::analysis::{simulate, Ask};
 
-use taintlint::analysis::simulate_file;
 use taintlint::inventory::Inventory;
 use taintlint::Options;
 
@@ -130,8 +130,11 @@ fn a_small_run_allocates_within_its_bounds() {
             let mut workloads = Vec::new();
             let mut findings = Vec::new();
             for text in &files {
-                workloads.push(simulate_file(text, &options, &inventory).0);
-                findings.push(taintlint::analyse_with(text, &options, Some(&inventory)));
+                workloads.push(simulate(text, &options, &inventory).workloads);
+                findings.push(
+                    taintlint::analysis::check(text, Ask::new(&options, Some(&inventory)))
+                        .diagnostics,
+                );
             }
             (workloads, findings)
         })

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use taintlint::analysis::simulate;
 
 use taintlint::inventory::Inventory;
 use taintlint::{analyse, Options};
@@ -195,7 +196,8 @@ fn provider_set_labels_decide_spot_fits() {
     let workloads = read("tests/fixtures/workloads/spot-workloads.yaml");
     // Per workload, the verdict on each pool of its own provider.
     let verdicts: Vec<(String, Vec<(String, &str)>)> =
-        taintlint::analysis::simulate_text(&workloads, &Options::default(), &inv)
+        simulate(&workloads, &Options::default(), &inv)
+            .workloads
             .into_iter()
             .map(|w| {
                 let pools = w

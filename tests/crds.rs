@@ -9,7 +9,6 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-use taintlint::analysis::simulate_file;
 use taintlint::inventory::Inventory;
 use taintlint::{analyse, Options};
 
@@ -158,7 +157,7 @@ fn the_table_knows_its_kinds_with_a_crd_at_hand() {
     )])
     .unwrap();
     let paths = |text: &str| -> Vec<String> {
-        let (out, _, _) = simulate_file(text, &Options::default(), &inventory);
+        let out = taintlint::analysis::simulate(text, &Options::default(), &inventory).workloads;
         out.into_iter().map(|w| w.path).collect()
     };
     let trainjob = read("trainjob.yaml");
@@ -183,7 +182,7 @@ fn the_table_knows_its_kinds_with_a_crd_at_hand() {
                properties:\n              kafka:\n                type: object\n                \
                properties:\n                  template:\n                    type: object\n";
     let both = format!("{crd}---\n{kafka}");
-    let (out, _, _) = simulate_file(&both, &Options::default(), &inventory);
+    let out = taintlint::analysis::simulate(&both, &Options::default(), &inventory).workloads;
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].path, "spec.kafka");
     // The GPU pool's nodes offer 1 GPU each: 4 do not fit there.

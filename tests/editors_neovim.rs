@@ -11,6 +11,7 @@ mod editor_support;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use taintlint::analysis::{check, Ask};
 
 use editor_support::*;
 use serde_json::Value;
@@ -378,11 +379,9 @@ fn check_cluster(report: &Value, last: &Value) {
     let text = last["text"].as_str().unwrap();
     let nodes = last["inventory"].as_str().unwrap();
     let inventory = taintlint::inventory::Inventory::load(&[("nodes.yaml", nodes)]).unwrap();
-    let analysis = taintlint::analysis::analyse_file(
+    let analysis = check(
         text,
-        &taintlint::Options::default(),
-        Some(&inventory),
-        true,
+        Ask::new(&taintlint::Options::default(), Some(&inventory)).placed(),
     );
     let line_of_offset = |at: usize| text[..at].matches('\n').count() as u64;
 
@@ -526,8 +525,10 @@ fn neovim_screen_shows_the_cluster() {
     let text = std::fs::read_to_string(&file).unwrap();
     let pools = std::fs::read_to_string(&inventory).unwrap();
     let inv = taintlint::inventory::Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
-    let analysis =
-        taintlint::analysis::analyse_file(&text, &taintlint::Options::default(), Some(&inv), true);
+    let analysis = check(
+        &text,
+        Ask::new(&taintlint::Options::default(), Some(&inv)).placed(),
+    );
     let line_of_offset = |at: usize| text[..at].matches('\n').count() + 1;
     // The row of the screen that shows line `n` of the file (`number` is on: `  4 kind: ...`,
     // after a diagnostic's sign when there is one: `E 21 ...`).

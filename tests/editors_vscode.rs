@@ -14,6 +14,7 @@ mod editor_support;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use taintlint::analysis::{check, Ask};
 
 use editor_support::*;
 use serde_json::Value;
@@ -341,11 +342,11 @@ fn check_pool_edit(result: &Value) {
             files.push(("nodepool.yaml", pool));
         }
         let inventory = taintlint::inventory::Inventory::load(&files).unwrap();
-        taintlint::analysis::analyse_with(
+        check(
             &workload,
-            &taintlint::Options::default(),
-            Some(&inventory),
+            Ask::new(&taintlint::Options::default(), Some(&inventory)),
         )
+        .diagnostics
     };
     assert!(
         findings(&pool).is_empty(),
@@ -445,11 +446,9 @@ fn check_cluster(result: &Value) {
     let pools = std::fs::read_to_string(repo().join(INVENTORY)).unwrap();
     let inventory =
         taintlint::inventory::Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
-    let analysis = taintlint::analysis::analyse_file(
+    let analysis = check(
         &text,
-        &taintlint::Options::default(),
-        Some(&inventory),
-        true,
+        Ask::new(&taintlint::Options::default(), Some(&inventory)).placed(),
     );
     let line = |at: usize| text[..at].matches('\n').count() as u64 + 1;
 

@@ -3,6 +3,7 @@
 
 mod common;
 
+use taintlint::analysis::{check_streamed, reads_inventory, simulate, Ask};
 use taintlint::diagnostic::Diagnostic;
 use taintlint::fix::{fix_all, FixMode};
 use taintlint::Options;
@@ -374,7 +375,7 @@ fn streamed_findings_are_the_whole_files() {
         let text = fixture(name);
         let options = Options::default();
         let mut streamed = Vec::new();
-        taintlint::analysis::analyse_streamed(&text, &options, None, 1, &mut |batch| {
+        check_streamed(&text, Ask::new(&options, None), 1, &mut |batch| {
             streamed.extend(batch)
         });
         assert_eq!(streamed, taintlint::analyse(&text, &options), "{name}");
@@ -890,7 +891,8 @@ data:
     )])
     .unwrap();
     let simulated = |text: &str| -> Vec<String> {
-        taintlint::analysis::simulate_text(text, &Options::default(), &pools)
+        simulate(text, &Options::default(), &pools)
+            .workloads
             .into_iter()
             .map(|w| w.path)
             .collect()
@@ -929,7 +931,7 @@ data:
 /// nothing about placement, does not.
 #[test]
 fn a_file_whose_only_placement_is_in_a_string_reads_the_inventory() {
-    let reads = |text: &str| taintlint::analysis::reads_inventory(text, &Options::default());
+    let reads = |text: &str| reads_inventory(text, None, &Options::default());
     let app = |values: &str| {
         format!(
             "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: web}}\n\

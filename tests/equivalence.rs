@@ -8,8 +8,8 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use taintlint::analysis::{check, simulate, Ask};
 
-use taintlint::analysis::{analyse_counted, simulate_file};
 use taintlint::inventory::Inventory;
 use taintlint::Options;
 
@@ -86,8 +86,9 @@ fn workload_of<'a>(simulated: &'a [Simulated], d: &taintlint::Diagnostic) -> Opt
 /// and every difference between simulate's "fits no node" and lint's `unschedulable`.
 fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String>) {
     let o = options(path);
-    let (analysis, counted) = analyse_counted(text, &o, Some(inv), false);
-    let (workloads, _, _) = simulate_file(text, &o, inv);
+    let analysis = check(text, Ask::new(&o, Some(inv)));
+    let counted = analysis.templates;
+    let workloads = simulate(text, &o, inv).workloads;
     let simulated: Vec<Simulated> = workloads
         .iter()
         .map(|w| Simulated {
@@ -177,24 +178,11 @@ fn simulate_and_lint_with_an_inventory_judge_the_same_workloads_alike() {
 /// they are not.
 #[test]
 fn the_corpora_are_judged_alike_when_present() {
-    let archive = common::root().join("../shared/corpora/real-repos.tar.xz");
-    if !archive.exists() {
-        eprintln!("skipped: {} is not here", archive.display());
+    let Some(repos) = common::corpora() else {
+        eprintln!("skipped: ../shared/corpora is not here");
         return;
-    }
-    let into = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpora");
-    let repos = into.join("real-repos/repos");
-    if !repos.exists() {
-        std::fs::create_dir_all(&into).unwrap();
-        let status = std::process::Command::new("tar")
-            .arg("xJf")
-            .arg(&archive)
-            .arg("-C")
-            .arg(&into)
-            .status()
-            .expect("tar runs");
-        assert!(status.success(), "tar xJf {}", archive.display());
-    }
+    };
+    let into = repos.parent().unwrap().parent().unwrap().to_path_buf();
     let inv = inventory("examples/inventory/pools.yaml");
     let mut failures = Vec::new();
     let mut workloads = 0;

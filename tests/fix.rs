@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::Path;
+use taintlint::analysis::{check, Ask};
 
 use common::{fixture, run, run_in, snapshots, LINT_FIXTURES};
 use serde_json::Value;
@@ -311,11 +312,11 @@ fn unsafe_fixes_from_the_command_line() {
             );
         }
         let lint = |t: &str| {
-            taintlint::analyse_with(
+            check(
                 t,
-                &taintlint::Options::default(),
-                expected_inventory.as_ref(),
+                Ask::new(&taintlint::Options::default(), expected_inventory.as_ref()),
             )
+            .diagnostics
         };
         let safe = fix_all_with(&text, FixMode::Safe, lint).text;
         let all = fix_all_with(&text, FixMode::Unsafe, lint).text;

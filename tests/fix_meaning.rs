@@ -7,8 +7,8 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use taintlint::analysis::simulate;
 
-use taintlint::analysis::simulate_text;
 use taintlint::diagnostic::Applicability;
 use taintlint::fix::FixMode;
 use taintlint::inventory::Inventory;
@@ -66,7 +66,8 @@ fn mirror_cluster(text: &str) -> Option<Inventory> {
 /// For each workload of `text`, how many nodes of each pool the simulation says it fits (the
 /// nodes of a pool that fit are the same ones whenever the count is).
 fn fits(text: &str, inventory: &Inventory) -> Vec<Vec<usize>> {
-    simulate_text(text, &Options::default(), inventory)
+    simulate(text, &Options::default(), inventory)
+        .workloads
         .iter()
         .map(|w| {
             w.simulation

@@ -7,6 +7,7 @@
 mod common;
 
 use std::path::PathBuf;
+use taintlint::analysis::{check_again, Judged};
 
 use proptest::prelude::*;
 use taintlint::report::{human, json, FileReport};
@@ -1499,13 +1500,17 @@ fn random_workloads(rng: &mut Rng) -> String {
 /// document by document has the findings of a file judged anew.
 #[test]
 fn findings_said_to_hold_under_another_inventory_are_the_same() {
-    use taintlint::analysis::{analyse_parsed_again, Judged};
     use taintlint::inventory::Inventory;
+    use Judged;
     let options = Options::default();
     let judge = |text: &str, inventory: &Inventory, before: Option<&Judged>| {
         let mut stream = taintlint::syntax::parse(text);
-        let (analysis, judged) =
-            analyse_parsed_again(text, &mut stream, &options, Some(inventory), before);
+        let (analysis, judged) = check_again(
+            text,
+            &mut stream,
+            taintlint::analysis::Ask::new(&options, Some(inventory)),
+            before,
+        );
         (analysis.diagnostics, judged)
     };
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -1557,7 +1562,6 @@ fn findings_said_to_hold_under_another_inventory_are_the_same() {
 /// they hold. (A RuntimeClass's tolerations: no pod template reads the inventory here.)
 #[test]
 fn fixes_held_back_by_the_clusters_taints_hold_while_the_taints_do() {
-    use taintlint::analysis::analyse_parsed_again;
     use taintlint::inventory::Inventory;
     let text = "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: gpu}\nhandler: nvidia\nscheduling:\n  tolerations:\n  - {key: gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 600}\n";
     let tainted = "pools:\n  gpu:\n    count: 2\n    taints: [\"gpu=a100:NoSchedule\"]\n";
@@ -1566,11 +1570,10 @@ fn fixes_held_back_by_the_clusters_taints_hold_while_the_taints_do() {
     let judge = |pools: &str| {
         let inventory = Inventory::load(&[("pools.yaml", pools)]).unwrap();
         let mut stream = taintlint::syntax::parse(text);
-        let (analysis, judged) = analyse_parsed_again(
+        let (analysis, judged) = check_again(
             text,
             &mut stream,
-            &Options::default(),
-            Some(&inventory),
+            taintlint::analysis::Ask::new(&Options::default(), Some(&inventory)),
             None,
         );
         (analysis.diagnostics, judged, inventory)

@@ -10,6 +10,7 @@ mod client;
 mod common;
 
 use serde_json::{json, Value};
+use taintlint::analysis::{check, Ask};
 
 use client::{push_client, Client};
 use common::{dedicated_pools, run_in, RISK_CRONJOB};
@@ -219,7 +220,6 @@ async fn the_hover_and_the_lens_say_what_the_findings_say() {
 /// right value stays whole.
 #[test]
 fn a_lens_keeps_the_right_value_whole() {
-    use taintlint::analysis::analyse_file;
     use taintlint::inventory::Inventory;
     use taintlint::Options;
     let pool = "risk-analytics-nightly-batch-eu-west-1-spot";
@@ -229,7 +229,7 @@ fn a_lens_keeps_the_right_value_whole() {
     let inv = Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
     let lens = |value: &str| {
         let text = RISK_CRONJOB.replace("value: rsk", &format!("value: {value}"));
-        let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);
+        let analysis = check(&text, Ask::new(&Options::default(), Some(&inv)).placed());
         analysis.placements[0].summary(&inv)
     };
     assert_eq!(
@@ -248,7 +248,7 @@ fn a_lens_keeps_the_right_value_whole() {
             "image: example.com/risk:1\n",
             "image: example.com/risk:1\n            resources: {limits: {nvidia.com/gpu: 1}}\n",
         );
-    let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);
+    let analysis = check(&text, Ask::new(&Options::default(), Some(&inv)).placed());
     assert_eq!(
         analysis.placements[0].summary(&inv),
         "fits no node: insufficient nvidia.com/gpu: requests 1, the nodes have none"
@@ -260,14 +260,17 @@ fn a_lens_keeps_the_right_value_whole() {
         "pools:\n  {pool}:\n    count: 2\n    labels: {{dedicated: risk}}\n    taints: [\"{taint}\"]\n"
     );
     let cp = Inventory::load(&[("pools.yaml", pools.as_str())]).unwrap();
-    let analysis = analyse_file(RISK_CRONJOB, &Options::default(), Some(&cp), true);
+    let analysis = check(
+        RISK_CRONJOB,
+        Ask::new(&Options::default(), Some(&cp)).placed(),
+    );
     assert_eq!(
         analysis.placements[0].summary(&cp),
         format!("fits no node: untolerated {taint}")
     );
     // The pool's name is in the details that running the lens shows.
     let text = RISK_CRONJOB.replace("value: rsk", "value: risk-analytic");
-    let analysis = analyse_file(&text, &Options::default(), Some(&inv), true);
+    let analysis = check(&text, Ask::new(&Options::default(), Some(&inv)).placed());
     assert!(analysis.placements[0].details(&inv).starts_with(&format!(
         "CronJob risk/nightly-risk: fits no node: closest pool {pool}: "
     )));

@@ -41,6 +41,9 @@ fn copy(from: &Path, to: &Path) {
 /// characters, for start and end), severity and message.
 type Said = (String, [u64; 4], String, String);
 
+/// What one face says, file by file.
+type Sides = BTreeMap<String, Vec<Said>>;
+
 fn severity(n: &Value) -> String {
     match n.as_u64() {
         Some(1) => "error",
@@ -78,16 +81,12 @@ fn chars(text: &str, line: u64, byte: u64) -> [u64; 2] {
     [line + 1, col as u64 + 1]
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn workspace_diagnostics_say_what_lint_says() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("repo");
-    for folder in FOLDERS {
-        copy(&common::root().join(folder), &root.join(folder));
-    }
+/// What `lint --format json --kustomize off --inventory INVENTORY .` and the server's
+/// `workspace/diagnostic` (the same inventory in its settings) say of `root`, file by file.
+async fn both_faces(root: &Path, inventory: &str) -> (Sides, Sides) {
     // lint of the same folder, rendering off as the server reads files as they are.
     let lint = common::run_in(
-        &root,
+        root,
         &[
             "lint",
             "--format",
@@ -95,13 +94,13 @@ async fn workspace_diagnostics_say_what_lint_says() {
             "--kustomize",
             "off",
             "--inventory",
-            INVENTORY,
+            inventory,
             ".",
         ],
         None,
     );
     let lint: Value = serde_json::from_str(&lint.stdout).expect(&lint.stderr);
-    let mut by_lint: BTreeMap<String, Vec<Said>> = BTreeMap::new();
+    let mut by_lint = Sides::new();
     for d in lint["diagnostics"].as_array().unwrap() {
         let file = d["file"]
             .as_str()
@@ -123,12 +122,12 @@ async fn workspace_diagnostics_say_what_lint_says() {
     }
 
     let mut c = Client::start(Client::test_config());
-    let uri = tower_lsp_server::ls_types::Uri::from_file_path(&root).unwrap();
+    let uri = tower_lsp_server::ls_types::Uri::from_file_path(root).unwrap();
     let r = c
         .initialize_in(
             Some(uri.as_str()),
             pull_client(),
-            json!({"inventory": [INVENTORY]}),
+            json!({"inventory": [inventory]}),
         )
         .await;
     assert!(r.get("error").is_none(), "{r}");
@@ -137,7 +136,7 @@ async fn workspace_diagnostics_say_what_lint_says() {
     let r = c
         .request("workspace/diagnostic", json!({"previousResultIds": []}))
         .await;
-    let mut by_server: BTreeMap<String, Vec<Said>> = BTreeMap::new();
+    let mut by_server = Sides::new();
     for item in r["result"]["items"]
         .as_array()
         .unwrap_or_else(|| panic!("{r}"))
@@ -172,12 +171,11 @@ async fn workspace_diagnostics_say_what_lint_says() {
         }
     }
     by_server.retain(|_, v| !v.is_empty());
-    // A JSON6902 patch file of a Cluster API Cluster's topology taints: its kustomization's
-    // target makes `propagation` a field of a MachineDeployment topology's taints, in both faces.
-    let patch =
-        "tests/fixtures/embedded/patch-files/cluster-topology/machinedeployment-taints.yaml";
-    assert_eq!(by_server.get(patch), None, "{patch}");
-    assert_eq!(by_lint.get(patch), None, "{patch}");
+    (by_lint, by_server)
+}
+
+/// Each finding one face says of a file and the other does not.
+fn differences(by_lint: &Sides, by_server: &Sides) -> Vec<String> {
     let mut differences = Vec::new();
     let files: std::collections::BTreeSet<&String> =
         by_lint.keys().chain(by_server.keys()).collect();
@@ -193,6 +191,24 @@ async fn workspace_diagnostics_say_what_lint_says() {
             differences.push(format!("{file}: server only: {d:?}"));
         }
     }
+    differences
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workspace_diagnostics_say_what_lint_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    for folder in FOLDERS {
+        copy(&common::root().join(folder), &root.join(folder));
+    }
+    let (by_lint, by_server) = both_faces(&root, INVENTORY).await;
+    // A JSON6902 patch file of a Cluster API Cluster's topology taints: its kustomization's
+    // target makes `propagation` a field of a MachineDeployment topology's taints, in both faces.
+    let patch =
+        "tests/fixtures/embedded/patch-files/cluster-topology/machinedeployment-taints.yaml";
+    assert_eq!(by_server.get(patch), None, "{patch}");
+    assert_eq!(by_lint.get(patch), None, "{patch}");
+    let differences = differences(&by_lint, &by_server);
     let total: usize = by_lint.values().map(Vec::len).sum();
     assert!(total > 200, "only {total} findings");
     // Nothing is known to differ: a difference listed here would be one the server does not
@@ -211,5 +227,28 @@ async fn workspace_diagnostics_say_what_lint_says() {
         unexpected.is_empty() && gone.is_empty(),
         "differences not known:\n{}\nknown differences now gone (take them off the list): {gone:?}",
         unexpected.join("\n")
+    );
+}
+
+/// The same comparison over the nine public repositories of `../shared/corpora`, when they are
+/// beside the checkout (unpacked once into the tests' scratch folder, as `tests/equivalence.rs`
+/// unpacks them); skipped, and said, when they are not.
+#[tokio::test(flavor = "multi_thread")]
+async fn workspace_diagnostics_say_what_lint_says_on_the_corpora_when_present() {
+    let Some(repos) = common::corpora() else {
+        eprintln!("skipped: ../shared/corpora is not here");
+        return;
+    };
+    let inventory = common::root().join(INVENTORY);
+    let (by_lint, by_server) = both_faces(&repos, inventory.to_str().unwrap()).await;
+    let total: usize = by_lint.values().map(Vec::len).sum();
+    eprintln!("{} files with findings, {total} findings", by_lint.len());
+    assert!(total > 50, "only {total} findings");
+    let differences = differences(&by_lint, &by_server);
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
     );
 }

@@ -3,12 +3,13 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use taintlint::analysis::{check, simulate, Ask};
 
 use serde_json::Value;
 use taintlint::inventory::Inventory;
 use taintlint::report::{self, FileReport};
 use taintlint::schedule::simulate_text;
-use taintlint::{analyse_with, Options};
+use taintlint::Options;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -834,7 +835,7 @@ fn inventory_rule_messages() {
     let mut seen = Vec::new();
     for file in ["examples/inference.yaml", "examples/gpu-training.yaml"] {
         let text = read(file);
-        let all = analyse_with(&text, &Options::default(), Some(&inventory));
+        let all = check(&text, Ask::new(&Options::default(), Some(&inventory))).diagnostics;
         for rule in [
             "unschedulable",
             "only-avoided-nodes",
@@ -888,12 +889,13 @@ fn inventory_rule_messages() {
 fn the_unschedulable_fix_makes_it_fit() {
     let inventory = load(&["examples/inventory/nodes.yaml"]);
     let text = read("examples/inference.yaml");
-    let d = analyse_with(&text, &Options::default(), Some(&inventory))
+    let d = check(&text, Ask::new(&Options::default(), Some(&inventory)))
+        .diagnostics
         .into_iter()
         .find(|d| d.rule == "unschedulable")
         .unwrap();
     let fixed = d.fixes[0].apply(&text);
-    let after = analyse_with(&fixed, &Options::default(), Some(&inventory));
+    let after = check(&fixed, Ask::new(&Options::default(), Some(&inventory))).diagnostics;
     assert!(after.iter().all(|d| d.rule != "unschedulable"), "{fixed}");
     assert!(
         taintlint::analyse(&fixed, &Options::default()).is_empty(),
@@ -1725,8 +1727,8 @@ fn lenses_agree_with_simulate() {
         let inv = Inventory::load(&[(inventory, read(inventory).as_str())]).unwrap();
         let text = read(manifests);
         let options = Options::default();
-        let simulated = taintlint::analysis::simulate_text(&text, &options, &inv);
-        let analysis = taintlint::analysis::analyse_file(&text, &options, Some(&inv), true);
+        let simulated = simulate(&text, &options, &inv).workloads;
+        let analysis = check(&text, Ask::new(&options, Some(&inv)).placed());
         let found = analysis.diagnostics;
         assert_eq!(simulated.len(), analysis.placements.len(), "{manifests}");
         for (w, p) in simulated.iter().zip(&analysis.placements) {

@@ -7,7 +7,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use taintlint::analysis::simulate_text;
 use taintlint::inventory::Inventory;
 use taintlint::Options;
 use unicode_width::UnicodeWidthStr;
@@ -372,7 +371,8 @@ fn workloads_the_api_server_rejects_are_not_placed() {
     ];
     for (tolerations, rule) in cases {
         let text = pod(tolerations);
-        let results = simulate_text(&text, &Options::default(), &inventory);
+        let results =
+            taintlint::analysis::simulate(&text, &Options::default(), &inventory).workloads;
         assert_eq!(results.len(), 1);
         let rejected = &results[0].rejected;
         assert_eq!(rejected.as_ref().map(|r| r.rule), rule, "{tolerations}");
@@ -385,7 +385,8 @@ fn workloads_the_api_server_rejects_are_not_placed() {
         }
         // A suppression does not make the API server accept it.
         let silenced = format!("# taintlint: disable-file={}\n{text}", rule.unwrap_or("x"));
-        let again = simulate_text(&silenced, &Options::default(), &inventory);
+        let again =
+            taintlint::analysis::simulate(&silenced, &Options::default(), &inventory).workloads;
         assert_eq!(again[0].rejected.is_some(), rule.is_some());
     }
 }

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
+use taintlint::analysis::{check, check_streamed, Ask};
 
 const BAD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  tolerations:\n  \
                    - key: dedicated\n    operator: Exists\n    effect: noschedule\n";
@@ -117,7 +118,6 @@ fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 /// fixture (against its inventory), whatever the batch size.
 #[test]
 fn findings_in_batches_are_the_whole_analysis() {
-    use taintlint::analysis::{analyse_streamed, analyse_with};
     use taintlint::Options;
     let mut files = Vec::new();
     files_under(&common::root().join("tests/fixtures"), &mut files);
@@ -129,12 +129,15 @@ fn findings_in_batches_are_the_whole_analysis() {
         };
         let inventory = common::inventory_for(&path);
         let options = Options::default();
-        let whole = analyse_with(&text, &options, inventory.as_ref());
+        let whole = check(&text, Ask::new(&options, inventory.as_ref())).diagnostics;
         for batch in [1, 3, usize::MAX] {
             let mut batches = Vec::new();
-            analyse_streamed(&text, &options, inventory.as_ref(), batch, &mut |b| {
-                batches.push(b)
-            });
+            check_streamed(
+                &text,
+                Ask::new(&options, inventory.as_ref()),
+                batch,
+                &mut |b| batches.push(b),
+            );
             assert!(batches.iter().all(|b| !b.is_empty()), "{}", path.display());
             assert_eq!(
                 batches.concat(),
@@ -152,7 +155,6 @@ fn findings_in_batches_are_the_whole_analysis() {
 /// holds all 12,000 findings of the file.
 #[test]
 fn one_big_file_is_handed_over_an_object_at_a_time() {
-    use taintlint::analysis::{analyse_streamed, analyse_with};
     use taintlint::Options;
     let mut text = String::from("apiVersion: v1\nkind: List\nitems:\n");
     for i in 0..3000 {
@@ -165,7 +167,7 @@ fn one_big_file_is_handed_over_an_object_at_a_time() {
     }
     let options = Options::default();
     let mut batches = Vec::new();
-    analyse_streamed(&text, &options, None, 1, &mut |b| batches.push(b));
+    check_streamed(&text, Ask::new(&options, None), 1, &mut |b| batches.push(b));
     assert_eq!(batches.len(), 3000);
     for (i, b) in batches.iter().enumerate() {
         let prefix = format!("items[{i}].");
@@ -176,5 +178,8 @@ fn one_big_file_is_handed_over_an_object_at_a_time() {
             "{b:?}"
         );
     }
-    assert_eq!(batches.concat(), analyse_with(&text, &options, None));
+    assert_eq!(
+        batches.concat(),
+        check(&text, Ask::new(&options, None)).diagnostics
+    );
 }

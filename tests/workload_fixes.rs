@@ -1,10 +1,11 @@
 //! The fixes of the inventory rules: a near miss is corrected where it is written, and what is
 //! added follows the list it goes into (block or flow, indentation, quoting, line endings).
 
+use taintlint::analysis::{check, Ask};
 use taintlint::diagnostic::Diagnostic;
 use taintlint::fix::{fix_all_with, fixable, FixMode};
 use taintlint::inventory::Inventory;
-use taintlint::{analyse_with, Options};
+use taintlint::Options;
 
 const POOLS: &str = "pools:
   gpu:
@@ -29,7 +30,7 @@ fn inventory(text: &str) -> Inventory {
 }
 
 fn lint(text: &str, inv: &Inventory) -> Vec<Diagnostic> {
-    analyse_with(text, &Options::default(), Some(inv))
+    check(text, Ask::new(&Options::default(), Some(inv))).diagnostics
 }
 
 /// The one fix of the `unschedulable` finding, applied.

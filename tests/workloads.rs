@@ -4,11 +4,11 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use taintlint::analysis::{check, check_streamed, simulate, Ask, Simulated};
 
 use serde_json::Value;
-use taintlint::analysis::simulate_text;
 use taintlint::inventory::Inventory;
-use taintlint::{analyse_with, ChartKinds, Options};
+use taintlint::{ChartKinds, Options};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const DIR: &str = "tests/fixtures/workloads";
@@ -33,7 +33,8 @@ fn run(args: &[&str]) -> Output {
 /// Per workload: its kind, name, pod spec path and the pools it fits (by name).
 fn placed(text: &str, options: &Options) -> Vec<(String, String, String, Vec<String>)> {
     let inv = inventory();
-    simulate_text(text, options, &inv)
+    simulate(text, options, &inv)
+        .workloads
         .into_iter()
         .map(|w| {
             let pools = w
@@ -169,11 +170,11 @@ fn custom_resources_hold_workloads_at_their_paths() {
 #[test]
 fn a_custom_resources_findings_keep_their_paths_and_come_once() {
     let inv = inventory();
-    let found = analyse_with(
+    let found = check(
         &read("custom-resources.yaml"),
-        &Options::default(),
-        Some(&inv),
-    );
+        Ask::new(&Options::default(), Some(&inv)),
+    )
+    .diagnostics;
     let at = |rule: &str| -> Vec<String> {
         found
             .iter()
@@ -304,7 +305,7 @@ fn a_daemonsets_values_get_the_daemonset_tolerations() {
         options.set_chart_kinds(Some(std::sync::Arc::new(ChartKinds {
             workloads: vec![("agent".into(), Some(kind))],
         })));
-        simulate_text(values, &options, &inv)[0]
+        simulate(values, &options, &inv).workloads[0]
             .simulation
             .fits_anywhere()
     };
@@ -388,7 +389,7 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
         ]
     );
     let inv = inventory();
-    let results = simulate_text(&read("helmrelease.yaml"), &Options::default(), &inv);
+    let results = simulate(&read("helmrelease.yaml"), &Options::default(), &inv).workloads;
     // The chart is installed in the HelmRelease's namespace.
     assert_eq!(results[0].namespace.as_deref(), Some("ingress-nginx"));
     // Named after the HelmRelease that installs the chart, by the values' key.
@@ -409,17 +410,17 @@ fn helmrelease_and_argo_cd_values_are_workloads_of_unknown_kind() {
     );
     // The values themselves are the workload: named after the Application, installed in its
     // destination's namespace.
-    let results = simulate_text(&read("argocd-application.yaml"), &Options::default(), &inv);
+    let results = simulate(&read("argocd-application.yaml"), &Options::default(), &inv).workloads;
     assert_eq!(
         results[0].title(),
         "Application argocd/dcgm-exporter, values"
     );
     // Its tolerations list is a pod spec's, linted once.
-    let found = analyse_with(
+    let found = check(
         &read("argocd-application.yaml"),
-        &Options::default(),
-        Some(&inv),
-    );
+        Ask::new(&Options::default(), Some(&inv)),
+    )
+    .diagnostics;
     let paths: Vec<_> = found.iter().map(|d| (d.rule, d.path.clone())).collect();
     assert_eq!(
         paths,
@@ -491,7 +492,7 @@ fn the_editor_places_each_template_where_it_is() {
     // The lenses and hints come from the placements the analysis keeps.
     let inv = inventory();
     let text = read("custom-resources.yaml");
-    let analysis = taintlint::analysis::analyse_file(&text, &Options::default(), Some(&inv), true);
+    let analysis = check(&text, Ask::new(&Options::default(), Some(&inv)).placed());
     assert_eq!(analysis.placements.len(), 18);
     let ray: Vec<(&str, &str)> = analysis
         .placements
@@ -517,7 +518,7 @@ fn the_editor_places_each_template_where_it_is() {
     );
     // Chart values without their templates: workloads of unknown kind, at their keys.
     let text = read(CHART_VALUES);
-    let analysis = taintlint::analysis::analyse_file(&text, &Options::default(), Some(&inv), true);
+    let analysis = check(&text, Ask::new(&Options::default(), Some(&inv)).placed());
     let titles: Vec<&str> = analysis
         .placements
         .iter()
@@ -560,7 +561,7 @@ spec:
         pools,
         vec![&["gpu".to_string()][..], &["gpu".to_string()][..]]
     );
-    let found = analyse_with(text, &Options::default(), None);
+    let found = check(text, Ask::new(&Options::default(), None)).diagnostics;
     let effects = found.iter().filter(|d| d.rule == "unknown-effect").count();
     assert_eq!(effects, 1, "{found:?}");
 }
@@ -617,14 +618,15 @@ fn ml_platforms_pod_templates_are_found_where_their_operators_keep_them() {
     ];
     assert_eq!(got, want);
     let inv = inventory();
-    let shapes: Vec<bool> = simulate_text(&text, &Options::default(), &inv)
+    let shapes: Vec<bool> = simulate(&text, &Options::default(), &inv)
+        .workloads
         .iter()
         .map(|w| w.by_shape)
         .collect();
     assert_eq!(shapes.iter().filter(|s| **s).count(), 1);
     assert!(shapes[9]);
     // `lint --inventory` says where the template was found, and how.
-    let found = analyse_with(&text, &Options::default(), Some(&inv));
+    let found = check(&text, Ask::new(&Options::default(), Some(&inv))).diagnostics;
     let unschedulable: Vec<&str> = found
         .iter()
         .filter(|d| d.rule == "unschedulable")
@@ -647,7 +649,7 @@ fn a_version_the_table_does_not_list_is_read_by_shape() {
     // found by its shape.
     let text = "apiVersion: jobset.x-k8s.io/v9\nkind: JobSet\nmetadata:\n  name: future\nspec:\n  replicatedJobs:\n  - name: w\n    template:\n      spec:\n        template:\n          spec:\n            containers:\n            - name: w\n              image: example/w:1\n";
     let inv = inventory();
-    let got = simulate_text(text, &Options::default(), &inv);
+    let got = simulate(text, &Options::default(), &inv).workloads;
     assert_eq!(got.len(), 1);
     assert!(got[0].by_shape);
     assert_eq!(
@@ -656,13 +658,19 @@ fn a_version_the_table_does_not_list_is_read_by_shape() {
     );
     // Kyverno's policies hold pod-shaped patterns, not pods.
     let policy = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\nspec:\n  rules:\n  - name: r\n    validate:\n      pattern:\n        spec:\n          containers:\n          - name: \"*\"\n            image: \"!*:latest\"\n";
-    assert!(simulate_text(policy, &Options::default(), &inv).is_empty());
+    assert!(simulate(policy, &Options::default(), &inv)
+        .workloads
+        .is_empty());
     // A CRD's schema may carry a pod-shaped example default; it is no workload.
     let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        properties:\n          template:\n            default:\n              containers:\n              - name: w\n                image: example/w:1\n";
-    assert!(simulate_text(crd, &Options::default(), &inv).is_empty());
+    assert!(simulate(crd, &Options::default(), &inv)
+        .workloads
+        .is_empty());
     // A mapping whose containers are no containers (strings) is no pod spec.
     let odd = "apiVersion: example.com/v1\nkind: Inventory\nmetadata:\n  name: i\nspec:\n  containers: [a, b]\n";
-    assert!(simulate_text(odd, &Options::default(), &inv).is_empty());
+    assert!(simulate(odd, &Options::default(), &inv)
+        .workloads
+        .is_empty());
 }
 
 /// `lint --inventory` says what it judged as `simulate` does: as many pod templates as simulate
@@ -715,17 +723,15 @@ fn the_pod_templates_judged_are_those_the_analysis_read() {
     let options = Options::default();
     for file in ["ml-platforms.yaml", "inventory.yaml"] {
         let text = read(file);
-        let placed = simulate_text(&text, &options, &inv);
-        let streamed =
-            taintlint::analysis::analyse_streamed(&text, &options, Some(&inv), 1, &mut |_| {});
-        let (_, whole) = taintlint::analysis::analyse_counted(&text, &options, Some(&inv), false);
+        let placed = simulate(&text, &options, &inv).workloads;
+        let streamed = check_streamed(&text, Ask::new(&options, Some(&inv)), 1, &mut |_| {});
+        let whole = check(&text, Ask::new(&options, Some(&inv))).templates;
         assert_eq!(streamed.found, placed.len(), "{file}");
         assert_eq!(whole, streamed, "{file}");
         assert_eq!(streamed.unread, None, "{file}");
     }
     let template = read("chart/templates/agent-daemonset.yaml");
-    let streamed =
-        taintlint::analysis::analyse_streamed(&template, &options, Some(&inv), 1, &mut |_| {});
+    let streamed = check_streamed(&template, Ask::new(&options, Some(&inv)), 1, &mut |_| {});
     assert_eq!(streamed.unread, Some(taintlint::analysis::Unread::Template));
 
     // A file read whole (standard input) is counted as one read in pieces.
@@ -759,7 +765,9 @@ fn the_pod_templates_judged_are_those_the_analysis_read() {
     assert!(
         from_file.contains(&format!(
             "judged {} pod templates",
-            simulate_text(&read("ml-platforms.yaml"), &options, &inv).len()
+            simulate(&read("ml-platforms.yaml"), &options, &inv)
+                .workloads
+                .len()
         )),
         "{from_file}"
     );
@@ -831,11 +839,11 @@ fn simulate_says_how_many_pod_templates_it_found_by_shape_and_could_not_read() {
 
 #[test]
 fn toleration_lists_under_any_key_ending_in_tolerations_are_linted() {
-    let found = analyse_with(
+    let found = check(
         &read("values-toleration-keys.yaml"),
-        &Options::default(),
-        None,
-    );
+        Ask::new(&Options::default(), None),
+    )
+    .diagnostics;
     let got: Vec<(&str, String, bool)> = found
         .iter()
         .map(|d| {
@@ -899,7 +907,7 @@ fn strimzi_components_are_placed_by_their_pod_templates() {
     assert_eq!(got, want);
     // The pod template's own fields (its `metadata`) are no finding; the unknown effect is,
     // where it is written.
-    let found = analyse_with(&text, &Options::default(), None);
+    let found = check(&text, Ask::new(&Options::default(), None)).diagnostics;
     let rules: Vec<(&str, &str)> = found
         .iter()
         .map(|d| (d.rule, &text[d.range.clone()]))
@@ -919,7 +927,8 @@ fn strimzi_components_are_placed_by_their_pod_templates() {
 /// fits (by name), and every reason a pool turns it away, as `pool: reason`.
 fn sized(file: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
     let inv = Inventory::load(&[("sized-inventory.yaml", &read("sized-inventory.yaml"))]).unwrap();
-    simulate_text(&read(file), &Options::default(), &inv)
+    simulate(&read(file), &Options::default(), &inv)
+        .workloads
         .into_iter()
         .map(|w| {
             let mut fits = Vec::new();
@@ -1217,7 +1226,8 @@ fn app_template_controllers_are_workloads() {
     );
     let inv = Inventory::load(&[("sized-inventory.yaml", &read("sized-inventory.yaml"))]).unwrap();
     let kinds: Vec<(Option<String>, Option<String>)> =
-        simulate_text(&read("app-template.yaml"), &Options::default(), &inv)
+        simulate(&read("app-template.yaml"), &Options::default(), &inv)
+            .workloads
             .into_iter()
             .map(|w| (w.kind, w.name))
             .collect();
@@ -1269,7 +1279,8 @@ fn a_volcano_cronjob_is_read_by_its_tasks() {
         .replace("batch.volcano.sh/v1alpha1", "batch/v1")
         .replace("    spec:\n      schedulerName", "    spec:\n      template:\n        spec:\n          containers: [{name: a, image: a}]\n      schedulerName");
     let inv = inventory();
-    let paths: Vec<String> = simulate_text(&core, &Options::default(), &inv)
+    let paths: Vec<String> = simulate(&core, &Options::default(), &inv)
+        .workloads
         .into_iter()
         .map(|w| w.path)
         .collect();
@@ -1290,7 +1301,11 @@ fn a_component_without_its_template_is_said_skipped_or_simulated() {
                 kind: LeaderWorkerSet\nmetadata: {name: lws}\nspec:\n  leaderWorkerTemplate:\n    \
                 size: 4\n    workerTemplate:\n      spec:\n        containers: [{name: w, \
                 image: w}]\n";
-    let (out, _, skipped) = taintlint::analysis::simulate_file(text, &Options::default(), &inv);
+    let Simulated {
+        workloads: out,
+        not_simulated: skipped,
+        ..
+    } = simulate(text, &Options::default(), &inv);
     let paths: Vec<&str> = out.iter().map(|w| w.path.as_str()).collect();
     assert_eq!(
         paths,
@@ -1325,7 +1340,8 @@ fn values_are_judged_as_the_rendered_pod_spec() {
         "    operator: Exists\n",
         "    operator: Exists\n    value: present\n",
     );
-    let rejected: Vec<_> = simulate_text(&invalid, &Options::default(), &inv)
+    let rejected: Vec<_> = simulate(&invalid, &Options::default(), &inv)
+        .workloads
         .into_iter()
         .map(|w| w.rejected.map(|r| (r.rule, r.path)))
         .collect();
@@ -1341,7 +1357,8 @@ fn values_are_judged_as_the_rendered_pod_spec() {
                       template:\n    spec:\n      containers: [{name: ollama, image: ollama/ollama}]\n      \
                       tolerations:\n      - {key: nvidia.com/gpu, operator: Exists, value: present, \
                       effect: NoSchedule}\n";
-    let rejected: Vec<_> = simulate_text(deployment, &Options::default(), &inv)
+    let rejected: Vec<_> = simulate(deployment, &Options::default(), &inv)
+        .workloads
         .into_iter()
         .map(|w| w.rejected.map(|r| r.rule))
         .collect();
@@ -1351,7 +1368,8 @@ fn values_are_judged_as_the_rendered_pod_spec() {
     let nested = "nodeSelector: {example.com/pool: general}\ntolerations: []\n\
                   webhook:\n  nodeSelector: {example.com/pool: general}\n  tolerations:\n  \
                   - {key: a, operator: Exists, value: b}\n";
-    let rejected: Vec<_> = simulate_text(nested, &Options::default(), &inv)
+    let rejected: Vec<_> = simulate(nested, &Options::default(), &inv)
+        .workloads
         .into_iter()
         .map(|w| (w.path, w.rejected.is_some()))
         .collect();
@@ -1376,14 +1394,14 @@ fn a_helm_unittest_suites_values_are_not_workloads() {
                  spec.headGroupSpec.template.spec.tolerations\n          value:\n            \
                  - {key: key1, operator: Equal, value: value1, effect: NoSchedule}\n";
     assert!(placed(suite, &Options::default()).is_empty());
-    let found = analyse_with(suite, &Options::default(), Some(&inventory()));
+    let found = check(suite, Ask::new(&Options::default(), Some(&inventory()))).diagnostics;
     assert!(found.is_empty(), "{found:#?}");
     // Its lists get the field rules all the same.
     let broken = suite.replace(
         "effect: NoSchedule\n    asserts",
         "effect: NoSchedul\n    asserts",
     );
-    let found = analyse_with(&broken, &Options::default(), Some(&inventory()));
+    let found = check(&broken, Ask::new(&Options::default(), Some(&inventory()))).diagnostics;
     let rules: Vec<_> = found.iter().map(|d| d.rule).collect();
     assert_eq!(rules, ["unknown-effect"], "{found:#?}");
     // Without the suite's keys, the same mapping is chart values, and simulated.

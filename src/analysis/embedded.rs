@@ -375,10 +375,14 @@ fn lint_string(
     };
     // The editor's placements of what the string deploys, at its characters.
     let placing = places_out.is_some() && place.deployed.is_some();
-    let analysed = deeper(|| super::analyse_counted(inner, inner_options, inventory, placing));
-    let Some((analysis, mut judged)) = analysed else {
+    let ask = super::Ask {
+        placements: placing,
+        ..super::Ask::new(inner_options, inventory)
+    };
+    let Some(analysis) = deeper(|| super::check(inner, ask)) else {
         return none;
     };
+    let mut judged = analysis.templates;
     let outer = place.object.and_then(|i| objects.get(i));
     if let (Some(places_out), Some(at), false) = (
         places_out,
@@ -566,10 +570,10 @@ pub(super) fn simulate(
         {
             continue;
         }
-        let Some((found, why, _)) = deeper(|| super::simulate_file(inner, options, inventory))
-        else {
+        let Some(simulated) = deeper(|| super::simulate(inner, options, inventory)) else {
             continue;
         };
+        let (found, why) = (simulated.workloads, simulated.unread);
         unread = match (unread, why) {
             (Some(super::Unread::String), _) | (_, None) => unread,
             (_, Some(super::Unread::Template)) => Some(super::Unread::Template),

@@ -219,7 +219,7 @@ pub(crate) fn cluster_objects(
         let name = path.display().to_string();
         if candidate {
             let before = cluster.len();
-            cluster.merge(taintlint::analysis::cluster_objects(&name, &text));
+            cluster.merge(taintlint::analysis::cluster_objects(&name, &text, None));
             if cluster.len() > before {
                 holding.push((name, text.clone()));
             }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use taintlint::analysis::{analyse_counted, analyse_streamed, PodTemplates};
+use taintlint::analysis::{check, check_streamed, Ask, PodTemplates};
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::diagnostic::{Diagnostic, Severity};
 use taintlint::fix::{self, FixMode};
@@ -14,7 +14,7 @@ use taintlint::inventory::Inventory;
 use taintlint::position::LineIndex;
 use taintlint::report::{self, FileReport, Positions, Summary, Writer};
 use taintlint::walk::{Kustomizations, Place};
-use taintlint::{analyse_with, config, rules, Options};
+use taintlint::{config, rules, Options};
 
 use taintlint::changes::findings::{caused_at, Baseline};
 use taintlint::changes::lines::Changed;
@@ -684,10 +684,9 @@ impl Linter<'_> {
                         text.clone(),
                         Vec::new(),
                     )));
-                    let found = analyse_streamed(
+                    let found = check_streamed(
                         &text,
-                        &options,
-                        self.inventory(),
+                        Ask::new(&options, self.inventory()),
                         BATCH,
                         &mut |findings| send(Piece::Findings(findings)),
                     );
@@ -724,7 +723,7 @@ impl Linter<'_> {
             Job::Inventory(i) => {
                 let l = self.loaded.expect("inventory jobs come from it");
                 let text = l.text(*i).to_string();
-                let diagnostics = analyse_with(&text, &self.configs[0].1, inventory);
+                let diagnostics = check(&text, Ask::new(&self.configs[0].1, inventory)).diagnostics;
                 let name = l.inventory.files[*i].name.clone();
                 linted
                     .reports
@@ -743,8 +742,9 @@ impl Linter<'_> {
         let options = file_options(config, options, path);
         let mut text = self.preread.read(input)?;
         if args.fix || args.diff {
-            let fixed =
-                fix::fix_all_with(&text, self.mode, |t| analyse_with(t, &options, inventory));
+            let fixed = fix::fix_all_with(&text, self.mode, |t| {
+                check(t, Ask::new(&options, inventory)).diagnostics
+            });
             linted.fixed = fixed.applied;
             linted.dropped = fixed
                 .dropped
@@ -768,8 +768,8 @@ impl Linter<'_> {
                 text = fixed.text;
             }
         }
-        let (analysis, judged) = analyse_counted(&text, &options, inventory, false);
-        self.count_templates(&name, &text, judged);
+        let analysis = check(&text, Ask::new(&options, inventory));
+        self.count_templates(&name, &text, analysis.templates);
         let mut diagnostics = analysis.diagnostics;
         if let Some(i) = merged {
             // What the overlays found here: once, at the source, with their notes.
@@ -1066,7 +1066,7 @@ fn set_aside(
         _ if !rules::sets_file_aside(d.rule) => None,
         "helm-template" => {
             let found = report.text.get(d.range.clone()).unwrap_or_default();
-            Some(if rules::is_placeholder(found) {
+            Some(if taintlint::class::is_placeholder(found) {
                 Skipped::Placeholder
             } else {
                 Skipped::Template

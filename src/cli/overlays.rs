@@ -185,7 +185,8 @@ pub(crate) fn trace_all(
     taintlint::overlays::traced::trace_all(rendered, None, |kustomization, text| {
         let (config, options) = &configs[config_index(kustomization, configs)];
         let options = config.options_for(options, Some(kustomization));
-        taintlint::analyse_with(text, &options, inventory)
+        taintlint::analysis::check(text, taintlint::analysis::Ask::new(&options, inventory))
+            .diagnostics
     })
 }
 

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 
-use taintlint::analysis::{simulate_file, Unread};
+use taintlint::analysis::{self, Unread};
 use taintlint::config_file::{self, ConfigFile};
 use taintlint::report::{
     self,
@@ -514,11 +514,16 @@ fn simulate_item(
     });
     // A Terraform file met in a walk (it is linted for the node pools it defines) holds no pod
     // template, and is no YAML to be said broken.
-    let (workloads, unread, skipped) = if taintlint::inventory::terraform::defines_pools(&text) {
-        (Vec::new(), None, Vec::new())
+    let simulated = if taintlint::inventory::terraform::defines_pools(&text) {
+        analysis::Simulated::default()
     } else {
-        simulate_file(&text, local.as_ref().unwrap_or(options), inventory)
+        analysis::simulate(&text, local.as_ref().unwrap_or(options), inventory)
     };
+    let analysis::Simulated {
+        workloads,
+        unread,
+        not_simulated: skipped,
+    } = simulated;
     let note = Note {
         file: path.clone(),
         unread,

@@ -74,14 +74,6 @@ struct JsonTaint<'a> {
     effect: Option<Cow<'a, str>>,
 }
 
-/// Whether a text is JSON rather than YAML: its first character (after a byte-order mark and
-/// white space) opens an object.
-pub(crate) fn looks_like_json(text: &str) -> bool {
-    text.trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with('{')
-}
-
 /// The byte range of a borrowed JSON value inside `text`.
 fn range_in(text: &str, raw: &RawValue) -> Range<usize> {
     let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;

@@ -21,6 +21,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::ops::Range;
 
+use crate::class;
 use crate::k8s::cluster::Cluster;
 use crate::k8s::model::Taint;
 use crate::k8s::resources::Resources;
@@ -32,7 +33,6 @@ pub mod capacity;
 mod capi_bootstrap;
 mod cce;
 mod cfn;
-pub mod class;
 pub mod compact;
 mod eksctl;
 mod hcl_objects;

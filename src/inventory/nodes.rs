@@ -126,7 +126,7 @@ fn read_pools_as_code<'a>(
     index: usize,
     found: &mut Found,
 ) -> Result<bool, ParseError> {
-    if super::class::is_pool_file(doc, root) {
+    if crate::class::is_pool_file(doc, root) {
         let lists = compact::parse(file, text, doc, root, Some(&mut found.nodes))?;
         found.invalid += lists.iter().map(|l| taints(file, doc, l).1).sum::<usize>();
         return Ok(true);

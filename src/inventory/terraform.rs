@@ -164,39 +164,6 @@ impl Hcl<'_> {
     }
 }
 
-/// Whether a text is HCL rather than YAML or JSON: its first statement opens a block
-/// (`resource "type" "name" {`) or sets an attribute (`name = ...`).
-pub(crate) fn looks_like_hcl(text: &str) -> bool {
-    let mut in_comment = false;
-    for line in text.trim_start_matches('\u{feff}').lines() {
-        let line = line.trim();
-        if in_comment {
-            in_comment = !line.contains("*/");
-            continue;
-        }
-        if line.is_empty() || line.starts_with('#') || line.starts_with("//") {
-            continue;
-        }
-        if line.starts_with("/*") {
-            in_comment = !line.contains("*/");
-            continue;
-        }
-        let ident_end = line
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-            .unwrap_or(line.len());
-        if ident_end == 0 || !line.as_bytes()[0].is_ascii_alphabetic() {
-            return false;
-        }
-        let rest = line[ident_end..].trim_start();
-        // A block opens a line (`module "eks" {`) or is written on one (`data "x" "y" {}`).
-        let block = rest
-            .find('{')
-            .is_some_and(|open| !rest[..open].contains(':') && (rest.ends_with(['{', '}'])));
-        return (rest.starts_with('=') && !rest.starts_with("==")) || block;
-    }
-    false
-}
-
 /// The `#` comments of an HCL text that are alone on their line (where a
 /// `# taintlint: disable=...` directive goes).
 pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
@@ -231,7 +198,7 @@ pub fn defines_pools(text: &str) -> bool {
     // Auto Scaling groups that tell Cluster Autoscaler what their nodes carry.
     let tagged =
         || text.contains("aws_autoscaling_group") || text.contains("autoscaling_group_tags");
-    if looks_like_hcl(text) && super::asg_tags::mentions(text) && tagged() {
+    if crate::class::looks_like_hcl(text) && super::asg_tags::mentions(text) && tagged() {
         return true;
     }
     // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
@@ -243,7 +210,8 @@ pub fn defines_pools(text: &str) -> bool {
                 .is_some_and(|r| r.trim_start().starts_with('='))
         })
     };
-    looks_like_hcl(text) && (resources.iter().any(|r| text.contains(r)) || gke_module())
+    crate::class::looks_like_hcl(text)
+        && (resources.iter().any(|r| text.contains(r)) || gke_module())
 }
 
 /// Parses a Terraform file's node pools.

@@ -101,8 +101,8 @@ type Key = (usize, Option<usize>, String);
 /// Whether each workload of `text` runs nowhere, by [`Key`], with its title, against
 /// `inventory`.
 fn placed(text: &str, options: &Options, inventory: &Inventory) -> Vec<(Key, String, bool)> {
-    crate::analysis::simulate_file(text, options, inventory)
-        .0
+    crate::analysis::simulate(text, options, inventory)
+        .workloads
         .into_iter()
         .map(|w| {
             let nowhere = w.runs_nowhere();

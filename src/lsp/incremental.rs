@@ -139,7 +139,7 @@ impl ChunkCache {
         // Whether a file's syntax errors are `yaml-syntax` or one `not-a-manifest` depends on
         // the whole file's signs of Kubernetes: when only the chunks before the broken one
         // have them, the whole text is analysed.
-        let shows = crate::analysis::shows_kubernetes;
+        let shows = crate::class::shows_kubernetes;
         let broken = broken.map(|k| {
             let rest = &text[ranges[k].start..];
             if k > 0 && !shows(rest) && shows(text) {
@@ -245,6 +245,7 @@ impl Pieces {
                 t.seconds = t.seconds.as_ref().map(|r| shift(r, by));
                 t
             }));
+            out.templates += chunk.templates;
         }
         out
     }
@@ -489,7 +490,8 @@ mod tests {
         let pools = "pools:\n  gpu:\n    nodes: [g1]\n    taints: [\"gpu=a:NoSchedule\"]\n  web:\n    count: 2\n";
         let inventory = crate::inventory::Inventory::load(&[("pools.yaml", pools)]).unwrap();
         let options = Options::default();
-        let whole = |t: &str| crate::analysis::analyse_file(t, &options, Some(&inventory), true);
+        let ask = crate::analysis::Ask::new(&options, Some(&inventory)).placed();
+        let whole = |t: &str| crate::analysis::check(t, ask);
         let doc = |i: usize| {
             format!(
                 "# 日本🚀 {i}\nkind: Deployment\nmetadata: {{name: w{i}}}\nspec:\n  template:\n    spec:\n      tolerations:\n      - {{key: gpu, operator: Exists, tolerationSeconds: {i}}}\n"

@@ -197,7 +197,7 @@ pub fn read(path: &Path, encoding: Encoding) -> Option<Entry> {
     let stream = crate::syntax::parse(&text);
     let facts = Facts::of_parsed(&text, &stream);
     let cluster =
-        crate::analysis::cluster_objects_parsed(&path.display().to_string(), &text, &stream);
+        crate::analysis::cluster_objects(&path.display().to_string(), &text, Some(&stream));
     drop(stream);
     let cluster = (!cluster.is_empty()).then_some(cluster);
     let index = LineIndex::new(&text);

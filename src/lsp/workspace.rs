@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::analysis::{FileAnalysis, Judged};
+use crate::analysis::{Ask, FileAnalysis, Judged};
 use crate::config::Options;
 use crate::config_file;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -316,13 +316,9 @@ impl Workspace {
         }
         let root = self.root.as_deref();
         let traced = crate::overlays::traced::trace_all(&self.rendered, root, |_, text| {
-            self.configured(crate::analysis::analyse_file(
-                text,
-                &self.options,
-                self.cluster.as_deref(),
-                false,
-            ))
-            .diagnostics
+            let ask = Ask::new(&self.options, self.cluster.as_deref());
+            self.configured(crate::analysis::check(text, ask))
+                .diagnostics
         });
         self.kustomizations = Arc::new(
             traced
@@ -390,15 +386,16 @@ impl Workspace {
         chart: Option<&Arc<Place>>,
     ) -> FileAnalysis {
         let analysis = self.with_options(chart, |options| {
-            crate::analysis::analyse_file(text, options, self.cluster.as_deref(), placements)
+            let ask = Ask::new(options, self.cluster.as_deref());
+            crate::analysis::check(text, Ask { placements, ..ask })
         });
         self.configured(analysis)
     }
 
     /// [`Workspace::analyse_file`] of a YAML file already parsed, and what each document found
     /// and read of the inventory, keeping what a document found `before` where it reads the
-    /// same of this one (see [`crate::analysis::analyse_parsed_again`]).
-    pub fn analyse_parsed<'a>(
+    /// same of this one (see [`crate::analysis::check_again`]).
+    pub fn check_again<'a>(
         &self,
         text: &'a str,
         stream: &mut Stream<'a>,
@@ -406,34 +403,22 @@ impl Workspace {
         before: Option<&Judged>,
     ) -> (FileAnalysis, Judged) {
         let (analysis, judged) = self.with_options(chart, |options| {
-            crate::analysis::analyse_parsed_again(
-                text,
-                stream,
-                options,
-                self.cluster.as_deref(),
-                before,
-            )
+            let ask = Ask::new(options, self.cluster.as_deref());
+            crate::analysis::check_again(text, stream, ask, before)
         });
         (self.configured(analysis), judged)
     }
 
     /// Whether a file's findings can depend on the inventory (see
     /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
-    /// analyses it with.
-    pub fn reads_inventory(&self, text: &str, chart: Option<&Arc<Place>>) -> bool {
-        self.with_options(chart, |o| crate::analysis::reads_inventory(text, o))
-    }
-
-    /// [`Workspace::reads_inventory`] of a YAML file already parsed.
-    pub fn reads_inventory_parsed<'a>(
+    /// analyses it with (`stream`: its tree, when it is parsed already).
+    pub fn reads_inventory<'a>(
         &self,
         text: &'a str,
-        stream: &mut Stream<'a>,
+        stream: Option<&mut Stream<'a>>,
         chart: Option<&Arc<Place>>,
     ) -> bool {
-        self.with_options(chart, |o| {
-            crate::analysis::reads_inventory_parsed(text, stream, o)
-        })
+        self.with_options(chart, |o| crate::analysis::reads_inventory(text, stream, o))
     }
 
     /// Runs `f` with the options a document is analysed with: what its place says

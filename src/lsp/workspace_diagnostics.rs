@@ -63,7 +63,7 @@ enum Read {
 
 impl Read {
     fn new(text: String) -> Read {
-        if crate::inventory::class::text(&text).is_parsed() {
+        if crate::class::text(&text).is_parsed() {
             Read::Tree(Parsed::new(text, |t| syntax::parse(t)))
         } else {
             Read::Hcl(text)
@@ -80,9 +80,9 @@ impl Read {
     fn reads_inventory(&mut self, ws: &Workspace, chart: Option<&Arc<Place>>) -> bool {
         match self {
             Read::Tree(p) => {
-                p.with_dependent_mut(|text, stream| ws.reads_inventory_parsed(text, stream, chart))
+                p.with_dependent_mut(|text, stream| ws.reads_inventory(text, Some(stream), chart))
             }
-            Read::Hcl(text) => ws.reads_inventory(text, chart),
+            Read::Hcl(text) => ws.reads_inventory(text, None, chart),
         }
     }
 
@@ -97,9 +97,8 @@ impl Read {
     ) -> (FileAnalysis, Option<Judged>) {
         match self {
             Read::Tree(p) => {
-                let (analysis, judged) = p.with_dependent_mut(|text, stream| {
-                    ws.analyse_parsed(text, stream, chart, before)
-                });
+                let (analysis, judged) = p
+                    .with_dependent_mut(|text, stream| ws.check_again(text, stream, chart, before));
                 (analysis, Some(judged))
             }
             Read::Hcl(text) => (ws.analyse_file(text, false, chart), None),

@@ -198,8 +198,9 @@ fn misses_some(coverage: &Coverage) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use crate::analysis::{check, Ask};
     use crate::inventory::Inventory;
-    use crate::{analyse_with, Options, Severity};
+    use crate::{Options, Severity};
 
     /// A GPU cluster as Kueue ResourceFlavors say it (after examples/gpu/flavors.yaml, itself
     /// after kubernetes-sigs/kueue apis/kueue/v1beta1/resourceflavor_types.go): a flavor names
@@ -257,7 +258,8 @@ spec:
 
     fn found(manifest: &str) -> Vec<(Severity, String)> {
         let inv = Inventory::load(&[("flavors.yaml", FLAVORS)]).unwrap();
-        analyse_with(manifest, &Options::default(), Some(&inv))
+        check(manifest, Ask::new(&Options::default(), Some(&inv)))
+            .diagnostics
             .into_iter()
             .filter(|d| d.rule == super::META.name)
             .map(|d| (d.severity, d.message))

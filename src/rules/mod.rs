@@ -56,8 +56,6 @@ pub use workload::{workload_reads, InventoryReads, Reading, WorkloadCx};
 
 use std::hash::DefaultHasher;
 
-pub use helm_template::{is_placeholder, placeholder, template_action};
-
 /// Everything said about a rule, written once.
 #[derive(Debug)]
 pub struct RuleMeta {

@@ -270,7 +270,11 @@ spec:
     }
 
     fn lint(text: &str, inventory: &Inventory) -> Vec<Diagnostic> {
-        crate::analyse_with(text, &Options::default(), Some(inventory))
+        crate::analysis::check(
+            text,
+            crate::analysis::Ask::new(&Options::default(), Some(inventory)),
+        )
+        .diagnostics
     }
 
     #[test]

@@ -1656,7 +1656,7 @@ pub struct WorkloadResult {
     pub daemonset: Option<Coverage>,
     /// Why the API server would not create its pods, if it would not: then it runs nowhere,
     /// whatever [`simulation`](Self::simulation) says. Only the analysis can tell (its rules
-    /// find what the API server rejects): [`crate::analysis::simulate_text`] fills it in.
+    /// find what the API server rejects): [`crate::analysis::simulate`] fills it in.
     pub rejected: Option<Rejected>,
     /// Found by its shape in an object of a kind taintlint's table does not know
     /// ([`crate::k8s::objects::PodSpec::by_shape`]).
@@ -1713,7 +1713,7 @@ impl WorkloadResult {
 
 /// Simulates every pod template of a file's text, as the scheduler would place them: whether
 /// the API server accepts them is left unsaid ([`WorkloadResult::rejected`] is `None`);
-/// [`crate::analysis::simulate_text`] says it too.
+/// [`crate::analysis::simulate`] says it too.
 pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
     let stream = syntax::parse(text);
     let mut out = Vec::new();

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use taintlint::analysis::{check, Ask};
 
-use taintlint::analysis::analyse_with;
 use taintlint::diagnostic::Diagnostic;
 use taintlint::inventory::Inventory;
 use taintlint::report::FileReport;
@@ -60,7 +60,7 @@ pub fn inventory_for(path: &Path) -> Option<Inventory> {
 
 /// Lints with the default options, against an inventory when there is one.
 pub fn lint_with(text: &str, inventory: Option<&Inventory>) -> Vec<Diagnostic> {
-    analyse_with(text, &Options::default(), inventory)
+    check(text, Ask::new(&Options::default(), inventory)).diagnostics
 }
 
 /// Lints a fixture file (against its folder's inventory) and names it by its relative path.
@@ -362,4 +362,31 @@ pub fn outer_shape(text: &str) -> String {
         out.push_str("\n---\n");
     }
     out
+}
+
+/// The nine public repositories of `../shared/corpora` (`real-repos/repos`), unpacked once into
+/// the tests' scratch folder; `None` when the archive is not beside the checkout.
+pub fn corpora() -> Option<PathBuf> {
+    let archive = root().join("../shared/corpora/real-repos.tar.xz");
+    if !archive.exists() {
+        return None;
+    }
+    let into = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("corpora");
+    let repos = into.join("real-repos/repos");
+    if !repos.exists() {
+        // Unpacked beside, then moved into place: a test that finds the folder finds it whole.
+        let partial = into.join(format!("partial-{}", std::process::id()));
+        std::fs::create_dir_all(&partial).unwrap();
+        let status = std::process::Command::new("tar")
+            .arg("xJf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(&partial)
+            .status()
+            .expect("tar runs");
+        assert!(status.success(), "tar xJf {}", archive.display());
+        let _ = std::fs::rename(partial.join("real-repos"), into.join("real-repos"));
+        let _ = std::fs::remove_dir_all(&partial);
+    }
+    Some(repos)
 }
