@@ -229,3 +229,43 @@ fn the_corpora_are_judged_alike_when_present() {
         failures.join("\n")
     );
 }
+
+/// The same comparison over a generated workspace of a few hundred files of every shape pods
+/// are deployed in (see `tests/common/generated.rs`).
+#[test]
+fn a_generated_workspace_is_judged_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = common::generated::workspace(dir.path(), 30);
+    let inv = inventory("examples/inventory/pools.yaml");
+    let mut stack = vec![dir.path().to_path_buf()];
+    let (mut failures, mut workloads, mut read) = (Vec::new(), 0, 0);
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let (linted, simulated, problems) = judged(&path, &text, &inv);
+            read += 1;
+            workloads += simulated;
+            let name = path.strip_prefix(dir.path()).unwrap().display().to_string();
+            if linted != simulated {
+                failures.push(format!(
+                    "{name}: lint --inventory judged {linted} pod templates, simulate reports {simulated}"
+                ));
+            }
+            failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
+        }
+    }
+    assert_eq!(read, files);
+    eprintln!("{files} files, {workloads} workloads compared");
+    assert!(workloads > 200, "only {workloads} workloads");
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

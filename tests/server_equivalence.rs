@@ -252,3 +252,28 @@ async fn workspace_diagnostics_say_what_lint_says_on_the_corpora_when_present() 
         differences.join("\n")
     );
 }
+
+/// The same comparison over a generated workspace of a few hundred files of every shape pods
+/// are deployed in (see `tests/common/generated.rs`).
+#[tokio::test(flavor = "multi_thread")]
+async fn workspace_diagnostics_say_what_lint_says_of_a_generated_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("repo");
+    let files = common::generated::workspace(&root, 30);
+    assert!(files > 300, "{files} files");
+    let inventory = common::root().join(INVENTORY);
+    let (by_lint, by_server) = both_faces(&root, inventory.to_str().unwrap()).await;
+    let total: usize = by_lint.values().map(Vec::len).sum();
+    eprintln!(
+        "{files} files, {} with findings, {total} findings",
+        by_lint.len()
+    );
+    assert!(total > 200, "only {total} findings");
+    let differences = differences(&by_lint, &by_server);
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences.join("\n")
+    );
+}

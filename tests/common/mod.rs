@@ -12,6 +12,7 @@ use taintlint::inventory::Inventory;
 use taintlint::report::FileReport;
 use taintlint::{analyse, Options};
 
+pub mod generated;
 pub mod tools;
 
 /// insta settings: snapshots live in the top-level `snapshots/` folder.
