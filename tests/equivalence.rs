@@ -1,8 +1,9 @@
 //! One reading, three faces: `simulate` and `lint --inventory` judge the same workloads and say
-//! the same of each. Over every fixture and example, against the example inventories: the pod
-//! templates `simulate` reports are as many as `lint --inventory` judged, and a workload that
-//! `simulate` says fits no node (and the API server would create) has an `unschedulable`
-//! finding at it, and the reverse.
+//! the same of each. Over every fixture and example against the example inventories, over a
+//! generated workspace and over the nine corpora when present: the pod templates `simulate`
+//! reports are the ones `lint --inventory` judged (as many, and the same documents and pod spec
+//! paths as its placements), and a workload that `simulate` says fits no node (and the API
+//! server would create) has an `unschedulable` finding at it, and the reverse.
 
 mod common;
 
@@ -13,10 +14,10 @@ use taintlint::analysis::{check, simulate, Ask};
 use taintlint::inventory::Inventory;
 use taintlint::Options;
 
-fn files(dirs: &[&str]) -> Vec<PathBuf> {
-    let root = common::root();
+/// The YAML and JSON files below `roots`, in path order.
+fn files(roots: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    let mut stack = roots.to_vec();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -86,9 +87,22 @@ fn workload_of<'a>(simulated: &'a [Simulated], d: &taintlint::Diagnostic) -> Opt
 /// and every difference between simulate's "fits no node" and lint's `unschedulable`.
 fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String>) {
     let o = options(path);
-    let analysis = check(text, Ask::new(&o, Some(inv)));
+    let analysis = check(text, Ask::new(&o, Some(inv)).placed());
     let counted = analysis.templates;
     let workloads = simulate(text, &o, inv).workloads;
+    // The same workloads, one by one: lint's placements (its judged pod templates, as the
+    // editor shows them) and simulate's rows, by document and pod spec path.
+    let mut placed: Vec<(usize, &str)> = analysis
+        .placements
+        .iter()
+        .map(|p| (p.document, p.path.as_str()))
+        .collect();
+    let mut rows: Vec<(usize, &str)> = workloads
+        .iter()
+        .map(|w| (w.document, w.path.as_str()))
+        .collect();
+    placed.sort();
+    rows.sort();
     let simulated: Vec<Simulated> = workloads
         .iter()
         .map(|w| Simulated {
@@ -101,6 +115,9 @@ fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String
         })
         .collect();
     let mut problems = Vec::new();
+    if placed != rows {
+        problems.push(format!("lint judged {placed:?}; simulate reports {rows:?}"));
+    }
     let mut found: BTreeSet<(usize, String)> = BTreeSet::new();
     for d in analysis
         .diagnostics
@@ -140,22 +157,24 @@ fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String
     (counted.found, workloads.len(), problems)
 }
 
-#[test]
-fn simulate_and_lint_with_an_inventory_judge_the_same_workloads_alike() {
-    let inventories = [
-        inventory("examples/inventory/pools.yaml"),
-        inventory("examples/gpu/nodepools.yaml"),
-    ];
+/// Judges every file of `paths` against each of `inventories` with both faces, and fails
+/// with every difference; `base` is left out of the names said. Returns how many workloads
+/// were compared, at least `least`.
+fn compare(paths: &[PathBuf], inventories: &[Inventory], base: &Path, least: usize) -> usize {
     let mut failures = Vec::new();
     let mut workloads = 0;
-    for path in files(&["tests/fixtures", "examples", "docs/examples"]) {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+    for path in paths {
+        let Ok(text) = std::fs::read_to_string(path) else {
             continue;
         };
-        for inv in &inventories {
-            let (linted, simulated, problems) = judged(&path, &text, inv);
+        let name = path
+            .strip_prefix(base)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        for inv in inventories {
+            let (linted, simulated, problems) = judged(path, &text, inv);
             workloads += simulated;
-            let name = common::relative(&path);
             if linted != simulated {
                 failures.push(format!(
                     "{name}: lint --inventory judged {linted} pod templates, simulate reports {simulated}"
@@ -164,13 +183,26 @@ fn simulate_and_lint_with_an_inventory_judge_the_same_workloads_alike() {
             failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
         }
     }
-    assert!(workloads > 100, "only {workloads} workloads");
+    eprintln!("{} files, {workloads} workloads compared", paths.len());
+    assert!(workloads > least, "only {workloads} workloads");
     assert!(
         failures.is_empty(),
         "{} differences:\n{}",
         failures.len(),
         failures.join("\n")
     );
+    workloads
+}
+
+#[test]
+fn simulate_and_lint_with_an_inventory_judge_the_same_workloads_alike() {
+    let root = common::root();
+    let dirs = ["tests/fixtures", "examples", "docs/examples"].map(|d| root.join(d));
+    let inventories = [
+        inventory("examples/inventory/pools.yaml"),
+        inventory("examples/gpu/nodepools.yaml"),
+    ];
+    compare(&files(&dirs), &inventories, &root, 100);
 }
 
 /// The same comparison over the nine public repositories of `../shared/corpora`, when they are
@@ -182,51 +214,12 @@ fn the_corpora_are_judged_alike_when_present() {
         eprintln!("skipped: ../shared/corpora is not here");
         return;
     };
-    let into = repos.parent().unwrap().parent().unwrap().to_path_buf();
-    let inv = inventory("examples/inventory/pools.yaml");
-    let mut failures = Vec::new();
-    let mut workloads = 0;
-    let mut stack = vec![repos];
-    let mut paths = Vec::new();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("yaml" | "yml")
-            ) {
-                paths.push(path);
-            }
-        }
-    }
-    paths.sort();
-    for path in &paths {
-        let Ok(text) = std::fs::read_to_string(path) else {
-            continue;
-        };
-        let (linted, simulated, problems) = judged(path, &text, &inv);
-        workloads += simulated;
-        let name = path
-            .strip_prefix(&into)
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        if linted != simulated {
-            failures.push(format!(
-                "{name}: lint --inventory judged {linted} pod templates, simulate reports {simulated}"
-            ));
-        }
-        failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
-    }
-    eprintln!("{} files, {workloads} workloads compared", paths.len());
-    assert!(workloads > 100, "only {workloads} workloads");
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
+    let inventories = [inventory("examples/inventory/pools.yaml")];
+    compare(
+        &files(std::slice::from_ref(&repos)),
+        &inventories,
+        &repos,
+        100,
     );
 }
 
@@ -235,37 +228,9 @@ fn the_corpora_are_judged_alike_when_present() {
 #[test]
 fn a_generated_workspace_is_judged_alike() {
     let dir = tempfile::tempdir().unwrap();
-    let files = common::generated::workspace(dir.path(), 30);
-    let inv = inventory("examples/inventory/pools.yaml");
-    let mut stack = vec![dir.path().to_path_buf()];
-    let (mut failures, mut workloads, mut read) = (Vec::new(), 0, 0);
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let (linted, simulated, problems) = judged(&path, &text, &inv);
-            read += 1;
-            workloads += simulated;
-            let name = path.strip_prefix(dir.path()).unwrap().display().to_string();
-            if linted != simulated {
-                failures.push(format!(
-                    "{name}: lint --inventory judged {linted} pod templates, simulate reports {simulated}"
-                ));
-            }
-            failures.extend(problems.into_iter().map(|p| format!("{name}: {p}")));
-        }
-    }
-    assert_eq!(read, files);
-    eprintln!("{files} files, {workloads} workloads compared");
-    assert!(workloads > 200, "only {workloads} workloads");
-    assert!(
-        failures.is_empty(),
-        "{} differences:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let written = common::generated::workspace(dir.path(), 30);
+    let paths = files(&[dir.path().to_path_buf()]);
+    assert_eq!(paths.len(), written);
+    let inventories = [inventory("examples/inventory/pools.yaml")];
+    compare(&paths, &inventories, dir.path(), 200);
 }

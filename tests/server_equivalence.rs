@@ -233,17 +233,14 @@ async fn workspace_diagnostics_say_what_lint_says() {
 /// The same comparison over the nine public repositories of `../shared/corpora`, when they are
 /// beside the checkout (unpacked once into the tests' scratch folder, as `tests/equivalence.rs`
 /// unpacks them); skipped, and said, when they are not.
-#[tokio::test(flavor = "multi_thread")]
-async fn workspace_diagnostics_say_what_lint_says_on_the_corpora_when_present() {
-    let Some(repos) = common::corpora() else {
-        eprintln!("skipped: ../shared/corpora is not here");
-        return;
-    };
+/// Both faces over `root` with the example inventory, which must find more than `least`
+/// findings and say each alike.
+async fn alike(root: &Path, least: usize) {
     let inventory = common::root().join(INVENTORY);
-    let (by_lint, by_server) = both_faces(&repos, inventory.to_str().unwrap()).await;
+    let (by_lint, by_server) = both_faces(root, inventory.to_str().unwrap()).await;
     let total: usize = by_lint.values().map(Vec::len).sum();
     eprintln!("{} files with findings, {total} findings", by_lint.len());
-    assert!(total > 50, "only {total} findings");
+    assert!(total > least, "only {total} findings");
     let differences = differences(&by_lint, &by_server);
     assert!(
         differences.is_empty(),
@@ -251,6 +248,15 @@ async fn workspace_diagnostics_say_what_lint_says_on_the_corpora_when_present() 
         differences.len(),
         differences.join("\n")
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workspace_diagnostics_say_what_lint_says_on_the_corpora_when_present() {
+    let Some(repos) = common::corpora() else {
+        eprintln!("skipped: ../shared/corpora is not here");
+        return;
+    };
+    alike(&repos, 50).await;
 }
 
 /// The same comparison over a generated workspace of a few hundred files of every shape pods
@@ -261,19 +267,5 @@ async fn workspace_diagnostics_say_what_lint_says_of_a_generated_workspace() {
     let root = dir.path().join("repo");
     let files = common::generated::workspace(&root, 30);
     assert!(files > 300, "{files} files");
-    let inventory = common::root().join(INVENTORY);
-    let (by_lint, by_server) = both_faces(&root, inventory.to_str().unwrap()).await;
-    let total: usize = by_lint.values().map(Vec::len).sum();
-    eprintln!(
-        "{files} files, {} with findings, {total} findings",
-        by_lint.len()
-    );
-    assert!(total > 200, "only {total} findings");
-    let differences = differences(&by_lint, &by_server);
-    assert!(
-        differences.is_empty(),
-        "{} differences:\n{}",
-        differences.len(),
-        differences.join("\n")
-    );
+    alike(&root, 200).await;
 }
