@@ -258,10 +258,12 @@ fn document_reads_inventory<'a>(
         Class::Template(_) | Class::Broken => return false,
         _ if unknown_aliases(doc, &mut Vec::new()) => return false,
         Class::PoolFile(root) if compact::parse(0, text, doc, root, None).is_ok() => return false,
+        Class::Patch(root) => {
+            // As `check_document` reads it: the operations' values in place.
+            let _patch = json6902::prepare(doc, root, options.patch_target());
+        }
         Class::PoolFile(_) | Class::Read => {}
     }
-    // As `check_document` reads it: a JSON6902 operation list's values in place.
-    let _patch = json6902::prepare(doc, options.patch_target());
     let doc = &*doc;
     let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
     !extracted.pod_specs.is_empty()
@@ -686,7 +688,7 @@ fn check_stream<'a>(
                         let recording = again.is_some().then_some(&mut reads);
                         check_document(
                             text,
-                            doc,
+                            (doc, &class),
                             options,
                             (inventory, recording),
                             places.as_deref_mut(),
@@ -852,7 +854,7 @@ type Flush<'f> = dyn FnMut(&mut Vec<Diagnostic>) + 'f;
 #[allow(clippy::too_many_arguments)]
 fn check_document<'a>(
     text: &'a str,
-    doc: &mut Document<'a>,
+    (doc, class): (&mut Document<'a>, &Class),
     options: &Options,
     (inventory, mut reads): (Option<&Inventory>, Option<&mut InventoryReads>),
     mut places: Option<&mut Places>,
@@ -868,7 +870,7 @@ fn check_document<'a>(
         return none;
     }
     // A pool file's taints (`key=value:Effect` strings or mappings) get the taint rules.
-    if let Some(root) = class::pool_file(doc) {
+    if let Class::PoolFile(root) = *class {
         if let Ok(lists) = compact::parse(0, text, doc, root, None) {
             check_lists(text, doc, options, &[], &[], &lists, out);
             return none;
@@ -878,7 +880,10 @@ fn check_document<'a>(
     // `key=value:Effect` strings: they get the taint rules too.
     let defined = crate::inventory::taint_lists(text, doc);
     // A JSON6902 operation list's values are the tolerations or taints they write.
-    let patch = json6902::prepare(doc, options.patch_target());
+    let patch = match *class {
+        Class::Patch(root) => json6902::prepare(doc, root, options.patch_target()),
+        _ => None,
+    };
     let doc = &*doc;
     if let Some(patch) = &patch {
         json6902::check(text, doc, options, patch, out);
@@ -1290,7 +1295,9 @@ mod tests {
             let mut probe = syntax::parse(&text);
             for d in &mut probe.documents {
                 let mark = d.mark();
-                let _patch = json6902::prepare(d, patched.patch_target());
+                if let Some(root) = class::patch(d) {
+                    let _patch = json6902::prepare(d, root, patched.patch_target());
+                }
                 if let Some(root) = class::pool_file(d) {
                     let _ = compact::parse(0, &text, d, root, None);
                 }

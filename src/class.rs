@@ -12,9 +12,12 @@
 //! - broken: it does not parse, and is no template (a `yaml-syntax` finding, or the file is not
 //!   a manifest when nothing in it shows Kubernetes: [`shows_kubernetes`]);
 //! - a pool file: a mapping with `pools` and no `kind` ([`crate::inventory::compact`]);
+//! - a JSON6902 patch: a list of operations (`op`, `path`), which writes what its
+//!   kustomization's target holds;
 //! - read: every other document, which the rules read by what its objects are (a manifest of a
-//!   kind, chart values, a HelmRelease's or Argo CD Application's values, a patch, node
-//!   configuration: [`crate::k8s::objects`] tells them apart by kind and shape).
+//!   kind, chart values, a HelmRelease's or Argo CD Application's values, a strategic-merge
+//!   patch, node configuration: [`crate::k8s::objects`] tells them apart by kind and shape,
+//!   with what the file's place says of it, [`crate::walk::Place`]).
 //!
 //! Only this module decides these; the layers above ask it (it reads only the syntax tree).
 
@@ -99,6 +102,8 @@ pub enum Class {
     Broken,
     /// A pool file, its root mapping.
     PoolFile(NodeId),
+    /// A JSON6902 operation list (a kustomize patch file), its root sequence.
+    Patch(NodeId),
     /// What the rules read.
     Read,
 }
@@ -187,7 +192,10 @@ pub fn documents(text: &str, stream: &Stream<'_>) -> Documents {
                     form: Form::ReadAsMappings,
                 });
             }
-            pool_file(doc).map_or(Class::Read, Class::PoolFile)
+            pool_file(doc)
+                .map(Class::PoolFile)
+                .or_else(|| patch(doc).map(Class::Patch))
+                .unwrap_or(Class::Read)
         })
         .collect();
     let tail = stream.error.as_ref().and_then(|error| {
@@ -217,6 +225,22 @@ pub fn pool_file(doc: &Document<'_>) -> Option<NodeId> {
 /// Whether the mapping at `root` is a pool file's.
 pub(crate) fn is_pool_file(doc: &Document<'_>, root: NodeId) -> bool {
     doc.get(root, "pools").is_some() && doc.get(root, "kind").is_none()
+}
+
+/// The root of a document that is a JSON6902 operation list: a non-empty sequence of
+/// mappings, each with a scalar `op` and `path`.
+pub fn patch(doc: &Document<'_>) -> Option<NodeId> {
+    let ops = |items: &[NodeId]| {
+        !items.is_empty()
+            && items.iter().all(|&i| {
+                let scalar = |key| {
+                    doc.get(i, key)
+                        .is_some_and(|(_, v)| doc.scalar(v).is_some())
+                };
+                doc.mapping(i).is_some() && scalar("op") && scalar("path")
+            })
+    };
+    doc.root.filter(|&root| doc.sequence(root).is_some_and(ops))
 }
 
 /// Whether a text shows any sign of Kubernetes: an `apiVersion`, `kind`, `tolerations` or

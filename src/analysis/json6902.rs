@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
-use crate::k8s::json6902::{is_op_list, list_op, ListOp, PatchTarget, Written};
+use crate::k8s::json6902::{list_op, ListOp, PatchTarget, Written};
 use crate::k8s::objects::{List, Object, Owner, TolerationList};
 use crate::rules::check_lists;
 use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
@@ -22,13 +22,14 @@ pub(super) struct Patch {
     object: Option<NodeId>,
 }
 
-/// Reads a document that is a JSON6902 operation list (adding the nodes its items need);
-/// `None` for any other document, and for a list that writes no tolerations or taints.
-pub(super) fn prepare(doc: &mut Document<'_>, target: Option<&PatchTarget>) -> Option<Patch> {
-    let root = doc.root?;
-    if !is_op_list(doc, root) {
-        return None;
-    }
+/// Reads a document that is a JSON6902 operation list (its root, `root`: see
+/// [`crate::class::patch`]), adding the nodes its items need; `None` for a list that writes no
+/// tolerations or taints.
+pub(super) fn prepare(
+    doc: &mut Document<'_>,
+    root: NodeId,
+    target: Option<&PatchTarget>,
+) -> Option<Patch> {
     let mut found = Vec::new();
     for &item in doc.sequence(root).unwrap_or_default() {
         let (Some(op), Some(path)) = (doc.get_str(item, "op"), doc.get_str(item, "path")) else {
