@@ -291,16 +291,6 @@ impl ConfigFile {
         self.include.matches(&self.subject(path))
     }
 
-    /// The include patterns as written (the defaults when the file has none).
-    pub fn include_patterns(&self) -> &[String] {
-        &self.include.written
-    }
-
-    /// The exclude patterns as written.
-    pub fn exclude_patterns(&self) -> &[String] {
-        &self.exclude.written
-    }
-
     /// The rules `per-path-ignores` turns off for this path.
     pub fn ignored_rules(&self, path: &Path) -> Vec<&'static str> {
         if self.per_path_ignores.is_empty() {

@@ -8,7 +8,7 @@ use super::{RuleMeta, RULES};
 use crate::config::Options;
 use crate::diagnostic::{Diagnostic, Edit, Severity};
 use crate::inventory::{Inventory, Loc};
-use crate::k8s::model::{Miss, Operator, Taint, Toleration};
+use crate::k8s::model::{Operator, Taint, Toleration};
 use crate::k8s::objects::{Extracted, Item, Object};
 use crate::schedule::admission::Source;
 use crate::schedule::placement::Placement;
@@ -657,15 +657,6 @@ fn list_indent(text: &str, doc: &Document<'_>) -> usize {
         }
     }
     0
-}
-
-/// "a; b; c" of the misses.
-pub fn misses_text(misses: &[Miss]) -> String {
-    misses
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 #[cfg(test)]
