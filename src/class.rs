@@ -419,8 +419,8 @@ fn placeholders(text: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether the text of a template finding (what [`template_action`] or [`placeholder`] found)
-/// is a placeholder a script fills in, not a Go template action or format verb.
+/// Whether the text that shows a template ([`Template::at`]) is a placeholder a script fills
+/// in, not a Go template action or format verb.
 pub fn is_placeholder(found: &str) -> bool {
     !found.starts_with("{{") && !found.starts_with('%')
 }
