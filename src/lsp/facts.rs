@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use crate::class::Class;
 use crate::k8s::decode::Decoded;
 use crate::k8s::model::{Taint, Toleration};
 use crate::k8s::objects::{extract, items, Item, Object, Owner};
@@ -70,11 +71,14 @@ impl Facts {
         Facts::of_parsed(text, &syntax::parse(text))
     }
 
-    /// [`Facts::collect`] of a text already parsed into `stream`.
+    /// [`Facts::collect`] of a text already parsed into `stream`. A document that is a template
+    /// or does not parse ([`crate::class::documents`]) holds none, as lint and simulate read
+    /// none of it.
     pub fn of_parsed(text: &str, stream: &syntax::Stream<'_>) -> Facts {
         let mut facts = Facts::default();
-        for doc in &stream.documents {
-            if doc.error.is_some() {
+        let classes = crate::class::documents(text, stream);
+        for (doc, class) in stream.documents.iter().zip(&classes.documents) {
+            if matches!(class, Class::Template(_) | Class::Broken) {
                 continue;
             }
             let extracted = extract(doc);
@@ -294,5 +298,23 @@ spec:
         assert!(facts
             .toleration_at(TEXT.find("template").unwrap())
             .is_none());
+    }
+
+    /// A Go template whose actions YAML reads as mappings is no manifest to lint or simulate,
+    /// and none to index: its toleration and its object are not facts, those of the other
+    /// document of the file are.
+    #[test]
+    fn a_template_holds_no_facts() {
+        let template = "kind: Pod\nmetadata:\n  name: {{.Name}}\nspec:\n  tolerations:\n  - {key: a, operator: Exists}\n";
+        let text = format!("{template}---\n{TEXT}");
+        let facts = Facts::collect(&text);
+        assert_eq!(facts.tolerations.len(), 2);
+        assert!(facts.toleration_at(text.find("key: a").unwrap()).is_none());
+        assert!(facts
+            .objects
+            .iter()
+            .all(|o| o.kind.as_deref() != Some("Pod")));
+        let found = crate::analyse(&text, &crate::Options::default());
+        assert_eq!(found[0].rule, "helm-template");
     }
 }

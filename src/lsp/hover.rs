@@ -2,6 +2,7 @@
 //! findings under the cursor. Markdown, built from the domain model and the
 //! rule registry (nothing here is written twice).
 
+use crate::class::Class;
 use crate::config::Options;
 use crate::diagnostic::Diagnostic;
 use crate::inventory::{Inventory, NodeCount};
@@ -105,27 +106,29 @@ pub fn toleration(
 /// On a pod spec's `runtimeClassName` or `tolerations` key: every toleration its pods end up
 /// with and where each comes from (its own, the namespace's defaults, the RuntimeClass, the
 /// admission plugins, the DaemonSet controller), when any comes from elsewhere than the
-/// manifest. The document's own Namespaces and RuntimeClasses count, as in the analysis.
+/// manifest. The file's own Namespaces and RuntimeClasses count, read as the analysis reads
+/// them ([`crate::analysis::cluster_objects`]: a class the API server refuses is none), and a
+/// document that is a template or does not parse ([`crate::class::documents`]) has none.
 pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<usize>, String)> {
     let stream = crate::syntax::parse(text);
+    let mut cluster = crate::analysis::cluster_objects("", text, Some(&stream));
     let local;
-    let options = if crate::k8s::cluster::may_hold_cluster_objects(text) {
-        let mut cluster = crate::k8s::cluster::Cluster::default();
-        for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-            cluster.add_document("", doc);
-        }
+    let options = if cluster.is_empty() {
+        options
+    } else {
         cluster.merge(options.cluster().clone());
         let mut o = options.clone();
         o.set_cluster(std::sync::Arc::new(cluster));
         local = o;
         &local
-    } else {
-        options
     };
-    let doc = stream
+    let classes = crate::class::documents(text, &stream);
+    let (doc, _) = stream
         .documents
         .iter()
-        .find(|d| d.error.is_none() && d.span.contains(&offset))?;
+        .zip(&classes.documents)
+        .filter(|(_, c)| !matches!(c, Class::Template(_) | Class::Broken))
+        .find(|(d, _)| d.span.contains(&offset))?;
     let ex = extract(doc);
     for (i, spec) in ex.pod_specs.iter().enumerate() {
         let Some(at) = ["runtimeClassName", "tolerations"]
@@ -432,5 +435,15 @@ mod tests {
         assert!(hover.contains("(Pod q)"), "{hover}");
         // Elsewhere in the pod: nothing.
         assert!(admitted(text, text.find("containers").unwrap(), &options).is_none());
+        // A RuntimeClass the API server refuses (its handler is no DNS label) is never
+        // created: its tolerations are not the pod's, as the analysis says.
+        let refused = text.replace("handler: runsc", "handler: run.sc");
+        assert!(crate::analyse(&refused, &options)
+            .iter()
+            .any(|d| d.rule == "invalid-runtime-class"));
+        let at = refused.find("runtimeClassName").unwrap() + 3;
+        let (_, hover) = admitted(&refused, at, &options).unwrap();
+        assert!(!hover.contains("RuntimeClass gvisor adds"), "{hover}");
+        assert!(hover.contains("namespace shop gives by default"), "{hover}");
     }
 }
