@@ -3,7 +3,8 @@
 //! generated workspace and over the nine corpora when present: the pod templates `simulate`
 //! reports are the ones `lint --inventory` judged (as many, and the same documents and pod spec
 //! paths as its placements), and a workload that `simulate` says fits no node (and the API
-//! server would create) has an `unschedulable` finding at it, and the reverse.
+//! server would create) has an `unschedulable` finding at it that names it as simulate does,
+//! and the reverse.
 
 mod common;
 
@@ -59,6 +60,8 @@ struct Simulated {
     document: usize,
     path: String,
     object: (Option<String>, Option<String>, Option<String>),
+    /// As simulate names it (`Application argocd/web, values`).
+    title: String,
     nowhere: bool,
 }
 
@@ -109,6 +112,7 @@ fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String
             document: w.document,
             path: w.path.rsplit('|').next().unwrap_or(&w.path).to_string(),
             object: (w.kind.clone(), w.name.clone(), w.namespace.clone()),
+            title: w.title(),
             // A DaemonSet that picks no node runs nowhere by design.
             nowhere: !w.simulation.fits_anywhere()
                 && w.daemonset.as_ref().is_none_or(|c| c.picked > 0),
@@ -127,6 +131,13 @@ fn judged(path: &Path, text: &str, inv: &Inventory) -> (usize, usize, Vec<String
         match workload_of(&simulated, d) {
             Some(w) if w.nowhere => {
                 found.insert((w.document, w.path.clone()));
+                // The same words: lint's finding names the workload as simulate's row does.
+                if !d.message.starts_with(&format!("{} ", w.title)) {
+                    problems.push(format!(
+                        "lint says `{}`; simulate names it `{}`",
+                        d.message, w.title
+                    ));
+                }
             }
             Some(w) => problems.push(format!(
                 "lint: `{}` at document {} `{}`; simulate: {} `{}` fits",

@@ -635,8 +635,8 @@ fn ml_platforms_pod_templates_are_found_where_their_operators_keep_them() {
     assert_eq!(unschedulable.len(), 2, "{unschedulable:?}");
     assert!(
         unschedulable[1].starts_with(
-            "NightlyJob report (a pod template at spec.runner.template.spec found by its shape: \
-             kind NightlyJob is not in taintlint's table) fits no node"
+            "NightlyJob report, runner (a pod template at spec.runner.template.spec found by its \
+             shape: kind NightlyJob is not in taintlint's table) fits no node"
         ),
         "{unschedulable:?}"
     );

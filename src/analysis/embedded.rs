@@ -444,14 +444,10 @@ fn lint_string(
         let unnamed = |o: &ObjectRef| o.kind.is_none() && o.name.is_none();
         if d.object.as_ref().is_none_or(unnamed) {
             // A workload of unknown kind in a chart's values is named after the object that
-            // installs the chart, as in its `valuesObject`.
-            if let (Some(o), true, Some(_)) = (outer, place.values, &d.object) {
-                let title = |at: &str| {
-                    crate::k8s::parts::object_title(
-                        o,
-                        Some(&crate::k8s::parts::values_part("", at)),
-                    )
-                };
+            // installs the chart, as in its `valuesObject`; in other values (a ConfigMap's),
+            // after the object that holds them, as `simulate` names it.
+            if let (Some(o), Some(_)) = (outer, &d.object) {
+                let title = |at: &str| string_title(o, place.values, at);
                 d.message = crate::k8s::parts::retitle_values(&d.message, title);
                 if let Some(m) = &mut d.server_message {
                     *m = crate::k8s::parts::retitle_values(m, title);
@@ -496,10 +492,8 @@ fn place_string(
         p.document = document;
         p.anchor = mapped.range(&p.anchor);
         p.range = mapped.range(&p.range);
-        if let (Some(o), true) = (outer, values) {
-            p.title = crate::k8s::parts::retitle_values(&p.title, |path| {
-                crate::k8s::parts::object_title(o, Some(&crate::k8s::parts::values_part("", path)))
-            });
+        if let Some(o) = outer {
+            p.title = crate::k8s::parts::retitle_values(&p.title, |at| string_title(o, values, at));
         }
         p.path = format!("{at}|{}", p.path);
         if let Some(near) = &mut p.near {
@@ -543,6 +537,14 @@ fn outer_fix(text: &str, inner: &str, mapped: &MappedString, fix: &mut Fix) -> b
         e.replacement = replacement;
     }
     true
+}
+
+/// A workload of unknown kind at `at` in a string of `outer`, as every face names it: after
+/// the object that installs the chart (`Application argocd/web, values `worker``) when the
+/// string is a chart's values (`values`), else after the object that holds it.
+fn string_title(outer: &Object<'_>, values: bool, at: &str) -> String {
+    let part = values.then(|| crate::k8s::parts::values_part("", at));
+    crate::k8s::parts::object_title(outer, part.as_deref())
 }
 
 /// Simulates the pod templates of the strings of a document that hold what is deployed (an

@@ -99,25 +99,22 @@ fn steps(path: &str) -> Vec<Step<'_>> {
     out
 }
 
-/// A message about a workload of unknown kind (`workload of unknown kind `worker``) in values
-/// read from a string of another object (an Argo CD Application's `helm.values`), with the
-/// workload named as the object names it: `title` gives that name from the workload's path in
-/// the string (`Application argocd/web, values `worker``).
+/// A message about a workload of unknown kind (`workload of unknown kind `worker``, or the
+/// bare words for the values' root) in values read from a string of another object (an Argo CD
+/// Application's `helm.values`), with the workload named as the object names it: `title` gives
+/// that name from the workload's path in the string (`Application argocd/web, values
+/// `worker``; `Application argocd/web, values` for the root, whose path is empty).
 pub fn retitle_values(message: &str, title: impl Fn(&str) -> String) -> String {
-    let unknown = format!("{UNKNOWN_KIND} `");
-    let Some(start) = message.find(&unknown) else {
+    let Some(start) = message.find(UNKNOWN_KIND) else {
         return message.to_string();
     };
-    let rest = &message[start + unknown.len()..];
-    let Some(end) = rest.find('`') else {
-        return message.to_string();
-    };
-    format!(
-        "{}{}{}",
-        &message[..start],
-        title(&rest[..end]),
-        &rest[end + 1..]
-    )
+    let after = &message[start + UNKNOWN_KIND.len()..];
+    let at = after.strip_prefix(" `").and_then(|quoted| {
+        let end = quoted.find('`')?;
+        Some((&quoted[..end], &quoted[end + 1..]))
+    });
+    let (path, rest) = at.unwrap_or(("", after));
+    format!("{}{}{rest}", &message[..start], title(path))
 }
 
 /// Which part of `object` the pod spec at `spec_path` (from the document root) is, in words:
@@ -392,6 +389,29 @@ spec:
                 "CronJob nightly",
             ]
         );
+    }
+
+    #[test]
+    fn values_in_a_string_are_named_after_their_installer() {
+        let title = |at: &str| format!("Application argocd/web, {}", values_part("", at));
+        let unknown = |path: &str| title_of_unknown(path);
+        assert_eq!(
+            retitle_values(&format!("{} fits no node", unknown("worker")), title),
+            "Application argocd/web, values `worker` fits no node"
+        );
+        // Pod fields at the values' root: the bare words, the values themselves.
+        assert_eq!(
+            retitle_values(&format!("{} fits no node", unknown("")), title),
+            "Application argocd/web, values fits no node"
+        );
+        assert_eq!(
+            retitle_values("Deployment web fits no node", title),
+            "Deployment web fits no node"
+        );
+    }
+
+    fn title_of_unknown(path: &str) -> String {
+        title(None, None, None, path, None)
     }
 
     #[test]

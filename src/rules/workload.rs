@@ -88,13 +88,8 @@ impl<'a, 'd> WorkloadCx<'a, 'd> {
         let Some(o) = self.object else {
             return "this pod template".to_string();
         };
-        // One found by its shape is said with its place, rather than its part.
-        let part = self
-            .workload
-            .part
-            .as_deref()
-            .filter(|_| !self.workload.by_shape);
-        let title = crate::k8s::parts::object_title(o, part);
+        // One found by its shape says its place too, after the title every face gives it.
+        let title = crate::k8s::parts::object_title(o, self.workload.part.as_deref());
         if self.workload.by_shape {
             format!(
                 "{title} (a pod template at {} found by its shape: kind {} is not in \
