@@ -213,7 +213,7 @@ fn unbroken(before: &[Diagnostic], after: &[Diagnostic]) -> Result<(), String> {
 
 /// The check a fix passes before it is kept (the CLI's `--fix` and `--diff`, the editor's
 /// fix-all and each of its quick fixes): `after` (the findings once the fix is applied) has
-/// nothing [`unbroken`] refuses, and fewer findings of the fixed finding's `rule` than
+/// nothing `unbroken` refuses, and fewer findings of the fixed finding's `rule` than
 /// `before`.
 pub fn check(before: &[Diagnostic], after: &[Diagnostic], rule: &str) -> Result<(), String> {
     unbroken(before, after)?;

@@ -328,7 +328,7 @@ thread_local! {
     static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Runs `read` (which reads a string's text) one level deeper; `None` past [`MAX_DEPTH`].
+/// Runs `read` (which reads a string's text) one level deeper; `None` past `MAX_DEPTH`.
 pub fn deeper<T>(read: impl FnOnce() -> T) -> Option<T> {
     let depth = DEPTH.with(|d| d.get());
     if depth >= MAX_DEPTH {

@@ -4495,7 +4495,7 @@ pub struct GceMachine {
     pub tpus: u32,
     pub tpu_accelerator: &'static str,
     /// The vCPUs and the memory (MiB) of the type, where its name decides them
-    /// ([`gce_shape`]).
+    /// (`gce_shape`).
     pub shape: Option<(u32, u64)>,
 }
 

@@ -886,7 +886,7 @@ impl Inventory {
     /// The value of type `T` a later layer derives from this inventory (the simulations of the
     /// workloads judged against it, what a rule asks of every taint), made by `init` on first
     /// use and kept with it. The inventory does not change once it is shared (what changes it
-    /// before forgets the values). `None` when values of [`DERIVED`] other types took the
+    /// before forgets the values). `None` when values of `DERIVED` other types took the
     /// places.
     pub fn derived<T: std::any::Any + Send + Sync>(&self, init: impl FnOnce() -> T) -> Option<&T> {
         let mut init = Some(init);

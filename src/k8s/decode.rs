@@ -52,7 +52,7 @@ impl Decoded<'_> {
 
     /// A number as the API server's decoder sees its text: sigs.k8s.io/yaml's `YAMLToJSON`
     /// hands go-yaml's int, uint64 or float64 to `json.Marshal`, so the literal Go's
-    /// encoding/json quotes in "cannot unmarshal number <literal>" (decode.go `literalStore`,
+    /// encoding/json quotes in "cannot unmarshal number `<literal>`" (decode.go `literalStore`,
     /// for integer fields) is what encoding/json's `floatEncoder` writes: the shortest decimal,
     /// in exponent form (`1e+21`, `1e-7`) below 1e-6 and from 1e21. `None` for anything else,
     /// and for infinities and NaN, which `json.Marshal` refuses.

@@ -126,7 +126,7 @@ impl Toleration {
     /// set) must be equal; then Exists matches any value, Equal the same value, and Lt/Gt (only
     /// with the feature gate TaintTolerationComparisonOperators on) compare both values as
     /// canonical int64s. It is "nothing [`Toleration::misses`]", by construction: both read
-    /// the same field checks ([`Toleration::missed_fields`]).
+    /// the same field checks (`Toleration::missed_fields`).
     pub fn tolerates(&self, taint: &Taint, comparison_operators: bool) -> bool {
         self.missed_fields(taint, comparison_operators)
             .iter()

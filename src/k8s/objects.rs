@@ -967,7 +967,7 @@ pub fn installed_in<'d>(doc: &'d Document<'_>, node: NodeId) -> Option<&'d str> 
 
 /// Whether the field at `path` (from the document root) lies in the chart values an object of
 /// the document keeps for a chart it installs (a Flux HelmRelease's `spec.values`, an Argo CD
-/// Application's `helm.valuesObject`: [`values_places`]), where the chart, and so the kind of
+/// Application's `helm.valuesObject`: `values_places`), where the chart, and so the kind of
 /// the workload the values render into, is not in the repository.
 pub fn in_chart_values(doc: &Document<'_>, path: &str) -> bool {
     let Some(root) = doc.root else { return false };

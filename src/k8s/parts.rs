@@ -18,7 +18,7 @@ use crate::syntax::{Document, NodeId};
 const UNKNOWN_KIND: &str = "workload of unknown kind";
 
 /// `Deployment shop/web`, `Pod web`, `RayCluster ml/rl-train, worker group l4-workers`; an
-/// unnamed object by its place (`Deployment `items[0]``, chart values whose templates are not at
+/// unnamed object by its place (``Deployment `items[0]` ``, chart values whose templates are not at
 /// hand: `workload of unknown kind `controller``), else its kind alone.
 pub fn title(
     kind: Option<&str>,

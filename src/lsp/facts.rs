@@ -230,7 +230,7 @@ fn omitted(item: &Item<'_>, field: &str) -> bool {
 }
 
 /// How every face names an object, and the part of it that holds a pod template
-/// ([`crate::k8s::parts::object_title`]): `Deployment shop/web`, `Deployment `items[0]``,
+/// ([`crate::k8s::parts::object_title`]): `Deployment shop/web`, ``Deployment `items[0]` ``,
 /// `RayCluster ml/rl-train, worker group l4-workers`; a list outside any object is `a
 /// tolerations list`.
 pub fn title(object: Option<&Object<'_>>, part: Option<&str>) -> String {

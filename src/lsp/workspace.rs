@@ -57,7 +57,7 @@ pub struct Workspace {
     /// Where renders are kept between runs, as `lint` keeps them: `TAINTLINT_CACHE_DIR`, else
     /// `.taintlint_cache` beside the configuration file, else in the workspace root.
     pub cache_dir: Option<PathBuf>,
-    /// The workspace's overlays as last rendered ([`crate::lsp::rendering`]).
+    /// The workspace's overlays as last rendered (`crate::lsp::rendering`).
     pub rendered: Arc<Rendered>,
     /// Their findings, judged with this workspace's options and inventory, by the file to edit.
     pub traced: Arc<Traced>,

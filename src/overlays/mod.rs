@@ -1,5 +1,5 @@
 //! Kustomize overlays, rendered for every face the same way: which are rendered and how
-//! ([`plan`]), running the user's kustomize ([`render`]), the renders kept between runs
+//! ([`mod@plan`]), running the user's kustomize ([`render`]), the renders kept between runs
 //! ([`cache`]), and their findings traced to the files to edit ([`traced`]). `lint`,
 //! `simulate` and the language server all ask [`plan::plan`] and render through
 //! [`render_all`]; an inventory given as a kustomize directory asks [`plan::refusal`].

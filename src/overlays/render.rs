@@ -12,7 +12,7 @@
 //! kustomize runs with its own load restrictor unless the settings say `none`, and, unless
 //! remote bases are allowed, with the network closed to what it starts: git may use only local
 //! repositories (`GIT_ALLOW_PROTOCOL=file`) and HTTP goes to a proxy that is not there. The plan
-//! ([`super::plan`]) does not render an overlay that needs a remote base; this is the second
+//! ([`mod@super::plan`]) does not render an overlay that needs a remote base; this is the second
 //! lock.
 
 use std::io::Read;

@@ -419,7 +419,7 @@ const GKE_SELECTED: &[(&str, Option<&str>)] = &[
 ];
 
 /// What the platform's own admission adds to a pod for what its `nodeSelector` or required
-/// node affinity selects (see [`GKE_SELECTED`]).
+/// node affinity selects (see `GKE_SELECTED`).
 pub fn platform_tolerations(
     tolerations: &mut Tolerations,
     node_selector: &[(String, String)],

@@ -3,7 +3,7 @@
 //! print, from the simulation the analysis already made. Pure: data in, text out.
 //!
 //! The data ([`Placement`], [`TolerationPlace`]) carries byte ranges into the analysed text,
-//! so an editor converts positions at its edge; the words ([`summary`], [`details`],
+//! so an editor converts positions at its edge; the words ([`summary`], [`Placement::details`],
 //! [`describe_matches`], [`describe_eviction`]) depend only on the simulation and the
 //! inventory.
 
@@ -198,7 +198,7 @@ pub fn daemonset_summary(sim: &Simulation, inventory: &Inventory) -> Option<Stri
 }
 
 /// [`daemonset_summary`] as a code lens says it: at most [`LENS_WIDTH`] characters, what keeps
-/// the DaemonSet off the first pool it misses whole where it can be ([`daemonset_said`]).
+/// the DaemonSet off the first pool it misses whole where it can be (`daemonset_said`).
 pub fn daemonset_lens(sim: &Simulation, inventory: &Inventory) -> Option<String> {
     daemonset_said(sim, inventory, LENS_WIDTH).map(|s| fit_width(&s, LENS_WIDTH))
 }

@@ -331,7 +331,7 @@ fn options() -> granit_parser::Options {
 /// Parses a whole stream. Never fails: syntax errors are recorded on the document they occur in
 /// (and parsing resumes at the next document), or on the stream when no document is open.
 ///
-/// What go-yaml reads, the YAML specification aside, is read too (see [`lenient`]): a quoted
+/// What go-yaml reads, the YAML specification aside, is read too (see `lenient`): a quoted
 /// scalar's continuation lines indented less than the block that holds it.
 pub fn parse(text: &str) -> Stream<'_> {
     let stream = parse_as_written(text);
