@@ -135,7 +135,7 @@ pub fn workspace(root: &Path, groups: usize) -> usize {
             ),
         );
         // A kustomization with a JSON6902 patch file (its target named there) and a
-        // strategic-merge patch.
+        // strategic-merge patch (of the same namespace, so that kustomize renders it).
         put(
             format!("kustomize/k-{g}/kustomization.yaml"),
             format!(
@@ -158,7 +158,7 @@ pub fn workspace(root: &Path, groups: usize) -> usize {
         put(
             format!("kustomize/k-{g}/pin.yaml"),
             format!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api-{g}\nspec:\n  template:\n    spec:\n{}",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api-{g}\n  namespace: shop\nspec:\n  template:\n    spec:\n{}",
                 pod_fields(&mut seed, 6)
             ),
         );
