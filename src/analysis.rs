@@ -235,17 +235,13 @@ pub fn reads_inventory<'a>(
             &mut parsed
         }
     };
-    let classes = class::documents(text, stream);
-    stream
-        .documents
-        .iter_mut()
-        .zip(classes.documents)
-        .any(|(doc, class)| {
-            let mark = doc.mark();
-            let reads = document_reads_inventory(text, doc, &class, options);
-            doc.restore(mark);
-            reads
-        })
+    stream.documents.iter_mut().any(|doc| {
+        let class = class::document(text, doc);
+        let mark = doc.mark();
+        let reads = document_reads_inventory(text, doc, &class, options);
+        doc.restore(mark);
+        reads
+    })
 }
 
 fn document_reads_inventory<'a>(

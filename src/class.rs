@@ -183,19 +183,7 @@ pub fn documents(text: &str, stream: &Stream<'_>) -> Documents {
                 let start = if i == 0 { 0 } else { doc.span.start };
                 return template(start..next_start(i)).map_or(Class::Broken, Class::Template);
             }
-            if let Some(at) = may_hold
-                .then(|| actions_read_as_mappings(text, doc))
-                .flatten()
-            {
-                return Class::Template(Template {
-                    at,
-                    form: Form::ReadAsMappings,
-                });
-            }
-            pool_file(doc)
-                .map(Class::PoolFile)
-                .or_else(|| patch(doc).map(Class::Patch))
-                .unwrap_or(Class::Read)
+            document(text, doc)
         })
         .collect();
     let tail = stream.error.as_ref().and_then(|error| {
@@ -215,6 +203,26 @@ pub fn documents(text: &str, stream: &Stream<'_>) -> Documents {
         template(start..end)
     });
     Documents { documents, tail }
+}
+
+/// The class of one document as [`documents`] gives it, but that a document that does not
+/// parse is [`Class::Broken`] here whether or not it is a template: for a reader that reads
+/// neither (the server's index, `reads_inventory`), without looking for what shows a template
+/// in its text (which may parse the text again, with its placeholders filled in).
+pub fn document(text: &str, doc: &Document<'_>) -> Class {
+    if doc.error.is_some() {
+        return Class::Broken;
+    }
+    if let Some(at) = actions_read_as_mappings(text, doc) {
+        return Class::Template(Template {
+            at,
+            form: Form::ReadAsMappings,
+        });
+    }
+    pool_file(doc)
+        .map(Class::PoolFile)
+        .or_else(|| patch(doc).map(Class::Patch))
+        .unwrap_or(Class::Read)
 }
 
 /// The root of a document that is a pool file: a mapping with `pools` and no `kind`.
@@ -496,5 +504,23 @@ mod tests {
         assert_eq!(at("# @A@\nspec: [\n"), None);
         assert!(is_placeholder("@A@") && is_placeholder("${A}"));
         assert!(!is_placeholder("{{ .A }}") && !is_placeholder("%s"));
+    }
+
+    #[test]
+    fn op_lists_are_recognised_by_shape() {
+        let yes = crate::syntax::parse("- op: add\n  path: /spec/tolerations\n  value: []\n");
+        let doc = &yes.documents[0];
+        assert!(patch(doc).is_some());
+        for text in [
+            "- a\n",
+            "[]\n",
+            "- op: add\n",
+            "- {op: add, path: /x}\n- 3\n",
+            "a: 1\n",
+        ] {
+            let s = crate::syntax::parse(text);
+            let doc = &s.documents[0];
+            assert!(patch(doc).is_none(), "{text}");
+        }
     }
 }

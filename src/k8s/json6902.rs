@@ -175,22 +175,4 @@ mod tests {
             "spec.node_pool.node-group.$patch[a.b][]"
         );
     }
-
-    #[test]
-    fn op_lists_are_recognised_by_shape() {
-        let yes = crate::syntax::parse("- op: add\n  path: /spec/tolerations\n  value: []\n");
-        let doc = &yes.documents[0];
-        assert!(crate::class::patch(doc).is_some());
-        for text in [
-            "- a\n",
-            "[]\n",
-            "- op: add\n",
-            "- {op: add, path: /x}\n- 3\n",
-            "a: 1\n",
-        ] {
-            let s = crate::syntax::parse(text);
-            let doc = &s.documents[0];
-            assert!(crate::class::patch(doc).is_none(), "{text}");
-        }
-    }
 }

@@ -72,13 +72,15 @@ impl Facts {
     }
 
     /// [`Facts::collect`] of a text already parsed into `stream`. A document that is a template
-    /// or does not parse ([`crate::class::documents`]) holds none, as lint and simulate read
+    /// or does not parse ([`crate::class::document`]) holds none, as lint and simulate read
     /// none of it.
     pub fn of_parsed(text: &str, stream: &syntax::Stream<'_>) -> Facts {
         let mut facts = Facts::default();
-        let classes = crate::class::documents(text, stream);
-        for (doc, class) in stream.documents.iter().zip(&classes.documents) {
-            if matches!(class, Class::Template(_) | Class::Broken) {
+        for doc in &stream.documents {
+            if matches!(
+                crate::class::document(text, doc),
+                Class::Template(_) | Class::Broken
+            ) {
                 continue;
             }
             let extracted = extract(doc);

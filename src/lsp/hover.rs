@@ -108,7 +108,7 @@ pub fn toleration(
 /// admission plugins, the DaemonSet controller), when any comes from elsewhere than the
 /// manifest. The file's own Namespaces and RuntimeClasses count, read as the analysis reads
 /// them ([`crate::analysis::cluster_objects`]: a class the API server refuses is none), and a
-/// document that is a template or does not parse ([`crate::class::documents`]) has none.
+/// document that is a template or does not parse ([`crate::class::document`]) has none.
 pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<usize>, String)> {
     let stream = crate::syntax::parse(text);
     let mut cluster = crate::analysis::cluster_objects("", text, Some(&stream));
@@ -122,13 +122,13 @@ pub fn admitted(text: &str, offset: usize, options: &Options) -> Option<(Range<u
         local = o;
         &local
     };
-    let classes = crate::class::documents(text, &stream);
-    let (doc, _) = stream
-        .documents
-        .iter()
-        .zip(&classes.documents)
-        .filter(|(_, c)| !matches!(c, Class::Template(_) | Class::Broken))
-        .find(|(d, _)| d.span.contains(&offset))?;
+    let doc = stream.documents.iter().find(|d| {
+        d.span.contains(&offset)
+            && !matches!(
+                crate::class::document(text, d),
+                Class::Template(_) | Class::Broken
+            )
+    })?;
     let ex = extract(doc);
     for (i, spec) in ex.pod_specs.iter().enumerate() {
         let Some(at) = ["runtimeClassName", "tolerations"]
