@@ -243,18 +243,27 @@ impl Repo {
         let mut running = Blobs(Vec::new());
         for (path, oid) in blobs {
             let path = dest.join(path);
-            let file = path
+            let started = path
                 .parent()
                 .map_or(Ok(()), std::fs::create_dir_all)
                 .and_then(|()| std::fs::File::create(&path))
-                .map_err(|e| GitError::Failed(format!("{}: {e}", path.display())))?;
-            let child = git(&self.top)
-                .args(["cat-file", "blob", oid])
-                .stdout(file)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(failed)?;
-            running.0.push((path, child));
+                .map_err(|e| GitError::Failed(format!("{}: {e}", path.display())))
+                .and_then(|file| {
+                    git(&self.top)
+                        .args(["cat-file", "blob", oid])
+                        .stdout(file)
+                        .stderr(Stdio::piped())
+                        .spawn()
+                        .map_err(failed)
+                });
+            match started {
+                Ok(child) => running.0.push((path, child)),
+                Err(e) => {
+                    // Those started are waited for: none writes on into a tree given up.
+                    let _ = running.wait();
+                    return Err(e);
+                }
+            }
         }
         Ok(running)
     }
