@@ -274,7 +274,7 @@ pub(crate) fn analyse(
     let pieces = chunks.lock().unwrap_or_else(|e| e.into_inner()).analyse(
         &snap.text,
         ws.generation,
-        |text| ws.analyse_file(text, true, snap.chart.as_ref()),
+        |text| ws.check(text, true, snap.chart.as_ref()),
     );
     let other_file =
         |file: &str, range: Range<usize>| inventory_location(ws, file, range, encoding);

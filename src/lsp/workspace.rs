@@ -371,7 +371,7 @@ impl Workspace {
 
     /// Lints one document.
     pub fn analyse(&self, text: &str) -> Vec<Diagnostic> {
-        self.analyse_file(text, false, None).diagnostics
+        self.check(text, false, None).diagnostics
     }
 
     /// Analyses one document, with the placements of its workloads when `placements` is set
@@ -379,12 +379,7 @@ impl Workspace {
     /// `chart` is what the document's place says of it: for a chart's values file, what the
     /// chart's templates render it into; for a patch file, its target (read at the edge, as
     /// the CLI reads it: [`Place::of`]).
-    pub fn analyse_file(
-        &self,
-        text: &str,
-        placements: bool,
-        chart: Option<&Arc<Place>>,
-    ) -> FileAnalysis {
+    pub fn check(&self, text: &str, placements: bool, chart: Option<&Arc<Place>>) -> FileAnalysis {
         let analysis = self.with_options(chart, |options| {
             let ask = Ask::new(options, self.cluster.as_deref());
             crate::analysis::check(text, Ask { placements, ..ask })
@@ -392,7 +387,7 @@ impl Workspace {
         self.configured(analysis)
     }
 
-    /// [`Workspace::analyse_file`] of a YAML file already parsed, and what each document found
+    /// [`Workspace::check`] of a YAML file already parsed, and what each document found
     /// and read of the inventory, keeping what a document found `before` where it reads the
     /// same of this one (see [`crate::analysis::check_again`]).
     pub fn check_again<'a>(
@@ -410,7 +405,7 @@ impl Workspace {
     }
 
     /// Whether a file's findings can depend on the inventory (see
-    /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::analyse_file`]
+    /// [`crate::analysis::reads_inventory`]), with the options [`Workspace::check`]
     /// analyses it with (`stream`: its tree, when it is parsed already).
     pub fn reads_inventory<'a>(
         &self,

@@ -101,7 +101,7 @@ impl Read {
                     .with_dependent_mut(|text, stream| ws.check_again(text, stream, chart, before));
                 (analysis, Some(judged))
             }
-            Read::Hcl(text) => (ws.analyse_file(text, false, chart), None),
+            Read::Hcl(text) => (ws.check(text, false, chart), None),
         }
     }
 }

@@ -169,7 +169,7 @@ async fn checked_fixes(
         .collect();
     let chart = snap.chart.clone();
     let passed = blocking("checking fixes", move || {
-        let lint = |t: &str| ws.analyse_file(t, false, chart.as_ref()).diagnostics;
+        let lint = |t: &str| ws.check(t, false, chart.as_ref()).diagnostics;
         let before = lint(&text);
         edits
             .iter()
@@ -197,7 +197,7 @@ impl Session {
         let chart = snap.chart.clone();
         let fixed = blocking("fixing", move || {
             crate::fix::fix_all_with(&text, crate::fix::FixMode::Safe, |t| {
-                ws.analyse_file(t, false, chart.as_ref()).diagnostics
+                ws.check(t, false, chart.as_ref()).diagnostics
             })
         })
         .await?;
