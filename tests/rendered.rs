@@ -1107,7 +1107,8 @@ async fn the_servers_workspace_diagnostics_are_lints_with_overlays_rendered() {
         let (linted, stderr) = lint_findings(root);
         assert_eq!(served, linted, "{config:?}: {stderr}");
         // Findings only the renders have: in the overlay's own kustomization, placed by the
-        // render (with an inventory), and each noted as rendered.
+        // render (with an inventory, naming the Job as the render names it: its inline patch
+        // as written would name it `migrate`), and each noted as rendered.
         let notes = served
             .values()
             .flatten()
@@ -1117,9 +1118,8 @@ async fn the_servers_workspace_diagnostics_are_lints_with_overlays_rendered() {
         if config.is_some() {
             let kustomization = &served["shop/overlays/prod/kustomization.yaml"];
             assert!(
-                kustomization
-                    .iter()
-                    .any(|f| f.0 == "unschedulable" && f.3.starts_with("Job migrate fits no node")),
+                kustomization.iter().any(|f| f.0 == "unschedulable"
+                    && f.3.starts_with("Job shop/prod-migrate fits no node")),
                 "{kustomization:?}"
             );
         }
@@ -1213,7 +1213,8 @@ async fn a_base_changed_on_disk_renders_the_overlay_again() {
     .await;
     assert_eq!(
         codes(&document_diagnostics(&mut c, &uri).await),
-        ["equal-empty-value", "toleration-unused"]
+        // The rendered toleration's finding on the whole item, from its first key.
+        ["toleration-unused", "equal-empty-value"]
     );
     c.notify(
         "textDocument/didClose",
@@ -1286,4 +1287,143 @@ async fn a_client_that_cannot_watch_files_gets_the_overlay_rendered_again() {
     c.notification_where(pushed("tolerations[2] tolerates none"))
         .await;
     assert!(c.finish().await);
+}
+
+/// With the overlays rendered, `lint --inventory` and `simulate` judge the same workloads alike
+/// over the generated workspace: a kustomization's base and patch files are judged as the
+/// overlay renders them (simulate simulates the render in their place; lint reports the
+/// render's findings in those files, not the files' own of where their workloads run), and a
+/// file beside a kustomization that it does not list is judged as it is by both.
+#[test]
+fn lint_and_simulate_judge_rendered_overlays_alike() {
+    if renderer("lint_and_simulate_judge_rendered_overlays_alike").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    common::generated::workspace(dir.path(), 30);
+    // Beside a kustomization, not listed by it: a Deployment pinned to a pool no node is in.
+    std::fs::write(
+        dir.path().join("kustomize/k-0/unlisted.yaml"),
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: unlisted, namespace: shop}\n\
+         spec:\n  template:\n    spec:\n      nodeSelector: {example.com/pool: nowhere}\n      \
+         containers: [{name: app, image: app}]\n",
+    )
+    .unwrap();
+    let inventory = Path::new(ROOT).join("examples/inventory/pools.yaml");
+    let run = |verb: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .current_dir(dir.path())
+            .args([verb, "--format", "json", "--inventory"])
+            .arg(&inventory)
+            .arg(".")
+            .env("TAINTLINT_CACHE_DIR", dir.path().join(".cache"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let json: Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{verb}: {stderr}"));
+        (json, stderr)
+    };
+    let (linted, said) = run("lint");
+    let (simulated, _) = run("simulate");
+    let object = |v: &Value| {
+        (
+            v["kind"].as_str().unwrap_or("-").to_string(),
+            v["namespace"].as_str().unwrap_or("-").to_string(),
+            v["name"].as_str().unwrap_or("-").to_string(),
+        )
+    };
+    let workloads = simulated["workloads"].as_array().unwrap();
+    let rendered = workloads
+        .iter()
+        .filter(|w| {
+            let file = w["file"].as_str().unwrap();
+            file.starts_with("./kustomize/k-") && !file.ends_with(".yaml")
+        })
+        .count();
+    assert_eq!(rendered, 30, "each overlay is simulated as rendered");
+    let judged = format!("judged {} pod templates against", workloads.len());
+    assert!(said.contains(&judged), "simulate: {judged}; lint: {said}");
+    let nowhere: std::collections::BTreeSet<_> = workloads
+        .iter()
+        .filter(|w| w["fits"] == "no")
+        .map(object)
+        .collect();
+    let unschedulable: std::collections::BTreeSet<_> = linted["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| object(&d["object"]))
+        .collect();
+    assert_eq!(unschedulable, nowhere);
+    let unlisted = ("Deployment".into(), "shop".into(), "unlisted".into());
+    assert!(nowhere.contains(&unlisted));
+    // Enough fit nowhere for the comparison to say something (on this workspace, eleven bases
+    // as written fit nowhere while their overlays fit: the bases' own findings were false).
+    assert!(nowhere.len() > 20, "{nowhere:?}");
+}
+
+/// A file kustomize renders says so in the editor: its one lens names the overlay that places
+/// its workloads (no lens says where its text as written would land, which no one applies),
+/// and running it says why; a file no render reads keeps a lens per workload.
+#[tokio::test]
+async fn a_rendered_files_lens_names_the_overlay_that_places_it() {
+    if renderer("a_rendered_files_lens_names_the_overlay_that_places_it").is_none() {
+        return;
+    }
+    let repo = overlay_repo(Some("inventory: shop-nodes.yaml\n"));
+    let root = repo.path();
+    let mut c = server_on(root).await;
+    let base = root.join("shop/base/migrate.yaml");
+    let uri = file_uri(&base);
+    c.open(&uri, &common::read(&base)).await;
+    let found = lens_titles(&mut c, &uri).await;
+    let titles: Vec<&str> = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles, ["Placed as rendered by shop/overlays/prod"]);
+    let r = c
+        .request(
+            "taintlint/placement",
+            json!({"textDocument": {"uri": uri}, "position": found[0]["range"]["start"]}),
+        )
+        .await;
+    let details = r["result"]["details"].as_str().unwrap().replace('\n', " ");
+    assert!(
+        details.starts_with("This file is applied as kustomize renders shop/overlays/prod"),
+        "{details}"
+    );
+    // A Job no render reads (its overlay reads outside its folder: not rendered).
+    let own = root.join("outside/shared/job.yaml");
+    let uri = file_uri(&own);
+    c.open(&uri, &common::read(&own)).await;
+    let found = lens_titles(&mut c, &uri).await;
+    let titles: Vec<&str> = found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(titles.len(), 1, "{titles:?}");
+    // Its own lens: what the API server would say of the Job as written.
+    assert!(
+        titles[0].starts_with("rejected by the API server: unknown effect"),
+        "{titles:?}"
+    );
+    assert!(c.finish().await);
+}
+
+/// The lenses of an open document.
+async fn lens_titles(c: &mut client::Client, uri: &str) -> Value {
+    let r = c
+        .request(
+            "textDocument/codeLens",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .await;
+    r["result"].clone()
 }

@@ -260,8 +260,8 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .map(|p| (p.display().to_string(), Skipped::Template))
         .collect();
     // Overlays rendered and traced to their sources (not with fixes: they edit the sources).
-    let traced = if args.fix || args.diff {
-        super::overlays::Traced::default()
+    let (traced, rendered_templates) = if args.fix || args.diff {
+        Default::default()
     } else {
         let rendered = super::overlays::render(
             &args.paths,
@@ -306,7 +306,11 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         } else {
             FixMode::Safe
         },
-        templates: std::sync::Mutex::default(),
+        templates: std::sync::Mutex::new(Templates {
+            found: rendered_templates.found,
+            by_shape: rendered_templates.by_shape,
+            unread: Vec::new(),
+        }),
     };
 
     let positions = positions(loaded.as_ref(), &cluster_files, &traced);
@@ -558,7 +562,7 @@ fn jobs(
         })
         .collect();
     let rest: Vec<Job> = (0..traced.files.len())
-        .filter(|&i| !merged[i])
+        .filter(|&i| !merged[i] && !traced.files[i].diagnostics.is_empty())
         .map(Job::Traced)
         .collect();
     if let (Some(l), false) = (loaded, diff) {
@@ -769,14 +773,12 @@ impl Linter<'_> {
             }
         }
         let analysis = check(&text, Ask::new(&options, inventory));
-        self.count_templates(&name, &text, analysis.templates);
         let mut diagnostics = analysis.diagnostics;
-        if let Some(i) = merged {
-            // What the overlays found here: once, at the source, with their notes.
-            super::overlays::merge(&mut diagnostics, self.traced.files[i].diagnostics.clone());
-            diagnostics.sort_by(|a, b| {
-                (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
-            });
+        match merged {
+            // What the overlays found here: once, at the source, with their notes; its pod
+            // templates are judged as the renders that read it (counted with them).
+            Some(i) => super::overlays::with_rendered(&mut diagnostics, &self.traced.files[i]),
+            None => self.count_templates(&name, &text, analysis.templates),
         }
         let report = FileReport::new(name, text, diagnostics);
         linted.reports = match input {

@@ -11,10 +11,11 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use taintlint::analysis::{Ask, PodTemplates};
 use taintlint::config_file::ConfigFile;
 use taintlint::inventory::Inventory;
 use taintlint::overlays::plan::Reads;
-use taintlint::overlays::{self, Cache, Decision, Plan, Progress, Renderer, Settings, Told};
+use taintlint::overlays::{self, Cache, Plan, Progress, Renderer, Settings, Told};
 use taintlint::Options;
 
 use super::input::{config_index, Input};
@@ -84,7 +85,7 @@ impl RenderArgs {
     }
 }
 
-pub(crate) use taintlint::overlays::traced::{merge, Traced};
+pub(crate) use taintlint::overlays::traced::{with_rendered, Traced};
 pub(crate) use taintlint::overlays::Rendered;
 
 /// Plans and renders the kustomizations `paths` name and the walks found (`inputs`, each with
@@ -176,53 +177,38 @@ pub(crate) fn lint_reads(configs: &[(ConfigFile, Options)], inventory: bool) -> 
     }
 }
 
-/// Lints every render's output and traces the findings to the files to edit.
+/// Lints every render's output and traces the findings to the files to edit; with the pod
+/// templates the renders hold (judged in place of those of the files they read).
 pub(crate) fn trace_all(
     rendered: &Rendered,
     configs: &[(ConfigFile, Options)],
     inventory: Option<&Inventory>,
-) -> Traced {
-    taintlint::overlays::traced::trace_all(rendered, None, |kustomization, text| {
+) -> (Traced, PodTemplates) {
+    let templates = std::cell::RefCell::new(PodTemplates::default());
+    let traced = taintlint::overlays::traced::trace_all(rendered, None, |kustomization, text| {
         let (config, options) = &configs[config_index(kustomization, configs)];
         let options = config.options_for(options, Some(kustomization));
-        taintlint::analysis::check(text, taintlint::analysis::Ask::new(&options, inventory))
-            .diagnostics
-    })
+        let analysis = taintlint::analysis::check(text, Ask::new(&options, inventory));
+        *templates.borrow_mut() += analysis.templates;
+        analysis.diagnostics
+    });
+    (traced, templates.into_inner())
 }
 
 /// The overlays rendered as they will be applied, for `simulate`: each (its directory as shown,
-/// its output), and the canonical directories of the kustomizations they stand for.
-pub(crate) fn for_simulate(rendered: &Rendered) -> (Vec<(String, String)>, Vec<PathBuf>) {
+/// its output), and the files the renders read (canonical), which they stand for.
+pub(crate) fn for_simulate(rendered: &Rendered) -> (Vec<(String, String)>, HashSet<PathBuf>) {
     let mut out = Vec::new();
+    let mut read = HashSet::new();
     for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
+        // A render that failed is simulated as its sources.
         if let Ok((text, _)) = outcome {
             out.push((
                 render.dir.display().to_string(),
                 overlays::plan::documents_that_matter(text),
             ));
+            read.extend(render.closure.iter().map(|(path, _)| path.clone()));
         }
     }
-    // The directories of the renders that failed are simulated as their sources.
-    let failed: HashSet<&PathBuf> = rendered
-        .plan
-        .renders
-        .iter()
-        .zip(&rendered.outcomes)
-        .filter(|(_, o)| o.is_err())
-        .map(|(r, _)| &r.canonical)
-        .collect();
-    let mut plan = rendered.plan.clone();
-    plan.renders.retain(|r| !failed.contains(&r.canonical));
-    plan.overlays.retain(|(_, d)| match d {
-        Decision::Render(i) => !failed.contains(&rendered.plan.renders[*i].canonical),
-        Decision::Skip(_) => false,
-    });
-    (out, plan.covered())
-}
-
-/// Whether a file lies directly in one of the directories (canonical).
-pub(crate) fn is_in(file: &Path, dirs: &[PathBuf]) -> bool {
-    file.parent()
-        .and_then(|p| std::fs::canonicalize(p).ok())
-        .is_some_and(|p| dirs.contains(&p))
+    (out, read)
 }

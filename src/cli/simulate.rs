@@ -460,8 +460,9 @@ fn inputs(
     problems: &mut Vec<String>,
 ) -> (Vec<Input>, Vec<(String, String)>) {
     let walked = collect_walked(&args.paths, configs, false, problems, &mut Vec::new());
-    // Overlays are simulated as rendered; the files of the kustomizations they build on, met
-    // in a walk, are what the renders stand for.
+    // Overlays are simulated as rendered; the files the renders read, met in a walk, are what
+    // the renders stand for (a file beside a kustomization that it does not list is simulated
+    // as it is).
     let rendered = super::overlays::render(
         &args.paths,
         &walked,
@@ -472,11 +473,12 @@ fn inputs(
         super::overlays::told(false, args.show_skipped),
         "simulating",
     );
-    let (rendered, covered) = super::overlays::for_simulate(&rendered);
+    let (rendered, read) = super::overlays::for_simulate(&rendered);
+    let mut canonical = taintlint::overlays::plan::Canonical::default();
     let inputs = walked
         .into_iter()
         .filter(|(input, walked)| match input {
-            Input::File(p, _) => !*walked || !super::overlays::is_in(p, &covered),
+            Input::File(p, _) => !*walked || canonical.of(p).is_none_or(|c| !read.contains(&c)),
             Input::Stdin(_) => true,
         })
         .map(|(input, _)| input)

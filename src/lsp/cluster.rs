@@ -25,6 +25,22 @@ pub const SHOW_PLACEMENT: &str = "taintlint.showPlacement";
 /// the workload at that position (in the document's current version), or `null`.
 pub const PLACEMENT_REQUEST: &str = "taintlint/placement";
 
+/// The lens of a file kustomize renders (its overlays, as named): its title, and what running
+/// it shows. Where the file's workloads land is the renders' to say, not its text's: their
+/// findings are the file's, and `simulate` lists each rendered workload.
+pub fn rendered_lens(overlays: &[String]) -> (String, String) {
+    let names = overlays.join(", ");
+    let title = format!("Placed as rendered by {names}");
+    let details = format!(
+        "This file is applied as kustomize renders {names}, so its workloads are judged as \
+         rendered: the findings here about where they run are the renders', traced to this \
+         file, and no lens says where the text as written would land. `taintlint simulate \
+         {}` lists where each rendered workload lands.",
+        overlays.first().map_or("", String::as_str)
+    );
+    (title, details)
+}
+
 /// One lens per pod template, on its `kind:` entry, titled with its summary
 /// ([`Placement::summary`], one per placement).
 pub fn lenses(

@@ -160,8 +160,9 @@ impl Analysis {
         self.whole.get_or_init(|| {
             let mut whole = self.pieces.whole();
             if let Some(r) = &self.rendered {
-                traced::merge(&mut whole.diagnostics, r.diagnostics.clone());
-                traced::sort(&mut whole.diagnostics);
+                traced::with_rendered(&mut whole.diagnostics, r);
+                // Where its workloads land is the renders' to say: no lens of its own text.
+                whole.placements.clear();
             }
             whole
         })
@@ -290,8 +291,7 @@ pub(crate) fn analyse(
         ),
         Some(r) => {
             let mut all = pieces.diagnostics_in_file();
-            traced::merge(&mut all, r.diagnostics.clone());
-            traced::sort(&mut all);
+            traced::with_rendered(&mut all, r);
             diagnostics::all_to_lsp(
                 all.iter().map(|d| (d, 0)),
                 snap.lines(encoding),

@@ -495,8 +495,7 @@ impl Session {
                     // them in the new text).
                     let rendered = rendered.filter(|r| *r.text == *file.text());
                     if let Some(r) = &rendered {
-                        traced::merge(&mut found, r.diagnostics.clone());
-                        traced::sort(&mut found);
+                        traced::with_rendered(&mut found, r);
                     }
                     // A finding of an inventory rule says the file reads the inventory: it need
                     // not be asked.

@@ -163,28 +163,6 @@ pub struct Plan {
     pub renders: Vec<Render>,
 }
 
-impl Plan {
-    /// The canonical directories whose kustomizations a render stands for: those of every
-    /// render's layers, and of every candidate rendered as another.
-    pub fn covered(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = self
-            .renders
-            .iter()
-            .flat_map(|r| r.layers.iter().cloned())
-            .collect();
-        for (dir, d) in &self.overlays {
-            if matches!(d, Decision::Render(_)) {
-                if let Ok(c) = std::fs::canonicalize(dir) {
-                    out.push(c);
-                }
-            }
-        }
-        out.sort();
-        out.dedup();
-        out
-    }
-}
-
 /// The kustomization file of a directory, if it has one.
 pub fn kustomization_in(dir: &Path) -> Option<PathBuf> {
     KUSTOMIZATION_FILES

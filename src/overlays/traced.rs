@@ -5,7 +5,8 @@
 //!
 //! The sources are linted as well, as they always are: a finding a render repeats (the same
 //! rule at the same place) is reported once, at the source, with the render's note added
-//! ([`merge`]).
+//! ([`merge`]). Where a file's workloads run is the renders' to say, not its text's: a base's
+//! Deployment is applied as its overlays patch it ([`with_rendered`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,8 @@ use crate::report::kustomize::{trace, Overlay, Source};
 use super::plan::{documents_that_matter, kustomization_in, normalize};
 use super::Rendered;
 
-/// Findings of rendered overlays, by the file they belong in.
+/// Findings of rendered overlays, by the file they belong in: every file a successful render
+/// read.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Traced {
     pub files: Vec<Arc<TracedFile>>,
@@ -27,12 +29,15 @@ pub struct Traced {
     pub kustomizations: Vec<(String, Arc<str>)>,
 }
 
-/// The rendered findings of one file: its name as shown, its text as it was read when the
-/// findings were placed in it (their ranges are into that text), and the findings, sorted.
+/// One file a successful render read: its name as shown, its text as it was read when the
+/// findings were placed in it (their ranges are into that text), and the renders' findings in
+/// it, sorted (none, often: the file is there because its workloads are the renders').
 #[derive(Debug, Clone, PartialEq)]
 pub struct TracedFile {
     pub name: String,
     pub text: Arc<str>,
+    /// The overlays whose renders read it, as the notes name them.
+    pub overlays: Vec<String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -89,6 +94,25 @@ pub fn trace_all(
             overlay.kustomization.name.clone(),
             overlay.kustomization.text.clone(),
         ));
+        // Every file the render read is applied as it renders it, found in or not: its own
+        // findings of where its workloads run give way to the render's ([`with_rendered`]).
+        for (path, bytes) in &render.closure {
+            let Some(Ok(text)) = bytes.as_deref().map(std::str::from_utf8) else {
+                continue;
+            };
+            let i = *traced.by_path.entry(path.clone()).or_insert_with(|| {
+                files.push(TracedFile {
+                    name: shown(dir, path),
+                    text: text.into(),
+                    overlays: Vec::new(),
+                    diagnostics: Vec::new(),
+                });
+                files.len() - 1
+            });
+            if !files[i].overlays.contains(&overlay.name) {
+                files[i].overlays.push(overlay.name.clone());
+            }
+        }
         // Each file the findings may go in, by the name it is shown with.
         let mut names: HashMap<String, (PathBuf, Arc<str>)> = HashMap::new();
         let mut load = |p: &str| -> Option<Source> {
@@ -129,6 +153,7 @@ pub fn trace_all(
                 files.push(TracedFile {
                     name: t.file.clone(),
                     text,
+                    overlays: Vec::new(),
                     diagnostics: Vec::new(),
                 });
                 files.len() - 1
@@ -148,6 +173,16 @@ pub fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (a.range.start, a.range.end, a.rule).cmp(&(b.range.start, b.range.end, b.rule))
     });
+}
+
+/// A file's own findings with what the renders that read it found there: the file is applied
+/// as they render it, so where its workloads run is theirs to say (its own findings of the
+/// rules that read the inventory give way to theirs, as `simulate` simulates the renders in
+/// place of the files they read); the rest are merged ([`merge`]) and sorted.
+pub fn with_rendered(own: &mut Vec<Diagnostic>, rendered: &TracedFile) {
+    own.retain(|d| !crate::rules::find(d.rule).is_some_and(|m| m.needs_inventory));
+    merge(own, rendered.diagnostics.clone());
+    sort(own);
 }
 
 /// Adds findings of a render to a file's: one the file already has (the same rule at the same

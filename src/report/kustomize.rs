@@ -337,6 +337,38 @@ pub(crate) fn path_of(doc: &Document<'_>, root: NodeId, range: &Range<usize>) ->
     }
 }
 
+/// The path of the node a finding is about: the deepest its range lies in (and whether on its
+/// key), unless the finding names a node above it that starts where its range does (a
+/// toleration as a whole, whose range begins at its first key): that one.
+fn named_path(doc: &Document<'_>, root: NodeId, d: &Diagnostic) -> (Vec<Seg>, bool) {
+    let (path, on_key) = path_of(doc, root, &d.range);
+    let Some(named) = d.path.as_deref() else {
+        return (path, on_key);
+    };
+    let mut shown = String::new();
+    for (k, seg) in path.iter().enumerate() {
+        match seg {
+            Seg::Key(key) if shown.is_empty() => shown.push_str(key),
+            Seg::Key(key) => {
+                shown.push('.');
+                shown.push_str(key);
+            }
+            Seg::Index(i) => shown.push_str(&format!("[{i}]")),
+        }
+        if shown.len() >= named.len() {
+            let starts_here = follow(doc, root, &path[..=k])
+                .nodes
+                .last()
+                .is_some_and(|(_, v)| v.start == d.range.start && d.range.end <= v.end);
+            if shown == named && k + 1 < path.len() && starts_here {
+                return (path[..=k].to_vec(), false);
+            }
+            break;
+        }
+    }
+    (path, on_key)
+}
+
 /// Follows `path` from `node` as far as it goes.
 pub(crate) fn follow(doc: &Document<'_>, node: NodeId, path: &[Seg]) -> Steps {
     let mut nodes = Vec::new();
@@ -368,7 +400,7 @@ fn place(
     load: &mut dyn FnMut(&str) -> Option<Source>,
 ) -> Option<Traced> {
     let root = doc.root?;
-    let (path, on_key) = path_of(doc, root, &d.range);
+    let (path, on_key) = named_path(doc, root, &d);
     if let Some((kustomization, by)) = &object.generated {
         return from_generator(rendered, doc, object, &path, kustomization, by, d, load);
     }

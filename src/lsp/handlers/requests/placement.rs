@@ -48,6 +48,17 @@ pub(crate) async fn handle(session: &Session, params: PlacementParams) -> Answer
             details: crate::report::text::wrap_lines(&p.details(&cluster), width),
         }));
     }
+    // In a file kustomize renders: by whom (its lens).
+    if let Some(r) = analysis
+        .rendered
+        .as_ref()
+        .filter(|r| !r.overlays.is_empty())
+    {
+        return Ok(Some(PlacementDetails {
+            title: super::code_lens::RENDERED_TITLE.to_string(),
+            details: crate::report::text::wrap_lines(&cluster::rendered_lens(&r.overlays).1, width),
+        }));
+    }
     // In an inventory file with unsaved edits: the workloads the edit moves (its lens).
     Ok(session
         .edit_moves(&doc)
