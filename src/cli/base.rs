@@ -8,7 +8,10 @@
 //! configuration as committed then, kustomize overlays rendered from that tree, and none of
 //! this process's state (caches, the working directory) shared. The child runs while this
 //! process works on the working tree; its messages are kept, and said with the revision's name
-//! when it fails.
+//! when it fails. It starts once the configuration files and the other inputs named are
+//! written, and reads what needs nothing of the tree (a node list the change leaves as it is)
+//! while git writes the rest: its standard input ends when the tree is whole, and it reads
+//! nothing else of the tree before ([`tree_written`]).
 //!
 //! The paths of the command line are read at both revisions: a path inside the work tree is
 //! the same path in the base tree; a path outside it (`/tmp/nodes.json`) is the same file on
@@ -42,6 +45,11 @@ pub(crate) struct BaseSide {
     /// the change leaves as they are, and files git does not track (a node list the job wrote).
     #[serde(default)]
     pub(crate) same: Vec<PathBuf>,
+    /// The base tree is being written while the command starts (the configuration files and
+    /// the other inputs named are there already); its standard input ends when the tree is
+    /// whole ([`before_reading`], [`tree_written`]).
+    #[serde(default)]
+    pub(crate) gated: bool,
 }
 
 /// `path` without `.` components, and `..` folded where it can be.
@@ -122,6 +130,43 @@ impl BaseSide {
     }
 }
 
+/// On the base side, the base tree while it is being written ([`BaseSide::gated`]).
+static BEING_WRITTEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+static WRITTEN: std::sync::Once = std::sync::Once::new();
+
+impl BaseSide {
+    /// On the base side: says that the tree may still be being written.
+    pub(crate) fn gate(&self) {
+        if self.gated {
+            let _ = BEING_WRITTEN.set(self.tree.clone());
+        }
+    }
+}
+
+/// On the base side, waits until the base tree is whole (its parent ends standard input then).
+pub(crate) fn tree_written() {
+    if BEING_WRITTEN.get().is_some() {
+        WRITTEN.call_once(|| {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        });
+    }
+}
+
+/// On the base side, waits until the base tree is whole if any of `paths` is in it: a node
+/// list the change leaves as it is is read where it is, while the tree is written.
+pub(crate) fn before_reading(paths: &[PathBuf]) {
+    let Some(tree) = BEING_WRITTEN.get() else {
+        return;
+    };
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if paths
+        .iter()
+        .any(|p| lexical(&cwd.join(p)).starts_with(tree))
+    {
+        tree_written();
+    }
+}
+
 /// How the names the base side prints read in the working tree.
 #[derive(Debug, Clone)]
 pub(crate) struct Names {
@@ -146,12 +191,15 @@ impl Names {
     }
 }
 
-/// The base tree, written, and what the child is told.
+/// The base tree, and what the child is told.
 pub(crate) struct Prepared {
     /// Removed when dropped.
     _dir: tempfile::TempDir,
     pub(crate) side: BaseSide,
     pub(crate) commit: Commit,
+    /// What is left to write once the command has started ([`Prepared::write_rest`]): the
+    /// files, and the big inventories (path, object).
+    rest: (Vec<Entry>, Vec<(PathBuf, String)>),
 }
 
 /// The paths of a command line, by what they are.
@@ -230,40 +278,66 @@ pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result
     let commit = repo.resolve(rev).map_err(|e| git_problem(rev, e))?;
     let rev = rev.to_string();
     let handle = std::thread::spawn(move || {
-        let prepared = prepare(&rev, repo, commit, &paths)?;
-        let all: Vec<&Path> = paths.all().map(PathBuf::as_path).collect();
-        let names = prepared.names(&all);
-        let absent = |p: &PathBuf| prepared.side.map(p).is_none();
-        // A simulation needs an inventory: at a revision that has none of those named, the
-        // change adds the cluster, and every placement is new.
-        let no_inventory = subcommand == "simulate"
-            && !paths.inventories.is_empty()
-            && paths.inventories.iter().all(absent);
-        let said = no_inventory.then(|| {
-            let named: Vec<String> = paths
-                .inventories
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
-            format!(
-                "--base: {} {} not at {}: the change adds the inventory, so every placement \
-                 is new",
-                named.join(", "),
-                if named.len() == 1 { "is" } else { "are" },
-                prepared.commit.label()
-            )
-        });
-        let running = if paths.manifests.iter().all(absent) || no_inventory {
-            None
-        } else {
-            Some(prepared.spawn(subcommand)?)
-        };
-        Ok(BaseRun {
-            prepared,
-            running,
-            names,
-            said,
-        })
+        let survey = survey(&rev, repo, commit, &paths)?;
+        let mut last = None;
+        for place in places() {
+            let mut prepared = match prepare_in(&survey, place.as_deref(), &rev, &paths) {
+                Ok(p) => p,
+                Err(e) => {
+                    last = Some(e);
+                    continue;
+                }
+            };
+            let all: Vec<&Path> = paths.all().map(PathBuf::as_path).collect();
+            let names = prepared.names(&all);
+            let absent = |p: &PathBuf| prepared.side.map(p).is_none();
+            // A simulation needs an inventory: at a revision that has none of those named, the
+            // change adds the cluster, and every placement is new.
+            let no_inventory = subcommand == "simulate"
+                && !paths.inventories.is_empty()
+                && paths.inventories.iter().all(absent);
+            let said = no_inventory.then(|| {
+                let named: Vec<String> = paths
+                    .inventories
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                format!(
+                    "--base: {} {} not at {}: the change adds the inventory, so every \
+                     placement is new",
+                    named.join(", "),
+                    if named.len() == 1 { "is" } else { "are" },
+                    prepared.commit.label()
+                )
+            });
+            // The command starts while the rest of the tree is written: it reads what needs
+            // nothing from the tree (a node list the change leaves as it is) meanwhile.
+            let mut running = if paths.manifests.iter().all(absent) || no_inventory {
+                None
+            } else {
+                Some(prepared.spawn(subcommand)?)
+            };
+            match prepared.write_rest(&survey.repo) {
+                Ok(()) => {
+                    if let Some(r) = &mut running {
+                        r.gate = None;
+                    }
+                    return Ok(BaseRun {
+                        prepared,
+                        running,
+                        names,
+                        said,
+                    });
+                }
+                Err(e) => {
+                    if let Some(r) = running {
+                        r.stop();
+                    }
+                    last = Some(git_problem(&rev, e));
+                }
+            }
+        }
+        Err(last.unwrap_or_default())
     });
     Ok(Pending { handle })
 }
@@ -272,8 +346,19 @@ pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result
 /// while the other files are written, rather than read into this process and written again.
 const BIG: u64 = 1 << 20;
 
-/// Writes the files of the commit that may be read into a temporary directory.
-fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepared, String> {
+/// What the base tree is made of: the commit's files, which of them are written (and which
+/// inputs are read where they are instead), and the big inventories git writes itself.
+struct Survey {
+    repo: Repo,
+    commit: Commit,
+    entries: Vec<Entry>,
+    plan: Plan,
+    big: Vec<(PathBuf, String)>,
+    same: Vec<PathBuf>,
+}
+
+/// Decides which files of the commit may be read, and so are written into the base tree.
+fn survey(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Survey, String> {
     let entries = repo.tree(&commit).map_err(|e| git_problem(rev, e))?;
     let inside = |p: &Path| -> Option<PathBuf> {
         lexical(&repo.cwd.join(p))
@@ -344,9 +429,22 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
             .chain(big.iter().map(|(r, _)| r.clone()))
             .collect(),
         roots: tool_roots(&entries),
+        first: paths.inputs.iter().filter_map(|p| inside(p)).collect(),
     };
-    // In memory where the system has it: creating thousands of small files on a disk can take
-    // longer than simulating them. Where it is too small, in the temporary directory.
+    Ok(Survey {
+        repo,
+        commit,
+        entries,
+        plan,
+        big,
+        same,
+    })
+}
+
+/// Where base trees are written, in order: in memory where the system has it (creating
+/// thousands of small files on a disk can take longer than simulating them), else in the
+/// temporary directory (where memory is too small).
+fn places() -> Vec<Option<PathBuf>> {
     let mut places: Vec<Option<PathBuf>> = Vec::new();
     if cfg!(target_os = "linux") && std::env::var_os("TMPDIR").is_none() {
         let shm = PathBuf::from("/dev/shm");
@@ -355,53 +453,70 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
         }
     }
     places.push(None);
-    let mut last = None;
-    let mut written = None;
-    for place in places {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("taintlint-base-");
-        let dir = match &place {
-            Some(p) => builder.tempdir_in(p),
-            None => builder.tempdir(),
-        };
-        let dir = match dir {
-            Ok(d) => d,
-            Err(e) => {
-                last = Some(format!("--base {rev}: a temporary directory: {e}"));
-                continue;
-            }
-        };
-        let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
-        let wrote = repo
-            .write_blobs(&big, &tree)
-            .and_then(|blobs| plan.write(&repo, &entries, &tree).and(blobs.wait()));
-        match wrote {
-            Ok(()) => {
-                written = Some((dir, tree));
-                break;
-            }
-            Err(e) => last = Some(git_problem(rev, e)),
-        }
+    places
+}
+
+/// Makes the base tree in a temporary directory at `place` and writes what the command reads
+/// first (the configuration files, the other inputs named); the rest is for
+/// [`Prepared::write_rest`].
+fn prepare_in(
+    survey: &Survey,
+    place: Option<&Path>,
+    rev: &str,
+    paths: &Paths,
+) -> Result<Prepared, String> {
+    let Survey {
+        repo,
+        commit,
+        entries,
+        plan,
+        big,
+        same,
+    } = survey;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("taintlint-base-");
+    let dir = match place {
+        Some(p) => builder.tempdir_in(p),
+        None => builder.tempdir(),
     }
-    let Some((dir, tree)) = written else {
-        return Err(last.unwrap_or_default());
-    };
+    .map_err(|e| format!("--base {rev}: a temporary directory: {e}"))?;
+    let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
+    let (written, rest) = plan
+        .write_first(repo, entries, &tree)
+        .map_err(|e| git_problem(rev, e))?;
     let mut side = BaseSide {
         worktree: repo.top.clone(),
         tree: tree.clone(),
         cwd: repo.cwd.clone(),
         absent: Vec::new(),
-        same,
+        same: same.clone(),
+        gated: true,
     };
     // The current directory's copy, for relative paths (it may be new since).
     let _ = std::fs::create_dir_all(side.child_dir());
-    // A path the base revision does not have is left out there.
+    // A path the base revision does not have is left out there: one under which nothing is
+    // written.
+    let inside = |p: &Path| -> Option<PathBuf> {
+        lexical(&repo.cwd.join(p))
+            .strip_prefix(&repo.top)
+            .ok()
+            .map(Path::to_path_buf)
+    };
+    let cwd = inside(&repo.cwd).unwrap_or_default();
+    let there = |r: &Path| {
+        cwd.starts_with(r)
+            || written
+                .iter()
+                .chain(rest.iter().map(|e| &e.path))
+                .chain(big.iter().map(|(b, _)| b))
+                .any(|w| w.starts_with(r))
+    };
     for p in paths.all() {
         if side.same.contains(p) {
             continue;
         }
         if let Some(r) = inside(p) {
-            if !tree.join(&r).exists() {
+            if !there(&r) {
                 side.absent.push(p.clone());
             }
         }
@@ -409,7 +524,8 @@ fn prepare(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Prepa
     Ok(Prepared {
         _dir: dir,
         side,
-        commit,
+        commit: commit.clone(),
+        rest: (rest.into_iter().cloned().collect(), big.clone()),
     })
 }
 
@@ -421,12 +537,22 @@ struct Plan {
     not_written: Vec<PathBuf>,
     /// Directories every file of which a tool may read.
     roots: Vec<PathBuf>,
+    /// The inputs the command line names beside the manifests and inventories (an admission
+    /// configuration): read before anything else.
+    first: Vec<PathBuf>,
 }
 
 impl Plan {
-    /// Writes the files into `tree`: first the configuration files, whose `include` and
-    /// `inventory` say what else is read, then what taintlint and the tools it runs may read.
-    fn write(&self, repo: &Repo, entries: &[Entry], tree: &Path) -> Result<(), GitError> {
+    /// Writes into `tree` what the command reads first: the configuration files, whose
+    /// `include` and `inventory` say what else is read, and the inputs named (see
+    /// [`Plan::first`]). The paths written, and the other files taintlint and the tools it runs
+    /// may read, to be written next.
+    fn write_first<'e>(
+        &self,
+        repo: &Repo,
+        entries: &'e [Entry],
+        tree: &Path,
+    ) -> Result<(Vec<PathBuf>, Vec<&'e Entry>), GitError> {
         let configs: Vec<&Entry> = entries
             .iter()
             .filter(|e| e.path.file_name() == Some(taintlint::config_file::FILE_NAME.as_ref()))
@@ -461,7 +587,16 @@ impl Plan {
                     || loaded.iter().any(|c| c.is_included(&tree.join(&e.path)))
             })
             .collect();
-        repo.write_files(&wanted, tree)
+        let (first, rest): (Vec<&Entry>, Vec<&Entry>) = wanted
+            .into_iter()
+            .partition(|e| self.first.contains(&e.path));
+        repo.write_files(&first, tree)?;
+        let written = configs
+            .iter()
+            .chain(&first)
+            .map(|e| e.path.clone())
+            .collect();
+        Ok((written, rest))
     }
 }
 
@@ -511,6 +646,18 @@ fn readable(path: &Path) -> bool {
 }
 
 impl Prepared {
+    /// Writes the rest of the base tree: the files, and the big inventories by git itself.
+    fn write_rest(&mut self, repo: &Repo) -> Result<(), GitError> {
+        let (entries, big) = std::mem::take(&mut self.rest);
+        let blobs = repo.write_blobs(&big, &self.side.tree)?;
+        let entries: Vec<&Entry> = entries.iter().collect();
+        let written = repo.write_files(&entries, &self.side.tree);
+        // The blobs are waited for even when the files failed: none writes on into a tree
+        // given up.
+        let blobs = blobs.wait();
+        written.and(blobs)
+    }
+
     /// How the base side's names read in the working tree, for the command line's paths.
     pub(crate) fn names(&self, paths: &[&Path]) -> Names {
         let mut prefixes: Vec<(String, String)> = paths
@@ -546,12 +693,14 @@ impl Prepared {
             .args(std::env::args_os().skip(2))
             .current_dir(self.side.child_dir())
             .env_remove("COLUMNS")
-            .stdin(Stdio::null())
+            // Its end says the tree is whole.
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = command
             .spawn()
             .map_err(|e| format!("--base: could not run taintlint at the base revision: {e}"))?;
+        let gate = child.stdin.take();
         let mut out = child.stdout.take().expect("piped");
         let mut err = child.stderr.take().expect("piped");
         let stdout = std::thread::spawn(move || {
@@ -566,6 +715,7 @@ impl Prepared {
         });
         Ok(Running {
             child,
+            gate,
             stdout,
             stderr,
             label: self.commit.label(),
@@ -576,6 +726,8 @@ impl Prepared {
 /// The command running on the base tree.
 pub(crate) struct Running {
     child: std::process::Child,
+    /// Its standard input, closed when the base tree is whole.
+    gate: Option<std::process::ChildStdin>,
     stdout: std::thread::JoinHandle<Vec<u8>>,
     stderr: std::thread::JoinHandle<String>,
     label: String,
@@ -591,7 +743,14 @@ pub(crate) struct Finished {
 }
 
 impl Running {
+    /// Stops it (the tree it reads was not written whole).
+    fn stop(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     pub(crate) fn wait(mut self) -> Finished {
+        self.gate = None;
         let status = self.child.wait();
         let json = self.stdout.join().unwrap_or_default();
         let stderr = self.stderr.join().unwrap_or_default();
@@ -664,6 +823,7 @@ mod tests {
             cwd: PathBuf::from("/repo/deploy"),
             absent: vec![PathBuf::from("new.yaml")],
             same: vec![PathBuf::from("nodes.json")],
+            gated: false,
         }
     }
 

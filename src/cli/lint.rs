@@ -205,7 +205,10 @@ enum Job {
 pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     if let Some(spec) = args.base_side.take() {
         match BaseSide::parse(&spec) {
-            Ok(side) => for_base_side(&mut args, &side),
+            Ok(side) => {
+                for_base_side(&mut args, &side);
+                side.gate();
+            }
             Err(e) => {
                 eprintln!("taintlint: {e}");
                 return ExitCode::from(2);
@@ -229,6 +232,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         Ok(configs) => configs,
         Err(code) => return code,
     };
+    super::base::before_reading(&inventory_paths(&args, &configs));
     let loaded = match inventory(&args, &configs) {
         Ok(loaded) => loaded,
         Err(code) => return code,
@@ -247,6 +251,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         .as_deref()
         .map_or(0, |p| config_index(p, &configs));
     let mut chart_templates = Vec::new();
+    super::base::tree_written();
     let inputs = collect_walked(
         &args.paths,
         &configs,

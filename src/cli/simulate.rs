@@ -124,7 +124,10 @@ struct Simulated {
 pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
     if let Some(spec) = args.base_side.take() {
         match BaseSide::parse(&spec) {
-            Ok(side) => for_base_side(&mut args, &side),
+            Ok(side) => {
+                for_base_side(&mut args, &side);
+                side.gate();
+            }
             Err(e) => {
                 eprintln!("taintlint: {e}");
                 return ExitCode::from(2);
@@ -143,6 +146,7 @@ pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
         Ok(settings) => settings,
         Err(code) => return code,
     };
+    super::base::before_reading(&inventory_paths);
     let loaded = match load_inventory(&inventory_paths, Texts::Drop) {
         Ok(mut l) => {
             if let Some(label) = args.cluster.pool_label([&config]) {
@@ -158,6 +162,7 @@ pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
     warn_of_invalid_taints(&loaded, &options);
     let mut problems = Vec::new();
     let configs = vec![(config, options.clone())];
+    super::base::tree_written();
     let (inputs, rendered) = inputs(&args, &configs, &mut problems);
     let mut options = options;
     options.set_platform(inventory.platform.platform);
