@@ -360,12 +360,7 @@ struct Survey {
 /// Decides which files of the commit may be read, and so are written into the base tree.
 fn survey(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Survey, String> {
     let entries = repo.tree(&commit).map_err(|e| git_problem(rev, e))?;
-    let inside = |p: &Path| -> Option<PathBuf> {
-        lexical(&repo.cwd.join(p))
-            .strip_prefix(&repo.top)
-            .ok()
-            .map(Path::to_path_buf)
-    };
+    let inside = |p: &Path| inside(&repo, p);
     // The inputs named as files, outside the manifests: one the change leaves as it is, or git
     // does not track, is read where it is (as a file outside the repository is); a big
     // inventory the change edits goes to the base side's standard input.
@@ -441,6 +436,14 @@ fn survey(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Survey
     })
 }
 
+/// A path of the command line from the top of the work tree, when it is inside.
+fn inside(repo: &Repo, path: &Path) -> Option<PathBuf> {
+    lexical(&repo.cwd.join(path))
+        .strip_prefix(&repo.top)
+        .ok()
+        .map(Path::to_path_buf)
+}
+
 /// Where base trees are written, in order: in memory where the system has it (creating
 /// thousands of small files on a disk can take longer than simulating them), else in the
 /// temporary directory (where memory is too small).
@@ -496,12 +499,7 @@ fn prepare_in(
     let _ = std::fs::create_dir_all(side.child_dir());
     // A path the base revision does not have is left out there: one under which nothing is
     // written.
-    let inside = |p: &Path| -> Option<PathBuf> {
-        lexical(&repo.cwd.join(p))
-            .strip_prefix(&repo.top)
-            .ok()
-            .map(Path::to_path_buf)
-    };
+    let inside = |p: &Path| inside(repo, p);
     let cwd = inside(&repo.cwd).unwrap_or_default();
     let there = |r: &Path| {
         cwd.starts_with(r)
