@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use taintlint::inventory::{Inventory, ReadFile, Source};
 use taintlint::k8s::objects::extract;
-use taintlint::schedule::{simulate, simulate_text, Workload};
+use taintlint::schedule::{simulate, Workload};
 use taintlint::syntax::parse;
 use taintlint::Options;
 
@@ -133,8 +133,9 @@ fn bench(c: &mut Criterion) {
             format!("{WORKLOADS} workloads x {nodes} nodes in {POOLS} pools"),
             |b| {
                 b.iter(|| {
-                    let results = simulate_text(black_box(&workloads), &options, &inventory);
-                    assert_eq!(results.len(), WORKLOADS);
+                    let results =
+                        taintlint::analysis::simulate(black_box(&workloads), &options, &inventory);
+                    assert_eq!(results.workloads.len(), WORKLOADS);
                     results
                 })
             },

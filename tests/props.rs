@@ -1319,7 +1319,7 @@ proptest! {
             if init.is_empty() { String::new() } else { format!("  initContainers:\n{init}") }
         );
         let inv = taintlint::inventory::Inventory::load(&[("nodes.yaml", &inventory)]).unwrap();
-        let results = taintlint::schedule::simulate_text(&pod, &Options::default(), &inv);
+        let results = taintlint::analysis::simulate(&pod, &Options::default(), &inv).workloads;
         prop_assert_eq!(results.len(), 1);
         let want = reference_requests(&asks);
         let enough = |n: &NodeOffer| {

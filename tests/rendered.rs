@@ -1289,6 +1289,74 @@ async fn a_client_that_cannot_watch_files_gets_the_overlay_rendered_again() {
     assert!(c.finish().await);
 }
 
+/// What `lint --inventory` and `simulate` (overlays rendered, the example inventory) say of
+/// `dir`: the workloads simulate reports (the file each is under, and which fit no node), and
+/// lint's standard error and `unschedulable` findings, each workload by kind, namespace and
+/// name. Panics, naming `dir`, where the two differ: the count of pod templates judged, or
+/// which workloads fit no node.
+fn judged_alike(
+    dir: &Path,
+) -> (
+    Vec<String>,
+    std::collections::BTreeSet<(String, String, String)>,
+) {
+    let inventory = Path::new(ROOT).join("examples/inventory/pools.yaml");
+    let cache = tempfile::tempdir().unwrap();
+    let run = |verb: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
+            .current_dir(dir)
+            .args([verb, "--format", "json", "--inventory"])
+            .arg(&inventory)
+            .arg(".")
+            .env("TAINTLINT_CACHE_DIR", cache.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let json: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{verb} in {}: {stderr}", dir.display()));
+        (json, stderr)
+    };
+    let (linted, said) = run("lint");
+    let (simulated, _) = run("simulate");
+    let object = |v: &Value| {
+        (
+            v["kind"].as_str().unwrap_or("-").to_string(),
+            v["namespace"].as_str().unwrap_or("-").to_string(),
+            v["name"].as_str().unwrap_or("-").to_string(),
+        )
+    };
+    let workloads = simulated["workloads"].as_array().unwrap();
+    let judged = match workloads.len() {
+        0 => "no pod template found to judge".to_string(),
+        1 => "judged 1 pod template against".to_string(),
+        n => format!("judged {n} pod templates against"),
+    };
+    assert!(
+        said.contains(&judged),
+        "{}: simulate: {judged}; lint: {said}",
+        dir.display()
+    );
+    // Fits no node: a DaemonSet that selects no node runs nowhere by design.
+    let nowhere: std::collections::BTreeSet<_> = workloads
+        .iter()
+        .filter(|w| w["fits"] == "no" && w["daemonset"]["picked"] != 0)
+        .map(object)
+        .collect();
+    let unschedulable: std::collections::BTreeSet<_> = linted["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| object(&d["object"]))
+        .collect();
+    assert_eq!(unschedulable, nowhere, "{}", dir.display());
+    let files = workloads
+        .iter()
+        .map(|w| w["file"].as_str().unwrap().to_string())
+        .collect();
+    (files, nowhere)
+}
+
 /// With the overlays rendered, `lint --inventory` and `simulate` judge the same workloads alike
 /// over the generated workspace: a kustomization's base and patch files are judged as the
 /// overlay renders them (simulate simulates the render in their place; lint reports the
@@ -1309,59 +1377,44 @@ fn lint_and_simulate_judge_rendered_overlays_alike() {
          containers: [{name: app, image: app}]\n",
     )
     .unwrap();
-    let inventory = Path::new(ROOT).join("examples/inventory/pools.yaml");
-    let run = |verb: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_taintlint"))
-            .current_dir(dir.path())
-            .args([verb, "--format", "json", "--inventory"])
-            .arg(&inventory)
-            .arg(".")
-            .env("TAINTLINT_CACHE_DIR", dir.path().join(".cache"))
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        let json: Value =
-            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{verb}: {stderr}"));
-        (json, stderr)
-    };
-    let (linted, said) = run("lint");
-    let (simulated, _) = run("simulate");
-    let object = |v: &Value| {
-        (
-            v["kind"].as_str().unwrap_or("-").to_string(),
-            v["namespace"].as_str().unwrap_or("-").to_string(),
-            v["name"].as_str().unwrap_or("-").to_string(),
-        )
-    };
-    let workloads = simulated["workloads"].as_array().unwrap();
-    let rendered = workloads
+    let (files, nowhere) = judged_alike(dir.path());
+    let rendered = files
         .iter()
-        .filter(|w| {
-            let file = w["file"].as_str().unwrap();
-            file.starts_with("./kustomize/k-") && !file.ends_with(".yaml")
-        })
+        .filter(|f| f.starts_with("./kustomize/k-") && !f.ends_with(".yaml"))
         .count();
     assert_eq!(rendered, 30, "each overlay is simulated as rendered");
-    let judged = format!("judged {} pod templates against", workloads.len());
-    assert!(said.contains(&judged), "simulate: {judged}; lint: {said}");
-    let nowhere: std::collections::BTreeSet<_> = workloads
-        .iter()
-        .filter(|w| w["fits"] == "no")
-        .map(object)
-        .collect();
-    let unschedulable: std::collections::BTreeSet<_> = linted["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "unschedulable")
-        .map(|d| object(&d["object"]))
-        .collect();
-    assert_eq!(unschedulable, nowhere);
     let unlisted = ("Deployment".into(), "shop".into(), "unlisted".into());
     assert!(nowhere.contains(&unlisted));
     // Enough fit nowhere for the comparison to say something (on this workspace, eleven bases
     // as written fit nowhere while their overlays fit: the bases' own findings were false).
     assert!(nowhere.len() > 20, "{nowhere:?}");
+}
+
+/// The same over each of the nine public repositories of `../shared/corpora`, when they are
+/// beside the checkout, with their overlays rendered.
+#[test]
+fn the_corpora_with_their_overlays_rendered_are_judged_alike() {
+    if renderer("the_corpora_with_their_overlays_rendered_are_judged_alike").is_none() {
+        return;
+    }
+    let Some(repos) = common::corpora() else {
+        eprintln!("skipped: ../shared/corpora is not here");
+        return;
+    };
+    let mut workloads = 0;
+    for entry in std::fs::read_dir(&repos).unwrap() {
+        let dir = entry.unwrap().path();
+        // (Not a cache another run left there.)
+        let hidden = dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if dir.is_dir() && !hidden {
+            workloads += judged_alike(&dir).0.len();
+        }
+    }
+    eprintln!("{workloads} workloads judged alike");
+    // 201 in the nine as they are.
+    assert!(workloads > 150, "only {workloads} workloads");
 }
 
 /// A file kustomize renders says so in the editor: its one lens names the overlay that places

@@ -8,7 +8,6 @@ use taintlint::analysis::{check, simulate, Ask};
 use serde_json::Value;
 use taintlint::inventory::Inventory;
 use taintlint::report::{self, FileReport};
-use taintlint::schedule::simulate_text;
 use taintlint::Options;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -88,7 +87,9 @@ fn placements(inventory: &Inventory) -> Vec<(String, Vec<String>)> {
         "examples/web.yaml",
         "examples/node-agent.yaml",
     ] {
-        for w in simulate_text(&read(file), &Options::default(), inventory) {
+        for w in
+            taintlint::analysis::simulate(&read(file), &Options::default(), inventory).workloads
+        {
             let mut nodes = Vec::new();
             for (pv, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
                 for (m, member) in pool.nodes.iter().enumerate() {

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use crate::inventory::{capacity, Inventory, NodeRef, Pool};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
-use crate::k8s::objects::{extract, items, Extracted, Item, List};
+use crate::k8s::objects::{items, Extracted, Item, List};
 use crate::k8s::resources::{self, Resources};
 use crate::k8s::well_known::UNSCHEDULABLE;
-use crate::syntax::{self, Document, NodeId};
+use crate::syntax::{Document, NodeId};
 
 pub mod admission;
 pub mod affinity;
@@ -1711,17 +1711,23 @@ impl WorkloadResult {
     }
 }
 
-/// Simulates every pod template of a file's text, as the scheduler would place them: whether
-/// the API server accepts them is left unsaid ([`WorkloadResult::rejected`] is `None`);
-/// [`crate::analysis::simulate`] says it too.
-pub fn simulate_text(text: &str, options: &Options, inventory: &Inventory) -> Vec<WorkloadResult> {
-    let stream = syntax::parse(text);
+/// Simulates every pod template of a file's text, as the scheduler would place them, for the
+/// tests of this layer: whether the API server accepts them is left unsaid
+/// ([`WorkloadResult::rejected`] is `None`). Every face simulates through
+/// [`crate::analysis::simulate`].
+#[cfg(test)]
+pub(crate) fn simulate_text(
+    text: &str,
+    options: &Options,
+    inventory: &Inventory,
+) -> Vec<WorkloadResult> {
+    let stream = crate::syntax::parse(text);
     let mut out = Vec::new();
     for doc in &stream.documents {
         if doc.error.is_some() {
             continue;
         }
-        let ex = extract(doc);
+        let ex = crate::k8s::objects::extract(doc);
         simulate_document(doc, &ex, options, inventory, &mut out);
     }
     out

@@ -3,7 +3,9 @@
 use super::*;
 use crate::inventory::platform::Platform;
 use crate::inventory::Inventory;
+use crate::k8s::objects::extract;
 use crate::schedule::admission::Source;
+use crate::syntax;
 
 fn inventory(text: &str) -> Inventory {
     Inventory::load(&[("inv.yaml", text)]).unwrap()
