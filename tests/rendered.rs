@@ -1480,3 +1480,65 @@ async fn lens_titles(c: &mut client::Client, uri: &str) -> Value {
         .await;
     r["result"].clone()
 }
+
+/// A pool file's unsaved edit says what it strands as `simulate` would: a workload an overlay
+/// renders is judged as rendered (here its patch tolerates the new taint, which its base as
+/// written does not), a file no render reads as it is.
+#[tokio::test]
+async fn an_unsaved_pool_edit_judges_rendered_workloads_as_rendered() {
+    if renderer("an_unsaved_pool_edit_judges_rendered_workloads_as_rendered").is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {pool: general}}\n";
+    write("nodes.yaml", node);
+    write(".taintlint.yaml", "inventory: nodes.yaml\n");
+    write(
+        "app/base/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: \
+         {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      \
+         containers: [{name: web, image: web}]\n",
+    );
+    write("app/base/kustomization.yaml", "resources: [web.yaml]\n");
+    write(
+        "app/prod/kustomization.yaml",
+        "resources: [../base]\nnamePrefix: prod-\npatches:\n- target: {kind: Deployment, name: web}\n  \
+         patch: |\n    - op: add\n      path: /spec/template/spec/tolerations\n      value: \
+         [{key: dedicated, operator: Exists, effect: NoSchedule}]\n",
+    );
+    write(
+        "jobs/job.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: report}\nspec:\n  template:\n    spec:\n      \
+         restartPolicy: Never\n      containers: [{name: r, image: r}]\n",
+    );
+    let mut c = server_on(root).await;
+    let uri = file_uri(&root.join("nodes.yaml"));
+    c.open(&uri, node).await;
+    let tainted = format!("{node}spec:\n  taints: [{{key: dedicated, effect: NoSchedule}}]\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": tainted}]}),
+    )
+    .await;
+    let lenses = lens_titles(&mut c, &uri).await;
+    assert_eq!(
+        lenses[0]["command"]["title"], "unsaved edit: strands 1 workload",
+        "{lenses}"
+    );
+    let r = c
+        .request(
+            "taintlint/placement",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+        )
+        .await;
+    let details = r["result"]["details"].as_str().unwrap();
+    assert!(details.contains("Job report (jobs/job.yaml)"), "{details}");
+    assert!(!details.contains("Deployment"), "{details}");
+    assert!(c.finish().await);
+}

@@ -3,8 +3,9 @@
 //! file as saved and none with the editor's text) and frees (the other way round). The file on
 //! disk is the base, the editor's text the change; the other open inventory files count as
 //! edited on both sides, and the workspace's manifests are read as the editor holds them when
-//! open, else from disk. Shown by the pool file's code lens and hover; the lens's command lists
-//! the workloads (`taintlint/placement` at the lens).
+//! open, else from disk, and the files the workspace's overlays read as the overlays render
+//! them (as `simulate` reads them). Shown by the pool file's code lens and hover; the lens's
+//! command lists the workloads (`taintlint/placement` at the lens).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -243,6 +244,20 @@ impl Session {
                     Some((p, Arc::new(t)))
                 })
                 .collect();
+            // The files the workspace's renders read are placed as rendered, as `simulate`
+            // places them: the renders stand in their place.
+            if !ws.traced.by_path.is_empty() {
+                files.retain(|(p, _)| {
+                    std::fs::canonicalize(p).map_or(true, |c| !ws.traced.by_path.contains_key(&c))
+                });
+                let rendered = &ws.rendered;
+                for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
+                    if let Ok((text, _)) = outcome {
+                        let text = crate::overlays::plan::documents_that_matter(text);
+                        files.push((render.dir.clone(), Arc::new(text)));
+                    }
+                }
+            }
             files.sort_by(|a, b| a.0.cmp(&b.0));
             Some(Arc::new(compare(
                 &files,
