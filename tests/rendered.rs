@@ -1450,6 +1450,12 @@ async fn a_rendered_files_lens_names_the_overlay_that_places_it() {
         details.starts_with("This file is applied as kustomize renders shop/overlays/prod"),
         "{details}"
     );
+    // A file a render reads that holds no pod template (a kustomization) has no lens.
+    let kustomization = root.join("shop/base/kustomization.yaml");
+    let uri = file_uri(&kustomization);
+    c.open(&uri, &common::read(&kustomization)).await;
+    let found = lens_titles(&mut c, &uri).await;
+    assert!(found.as_array().is_none_or(Vec::is_empty), "{found}");
     // A Job no render reads (its overlay reads outside its folder: not rendered).
     let own = root.join("outside/shared/job.yaml");
     let uri = file_uri(&own);

@@ -363,7 +363,7 @@ fn survey(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Survey
     let inside = |p: &Path| inside(&repo, p);
     // The inputs named as files, outside the manifests: one the change leaves as it is, or git
     // does not track, is read where it is (as a file outside the repository is); a big
-    // inventory the change edits goes to the base side's standard input.
+    // inventory the change edits is written by git itself.
     let manifests: Vec<PathBuf> = paths
         .manifests
         .iter()

@@ -172,6 +172,13 @@ impl Analysis {
         &self.whole().diagnostics
     }
 
+    /// The overlays whose renders place the file's pod templates, when it has some and a
+    /// render reads it as it is: its lens names them ([`crate::lsp::cluster::rendered_lens`]).
+    pub(crate) fn placed_as_rendered(&self) -> Option<&[String]> {
+        let r = self.rendered.as_ref()?;
+        (self.whole().templates.found > 0 && !r.overlays.is_empty()).then_some(&r.overlays[..])
+    }
+
     pub(crate) fn placements(&self) -> &[Placement] {
         &self.whole().placements
     }

@@ -23,18 +23,14 @@ pub(crate) async fn handle(session: &Session, params: CodeLensParams) -> Answer<
             .collect()
     });
     let mut lenses = cluster::lenses(analysis.placements(), summaries, &doc.lines(), &doc.uri);
-    if let Some(r) = analysis
-        .rendered
-        .as_ref()
-        .filter(|r| !r.overlays.is_empty())
-    {
+    if let Some(overlays) = analysis.placed_as_rendered() {
         let start = Position::new(0, 0);
         lenses.insert(
             0,
             CodeLens {
                 range: Range::new(start, start),
                 command: Some(Command {
-                    title: cluster::rendered_lens(&r.overlays).0,
+                    title: cluster::rendered_lens(overlays).0,
                     command: cluster::SHOW_PLACEMENT.to_string(),
                     arguments: Some(vec![json!({
                         "title": RENDERED_TITLE,

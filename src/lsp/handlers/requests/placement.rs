@@ -49,14 +49,10 @@ pub(crate) async fn handle(session: &Session, params: PlacementParams) -> Answer
         }));
     }
     // In a file kustomize renders: by whom (its lens).
-    if let Some(r) = analysis
-        .rendered
-        .as_ref()
-        .filter(|r| !r.overlays.is_empty())
-    {
+    if let Some(overlays) = analysis.placed_as_rendered() {
         return Ok(Some(PlacementDetails {
             title: super::code_lens::RENDERED_TITLE.to_string(),
-            details: crate::report::text::wrap_lines(&cluster::rendered_lens(&r.overlays).1, width),
+            details: crate::report::text::wrap_lines(&cluster::rendered_lens(overlays).1, width),
         }));
     }
     // In an inventory file with unsaved edits: the workloads the edit moves (its lens).
