@@ -553,11 +553,12 @@ fn jobs(
     traced: &super::overlays::Traced,
 ) -> Vec<Job> {
     let mut merged = vec![false; traced.files.len()];
+    let mut canonical = taintlint::overlays::plan::Canonical::default();
     let mut jobs: Vec<Job> = inputs
         .into_iter()
         .map(|input| match input {
             Input::Stdin(_) => Job::Input(Input::Stdin(stdin_config)),
-            Input::File(path, c) => match traced.of(&path) {
+            Input::File(path, c) => match traced.of(&path, &mut canonical) {
                 Some(i) if !merged[i] => {
                     merged[i] = true;
                     Job::Merged(Input::File(path, c), i)

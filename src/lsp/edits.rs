@@ -247,9 +247,8 @@ impl Session {
             // The files the workspace's renders read are placed as rendered, as `simulate`
             // places them: the renders stand in their place.
             if !ws.traced.by_path.is_empty() {
-                files.retain(|(p, _)| {
-                    std::fs::canonicalize(p).map_or(true, |c| !ws.traced.by_path.contains_key(&c))
-                });
+                let mut canonical = crate::overlays::plan::Canonical::default();
+                files.retain(|(p, _)| ws.traced.of(p, &mut canonical).is_none());
                 let rendered = &ws.rendered;
                 for (render, outcome) in rendered.plan.renders.iter().zip(&rendered.outcomes) {
                     if let Ok((text, _)) = outcome {

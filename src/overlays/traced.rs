@@ -42,13 +42,13 @@ pub struct TracedFile {
 }
 
 impl Traced {
-    /// The traced findings for a file, if it has any.
-    pub fn of(&self, path: &Path) -> Option<usize> {
+    /// The file's index in [`Traced::files`], if a render read it; `canonical` keeps the
+    /// directories already resolved (a run asks for every file it walked).
+    pub fn of(&self, path: &Path, canonical: &mut super::plan::Canonical) -> Option<usize> {
         if self.by_path.is_empty() {
             return None;
         }
-        let canonical = std::fs::canonicalize(path).ok()?;
-        self.by_path.get(&canonical).copied()
+        self.by_path.get(&canonical.of(path)?).copied()
     }
 
     pub fn is_empty(&self) -> bool {
