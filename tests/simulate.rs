@@ -87,9 +87,7 @@ fn placements(inventory: &Inventory) -> Vec<(String, Vec<String>)> {
         "examples/web.yaml",
         "examples/node-agent.yaml",
     ] {
-        for w in
-            taintlint::analysis::simulate(&read(file), &Options::default(), inventory).workloads
-        {
+        for w in simulate(&read(file), &Options::default(), inventory).workloads {
             let mut nodes = Vec::new();
             for (pv, pool) in w.simulation.pools.iter().zip(&inventory.pools) {
                 for (m, member) in pool.nodes.iter().enumerate() {
