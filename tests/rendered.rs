@@ -1431,14 +1431,9 @@ async fn a_rendered_files_lens_names_the_overlay_that_places_it() {
     let base = root.join("shop/base/migrate.yaml");
     let uri = file_uri(&base);
     c.open(&uri, &common::read(&base)).await;
-    let found = lens_titles(&mut c, &uri).await;
-    let titles: Vec<&str> = found
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["command"]["title"].as_str().unwrap())
-        .collect();
-    assert_eq!(titles, ["Placed as rendered by shop/overlays/prod"]);
+    let found = lenses(&mut c, &uri).await;
+    let shown = titles(&found);
+    assert_eq!(shown, ["Placed as rendered by shop/overlays/prod"]);
     let r = c
         .request(
             "taintlint/placement",
@@ -1454,30 +1449,35 @@ async fn a_rendered_files_lens_names_the_overlay_that_places_it() {
     let kustomization = root.join("shop/base/kustomization.yaml");
     let uri = file_uri(&kustomization);
     c.open(&uri, &common::read(&kustomization)).await;
-    let found = lens_titles(&mut c, &uri).await;
-    assert!(found.as_array().is_none_or(Vec::is_empty), "{found}");
+    let found = lenses(&mut c, &uri).await;
+    assert!(titles(&found).is_empty(), "{found}");
     // A Job no render reads (its overlay reads outside its folder: not rendered).
     let own = root.join("outside/shared/job.yaml");
     let uri = file_uri(&own);
     c.open(&uri, &common::read(&own)).await;
-    let found = lens_titles(&mut c, &uri).await;
-    let titles: Vec<&str> = found
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|l| l["command"]["title"].as_str().unwrap())
-        .collect();
-    assert_eq!(titles.len(), 1, "{titles:?}");
+    let found = lenses(&mut c, &uri).await;
+    let shown = titles(&found);
+    assert_eq!(shown.len(), 1, "{shown:?}");
     // Its own lens: what the API server would say of the Job as written.
     assert!(
-        titles[0].starts_with("rejected by the API server: unknown effect"),
-        "{titles:?}"
+        shown[0].starts_with("rejected by the API server: unknown effect"),
+        "{shown:?}"
     );
     assert!(c.finish().await);
 }
 
+/// The titles of lenses.
+fn titles(lenses: &Value) -> Vec<&str> {
+    lenses
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| l["command"]["title"].as_str().unwrap())
+        .collect()
+}
+
 /// The lenses of an open document.
-async fn lens_titles(c: &mut client::Client, uri: &str) -> Value {
+async fn lenses(c: &mut client::Client, uri: &str) -> Value {
     let r = c
         .request(
             "textDocument/codeLens",
@@ -1532,10 +1532,10 @@ async fn an_unsaved_pool_edit_judges_rendered_workloads_as_rendered() {
         json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": tainted}]}),
     )
     .await;
-    let lenses = lens_titles(&mut c, &uri).await;
+    let found = lenses(&mut c, &uri).await;
     assert_eq!(
-        lenses[0]["command"]["title"], "unsaved edit: strands 1 workload",
-        "{lenses}"
+        found[0]["command"]["title"], "unsaved edit: strands 1 workload",
+        "{found}"
     );
     let r = c
         .request(
