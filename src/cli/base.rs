@@ -45,11 +45,6 @@ pub(crate) struct BaseSide {
     /// the change leaves as they are, and files git does not track (a node list the job wrote).
     #[serde(default)]
     pub(crate) same: Vec<PathBuf>,
-    /// The base tree is being written while the command starts (the configuration files and
-    /// the other inputs named are there already); its standard input ends when the tree is
-    /// whole ([`before_reading`], [`tree_written`]).
-    #[serde(default)]
-    pub(crate) gated: bool,
 }
 
 /// `path` without `.` components, and `..` folded where it can be.
@@ -130,16 +125,16 @@ impl BaseSide {
     }
 }
 
-/// On the base side, the base tree while it is being written ([`BaseSide::gated`]).
+/// On the base side, the base tree, which may still be being written when the command starts
+/// (the configuration files and the other inputs named are there already): its standard input
+/// ends when the tree is whole ([`before_reading`], [`tree_written`]).
 static BEING_WRITTEN: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 static WRITTEN: std::sync::Once = std::sync::Once::new();
 
 impl BaseSide {
     /// On the base side: says that the tree may still be being written.
     pub(crate) fn gate(&self) {
-        if self.gated {
-            let _ = BEING_WRITTEN.set(self.tree.clone());
-        }
+        let _ = BEING_WRITTEN.set(self.tree.clone());
     }
 }
 
@@ -493,7 +488,6 @@ fn prepare_in(
         cwd: repo.cwd.clone(),
         absent: Vec::new(),
         same: same.clone(),
-        gated: true,
     };
     // The current directory's copy, for relative paths (it may be new since).
     let _ = std::fs::create_dir_all(side.child_dir());
@@ -821,7 +815,6 @@ mod tests {
             cwd: PathBuf::from("/repo/deploy"),
             absent: vec![PathBuf::from("new.yaml")],
             same: vec![PathBuf::from("nodes.json")],
-            gated: false,
         }
     }
 

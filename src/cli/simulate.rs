@@ -483,7 +483,9 @@ fn inputs(
     let inputs = walked
         .into_iter()
         .filter(|(input, walked)| match input {
-            Input::File(p, _) => !*walked || canonical.of(p).is_none_or(|c| !read.contains(&c)),
+            Input::File(p, _) => {
+                !*walked || read.is_empty() || canonical.of(p).is_none_or(|c| !read.contains(&c))
+            }
             Input::Stdin(_) => true,
         })
         .map(|(input, _)| input)
