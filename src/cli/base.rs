@@ -21,6 +21,7 @@
 //! itself, beside the other files, rather than passed through this process. A path that is not
 //! in the base commit otherwise is left out there (a file the change adds).
 
+use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -312,7 +313,7 @@ pub(crate) fn start(rev: &str, paths: Paths, subcommand: &'static str) -> Result
             } else {
                 Some(prepared.spawn(subcommand)?)
             };
-            match prepared.write_rest(&survey.repo) {
+            match prepared.write_rest(&survey.repo, &survey.changed) {
                 Ok(()) => {
                     if let Some(r) = &mut running {
                         r.gate = None;
@@ -347,6 +348,8 @@ struct Survey {
     repo: Repo,
     commit: Commit,
     entries: Vec<Entry>,
+    /// The paths the working tree has otherwise than the commit (see [`write_files`]).
+    changed: HashSet<PathBuf>,
     plan: Plan,
     big: Vec<(PathBuf, String)>,
     same: Vec<PathBuf>,
@@ -381,15 +384,14 @@ fn survey(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Survey
         .iter()
         .map(|(_, r)| entries.iter().find(|e| e.path == *r))
         .collect();
-    let (present, absent): (Vec<_>, Vec<_>) = candidates
+    let absent: Vec<PathBuf> = candidates
         .iter()
         .zip(&at_base)
-        .map(|((_, r), e)| (r.clone(), e.is_some()))
-        .partition(|(_, at)| *at);
-    let present: Vec<PathBuf> = present.into_iter().map(|(r, _)| r).collect();
-    let absent: Vec<PathBuf> = absent.into_iter().map(|(r, _)| r).collect();
+        .filter(|(_, e)| e.is_none())
+        .map(|((_, r), _)| r.clone())
+        .collect();
     let changed = repo
-        .changed_since(&commit, &present)
+        .changed_since(&commit)
         .map_err(|e| git_problem(rev, e))?;
     let tracked = repo.tracked(&absent).map_err(|e| git_problem(rev, e))?;
     for ((arg, r), entry) in candidates.iter().zip(&at_base) {
@@ -425,6 +427,7 @@ fn survey(rev: &str, repo: Repo, commit: Commit, paths: &Paths) -> Result<Survey
         repo,
         commit,
         entries,
+        changed,
         plan,
         big,
         same,
@@ -467,6 +470,7 @@ fn prepare_in(
         repo,
         commit,
         entries,
+        changed,
         plan,
         big,
         same,
@@ -480,7 +484,7 @@ fn prepare_in(
     .map_err(|e| format!("--base {rev}: a temporary directory: {e}"))?;
     let tree = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().to_path_buf());
     let (written, rest) = plan
-        .write_first(repo, entries, &tree)
+        .write_first(repo, changed, entries, &tree)
         .map_err(|e| git_problem(rev, e))?;
     let mut side = BaseSide {
         worktree: repo.top.clone(),
@@ -542,6 +546,7 @@ impl Plan {
     fn write_first<'e>(
         &self,
         repo: &Repo,
+        changed: &HashSet<PathBuf>,
         entries: &'e [Entry],
         tree: &Path,
     ) -> Result<(Vec<PathBuf>, Vec<&'e Entry>), GitError> {
@@ -549,7 +554,7 @@ impl Plan {
             .iter()
             .filter(|e| e.path.file_name() == Some(taintlint::config_file::FILE_NAME.as_ref()))
             .collect();
-        repo.write_files(&configs, tree)?;
+        write_files(repo, changed, &configs, tree)?;
         let loaded: Vec<taintlint::config_file::ConfigFile> = configs
             .iter()
             .filter_map(|e| taintlint::config_file::load(&tree.join(&e.path)).ok())
@@ -582,7 +587,7 @@ impl Plan {
         let (first, rest): (Vec<&Entry>, Vec<&Entry>) = wanted
             .into_iter()
             .partition(|e| self.first.contains(&e.path));
-        repo.write_files(&first, tree)?;
+        write_files(repo, changed, &first, tree)?;
         let written = configs
             .iter()
             .chain(&first)
@@ -590,6 +595,32 @@ impl Plan {
             .collect();
         Ok((written, rest))
     }
+}
+
+/// Writes `entries` under `tree`: a regular file the working tree has as committed is copied
+/// from there by the system (most files of a repository are not changed, and git would read and
+/// inflate each), the others are read through git. A copy is also what the working tree's side
+/// reads, byte for byte, where git's checkout filters (line endings, Git LFS) would make the
+/// object differ from the file.
+fn write_files(
+    repo: &Repo,
+    changed: &HashSet<PathBuf>,
+    entries: &[&Entry],
+    tree: &Path,
+) -> Result<(), GitError> {
+    let copy = |e: &Entry| -> std::io::Result<()> {
+        let to = tree.join(&e.path);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::copy(repo.top.join(&e.path), to).map(|_| ())
+    };
+    let from_git: Vec<&Entry> = entries
+        .iter()
+        .copied()
+        .filter(|e| !(e.mode.starts_with("100") && !changed.contains(&e.path) && copy(e).is_ok()))
+        .collect();
+    repo.write_files(&from_git, tree)
 }
 
 /// Directories whose every file a tool may read: those of kustomizations (generators read any
@@ -639,11 +670,11 @@ fn readable(path: &Path) -> bool {
 
 impl Prepared {
     /// Writes the rest of the base tree: the files, and the big inventories by git itself.
-    fn write_rest(&mut self, repo: &Repo) -> Result<(), GitError> {
+    fn write_rest(&mut self, repo: &Repo, changed: &HashSet<PathBuf>) -> Result<(), GitError> {
         let (entries, big) = std::mem::take(&mut self.rest);
         let blobs = repo.write_blobs(&big, &self.side.tree)?;
         let entries: Vec<&Entry> = entries.iter().collect();
-        let written = repo.write_files(&entries, &self.side.tree);
+        let written = write_files(repo, changed, &entries, &self.side.tree);
         // The blobs are waited for even when the files failed: none writes on into a tree
         // given up.
         let blobs = blobs.wait();

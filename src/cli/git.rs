@@ -1,7 +1,8 @@
 //! Reading a repository as committed at a revision, through the user's `git`: the work tree the
 //! current directory is in, a revision resolved to its commit, the commit's files listed and
 //! their contents read. Nothing is checked out, and nothing in the repository is written: the
-//! commands are plumbing that only reads objects (`rev-parse`, `ls-tree`, `cat-file`, `ls-files`).
+//! commands are plumbing that only reads (`rev-parse`, `ls-tree`, `cat-file`, `ls-files`,
+//! `diff-index`).
 //!
 //! Why git itself rather than a library that reads repositories (gix): git is there wherever a
 //! pull request is checked out, it reads every repository git can (partial clones that fetch a
@@ -195,17 +196,14 @@ impl Repo {
             .collect())
     }
 
-    /// Of `paths` (relative to the top of the work tree), those that differ between the commit
-    /// and the working tree, as the index tells (a file whose time stamps changed since git
-    /// last looked counts as changed, without being read): `git diff-index`.
+    /// The paths (relative to the top of the work tree) that differ between the commit and the
+    /// working tree, as the index tells (a file whose time stamps changed since git last looked
+    /// counts as changed, without being read): `git diff-index`. Every other file of the commit
+    /// is in the working tree as committed.
     pub(crate) fn changed_since(
         &self,
         commit: &Commit,
-        paths: &[PathBuf],
-    ) -> Result<Vec<PathBuf>, GitError> {
-        if paths.is_empty() {
-            return Ok(Vec::new());
-        }
+    ) -> Result<std::collections::HashSet<PathBuf>, GitError> {
         let mut c = git(&self.top);
         c.args([
             "diff-index",
@@ -215,11 +213,6 @@ impl Repo {
             &commit.oid,
             "--",
         ]);
-        for p in paths {
-            let mut spec = std::ffi::OsString::from(":(literal)");
-            spec.push(p.as_os_str());
-            c.arg(spec);
-        }
         let out = output(c)?;
         Ok(out
             .split(|&b| b == 0)
