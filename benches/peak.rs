@@ -4,7 +4,9 @@
 //! `kubectl get nodes -o json` of 5,000 and of 10,000 nodes (the data `cargo bench --bench
 //! simulate` writes, written here too when missing), `lint` of the 10,000 files, and `lint
 //! --kustomize off` of each of the nine corpora when `../shared/corpora/real-repos.tar.xz` is
-//! there (unpacked once under `target/bench-data/`). Every row is run `RUNS` times, the rows
+//! there (unpacked once under `target/bench-data/`), and of each repository in the directory
+//! `PEAK_REPOS` names when it is set (the ML and GPU repositories of the memory row: each a
+//! checkout of its own). Every row is run `RUNS` times, the rows
 //! interleaved; the medians are printed with the range. Peak memory is GNU time's `%M`
 //! (`/usr/bin/time`): without it the rows are not run.
 //!
@@ -58,7 +60,12 @@ fn corpora(dir: &Path) -> Vec<PathBuf> {
             return Vec::new();
         }
     }
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&repos)
+    directories(&repos)
+}
+
+/// The directories in `dir`, sorted.
+fn directories(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
@@ -122,7 +129,8 @@ fn main() {
             manifests.clone(),
         ],
     ));
-    for repo in corpora(&dir) {
+    let more = std::env::var_os("PEAK_REPOS").map_or_else(Vec::new, |d| directories(Path::new(&d)));
+    for repo in corpora(&dir).into_iter().chain(more) {
         let name = repo
             .file_name()
             .unwrap()
