@@ -211,6 +211,26 @@ fn a_toleration_removed_is_shown_where_it_was() {
     );
 }
 
+/// The base tree takes the files a change leaves as they are from the working tree; a file git
+/// is told not to look at (`--assume-unchanged`) is read from the revision all the same.
+#[test]
+fn a_file_git_is_told_not_to_look_at_is_read_at_the_revision() {
+    let repo = repo();
+    repo.edit(
+        "apps/apps.yaml",
+        "      tolerations:\n      - key: batch\n        operator: Exists\n",
+        "",
+    );
+    repo.git(&["update-index", "--assume-unchanged", "apps/apps.yaml"]);
+    let (v, run) = simulate(&repo);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let c = changes(&v);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(c[0]["name"], "report");
+    assert_eq!(c[0]["before"]["pools"], serde_json::json!(["batch"]));
+    assert_eq!(c[0]["cause"]["code"], "toleration-removed");
+}
+
 #[test]
 fn a_toleration_changed_is_shown_where_it_is() {
     let repo = repo();

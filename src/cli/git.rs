@@ -198,8 +198,10 @@ impl Repo {
 
     /// The paths (relative to the top of the work tree) that differ between the commit and the
     /// working tree, as the index tells (a file whose time stamps changed since git last looked
-    /// counts as changed, without being read): `git diff-index`. Every other file of the commit
-    /// is in the working tree as committed.
+    /// counts as changed, without being read): `git diff-index`. A file the index is told not
+    /// to look at (`git update-index --assume-unchanged` or `--skip-worktree`) counts as
+    /// changed too: git would not see it edited. Every other file of the commit is in the
+    /// working tree as committed.
     pub(crate) fn changed_since(
         &self,
         commit: &Commit,
@@ -214,11 +216,21 @@ impl Repo {
             "--",
         ]);
         let out = output(c)?;
-        Ok(out
+        let mut changed: std::collections::HashSet<PathBuf> = out
             .split(|&b| b == 0)
             .filter(|p| !p.is_empty())
             .map(path_of)
-            .collect())
+            .collect();
+        // `<tag> SP <path>`: a lower-case tag is assumed unchanged, `S` skips the work tree.
+        let mut c = git(&self.top);
+        c.args(["ls-files", "-v", "-z", "--full-name"]);
+        let out = output(c)?;
+        changed.extend(
+            out.split(|&b| b == 0)
+                .filter(|l| l.len() > 2 && (l[0].is_ascii_lowercase() || l[0] == b'S'))
+                .map(|l| path_of(&l[2..])),
+        );
+        Ok(changed)
     }
 
     /// Starts writing each object of `blobs` (path, object) under `dest` at its path, each by a
