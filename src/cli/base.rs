@@ -1,8 +1,8 @@
 //! `--base REV`: the repository as committed at a revision, beside the working tree.
 //!
 //! The files of the commit that taintlint or the tools it runs may read are written into a
-//! temporary directory (read through git, see [`super::git`]: nothing is checked out into the
-//! user's tree), and the same command runs there as a child process, from the directory that
+//! temporary directory (read through git, see [`super::git`], or copied from the working tree
+//! where the change leaves them as they are: nothing is checked out into the user's tree), and the same command runs there as a child process, from the directory that
 //! mirrors the current one, printing JSON. Running the very command on the very tree is what
 //! makes the base side say what taintlint said at that revision: the same walk, the
 //! configuration as committed then, kustomize overlays rendered from that tree, and none of
