@@ -236,7 +236,7 @@ pub fn reads_inventory<'a>(
         }
     };
     stream.documents.iter_mut().any(|doc| {
-        let class = class::document(text, doc);
+        let class = class::in_place(class::document(text, doc), options.patch_file());
         let mark = doc.mark();
         let reads = document_reads_inventory(text, doc, &class, options);
         doc.restore(mark);
@@ -258,11 +258,11 @@ fn document_reads_inventory<'a>(
             // As `check_document` reads it: the operations' values in place.
             let _patch = json6902::prepare(doc, root, options.patch_target());
         }
-        Class::PoolFile(_) | Class::Read => {}
+        Class::PoolFile(_) | Class::Read | Class::MergePatch => {}
     }
     let doc = &*doc;
     let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
-    !extracted.pod_specs.is_empty()
+    (*class != Class::MergePatch && !extracted.pod_specs.is_empty())
         || !extracted.tolerations.is_empty()
         || embedded::holds_yaml(text, doc, &extracted.objects)
 }
@@ -372,16 +372,7 @@ fn skipped<'e>(
     extracted: &'e Extracted<'_>,
     simulated: &'e [WorkloadResult],
 ) -> impl Iterator<Item = String> + 'e {
-    let said = |object: usize, path: &str, why: &str| {
-        let o = &extracted.objects[object];
-        let kind = o.kind.unwrap_or("object");
-        let name = match (o.namespace, o.name) {
-            (Some(ns), Some(n)) => format!(" {ns}/{n}"),
-            (None, Some(n)) => format!(" {n}"),
-            _ => String::new(),
-        };
-        format!("{kind}{name} at {path}: {why}")
-    };
+    let said = |object: usize, path: &str, why: &str| part(extracted, object, path, why);
     let parts = extracted
         .skipped
         .iter()
@@ -399,6 +390,18 @@ fn skipped<'e>(
             )
         }))
         .chain(off)
+}
+
+/// A part of an object that would make pods, and why it is not simulated, in words.
+fn part(extracted: &Extracted<'_>, object: usize, path: &str, why: &str) -> String {
+    let o = &extracted.objects[object];
+    let kind = o.kind.unwrap_or("object");
+    let name = match (o.namespace, o.name) {
+        (Some(ns), Some(n)) => format!(" {ns}/{n}"),
+        (None, Some(n)) => format!(" {n}"),
+        _ => String::new(),
+    };
+    format!("{kind}{name} at {path}: {why}")
 }
 
 /// The custom resources with a toleration list (which lint checks) but nothing simulated
@@ -464,14 +467,29 @@ pub struct Simulated {
 /// server rejects what it rejects.
 pub fn simulate(text: &str, options: &Options, inventory: &Inventory) -> Simulated {
     let stream = syntax::parse(text);
-    // Documents that are templates are not read; the others are, whatever their neighbours.
-    let classes = class::documents(text, &stream);
+    // Documents that are templates are not read; the others are, whatever their neighbours. A
+    // strategic-merge patch is simulated in its overlay's render, not on its own.
+    let classes = class::documents(text, &stream).in_place(options.patch_file());
     let mut unread = unread(&stream, &classes);
     let mut out = Vec::new();
     let mut not_simulated = Vec::new();
     let read = stream.documents.iter().zip(&classes.documents);
-    for (doc, _) in read.filter(|(_, c)| matches!(c, Class::Read | Class::PoolFile(_))) {
+    for (doc, class) in
+        read.filter(|(_, c)| matches!(c, Class::Read | Class::PoolFile(_) | Class::MergePatch))
+    {
         let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
+        if *class == Class::MergePatch {
+            not_simulated.extend(extracted.pod_specs.iter().map(|p| {
+                part(
+                    &extracted,
+                    p.object,
+                    &p.path,
+                    "a strategic-merge patch a kustomization applies to another object: its \
+                     pods are that object's, as the overlay renders it",
+                )
+            }));
+            continue;
+        }
         let first = out.len();
         schedule::simulate_document(doc, &extracted, options, inventory, &mut out);
         let strings = out.len();
@@ -635,7 +653,7 @@ fn check_stream<'a>(
 ) -> Vec<Diagnostic> {
     debug_assert!(again.is_none() || flush.is_none());
     let mut out = Vec::new();
-    let classes = class::documents(text, stream);
+    let classes = class::documents(text, stream).in_place(options.patch_file());
     judged.unread = unread(stream, &classes);
     if let Some(error) = &stream.error {
         let at = stream.documents.len();
@@ -885,9 +903,15 @@ fn check_document<'a>(
         json6902::check(text, doc, options, patch, out);
     }
     let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
+    // A strategic-merge patch's pod templates are partial: placed in its target, not alone.
+    let placed = *class != Class::MergePatch;
     let mut judged = PodTemplates {
-        found: extracted.pod_specs.len(),
-        by_shape: extracted.pod_specs.iter().filter(|p| p.by_shape).count(),
+        found: if placed { extracted.pod_specs.len() } else { 0 },
+        by_shape: extracted
+            .pod_specs
+            .iter()
+            .filter(|p| placed && p.by_shape)
+            .count(),
         unread: None,
     };
     let chunks = match flush.as_deref_mut() {
@@ -964,9 +988,10 @@ fn check_document<'a>(
                 extracted: &extracted,
                 inventory,
             };
+            let pod_specs = if placed { chunk.pod_specs } else { 0..0 };
             pass.check_chunk(
                 tolerations,
-                chunk.pod_specs,
+                pod_specs,
                 &mut cluster_taints,
                 (out, start),
                 places.as_deref_mut(),

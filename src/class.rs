@@ -14,6 +14,9 @@
 //! - a pool file: a mapping with `pools` and no `kind` ([`crate::inventory::compact`]);
 //! - a JSON6902 patch: a list of operations (`op`, `path`), which writes what its
 //!   kustomization's target holds;
+//! - a strategic-merge patch: any other document of a file a kustomization names as a patch
+//!   (or of a kustomization's patch string), an object that says only what it changes of
+//!   another: its tolerations are checked, but it is no workload of its own to place;
 //! - read: every other document, which the rules read by what its objects are (a manifest of a
 //!   kind, chart values, a HelmRelease's or Argo CD Application's values, a strategic-merge
 //!   patch, node configuration: [`crate::k8s::objects`] tells them apart by kind and shape,
@@ -104,6 +107,9 @@ pub enum Class {
     PoolFile(NodeId),
     /// A JSON6902 operation list (a kustomize patch file), its root sequence.
     Patch(NodeId),
+    /// An object that a kustomization applies as a strategic-merge patch to another: what it
+    /// says is merged into its target, and its pod templates are partial.
+    MergePatch,
     /// What the rules read.
     Read,
 }
@@ -137,6 +143,14 @@ pub struct Documents {
 }
 
 impl Documents {
+    /// The classes in a file's place ([`in_place`]).
+    pub fn in_place(mut self, patch_file: bool) -> Self {
+        for class in &mut self.documents {
+            *class = in_place(std::mem::replace(class, Class::Read), patch_file);
+        }
+        self
+    }
+
     /// Whether some document (or the tail) is a template.
     pub fn any_template(&self) -> bool {
         self.tail.is_some()
@@ -223,6 +237,18 @@ pub fn document(text: &str, doc: &Document<'_>) -> Class {
         .map(Class::PoolFile)
         .or_else(|| patch(doc).map(Class::Patch))
         .unwrap_or(Class::Read)
+}
+
+/// The class of a document of a file a kustomization names as a patch (`patch_file`, what the
+/// file's place says: [`crate::walk::Place`]): a document the rules would read whole is a
+/// strategic-merge patch there. kustomize reads such a file as a JSON6902 operation list when
+/// it is one and as a strategic-merge patch otherwise (api/filters/patchstrategicmerge and
+/// patchjson6902 of kubernetes-sigs/kustomize).
+pub fn in_place(class: Class, patch_file: bool) -> Class {
+    match class {
+        Class::Read if patch_file => Class::MergePatch,
+        class => class,
+    }
 }
 
 /// The root of a document that is a pool file: a mapping with `pools` and no `kind`.

@@ -104,6 +104,9 @@ pub struct Options {
     /// The object a JSON6902 patch file is applied to, as the kustomization that names the
     /// file says (found at the edge).
     patch_target: Option<Arc<PatchTarget>>,
+    /// Whether a kustomization names the file as a patch (found at the edge): its objects say
+    /// only what they change of another ([`crate::class::Class::MergePatch`]).
+    patch_file: bool,
     /// The platform the cluster runs on: the admission plugins it runs count as enabled.
     platform: Option<Platform>,
     /// The plugins `--disable-admission-plugins` names: a platform's own stay off too.
@@ -148,6 +151,7 @@ impl Default for Options {
             chart_template: false,
             chart: None,
             patch_target: None,
+            patch_file: false,
             platform: None,
             disabled_plugins: BTreeSet::new(),
         }
@@ -192,6 +196,15 @@ impl Options {
 
     pub fn set_patch_target(&mut self, target: Option<Arc<PatchTarget>>) {
         self.patch_target = target;
+    }
+
+    /// Whether a kustomization names this text's file as a patch.
+    pub fn patch_file(&self) -> bool {
+        self.patch_file
+    }
+
+    pub fn set_patch_file(&mut self, patch_file: bool) {
+        self.patch_file = patch_file;
     }
 
     pub fn toleration_restriction(&self) -> &TolerationRestriction {

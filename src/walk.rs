@@ -220,13 +220,19 @@ pub fn chart_kinds(path: &Path) -> Option<std::sync::Arc<crate::ChartKinds>> {
 }
 
 /// What a file's place says of how its documents are read: for a chart's values file, what the
-/// chart's templates render it into ([`chart_kinds`]); for a JSON6902 patch file, the object
-/// its kustomization applies it to ([`patch_target`]). Read at the edge, once per file, by
-/// `lint`, `simulate` and the language server alike.
+/// chart's templates render it into ([`chart_kinds`]); for a patch file, that a kustomization
+/// applies it, and to which object when it says ([`patch_file`]: what a JSON6902 patch writes
+/// into). Read at the edge, once per file, by `lint`, `simulate` and the language server alike.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Place {
     pub chart: Option<std::sync::Arc<crate::ChartKinds>>,
-    pub patch_target: Option<std::sync::Arc<PatchTarget>>,
+    pub patch: Option<PatchFile>,
+}
+
+/// A file a kustomization names as a patch, and the object it applies it to when it says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PatchFile {
+    pub target: Option<std::sync::Arc<PatchTarget>>,
 }
 
 impl Place {
@@ -236,7 +242,7 @@ impl Place {
     pub fn of(path: &Path, read: Option<&Kustomizations>) -> Option<std::sync::Arc<Place>> {
         let place = Place {
             chart: chart_kinds(path),
-            patch_target: patch_target(path, read),
+            patch: patch_file(path, read),
         };
         (place != Place::default()).then(|| std::sync::Arc::new(place))
     }
@@ -244,20 +250,20 @@ impl Place {
     /// `options` with what this place says set.
     pub fn apply(&self, options: &mut crate::Options) {
         options.set_chart_kinds(self.chart.clone());
-        options.set_patch_target(self.patch_target.clone());
+        options.set_patch_target(self.patch.as_ref().and_then(|p| p.target.clone()));
+        options.set_patch_file(self.patch.is_some());
     }
 }
 
 use crate::k8s::json6902::PatchTarget;
 
-/// The kustomizations read, by directory: what each names as patch files with a target. A
-/// run that reads a repository once keeps one ([`Kustomizations::run`]: each kustomization read
-/// once); an editor, whose kustomizations change, reads them again ([`patch_target`] without
-/// one).
+/// The kustomizations read, by directory: what each names as patch files. A run that reads a
+/// repository once keeps one ([`Kustomizations::run`]: each kustomization read once); an
+/// editor, whose kustomizations change, reads them again ([`patch_file`] without one).
 #[derive(Debug, Default)]
 pub struct Kustomizations(std::sync::Mutex<std::collections::HashMap<PathBuf, Targets>>);
 
-type Targets = std::sync::Arc<Vec<(PathBuf, std::sync::Arc<PatchTarget>)>>;
+type Targets = std::sync::Arc<Vec<(PathBuf, PatchFile)>>;
 
 impl Kustomizations {
     /// The one kept for the whole of a command-line run, which reads the repository once.
@@ -267,13 +273,11 @@ impl Kustomizations {
     }
 }
 
-/// The object a JSON6902 patch file is applied to, when a kustomization in its directory or
-/// one of the three above names it with a `target` (`patches[].path`, `patchesJson6902[].path`);
-/// the kustomizations read are kept in `read` when it is given.
-pub fn patch_target(
-    path: &Path,
-    read: Option<&Kustomizations>,
-) -> Option<std::sync::Arc<PatchTarget>> {
+/// The patch `path` is, when a kustomization in its directory or one of the three above names
+/// it (`patches[].path`, `patchesJson6902[].path`, `patchesStrategicMerge[]`), with the
+/// object it is applied to when the kustomization gives a `target`; the kustomizations read are
+/// kept in `read` when it is given.
+pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFile> {
     let ext = path.extension()?.to_str()?;
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
@@ -289,9 +293,10 @@ pub fn patch_target(
                     let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
                         continue;
                     };
-                    for (p, target) in crate::inventory::kustomize::patch_targets(&text) {
+                    for (p, target) in crate::inventory::kustomize::patch_files(&text) {
                         if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
-                            targets.push((p, std::sync::Arc::new(target)));
+                            let target = target.map(std::sync::Arc::new);
+                            targets.push((p, PatchFile { target }));
                         }
                     }
                     break;

@@ -271,6 +271,87 @@ fn patch_files_named_by_a_kustomization_are_read_with_its_target() {
     );
 }
 
+/// A strategic-merge patch (a file a kustomization names in `patches` or
+/// `patchesStrategicMerge`, or an inline `patch`) says only what it changes of its target: read
+/// as it is written (rendering off, as the editor reads files), its tolerations are checked, but
+/// it is no workload of its own to place. The build before judged each as a whole object: the
+/// agent's image patch "missed" the tainted pools, the trainer's node selector patch and the
+/// inline one "fit no node", and lint counted five pod templates for the overlay's two.
+#[test]
+fn strategic_merge_patches_are_checked_but_not_placed_alone() {
+    let dir = "tests/fixtures/embedded/merge-patches";
+    let inventory = "examples/inventory/pools.yaml";
+    let args = [
+        "--kustomize",
+        "off",
+        "--format",
+        "json",
+        "--inventory",
+        inventory,
+        dir,
+    ];
+    let run = common::run(&[&["lint"][..], &args].concat(), None);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<(String, &str, u64)> = out["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let file = d["file"].as_str().unwrap();
+            (
+                file.strip_prefix(dir).unwrap_or(file).to_string(),
+                d["rule"].as_str().unwrap(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "/base/agent.yaml".to_string(),
+                "toleration-does-not-attract",
+                34
+            ),
+            (
+                "/gpu/trainer-spot.yaml".to_string(),
+                "exists-with-value",
+                12
+            ),
+        ]
+    );
+    assert!(
+        run.stderr.contains("judged 2 pod templates"),
+        "{}",
+        run.stderr
+    );
+    // simulate places the base's two workloads and says why the patches are not simulated.
+    let run = common::run(&[&["simulate"][..], &args].concat(), None);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let placed: Vec<&str> = out["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(placed, vec![format!("{dir}/base/agent.yaml"); 2], "{out:#}");
+    for patch in [
+        "agent-image.yaml",
+        "trainer-on-gpus.yaml",
+        "trainer-spot.yaml",
+    ] {
+        assert!(
+            run.stderr.contains(&format!(
+                "a strategic-merge patch a kustomization applies to another object: its pods \
+                 are that object's, as the overlay renders it ({dir}/gpu/{patch})"
+            )),
+            "{patch}: {}",
+            run.stderr
+        );
+    }
+}
+
 #[test]
 fn odd_strings_never_panic_and_are_not_errors_of_the_outer_file() {
     let head = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source:\n    helm:\n      values: ";

@@ -363,13 +363,19 @@ fn lint_string(
     {
         return none;
     }
-    // The options as they are, unless the string's patch target (or none) is to be set.
+    // The options as they are, unless the string's patch target (or none) is to be set, or
+    // whether it is a patch (whose objects say only what they change of its target's).
+    let patch = place.deployed.is_none();
     let targeted;
-    let inner_options = if place.target.is_none() && options.patch_target().is_none() {
+    let inner_options = if place.target.is_none()
+        && options.patch_target().is_none()
+        && patch == options.patch_file()
+    {
         options
     } else {
         let mut o = options.clone();
         o.set_patch_target(place.target.map(Arc::new));
+        o.set_patch_file(patch);
         targeted = o;
         &targeted
     };
@@ -400,7 +406,7 @@ fn lint_string(
         }
     }
     // A patch is no workload of its own: its pod templates are its target's.
-    if place.deployed.is_none() {
+    if patch {
         judged = none;
     }
     let mut found = analysis.diagnostics;

@@ -292,26 +292,31 @@ fn listed(text: &str, fields: &[&str]) -> Vec<String> {
     out
 }
 
-/// The patch files a kustomization applies with a `target` (`patches[]` and the older
-/// `patchesJson6902[]`, each `path` with its `target`; api/types/patch.go, api/types/patchjson6902.go
-/// of kubernetes-sigs/kustomize), as written: a JSON6902 patch file says nothing of the object it
-/// patches, its kustomization does.
-pub fn patch_targets(text: &str) -> Vec<(String, PatchTarget)> {
+/// The patch files a kustomization applies, each with its `target` when it gives one
+/// (`patches[]` and the older `patchesJson6902[]` and `patchesStrategicMerge[]`;
+/// api/types/patch.go, api/types/patchjson6902.go of kubernetes-sigs/kustomize), as written: a
+/// JSON6902 patch file says nothing of the object it patches, its kustomization does; a
+/// strategic-merge patch file is an object that says only what it changes.
+pub fn patch_files(text: &str) -> Vec<(String, Option<PatchTarget>)> {
     let stream = syntax::parse(text);
     let mut out = Vec::new();
     for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
         let Some(root) = doc.root else { continue };
-        for field in ["patches", "patchesJson6902"] {
+        for field in ["patches", "patchesJson6902", "patchesStrategicMerge"] {
             let Some((_, list)) = doc.get(root, field) else {
                 continue;
             };
             for &item in doc.sequence(list).unwrap_or_default() {
-                let (Some(path), Some((_, target))) =
-                    (doc.get_str(item, "path"), doc.get(item, "target"))
-                else {
+                if field == "patchesStrategicMerge" {
+                    // A string is a path unless it holds a line break (an inline patch).
+                    if let Some((path, _)) = doc.scalar(item).filter(|(v, _)| !v.contains('\n')) {
+                        out.push((path.to_string(), None));
+                    }
                     continue;
-                };
-                if let Some(target) = PatchTarget::read(doc, target) {
+                }
+                if let Some(path) = doc.get_str(item, "path") {
+                    let target = doc.get(item, "target");
+                    let target = target.and_then(|(_, t)| PatchTarget::read(doc, t));
                     out.push((path.to_string(), target));
                 }
             }
@@ -326,13 +331,18 @@ mod tests {
 
     #[test]
     fn patch_files_with_their_targets() {
-        let text = "patches:\n- path: tolerate.yaml\n  target: {kind: Deployment, name: web}\n- path: plain.yaml\npatchesJson6902:\n- target: {group: cluster.x-k8s.io, version: v1beta2, kind: MachineDeployment, name: md-0}\n  path: taints.json\n";
-        let found = patch_targets(text);
+        let text = "patches:\n- path: tolerate.yaml\n  target: {kind: Deployment, name: web}\n- path: plain.yaml\npatchesJson6902:\n- target: {group: cluster.x-k8s.io, version: v1beta2, kind: MachineDeployment, name: md-0}\n  path: taints.json\npatchesStrategicMerge:\n- spot.yaml\n- |\n  kind: Deployment\n  metadata: {name: inline}\n";
+        let found = patch_files(text);
         let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(names, vec!["tolerate.yaml", "taints.json"]);
-        assert_eq!(found[0].1.kind.as_deref(), Some("Deployment"));
         assert_eq!(
-            found[1].1.api_version().as_deref(),
+            names,
+            vec!["tolerate.yaml", "plain.yaml", "taints.json", "spot.yaml"]
+        );
+        let target = |i: usize| found[i].1.as_ref();
+        assert_eq!(target(0).unwrap().kind.as_deref(), Some("Deployment"));
+        assert!(target(1).is_none() && target(3).is_none());
+        assert_eq!(
+            target(2).unwrap().api_version().as_deref(),
             Some("cluster.x-k8s.io/v1beta2")
         );
     }
