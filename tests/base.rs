@@ -231,6 +231,52 @@ fn a_file_git_is_told_not_to_look_at_is_read_at_the_revision() {
     assert_eq!(c[0]["cause"]["code"], "toleration-removed");
 }
 
+/// A file the working tree has as committed is copied from there when it is small; a big one is
+/// read through git, since a checkout filter (Git LFS) may have made a big file of a small
+/// object. Here a filter swaps a node selector: the working tree says `general` where the
+/// objects say `batch`, and git sees no change in either file.
+#[test]
+fn a_big_file_git_sees_unchanged_is_read_through_git() {
+    let repo = Repo::new();
+    repo.git(&[
+        "config",
+        "filter.swap.smudge",
+        "sed s/tier:.batch/tier:\\ general/",
+    ]);
+    repo.git(&[
+        "config",
+        "filter.swap.clean",
+        "sed s/tier:.general/tier:\\ batch/",
+    ]);
+    let job = |name: &str| {
+        format!(
+            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {name}\n  namespace: shop\n\
+             spec:\n  template:\n    spec:\n      nodeSelector:\n        tier: general\n      \
+             containers: [{{name: r, image: busybox}}]\n"
+        )
+    };
+    let padding = format!("# {}\n", "x".repeat(100)).repeat(11_000);
+    repo.write("cluster/pools.yaml", POOLS)
+        .write(".gitattributes", "apps/*.yaml filter=swap\n")
+        .write("apps/small.yaml", &job("small"))
+        .write("apps/big.yaml", &format!("{padding}{}", job("big")))
+        .commit("init");
+    let blob = repo.git(&["cat-file", "blob", "HEAD:apps/small.yaml"]);
+    assert!(
+        blob.contains("tier: batch"),
+        "the object says batch: {blob}"
+    );
+    assert!(repo.git(&["status", "--porcelain"]).is_empty());
+    let (v, run) = simulate(&repo);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // The small file is the working tree's on both sides; the big one is the object at main.
+    let c = changes(&v);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(c[0]["name"], "big");
+    assert_eq!(c[0]["before"]["fits"], "no");
+    assert_eq!(c[0]["after"]["pools"], serde_json::json!(["general"]));
+}
+
 #[test]
 fn a_toleration_changed_is_shown_where_it_is() {
     let repo = repo();

@@ -600,8 +600,9 @@ impl Plan {
 /// Writes `entries` under `tree`: a regular file the working tree has as committed is copied
 /// from there by the system (most files of a repository are not changed, and git would read and
 /// inflate each), the others are read through git. A copy is also what the working tree's side
-/// reads, byte for byte, where git's checkout filters (line endings, Git LFS) would make the
-/// object differ from the file.
+/// reads, byte for byte, where git's checkout filters (line endings) make the object differ
+/// from the file. Only a file under [`BIG`] is copied: a big one may be what a filter made of
+/// a small object (a model's weights for a Git LFS pointer), and the base tree may be in memory.
 fn write_files(
     repo: &Repo,
     changed: &HashSet<PathBuf>,
@@ -609,11 +610,15 @@ fn write_files(
     tree: &Path,
 ) -> Result<(), GitError> {
     let copy = |e: &Entry| -> std::io::Result<()> {
+        let from = repo.top.join(&e.path);
+        if std::fs::metadata(&from)?.len() >= BIG {
+            return Err(std::io::ErrorKind::FileTooLarge.into());
+        }
         let to = tree.join(&e.path);
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::copy(repo.top.join(&e.path), to).map(|_| ())
+        std::fs::copy(from, to).map(|_| ())
     };
     let from_git: Vec<&Entry> = entries
         .iter()
