@@ -63,12 +63,13 @@ fn corpora(dir: &Path) -> Vec<PathBuf> {
     directories(&repos)
 }
 
-/// The directories in `dir`, sorted.
+/// The directories in `dir`, sorted; not hidden ones (a render cache left by a run there).
 fn directories(dir: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
         .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
         .map(|e| e.path())
         .filter(|p| p.is_dir())
         .collect();
