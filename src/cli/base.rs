@@ -2,8 +2,9 @@
 //!
 //! The files of the commit that taintlint or the tools it runs may read are written into a
 //! temporary directory (read through git, see [`super::git`], or copied from the working tree
-//! where the change leaves them as they are: nothing is checked out into the user's tree), and the same command runs there as a child process, from the directory that
-//! mirrors the current one, printing JSON. Running the very command on the very tree is what
+//! where the change leaves them as they are: nothing is checked out into the user's tree), and
+//! the same command runs there as a child process, from the directory that mirrors the current
+//! one, printing JSON. Running the very command on the very tree is what
 //! makes the base side say what taintlint said at that revision: the same walk, the
 //! configuration as committed then, kustomize overlays rendered from that tree, and none of
 //! this process's state (caches, the working directory) shared. The child runs while this
