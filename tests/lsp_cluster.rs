@@ -920,3 +920,41 @@ async fn a_charts_values_get_lenses_and_hints_as_the_templates_render_them() {
     assert_eq!(titles, [&json!("fits 1 of 3 pools (1 node): gpu")]);
     assert!(c.finish().await);
 }
+
+/// A strategic-merge patch opened in the editor (its kustomization names it; overlays not
+/// rendered, as before a render lands): its toleration is checked, but its partial pod template
+/// is not placed on its own, as `lint` reads it (`tests/embedded.rs`). Before the class, the
+/// trainer's node-selector patch "fit no node" and had a lens saying so.
+#[tokio::test]
+async fn an_open_strategic_merge_patch_is_checked_but_not_placed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fixture = root.join("tests/fixtures/embedded/merge-patches/gpu");
+    let mut c = Client::start(Client::test_config());
+    let inventory = root.join("examples/inventory/pools.yaml");
+    c.initialize(
+        push_client(),
+        json!({"inventory": inventory.to_str().unwrap(), "kustomize": "off"}),
+    )
+    .await;
+    let rules = |d: &Value| -> Vec<String> {
+        d["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    for (file, expected) in [
+        ("trainer-on-gpus.yaml", vec![]),
+        ("agent-image.yaml", vec![]),
+        ("trainer-spot.yaml", vec!["exists-with-value".to_string()]),
+    ] {
+        let path = fixture.join(file);
+        let uri = file_uri(&path);
+        c.open(&uri, &std::fs::read_to_string(&path).unwrap()).await;
+        let d = c.diagnostics(&uri, 1).await;
+        assert_eq!(rules(&d), expected, "{file}: {d:#}");
+        assert_eq!(lenses(&mut c, &uri).await, json!([]), "{file}");
+    }
+    assert!(c.finish().await);
+}
