@@ -958,3 +958,65 @@ async fn an_open_strategic_merge_patch_is_checked_but_not_placed() {
     }
     assert!(c.finish().await);
 }
+
+/// What an unsaved pool edit moves reads each workspace file as its diagnostics do: a
+/// strategic-merge patch file (here with overlays not rendered) is no workload of its own. The
+/// build before judged the image patch as a whole Deployment without the base's toleration, and
+/// the lens said the taint strands 2 workloads, not 1.
+#[tokio::test]
+async fn an_unsaved_pool_edit_does_not_place_a_strategic_merge_patch_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |name: &str, text: &str| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {pool: general}}\n";
+    write("nodes.yaml", node);
+    write(".taintlint.yaml", "inventory: nodes.yaml\n");
+    write(
+        "app/base/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: \
+         {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      \
+         tolerations: [{key: dedicated, operator: Exists, effect: NoSchedule}]\n      \
+         containers: [{name: web, image: web:v1}]\n",
+    );
+    write("app/base/kustomization.yaml", "resources: [web.yaml]\n");
+    write(
+        "app/prod/kustomization.yaml",
+        "resources: [../base]\npatches:\n- path: image.yaml\n",
+    );
+    write(
+        "app/prod/image.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    \
+         spec:\n      containers: [{name: web, image: web:v2}]\n",
+    );
+    write(
+        "jobs/job.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: report}\nspec:\n  template:\n    spec:\n      \
+         restartPolicy: Never\n      containers: [{name: r, image: r}]\n",
+    );
+    let mut c = Client::start(Client::test_config());
+    c.initialize_in(
+        Some(&file_uri(root)),
+        client::pull_client(),
+        json!({"kustomize": "off"}),
+    )
+    .await;
+    c.workspace_read().await;
+    let uri = file_uri(&root.join("nodes.yaml"));
+    c.open(&uri, node).await;
+    let tainted = format!("{node}spec:\n  taints: [{{key: dedicated, effect: NoSchedule}}]\n");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": tainted}]}),
+    )
+    .await;
+    let found = lenses(&mut c, &uri).await;
+    assert_eq!(
+        found[0]["command"]["title"], "unsaved edit: strands 1 workload",
+        "{found}"
+    );
+    assert!(c.finish().await);
+}

@@ -19,6 +19,7 @@ use crate::inventory::Inventory;
 use crate::lsp::handlers::{DocumentRequest, Unanswered};
 use crate::lsp::index::MAX_FILE_BYTES;
 use crate::lsp::session::{blocking, Session};
+use crate::lsp::workspace::Workspace;
 
 /// A workload the edit moves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,18 +115,25 @@ fn placed(text: &str, options: &Options, inventory: &Inventory) -> Vec<(Key, Str
 }
 
 /// What the edit moves, `before` and `after` being the inventory with the file as saved and as
-/// edited, for the manifests `files` (path, text).
+/// edited, for the manifests `files` (path, text), each read with the options its place gives
+/// it in the workspace `ws` (a chart's values file, a patch file), as its diagnostics are.
 pub fn compare(
     files: &[(PathBuf, Arc<String>)],
-    options: &Options,
+    ws: &Workspace,
     before: &Inventory,
     after: &Inventory,
     root: Option<&Path>,
 ) -> EditMoves {
+    // Each kustomization read once for the whole comparison.
+    let kustomizations = crate::walk::Kustomizations::default();
     let found: Vec<(Vec<Moved>, Vec<Moved>)> = files
         .par_iter()
         .map(|(path, text)| {
-            let then: HashMap<Key, bool> = placed(text, options, before)
+            let place = crate::walk::Place::of(path, Some(&kustomizations));
+            let (then, now) = ws.with_options(place.as_ref(), |options| {
+                (placed(text, options, before), placed(text, options, after))
+            });
+            let then: HashMap<Key, bool> = then
                 .into_iter()
                 .map(|(k, _, nowhere)| (k, nowhere))
                 .collect();
@@ -135,7 +143,7 @@ pub fn compare(
                 .display()
                 .to_string();
             let (mut stranded, mut freed) = (Vec::new(), Vec::new());
-            for (key, title, nowhere) in placed(text, options, after) {
+            for (key, title, nowhere) in now {
                 let Some(&was) = then.get(&key) else {
                     continue;
                 };
@@ -260,7 +268,7 @@ impl Session {
             files.sort_by(|a, b| a.0.cmp(&b.0));
             Some(Arc::new(compare(
                 &files,
-                &ws.options,
+                &ws,
                 &before,
                 &after,
                 ws.root.as_deref(),

@@ -418,7 +418,11 @@ impl Workspace {
 
     /// Runs `f` with the options a document is analysed with: what its place says
     /// ([`Place`]: a chart's values file's chart, a patch file's target) applied.
-    fn with_options<R>(&self, chart: Option<&Arc<Place>>, f: impl FnOnce(&Options) -> R) -> R {
+    pub(crate) fn with_options<R>(
+        &self,
+        chart: Option<&Arc<Place>>,
+        f: impl FnOnce(&Options) -> R,
+    ) -> R {
         match chart {
             Some(c) => {
                 let mut o = self.options.clone();
