@@ -186,22 +186,32 @@ fn a_taint_added_to_a_pool_strands_what_does_not_tolerate_it() {
     );
 }
 
-#[test]
-fn a_toleration_removed_is_shown_where_it_was() {
+/// The repository with the Job's toleration of the batch taint removed in the working tree.
+fn without_the_jobs_toleration() -> Repo {
     let repo = repo();
     repo.edit(
         "apps/apps.yaml",
         "      tolerations:\n      - key: batch\n        operator: Exists\n",
         "",
     );
-    let (v, run) = simulate(&repo);
+    repo
+}
+
+/// `simulate --base`'s one change when the Job lost its toleration: its cause.
+fn the_job_lost_its_toleration(repo: &Repo) -> Value {
+    let (v, run) = simulate(repo);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let c = changes(&v);
     assert_eq!(c.len(), 1, "{c:#?}");
     assert_eq!(c[0]["name"], "report");
     assert_eq!(c[0]["before"]["pools"], serde_json::json!(["batch"]));
-    let cause = &c[0]["cause"];
-    assert_eq!(cause["code"], "toleration-removed");
+    assert_eq!(c[0]["cause"]["code"], "toleration-removed");
+    c[0]["cause"].clone()
+}
+
+#[test]
+fn a_toleration_removed_is_shown_where_it_was() {
+    let cause = the_job_lost_its_toleration(&without_the_jobs_toleration());
     assert_eq!(cause["file"], "apps/apps.yaml");
     assert_eq!(cause["line"], 22, "the toleration's line at main");
     assert_eq!(cause["side"], "before");
@@ -215,20 +225,9 @@ fn a_toleration_removed_is_shown_where_it_was() {
 /// is told not to look at (`--assume-unchanged`) is read from the revision all the same.
 #[test]
 fn a_file_git_is_told_not_to_look_at_is_read_at_the_revision() {
-    let repo = repo();
-    repo.edit(
-        "apps/apps.yaml",
-        "      tolerations:\n      - key: batch\n        operator: Exists\n",
-        "",
-    );
+    let repo = without_the_jobs_toleration();
     repo.git(&["update-index", "--assume-unchanged", "apps/apps.yaml"]);
-    let (v, run) = simulate(&repo);
-    assert_eq!(run.code, 1, "{}", run.stderr);
-    let c = changes(&v);
-    assert_eq!(c.len(), 1, "{c:#?}");
-    assert_eq!(c[0]["name"], "report");
-    assert_eq!(c[0]["before"]["pools"], serde_json::json!(["batch"]));
-    assert_eq!(c[0]["cause"]["code"], "toleration-removed");
+    the_job_lost_its_toleration(&repo);
 }
 
 /// A file the working tree has as committed is copied from there when it is small; a big one is
