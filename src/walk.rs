@@ -293,7 +293,9 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
                     let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
                         continue;
                     };
-                    for (p, target) in crate::inventory::kustomize::patch_files(&text) {
+                    let exists = |p: &str| dir.join(p).exists();
+                    let k = crate::inventory::kustomize::Kustomization::read(&text, &exists);
+                    for (p, target) in k.patch_files {
                         if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
                             let target = target.map(std::sync::Arc::new);
                             targets.push((p, PatchFile { target }));

@@ -252,7 +252,7 @@ fn patch_lists(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mu
                         continue;
                     }
                     if doc.scalar(k).is_some_and(|(key, _)| key == "patches") {
-                        patch_items(doc, v, object, out);
+                        patch_items(doc, (k, v, false), object, out);
                     }
                     stack.push(v);
                 }
@@ -263,45 +263,32 @@ fn patch_lists(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mu
     }
 }
 
-/// The inline patches of a list of `{patch, target}` items (`patches`, `patchesJson6902`): each
-/// string `patch` with the object its `target` names.
-fn patch_items(doc: &Document<'_>, list: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
-    for &item in doc.sequence(list).unwrap_or_default() {
-        let Some((key, value)) = doc.get(item, "patch") else {
-            continue;
-        };
-        if doc.scalar(value).is_none() {
-            continue;
-        }
-        let target = doc
-            .get(item, "target")
-            .and_then(|(_, t)| PatchTarget::read(doc, t));
-        out.push(Place {
-            key,
-            value,
-            target,
-            object,
-            deployed: None,
-            values: false,
-        });
-    }
+/// The inline patches of the patch list `list` (its key `key`; of strings, as
+/// `patchesStrategicMerge`, when `strings`), each with the object its `target` names.
+fn patch_items(
+    doc: &Document<'_>,
+    (key, list, strings): (NodeId, NodeId, bool),
+    object: Option<usize>,
+    out: &mut Vec<Place>,
+) {
+    let mut entries = Vec::new();
+    crate::inventory::kustomize::patch_list(doc, key, list, strings, &mut entries);
+    out.extend(entries.into_iter().filter(|e| !e.is_path).map(|e| Place {
+        key: e.key,
+        value: e.value,
+        target: e.target.and_then(|t| PatchTarget::read(doc, t)),
+        object,
+        deployed: None,
+        values: false,
+    }));
 }
 
-/// A kustomization's older inline patches, at its root.
+/// A kustomization's older inline patches, at its root (its `patches` are read where every
+/// object's are).
 fn kustomization(doc: &Document<'_>, node: NodeId, object: Option<usize>, out: &mut Vec<Place>) {
-    if let Some((_, list)) = doc.get(node, "patchesJson6902") {
-        patch_items(doc, list, object, out);
-    }
-    if let Some((key, list)) = doc.get(node, "patchesStrategicMerge") {
-        for &value in doc.sequence(list).unwrap_or_default() {
-            out.push(Place {
-                key,
-                value,
-                target: None,
-                object,
-                deployed: None,
-                values: false,
-            });
+    for (field, strings) in [("patchesJson6902", false), ("patchesStrategicMerge", true)] {
+        if let Some((key, list)) = doc.get(node, field) {
+            patch_items(doc, (key, list, strings), object, out);
         }
     }
 }

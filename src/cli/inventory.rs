@@ -298,7 +298,8 @@ fn listed(kustomization: &Path, files: &mut Vec<PathBuf>, seen: &mut Vec<PathBuf
         return;
     };
     let base = kustomization.parent().unwrap_or(Path::new("."));
-    for resource in inventory::kustomize::resources(&text) {
+    let exists = |p: &str| base.join(p).exists();
+    for resource in inventory::kustomize::Kustomization::read(&text, &exists).resources {
         let path = base.join(&resource);
         if let Some(nested) = path.is_dir().then(|| kustomization_in(&path)).flatten() {
             listed(&nested, files, seen);

@@ -5,35 +5,12 @@
 //! edge renders the directory with `kubectl kustomize` when it can; else it reads only these.
 
 use crate::k8s::json6902::PatchTarget;
-use crate::syntax::{self, NodeId};
+use crate::syntax::{self, Document, NodeId};
 
 /// The names of the kustomization files kustomize looks for in a directory, in its order
 /// (api/konfig/general.go `RecognizedKustomizationFileNames`).
 pub const KUSTOMIZATION_FILES: &[&str] =
     &["kustomization.yaml", "kustomization.yml", "Kustomization"];
-
-/// The local resources a kustomization lists (`resources`, then `bases`), as written: files, or
-/// directories with a kustomization of their own. Remote ones (a URL, `github.com/...`) are
-/// left out: they are not in the repository.
-pub fn resources(text: &str) -> Vec<String> {
-    listed(text, &["resources", "bases"])
-}
-
-/// The local kustomizations and files a kustomization builds on: its resources and its
-/// `components` (api/types/kustomization.go `Components`), as written.
-pub fn references(text: &str) -> Vec<String> {
-    listed(text, &["resources", "bases", "components"])
-}
-
-/// Whether a kustomization file is a `kind: Component` (rendered only through the
-/// kustomizations that use it).
-pub fn is_component(text: &str) -> bool {
-    let stream = syntax::parse(text);
-    stream.documents.iter().any(|d| {
-        d.root
-            .is_some_and(|root| d.get_str(root, "kind") == Some("Component"))
-    })
-}
 
 /// Whether a path a kustomization names is remote (kustomize fetches it): a URL
 /// (`https://.../deploy.yaml`), a git repository (`github.com/org/repo//path?ref=v1`,
@@ -82,8 +59,8 @@ pub struct Kustomization {
     /// The patches' texts: inline ones, as written; files are named in `files` and in
     /// `patch_files`.
     pub inline_patches: Vec<String>,
-    /// The patch files among `files`.
-    pub patch_files: Vec<String>,
+    /// The patch files among `files`, each with the object its entry's `target` names.
+    pub patch_files: Vec<(String, Option<PatchTarget>)>,
     /// Generator literals (`KEY=VALUE`), whose values become a ConfigMap's or Secret's data.
     pub literals: Vec<String>,
     /// Whether it runs plugins (`transformers`, `generators`, `validators`): what they write is
@@ -171,25 +148,6 @@ impl Kustomization {
                         }
                     }
                     "vars" => k.vars = true,
-                    "patchesStrategicMerge" => {
-                        for v in strings(value) {
-                            if v.contains('\n') {
-                                k.inline_patches.push(v.to_string());
-                            } else {
-                                push_local(v, exists, &mut k.patch_files, &mut k.remote);
-                            }
-                        }
-                    }
-                    "patches" | "patchesJson6902" => {
-                        for &item in doc.sequence(value).unwrap_or_default() {
-                            if let Some(p) = doc.get_str(item, "path") {
-                                push_local(p, exists, &mut k.patch_files, &mut k.remote);
-                            }
-                            if let Some(p) = doc.get_str(item, "patch") {
-                                k.inline_patches.push(p.to_string());
-                            }
-                        }
-                    }
                     "configMapGenerator" | "secretGenerator" => {
                         for &item in doc.sequence(value).unwrap_or_default() {
                             for list in ["files", "envs", "env"] {
@@ -242,8 +200,19 @@ impl Kustomization {
                     _ => {}
                 }
             }
+            for entry in patch_entries(doc, root) {
+                let Some((value, _)) = doc.scalar(entry.value) else {
+                    continue;
+                };
+                if !entry.is_path {
+                    k.inline_patches.push(value.to_string());
+                } else if !value.is_empty() && !is_remote(value, exists(value)) {
+                    let target = entry.target.and_then(|t| PatchTarget::read(doc, t));
+                    k.patch_files.push((value.to_string(), target));
+                }
+            }
         }
-        k.files.extend(k.patch_files.iter().cloned());
+        k.files.extend(k.patch_files.iter().map(|(p, _)| p.clone()));
         k.files.extend(k.replacement_files.iter().cloned());
         k
     }
@@ -266,100 +235,116 @@ fn push_local(
     }
 }
 
-fn listed(text: &str, fields: &[&str]) -> Vec<String> {
-    let stream = syntax::parse(text);
+/// One entry of a kustomization's patch lists (api/types/kustomization.go `Patches`,
+/// `PatchesStrategicMerge`, `PatchesJson6902` of kubernetes-sigs/kustomize), as written.
+#[derive(Debug, Clone, Copy)]
+pub struct PatchEntry {
+    /// The key of the string: `path` or `patch` of an item, or the list's key.
+    pub key: NodeId,
+    /// The string: a patch file's path, or the patch itself.
+    pub value: NodeId,
+    /// Whether `value` names a file: in `patchesStrategicMerge` a string is a path unless it
+    /// holds a line break.
+    pub is_path: bool,
+    /// The entry's `target` mapping.
+    pub target: Option<NodeId>,
+}
+
+/// The patch entries of the kustomization whose root mapping is `root`, in the order of its
+/// lists: `patchesStrategicMerge`, `patchesJson6902`, `patches`. The one reader of these lists.
+pub fn patch_entries(doc: &Document<'_>, root: NodeId) -> Vec<PatchEntry> {
     let mut out = Vec::new();
-    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        let Some(root) = doc.root else { continue };
-        for &field in fields {
-            let Some((_, list)) = doc.get(root, field) else {
-                continue;
-            };
-            for &item in doc.sequence(list).unwrap_or_default() {
-                let Some((value, _)) = doc.scalar(item) else {
-                    continue;
-                };
-                let remote = value.contains("://")
-                    || value.starts_with("github.com/")
-                    || value.starts_with("git@")
-                    || value.contains("?ref=");
-                if !value.is_empty() && !remote {
-                    out.push(value.to_string());
-                }
-            }
+    for field in ["patchesStrategicMerge", "patchesJson6902", "patches"] {
+        if let Some((key, list)) = doc.get(root, field) {
+            patch_list(doc, key, list, field == "patchesStrategicMerge", &mut out);
         }
     }
     out
 }
 
-/// The patch files a kustomization applies, each with its `target` when it gives one
-/// (`patches[]` and the older `patchesJson6902[]` and `patchesStrategicMerge[]`;
-/// api/types/patch.go, api/types/patchjson6902.go of kubernetes-sigs/kustomize), as written: a
-/// JSON6902 patch file says nothing of the object it patches, its kustomization does; a
-/// strategic-merge patch file is an object that says only what it changes.
-pub fn patch_files(text: &str) -> Vec<(String, Option<PatchTarget>)> {
-    let stream = syntax::parse(text);
-    let mut out = Vec::new();
-    for doc in stream.documents.iter().filter(|d| d.error.is_none()) {
-        let Some(root) = doc.root else { continue };
-        for field in ["patches", "patchesJson6902", "patchesStrategicMerge"] {
-            let Some((_, list)) = doc.get(root, field) else {
+/// The entries of the patch list `list` (whose key is `key`): strings (`patchesStrategicMerge`)
+/// or items with a `path` or a `patch` string and a `target` (`patches`, `patchesJson6902`,
+/// and the lists of the objects that take kustomize patches: a Flux Kustomization's
+/// `spec.patches`).
+pub fn patch_list(
+    doc: &Document<'_>,
+    key: NodeId,
+    list: NodeId,
+    strings: bool,
+    out: &mut Vec<PatchEntry>,
+) {
+    for &item in doc.sequence(list).unwrap_or_default() {
+        let (key, value, is_path) = if strings {
+            let Some((v, _)) = doc.scalar(item) else {
                 continue;
             };
-            for &item in doc.sequence(list).unwrap_or_default() {
-                if field == "patchesStrategicMerge" {
-                    // A string is a path unless it holds a line break (an inline patch).
-                    if let Some((path, _)) = doc.scalar(item).filter(|(v, _)| !v.contains('\n')) {
-                        out.push((path.to_string(), None));
-                    }
-                    continue;
-                }
-                if let Some(path) = doc.get_str(item, "path") {
-                    let target = doc.get(item, "target");
-                    let target = target.and_then(|(_, t)| PatchTarget::read(doc, t));
-                    out.push((path.to_string(), target));
-                }
-            }
+            (key, item, !v.contains('\n'))
+        } else if let Some((k, v)) = doc.get(item, "path") {
+            (k, v, true)
+        } else if let Some((k, v)) = doc.get(item, "patch") {
+            (k, v, false)
+        } else {
+            continue;
+        };
+        if doc.scalar(value).is_some() {
+            let target = (!strings).then(|| doc.get(item, "target")).flatten();
+            out.push(PatchEntry {
+                key,
+                value,
+                is_path,
+                target: target.map(|(_, t)| t),
+            });
         }
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn read(text: &str) -> Kustomization {
+        Kustomization::read(text, &|_| false)
+    }
+
+    /// Every patch list is read, in the order kustomize applies them; inline patches apart.
     #[test]
     fn patch_files_with_their_targets() {
-        let text = "patches:\n- path: tolerate.yaml\n  target: {kind: Deployment, name: web}\n- path: plain.yaml\npatchesJson6902:\n- target: {group: cluster.x-k8s.io, version: v1beta2, kind: MachineDeployment, name: md-0}\n  path: taints.json\npatchesStrategicMerge:\n- spot.yaml\n- |\n  kind: Deployment\n  metadata: {name: inline}\n";
-        let found = patch_files(text);
-        let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        let text = "patches:\n- path: tolerate.yaml\n  target: {kind: Deployment, name: web}\n- path: plain.yaml\n- patch: '[{op: remove, path: /spec/x}]'\npatchesJson6902:\n- target: {group: cluster.x-k8s.io, version: v1beta2, kind: MachineDeployment, name: md-0}\n  path: taints.json\npatchesStrategicMerge:\n- spot.yaml\n- |\n  kind: Deployment\n  metadata: {name: inline}\n";
+        let k = read(text);
+        let names: Vec<&str> = k.patch_files.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(
             names,
-            vec!["tolerate.yaml", "plain.yaml", "taints.json", "spot.yaml"]
+            vec!["spot.yaml", "taints.json", "tolerate.yaml", "plain.yaml"]
         );
-        let target = |i: usize| found[i].1.as_ref();
-        assert_eq!(target(0).unwrap().kind.as_deref(), Some("Deployment"));
-        assert!(target(1).is_none() && target(3).is_none());
+        let target = |i: usize| k.patch_files[i].1.as_ref();
+        assert_eq!(target(2).unwrap().kind.as_deref(), Some("Deployment"));
+        assert!(target(0).is_none() && target(3).is_none());
         assert_eq!(
-            target(2).unwrap().api_version().as_deref(),
+            target(1).unwrap().api_version().as_deref(),
             Some("cluster.x-k8s.io/v1beta2")
+        );
+        assert_eq!(k.inline_patches.len(), 2);
+        assert!(k.inline_patches[0].starts_with("kind: Deployment"));
+        assert!(k.inline_patches[1].starts_with("[{op: remove"));
+        assert_eq!(
+            k.files,
+            ["spot.yaml", "taints.json", "tolerate.yaml", "plain.yaml"]
         );
     }
 
     #[test]
     fn local_resources_in_order() {
         let text = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- nodepools.yaml\n- ../base\n- https://github.com/example/repo//deploy?ref=v1\n- github.com/example/repo/deploy\nbases: [old-base]\npatches:\n- path: gpu-patch.yaml\npatchesStrategicMerge: [spot-patch.yaml]\n";
+        let k = read(text);
+        assert_eq!(k.resources, ["nodepools.yaml", "../base", "old-base"]);
+        assert_eq!(k.remote.len(), 2);
+        assert!(read("not: [valid").resources.is_empty());
+        let k = read("kind: Kustomization\nresources: [../base]\ncomponents: [../../comp]\n");
         assert_eq!(
-            resources(text),
-            vec!["nodepools.yaml", "../base", "old-base"]
+            (k.resources, k.components),
+            (vec!["../base".to_string()], vec!["../../comp".to_string()])
         );
-        assert!(resources("not: [valid").is_empty());
-        let text = "kind: Kustomization\nresources: [../base]\ncomponents: [../../comp]\n";
-        assert_eq!(references(text), vec!["../base", "../../comp"]);
-        assert!(!is_component(text));
-        assert!(is_component(
-            "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
-        ));
+        assert!(!k.component);
+        assert!(read("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n").component);
     }
 }

@@ -467,6 +467,7 @@ impl Reader {
             .k
             .patch_files
             .iter()
+            .map(|(p, _)| p)
             .chain(&layer.k.replacement_files)
             .map(|p| dir.join(p))
             .collect::<Vec<PathBuf>>()
@@ -531,11 +532,12 @@ pub fn candidates<'a>(
     named: &[PathBuf],
     files: impl IntoIterator<Item = (&'a Path, bool)>,
 ) -> Vec<PathBuf> {
-    let component = |file: &Path| {
-        std::fs::read_to_string(file)
-            .ok()
-            .is_some_and(|t| crate::inventory::kustomize::is_component(&t))
+    let read = |file: &Path| {
+        let dir = file.parent().unwrap_or(Path::new("."));
+        let text = std::fs::read_to_string(file).ok()?;
+        Some(Kustomization::read(&text, &|p| dir.join(p).exists()))
     };
+    let component = |file: &Path| read(file).is_some_and(|k| k.component);
     let mut out: Vec<PathBuf> = named
         .iter()
         .filter(|p| p.is_dir() && kustomization_in(p).is_some_and(|k| !component(&k)))
@@ -552,16 +554,16 @@ pub fn candidates<'a>(
         if !is_kustomization {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(file) else {
+        let Some(k) = read(file) else {
             continue;
         };
         let dir = file.parent().unwrap_or(Path::new(".")).to_path_buf();
-        for r in crate::inventory::kustomize::references(&text) {
+        for r in k.resources.iter().chain(&k.components) {
             if let Some(c) = canonical.of(&dir.join(r)) {
                 built_on.insert(c);
             }
         }
-        if walked && !crate::inventory::kustomize::is_component(&text) {
+        if walked && !k.component {
             if let Some(c) = canonical.of(&dir) {
                 found.push((dir, c));
             }

@@ -473,53 +473,32 @@ fn patches(
     let Some((doc, root)) = stream.documents.first().and_then(|d| Some((d, d.root?))) else {
         return out;
     };
-    let mut file_or_inline = |node: NodeId, target, out: &mut Vec<(Holder, Patch)>, is_path| {
-        let Some((value, _)) = doc.scalar(node) else {
-            return;
+    for entry in crate::inventory::kustomize::patch_entries(doc, root) {
+        let Some((value, _)) = doc.scalar(entry.value) else {
+            continue;
         };
-        // In patchesStrategicMerge, a string is a path unless it holds a line break.
-        if is_path && !value.contains('\n') {
-            if let Some(file) = load(&format!("{dir}/{value}")) {
-                out.push((Holder::file(&file), Patch { target }));
-            }
-        } else {
-            let span = doc.node(node).span.clone();
-            out.push((
-                Holder {
-                    file: source.name.clone(),
-                    inner: value.to_string(),
-                    outer: MappedString::new(doc, text, node).map_or(Outer::Whole(span), |m| {
-                        Outer::Mapped(m, source.text.clone())
-                    }),
-                },
-                Patch { target },
-            ));
-        }
-    };
-    let target_of = |entry: NodeId| {
-        doc.get(entry, "target").map(|(_, t)| {
+        let target = entry.target.map(|t| {
             (
                 doc.get_str(t, "kind").map(str::to_string),
                 doc.get_str(t, "name").map(str::to_string),
             )
-        })
-    };
-    for field in ["patchesStrategicMerge", "patchesJson6902", "patches"] {
-        let Some((_, list)) = doc.get(root, field) else {
+        });
+        if entry.is_path {
+            if let Some(file) = load(&format!("{dir}/{value}")) {
+                out.push((Holder::file(&file), Patch { target }));
+            }
             continue;
-        };
-        for &entry in doc.sequence(list).unwrap_or_default() {
-            if field == "patchesStrategicMerge" {
-                file_or_inline(entry, None, &mut out, true);
-                continue;
-            }
-            let target = target_of(entry);
-            if let Some((_, p)) = doc.get(entry, "path") {
-                file_or_inline(p, target, &mut out, true);
-            } else if let Some((_, p)) = doc.get(entry, "patch") {
-                file_or_inline(p, target, &mut out, false);
-            }
         }
+        let span = doc.node(entry.value).span.clone();
+        let outer = MappedString::new(doc, text, entry.value).map_or(Outer::Whole(span), |m| {
+            Outer::Mapped(m, source.text.clone())
+        });
+        let holder = Holder {
+            file: source.name.clone(),
+            inner: value.to_string(),
+            outer,
+        };
+        out.push((holder, Patch { target }));
     }
     out
 }
