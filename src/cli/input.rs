@@ -177,81 +177,42 @@ pub(crate) fn read(input: &Input) -> Result<String, String> {
     })
 }
 
-/// The Namespaces and RuntimeClasses of the inventory files and of every input file (standard
-/// input, read once, only counts for itself), and the texts of the input files that hold some
-/// (related locations point into them). Files are read on every core; only the few that may
-/// hold such objects are parsed. With `keep`, the texts read are kept for linting (up to
-/// [`KEPT`] bytes in all), so that a file is read once.
+/// The cluster objects (Namespaces, RuntimeClasses, what [`taintlint::k8s::cluster::Cluster`]
+/// holds) of the inventory and of every input file (standard input, read once, only counts for
+/// itself), and the texts of the input files that add some (related locations point into them).
+/// Files are read on every core, and only those that may hold such objects are parsed. No text
+/// outlives its worker: a file is read again when it is linted, which costs less than holding
+/// a repository's texts (docs/development.md, "Where the memory goes").
 pub(crate) fn cluster_objects(
     inputs: &[Input],
     inventory: Option<&taintlint::inventory::Inventory>,
-    keep: bool,
-) -> (
-    taintlint::k8s::cluster::Cluster,
-    Vec<(String, String)>,
-    Preread,
-) {
+) -> (taintlint::k8s::cluster::Cluster, Vec<(String, String)>) {
     use rayon::prelude::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use taintlint::k8s::cluster::may_hold_cluster_objects;
-    let mut cluster = inventory.map(|i| i.cluster.clone()).unwrap_or_default();
-    let budget = AtomicUsize::new(if keep { KEPT } else { 0 });
-    // (path, text, whether it may hold cluster objects), for the texts kept or to be parsed.
-    let read: Vec<(&PathBuf, String, bool)> = inputs
+    let found: Vec<_> = inputs
         .par_iter()
-        .filter_map(|input| match input {
-            Input::File(path, _) => {
-                let text = std::fs::read_to_string(path).ok()?;
-                let candidate = may_hold_cluster_objects(&text);
-                let kept = budget
-                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                        left.checked_sub(text.len())
-                    })
-                    .is_ok();
-                (kept || candidate).then_some((path, text, candidate))
+        .filter_map(|input| {
+            let Input::File(path, _) = input else {
+                return None;
+            };
+            let text = std::fs::read_to_string(path).ok()?;
+            if !taintlint::k8s::cluster::may_hold_cluster_objects(&text) {
+                return None;
             }
-            Input::Stdin(_) => None,
+            let found =
+                taintlint::analysis::cluster_objects(&path.display().to_string(), &text, None);
+            (!found.is_empty()).then_some((path, found))
         })
         .collect();
+    let mut cluster = inventory.map(|i| i.cluster.clone()).unwrap_or_default();
     let mut holding = Vec::new();
-    let mut texts = std::collections::HashMap::new();
-    for (path, text, candidate) in read {
-        let name = path.display().to_string();
-        if candidate {
-            let before = cluster.len();
-            cluster.merge(taintlint::analysis::cluster_objects(&name, &text, None));
-            if cluster.len() > before {
-                holding.push((name, text.clone()));
+    for (path, found) in found {
+        let before = cluster.len();
+        cluster.merge(found);
+        if cluster.len() > before {
+            if let Ok(text) = std::fs::read_to_string(path) {
+                holding.push((path.display().to_string(), text));
             }
         }
-        if keep {
-            texts.insert(path.clone(), std::sync::Mutex::new(Some(text)));
-        }
     }
-    (cluster, holding, Preread(texts))
-}
-
-/// How many bytes of input texts [`cluster_objects`] keeps for linting: a repository's
-/// manifests are read once, and a bigger one still runs in bounded memory (the files past it are
-/// read again when they are linted).
-const KEPT: usize = 64 << 20;
-
-/// Input texts already read, each taken once by the worker that lints it.
-#[derive(Default)]
-pub(crate) struct Preread(std::collections::HashMap<PathBuf, std::sync::Mutex<Option<String>>>);
-
-impl Preread {
-    /// `input`'s text: as read before, else read now.
-    pub(crate) fn read(&self, input: &Input) -> Result<String, String> {
-        if let Input::File(path, _) = input {
-            let kept = self
-                .0
-                .get(path)
-                .and_then(|text| text.lock().ok().and_then(|mut t| t.take()));
-            if let Some(text) = kept {
-                return Ok(text);
-            }
-        }
-        read(input)
-    }
+    (cluster, holding)
 }

@@ -21,9 +21,7 @@ use taintlint::changes::lines::Changed;
 use taintlint::diagnostic::Related;
 
 use super::base::BaseSide;
-use super::input::{
-    collect_walked, config_index, one_stdin, same_file, write_atomically, Input, Preread,
-};
+use super::input::{collect_walked, config_index, one_stdin, same_file, write_atomically, Input};
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
 
@@ -282,7 +280,7 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
     };
     let walked: Vec<bool> = inputs.iter().map(|(_, w)| *w).collect();
     let inputs: Vec<Input> = inputs.into_iter().map(|(i, _)| i).collect();
-    let (cluster, cluster_files, preread) = super::input::cluster_objects(&inputs, inventory, true);
+    let (cluster, cluster_files) = super::input::cluster_objects(&inputs, inventory);
     let cluster = std::sync::Arc::new(cluster);
     let mut configs = configs;
     for (_, options) in &mut configs {
@@ -305,7 +303,6 @@ pub(crate) fn run(mut args: LintArgs) -> ExitCode {
         args: &args,
         configs: &configs,
         loaded: loaded.as_ref(),
-        preread: &preread,
         mode: if args.unsafe_fixes {
             FixMode::Unsafe
         } else {
@@ -593,8 +590,6 @@ struct Linter<'a> {
     traced: &'a super::overlays::Traced,
     configs: &'a [(ConfigFile, Options)],
     loaded: Option<&'a LoadedInventory>,
-    /// The texts the cluster pass read, so that each file is read once.
-    preread: &'a Preread,
     mode: FixMode,
     /// With an inventory: the pod templates judged against it, told after the findings.
     templates: std::sync::Mutex<Templates>,
@@ -685,7 +680,7 @@ impl Linter<'_> {
         if let (Job::Input(input @ Input::File(path, _)), false) = (job, args.fix || args.diff) {
             let (config, options) = &self.configs[input.config()];
             let options = file_options(config, options, Some(path.as_path()));
-            match self.preread.read(input) {
+            match super::input::read(input) {
                 Err(e) => send(Piece::Whole(Err(e))),
                 Ok(text) => {
                     let text: std::sync::Arc<str> = text.into();
@@ -750,7 +745,7 @@ impl Linter<'_> {
         };
         let (config, options) = &self.configs[input.config()];
         let options = file_options(config, options, path);
-        let mut text = self.preread.read(input)?;
+        let mut text = super::input::read(input)?;
         if args.fix || args.diff {
             let fixed = fix::fix_all_with(&text, self.mode, |t| {
                 check(t, Ask::new(&options, inventory)).diagnostics

@@ -18,7 +18,7 @@ use taintlint::Options;
 use taintlint::changes::model::Simulation;
 
 use super::base::BaseSide;
-use super::input::{collect_walked, one_stdin, Input, Preread};
+use super::input::{collect_walked, one_stdin, Input};
 use super::inventory::{load_inventory, LoadedInventory, Texts};
 use super::{ordered, ClusterArgs};
 
@@ -166,8 +166,7 @@ pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
     let (inputs, rendered) = inputs(&args, &configs, &mut problems);
     let mut options = options;
     options.set_platform(inventory.platform.platform);
-    // The files are read once: what this first read keeps, the workers take.
-    let (cluster, _, preread) = super::input::cluster_objects(&inputs, Some(inventory), true);
+    let (cluster, _) = super::input::cluster_objects(&inputs, Some(inventory));
     options.set_cluster(std::sync::Arc::new(cluster));
     let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     let mut nowhere = false;
@@ -205,7 +204,6 @@ pub(crate) fn run(mut args: SimulateArgs) -> ExitCode {
     let simulate_one = |item: &Item| {
         simulate_item(
             item,
-            &preread,
             &options,
             inventory,
             renderer.as_ref(),
@@ -497,7 +495,6 @@ fn inputs(
 /// rows of the matrix, and what to say of it on standard error.
 fn simulate_item(
     item: &Item,
-    preread: &Preread,
     options: &Options,
     inventory: &taintlint::inventory::Inventory,
     renderer: Option<&report::simulate::JsonRenderer<'_>>,
@@ -505,7 +502,7 @@ fn simulate_item(
     why: bool,
 ) -> Result<(Simulated, Note), String> {
     let (path, text) = match item {
-        Item::Input(input) => (input.name(), preread.read(input)?),
+        Item::Input(input) => (input.name(), super::input::read(input)?),
         Item::Rendered(name, text) => (name.clone(), text.clone()),
     };
     // What the file's place says, as `lint` reads it: a chart's values file's templates say what
