@@ -8,7 +8,10 @@
 //! `PEAK_REPOS` names when it is set (the ML and GPU repositories of the memory row: each a
 //! checkout of its own). Every row is run `RUNS` times, the rows
 //! interleaved; the medians are printed with the range. Peak memory is GNU time's `%M`
-//! (`/usr/bin/time`): without it the rows are not run.
+//! (`/usr/bin/time`): without it the rows are not run. The binary measured is the bench build's,
+//! or the one `PEAK_BIN` names: the shipped build (`cargo build --profile dist`, then
+//! `PEAK_BIN=target/dist/taintlint`), whose fat LTO makes less code to keep resident, or an
+//! older build to compare with.
 //!
 //! Then the language server's rows (filter `server`), run by `benches/lsp_process.py` with
 //! `python3`: the binary's `server` in a process of its own with the 5,000-node list as its
@@ -80,7 +83,8 @@ fn directories(dir: &Path) -> Vec<PathBuf> {
 /// One run: wall seconds and peak resident kilobytes, as GNU time reports them.
 fn run(args: &[String]) -> Option<(f64, u64)> {
     let out = Command::new("/usr/bin/time")
-        .args(["-f", "%e %M", env!("CARGO_BIN_EXE_taintlint")])
+        .args(["-f", "%e %M"])
+        .arg(binary())
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -89,6 +93,11 @@ fn run(args: &[String]) -> Option<(f64, u64)> {
     let err = String::from_utf8_lossy(&out.stderr);
     let mut last = err.lines().last()?.split_whitespace();
     Some((last.next()?.parse().ok()?, last.next()?.parse().ok()?))
+}
+
+/// The binary measured: `PEAK_BIN`, else the bench build's.
+fn binary() -> PathBuf {
+    std::env::var_os("PEAK_BIN").map_or(env!("CARGO_BIN_EXE_taintlint").into(), PathBuf::from)
 }
 
 fn median<T: PartialOrd + Copy>(mut v: Vec<T>) -> (T, T, T) {
@@ -179,7 +188,7 @@ fn server_rows(dir: &Path) {
     let python = |args: Vec<PathBuf>| {
         let ok = Command::new("python3")
             .arg(&script)
-            .arg(env!("CARGO_BIN_EXE_taintlint"))
+            .arg(binary())
             .args(args)
             .status()
             .is_ok_and(|s| s.success());
