@@ -216,3 +216,42 @@ pub(crate) fn cluster_objects(
     }
     (cluster, holding)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cluster pass holds on to the texts of the files that add cluster objects, and only
+    /// to those: a repository's other texts are read again when they are linted.
+    #[test]
+    fn the_cluster_pass_holds_only_the_files_that_add_objects() {
+        let dir =
+            std::env::temp_dir().join(format!("taintlint-cluster-pass-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let files = [
+            ("ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n"),
+            ("again.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team\n"),
+            ("rc.yaml", "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: gvisor\nhandler: runsc\n"),
+            ("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: team\nspec:\n  containers: [{name: a, image: a}]\n"),
+        ];
+        let inputs: Vec<Input> = files
+            .iter()
+            .map(|(name, text)| {
+                let path = dir.join(name);
+                std::fs::write(&path, text).unwrap();
+                Input::File(path, 0)
+            })
+            .collect();
+        let (cluster, holding) = cluster_objects(&inputs, None);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(cluster.namespace("team").is_some());
+        assert!(cluster.runtime_class("gvisor").is_some());
+        // The second Namespace of the same name adds nothing; the Pod is no cluster object.
+        let held: Vec<&str> = holding
+            .iter()
+            .map(|(name, _)| Path::new(name).file_name().unwrap().to_str().unwrap())
+            .collect();
+        assert_eq!(held, ["ns.yaml", "rc.yaml"]);
+        assert_eq!(holding[0].1, files[0].1);
+    }
+}
