@@ -206,7 +206,9 @@ impl Kustomization {
                 };
                 if !entry.is_path {
                     k.inline_patches.push(value.to_string());
-                } else if !value.is_empty() && !is_remote(value, exists(value)) {
+                } else if is_remote(value, exists(value)) {
+                    k.remote.push(value.to_string());
+                } else if !value.is_empty() {
                     let target = entry.target.and_then(|t| PatchTarget::read(doc, t));
                     k.patch_files.push((value.to_string(), target));
                 }
@@ -324,6 +326,10 @@ mod tests {
             Some("cluster.x-k8s.io/v1beta2")
         );
         assert_eq!(k.inline_patches.len(), 2);
+        assert!(k.remote.is_empty());
+        let remote = read("patches:\n- path: https://example.com/p.yaml\n");
+        assert!(remote.patch_files.is_empty());
+        assert_eq!(remote.remote, ["https://example.com/p.yaml"]);
         assert!(k.inline_patches[0].starts_with("kind: Deployment"));
         assert!(k.inline_patches[1].starts_with("[{op: remove"));
         assert_eq!(
