@@ -274,7 +274,8 @@ impl Kustomizations {
 }
 
 /// The patch `path` is, when a kustomization in its directory or one of the three above names
-/// it (`patches[].path`, `patchesJson6902[].path`, `patchesStrategicMerge[]`), with the
+/// it (`patches[].path`, `patchesJson6902[].path`, `patchesStrategicMerge[]`, or such an entry
+/// commented out: [`crate::inventory::kustomize::commented_patch_files`]), with the
 /// object it is applied to when the kustomization gives a `target`; the kustomizations read are
 /// kept in `read` when it is given.
 pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFile> {
@@ -295,7 +296,9 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
                     };
                     let exists = |p: &str| dir.join(p).exists();
                     let k = crate::inventory::kustomize::Kustomization::read(&text, &exists);
-                    for (p, target) in k.patch_files {
+                    let commented = crate::inventory::kustomize::commented_patch_files(&text);
+                    let commented = commented.into_iter().map(|p| (p, None));
+                    for (p, target) in k.patch_files.into_iter().chain(commented) {
                         if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
                             let target = target.map(std::sync::Arc::new);
                             targets.push((p, PatchFile { target }));

@@ -350,6 +350,15 @@ fn strategic_merge_patches_are_checked_but_not_placed_alone() {
             run.stderr
         );
     }
+    // A patch its kustomization names only in a comment, for a script to turn on, is a patch
+    // too: not a DaemonSet of its own that misses the control plane.
+    assert!(
+        run.stderr.contains(&format!(
+            "its pods are that object's, as the overlay renders it ({dir}/version-template/agent-version.yaml)"
+        )),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

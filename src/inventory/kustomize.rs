@@ -237,6 +237,31 @@ fn push_local(
     }
 }
 
+/// The patch files a kustomization names only in comments: entries of its patch lists that a
+/// script uncomments to turn a part on, after a marker or none (kserve's
+/// `config/overlays/version-template/kustomization.yaml`:
+/// `#ENABLE_LOCALMODEL - path: localmodelnode_agent_image_patch.yaml`). Such a file is a patch
+/// when it is used and deployed by no one when it is not: never a whole object of its own. Only
+/// the `- path:` form is read (a commented `- file.yaml` may as well be a resource).
+pub fn commented_patch_files(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix('#')?.trim_start();
+            let rest = match rest.strip_prefix('-') {
+                Some(entry) => entry,
+                None => rest
+                    .split_once(char::is_whitespace)?
+                    .1
+                    .trim_start()
+                    .strip_prefix('-')?,
+            };
+            let path = rest.trim_start().strip_prefix("path:")?.trim();
+            let path = path.trim_matches(['"', '\'']);
+            (!path.is_empty() && !path.contains(char::is_whitespace)).then(|| path.to_string())
+        })
+        .collect()
+}
+
 /// One entry of a kustomization's patch lists (api/types/kustomization.go `Patches`,
 /// `PatchesStrategicMerge`, `PatchesJson6902` of kubernetes-sigs/kustomize), as written.
 #[derive(Debug, Clone, Copy)]
@@ -335,6 +360,15 @@ mod tests {
         assert_eq!(
             k.files,
             ["spot.yaml", "taints.json", "tolerate.yaml", "plain.yaml"]
+        );
+    }
+
+    #[test]
+    fn patch_files_named_in_comments() {
+        let text = "patches:\n#ENABLE_KSERVE - path: manager_image_patch.yaml\n# - path: \"quoted.yaml\"\n#  -  path: spaced.yaml\n- path: live.yaml\nresources:\n# - deployment.yaml\n# path: no-entry.yaml\n# see docs - path: two words before.yaml\n";
+        assert_eq!(
+            commented_patch_files(text),
+            ["manager_image_patch.yaml", "quoted.yaml", "spaced.yaml"]
         );
     }
 
