@@ -296,7 +296,9 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
                     };
                     let exists = |p: &str| dir.join(p).exists();
                     let k = crate::inventory::kustomize::Kustomization::read(&text, &exists);
-                    let commented = crate::inventory::kustomize::commented_patch_files(&text);
+                    // A file it lists as a resource is one, whatever a comment says.
+                    let mut commented = crate::inventory::kustomize::commented_patch_files(&text);
+                    commented.retain(|p| !k.resources.contains(p));
                     let commented = commented.into_iter().map(|p| (p, None));
                     for (p, target) in k.patch_files.into_iter().chain(commented) {
                         if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
@@ -318,4 +320,30 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file a kustomization names in a commented-out patch entry is a patch, unless the same
+    /// kustomization lists it as a resource.
+    #[test]
+    fn a_patch_named_in_a_comment_is_one_unless_it_is_a_resource() {
+        let dir = std::env::temp_dir().join(format!("taintlint-walk-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let kustomization = "resources:\n- web.yaml\npatches:\n#ENABLE_AGENT - path: agent.yaml\n# - path: web.yaml\n";
+        for (name, text) in [
+            ("kustomization.yaml", kustomization),
+            ("web.yaml", "kind: Deployment\n"),
+            ("agent.yaml", "kind: DaemonSet\n"),
+        ] {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        let agent = patch_file(&dir.join("agent.yaml"), None);
+        let web = patch_file(&dir.join("web.yaml"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(agent.is_some_and(|p| p.target.is_none()));
+        assert!(web.is_none());
+    }
 }
