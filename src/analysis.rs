@@ -905,13 +905,14 @@ fn check_document<'a>(
     let extracted = extract_known(doc, options.chart_kinds(), Some(options.cluster().crds()));
     // A strategic-merge patch's pod templates are partial: placed in its target, not alone.
     let placed = *class != Class::MergePatch;
+    let templates = if placed {
+        &extracted.pod_specs[..]
+    } else {
+        &[]
+    };
     let mut judged = PodTemplates {
-        found: if placed { extracted.pod_specs.len() } else { 0 },
-        by_shape: extracted
-            .pod_specs
-            .iter()
-            .filter(|p| placed && p.by_shape)
-            .count(),
+        found: templates.len(),
+        by_shape: templates.iter().filter(|p| p.by_shape).count(),
         unread: None,
     };
     let chunks = match flush.as_deref_mut() {

@@ -19,8 +19,8 @@
 //!   another: its tolerations are checked, but it is no workload of its own to place;
 //! - read: every other document, which the rules read by what its objects are (a manifest of a
 //!   kind, chart values, a HelmRelease's or Argo CD Application's values, a strategic-merge
-//!   patch no kustomization names, node configuration: [`crate::k8s::objects`] tells them apart by kind and shape,
-//!   with what the file's place says of it, [`crate::walk::Place`]).
+//!   patch no kustomization names, node configuration: [`crate::k8s::objects`] tells them apart
+//!   by kind and shape, with what the file's place says of it, [`crate::walk::Place`]).
 //!
 //! Only this module decides these; the layers above ask it (it reads only the syntax tree).
 

@@ -296,15 +296,20 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
                     };
                     let exists = |p: &str| dir.join(p).exists();
                     let k = crate::inventory::kustomize::Kustomization::read(&text, &exists);
+                    let canonical = |p: &str| std::fs::canonicalize(dir.join(p)).ok();
                     // A file it lists as a resource is one, whatever a comment says.
-                    let mut commented = crate::inventory::kustomize::commented_patch_files(&text);
-                    commented.retain(|p| !k.resources.contains(p));
-                    let commented = commented.into_iter().map(|p| (p, None));
-                    for (p, target) in k.patch_files.into_iter().chain(commented) {
-                        if let Ok(p) = std::fs::canonicalize(dir.join(p)) {
-                            let target = target.map(std::sync::Arc::new);
-                            targets.push((p, PatchFile { target }));
-                        }
+                    let resources: Vec<PathBuf> =
+                        k.resources.iter().filter_map(|r| canonical(r)).collect();
+                    let commented = crate::inventory::kustomize::commented_patch_files(&text)
+                        .into_iter()
+                        .filter_map(|p| canonical(&p))
+                        .filter(|p| !resources.contains(p))
+                        .map(|p| (p, None));
+                    let named = k.patch_files.iter().filter_map(|(p, target)| {
+                        Some((canonical(p)?, target.clone().map(std::sync::Arc::new)))
+                    });
+                    for (p, target) in named.chain(commented) {
+                        targets.push((p, PatchFile { target }));
                     }
                     break;
                 }
@@ -332,7 +337,7 @@ mod tests {
     fn a_patch_named_in_a_comment_is_one_unless_it_is_a_resource() {
         let dir = std::env::temp_dir().join(format!("taintlint-walk-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let kustomization = "resources:\n- web.yaml\npatches:\n#ENABLE_AGENT - path: agent.yaml\n# - path: web.yaml\n";
+        let kustomization = "resources:\n- ./web.yaml\npatches:\n#ENABLE_AGENT - path: agent.yaml\n# - path: web.yaml\n";
         for (name, text) in [
             ("kustomization.yaml", kustomization),
             ("web.yaml", "kind: Deployment\n"),
