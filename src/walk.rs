@@ -259,7 +259,8 @@ use crate::k8s::json6902::PatchTarget;
 
 /// The kustomizations read, by directory: what each names as patch files. A run that reads a
 /// repository once keeps one ([`Kustomizations::run`]: each kustomization read once); an
-/// editor, whose kustomizations change, reads them again ([`patch_file`] without one).
+/// editor, whose kustomizations change, keeps one for a pass over its workspace and reads a
+/// single file's anew ([`patch_file`] without one).
 #[derive(Debug, Default)]
 pub struct Kustomizations(std::sync::Mutex<std::collections::HashMap<PathBuf, Targets>>);
 

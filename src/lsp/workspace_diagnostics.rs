@@ -415,6 +415,8 @@ impl Session {
         let installed = self.installed.clone();
         let kept_text = AtomicUsize::new(0);
         let results = blocking("analysing the workspace", move || {
+            // Each kustomization read once for the whole pass (what each names as a patch).
+            let kustomizations = crate::walk::Kustomizations::default();
             let (mut rendered, extra) = rendered_by_path(&ws, &paths, &skip, &extra_cached);
             let mut results: Vec<(PathBuf, Arc<DiskResult>)> = paths
                 .into_par_iter()
@@ -466,7 +468,7 @@ impl Session {
                             return Some((path, c));
                         }
                     }
-                    let chart = crate::walk::Place::of(&path, None);
+                    let chart = crate::walk::Place::of(&path, Some(&kustomizations));
                     let mut reads_inventory = same.as_ref().and_then(|c| c.reads_inventory);
                     // The tree the last pass kept, else the file read (and parsed, unless it is
                     // Terraform).
