@@ -33,11 +33,14 @@ pub fn walk(dir: &Path, config: &ConfigFile) -> Walk {
     let found = templates.clone();
     let root = dir.to_path_buf();
     let skip = config.clone();
+    // git lists what it tracks while the walk runs.
+    let tracked_git = tracked_but_ignored(dir);
     let mut files: Vec<Result<PathBuf, String>> = ignore::WalkBuilder::new(dir)
         .hidden(false)
         .git_ignore(true)
         .require_git(false)
-        .sort_by_file_path(|a, b| a.cmp(b))
+        // Siblings share their directory: their names order them as their paths would.
+        .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             let p = e.path();
             if p == root {
@@ -78,7 +81,7 @@ pub fn walk(dir: &Path, config: &ConfigFile) -> Walk {
     }
     // Tracked files an ignore pattern hides.
     let mut tracked = false;
-    for path in tracked_but_ignored(dir) {
+    for path in tracked_git.wait() {
         let inside = path.strip_prefix(dir).unwrap_or(&path);
         let between = || {
             inside
@@ -113,10 +116,10 @@ pub fn walk(dir: &Path, config: &ConfigFile) -> Walk {
 }
 
 /// The files under `dir` that git tracks and an ignore pattern (`.gitignore`, `.git/info/exclude`,
-/// the global excludes file) matches, as paths under `dir`; none when git is not installed or
-/// `dir` is not in a work tree.
-fn tracked_but_ignored(dir: &Path) -> Vec<PathBuf> {
-    let output = std::process::Command::new("git")
+/// the global excludes file) matches, as paths under `dir`, once [`Tracked::wait`] is asked;
+/// none when git is not installed or `dir` is not in a work tree.
+fn tracked_but_ignored(dir: &Path) -> Tracked {
+    let child = std::process::Command::new("git")
         .arg("-C")
         .arg(dir)
         .args([
@@ -127,17 +130,35 @@ fn tracked_but_ignored(dir: &Path) -> Vec<PathBuf> {
             "--exclude-standard",
         ])
         .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
-        .output();
-    match output {
-        Ok(o) if o.status.success() => o
-            .stdout
+        .spawn();
+    Tracked {
+        dir: dir.to_path_buf(),
+        child: child.ok(),
+    }
+}
+
+/// git listing what it tracks, running.
+struct Tracked {
+    dir: PathBuf,
+    child: Option<std::process::Child>,
+}
+
+impl Tracked {
+    fn wait(self) -> Vec<PathBuf> {
+        let Some(Ok(o)) = self.child.map(std::process::Child::wait_with_output) else {
+            return Vec::new();
+        };
+        if !o.status.success() {
+            return Vec::new();
+        }
+        o.stdout
             .split(|&b| b == 0)
             .filter(|p| !p.is_empty())
             .filter_map(|p| std::str::from_utf8(p).ok())
-            .map(|p| dir.join(p))
-            .collect(),
-        _ => Vec::new(),
+            .map(|p| self.dir.join(p))
+            .collect()
     }
 }
 
@@ -262,7 +283,21 @@ use crate::k8s::json6902::PatchTarget;
 /// editor, whose kustomizations change, keeps one for a pass over its workspace and reads a
 /// single file's anew ([`patch_file`] without one).
 #[derive(Debug, Default)]
-pub struct Kustomizations(std::sync::Mutex<std::collections::HashMap<PathBuf, Targets>>);
+pub struct Kustomizations {
+    /// What the kustomization of each directory names, by the directory's canonical path.
+    named: std::sync::Mutex<std::collections::HashMap<PathBuf, Targets>>,
+    /// What is around each directory, as a file's path gives it.
+    around: std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<Around>>>,
+}
+
+/// Whether any kustomization around a directory names a patch file, and the directory's
+/// symbolic links: when none does, a file there that is no link is no patch, known without a
+/// system call of its own (a repository of ten thousand files saves fifty thousand).
+#[derive(Debug)]
+struct Around {
+    any: bool,
+    links: std::collections::HashSet<std::ffi::OsString>,
+}
 
 type Targets = std::sync::Arc<Vec<(PathBuf, PatchFile)>>;
 
@@ -284,48 +319,71 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
     }
-    let file = std::fs::canonicalize(path).ok()?;
-    for dir in file.ancestors().skip(1).take(4) {
-        let cached = read.and_then(|r| r.0.lock().ok().and_then(|m| m.get(dir).cloned()));
-        let targets = match cached {
-            Some(t) => t,
-            None => {
-                let mut targets = Vec::new();
-                for name in crate::inventory::kustomize::KUSTOMIZATION_FILES {
-                    let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-                        continue;
-                    };
-                    let exists = |p: &str| dir.join(p).exists();
-                    let k = crate::inventory::kustomize::Kustomization::read(&text, &exists);
-                    let canonical = |p: &str| std::fs::canonicalize(dir.join(p)).ok();
-                    // A file it lists as a resource is one, whatever a comment says.
-                    let resources: Vec<PathBuf> =
-                        k.resources.iter().filter_map(|r| canonical(r)).collect();
-                    let commented = crate::inventory::kustomize::commented_patch_files(&text)
-                        .into_iter()
-                        .filter_map(|p| canonical(&p))
-                        .filter(|p| !resources.contains(p))
-                        .map(|p| (p, None));
-                    let named = k.patch_files.iter().filter_map(|(p, target)| {
-                        Some((canonical(p)?, target.clone().map(std::sync::Arc::new)))
-                    });
-                    for (p, target) in named.chain(commented) {
-                        targets.push((p, PatchFile { target }));
-                    }
-                    break;
-                }
-                let targets = std::sync::Arc::new(targets);
-                if let Some(mut m) = read.and_then(|r| r.0.lock().ok()) {
-                    m.insert(dir.to_path_buf(), targets.clone());
-                }
-                targets
-            }
-        };
-        if let Some((_, t)) = targets.iter().find(|(p, _)| *p == file) {
-            return Some(t.clone());
+    // A file that is no link lies in its directory's canonical path: when no kustomization
+    // there or above names a patch, it is none.
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(Path::new("."));
+    let cached = read.and_then(|r| r.around.lock().ok()?.get(dir).cloned());
+    let around = cached.unwrap_or_else(|| {
+        let any = std::fs::canonicalize(dir).is_ok_and(|canonical| {
+            (canonical.ancestors().take(4)).any(|d| !named_in(d, read).is_empty())
+        });
+        let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+        let links = entries
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+            .map(|e| e.file_name())
+            .collect();
+        let around = std::sync::Arc::new(Around { any, links });
+        if let Some(mut m) = read.and_then(|r| r.around.lock().ok()) {
+            m.insert(dir.to_path_buf(), around.clone());
         }
+        around
+    });
+    if !around.any && !path.file_name().is_some_and(|n| around.links.contains(n)) {
+        return None;
     }
-    None
+    let file = std::fs::canonicalize(path).ok()?;
+    file.ancestors().skip(1).take(4).find_map(|dir| {
+        let targets = named_in(dir, read);
+        let found = targets.iter().find(|(p, _)| *p == file);
+        found.map(|(_, t)| t.clone())
+    })
+}
+
+/// What the kustomization of `dir` (a canonical path) names as patch files, each by its
+/// canonical path.
+fn named_in(dir: &Path, read: Option<&Kustomizations>) -> Targets {
+    if let Some(t) = read.and_then(|r| r.named.lock().ok()?.get(dir).cloned()) {
+        return t;
+    }
+    let mut targets = Vec::new();
+    for name in crate::inventory::kustomize::KUSTOMIZATION_FILES {
+        let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
+            continue;
+        };
+        let exists = |p: &str| dir.join(p).exists();
+        let k = crate::inventory::kustomize::Kustomization::read(&text, &exists);
+        let canonical = |p: &str| std::fs::canonicalize(dir.join(p)).ok();
+        // A file it lists as a resource is one, whatever a comment says.
+        let resources: Vec<PathBuf> = k.resources.iter().filter_map(|r| canonical(r)).collect();
+        let commented = crate::inventory::kustomize::commented_patch_files(&text)
+            .into_iter()
+            .filter_map(|p| canonical(&p))
+            .filter(|p| !resources.contains(p))
+            .map(|p| (p, None));
+        let named = k.patch_files.iter().filter_map(|(p, target)| {
+            Some((canonical(p)?, target.clone().map(std::sync::Arc::new)))
+        });
+        for (p, target) in named.chain(commented) {
+            targets.push((p, PatchFile { target }));
+        }
+        break;
+    }
+    let targets = std::sync::Arc::new(targets);
+    if let Some(mut m) = read.and_then(|r| r.named.lock().ok()) {
+        m.insert(dir.to_path_buf(), targets.clone());
+    }
+    targets
 }
 
 #[cfg(test)]
@@ -351,5 +409,36 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(agent.is_some_and(|p| p.target.is_none()));
         assert!(web.is_none());
+    }
+
+    /// A patch is found by the file's canonical path: through a link from a directory with no
+    /// kustomization around it, and from a kustomization two directories up, with the
+    /// kustomizations kept for the run or read anew.
+    #[cfg(unix)]
+    #[test]
+    fn a_patch_is_found_through_links_and_from_above() {
+        let dir = std::env::temp_dir().join(format!("taintlint-walk-link-{}", std::process::id()));
+        let (base, elsewhere) = (dir.join("base"), dir.join("elsewhere"));
+        std::fs::create_dir_all(base.join("patches/gpu")).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let kustomization = "resources:\n- web.yaml\npatches:\n- path: patches/gpu/gpu.yaml\n  target:\n    kind: Deployment\n    name: web\n";
+        std::fs::write(base.join("kustomization.yaml"), kustomization).unwrap();
+        std::fs::write(base.join("patches/gpu/gpu.yaml"), "- op: add\n").unwrap();
+        std::fs::write(base.join("patches/gpu/other.yaml"), "- op: add\n").unwrap();
+        std::os::unix::fs::symlink(
+            base.join("patches/gpu/gpu.yaml"),
+            elsewhere.join("gpu.yaml"),
+        )
+        .unwrap();
+        let kept = Kustomizations::default();
+        for read in [None, Some(&kept), Some(&kept)] {
+            let target = |p: &Path| patch_file(p, read).and_then(|p| p.target);
+            let named = target(&base.join("patches/gpu/gpu.yaml"));
+            assert_eq!(named.as_ref().and_then(|t| t.name.as_deref()), Some("web"));
+            assert_eq!(target(&elsewhere.join("gpu.yaml")), named);
+            assert!(patch_file(&base.join("patches/gpu/other.yaml"), read).is_none());
+            assert!(patch_file(&base.join("web.yaml"), read).is_none());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
