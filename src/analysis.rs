@@ -25,6 +25,7 @@ use crate::syntax::{self, Document, NodeKind, SyntaxError};
 mod embedded;
 mod json6902;
 
+pub(crate) use embedded::outer_fix;
 pub use embedded::{deeper, mapped_strings};
 
 /// Lints one file's text. Ranges in the result are byte ranges into `text`, sorted by position.

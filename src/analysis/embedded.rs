@@ -505,7 +505,7 @@ fn place_string(
 /// A fix of the string's text rewritten as a fix of the outer text, when every edit can be
 /// written there and the outer file then parses with the string holding exactly the fixed text
 /// ([`MappedString::writes`]); `false` (the fix is dropped) otherwise.
-fn outer_fix(text: &str, inner: &str, mapped: &MappedString, fix: &mut Fix) -> bool {
+pub(crate) fn outer_fix(text: &str, inner: &str, mapped: &MappedString, fix: &mut Fix) -> bool {
     let Some(outer) = fix
         .edits
         .iter()

@@ -120,30 +120,7 @@ impl Holder {
             Outer::Whole(_) => return false,
             Outer::Mapped(mapped, text) => (mapped, text),
         };
-        let Some(outer) = fix
-            .edits
-            .iter()
-            .map(|e| mapped.edit(text, &self.inner, &e.range, &e.replacement))
-            .collect::<Option<Vec<_>>>()
-        else {
-            return false;
-        };
-        let mut ranges: Vec<&Range<usize>> = fix.edits.iter().map(|e| &e.range).collect();
-        ranges.sort_by_key(|r| (r.start, r.end));
-        if ranges.windows(2).any(|w| w[0].end > w[1].start) {
-            return false;
-        }
-        let expected = fix.apply(&self.inner);
-        let edits: Vec<(Range<usize>, &str)> =
-            outer.iter().map(|(r, s)| (r.clone(), s.as_str())).collect();
-        if !mapped.writes(text, &edits, &expected) {
-            return false;
-        }
-        for (e, (range, replacement)) in fix.edits.iter_mut().zip(outer) {
-            e.range = range;
-            e.replacement = replacement;
-        }
-        true
+        crate::analysis::outer_fix(text, &self.inner, mapped, fix)
     }
 
     /// Whether a range of the text is placed exactly in the file.
