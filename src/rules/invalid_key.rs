@@ -50,11 +50,7 @@ impl Rule for InvalidKey {
         &META
     }
 
-    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        check(cx, item);
-    }
-
-    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+    fn check_item(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         // An empty taint key is `taint-missing-field`.
         check(cx, item);
     }

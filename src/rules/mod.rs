@@ -77,9 +77,16 @@ pub struct RuleMeta {
 /// A rule's checks. Each hook is called for every toleration / taint / list in a document.
 pub trait Rule: Sync {
     fn meta(&self) -> &'static RuleMeta;
-    fn check_toleration(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
+    /// A check that is the same for a toleration and a taint: what the two hooks below call
+    /// unless a rule writes its own.
+    fn check_item(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
+    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        self.check_item(cx, item);
+    }
     fn check_toleration_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
-    fn check_taint(&self, _cx: &mut Cx<'_, '_>, _item: &Item<'_>) {}
+    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+        self.check_item(cx, item);
+    }
     fn check_taint_list(&self, _cx: &mut Cx<'_, '_>, _items: &[Item<'_>]) {}
     /// Called once per pod template when there is an inventory, with the simulation's result.
     fn check_workload(&self, _cx: &mut WorkloadCx<'_, '_>) {}

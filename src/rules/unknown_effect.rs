@@ -42,11 +42,7 @@ impl Rule for UnknownEffect {
         &META
     }
 
-    fn check_toleration(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
-        check(cx, item);
-    }
-
-    fn check_taint(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
+    fn check_item(&self, cx: &mut Cx<'_, '_>, item: &Item<'_>) {
         check(cx, item);
     }
 }
