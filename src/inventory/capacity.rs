@@ -669,12 +669,21 @@ mod nodepool_tests {
         );
         assert!(!azure.one_type_fits(&cpu(1)));
         // A requirement on an instance label the table does not know: not decided.
-        let nitro = pool(
-            &format!("{general}        - {{key: karpenter.k8s.aws/instance-hypervisor, operator: In, values: [nitro]}}\n"),
+        let bandwidth = pool(
+            &format!("{general}        - {{key: karpenter.k8s.aws/instance-network-bandwidth, operator: Gt, values: ['10000']}}\n"),
             "",
             EC2,
         );
-        assert!(!nitro.one_type_fits(&cpu(1)));
+        assert!(!bandwidth.one_type_fits(&cpu(1)));
+        // The hypervisor is known: Nitro, and none on bare metal.
+        let hypervisor = |req: &str| {
+            let line = format!("        - {{key: karpenter.k8s.aws/instance-hypervisor, {req}}}\n");
+            pool(&format!("{general}{line}"), "", EC2)
+        };
+        assert!(hypervisor("operator: In, values: [nitro]").one_type_fits(&cpu(1)));
+        assert!(hypervisor("operator: NotIn, values: ['']").one_type_fits(&cpu(64)));
+        let metal = hypervisor("operator: In, values: ['']");
+        assert!(metal.types.iter().all(|t| t.size.starts_with("metal")) && !metal.types.is_empty());
         // A closed set within limits: g5 up to 48 vCPUs.
         let g5 = pool(
             "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}\n",

@@ -93,6 +93,12 @@ impl InstanceType {
             "karpenter.k8s.aws/instance-size" => self.size.to_string(),
             "karpenter.k8s.aws/instance-cpu" => self.cpu.to_string(),
             "karpenter.k8s.aws/instance-memory" => self.memory.to_string(),
+            // Every family of the table runs on Nitro; a bare-metal size has no hypervisor (the
+            // source lists `karpenter.k8s.aws/instance-hypervisor` empty for `c5.metal`).
+            "karpenter.k8s.aws/instance-hypervisor" if self.size.starts_with("metal") => {
+                String::new()
+            }
+            "karpenter.k8s.aws/instance-hypervisor" => "nitro".to_string(),
             "karpenter.k8s.aws/instance-gpu-count" if gpu => self.accelerators.to_string(),
             "karpenter.k8s.aws/instance-gpu-name" if gpu => self.gpu_name.to_string(),
             "karpenter.k8s.aws/instance-gpu-manufacturer" if gpu => {
@@ -116,6 +122,7 @@ impl InstanceType {
                 | "karpenter.k8s.aws/instance-size"
                 | "karpenter.k8s.aws/instance-cpu"
                 | "karpenter.k8s.aws/instance-memory"
+                | "karpenter.k8s.aws/instance-hypervisor"
                 | "karpenter.k8s.aws/instance-gpu-count"
                 | "karpenter.k8s.aws/instance-gpu-name"
                 | "karpenter.k8s.aws/instance-gpu-manufacturer"
@@ -191,6 +198,15 @@ pub fn arch_of(name: &str) -> Option<&'static str> {
     })
 }
 
+/// The `kubernetes.io/arch` label that nodes of any of these EC2 instance types carry, when
+/// their names tell one architecture ([`arch_of`]): a node group's `instance_types`, known in
+/// the table or not.
+pub fn shared_arch(types: &[String]) -> Option<(String, String)> {
+    let arch = arch_of(types.first()?)?;
+    let shared = types.iter().all(|t| arch_of(t) == Some(arch));
+    shared.then(|| ("kubernetes.io/arch".to_string(), arch.to_string()))
+}
+
 /// The instance types a NodePool's requirements allow, when they name only types (or families)
 /// of this table: `node.kubernetes.io/instance-type In [...]` or
 /// `karpenter.k8s.aws/instance-family In [...]`, narrowed by every other requirement on a label
@@ -223,8 +239,8 @@ pub fn allowed(reqs: &[PoolRequirement]) -> Option<Vec<&'static InstanceType>> {
 
 /// Some of the instance types a NodePool's requirements allow, where they leave them open:
 /// the table's types that meet every requirement on a label the table knows. `None` where a
-/// requirement is on another instance label (`karpenter.k8s.aws/instance-hypervisor`, ...:
-/// what it allows is not known here).
+/// requirement is on another instance label (`karpenter.k8s.aws/instance-network-bandwidth`,
+/// ...: what it allows is not known here).
 pub fn some_allowed(reqs: &[PoolRequirement]) -> Option<Vec<&'static InstanceType>> {
     if reqs
         .iter()
