@@ -656,6 +656,73 @@ pub fn taint_lists<'a>(
     read_defined(0, text, doc, root, 0).map_or_else(Vec::new, |d| d.lists)
 }
 
+/// The nodes of the manifests a Terraform file applies ([`terraform::manifests`]), and how many
+/// taints were left out as invalid: each manifest is read as YAML where it is written (the rest
+/// of the file blanked, so that every place is the file's own), its pools told apart from the
+/// file's node groups. A pool whose labels, taints or requirements are Terraform expressions
+/// (`${...}`) is not read, and said so: taintlint evaluates no expression. A manifest that is
+/// no inventory (a Deployment, an EC2NodeClass) adds nothing.
+fn applied_manifests(
+    file: usize,
+    name: &str,
+    text: &str,
+    objects: &mut Cluster,
+    unread: &mut Vec<terraform::Unread>,
+) -> (Vec<RawNode>, usize) {
+    let (mut out, mut invalid) = (Vec::new(), 0);
+    for (n, range) in terraform::manifests(text).into_iter().enumerate() {
+        let mut bytes = text.as_bytes().to_vec();
+        for (i, b) in bytes.iter_mut().enumerate() {
+            if !range.contains(&i) && *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        // (Whole characters are blanked: the range starts and ends at a line's start.)
+        let Ok(yaml) = String::from_utf8(bytes) else {
+            continue;
+        };
+        let Ok((nodes, left_out)) = nodes::parse_file(file, name, &yaml, objects, unread) else {
+            continue;
+        };
+        invalid += left_out;
+        for mut node in nodes {
+            let expression = |s: &str| s.contains("${");
+            let declared = node.declared.as_deref();
+            let written = node
+                .labels
+                .iter()
+                .any(|(k, v)| expression(k) || expression(v))
+                || (node.taints.iter())
+                    .chain(declared.into_iter().flat_map(|d| &d.startup_taints))
+                    .any(|t| expression(&t.taint.key) || expression(&t.taint.value))
+                || (declared
+                    .and_then(|d| d.requirements.as_ref())
+                    .into_iter()
+                    .flatten())
+                .any(|r| expression(&r.key) || r.values.iter().any(|v| expression(v)));
+            if written {
+                unread.push(terraform::Unread {
+                    at: node.at.range.clone(),
+                    message: format!(
+                        "pool `{}` is written with Terraform expressions (`${{...}}`), which \
+                         taintlint does not evaluate: its nodes are not read",
+                        node.pool
+                            .as_ref()
+                            .map_or(node.name.as_str(), |(_, n)| n.as_str()),
+                    ),
+                });
+                continue;
+            }
+            // Told apart from the node groups, whose keys count from 0.
+            if let Some(((_, i), _)) = &mut node.pool {
+                *i += (n + 1) << 20;
+            }
+            out.push(node);
+        }
+    }
+    (out, invalid)
+}
+
 /// An error at a byte offset of a file, turned into a line and column by the caller.
 pub(crate) struct ParseError {
     pub offset: Option<usize>,
@@ -755,10 +822,16 @@ impl ReadFile {
         let mut objects = Cluster::default();
         let mut unread = Vec::new();
         let read = match class::text(text) {
-            class::Text::Hcl => terraform::read(index, text).map(|(nodes, invalid, not_read)| {
-                unread = not_read;
-                (nodes, invalid)
-            }),
+            class::Text::Hcl => {
+                terraform::read(index, text).map(|(mut nodes, mut invalid, not_read)| {
+                    unread = not_read;
+                    let (applied, left_out) =
+                        applied_manifests(index, name, text, &mut objects, &mut unread);
+                    nodes.extend(applied);
+                    invalid += left_out;
+                    (nodes, invalid)
+                })
+            }
             class::Text::Json => match json::read(index, text) {
                 Ok(Some(r)) => {
                     objects.add_text(name, text);

@@ -184,8 +184,8 @@ pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
     out
 }
 
-/// Whether a Terraform text defines node pools (cheap: by resource type names, and a module's
-/// `node_pools = ...`).
+/// Whether a Terraform text defines node pools (cheap: by resource type names, a module's
+/// `node_pools = ...`, and the kinds of pools applied as manifests: [`manifests`]).
 pub fn defines_pools(text: &str) -> bool {
     let resources = [
         "google_container_node_pool",
@@ -210,8 +210,63 @@ pub fn defines_pools(text: &str) -> bool {
                 .is_some_and(|r| r.trim_start().starts_with('='))
         })
     };
+    let applied = || {
+        text.contains("_manifest")
+            && [
+                "NodePool",
+                "Provisioner",
+                "MachineDeployment",
+                "NodeFeatureRule",
+            ]
+            .iter()
+            .any(|kind| text.contains(&format!("kind: {kind}")))
+    };
     crate::class::looks_like_hcl(text)
-        && (resources.iter().any(|r| text.contains(r)) || gke_module())
+        && (resources.iter().any(|r| text.contains(r)) || gke_module() || applied())
+}
+
+/// The Kubernetes manifests a Terraform file applies as YAML, each the byte range of its
+/// heredoc's lines between the opening and the closing marker: a `kubectl_manifest`'s
+/// `yaml_body` (the gavinbunney/kubectl and alekc/kubectl providers) and a
+/// `kubernetes_manifest`'s `manifest = yamldecode(<<-EOT ... EOT)` (hashicorp/kubernetes). One
+/// document each (both providers take one). A Karpenter NodePool is often applied so, beside
+/// the cluster's node groups.
+pub(crate) fn manifests(text: &str) -> Vec<Range<usize>> {
+    if !text.contains("_manifest") {
+        return Vec::new();
+    }
+    let off = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let src = &text[off..];
+    let Ok(body) = super::hcl_objects::parse_terraform_body(src) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for s in body.iter() {
+        let Structure::Block(block) = s else { continue };
+        let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
+        let yaml = match (block.ident.as_str(), labels.as_slice()) {
+            ("resource", ["kubectl_manifest", _]) => attr(&block.body, "yaml_body"),
+            ("resource", ["kubernetes_manifest", _]) => match attr(&block.body, "manifest") {
+                Some(Expression::FuncCall(f)) if f.name.name.as_str() == "yamldecode" => {
+                    f.args.iter().next()
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(Expression::HeredocTemplate(heredoc)) = yaml else {
+            continue;
+        };
+        let Some(span) = heredoc.span() else { continue };
+        let written = &src[span.clone()];
+        let (Some(first), Some(last)) = (written.find('\n'), written.trim_end().rfind('\n')) else {
+            continue;
+        };
+        if first < last {
+            out.push(off + span.start + first + 1..off + span.start + last + 1);
+        }
+    }
+    out
 }
 
 /// Parses a Terraform file's node pools.
@@ -470,6 +525,14 @@ fn strings(e: Option<&Expression>) -> Vec<String> {
             all.unwrap_or_default()
         }
         _ => Vec::new(),
+    }
+}
+
+/// The architecture a node group's instance types share, unless its labels say one
+/// ([`super::instance_types::shared_arch`]: the kubelet labels every node with its machine's).
+fn add_arch(labels: &mut Vec<(String, String)>, types: &[String]) {
+    if !labels.iter().any(|(k, _)| k == "kubernetes.io/arch") {
+        labels.extend(super::instance_types::shared_arch(types));
     }
 }
 
@@ -1037,7 +1100,9 @@ impl<'a> Builder<'a> {
             "eks.amazonaws.com/nodegroup",
         ));
         labels.extend(eks_capacity_type(f.get("capacity_type")));
-        let capacity = super::capacity::from_instance_types(&strings(f.get("instance_types")));
+        let types = strings(f.get("instance_types"));
+        add_arch(&mut labels, &types);
+        let capacity = super::capacity::from_instance_types(&types);
         self.push(TfPool {
             name: written(self.src, f.get("node_group_name"), &address),
             kind: "aws_eks_node_group",
@@ -1111,6 +1176,7 @@ impl<'a> Builder<'a> {
         // A managed group's `instance_types`, a self-managed group's `instance_type`.
         let mut types = strings(f.get("instance_types"));
         types.extend(f.get("instance_type").and_then(literal));
+        add_arch(&mut labels, &types);
         let capacity = super::capacity::from_instance_types(&types);
         // A self-managed group's `autoscaling_group_tags` are put on its Auto Scaling group
         // (terraform-aws-modules/eks modules/self-managed-node-group main.tf).
@@ -1911,5 +1977,129 @@ resource "google_container_node_pool" "a100" {
         assert_eq!(offer("general", "nvidia.com/gpu"), Some((0, Some(0))));
         assert_eq!(offer("a100", "nvidia.com/gpu"), Some((2, Some(2))));
         assert_eq!(offer("a100", "cpu"), None);
+    }
+
+    // After aws-samples/karpenter-blueprints' cluster/terraform (a managed node group beside the
+    // default NodePool applied with `kubectl_manifest`) and the hashicorp/kubernetes provider's
+    // `kubernetes_manifest` docs.
+    #[test]
+    fn pools_applied_as_manifests_are_read_where_they_are_written() {
+        let text = r#"module "eks" {
+  source = "terraform-aws-modules/eks/aws"
+  eks_managed_node_groups = {
+    mng = {
+      instance_types = ["m4.large", "m5.large", "t3.large"]
+      labels = { "karpenter.sh/controller" = "true" }
+    }
+  }
+}
+
+resource "kubectl_manifest" "default_node_pool" {
+  yaml_body = <<-YAML
+    apiVersion: karpenter.sh/v1
+    kind: NodePool
+    metadata:
+      name: default
+    spec:
+      template:
+        metadata:
+          labels:
+            intent: apps
+        spec:
+          taints:
+            - key: example.com/gpu
+              effect: NoSchedule
+          requirements:
+            - key: kubernetes.io/arch
+              operator: In
+              values: ["amd64", "arm64"]
+          nodeClassRef:
+            name: default
+            group: karpenter.k8s.aws
+            kind: EC2NodeClass
+  YAML
+}
+
+resource "kubectl_manifest" "node_class" {
+  yaml_body = <<-YAML
+    apiVersion: karpenter.k8s.aws/v1
+    kind: EC2NodeClass
+    metadata:
+      name: default
+    spec:
+      role: "${module.karpenter.node_iam_role_name}"
+  YAML
+}
+
+resource "kubernetes_manifest" "templated" {
+  manifest = yamldecode(<<-EOT
+    apiVersion: karpenter.sh/v1
+    kind: NodePool
+    metadata:
+      name: team
+    spec:
+      template:
+        metadata:
+          labels:
+            team: ${var.team}
+        spec:
+          nodeClassRef:
+            name: default
+            group: karpenter.k8s.aws
+            kind: EC2NodeClass
+  EOT
+  )
+}
+"#;
+        let bodies = super::manifests(text);
+        assert_eq!(bodies.len(), 3);
+        for body in &bodies {
+            assert!(text[body.clone()]
+                .trim_start()
+                .starts_with("apiVersion: karpenter"));
+            assert!(
+                text[..body.start].ends_with("YAML\n") || text[..body.start].ends_with("EOT\n")
+            );
+            assert!(
+                text[body.end..].trim_start().starts_with("YAML")
+                    || text[body.end..].trim_start().starts_with("EOT")
+            );
+        }
+        // A file that only applies a NodePool defines pools too (an inventory directory takes it).
+        assert!(super::defines_pools(
+            &text[text.find("resource").unwrap()..]
+        ));
+        let inv = Inventory::load(&[("main.tf", text)]).unwrap();
+        let pool = |name: &str| inv.pools.iter().find(|p| p.name == name);
+        // The NodePool, its taint placed at its characters in the Terraform file.
+        let default = pool("default").expect("the NodePool applied with kubectl_manifest");
+        assert_eq!(
+            crate::inventory::find_label(&default.labels, "intent"),
+            Some("apps")
+        );
+        let taint = &default.taints[0];
+        assert_eq!(taint.taint.key, "example.com/gpu");
+        let at = &text[taint.at.range.clone()];
+        assert!(at.starts_with("key: example.com/gpu"), "{at:?}");
+        // The node group's instance types are all x86: so are its nodes.
+        let mng = pool("mng").expect("the managed node group");
+        assert_eq!(
+            crate::inventory::find_label(&mng.labels, "kubernetes.io/arch"),
+            Some("amd64")
+        );
+        assert!(mng.taints.is_empty());
+        // A NodePool whose labels are Terraform expressions is not read, and said so.
+        assert!(pool("team").is_none());
+        let said: Vec<&str> = inv.files[0]
+            .unread
+            .iter()
+            .map(|u| u.message.as_str())
+            .collect();
+        assert!(
+            said.iter()
+                .any(|m| m.starts_with("pool `team` is written with Terraform expressions")),
+            "{said:?}"
+        );
+        assert_eq!(inv.pools.len(), 2);
     }
 }
