@@ -1158,7 +1158,53 @@ fn check_hcl<'a>(text: &'a str, options: &Options) -> (syntax::Stream<'a>, Vec<D
         });
     }
     stream.documents.push(hcl.doc);
+    out.extend(applied_manifests(text, options));
     (stream, out)
+}
+
+/// The findings in the manifests a Terraform file applies (a NodePool in a `kubectl_manifest`'s
+/// heredoc: [`terraform::manifests`]), read as YAML where they are written, as the inventory
+/// reads them. Without fixes (a fix is checked as YAML, and the file is HCL), and without those
+/// on a Terraform expression (`${...}`, `%{...}`), whose value is not known.
+fn applied_manifests(text: &str, options: &Options) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for range in terraform::manifests(text) {
+        let Some(yaml) = terraform::manifest_text(text, &range) else {
+            continue;
+        };
+        let mut stream = syntax::parse(&yaml);
+        let mut found = check_stream(
+            &yaml,
+            &mut stream,
+            options,
+            (None, None),
+            None,
+            &mut PodTemplates::default(),
+            None,
+        );
+        let expressions: Vec<std::ops::Range<usize>> = ["${", "%{"]
+            .iter()
+            .flat_map(|open| text[range.clone()].match_indices(open))
+            .map(|(i, _)| {
+                let start = range.start + i;
+                let end = text[start..range.end]
+                    .find('}')
+                    .map_or(range.end, |e| start + e + 1);
+                start..end
+            })
+            .collect();
+        found.retain(|d| {
+            !expressions
+                .iter()
+                .any(|e| d.range.start < e.end && e.start < d.range.end.max(d.range.start + 1))
+        });
+        for d in &mut found {
+            d.fixes.clear();
+            d.document = Some(0);
+        }
+        out.extend(found);
+    }
+    out
 }
 
 fn file_diagnostic(

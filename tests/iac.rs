@@ -141,6 +141,61 @@ fn nodepool_taint_errors_at_their_place() {
     assert_eq!(d["object"]["kind"], "NodePool");
 }
 
+/// A NodePool a Terraform file applies with `kubectl_manifest` or `kubernetes_manifest` is a
+/// pool of the inventory and is linted where it is written; one whose taints are Terraform
+/// expressions is neither read nor judged on them. The node group's instance types are all x86.
+#[test]
+fn nodepools_applied_as_terraform_manifests() {
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/iac/applied-nodepool.tf",
+        "tests/fixtures/iac/applied-workloads.yaml",
+    ]);
+    let report = json(&out);
+    assert_eq!(
+        fits(&report),
+        [(
+            "graviton".to_string(),
+            pairs(&[("mng", "no"), ("default", "yes")])
+        )]
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("pool `gpu` is written with Terraform expressions"),
+        "{stderr}"
+    );
+    let out = run(&[
+        "lint",
+        "--format",
+        "json",
+        "tests/fixtures/iac/applied-nodepool.tf",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let found: Vec<(String, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let start = &d["range"]["start"];
+            let rule = d["rule"].as_str().unwrap().to_string();
+            (
+                rule,
+                start["line"].as_u64().unwrap(),
+                start["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // The misspelled effect, where it is written; nothing of the expressions.
+    assert_eq!(found, [("unknown-effect".to_string(), 55, 23)]);
+    assert!(report["diagnostics"][0]["fixes"]
+        .as_array()
+        .is_none_or(Vec::is_empty));
+}
+
 /// Each pool of a simulate JSON report as `name kind count: taints | startup taints`.
 fn pool_lines(report: &Value) -> Vec<String> {
     let taints = |v: &Value| {

@@ -657,11 +657,11 @@ pub fn taint_lists<'a>(
 }
 
 /// The nodes of the manifests a Terraform file applies ([`terraform::manifests`]), and how many
-/// taints were left out as invalid: each manifest is read as YAML where it is written (the rest
-/// of the file blanked, so that every place is the file's own), its pools told apart from the
-/// file's node groups. A pool whose labels, taints or requirements are Terraform expressions
-/// (`${...}`) is not read, and said so: taintlint evaluates no expression. A manifest that is
-/// no inventory (a Deployment, an EC2NodeClass) adds nothing.
+/// taints were left out as invalid: each is read as YAML where it is written
+/// ([`terraform::manifest_text`]), its pools told apart from the file's node groups. A pool
+/// whose taints or requirements are Terraform expressions (`${...}`) is not read, and said so,
+/// and a label that is one is left out: taintlint evaluates no expression. A manifest that is no
+/// inventory (a Deployment, an EC2NodeClass) adds nothing.
 fn applied_manifests(
     file: usize,
     name: &str,
@@ -671,30 +671,32 @@ fn applied_manifests(
 ) -> (Vec<RawNode>, usize) {
     let (mut out, mut invalid) = (Vec::new(), 0);
     for (n, range) in terraform::manifests(text).into_iter().enumerate() {
-        let mut bytes = text.as_bytes().to_vec();
-        for (i, b) in bytes.iter_mut().enumerate() {
-            if !range.contains(&i) && *b != b'\n' {
-                *b = b' ';
-            }
-        }
-        // (Whole characters are blanked: the range starts and ends at a line's start.)
-        let Ok(yaml) = String::from_utf8(bytes) else {
+        let Some(yaml) = terraform::manifest_text(text, &range) else {
             continue;
         };
         let Ok((nodes, left_out)) = nodes::parse_file(file, name, &yaml, objects, unread) else {
             continue;
         };
         invalid += left_out;
+        let expression = |s: &str| s.contains("${") || s.contains("%{");
         for mut node in nodes {
-            let expression = |s: &str| s.contains("${");
+            // A label whose value is not known is left out (Karpenter's own, from a
+            // `nodeClassRef` name written as an expression, say), with the requirement that
+            // stands for it.
+            let unknown: Vec<String> = (node.labels.iter())
+                .filter(|(k, v)| expression(k) || expression(v))
+                .map(|(k, _)| k.clone())
+                .collect();
+            node.labels.retain(|(k, _)| !unknown.contains(k));
+            if let Some(reqs) = node.declared.as_mut().and_then(|d| d.requirements.as_mut()) {
+                reqs.retain(|r| {
+                    !(unknown.contains(&r.key) && r.values.iter().any(|v| expression(v)))
+                });
+            }
             let declared = node.declared.as_deref();
-            let written = node
-                .labels
-                .iter()
-                .any(|(k, v)| expression(k) || expression(v))
-                || (node.taints.iter())
-                    .chain(declared.into_iter().flat_map(|d| &d.startup_taints))
-                    .any(|t| expression(&t.taint.key) || expression(&t.taint.value))
+            let written = (node.taints.iter())
+                .chain(declared.into_iter().flat_map(|d| &d.startup_taints))
+                .any(|t| expression(&t.taint.key) || expression(&t.taint.value))
                 || (declared
                     .and_then(|d| d.requirements.as_ref())
                     .into_iter()

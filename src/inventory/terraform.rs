@@ -185,7 +185,7 @@ pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
 }
 
 /// Whether a Terraform text defines node pools (cheap: by resource type names, a module's
-/// `node_pools = ...`, and the kinds of pools applied as manifests: [`manifests`]).
+/// `node_pools = ...`, and the kinds of pools applied as manifests, as `manifests` finds them).
 pub fn defines_pools(text: &str) -> bool {
     let resources = [
         "google_container_node_pool",
@@ -267,6 +267,20 @@ pub(crate) fn manifests(text: &str) -> Vec<Range<usize>> {
         }
     }
     out
+}
+
+/// The manifest at `range` of [`manifests`] as a YAML text of the file's length: every byte
+/// outside it blanked (line breaks kept), so that a place in it is the same in the file.
+pub(crate) fn manifest_text(text: &str, range: &Range<usize>) -> Option<String> {
+    text.get(range.clone())?;
+    let mut bytes = text.as_bytes().to_vec();
+    for (i, b) in bytes.iter_mut().enumerate() {
+        if !range.contains(&i) && *b != b'\n' {
+            *b = b' ';
+        }
+    }
+    // Whole characters are blanked: the range starts and ends at a line's start.
+    String::from_utf8(bytes).ok()
 }
 
 /// Parses a Terraform file's node pools.
@@ -2014,7 +2028,7 @@ resource "kubectl_manifest" "default_node_pool" {
               operator: In
               values: ["amd64", "arm64"]
           nodeClassRef:
-            name: default
+            name: ${local.node_class}
             group: karpenter.k8s.aws
             kind: EC2NodeClass
   YAML
@@ -2043,6 +2057,10 @@ resource "kubernetes_manifest" "templated" {
           labels:
             team: ${var.team}
         spec:
+          requirements:
+            - key: topology.kubernetes.io/zone
+              operator: In
+              values: ["${var.zone}", "us-east-1b"]
           nodeClassRef:
             name: default
             group: karpenter.k8s.aws
@@ -2077,6 +2095,10 @@ resource "kubernetes_manifest" "templated" {
             crate::inventory::find_label(&default.labels, "intent"),
             Some("apps")
         );
+        // Its node class is named by an expression: the label Karpenter derives from it is
+        // left out, the pool is read.
+        let class = crate::inventory::find_label(&default.labels, "karpenter.k8s.aws/ec2nodeclass");
+        assert_eq!(class, None);
         let taint = &default.taints[0];
         assert_eq!(taint.taint.key, "example.com/gpu");
         let at = &text[taint.at.range.clone()];
@@ -2088,7 +2110,7 @@ resource "kubernetes_manifest" "templated" {
             Some("amd64")
         );
         assert!(mng.taints.is_empty());
-        // A NodePool whose labels are Terraform expressions is not read, and said so.
+        // A NodePool whose requirements are Terraform expressions is not read, and said so.
         assert!(pool("team").is_none());
         let said: Vec<&str> = inv.files[0]
             .unread
