@@ -328,18 +328,26 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
         let any = std::fs::canonicalize(dir).is_ok_and(|canonical| {
             (canonical.ancestors().take(4)).any(|d| !named_in(d, read).is_empty())
         });
-        let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
-        let links = entries
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
-            .map(|e| e.file_name())
-            .collect();
+        // A run asks of every file of a directory: one listing says which are links. A single
+        // file asks the file system of itself (below).
+        let links = match read {
+            Some(_) if !any => (std::fs::read_dir(dir).into_iter().flatten().flatten())
+                .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
+                .map(|e| e.file_name())
+                .collect(),
+            _ => Default::default(),
+        };
         let around = std::sync::Arc::new(Around { any, links });
         if let Some(mut m) = read.and_then(|r| r.around.lock().ok()) {
             m.insert(dir.to_path_buf(), around.clone());
         }
         around
     });
-    if !around.any && !path.file_name().is_some_and(|n| around.links.contains(n)) {
+    let link = match read {
+        Some(_) => path.file_name().is_some_and(|n| around.links.contains(n)),
+        None => std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
+    };
+    if !around.any && !link {
         return None;
     }
     let file = std::fs::canonicalize(path).ok()?;
