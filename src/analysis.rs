@@ -1157,19 +1157,23 @@ fn check_hcl<'a>(text: &'a str, options: &Options) -> (syntax::Stream<'a>, Vec<D
             })
         });
     }
+    out.extend(applied_manifests(text, &hcl.manifests, options));
     stream.documents.push(hcl.doc);
-    out.extend(applied_manifests(text, options));
     (stream, out)
 }
 
 /// The findings in the manifests a Terraform file applies (a NodePool in a `kubectl_manifest`'s
-/// heredoc: [`terraform::manifests`]), read as YAML where they are written, as the inventory
+/// heredoc, `manifests`), read as YAML where they are written, as the inventory
 /// reads them. Without fixes (a fix is checked as YAML, and the file is HCL), and without those
 /// on a Terraform expression (`${...}`, `%{...}`), whose value is not known.
-fn applied_manifests(text: &str, options: &Options) -> Vec<Diagnostic> {
+fn applied_manifests(
+    text: &str,
+    manifests: &[std::ops::Range<usize>],
+    options: &Options,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for range in terraform::manifests(text) {
-        let Some(yaml) = terraform::manifest_text(text, &range) else {
+    for range in manifests {
+        let Some(yaml) = terraform::manifest_text(text, range) else {
             continue;
         };
         let mut stream = syntax::parse(&yaml);

@@ -656,22 +656,21 @@ pub fn taint_lists<'a>(
     read_defined(0, text, doc, root, 0).map_or_else(Vec::new, |d| d.lists)
 }
 
-/// The nodes of the manifests a Terraform file applies ([`terraform::manifests`]), and how many
+/// The nodes of the manifests a Terraform file applies (`manifests`, [`terraform::read`]), and how many
 /// taints were left out as invalid: each is read as YAML where it is written
 /// ([`terraform::manifest_text`]), its pools told apart from the file's node groups. A pool
 /// whose taints or requirements are Terraform expressions (`${...}`) is not read, and said so,
 /// and a label that is one is left out: taintlint evaluates no expression. A manifest that is no
 /// inventory (a Deployment, an EC2NodeClass) adds nothing.
 fn applied_manifests(
-    file: usize,
-    name: &str,
-    text: &str,
+    (file, name, text): (usize, &str, &str),
+    manifests: &[Range<usize>],
     objects: &mut Cluster,
     unread: &mut Vec<terraform::Unread>,
 ) -> (Vec<RawNode>, usize) {
     let (mut out, mut invalid) = (Vec::new(), 0);
-    for (n, range) in terraform::manifests(text).into_iter().enumerate() {
-        let Some(yaml) = terraform::manifest_text(text, &range) else {
+    for (n, range) in manifests.iter().enumerate() {
+        let Some(yaml) = terraform::manifest_text(text, range) else {
             continue;
         };
         let Ok((nodes, left_out)) = nodes::parse_file(file, name, &yaml, objects, unread) else {
@@ -825,10 +824,14 @@ impl ReadFile {
         let mut unread = Vec::new();
         let read = match class::text(text) {
             class::Text::Hcl => {
-                terraform::read(index, text).map(|(mut nodes, mut invalid, not_read)| {
+                terraform::read(index, text).map(|(mut nodes, mut invalid, not_read, manifests)| {
                     unread = not_read;
-                    let (applied, left_out) =
-                        applied_manifests(index, name, text, &mut objects, &mut unread);
+                    let (applied, left_out) = applied_manifests(
+                        (index, name, text),
+                        &manifests,
+                        &mut objects,
+                        &mut unread,
+                    );
                     nodes.extend(applied);
                     invalid += left_out;
                     (nodes, invalid)

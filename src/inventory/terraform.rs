@@ -136,6 +136,8 @@ pub(crate) struct Hcl<'a> {
     /// Cluster Autoscaler node-template tags, each set with the pool it describes (an index in
     /// `pools`), if one.
     pub tags: Vec<TagSet>,
+    /// The manifests the file applies as YAML, each the range of its text (see [`manifest`]).
+    pub manifests: Vec<Range<usize>>,
 }
 
 /// The node-template tags of one Auto Scaling group (see [`super::asg_tags`]): its taint tags
@@ -185,7 +187,8 @@ pub(crate) fn line_comments(text: &str) -> Vec<crate::syntax::Comment<'_>> {
 }
 
 /// Whether a Terraform text defines node pools (cheap: by resource type names, a module's
-/// `node_pools = ...`, and the kinds of pools applied as manifests, as `manifests` finds them).
+/// `node_pools = ...`, and the kinds of pools applied as manifests in `kubectl_manifest` or
+/// `kubernetes_manifest` heredocs).
 pub fn defines_pools(text: &str) -> bool {
     let resources = [
         "google_container_node_pool",
@@ -225,51 +228,33 @@ pub fn defines_pools(text: &str) -> bool {
         && (resources.iter().any(|r| text.contains(r)) || gke_module() || applied())
 }
 
-/// The Kubernetes manifests a Terraform file applies as YAML, each the byte range of its
+/// The YAML of the Kubernetes manifest a `resource` block applies, as the byte range of its
 /// heredoc's lines between the opening and the closing marker: a `kubectl_manifest`'s
 /// `yaml_body` (the gavinbunney/kubectl and alekc/kubectl providers) and a
 /// `kubernetes_manifest`'s `manifest = yamldecode(<<-EOT ... EOT)` (hashicorp/kubernetes). One
 /// document each (both providers take one). A Karpenter NodePool is often applied so, beside
-/// the cluster's node groups.
-pub(crate) fn manifests(text: &str) -> Vec<Range<usize>> {
-    if !text.contains("_manifest") {
-        return Vec::new();
-    }
-    let off = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let src = &text[off..];
-    let Ok(body) = super::hcl_objects::parse_terraform_body(src) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for s in body.iter() {
-        let Structure::Block(block) = s else { continue };
-        let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
-        let yaml = match (block.ident.as_str(), labels.as_slice()) {
-            ("resource", ["kubectl_manifest", _]) => attr(&block.body, "yaml_body"),
-            ("resource", ["kubernetes_manifest", _]) => match attr(&block.body, "manifest") {
-                Some(Expression::FuncCall(f)) if f.name.name.as_str() == "yamldecode" => {
-                    f.args.iter().next()
-                }
-                _ => None,
-            },
+/// the cluster's node groups ([`Hcl::manifests`]).
+fn manifest(src: &str, off: usize, resource: &str, body: &Body) -> Option<Range<usize>> {
+    let yaml = match resource {
+        "kubectl_manifest" => attr(body, "yaml_body"),
+        "kubernetes_manifest" => match attr(body, "manifest") {
+            Some(Expression::FuncCall(f)) if f.name.name.as_str() == "yamldecode" => {
+                f.args.iter().next()
+            }
             _ => None,
-        };
-        let Some(Expression::HeredocTemplate(heredoc)) = yaml else {
-            continue;
-        };
-        let Some(span) = heredoc.span() else { continue };
-        let written = &src[span.clone()];
-        let (Some(first), Some(last)) = (written.find('\n'), written.trim_end().rfind('\n')) else {
-            continue;
-        };
-        if first < last {
-            out.push(off + span.start + first + 1..off + span.start + last + 1);
-        }
-    }
-    out
+        },
+        _ => None,
+    };
+    let Some(Expression::HeredocTemplate(heredoc)) = yaml else {
+        return None;
+    };
+    let span = heredoc.span()?;
+    let written = &src[span.clone()];
+    let (first, last) = (written.find('\n')?, written.trim_end().rfind('\n')?);
+    (first < last).then(|| off + span.start + first + 1..off + span.start + last + 1)
 }
 
-/// The manifest at `range` of [`manifests`] as a YAML text of the file's length: every byte
+/// The manifest at `range` of [`Hcl::manifests`] as a YAML text of the file's length: every byte
 /// outside it blanked (line breaks kept), so that a place in it is the same in the file.
 pub(crate) fn manifest_text(text: &str, range: &Range<usize>) -> Option<String> {
     text.get(range.clone())?;
@@ -318,10 +303,14 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             _ => None,
         })
         .collect();
+    let mut manifests = Vec::new();
     for s in body.iter() {
         let Structure::Block(block) = s else { continue };
         let labels: Vec<&str> = block.labels.iter().map(|l| l.as_str()).collect();
         let at = b.span_of(block).unwrap_or(0..0);
+        if let ("resource", [resource, _]) = (block.ident.as_str(), labels.as_slice()) {
+            manifests.extend(manifest(src, off, resource, &block.body));
+        }
         match (block.ident.as_str(), labels.as_slice()) {
             ("resource", ["google_container_node_pool", name]) => {
                 let address = format!("google_container_node_pool.{name}");
@@ -456,6 +445,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         spelled: b.spelled,
         unread: b.unread,
         tags: b.tags,
+        manifests,
     })
 }
 
@@ -1524,10 +1514,13 @@ impl<'a> Builder<'a> {
 
 /// Reads a Terraform file's node pools, one node standing for each pool; with how many taints
 /// are left out (invalid) and the node groups not read.
+/// The nodes of a Terraform file's node groups, how many taints were left out as invalid, the
+/// groups not read, and the manifests it applies ([`Hcl::manifests`], read by the caller).
+#[allow(clippy::type_complexity)]
 pub(crate) fn read(
     file: usize,
     text: &str,
-) -> Result<(Vec<RawNode>, usize, Vec<Unread>), ParseError> {
+) -> Result<(Vec<RawNode>, usize, Vec<Unread>, Vec<Range<usize>>), ParseError> {
     let hcl = parse(text)?;
     let mut out = Vec::new();
     let mut invalid = 0;
@@ -1588,7 +1581,7 @@ pub(crate) fn read(
         }
         out.push(node);
     }
-    Ok((out, invalid, hcl.unread))
+    Ok((out, invalid, hcl.unread, hcl.manifests))
 }
 
 #[cfg(test)]
@@ -2069,7 +2062,10 @@ resource "kubernetes_manifest" "templated" {
   )
 }
 "#;
-        let bodies = super::manifests(text);
+        let Ok(hcl) = super::parse(text) else {
+            panic!("the file parses")
+        };
+        let bodies = hcl.manifests;
         assert_eq!(bodies.len(), 3);
         for body in &bodies {
             assert!(text[body.clone()]
