@@ -319,40 +319,45 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
     if !matches!(ext, "yaml" | "yml" | "json") {
         return None;
     }
+    // A single file keeps what it reads for this call: each kustomization is read once.
+    let single = read.is_none();
+    let local = Kustomizations::default();
+    let kept = read.unwrap_or(&local);
     // A file that is no link lies in its directory's canonical path: when no kustomization
     // there or above names a patch, it is none.
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let dir = dir.unwrap_or(Path::new("."));
-    let cached = read.and_then(|r| r.around.lock().ok()?.get(dir).cloned());
+    let cached = kept.around.lock().ok().and_then(|m| m.get(dir).cloned());
     let around = cached.unwrap_or_else(|| {
         let any = std::fs::canonicalize(dir).is_ok_and(|canonical| {
-            (canonical.ancestors().take(4)).any(|d| !named_in(d, read).is_empty())
+            (canonical.ancestors().take(4)).any(|d| !named_in(d, kept).is_empty())
         });
         // A run asks of every file of a directory: one listing says which are links. A single
         // file asks the file system of itself (below).
-        let links = match read {
-            Some(_) if !any => (std::fs::read_dir(dir).into_iter().flatten().flatten())
+        let links = if single || any {
+            Default::default()
+        } else {
+            (std::fs::read_dir(dir).into_iter().flatten().flatten())
                 .filter(|e| e.file_type().is_ok_and(|t| t.is_symlink()))
                 .map(|e| e.file_name())
-                .collect(),
-            _ => Default::default(),
+                .collect()
         };
         let around = std::sync::Arc::new(Around { any, links });
-        if let Some(mut m) = read.and_then(|r| r.around.lock().ok()) {
+        if let Ok(mut m) = kept.around.lock() {
             m.insert(dir.to_path_buf(), around.clone());
         }
         around
     });
-    let link = match read {
-        Some(_) => path.file_name().is_some_and(|n| around.links.contains(n)),
-        None => std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
+    let link = match single {
+        false => path.file_name().is_some_and(|n| around.links.contains(n)),
+        true => std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()),
     };
     if !around.any && !link {
         return None;
     }
     let file = std::fs::canonicalize(path).ok()?;
     file.ancestors().skip(1).take(4).find_map(|dir| {
-        let targets = named_in(dir, read);
+        let targets = named_in(dir, kept);
         let found = targets.iter().find(|(p, _)| *p == file);
         found.map(|(_, t)| t.clone())
     })
@@ -360,8 +365,8 @@ pub fn patch_file(path: &Path, read: Option<&Kustomizations>) -> Option<PatchFil
 
 /// What the kustomization of `dir` (a canonical path) names as patch files, each by its
 /// canonical path.
-fn named_in(dir: &Path, read: Option<&Kustomizations>) -> Targets {
-    if let Some(t) = read.and_then(|r| r.named.lock().ok()?.get(dir).cloned()) {
+fn named_in(dir: &Path, kept: &Kustomizations) -> Targets {
+    if let Some(t) = kept.named.lock().ok().and_then(|m| m.get(dir).cloned()) {
         return t;
     }
     let mut targets = Vec::new();
@@ -388,7 +393,7 @@ fn named_in(dir: &Path, read: Option<&Kustomizations>) -> Targets {
         break;
     }
     let targets = std::sync::Arc::new(targets);
-    if let Some(mut m) = read.and_then(|r| r.named.lock().ok()) {
+    if let Ok(mut m) = kept.named.lock() {
         m.insert(dir.to_path_buf(), targets.clone());
     }
     targets
