@@ -550,6 +550,36 @@ spec:
     assert_eq!(c[0]["cause"]["line"], 10, "the taint's `- key:` line");
 }
 
+/// A pool that loses the label a workload spreads over (`DoNotSchedule`) strands it: the cause
+/// is the label, in the pool's definition.
+#[test]
+fn a_label_a_spread_needs_removed_from_a_pool() {
+    let repo = Repo::new();
+    repo.write(
+        "cluster/pools.yaml",
+        "pools:\n  general:\n    count: 3\n    labels: {tier: general, rack: r1}\n",
+    )
+    .write(
+        "apps/web.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      topologySpreadConstraints: [{maxSkew: 1, topologyKey: rack, whenUnsatisfiable: DoNotSchedule}]\n      containers: [{name: w, image: web}]\n",
+    )
+    .commit("init");
+    repo.edit("cluster/pools.yaml", ", rack: r1", "");
+    let (v, run) = simulate(&repo);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let c = changes(&v);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(c[0]["name"], "web");
+    assert_eq!(c[0]["after"]["fits"], "no");
+    assert_eq!(c[0]["cause"]["code"], "label-changed");
+    assert_eq!(c[0]["cause"]["label"], "rack");
+    assert_eq!(
+        c[0]["cause"]["message"],
+        "pool general's label rack changed from `r1` to (none)"
+    );
+    assert_eq!(c[0]["cause"]["file"], "cluster/pools.yaml");
+}
+
 #[test]
 fn lint_reports_only_what_the_change_introduces() {
     let repo = repo();

@@ -1936,3 +1936,86 @@ spec:
         "{text}"
     );
 }
+
+/// A workload split between two NodePools by a custom label they define, with a
+/// `DoNotSchedule` spread on it (the karpenter-blueprints od-spot-split shape): `simulate` keeps
+/// it off the pool without the label, and `lint` against that pool alone points at the key.
+#[test]
+fn a_spread_keeps_a_workload_off_pools_without_its_key() {
+    let o = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/spread/nodepools.yaml",
+        "--inventory",
+        "tests/fixtures/spread/default.yaml",
+        "tests/fixtures/spread/workload.yaml",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let w = &v["workloads"][0];
+    assert_eq!(w["fits"], "yes", "{w}");
+    let names: Vec<&str> = v["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    let mut fits: Vec<(&str, &str)> = Vec::new();
+    for entry in w["pools"].as_array().unwrap() {
+        for p in entry["pools"].as_array().unwrap() {
+            fits.push((
+                names[p.as_u64().unwrap() as usize],
+                entry["fit"].as_str().unwrap(),
+            ));
+        }
+    }
+    fits.sort();
+    assert_eq!(
+        fits,
+        [("default", "no"), ("node-od", "yes"), ("node-spot", "yes")]
+    );
+    // The ScheduleAnyway spread on the zone only scores: nothing is said of it.
+    assert_eq!(
+        w["reasons"],
+        serde_json::json!([{
+            "code": "topology-key",
+            "key": "capacity-spread",
+            "message": "topology spread on capacity-spread (DoNotSchedule): the node has no label capacity-spread"
+        }])
+    );
+
+    let o = run(&[
+        "lint",
+        "--format",
+        "json",
+        "--inventory",
+        "tests/fixtures/spread/default.yaml",
+        "tests/fixtures/spread/workload.yaml",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let found: Vec<(&str, u64, u64, &str)> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unschedulable")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap(),
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["range"]["start"]["column"].as_u64().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "spec.template.spec.topologySpreadConstraints[0].topologyKey",
+            24,
+            24,
+            "Deployment workload-split fits no node; closest is pool default: topology spread on \
+             capacity-spread (DoNotSchedule): the node has no label capacity-spread"
+        )]
+    );
+}

@@ -602,7 +602,7 @@ fn explain(
     {
         let key = r.key.clone().unwrap_or_default();
         match r.code.as_str() {
-            "node-selector" | "label-unknown" => {
+            "node-selector" | "label-unknown" | "topology-key" | "topology-key-unknown" => {
                 let (lb, la) = (pb.labels.get(&key), pa.labels.get(&key));
                 if lb != la {
                     let shown = |v: Option<&String>| {
@@ -620,6 +620,9 @@ fn explain(
                     );
                     c.label = Some(key);
                     return c;
+                }
+                if r.code.starts_with("topology-key") {
+                    return at_workload("other", pool_said(&pa.name, &r.message, worse), Some(pa));
                 }
                 let mut c = at_workload(
                     "node-selector-changed",
@@ -664,17 +667,7 @@ fn explain(
                     Some(pa),
                 )
             }
-            _ => {
-                return at_workload(
-                    "other",
-                    if worse {
-                        format!("pool {}: {}", pa.name, r.message)
-                    } else {
-                        format!("pool {}: no longer \"{}\"", pa.name, r.message)
-                    },
-                    Some(pa),
-                )
-            }
+            _ => return at_workload("other", pool_said(&pa.name, &r.message, worse), Some(pa)),
         }
     }
     at_workload(
@@ -687,6 +680,15 @@ fn explain(
         ),
         Some(pa),
     )
+}
+
+/// A pool's reason that came (`worse`) or went, in words.
+fn pool_said(pool: &str, message: &str, worse: bool) -> String {
+    if worse {
+        format!("pool {pool}: {message}")
+    } else {
+        format!("pool {pool}: no longer \"{message}\"")
+    }
 }
 
 /// The texts `place` reads: each file by name, at the base revision and in the working tree,

@@ -27,7 +27,12 @@ Every node is checked the way the scheduler's filters check it: each NoSchedule 
 taint must be tolerated (TaintToleration), a cordoned node (`spec.unschedulable: true`) needs a
 toleration of `node.kubernetes.io/unschedulable:NoSchedule` (NodeUnschedulable), `nodeName`
 must name the node (NodeName), `nodeSelector` and required node affinity must match its
-labels (NodeAffinity), and the pod's requests must fit what the node has allocatable
+labels (NodeAffinity), a `DoNotSchedule` topology spread constraint's `topologyKey` must be a
+label the node carries (PodTopologySpread,
+pkg/scheduler/framework/plugins/podtopologyspread/filtering.go: a node without it is
+`UnschedulableAndUnresolvable`; how many matching pods each domain already holds is about the
+running cluster, which no file says, and is not judged), and the pod's requests must fit what
+the node has allocatable
 (NodeResourcesFit, pkg/scheduler/framework/plugins/noderesources/fit.go): the containers'
 requests summed, init containers as a floor, sidecars and RuntimeClass overhead added; a node
 without an extended resource such as `nvidia.com/gpu` has none of it. What a node offers comes
@@ -234,6 +239,18 @@ fn place(cx: &WorkloadCx<'_, '_>, c: &Closest<'_, '_>) -> (Range<usize>, String)
                 Some(e) => (
                     cx.span(e.key_node),
                     format!("{}.nodeSelector.{key}", w.path),
+                ),
+                None => cx.anchor(),
+            }
+        }
+        (None, Some(Reason::TopologyKey(key))) => {
+            match w.spread_keys.iter().find(|s| s.key == *key) {
+                Some(s) => (
+                    cx.span(s.node),
+                    format!(
+                        "{}.topologySpreadConstraints[{}].topologyKey",
+                        w.path, s.index
+                    ),
                 ),
                 None => cx.anchor(),
             }

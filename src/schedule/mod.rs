@@ -11,7 +11,7 @@ use crate::config::Options;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::inventory::{capacity, Inventory, NodeRef, Pool};
+use crate::inventory::{capacity, Inventory, NodeRef, Pool, HOSTNAME_LABEL};
 use crate::k8s::model::{do_not_schedule, tolerations_tolerate_taint, Effect, Taint, Toleration};
 use crate::k8s::objects::{items, Extracted, Item, List};
 use crate::k8s::resources::{self, Resources};
@@ -40,6 +40,15 @@ pub struct SelectorEntry {
     pub value: std::sync::Arc<str>,
     pub key_node: NodeId,
     pub value_node: NodeId,
+}
+
+/// The `topologyKey` of a `DoNotSchedule` topology spread constraint.
+#[derive(Debug, Clone)]
+pub struct SpreadKey {
+    pub key: Arc<str>,
+    /// The key's value in the manifest, and its constraint's index in the list.
+    pub node: NodeId,
+    pub index: usize,
 }
 
 /// A pod template as the scheduler sees it.
@@ -75,6 +84,9 @@ pub struct Workload<'d> {
     pub affinity: Option<Affinity>,
     /// The terms of its preferred node affinity (what the scheduler's score prefers).
     pub preferred: Vec<affinity::Term>,
+    /// The `topologyKey`s of its `topologySpreadConstraints` that say `whenUnsatisfiable:
+    /// DoNotSchedule`, each with its value's node: a node without such a label is turned away.
+    pub spread_keys: Vec<SpreadKey>,
     pub host_network: bool,
     /// Resources the containers request (requests and limits: limits default the requests).
     pub requested: Vec<String>,
@@ -146,6 +158,9 @@ impl<'d> Workload<'d> {
         } else {
             Vec::new()
         };
+        let spread_keys = field("topologySpreadConstraints")
+            .map(|(_, v)| spread_keys(doc, v))
+            .unwrap_or_default();
         let admission_pod = admission::Pod {
             kind,
             namespace: object.namespace.unwrap_or("default"),
@@ -194,6 +209,7 @@ impl<'d> Workload<'d> {
             selector_key,
             affinity,
             preferred,
+            spread_keys,
             host_network,
             requested,
             requests,
@@ -256,6 +272,9 @@ pub enum Reason {
     },
     /// Required node affinity does not match; why.
     NodeAffinity(String),
+    /// A `DoNotSchedule` topology spread constraint's `topologyKey` the node has no label for
+    /// (PodTopologySpread's filter).
+    TopologyKey(Arc<str>),
     /// The pool makes nodes on demand (a Karpenter NodePool) and its requirements rule out
     /// what the pod's `nodeSelector` or required affinity asks for; why.
     Requirements(String),
@@ -279,6 +298,9 @@ impl Reason {
                 format!("nodeSelector {key}={wanted} does not match")
             }
             Reason::NodeAffinity(why) => format!("required node affinity does not match: {why}"),
+            Reason::TopologyKey(key) => {
+                format!("topology spread on {key} (DoNotSchedule): the node has no label {key}")
+            }
             Reason::Requirements(why) => why.clone(),
             Reason::Insufficient {
                 resource,
@@ -406,6 +428,9 @@ pub enum Asked {
     /// tolerate, which the pool's nodes may carry or not: `by` puts it on the nodes it matches,
     /// which cannot be known offline ([`Pool::may_carry`]).
     Taint { taint: String, by: String },
+    /// The `topologyKey` of a `DoNotSchedule` topology spread constraint: the node must carry
+    /// the label `key`, with any value.
+    Spread,
     /// Not a label: a resource claim of the pod (Dynamic Resource Allocation), named `key`,
     /// with what it claims in words; not simulated.
     Claim {
@@ -464,6 +489,14 @@ impl Undeclared {
             Asked::Taint { taint, by } => format!(
                 "untolerated taint {taint}: {by} puts it on the nodes it matches, which may be \
                  this pool's; it fits if they do not carry it"
+            ),
+            Asked::Spread if CLOUD_TOPOLOGY.contains(&key.as_str()) => format!(
+                "topology spread on {key} (DoNotSchedule): a cloud provider sets {key} on its \
+                 nodes, and the inventory does not say it on this pool's; it fits if they carry it"
+            ),
+            Asked::Spread => format!(
+                "topology spread on {key} (DoNotSchedule): the pool's definition does not \
+                 declare the label {key}; it fits if the label is set elsewhere"
             ),
             Asked::Claim { what, enough: None } => format!(
                 "resource claim {key} {what}: dynamic resource allocation is not simulated; it \
@@ -840,7 +873,8 @@ pub fn simulate(w: &Workload<'_>, inventory: &Inventory, options: &Options) -> S
     let per_node = w.node_name.is_some()
         || w.node_selector.iter().any(|e| identity(&e.key))
         || w.class_selector.iter().any(|(k, _)| identity(k))
-        || w.affinity.as_ref().is_some_and(|a| a.per_node(&identity));
+        || w.affinity.as_ref().is_some_and(|a| a.per_node(&identity))
+        || w.spread_keys.iter().any(|s| identity(&s.key));
     let named = if per_node {
         named_nodes(w, inventory)
     } else {
@@ -958,6 +992,7 @@ pub struct Asks {
     pub node_selector: Vec<(Arc<str>, Arc<str>)>,
     class_selector: Vec<(String, String)>,
     affinity: Option<Vec<affinity::Term>>,
+    spread_keys: Vec<Arc<str>>,
     /// Its preferred node affinity: no verdict reads it, a rule does
     /// (`toleration-does-not-attract`).
     pub preferred: Vec<affinity::Term>,
@@ -986,6 +1021,7 @@ impl Asks {
                 .collect(),
             class_selector: w.class_selector.clone(),
             affinity: w.affinity.as_ref().map(|a| a.terms.clone()),
+            spread_keys: w.spread_keys.iter().map(|s| s.key.clone()).collect(),
             preferred: w.preferred.clone(),
             requests: w.requests.clone(),
             gate: options.feature(COMPARISON_GATE),
@@ -1000,6 +1036,7 @@ impl Asks {
             &asks.node_selector,
             &asks.class_selector,
             &asks.affinity,
+            &asks.spread_keys,
             &asks.preferred,
             &asks.requests,
             asks.gate,
@@ -1235,6 +1272,36 @@ fn manifest_tolerations(items: &[Item<'_>]) -> (admission::Tolerations, Vec<bool
         .filter_map(|(i, item)| Some((item.toleration()?, Source::Manifest(i))))
         .collect();
     (manifest, bare)
+}
+
+/// The `topologyKey`s of a `topologySpreadConstraints` list whose `whenUnsatisfiable` is
+/// `DoNotSchedule`, once each: the constraints kube-scheduler's PodTopologySpread filters with
+/// (pkg/scheduler/framework/plugins/podtopologyspread/filtering.go keeps those, and its `Filter`
+/// turns away a node without the key as `UnschedulableAndUnresolvable`). `ScheduleAnyway` only
+/// weighs in the score, and the spread itself (how many matching pods each domain holds) is
+/// about the pods running, which no file says: only the label's presence is judged.
+fn spread_keys(doc: &Document<'_>, list: NodeId) -> Vec<SpreadKey> {
+    let text = |id| crate::inventory::scalar_text(doc, id);
+    let mut keys: Vec<SpreadKey> = Vec::new();
+    for (index, &item) in doc.sequence(list).unwrap_or_default().iter().enumerate() {
+        let when = doc
+            .get(item, "whenUnsatisfiable")
+            .and_then(|(_, v)| text(v));
+        let Some((_, node)) = doc.get(item, "topologyKey") else {
+            continue;
+        };
+        let Some(key) = text(node).filter(|k| !k.is_empty()) else {
+            continue;
+        };
+        if when.as_deref() == Some("DoNotSchedule") && !keys.iter().any(|k| *k.key == *key) {
+            keys.push(SpreadKey {
+                key: key.into(),
+                node,
+                index,
+            });
+        }
+    }
+    keys
 }
 
 /// The entries of a `nodeSelector` mapping.
@@ -1475,6 +1542,14 @@ pub fn resource_fit(requests: &Resources, pool: &Pool, verdict: &mut Verdict) {
 /// not say; a Node object has what it holds.
 pub const KUBELET_LABELS: &[&str] = &["kubernetes.io/os", "kubernetes.io/arch"];
 
+/// The topology labels a cloud provider's node controller gives each node from the cloud's own
+/// record of it (kubernetes/cloud-provider controllers/node/node_controller.go): on a node of a
+/// cloud, whatever the inventory writes; on bare metal or a local cluster, only if labelled.
+pub const CLOUD_TOPOLOGY: &[&str] = &[
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+];
+
 /// Adds to `verdict` what the workload's selectors say about a node: reasons it does not fit,
 /// and what the `nodeSelector` and required node affinity ask of labels the node may carry
 /// though the inventory does not say (on a pool defined as code whose labels are not all known,
@@ -1494,6 +1569,12 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
             .collect();
         if let Some(why) = requirements::failure(reqs, &selector, w.affinity.as_ref()) {
             out.push(Reason::Requirements(why));
+        }
+        // Every node it makes has a hostname (Karpenter spreads over hostnames as new nodes).
+        for SpreadKey { key, .. } in &w.spread_keys {
+            if **key != *HOSTNAME_LABEL && !requirements::can_label(reqs, key) {
+                out.push(Reason::TopologyKey(key.clone()));
+            }
         }
         return;
     }
@@ -1542,6 +1623,23 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
                 wanted: wanted.as_str().into(),
                 actual: actual.map(str::to_string),
             });
+        }
+    }
+    // A DoNotSchedule topology spread needs its key on the node, whatever its value. The kubelet
+    // names every node it registers (`kubernetes.io/hostname`); a cloud provider gives its nodes
+    // their zone and region, which a pool file or a definition may not write.
+    for SpreadKey { key, .. } in &w.spread_keys {
+        let unsaid = !node.pool.observed;
+        if node.label(key).is_some() || (unsaid && **key == *HOSTNAME_LABEL) {
+            continue;
+        }
+        if open_for(key) || (unsaid && CLOUD_TOPOLOGY.contains(&&**key)) {
+            unknown.push(Undeclared {
+                key: key.to_string(),
+                asked: Asked::Spread,
+            });
+        } else {
+            out.push(Reason::TopologyKey(key.clone()));
         }
     }
     // Required node affinity likewise: a term may match if the labels it needs are set.

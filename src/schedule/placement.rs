@@ -491,6 +491,7 @@ pub(crate) fn short(reason: &Reason, pool: &Pool) -> String {
         Reason::NodeSelector { .. } => "nodeSelector".to_string(),
         Reason::NodeAffinity(_) => "node affinity".to_string(),
         Reason::Requirements(_) => "pool requirements".to_string(),
+        Reason::TopologyKey(key) => format!("no label {key}"),
         Reason::Insufficient { resource, .. } => format!("insufficient {resource}"),
     }
 }

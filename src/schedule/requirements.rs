@@ -167,6 +167,18 @@ fn incompatible(pool: &[PoolRequirement], asked: &[Asked<'_>]) -> Option<String>
     None
 }
 
+/// Whether a pool with these requirements makes nodes that carry the label `key` (a topology
+/// spread's key, asked with any value): a well-known label, or one its requirements define and
+/// do not forbid.
+pub fn can_label(pool: &[PoolRequirement], key: &str) -> bool {
+    let exists = Asked {
+        key,
+        allowed: Allowed::new("Exists", &[]).expect("Exists always parses"),
+        text: String::new(),
+    };
+    incompatible(pool, &[exists]).is_none()
+}
+
 /// Why a pod with this `nodeSelector` and required affinity can get no node from a pool with
 /// these requirements (`None`: it can).
 pub fn failure(

@@ -2147,3 +2147,147 @@ fn a_gke_clusters_default_pool() {
     // Its cluster's location is not a literal: one to three zones.
     assert_eq!(removed.pools[0].size(), "1..3 nodes");
 }
+
+/// A `DoNotSchedule` topology spread needs its key on the node (PodTopologySpread's filter,
+/// pkg/scheduler/framework/plugins/podtopologyspread/filtering.go: a node without the label is
+/// `UnschedulableAndUnresolvable`), whatever its value and whatever the pods running; a
+/// `ScheduleAnyway` one only scores. Where the inventory cannot say whether its nodes carry the
+/// key, the pod may fit.
+#[test]
+fn a_do_not_schedule_spread_needs_its_key_on_the_node() {
+    let spread = |key: &str, when: &str| {
+        pod(&format!(
+            "topologySpreadConstraints: [{{maxSkew: 1, topologyKey: {key}, \
+             whenUnsatisfiable: {when}, labelSelector: {{matchLabels: {{app: a}}}}}}]"
+        ))
+    };
+    let options = Options::default();
+    // Node objects: what they hold is what the scheduler sees.
+    let nodes = inventory(&format!(
+        "{}---\n{}",
+        node(
+            "a",
+            "capacity-spread: '1', topology.kubernetes.io/zone: z1",
+            "",
+            false
+        ),
+        node("b", "topology.kubernetes.io/zone: z2", "", false)
+    ));
+    let pools_fitting = |manifest: &str, inv: &Inventory| -> Vec<bool> {
+        first_verdict(manifest, inv, &options)
+            .iter()
+            .map(|v| v.fits())
+            .collect()
+    };
+    assert_eq!(
+        pools_fitting(&spread("capacity-spread", "DoNotSchedule"), &nodes),
+        [true, false]
+    );
+    let v = &first_verdict(
+        &spread("capacity-spread", "DoNotSchedule"),
+        &nodes,
+        &options,
+    )[1];
+    assert_eq!(v.reasons, [Reason::TopologyKey("capacity-spread".into())]);
+    assert_eq!(
+        v.reasons[0].describe(&nodes.pools[1]),
+        "topology spread on capacity-spread (DoNotSchedule): the node has no label capacity-spread"
+    );
+    assert!(!v.reasons[0].selects() && !v.reasons[0].tolerable());
+    assert_eq!(
+        pools_fitting(&spread("capacity-spread", "ScheduleAnyway"), &nodes),
+        [true, true]
+    );
+    // A zone kept per node: both nodes carry one.
+    assert_eq!(
+        pools_fitting(
+            &spread("topology.kubernetes.io/zone", "DoNotSchedule"),
+            &nodes
+        ),
+        [true, true]
+    );
+    // No node names itself here: a Node object without the hostname label has none.
+    assert!(!fits(
+        &spread("kubernetes.io/hostname", "DoNotSchedule"),
+        &nodes
+    ));
+
+    // A pool file: the kubelet names every node; a cloud gives its zone; another label is
+    // absent where the file does not write it.
+    let file = inventory("pools:\n  n: {count: 2}\n");
+    assert!(fits(
+        &spread("kubernetes.io/hostname", "DoNotSchedule"),
+        &file
+    ));
+    assert!(!fits(&spread("capacity-spread", "DoNotSchedule"), &file));
+    let v = &first_verdict(
+        &spread("topology.kubernetes.io/zone", "DoNotSchedule"),
+        &file,
+        &options,
+    )[0];
+    assert!(v.fits(), "{v:?}");
+    assert_eq!(v.unknown.len(), 1, "{v:?}");
+    assert!(!v.unknown[0].is_label() && v.unknown[0].said_alone());
+    assert_eq!(
+        v.unknown[0].describe(),
+        "topology spread on topology.kubernetes.io/zone (DoNotSchedule): a cloud provider sets \
+         topology.kubernetes.io/zone on its nodes, and the inventory does not say it on this \
+         pool's; it fits if they carry it"
+    );
+    let zoned = inventory("pools:\n  n: {count: 2, labels: {topology.kubernetes.io/zone: z1}}\n");
+    let v = &first_verdict(
+        &spread("topology.kubernetes.io/zone", "DoNotSchedule"),
+        &zoned,
+        &options,
+    )[0];
+    assert!(v.fits() && v.unknown.is_empty(), "{v:?}");
+
+    // A Karpenter NodePool makes nodes with the labels its requirements define and the
+    // well-known ones; it spreads over hostnames by making nodes.
+    let nodepool = |requirements: &str| {
+        inventory(&format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: np}}\nspec:\n  \
+             template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: \
+             EC2NodeClass, name: default}}\n      requirements: [{requirements}]\n"
+        ))
+    };
+    let plain = nodepool("{key: karpenter.sh/capacity-type, operator: In, values: [spot]}");
+    let split = nodepool("{key: capacity-spread, operator: In, values: ['1', '2']}");
+    let custom = spread("capacity-spread", "DoNotSchedule");
+    assert_eq!(
+        first_verdict(&custom, &plain, &options)[0].reasons,
+        [Reason::TopologyKey("capacity-spread".into())]
+    );
+    assert!(fits(&custom, &split));
+    for key in [
+        "topology.kubernetes.io/zone",
+        "kubernetes.io/hostname",
+        "karpenter.sh/capacity-type",
+    ] {
+        let v = &first_verdict(&spread(key, "DoNotSchedule"), &plain, &options)[0];
+        assert!(v.fits() && v.unknown.is_empty(), "{key}: {v:?}");
+    }
+    let forbidden = nodepool("{key: capacity-spread, operator: DoesNotExist}");
+    assert!(!fits(&custom, &forbidden));
+}
+
+/// Two workloads that differ only in a spread constraint ask different things of the pools:
+/// the simulation one of them shares is not the other's.
+#[test]
+fn a_spread_is_part_of_what_a_workload_asks() {
+    let inv = inventory(&node("a", "", "", false));
+    let options = Options::default();
+    let plain = pod("containers: [{name: c, image: i}]");
+    let spread = pod(
+        "containers: [{name: c, image: i}], topologySpreadConstraints: [{maxSkew: 1, \
+         topologyKey: capacity-spread, whenUnsatisfiable: DoNotSchedule}]",
+    );
+    let judge = |manifest: &str| {
+        with_workload(manifest, &options, |w| {
+            simulate_shared(w, &inv, &options).fits_anywhere()
+        })
+    };
+    assert!(judge(&plain));
+    assert!(!judge(&spread));
+    assert!(judge(&plain));
+}

@@ -111,6 +111,15 @@ enum Subject<'a> {
         #[serde(skip)]
         why: &'a str,
     },
+    /// A `DoNotSchedule` topology spread constraint's key the pool's nodes have no label for.
+    TopologyKey {
+        key: &'a str,
+    },
+    /// A `DoNotSchedule` topology spread constraint's key that the inventory does not say the
+    /// pool's nodes carry, though they may: it may fit.
+    TopologyKeyUnknown {
+        key: &'a str,
+    },
     /// A `nodeSelector` label a pool defined as code does not declare, or one the kubelet sets
     /// whose value the inventory does not give: it may fit.
     LabelUnknown {
@@ -162,6 +171,7 @@ impl<'a> Subject<'a> {
             }
             Reason::NodeAffinity(why) => Subject::NodeAffinity { why },
             Reason::Requirements(why) => Subject::Requirements { why },
+            Reason::TopologyKey(key) => Subject::TopologyKey { key },
             Reason::Insufficient {
                 resource,
                 requested,
@@ -782,6 +792,7 @@ fn why_not<'a>(
                     Asked::Expression(expression) => {
                         Subject::AffinityLabelUnknown { key, expression }
                     }
+                    Asked::Spread => Subject::TopologyKeyUnknown { key },
                     Asked::Claim { .. } => Subject::ClaimNotSimulated { claim: key },
                     Asked::Taint { taint, by } => Subject::TaintUnknown { taint, by },
                     Asked::Resource { requested, range } => Subject::CapacityUnknown {
