@@ -83,18 +83,21 @@ pub(crate) fn read(
     node.taints = pool_taints;
     if let Some(declared) = &mut node.declared {
         declared.startup_taints = startup_taints;
-        declared.capacity = super::capacity::from_requirements(&requirements);
+        // EKS Auto Mode says in its own label domain what open source Karpenter says in its.
+        let sized_by = super::auto_mode::as_karpenter(&requirements);
+        declared.capacity = super::capacity::from_requirements(&sized_by);
         // Karpenter makes nodes of the types the requirements and the NodePool's `limits`
         // allow; on AWS, the table's types that both allow are certainly among them.
         declared
             .capacity
-            .within_limits(&requirements, aws, limits.0, limits.1);
+            .within_limits(&sized_by, aws, limits.0, limits.1);
         declared.requirements = Some(requirements);
     }
     Ok((node, invalid))
 }
 
-/// Whether the nodes are EC2 instances (an EC2NodeClass of `karpenter.k8s.aws`, or a
+/// Whether the nodes are EC2 instances (an EC2NodeClass of `karpenter.k8s.aws`, EKS Auto Mode's
+/// NodeClass of `eks.amazonaws.com`, or a
 /// Provisioner's AWSNodeTemplate or inline `provider`), and the label a v1 node gets from its
 /// `nodeClassRef` (`<group>/<lowercase kind>=<name>`), added to `node_labels`.
 fn node_class(
@@ -111,7 +114,9 @@ fn node_class(
                 .is_some_and(|k| k == "AWSNodeTemplate"));
     if let Some(class) = path(&["spec", "template", "spec", "nodeClassRef"]) {
         let group = doc.get_str(class, "group").unwrap_or_default();
-        aws |= group == "karpenter.k8s.aws" || doc.get_str(class, "kind") == Some("EC2NodeClass");
+        aws |= group == "karpenter.k8s.aws"
+            || group == "eks.amazonaws.com"
+            || doc.get_str(class, "kind") == Some("EC2NodeClass");
         let class_kind = doc.get_str(class, "kind").unwrap_or_default();
         let class_name = doc.get_str(class, "name").unwrap_or_default();
         if !group.is_empty() && !class_kind.is_empty() && !class_name.is_empty() {

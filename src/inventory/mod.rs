@@ -29,6 +29,7 @@ use crate::position::LineIndex;
 use crate::syntax;
 
 pub mod asg_tags;
+mod auto_mode;
 pub mod capacity;
 mod capi_bootstrap;
 mod cce;

@@ -138,6 +138,8 @@ pub(crate) struct Hcl<'a> {
     pub tags: Vec<TagSet>,
     /// The manifests the file applies as YAML, each the range of its text (see [`manifest`]).
     pub manifests: Vec<Range<usize>>,
+    /// The EKS Auto Mode built-in NodePools its clusters enable.
+    pub builtins: Vec<Builtin>,
 }
 
 /// The node-template tags of one Auto Scaling group (see [`super::asg_tags`]): its taint tags
@@ -288,6 +290,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         spelled: Vec::new(),
         unread: Vec::new(),
         tags: Vec::new(),
+        builtins: Vec::new(),
     };
     // The GKE clusters of the file, by resource name: a pool's zones default to its cluster's.
     let clusters: Vec<(&str, &Body)> = body
@@ -370,6 +373,12 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
             ("resource", ["aws_eks_node_group", name]) => {
                 b.eks_node_group(&block.body, name, at);
             }
+            ("resource", ["aws_eks_cluster", name]) => {
+                if let Some(config) = block.body.get_blocks("compute_config").next() {
+                    let address = format!("aws_eks_cluster.{name}.compute_config");
+                    b.auto_mode(Fields::Body(&config.body), &address);
+                }
+            }
             ("resource", ["azurerm_kubernetes_cluster_node_pool", name]) => {
                 b.aks_pool(
                     &block.body,
@@ -399,6 +408,14 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                 b.tag_set(None, &tags, address);
             }
             ("module", [name]) => {
+                // terraform-aws-modules/eks: `cluster_compute_config` (v20), `compute_config`
+                // (v21), passed on to the cluster's `compute_config`.
+                for input in ["cluster_compute_config", "compute_config"] {
+                    if let Some(Expression::Object(config)) = attr(&block.body, input) {
+                        let address = format!("module.{name}.{input}");
+                        b.auto_mode(Fields::Object(config), &address);
+                    }
+                }
                 if let Some(groups) = attr(&block.body, "eks_managed_node_groups") {
                     b.eks_module(groups, name, true);
                 }
@@ -446,6 +463,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         unread: b.unread,
         tags: b.tags,
         manifests,
+        builtins: b.builtins,
     })
 }
 
@@ -692,6 +710,13 @@ fn gke_accelerators(m: &super::instance_types::GceMachine) -> super::capacity::C
     capacity
 }
 
+/// An EKS Auto Mode built-in NodePool a cluster enables (`compute_config.node_pools`): its name
+/// and where the name is written.
+pub(crate) struct Builtin {
+    pub name: &'static str,
+    pub at: Range<usize>,
+}
+
 struct Builder<'a> {
     /// The whole text (spans of the tree built point into it).
     text: &'a str,
@@ -703,6 +728,7 @@ struct Builder<'a> {
     spelled: Vec<Spelled>,
     unread: Vec<Unread>,
     tags: Vec<TagSet>,
+    builtins: Vec<Builtin>,
 }
 
 impl<'a> Builder<'a> {
@@ -1087,6 +1113,37 @@ impl<'a> Builder<'a> {
             provider_labels: &[GKE_SPOT, GKE_PREEMPTIBLE],
             capacity,
         });
+    }
+
+    /// An EKS cluster's Auto Mode `compute_config`: when `enabled = true`, the built-in
+    /// NodePools its `node_pools` names (`general-purpose`, `system`; none when left out, as
+    /// aws_eks_cluster and terraform-aws-modules/eks default it).
+    fn auto_mode(&mut self, f: Fields<'_>, address: &str) {
+        if !is_true(f.get("enabled")) {
+            return;
+        }
+        match f.get("node_pools") {
+            Some(Expression::Array(names)) => {
+                for e in names.iter() {
+                    let name = literal(e)
+                        .and_then(|n| super::auto_mode::BUILTIN.iter().find(|b| **b == n).copied());
+                    if let (Some(name), Some(at)) = (name, self.span_of(e)) {
+                        self.builtins.push(Builtin { name, at });
+                    }
+                }
+            }
+            Some(other) => {
+                let shown = self.shown(other);
+                self.unread.push(Unread {
+                    at: self.span_of(other).unwrap_or(0..0),
+                    message: format!(
+                        "{address}.node_pools is `{shown}`, an expression taintlint does not \
+                         evaluate: the built-in node pools it enables are not read"
+                    ),
+                });
+            }
+            None => {}
+        }
     }
 
     fn eks_node_group(&mut self, body: &Body, name: &str, at: Range<usize>) {
@@ -1580,6 +1637,9 @@ pub(crate) fn read(
             d.capacity = capacity;
         }
         out.push(node);
+    }
+    for (k, b) in hcl.builtins.iter().enumerate() {
+        out.extend(super::auto_mode::builtin(file, b.name, b.at.clone(), k));
     }
     Ok((out, invalid, hcl.unread, hcl.manifests))
 }
