@@ -119,6 +119,14 @@ fn node_class(
             || doc.get_str(class, "kind") == Some("EC2NodeClass");
         let class_kind = doc.get_str(class, "kind").unwrap_or_default();
         let class_name = doc.get_str(class, "name").unwrap_or_default();
+        // EKS Auto Mode labels its nodes `eks.amazonaws.com/compute-type=auto` (the EKS user
+        // guide, "Control if a workload is deployed on EKS Auto Mode nodes").
+        if group == "eks.amazonaws.com" {
+            node_labels.push((
+                "eks.amazonaws.com/compute-type".to_string(),
+                "auto".to_string(),
+            ));
+        }
         if !group.is_empty() && !class_kind.is_empty() && !class_name.is_empty() {
             node_labels.push((
                 format!("{group}/{}", class_kind.to_ascii_lowercase()),

@@ -1567,12 +1567,13 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
             .iter()
             .map(|e| (&*e.key, &*e.value))
             .collect();
-        if let Some(why) = requirements::failure(reqs, &selector, w.affinity.as_ref()) {
+        let domain = requirements::provider_domain(&node.pool.labels);
+        if let Some(why) = requirements::failure(reqs, domain, &selector, w.affinity.as_ref()) {
             out.push(Reason::Requirements(why));
         }
         // Every node it makes has a hostname (Karpenter spreads over hostnames as new nodes).
         for SpreadKey { key, .. } in &w.spread_keys {
-            if **key != *HOSTNAME_LABEL && !requirements::can_label(reqs, key) {
+            if **key != *HOSTNAME_LABEL && !requirements::can_label(reqs, domain, key) {
                 out.push(Reason::TopologyKey(key.clone()));
             }
         }

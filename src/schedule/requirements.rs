@@ -18,7 +18,8 @@ use crate::inventory::PoolRequirement;
 
 /// Labels Karpenter lets a pod select on when a pool leaves them undefined
 /// (`pkg/apis/v1/labels.go` `WellKnownLabels`), and the label domains of its cloud providers
-/// (instance families, sizes, ...: `karpenter.k8s.aws/`, `karpenter.azure.com/`).
+/// (instance families, sizes, ...: `karpenter.k8s.aws/`, `karpenter.azure.com/`, and EKS Auto
+/// Mode's `eks.amazonaws.com/instance-`, the EKS user guide's "EKS Auto Mode Supported Labels").
 const WELL_KNOWN: &[&str] = &[
     "karpenter.sh/nodepool",
     "karpenter.sh/capacity-type",
@@ -29,10 +30,35 @@ const WELL_KNOWN: &[&str] = &[
     "kubernetes.io/arch",
     "kubernetes.io/os",
 ];
-const PROVIDER_DOMAINS: &[&str] = &["karpenter.k8s.aws/", "karpenter.azure.com/"];
+const PROVIDER_DOMAINS: &[&str] = &[
+    "karpenter.k8s.aws/",
+    "karpenter.azure.com/",
+    "eks.amazonaws.com/instance-",
+];
 
-fn well_known(key: &str) -> bool {
-    WELL_KNOWN.contains(&key) || PROVIDER_DOMAINS.iter().any(|d| key.starts_with(d))
+/// The node class labels that tell a pool's provider (`<group>/<kind>`, from its
+/// `nodeClassRef`), each with the domain its provider labels instances in.
+const NODE_CLASSES: &[(&str, &str)] = &[
+    ("karpenter.k8s.aws/ec2nodeclass", "karpenter.k8s.aws/"),
+    ("karpenter.azure.com/aksnodeclass", "karpenter.azure.com/"),
+    ("eks.amazonaws.com/nodeclass", "eks.amazonaws.com/instance-"),
+];
+
+/// The domain in which the provider of a pool with these labels labels its instances, known
+/// from its node class; `None` when its labels do not say (any provider's is taken).
+pub fn provider_domain(labels: &[(String, String)]) -> Option<&'static str> {
+    NODE_CLASSES
+        .iter()
+        .find(|(class, _)| labels.iter().any(|(k, _)| k == class))
+        .map(|&(_, domain)| domain)
+}
+
+fn well_known(key: &str, domain: Option<&str>) -> bool {
+    WELL_KNOWN.contains(&key)
+        || match domain {
+            Some(d) => key.starts_with(d),
+            None => PROVIDER_DOMAINS.iter().any(|d| key.starts_with(d)),
+        }
 }
 
 /// The values a requirement allows: a set, or everything but a set (`complement`), within
@@ -133,11 +159,15 @@ struct Asked<'a> {
 }
 
 /// Why the pod's `asked` cannot be met by the pool, or `None` when it can.
-fn incompatible(pool: &[PoolRequirement], asked: &[Asked<'_>]) -> Option<String> {
+fn incompatible(
+    pool: &[PoolRequirement],
+    domain: Option<&str>,
+    asked: &[Asked<'_>],
+) -> Option<String> {
     for a in asked {
         let defined: Vec<&PoolRequirement> = pool.iter().filter(|r| r.key == a.key).collect();
         if defined.is_empty() {
-            if !well_known(a.key) && !a.allowed.negative() {
+            if !well_known(a.key, domain) && !a.allowed.negative() {
                 return Some(format!(
                     "{} asks for a label the pool's nodes do not have ({} is neither in its \
                      requirements nor its labels)",
@@ -170,19 +200,20 @@ fn incompatible(pool: &[PoolRequirement], asked: &[Asked<'_>]) -> Option<String>
 /// Whether a pool with these requirements makes nodes that carry the label `key` (a topology
 /// spread's key, asked with any value): a well-known label, or one its requirements define and
 /// do not forbid.
-pub fn can_label(pool: &[PoolRequirement], key: &str) -> bool {
+pub fn can_label(pool: &[PoolRequirement], domain: Option<&str>, key: &str) -> bool {
     let exists = Asked {
         key,
         allowed: Allowed::new("Exists", &[]).expect("Exists always parses"),
         text: String::new(),
     };
-    incompatible(pool, &[exists]).is_none()
+    incompatible(pool, domain, &[exists]).is_none()
 }
 
 /// Why a pod with this `nodeSelector` and required affinity can get no node from a pool with
 /// these requirements (`None`: it can).
 pub fn failure(
     pool: &[PoolRequirement],
+    domain: Option<&str>,
     selector: &[(&str, &str)],
     affinity: Option<&Affinity>,
 ) -> Option<String> {
@@ -194,7 +225,7 @@ pub fn failure(
             text: format!("nodeSelector {k}={v}"),
         })
         .collect();
-    if let Some(why) = incompatible(pool, &from_selector) {
+    if let Some(why) = incompatible(pool, domain, &from_selector) {
         return Some(why);
     }
     let affinity = affinity?;
@@ -217,7 +248,7 @@ pub fn failure(
                 })
             })
             .collect();
-        match incompatible(pool, &asked) {
+        match incompatible(pool, domain, &asked) {
             None => return None,
             Some(why) => {
                 first.get_or_insert(why);
@@ -247,7 +278,7 @@ mod tests {
             req("team", "In", &["ml"]),
             req("karpenter.k8s.aws/instance-cpu", "Gt", &["3"]),
         ];
-        let fits = |sel: &[(&str, &str)]| failure(&pool, sel, None);
+        let fits = |sel: &[(&str, &str)]| failure(&pool, None, sel, None);
         assert_eq!(fits(&[("karpenter.sh/capacity-type", "spot")]), None);
         assert_eq!(fits(&[("team", "ml")]), None);
         // Well-known labels the pool leaves open can be asked for.
@@ -295,7 +326,7 @@ mod tests {
             req("karpenter.k8s.aws/instance-cpu", "Gt", &["3"]),
             req("karpenter.k8s.aws/instance-memory", "Lt", &["8192"]),
         ];
-        let fits = |k: &str, v: &str| failure(&pool, &[(k, v)], None).is_none();
+        let fits = |k: &str, v: &str| failure(&pool, None, &[(k, v)], None).is_none();
         assert!(!fits("karpenter.k8s.aws/instance-cpu", "3"));
         assert!(fits("karpenter.k8s.aws/instance-cpu", "4"));
         assert!(!fits("karpenter.k8s.aws/instance-cpu", "four"));
@@ -312,7 +343,8 @@ mod tests {
             req("team", "In", &["ml"]),
             req("karpenter.k8s.aws/instance-cpu", "In", &["2", "4"]),
         ];
-        let why = |exprs: &[(&str, SelOp, &[&str])]| failure(&pool, &[], Some(&one_term(exprs)));
+        let why =
+            |exprs: &[(&str, SelOp, &[&str])]| failure(&pool, None, &[], Some(&one_term(exprs)));
         assert_eq!(
             why(&[("team", SelOp::NotIn, &["ml"])]).as_deref(),
             Some("node affinity `team NotIn [ml]` is outside the pool's requirement team In [ml]")
@@ -328,7 +360,7 @@ mod tests {
         // Two exclusions always agree: a node without the value exists.
         let pool = [req("team", "NotIn", &["ml"])];
         let aff = one_term(&[("team", SelOp::NotIn, &["ml"])]);
-        assert_eq!(failure(&pool, &[], Some(&aff)), None);
+        assert_eq!(failure(&pool, None, &[], Some(&aff)), None);
     }
 
     #[test]
@@ -361,6 +393,6 @@ mod tests {
             error: None,
             index: 0,
         });
-        assert_eq!(failure(&pool, &[], Some(&aff)), None);
+        assert_eq!(failure(&pool, None, &[], Some(&aff)), None);
     }
 }

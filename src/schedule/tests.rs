@@ -2291,3 +2291,37 @@ fn a_spread_is_part_of_what_a_workload_asks() {
     assert!(!judge(&spread));
     assert!(judge(&plain));
 }
+
+/// Auto Mode's nodes carry its own instance labels and `eks.amazonaws.com/compute-type=auto`,
+/// not open source Karpenter's (the karpenter-blueprints GPU blueprint tells its readers to
+/// change `karpenter.k8s.aws/instance-gpu-name` to `eks.amazonaws.com/instance-gpu-name`
+/// on Auto Mode); a pool of an EC2NodeClass is the other way round.
+#[test]
+fn a_pool_answers_for_the_labels_of_its_own_provider() {
+    let nodepool = |group: &str, kind: &str| {
+        format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {{name: gpu}}\nspec:\n  \
+                 template:\n    spec:\n      nodeClassRef: {{group: {group}, kind: {kind}, \
+                 name: gpu}}\n      requirements:\n        - {{key: karpenter.sh/capacity-type, \
+                 operator: In, values: [on-demand]}}\n"
+        )
+    };
+    let fits = |pool: &str, selector: &str| {
+        let inv = Inventory::load(&[("np.yaml", pool)]).unwrap();
+        let pod = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  nodeSelector: \
+                 {{{selector}}}\n  containers: [{{name: c, image: i}}]\n"
+        );
+        let results = simulate_text(&pod, &Options::default(), &inv);
+        results[0].simulation.fits_anywhere()
+    };
+    let auto = nodepool("eks.amazonaws.com", "NodeClass");
+    let oss = nodepool("karpenter.k8s.aws", "EC2NodeClass");
+    let gpu_name = |domain: &str| format!("{domain}/instance-gpu-name: t4");
+    assert!(fits(&auto, &gpu_name("eks.amazonaws.com")));
+    assert!(!fits(&auto, &gpu_name("karpenter.k8s.aws")));
+    assert!(fits(&oss, &gpu_name("karpenter.k8s.aws")));
+    assert!(!fits(&oss, &gpu_name("eks.amazonaws.com")));
+    assert!(fits(&auto, "eks.amazonaws.com/compute-type: auto"));
+    assert!(!fits(&oss, "eks.amazonaws.com/compute-type: auto"));
+}
