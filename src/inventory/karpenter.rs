@@ -81,6 +81,19 @@ pub(crate) fn read(
     let mut node = RawNode::defined(name, kind, at, (file, index), count);
     node.labels = node_labels;
     node.taints = pool_taints;
+    declare(&mut node, requirements, startup_taints, aws, limits);
+    Ok((node, invalid))
+}
+
+/// What a NodePool's nodes are declared to be: its requirements, startup taints, and what its
+/// instance types offer within its `limits` (CPU, memory).
+fn declare(
+    node: &mut RawNode,
+    requirements: Vec<PoolRequirement>,
+    startup_taints: Vec<super::PoolTaint>,
+    aws: bool,
+    limits: (Option<u128>, Option<u128>),
+) {
     if let Some(declared) = &mut node.declared {
         declared.startup_taints = startup_taints;
         // EKS Auto Mode says in its own label domain what open source Karpenter says in its.
@@ -93,7 +106,66 @@ pub(crate) fn read(
             .within_limits(&sized_by, aws, limits.0, limits.1);
         declared.requirements = Some(requirements);
     }
-    Ok((node, invalid))
+}
+
+/// The NodePool the karpenter-resources chart renders from its values at `root`
+/// (aws-ia/terraform-aws-eks-data-addons helm-charts/karpenter-resources, templates/
+/// node-pool.yaml and values.yaml): named `name` (default `default`), labelled `NodePool` and
+/// `NodeGroupType` with it and with each of `nodePool.labels` (a list of one-label maps), with
+/// `nodePool.taints` and `nodePool.requirements`, `nodePool.limits` (default 1000 CPUs,
+/// 1000Gi), and an EC2NodeClass of its name; none when `nodePool.enabled` is false. `key` tells
+/// its pool apart, placed at `at` (the values); its taints are where they are written.
+pub(crate) fn from_chart_values(
+    file: usize,
+    doc: &Document<'_>,
+    root: NodeId,
+    (key, at): (usize, super::Loc),
+) -> Option<(RawNode, usize)> {
+    let pool = doc.get(root, "nodePool").map(|(_, v)| v);
+    let get = |segments: &[&str]| pool.and_then(|p| doc.get_path(p, segments));
+    if get(&["enabled"]).is_some_and(|v| matches!(decode(doc, v), Decoded::Bool(false))) {
+        return None;
+    }
+    let name = doc
+        .get(root, "name")
+        .and_then(|(_, v)| scalar_text(doc, v))
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".to_string());
+    let mut node_labels: Vec<(String, String)> = ["NodePool", "NodeGroupType"]
+        .iter()
+        .map(|k| (k.to_string(), name.clone()))
+        .collect();
+    for &item in get(&["labels"])
+        .and_then(|v| doc.sequence(v))
+        .unwrap_or_default()
+    {
+        for &(k, v) in doc.mapping(item).unwrap_or_default() {
+            if let (Some(k), Some(v)) = (scalar_text(doc, k), scalar_text(doc, v)) {
+                node_labels.push((k, v));
+            }
+        }
+    }
+    node_labels.push(("karpenter.sh/nodepool".to_string(), name.clone()));
+    node_labels.push(("karpenter.k8s.aws/ec2nodeclass".to_string(), name.clone()));
+    let requirements = requirements(doc, get(&["requirements"]), &mut node_labels);
+    let (taints, invalid) = pool
+        .and_then(|p| crate::k8s::objects::taint_list_at(doc, p, "nodePool", &["taints"], None))
+        .map(|list| super::nodes::taints(file, doc, &list))
+        .unwrap_or_default();
+    let limit = |resource: &str, default: &str| {
+        let written = get(&["limits", resource]).and_then(|v| scalar_text(doc, v));
+        crate::k8s::resources::amount(resource, written.as_deref().unwrap_or(default))
+    };
+    let limits = (limit("cpu", "1000"), limit("memory", "1000Gi"));
+    let count = Count {
+        min: Some(0),
+        max: None,
+    };
+    let mut node = RawNode::defined(name, "nodepool", at, (file, key), count);
+    node.labels = node_labels;
+    node.taints = taints;
+    declare(&mut node, requirements, Vec::new(), true, limits);
+    Some((node, invalid))
 }
 
 /// Whether the nodes are EC2 instances (an EC2NodeClass of `karpenter.k8s.aws`, EKS Auto Mode's

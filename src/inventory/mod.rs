@@ -678,41 +678,9 @@ fn applied_manifests(
             continue;
         };
         invalid += left_out;
-        let expression = |s: &str| s.contains("${") || s.contains("%{");
         for mut node in nodes {
-            // A label whose value is not known is left out (Karpenter's own, from a
-            // `nodeClassRef` name written as an expression, say), with the requirement that
-            // stands for it.
-            let unknown: Vec<String> = (node.labels.iter())
-                .filter(|(k, v)| expression(k) || expression(v))
-                .map(|(k, _)| k.clone())
-                .collect();
-            node.labels.retain(|(k, _)| !unknown.contains(k));
-            if let Some(reqs) = node.declared.as_mut().and_then(|d| d.requirements.as_mut()) {
-                reqs.retain(|r| {
-                    !(unknown.contains(&r.key) && r.values.iter().any(|v| expression(v)))
-                });
-            }
-            let declared = node.declared.as_deref();
-            let written = (node.taints.iter())
-                .chain(declared.into_iter().flat_map(|d| &d.startup_taints))
-                .any(|t| expression(&t.taint.key) || expression(&t.taint.value))
-                || (declared
-                    .and_then(|d| d.requirements.as_ref())
-                    .into_iter()
-                    .flatten())
-                .any(|r| expression(&r.key) || r.values.iter().any(|v| expression(v)));
-            if written {
-                unread.push(terraform::Unread {
-                    at: node.at.range.clone(),
-                    message: format!(
-                        "pool `{}` is written with Terraform expressions (`${{...}}`), which \
-                         taintlint does not evaluate: its nodes are not read",
-                        node.pool
-                            .as_ref()
-                            .map_or(node.name.as_str(), |(_, n)| n.as_str()),
-                    ),
-                });
+            if let Some(note) = terraform::unknown_parts(&mut node) {
+                unread.push(note);
                 continue;
             }
             // Told apart from the node groups, whose keys count from 0.

@@ -140,6 +140,9 @@ pub(crate) struct Hcl<'a> {
     pub manifests: Vec<Range<usize>>,
     /// The EKS Auto Mode built-in NodePools its clusters enable.
     pub builtins: Vec<Builtin>,
+    /// The values of the karpenter-resources chart a module installs, each the range of its
+    /// text (read as [`manifests`](Self::manifests) are).
+    pub chart_pools: Vec<Range<usize>>,
 }
 
 /// The node-template tags of one Auto Scaling group (see [`super::asg_tags`]): its taint tags
@@ -197,6 +200,7 @@ pub fn defines_pools(text: &str) -> bool {
         "google_container_cluster",
         "aws_eks_node_group",
         "eks_managed_node_groups",
+        "karpenter_resources_helm_config",
         "azurerm_kubernetes_cluster",
         "huaweicloud_cce_node_pool",
     ];
@@ -247,13 +251,53 @@ fn manifest(src: &str, off: usize, resource: &str, body: &Body) -> Option<Range<
         },
         _ => None,
     };
-    let Some(Expression::HeredocTemplate(heredoc)) = yaml else {
+    heredoc_body(src, off, yaml?)
+}
+
+/// The range of a heredoc's text, its first and last lines (`<<-EOT`, `EOT`) left out.
+fn heredoc_body(src: &str, off: usize, e: &Expression) -> Option<Range<usize>> {
+    let Expression::HeredocTemplate(heredoc) = e else {
         return None;
     };
     let span = heredoc.span()?;
     let written = &src[span.clone()];
     let (first, last) = (written.find('\n')?, written.trim_end().rfind('\n')?);
     (first < last).then(|| off + span.start + first + 1..off + span.start + last + 1)
+}
+
+/// What of a pool read from a heredoc Terraform interpolates (`${...}`, `%{...}`), whose value
+/// is not known: a label is left out (Karpenter's own, from a `nodeClassRef` name written as an
+/// expression, say), with the requirement that stands for it; a taint or a requirement makes
+/// the pool unread, said in the note returned.
+pub(crate) fn unknown_parts(node: &mut RawNode) -> Option<Unread> {
+    let expression = |s: &str| s.contains("${") || s.contains("%{");
+    let unknown: Vec<String> = (node.labels.iter())
+        .filter(|(k, v)| expression(k) || expression(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    node.labels.retain(|(k, _)| !unknown.contains(k));
+    if let Some(reqs) = node.declared.as_mut().and_then(|d| d.requirements.as_mut()) {
+        reqs.retain(|r| !(unknown.contains(&r.key) && r.values.iter().any(|v| expression(v))));
+    }
+    let declared = node.declared.as_deref();
+    let written = (node.taints.iter())
+        .chain(declared.into_iter().flat_map(|d| &d.startup_taints))
+        .any(|t| expression(&t.taint.key) || expression(&t.taint.value))
+        || (declared
+            .and_then(|d| d.requirements.as_ref())
+            .into_iter()
+            .flatten())
+        .any(|r| expression(&r.key) || r.values.iter().any(|v| expression(v)));
+    written.then(|| Unread {
+        at: node.at.range.clone(),
+        message: format!(
+            "pool `{}` is written with Terraform expressions (`${{...}}`), which taintlint does \
+             not evaluate: its nodes are not read",
+            node.pool
+                .as_ref()
+                .map_or(node.name.as_str(), |(_, n)| n.as_str()),
+        ),
+    })
 }
 
 /// The manifest at `range` of [`Hcl::manifests`] as a YAML text of the file's length: every byte
@@ -266,8 +310,62 @@ pub(crate) fn manifest_text(text: &str, range: &Range<usize>) -> Option<String> 
             *b = b' ';
         }
     }
+    neutralize_expressions(&mut bytes[range.clone()]);
     // Whole characters are blanked: the range starts and ends at a line's start.
     String::from_utf8(bytes).ok()
+}
+
+/// Makes the Terraform interpolations (`${...}`) and directives (`%{...}`) of a heredoc's text
+/// harmless to the YAML reader, in place and at the same length: their values are not known,
+/// and one that writes a line of its own (`${var.id != null ? "snapshotID: ${var.id}" : ""}`,
+/// `%{ if ... }`) is blanked as if it wrote nothing; any other keeps its marks (what reads the
+/// result still sees an expression there) and its inside becomes `_`.
+fn neutralize_expressions(bytes: &mut [u8]) {
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if !matches!(bytes[i], b'$' | b'%') || bytes[i + 1] != b'{' {
+            i += 1;
+            continue;
+        }
+        // The closing brace, counting those the expression nests.
+        let mut depth = 0usize;
+        let mut end = None;
+        for (j, &b) in bytes.iter().enumerate().skip(i + 1) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(j);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else {
+            return;
+        };
+        let line_start = bytes[..i]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let line_end = bytes[end..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |p| end + p);
+        let alone = bytes[line_start..i].iter().all(|b| b.is_ascii_whitespace())
+            && bytes[end + 1..line_end]
+                .iter()
+                .all(|b| b.is_ascii_whitespace());
+        let (from, to) = if alone { (i, end + 1) } else { (i + 2, end) };
+        for b in &mut bytes[from..to] {
+            if *b != b'\n' {
+                *b = if alone { b' ' } else { b'_' };
+            }
+        }
+        i = end + 1;
+    }
 }
 
 /// Parses a Terraform file's node pools.
@@ -291,6 +389,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         unread: Vec::new(),
         tags: Vec::new(),
         builtins: Vec::new(),
+        chart_pools: Vec::new(),
     };
     // The GKE clusters of the file, by resource name: a pool's zones default to its cluster's.
     let clusters: Vec<(&str, &Body)> = body
@@ -416,6 +515,22 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                         b.auto_mode(Fields::Object(config), &address);
                     }
                 }
+                // aws-ia/eks-data-addons: a karpenter-resources chart release per entry, its
+                // `values` heredocs (the chart renders a NodePool of them).
+                if let Some(Expression::Object(releases)) =
+                    attr(&block.body, "karpenter_resources_helm_config")
+                {
+                    for (_, release) in releases.iter() {
+                        let values = release
+                            .expr()
+                            .as_object()
+                            .and_then(|o| Fields::Object(o).get("values"));
+                        if let Some(Expression::Array(values)) = values {
+                            b.chart_pools
+                                .extend(values.iter().filter_map(|v| heredoc_body(src, off, v)));
+                        }
+                    }
+                }
                 if let Some(groups) = attr(&block.body, "eks_managed_node_groups") {
                     b.eks_module(groups, name, true);
                 }
@@ -464,6 +579,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         tags: b.tags,
         manifests,
         builtins: b.builtins,
+        chart_pools: b.chart_pools,
     })
 }
 
@@ -729,6 +845,7 @@ struct Builder<'a> {
     unread: Vec<Unread>,
     tags: Vec<TagSet>,
     builtins: Vec<Builtin>,
+    chart_pools: Vec<Range<usize>>,
 }
 
 impl<'a> Builder<'a> {
@@ -1641,7 +1758,35 @@ pub(crate) fn read(
     for (k, b) in hcl.builtins.iter().enumerate() {
         out.extend(super::auto_mode::builtin(file, b.name, b.at.clone(), k));
     }
-    Ok((out, invalid, hcl.unread, hcl.manifests))
+    let mut notes = Vec::new();
+    for (k, range) in hcl.chart_pools.iter().enumerate() {
+        let Some(yaml) = manifest_text(text, range) else {
+            continue;
+        };
+        let stream = crate::syntax::parse(&yaml);
+        let Some((doc, root)) = stream.documents.first().and_then(|d| Some((d, d.root?))) else {
+            continue;
+        };
+        let at = Loc {
+            file,
+            range: range.clone(),
+        };
+        // Told apart from the node groups and the pools of applied manifests and built-ins.
+        let Some((mut node, left_out)) =
+            super::karpenter::from_chart_values(file, doc, root, ((1 << 29) + k, at))
+        else {
+            continue;
+        };
+        if let Some(note) = unknown_parts(&mut node) {
+            notes.push(note);
+            continue;
+        }
+        invalid += left_out;
+        out.push(node);
+    }
+    let mut unread = hcl.unread;
+    unread.extend(notes);
+    Ok((out, invalid, unread, hcl.manifests))
 }
 
 #[cfg(test)]
@@ -2049,6 +2194,123 @@ resource "google_container_node_pool" "a100" {
     // After aws-samples/karpenter-blueprints' cluster/terraform (a managed node group beside the
     // default NodePool applied with `kubectl_manifest`) and the hashicorp/kubernetes provider's
     // `kubernetes_manifest` docs.
+    /// The karpenter-resources chart's values, as aws-ia/eks-data-addons'
+    /// `karpenter_resources_helm_config` installs them (after awslabs/ai-on-eks'
+    /// infra/base/terraform/addons.tf), are the NodePools the chart renders: labelled
+    /// `NodeGroupType` with their name, their taints where they are written, whatever else the
+    /// heredoc interpolates.
+    #[test]
+    fn karpenter_resources_chart_values_are_nodepools() {
+        let text = r#"module "data_addons" {
+  source  = "aws-ia/eks-data-addons/aws"
+  enable_karpenter_resources = true
+  karpenter_resources_helm_config = {
+    g5-gpu-karpenter = {
+      values = [
+        <<-EOT
+      name: g5-gpu-karpenter
+      clusterName: ${module.eks.cluster_name}
+      ec2NodeClass:
+        blockDeviceMappings:
+          - deviceName: /dev/xvdb
+            ebs:
+              volumeSize: 300Gi
+              ${var.snapshot_id != null ? "snapshotID: ${var.snapshot_id}" : ""}
+      nodePool:
+        labels:
+          - instanceType: g5-gpu-karpenter
+          - gpuType: a10g
+        taints:
+          - key: nvidia.com/gpu
+            value: "Exists"
+            effect: "NoSchedule"
+        requirements:
+          - key: "karpenter.k8s.aws/instance-family"
+            operator: In
+            values: ["g5"]
+        limits:
+          cpu: 1000
+      EOT
+      ]
+    }
+    off = {
+      values = [
+        <<-EOT
+      name: off
+      nodePool:
+        enabled: false
+      EOT
+      ]
+    }
+    team = {
+      values = [
+        <<-EOT
+      name: team
+      nodePool:
+        taints:
+          - key: ${var.team_key}
+            effect: NoSchedule
+      EOT
+      ]
+    }
+  }
+}
+"#;
+        assert!(super::defines_pools(text));
+        let inv = Inventory::load(&[("addons.tf", text)]).unwrap();
+        let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["g5-gpu-karpenter"]);
+        let pool = &inv.pools[0];
+        let label = |k: &str| crate::inventory::find_label(&pool.labels, k);
+        assert_eq!(label("NodeGroupType"), Some("g5-gpu-karpenter"));
+        assert_eq!(label("NodePool"), Some("g5-gpu-karpenter"));
+        assert_eq!(label("gpuType"), Some("a10g"));
+        assert_eq!(pool.taint_texts(), ["nvidia.com/gpu=Exists:NoSchedule"]);
+        let at = &text[pool.taints[0].at.range.clone()];
+        assert!(at.starts_with("key: nvidia.com/gpu"), "{at:?}");
+        // A g5 has at least one NVIDIA GPU.
+        let gpus = pool
+            .declared
+            .as_ref()
+            .unwrap()
+            .capacity
+            .offer("nvidia.com/gpu");
+        assert!(gpus.is_some_and(|(min, _)| min >= 1), "{gpus:?}");
+        let said: Vec<&str> = inv.files[0]
+            .unread
+            .iter()
+            .map(|u| u.message.as_str())
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "pool `team` is written with Terraform expressions (`${...}`), which taintlint \
+              does not evaluate: its nodes are not read"
+            ]
+        );
+    }
+
+    /// A heredoc's interpolations are read as unknown values: one that writes a line of its
+    /// own is no line, another keeps its marks.
+    #[test]
+    fn interpolations_do_not_break_the_yaml_of_a_heredoc() {
+        let text =
+            "a: 1\n  ${x ? \"k: v\" : \"\"}\nb: ${var.b}-node\n%{ if x ~}\nc: y\n%{ endif ~}\n";
+        let yaml = super::manifest_text(text, &(0..text.len())).unwrap();
+        assert_eq!(yaml.len(), text.len());
+        let blank = |n: usize| " ".repeat(n);
+        assert_eq!(
+            yaml,
+            format!(
+                "a: 1\n{}\nb: ${{_____}}-node\n{}\nc: y\n{}\n",
+                blank(20),
+                blank(10),
+                blank(11)
+            )
+        );
+        assert!(crate::syntax::parse(&yaml).documents[0].error.is_none());
+    }
+
     #[test]
     fn pools_applied_as_manifests_are_read_where_they_are_written() {
         let text = r#"module "eks" {
