@@ -1157,35 +1157,38 @@ fn check_hcl<'a>(text: &'a str, options: &Options) -> (syntax::Stream<'a>, Vec<D
             })
         });
     }
-    out.extend(applied_manifests(text, &hcl.manifests, options));
+    out.extend(applied_manifests(text, &hcl, options));
     stream.documents.push(hcl.doc);
     (stream, out)
 }
 
 /// The findings in the manifests a Terraform file applies (a NodePool in a `kubectl_manifest`'s
-/// heredoc, `manifests`), read as YAML where they are written, as the inventory
-/// reads them. Without fixes (a fix is checked as YAML, and the file is HCL), and without those
-/// on a Terraform expression (`${...}`, `%{...}`), whose value is not known.
-fn applied_manifests(
-    text: &str,
-    manifests: &[std::ops::Range<usize>],
-    options: &Options,
-) -> Vec<Diagnostic> {
+/// heredoc, [`terraform::Hcl::manifests`]) and in the karpenter-resources chart values it installs
+/// (their `nodePool.taints`, [`terraform::Hcl::chart_pools`]), read as YAML where they are
+/// written, as the inventory reads them. Without fixes (a fix is checked as YAML, and the file
+/// is HCL), and without those on a Terraform expression (`${...}`, `%{...}`), whose value is not
+/// known.
+fn applied_manifests(text: &str, hcl: &terraform::Hcl<'_>, options: &Options) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for range in manifests {
+    let manifests = hcl.manifests.iter().map(|r| (r, false));
+    for (range, chart) in manifests.chain(hcl.chart_pools.iter().map(|r| (r, true))) {
         let Some(yaml) = terraform::manifest_text(text, range) else {
             continue;
         };
         let mut stream = syntax::parse(&yaml);
-        let mut found = check_stream(
-            &yaml,
-            &mut stream,
-            options,
-            (None, None),
-            None,
-            &mut PodTemplates::default(),
-            None,
-        );
+        let mut found = if chart {
+            chart_taints(&yaml, &stream, options)
+        } else {
+            check_stream(
+                &yaml,
+                &mut stream,
+                options,
+                (None, None),
+                None,
+                &mut PodTemplates::default(),
+                None,
+            )
+        };
         let expressions: Vec<std::ops::Range<usize>> = ["${", "%{"]
             .iter()
             .flat_map(|open| text[range.clone()].match_indices(open))
@@ -1207,6 +1210,28 @@ fn applied_manifests(
             d.document = Some(0);
         }
         out.extend(found);
+    }
+    out
+}
+
+/// The findings on the `nodePool.taints` of karpenter-resources chart values (the taints of
+/// the NodePool the chart renders), without what the API server would say at its paths.
+fn chart_taints(yaml: &str, stream: &syntax::Stream<'_>, options: &Options) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(doc) = stream.documents.first() else {
+        return out;
+    };
+    let list = (doc.root)
+        .and_then(|root| doc.get(root, "nodePool"))
+        .and_then(|(_, pool)| {
+            crate::k8s::objects::taint_list_at(doc, pool, "nodePool", &["taints"], None)
+        });
+    if let Some(list) = list {
+        rules::check_lists(yaml, doc, options, &[], &[], &[list], &mut out);
+    }
+    // The API server sees the NodePool the chart renders, at its own paths, not these values.
+    for d in &mut out {
+        d.server_message = None;
     }
     out
 }

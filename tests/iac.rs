@@ -196,6 +196,71 @@ fn nodepools_applied_as_terraform_manifests() {
         .is_none_or(Vec::is_empty));
 }
 
+/// NodePools installed as karpenter-resources chart values (aws-ia/eks-data-addons'
+/// `karpenter_resources_helm_config`): read by the inventory as the chart renders them, their
+/// taints linted where they are written; a pool written with expressions is said and not read.
+#[test]
+fn karpenter_resources_chart_values() {
+    let file = "tests/fixtures/iac/karpenter-resources.tf";
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        file,
+        "tests/fixtures/spread/workload.yaml",
+    ]);
+    let report = json(&out);
+    let pools: Vec<(&str, &str)> = report["cluster"]["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["labels"]["NodeGroupType"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pools,
+        [
+            ("g5-gpu-karpenter", "g5-gpu-karpenter"),
+            ("x86-cpu-karpenter", "x86-cpu-karpenter")
+        ]
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("pool `team` is written with Terraform expressions"),
+        "{stderr}"
+    );
+    let out = run(&["lint", "--format", "json", file]);
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let found: Vec<(&str, u64, u64, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let start = &d["range"]["start"];
+            (
+                d["rule"].as_str().unwrap(),
+                start["line"].as_u64().unwrap(),
+                start["column"].as_u64().unwrap(),
+                d["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    // The misspelled effect where it is written; nothing of the expressions.
+    assert_eq!(
+        found,
+        [("unknown-effect", 31, 21, "nodePool.taints[0].effect")]
+    );
+    let d = &report["diagnostics"][0];
+    assert!(d["server_message"].is_null(), "{d}");
+    assert!(d["fixes"].as_array().is_none_or(Vec::is_empty));
+}
+
 /// Each pool of a simulate JSON report as `name kind count: taints | startup taints`.
 fn pool_lines(report: &Value) -> Vec<String> {
     let taints = |v: &Value| {
