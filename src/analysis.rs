@@ -1143,6 +1143,7 @@ fn check_hcl<'a>(text: &'a str, options: &Options) -> (syntax::Stream<'a>, Vec<D
             .iter()
             .filter_map(rules::unknown_effect::check_provider_effect),
     );
+    out.extend(hcl.ignored.iter().map(rules::unknown_field::check_ignored));
     let strings: Vec<std::ops::Range<usize>> = (0..hcl.doc.nodes_len() as u32)
         .filter(|&id| matches!(hcl.doc.node(id).kind, NodeKind::Scalar { .. }))
         .map(|id| hcl.doc.node(id).span.clone())

@@ -1276,6 +1276,32 @@ fn taints_terraform_puts_on_no_node_are_said() {
         .map(|p| &p["taints"])
         .collect();
     assert_eq!(taints, [&serde_json::json!([]), &serde_json::json!([])]);
+    // lint says it without an inventory: at the name the module does not read.
+    let report = json(&run(&["lint", "--format", "json", fixture]));
+    let found: Vec<(&str, u64, u64, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let start = &d["range"]["start"];
+            (
+                d["rule"].as_str().unwrap(),
+                start["line"].as_u64().unwrap(),
+                start["column"].as_u64().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "unknown-field",
+            11,
+            7,
+            "unknown field `taint`: the module reads `taints`, and ignores this one: its taints \
+             are put on no node"
+        )]
+    );
 }
 
 /// The `platform-taint` findings of a file, as `lint --format json` gives them: path and words.

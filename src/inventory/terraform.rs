@@ -143,6 +143,8 @@ pub(crate) struct Hcl<'a> {
     /// The values of the karpenter-resources chart a module installs, each the range of its
     /// text (read as [`manifests`](Self::manifests) are).
     pub chart_pools: Vec<Range<usize>>,
+    /// Fields that hold taints under a name no one reads (`taint` for `taints`).
+    pub ignored: Vec<Ignored>,
 }
 
 /// The node-template tags of one Auto Scaling group (see [`super::asg_tags`]): its taint tags
@@ -390,6 +392,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         tags: Vec::new(),
         builtins: Vec::new(),
         chart_pools: Vec::new(),
+        ignored: Vec::new(),
     };
     // The GKE clusters of the file, by resource name: a pool's zones default to its cluster's.
     let clusters: Vec<(&str, &Body)> = body
@@ -580,6 +583,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
         manifests,
         builtins: b.builtins,
         chart_pools: b.chart_pools,
+        ignored: b.ignored,
     })
 }
 
@@ -630,6 +634,26 @@ impl<'b> Fields<'b> {
 
     fn child(self, name: &str) -> Option<Fields<'b>> {
         self.children(name).into_iter().next()
+    }
+
+    /// Where the name of the field `name` is written (in the parser's text).
+    fn key_span(self, name: &str) -> Option<Range<usize>> {
+        match self {
+            Fields::Body(b) => b.get_attribute(name)?.key.span(),
+            Fields::Object(o) => o.iter().find_map(|(k, _)| {
+                let key = match k {
+                    ObjectKey::Ident(i) => i.as_str(),
+                    ObjectKey::Expression(e) => e.as_str()?,
+                };
+                if key != name {
+                    return None;
+                }
+                match k {
+                    ObjectKey::Ident(i) => i.span(),
+                    ObjectKey::Expression(e) => e.span(),
+                }
+            }),
+        }
     }
 }
 
@@ -826,6 +850,15 @@ fn gke_accelerators(m: &super::instance_types::GceMachine) -> super::capacity::C
     capacity
 }
 
+/// A field that holds taints under a name its module does not read: where its name is written,
+/// the name it should have, and the field's address.
+pub(crate) struct Ignored {
+    pub range: Range<usize>,
+    pub written: &'static str,
+    pub read: &'static str,
+    pub path: String,
+}
+
 /// An EKS Auto Mode built-in NodePool a cluster enables (`compute_config.node_pools`): its name
 /// and where the name is written.
 pub(crate) struct Builtin {
@@ -846,6 +879,7 @@ struct Builder<'a> {
     tags: Vec<TagSet>,
     builtins: Vec<Builtin>,
     chart_pools: Vec<Range<usize>>,
+    ignored: Vec<Ignored>,
 }
 
 impl<'a> Builder<'a> {
@@ -1345,6 +1379,17 @@ impl<'a> Builder<'a> {
                      taints written there are put on no node"
                 ),
             });
+            if let Some(range) = f
+                .key_span("taint")
+                .map(|r| r.start + self.off..r.end + self.off)
+            {
+                self.ignored.push(Ignored {
+                    range,
+                    written: "taint",
+                    read: "taints",
+                    path: format!("{address}.taint"),
+                });
+            }
         }
         let n = |name: &str| number(f.get(name));
         let mut labels = map(f.get("labels"));

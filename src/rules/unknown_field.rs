@@ -22,6 +22,10 @@ A key inside a toleration other than `key`, `operator`, `value`, `effect` and
 (in a Cluster API machine template: `key`, `value`, `effect` and `propagation`).
 Field names are case-sensitive: `Effect:` is unknown too.
 
+In Terraform, a node group of terraform-aws-modules/eks that writes its taints as `taint` (the
+module reads `taints`: node_groups.tf, `taints = try(each.value.taints, ...)`) is reported at
+that name: the module ignores it, and its taints are put on no node.
+
 ## Why it matters
 kubectl validates strictly by default (`--validate=strict`), and the API server then rejects the
 object: `strict decoding error: unknown field "spec.tolerations[0].efect"`. With validation off
@@ -39,6 +43,28 @@ tolerations:
 Correct the name (taintlint suggests the field it is closest to) or remove the field.
 "#,
 };
+
+/// A finding on a field that holds taints under a name its module does not read.
+pub(crate) fn check_ignored(
+    ignored: &crate::inventory::terraform::Ignored,
+) -> crate::diagnostic::Diagnostic {
+    crate::diagnostic::Diagnostic {
+        rule: META.name,
+        severity: META.severity,
+        message: format!(
+            "unknown field `{}`: the module reads `{}`, and ignores this one: its taints are put \
+             on no node",
+            ignored.written, ignored.read
+        ),
+        server_message: None,
+        range: ignored.range.clone(),
+        document: Some(0),
+        path: Some(ignored.path.clone()),
+        object: None,
+        related: Vec::new(),
+        fixes: Vec::new(),
+    }
+}
 
 pub const TOLERATION_FIELDS: &[&str] = &["key", "operator", "value", "effect", "tolerationSeconds"];
 pub const TAINT_FIELDS: &[&str] = &["key", "value", "effect", "timeAdded"];
