@@ -1222,11 +1222,7 @@ fn chart_taints(yaml: &str, stream: &syntax::Stream<'_>, options: &Options) -> V
     let Some(doc) = stream.documents.first() else {
         return out;
     };
-    let list = (doc.root)
-        .and_then(|root| doc.get(root, "nodePool"))
-        .and_then(|(_, pool)| {
-            crate::k8s::objects::taint_list_at(doc, pool, "nodePool", &["taints"], None)
-        });
+    let list = (doc.root).and_then(|root| crate::inventory::chart_taint_list(doc, root));
     if let Some(list) = list {
         rules::check_lists(yaml, doc, options, &[], &[], &[list], &mut out);
     }

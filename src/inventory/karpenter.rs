@@ -16,7 +16,7 @@ use super::nodes::{labels, scalar_text};
 use super::pool_object::{PoolObject, Taints};
 use super::{Count, ParseError, PoolRequirement, RawNode};
 use crate::k8s::decode::{decode, Decoded};
-use crate::k8s::objects::pool_taint_paths;
+use crate::k8s::objects::{pool_taint_paths, List};
 use crate::syntax::{Document, NodeId};
 
 /// Whether a document is a Karpenter NodePool or Provisioner.
@@ -148,8 +148,7 @@ pub(crate) fn from_chart_values(
     node_labels.push(("karpenter.sh/nodepool".to_string(), name.clone()));
     node_labels.push(("karpenter.k8s.aws/ec2nodeclass".to_string(), name.clone()));
     let requirements = requirements(doc, get(&["requirements"]), &mut node_labels);
-    let (taints, invalid) = pool
-        .and_then(|p| crate::k8s::objects::taint_list_at(doc, p, "nodePool", &["taints"], None))
+    let (taints, invalid) = chart_taint_list(doc, root)
         .map(|list| super::nodes::taints(file, doc, &list))
         .unwrap_or_default();
     let limit = |resource: &str, default: &str| {
@@ -166,6 +165,12 @@ pub(crate) fn from_chart_values(
     node.taints = taints;
     declare(&mut node, requirements, Vec::new(), true, limits);
     Some((node, invalid))
+}
+
+/// The taint list of karpenter-resources chart values at `root`: `nodePool.taints`.
+pub(crate) fn chart_taint_list(doc: &Document<'_>, root: NodeId) -> Option<List> {
+    let (_, pool) = doc.get(root, "nodePool")?;
+    crate::k8s::objects::taint_list_at(doc, pool, "nodePool", &["taints"], None)
 }
 
 /// Whether the nodes are EC2 instances (an EC2NodeClass of `karpenter.k8s.aws`, EKS Auto Mode's

@@ -40,6 +40,7 @@ mod hcl_objects;
 pub mod instance_types;
 mod json;
 mod karpenter;
+pub(crate) use karpenter::chart_taint_list;
 mod kind;
 mod kubeadm;
 mod kubelet_flags;
