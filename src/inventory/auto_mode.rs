@@ -196,4 +196,28 @@ mod tests {
         assert_eq!(auto, gpus(&nodepool("karpenter.k8s.aws")));
         assert!(auto.is_some_and(|(min, _)| min >= 1), "{auto:?}");
     }
+
+    /// eksctl's `autoModeConfig` (after aws-samples/eks-workshop-v2's cluster/eksctl
+    /// cluster-auto.yaml): the built-in NodePools it names, placed at their names; none named,
+    /// none read (eksctl's default for a left-out `nodePools` is not one taintlint can cite).
+    #[test]
+    fn eksctls_auto_mode_config_names_its_builtin_nodepools() {
+        let config = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata:\n  name: \
+                      auto\n  region: us-west-2\nautoModeConfig:\n  enabled: true\n  nodePools: \
+                      [general-purpose, system]\n";
+        let inv = Inventory::load(&[("cluster-auto.yaml", config)]).unwrap();
+        let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["general-purpose", "system"]);
+        assert_eq!(&config[inv.pools[1].at.range.clone()], "system");
+        assert_eq!(
+            inv.pools[1].taint_texts(),
+            ["CriticalAddonsOnly:NoSchedule"]
+        );
+        let unnamed = config.replace("  nodePools: [general-purpose, system]\n", "");
+        let off = config.replace("enabled: true", "enabled: false");
+        for text in [unnamed, off] {
+            let pools = Inventory::load(&[("cluster-auto.yaml", &text)]).map(|i| i.pools.len());
+            assert!(!matches!(pools, Ok(n) if n > 0), "{text}");
+        }
+    }
 }

@@ -9,7 +9,8 @@
 //! whose scalars span the key and the characters inside the string, so the taint rules point
 //! there. Every node is labelled `alpha.eksctl.io/cluster-name` and
 //! `alpha.eksctl.io/nodegroup-name` (`defaults.go` `setDefaultNodeLabels`), a managed group's
-//! also `eks.amazonaws.com/nodegroup` (`types.go` `EKSNodeGroupNameLabel`).
+//! also `eks.amazonaws.com/nodegroup` (`types.go` `EKSNodeGroupNameLabel`). The EKS Auto Mode
+//! built-in NodePools `autoModeConfig.nodePools` names are pools too ([`super::auto_mode`]).
 
 use std::borrow::Cow;
 
@@ -203,6 +204,25 @@ pub(crate) fn read<'a>(
             }
             out.nodes.push(node);
             out.lists.extend(list);
+        }
+    }
+    // EKS Auto Mode's built-in NodePools, as `autoModeConfig` names them (`enabled: true`,
+    // `nodePools: [general-purpose, system]`); left out, `nodePools` takes eksctl's default,
+    // which is not read here.
+    if let Some((_, auto)) = doc.get(root, "autoModeConfig") {
+        let on = |(_, v): (NodeId, NodeId)| matches!(decode(doc, v), Decoded::Bool(true));
+        if doc.get(auto, "enabled").is_some_and(on) {
+            let names = doc
+                .get(auto, "nodePools")
+                .and_then(|(_, v)| doc.sequence(v));
+            for (k, &item) in names.unwrap_or_default().iter().enumerate() {
+                let Some(name) = scalar_text(doc, item) else {
+                    continue;
+                };
+                let at = doc.node(item).span.clone();
+                out.nodes
+                    .extend(super::auto_mode::builtin(file, &name, at, (index << 8) + k));
+            }
         }
     }
     out
