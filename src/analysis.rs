@@ -1190,17 +1190,11 @@ fn applied_manifests(text: &str, hcl: &terraform::Hcl<'_>, options: &Options) ->
                 None,
             )
         };
-        let expressions: Vec<std::ops::Range<usize>> = ["${", "%{"]
-            .iter()
-            .flat_map(|open| text[range.clone()].match_indices(open))
-            .map(|(i, _)| {
-                let start = range.start + i;
-                let end = text[start..range.end]
-                    .find('}')
-                    .map_or(range.end, |e| start + e + 1);
-                start..end
-            })
-            .collect();
+        let expressions: Vec<std::ops::Range<usize>> =
+            terraform::expressions(&text.as_bytes()[range.clone()])
+                .into_iter()
+                .map(|e| range.start + e.start..range.start + e.end)
+                .collect();
         found.retain(|d| {
             !expressions
                 .iter()

@@ -25,6 +25,24 @@ fn json(o: &Output) -> Value {
     })
 }
 
+/// The findings of a `lint --format json` report: rule, line, column and the finding's `field`.
+fn findings<'r>(report: &'r Value, field: &str) -> Vec<(&'r str, u64, u64, &'r str)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let start = &d["range"]["start"];
+            (
+                d["rule"].as_str().unwrap(),
+                start["line"].as_u64().unwrap(),
+                start["column"].as_u64().unwrap(),
+                d[field].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// (workload name, [(pool name, fit)]) of a simulate JSON report.
 fn fits(report: &Value) -> Vec<(String, Vec<(String, String)>)> {
     let pools = report["cluster"]["pools"].as_array().unwrap();
@@ -175,22 +193,16 @@ fn nodepools_applied_as_terraform_manifests() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
-    let found: Vec<(String, u64, u64)> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            let start = &d["range"]["start"];
-            let rule = d["rule"].as_str().unwrap().to_string();
-            (
-                rule,
-                start["line"].as_u64().unwrap(),
-                start["column"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     // The misspelled effect, where it is written; nothing of the expressions.
-    assert_eq!(found, [("unknown-effect".to_string(), 55, 23)]);
+    assert_eq!(
+        findings(&report, "path"),
+        [(
+            "unknown-effect",
+            55,
+            23,
+            "spec.template.spec.taints[0].effect"
+        )]
+    );
     assert!(report["diagnostics"][0]["fixes"]
         .as_array()
         .is_none_or(Vec::is_empty));
@@ -237,20 +249,7 @@ fn karpenter_resources_chart_values() {
     let out = run(&["lint", "--format", "json", file]);
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
-    let found: Vec<(&str, u64, u64, &str)> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            let start = &d["range"]["start"];
-            (
-                d["rule"].as_str().unwrap(),
-                start["line"].as_u64().unwrap(),
-                start["column"].as_u64().unwrap(),
-                d["path"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let found = findings(&report, "path");
     // The misspelled effect where it is written; nothing of the expressions.
     assert_eq!(
         found,
@@ -1278,20 +1277,7 @@ fn taints_terraform_puts_on_no_node_are_said() {
     assert_eq!(taints, [&serde_json::json!([]), &serde_json::json!([])]);
     // lint says it without an inventory: at the name the module does not read.
     let report = json(&run(&["lint", "--format", "json", fixture]));
-    let found: Vec<(&str, u64, u64, &str)> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            let start = &d["range"]["start"];
-            (
-                d["rule"].as_str().unwrap(),
-                start["line"].as_u64().unwrap(),
-                start["column"].as_u64().unwrap(),
-                d["message"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let found = findings(&report, "message");
     assert_eq!(
         found,
         [(

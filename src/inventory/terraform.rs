@@ -317,56 +317,68 @@ pub(crate) fn manifest_text(text: &str, range: &Range<usize>) -> Option<String> 
     String::from_utf8(bytes).ok()
 }
 
-/// Makes the Terraform interpolations (`${...}`) and directives (`%{...}`) of a heredoc's text
-/// harmless to the YAML reader, in place and at the same length: their values are not known,
-/// and one that writes a line of its own (`${var.id != null ? "snapshotID: ${var.id}" : ""}`,
-/// `%{ if ... }`) is blanked as if it wrote nothing; any other keeps its marks (what reads the
-/// result still sees an expression there) and its inside becomes `_`.
-fn neutralize_expressions(bytes: &mut [u8]) {
+/// Where a text's Terraform interpolations (`${...}`) and directives (`%{...}`) are, each to
+/// its closing brace (counting the braces it nests); one left open runs to the end.
+pub(crate) fn expressions(bytes: &[u8]) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < bytes.len() {
         if !matches!(bytes[i], b'$' | b'%') || bytes[i + 1] != b'{' {
             i += 1;
             continue;
         }
-        // The closing brace, counting those the expression nests.
         let mut depth = 0usize;
-        let mut end = None;
+        let mut end = bytes.len();
         for (j, &b) in bytes.iter().enumerate().skip(i + 1) {
             match b {
                 b'{' => depth += 1,
                 b'}' => {
                     depth -= 1;
                     if depth == 0 {
-                        end = Some(j);
+                        end = j + 1;
                         break;
                     }
                 }
                 _ => {}
             }
         }
-        let Some(end) = end else {
-            return;
-        };
-        let line_start = bytes[..i]
+        out.push(i..end);
+        i = end;
+    }
+    out
+}
+
+/// Makes the Terraform interpolations and directives of a heredoc's text ([`expressions`])
+/// harmless to the YAML reader, in place and at the same length: their values are not known,
+/// and one that writes a line of its own (`${var.id != null ? "snapshotID: ${var.id}" : ""}`,
+/// `%{ if ... }`) is blanked as if it wrote nothing; any other keeps its marks (what reads the
+/// result still sees an expression there) and its inside becomes `_`. One left open is left as
+/// it is.
+fn neutralize_expressions(bytes: &mut [u8]) {
+    for e in expressions(bytes) {
+        if bytes[e.end - 1] != b'}' {
+            continue;
+        }
+        let line_start = bytes[..e.start]
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |p| p + 1);
-        let line_end = bytes[end..]
+        let line_end = bytes[e.end..]
             .iter()
             .position(|&b| b == b'\n')
-            .map_or(bytes.len(), |p| end + p);
-        let alone = bytes[line_start..i].iter().all(|b| b.is_ascii_whitespace())
-            && bytes[end + 1..line_end]
-                .iter()
-                .all(|b| b.is_ascii_whitespace());
-        let (from, to) = if alone { (i, end + 1) } else { (i + 2, end) };
-        for b in &mut bytes[from..to] {
+            .map_or(bytes.len(), |p| e.end + p);
+        let blank = |r: &[u8]| r.iter().all(|b| b.is_ascii_whitespace());
+        let alone = blank(&bytes[line_start..e.start]) && blank(&bytes[e.end..line_end]);
+        let inside = if alone {
+            e.clone()
+        } else {
+            e.start + 2..e.end - 1
+        };
+        for b in &mut bytes[inside] {
             if *b != b'\n' {
                 *b = if alone { b' ' } else { b'_' };
             }
         }
-        i = end + 1;
     }
 }
 

@@ -1567,7 +1567,7 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
             .iter()
             .map(|e| (&*e.key, &*e.value))
             .collect();
-        let domain = requirements::provider_domain(&node.pool.labels);
+        let domain = requirements::provider_domain(node.pool);
         if let Some(why) = requirements::failure(reqs, domain, &selector, w.affinity.as_ref()) {
             out.push(Reason::Requirements(why));
         }

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 #[cfg(test)]
 use super::affinity::SelOp;
 use super::affinity::{go_parse_int, Affinity};
-use crate::inventory::PoolRequirement;
+use crate::inventory::{Pool, PoolRequirement};
 
 /// Labels Karpenter lets a pod select on when a pool leaves them undefined
 /// (`pkg/apis/v1/labels.go` `WellKnownLabels`), and the label domains of its cloud providers
@@ -44,12 +44,12 @@ const NODE_CLASSES: &[(&str, &str)] = &[
     ("eks.amazonaws.com/nodeclass", "eks.amazonaws.com/instance-"),
 ];
 
-/// The domain in which the provider of a pool with these labels labels its instances, known
-/// from its node class; `None` when its labels do not say (any provider's is taken).
-pub fn provider_domain(labels: &[(String, String)]) -> Option<&'static str> {
+/// The domain in which the provider of `pool` labels its instances, known from its node class;
+/// `None` when its labels do not say (any provider's is taken).
+pub fn provider_domain(pool: &Pool) -> Option<&'static str> {
     NODE_CLASSES
         .iter()
-        .find(|(class, _)| labels.iter().any(|(k, _)| k == class))
+        .find(|(class, _)| pool.label(None, class).is_some())
         .map(|&(_, domain)| domain)
 }
 
