@@ -170,6 +170,44 @@ pub struct Declared {
     /// ResourceFlavor's `spec.tolerations`, added to the workloads admitted on the flavor): they
     /// count when a workload is judged against this pool.
     pub tolerations: Vec<crate::k8s::model::Toleration>,
+    /// Node labels the definition writes as expressions taintlint does not evaluate (Terraform's
+    /// `${...}`): its nodes may carry them, with values not known.
+    pub open_labels: OpenLabels,
+}
+
+/// Which node labels of a pool are not known because they are written as expressions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum OpenLabels {
+    #[default]
+    None,
+    /// These keys, whose values are expressions.
+    Keys(Vec<String>),
+    /// Any: the labels (or the keys) are one expression.
+    All,
+}
+
+impl OpenLabels {
+    /// Whether the pool's nodes may carry `key` though the definition does not say so.
+    pub fn covers(&self, key: &str) -> bool {
+        match self {
+            OpenLabels::None => false,
+            OpenLabels::Keys(keys) => keys.iter().any(|k| k == key),
+            OpenLabels::All => true,
+        }
+    }
+
+    /// Adds `key` (`None`: any key) to those not known.
+    pub fn open(&mut self, key: Option<&str>) {
+        match (&mut *self, key) {
+            (OpenLabels::All, _) => {}
+            (_, None) => *self = OpenLabels::All,
+            (OpenLabels::Keys(keys), Some(k)) if !keys.iter().any(|x| x == k) => {
+                keys.push(k.to_string())
+            }
+            (OpenLabels::Keys(_), Some(_)) => {}
+            (OpenLabels::None, Some(k)) => *self = OpenLabels::Keys(vec![k.to_string()]),
+        }
+    }
 }
 
 /// Nodes the scheduler cannot tell apart (except by the labels that name them).
@@ -601,6 +639,7 @@ impl RawNode {
                 provider_labels: &[],
                 capacity: capacity::Capacity::default(),
                 tolerations: Vec::new(),
+                open_labels: OpenLabels::None,
             })),
             bootstrap: None,
             allocatable: None,
@@ -680,7 +719,7 @@ fn applied_manifests(
         };
         invalid += left_out;
         for mut node in nodes {
-            if let Some(note) = terraform::unknown_parts(&mut node) {
+            if let Some(note) = terraform::unknown_parts(&mut node, text, range) {
                 unread.push(note);
                 continue;
             }

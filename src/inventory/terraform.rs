@@ -267,30 +267,57 @@ fn heredoc_body(src: &str, off: usize, e: &Expression) -> Option<Range<usize>> {
     (first < last).then(|| off + span.start + first + 1..off + span.start + last + 1)
 }
 
-/// What of a pool read from a heredoc Terraform interpolates (`${...}`, `%{...}`), whose value
-/// is not known: a label is left out (Karpenter's own, from a `nodeClassRef` name written as an
-/// expression, say), with the requirement that stands for it; a taint or a requirement makes
-/// the pool unread, said in the note returned.
-pub(crate) fn unknown_parts(node: &mut RawNode) -> Option<Unread> {
+/// What of a pool read from the heredoc at `range` of `text` Terraform interpolates (`${...}`,
+/// `%{...}`), whose value is not known, judged by where each expression is written
+/// ([`expression_sites`]): under the taints, the startup taints or the requirements, or writing
+/// whole lines (or a whole value) where they are kept, it makes the pool unread, said in the
+/// note returned; under the node labels, the label (or, for the labels as a whole, any label)
+/// is one its nodes may carry with a value not known ([`super::OpenLabels`]). A label the
+/// reader derives from an expression (Karpenter's own, from a `nodeClassRef` name written as
+/// one) is left out, with the requirement that stands for it.
+pub(crate) fn unknown_parts(
+    node: &mut RawNode,
+    text: &str,
+    range: &Range<usize>,
+) -> Option<Unread> {
+    /// The fields that decide where a pool's pods may go, and the mappings that hold them.
+    const DECIDING: &[&str] = &["taints", "startupTaints", "requirements"];
+    const HOLDING: &[&str] = &["spec", "template", "nodePool"];
     let expression = |s: &str| s.contains("${") || s.contains("%{");
-    let unknown: Vec<String> = (node.labels.iter())
+    let derived: Vec<String> = (node.labels.iter())
         .filter(|(k, v)| expression(k) || expression(v))
         .map(|(k, _)| k.clone())
         .collect();
-    node.labels.retain(|(k, _)| !unknown.contains(k));
+    node.labels.retain(|(k, _)| !derived.contains(k));
     if let Some(reqs) = node.declared.as_mut().and_then(|d| d.requirements.as_mut()) {
-        reqs.retain(|r| !(unknown.contains(&r.key) && r.values.iter().any(|v| expression(v))));
+        reqs.retain(|r| !(derived.contains(&r.key) && r.values.iter().any(|v| expression(v))));
     }
-    let declared = node.declared.as_deref();
-    let written = (node.taints.iter())
-        .chain(declared.into_iter().flat_map(|d| &d.startup_taints))
-        .any(|t| expression(&t.taint.key) || expression(&t.taint.value))
-        || (declared
-            .and_then(|d| d.requirements.as_ref())
-            .into_iter()
-            .flatten())
-        .any(|r| expression(&r.key) || r.values.iter().any(|v| expression(v)));
-    written.then(|| Unread {
+    let mut unread = false;
+    for Site { path, whole } in expression_sites(text, range) {
+        let segment = |s: &str| path.iter().any(|p| p == s);
+        let below = |of: &[&str]| whole && path.last().is_none_or(|l| of.contains(&l.as_str()));
+        unread |= DECIDING.iter().any(|s| segment(s)) || below(HOLDING);
+        // The node labels: a Node's own; a pool's, under its template (or the chart's
+        // `nodePool`), not the object's own `metadata.labels`.
+        let own_metadata = node.declared.is_some() && path.first().is_some_and(|p| p == "metadata");
+        let labels = path
+            .iter()
+            .position(|p| p == "labels")
+            .filter(|_| !own_metadata);
+        let key = labels.map(|i| path[i + 1..].iter().find(|p| *p != "-"));
+        let open = match key {
+            Some(Some(k)) if !expression(k) => Some(Some(k.as_str())),
+            Some(_) => Some(None),
+            None if below(&["metadata"]) && !own_metadata => Some(None),
+            None => None,
+        };
+        match (open, node.declared.as_mut()) {
+            (Some(k), Some(d)) => d.open_labels.open(k),
+            (Some(_), None) => unread = true,
+            (None, _) => {}
+        }
+    }
+    unread.then(|| Unread {
         at: node.at.range.clone(),
         message: format!(
             "pool `{}` is written with Terraform expressions (`${{...}}`), which taintlint does \
@@ -300,6 +327,83 @@ pub(crate) fn unknown_parts(node: &mut RawNode) -> Option<Unread> {
                 .map_or(node.name.as_str(), |(_, n)| n.as_str()),
         ),
     })
+}
+
+/// Where an expression of a heredoc's YAML is written.
+#[derive(Debug, PartialEq, Eq)]
+struct Site {
+    /// The keys that lead to it, by indentation, with `-` for a list's item (the key on its own
+    /// line last: `[spec, template, spec, taints, -, key]` for `- key: ${var.k}`).
+    path: Vec<String>,
+    /// Whether it is all its line holds after the keys (`taints: ${...}`, or a line of its
+    /// own): it may write anything below its place.
+    whole: bool,
+}
+
+/// A YAML line's list markers (`- `), the key it writes, if any (`key:` ends it or is followed
+/// by a blank; a key that is an expression is none), and where that key starts.
+fn line_parts(line: &str) -> (usize, Option<&str>, usize) {
+    let mut rest = line.trim_start_matches(' ');
+    let mut items = 0;
+    while let Some(r) = rest.strip_prefix("- ") {
+        items += 1;
+        rest = r.trim_start_matches(' ');
+    }
+    let colon = (rest.find(": ")).or_else(|| rest.trim_end().strip_suffix(':').map(str::len));
+    let key = colon
+        .map(|c| rest[..c].trim().trim_matches(['"', '\''].as_slice()))
+        .filter(|k| !k.is_empty() && !k.starts_with(['#', '$', '%']));
+    (items, key, line.len() - rest.len())
+}
+
+/// The [`Site`] of each of the expressions ([`expressions`]) of `text[range]`, a heredoc's YAML.
+fn expression_sites(text: &str, range: &Range<usize>) -> Vec<Site> {
+    let Some(yaml) = text.get(range.clone()) else {
+        return Vec::new();
+    };
+    let indent = |line: &str| line.len() - line.trim_start_matches(' ').len();
+    let mut out = Vec::new();
+    for e in expressions(yaml.as_bytes()) {
+        let line_start = yaml[..e.start].rfind('\n').map_or(0, |p| p + 1);
+        let line_end = yaml[e.end..].find('\n').map_or(yaml.len(), |p| e.end + p);
+        let before = &yaml[line_start..e.start];
+        let (items, key, key_at) = line_parts(before);
+        let mut path: Vec<String> = vec!["-".to_string(); items];
+        // The key it is the value of (a key that is an expression is no key).
+        let value_of = key.filter(|_| before[key_at..].contains(':'));
+        path.extend(value_of.map(str::to_string));
+        let after_key = value_of.map_or(&before[key_at..], |_| {
+            before[key_at..].split_once(':').map_or("", |(_, v)| v)
+        });
+        let whole = after_key.trim().is_empty() && yaml[e.end..line_end].trim().is_empty();
+        // The keys above it: each line less indented than the last taken.
+        let mut limit = indent(before);
+        let mut ancestors = Vec::new();
+        for line in yaml[..line_start].lines().rev() {
+            let content = line.trim_start_matches(' ');
+            if limit == 0 || content.is_empty() || content.starts_with('#') || indent(line) >= limit
+            {
+                continue;
+            }
+            let (items, key, key_at) = line_parts(line);
+            if key.is_none() && items == 0 {
+                continue;
+            }
+            // Within an item's key (not beside it), the key leads here too.
+            if let Some(k) = key.filter(|_| items == 0 || key_at < limit) {
+                ancestors.push(k.to_string());
+            }
+            ancestors.extend(std::iter::repeat_n("-".to_string(), items));
+            limit = indent(line);
+        }
+        ancestors.reverse();
+        ancestors.extend(path);
+        out.push(Site {
+            path: ancestors,
+            whole,
+        });
+    }
+    out
 }
 
 /// The manifest at `range` of [`Hcl::manifests`] as a YAML text of the file's length: every byte
@@ -348,12 +452,23 @@ pub(crate) fn expressions(bytes: &[u8]) -> Vec<Range<usize>> {
     out
 }
 
+/// The fields of the objects read from heredocs whose values are lists or mappings.
+const COLLECTIONS: &[&str] = &[
+    "labels",
+    "taints",
+    "startupTaints",
+    "requirements",
+    "values",
+];
+
 /// Makes the Terraform interpolations and directives of a heredoc's text ([`expressions`])
 /// harmless to the YAML reader, in place and at the same length: their values are not known,
 /// and one that writes a line of its own (`${var.id != null ? "snapshotID: ${var.id}" : ""}`,
-/// `%{ if ... }`) is blanked as if it wrote nothing; any other keeps its marks (what reads the
-/// result still sees an expression there) and its inside becomes `_`. One left open is left as
-/// it is.
+/// `%{ if ... }`) is blanked as if it wrote nothing, as is the whole value of a field that holds
+/// a list or a mapping ([`COLLECTIONS`]: as a string, it would make the object unreadable); any
+/// other keeps its marks (what reads the result still sees an expression there) and its inside
+/// becomes `_`. One left open is left as it is. What they stood for is judged apart
+/// ([`unknown_parts`]).
 fn neutralize_expressions(bytes: &mut [u8]) {
     for e in expressions(bytes) {
         if bytes[e.end - 1] != b'}' {
@@ -368,7 +483,13 @@ fn neutralize_expressions(bytes: &mut [u8]) {
             .position(|&b| b == b'\n')
             .map_or(bytes.len(), |p| e.end + p);
         let blank = |r: &[u8]| r.iter().all(|b| b.is_ascii_whitespace());
-        let alone = blank(&bytes[line_start..e.start]) && blank(&bytes[e.end..line_end]);
+        let before = String::from_utf8_lossy(&bytes[line_start..e.start]);
+        let field = before
+            .trim()
+            .trim_start_matches(['-', ' '])
+            .strip_suffix(':');
+        let alone = (blank(before.as_bytes()) || field.is_some_and(|f| COLLECTIONS.contains(&f)))
+            && blank(&bytes[e.end..line_end]);
         let inside = if alone {
             e.clone()
         } else {
@@ -1834,7 +1955,7 @@ pub(crate) fn read(
         else {
             continue;
         };
-        if let Some(note) = unknown_parts(&mut node) {
+        if let Some(note) = unknown_parts(&mut node, text, range) {
             notes.push(note);
             continue;
         }
@@ -2366,6 +2487,98 @@ resource "google_container_node_pool" "a100" {
             )
         );
         assert!(crate::syntax::parse(&yaml).documents[0].error.is_none());
+    }
+
+    #[test]
+    fn an_expression_is_placed_by_the_keys_that_lead_to_it() {
+        let text = "spec:\n  template:\n    metadata:\n      labels: ${var.labels}\n    spec:\n      \
+                    taints:\n        ${indent(8, yamlencode(var.taints))}\n      requirements:\n        \
+                    - key: zone\n          values: [\"${var.zone}\"]\n  limits:\n    cpu: ${var.cpu}m\n";
+        let sites = super::expression_sites(text, &(0..text.len()));
+        let site = |path: &str, whole: bool| super::Site {
+            path: path.split('.').map(str::to_string).collect(),
+            whole,
+        };
+        assert_eq!(
+            sites,
+            [
+                site("spec.template.metadata.labels", true),
+                site("spec.template.spec.taints", true),
+                site("spec.template.spec.requirements.-.values", false),
+                site("spec.limits.cpu", false),
+            ]
+        );
+    }
+
+    /// What a pool written with expressions is read as: the labels they write may be on its
+    /// nodes with any value; taints or requirements written so make it unread, wherever the
+    /// expression stands (inside a value, as the value, or on a line of its own).
+    #[test]
+    fn a_pool_is_read_as_far_as_its_expressions_allow() {
+        let pool = |labels: &str, taints: &str| {
+            format!(
+                "resource \"kubectl_manifest\" \"np\" {{\n  yaml_body = <<-YAML\n    \
+                 apiVersion: karpenter.sh/v1\n    kind: NodePool\n    metadata:\n      \
+                 name: gpu\n      labels:\n        app: ${{var.app}}\n    spec:\n      \
+                 template:\n        metadata:\n          labels:{labels}\n        spec:\n          \
+                 taints:{taints}\n          requirements:\n            - key: kubernetes.io/arch\n              \
+                 operator: In\n              values: [amd64]\n  YAML\n}}\n"
+            )
+        };
+        let read = |labels: &str, taints: &str| {
+            let text = pool(labels, taints);
+            // A file whose only pool is unread holds none: an error that says why.
+            let inv = match Inventory::load(&[("main.tf", text.as_str())]) {
+                Ok(inv) => inv,
+                Err(e) => return (None, None, e.iter().map(|e| e.message.clone()).collect()),
+            };
+            let said: Vec<String> = inv.files[0]
+                .unread
+                .iter()
+                .map(|u| u.message.clone())
+                .collect();
+            let open =
+                (inv.pools.first()).map(|p| p.declared.as_ref().unwrap().open_labels.clone());
+            (open, inv.pools.first().map(|p| p.labels.clone()), said)
+        };
+        let literal = "\n            - key: a\n              effect: NoSchedule";
+        use crate::inventory::OpenLabels;
+        // A label's value: that label may be there, with any value; the object's own labels
+        // are not its nodes'.
+        let (open, labels, said) = read("\n            team: ${var.team}", literal);
+        assert_eq!(
+            open,
+            Some(OpenLabels::Keys(vec!["team".into()])),
+            "{said:?}"
+        );
+        let labels = labels.unwrap();
+        assert_eq!(crate::inventory::find_label(&labels, "team"), None);
+        assert_eq!(crate::inventory::find_label(&labels, "app"), None);
+        // The labels as a whole, on their key's line or on a line of their own: any label.
+        for labels in [
+            " ${jsonencode(var.labels)}",
+            "\n            ${yamlencode(var.labels)}",
+        ] {
+            let (open, _, said) = read(labels, literal);
+            assert_eq!(open, Some(OpenLabels::All), "{labels:?}: {said:?}");
+        }
+        // Taints written by an expression, in any of the three ways: the pool is not read.
+        for taints in [
+            " ${jsonencode(var.taints)}",
+            "\n            ${indent(12, yamlencode(var.taints))}",
+            "\n            - key: ${var.key}\n              effect: NoSchedule",
+        ] {
+            let (open, _, said) = read(" {}", taints);
+            assert_eq!(open, None, "{taints:?}");
+            assert!(
+                said.iter()
+                    .any(|m| m.contains("pool `gpu` is written with Terraform")),
+                "{taints:?}: {said:?}"
+            );
+        }
+        // Literal ones: read, nothing open.
+        let (open, _, said) = read(" {}", literal);
+        assert_eq!(open, Some(OpenLabels::None), "{said:?}");
     }
 
     #[test]

@@ -1556,11 +1556,8 @@ pub const CLOUD_TOPOLOGY: &[&str] = &[
 /// those it does not declare; on any node, the kubelet's labels it does not give).
 fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict) {
     let out = &mut verdict.reasons;
-    if let Some(reqs) = node
-        .pool
-        .declared
-        .as_ref()
-        .and_then(|d| d.requirements.as_ref())
+    if let Some((reqs, open)) =
+        (node.pool.declared.as_ref()).and_then(|d| Some((d.requirements.as_ref()?, &d.open_labels)))
     {
         let selector: Vec<(&str, &str)> = w
             .node_selector
@@ -1568,12 +1565,39 @@ fn selector_reasons(w: &Workload<'_>, node: &PoolNode<'_>, verdict: &mut Verdict
             .map(|e| (&*e.key, &*e.value))
             .collect();
         let domain = requirements::provider_domain(node.pool);
-        if let Some(why) = requirements::failure(reqs, domain, &selector, w.affinity.as_ref()) {
+        let affinity = w.affinity.as_ref();
+        if let Some(why) = requirements::failure(reqs, domain, open, &selector, affinity) {
             out.push(Reason::Requirements(why));
+        }
+        // What it asks of a label the pool writes as an expression may be so.
+        let unsure = |key: &str| open.covers(key) && !reqs.iter().any(|r| r.key == key);
+        let unknown = &mut verdict.unknown;
+        for e in w.node_selector.iter().filter(|e| unsure(&e.key)) {
+            unknown.push(Undeclared {
+                key: e.key.to_string(),
+                asked: Asked::Value(e.value.to_string()),
+            });
+        }
+        let terms = affinity.into_iter().flat_map(|a| &a.terms);
+        for r in terms.flat_map(|t| &t.expressions) {
+            if unsure(&r.key) && !r.matches(None) {
+                unknown.push(Undeclared {
+                    key: r.key.clone(),
+                    asked: Asked::Expression(r.to_string()),
+                });
+            }
         }
         // Every node it makes has a hostname (Karpenter spreads over hostnames as new nodes).
         for SpreadKey { key, .. } in &w.spread_keys {
-            if **key != *HOSTNAME_LABEL && !requirements::can_label(reqs, domain, key) {
+            if **key == *HOSTNAME_LABEL || requirements::can_label(reqs, domain, key) {
+                continue;
+            }
+            if unsure(key) {
+                unknown.push(Undeclared {
+                    key: key.to_string(),
+                    asked: Asked::Spread,
+                });
+            } else {
                 out.push(Reason::TopologyKey(key.clone()));
             }
         }

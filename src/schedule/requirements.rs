@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 #[cfg(test)]
 use super::affinity::SelOp;
 use super::affinity::{go_parse_int, Affinity};
-use crate::inventory::{Pool, PoolRequirement};
+use crate::inventory::{OpenLabels, Pool, PoolRequirement};
 
 /// Labels Karpenter lets a pod select on when a pool leaves them undefined
 /// (`pkg/apis/v1/labels.go` `WellKnownLabels`), and the label domains of its cloud providers
@@ -158,16 +158,18 @@ struct Asked<'a> {
     text: String,
 }
 
-/// Why the pod's `asked` cannot be met by the pool, or `None` when it can.
+/// Why the pod's `asked` cannot be met by the pool, or `None` when it can. A label the pool
+/// writes as an expression (`open`) and does not define otherwise may have any value.
 fn incompatible(
     pool: &[PoolRequirement],
     domain: Option<&str>,
+    open: &OpenLabels,
     asked: &[Asked<'_>],
 ) -> Option<String> {
     for a in asked {
         let defined: Vec<&PoolRequirement> = pool.iter().filter(|r| r.key == a.key).collect();
         if defined.is_empty() {
-            if !well_known(a.key, domain) && !a.allowed.negative() {
+            if !well_known(a.key, domain) && !a.allowed.negative() && !open.covers(a.key) {
                 return Some(format!(
                     "{} asks for a label the pool's nodes do not have ({} is neither in its \
                      requirements nor its labels)",
@@ -206,14 +208,15 @@ pub fn can_label(pool: &[PoolRequirement], domain: Option<&str>, key: &str) -> b
         allowed: Allowed::new("Exists", &[]).expect("Exists always parses"),
         text: String::new(),
     };
-    incompatible(pool, domain, &[exists]).is_none()
+    incompatible(pool, domain, &OpenLabels::None, &[exists]).is_none()
 }
 
 /// Why a pod with this `nodeSelector` and required affinity can get no node from a pool with
-/// these requirements (`None`: it can).
+/// these requirements and these labels written as expressions (`None`: it can).
 pub fn failure(
     pool: &[PoolRequirement],
     domain: Option<&str>,
+    open: &OpenLabels,
     selector: &[(&str, &str)],
     affinity: Option<&Affinity>,
 ) -> Option<String> {
@@ -225,7 +228,7 @@ pub fn failure(
             text: format!("nodeSelector {k}={v}"),
         })
         .collect();
-    if let Some(why) = incompatible(pool, domain, &from_selector) {
+    if let Some(why) = incompatible(pool, domain, open, &from_selector) {
         return Some(why);
     }
     let affinity = affinity?;
@@ -248,7 +251,7 @@ pub fn failure(
                 })
             })
             .collect();
-        match incompatible(pool, domain, &asked) {
+        match incompatible(pool, domain, open, &asked) {
             None => return None,
             Some(why) => {
                 first.get_or_insert(why);
@@ -278,7 +281,7 @@ mod tests {
             req("team", "In", &["ml"]),
             req("karpenter.k8s.aws/instance-cpu", "Gt", &["3"]),
         ];
-        let fits = |sel: &[(&str, &str)]| failure(&pool, None, sel, None);
+        let fits = |sel: &[(&str, &str)]| failure(&pool, None, &OpenLabels::None, sel, None);
         assert_eq!(fits(&[("karpenter.sh/capacity-type", "spot")]), None);
         assert_eq!(fits(&[("team", "ml")]), None);
         // Well-known labels the pool leaves open can be asked for.
@@ -326,7 +329,8 @@ mod tests {
             req("karpenter.k8s.aws/instance-cpu", "Gt", &["3"]),
             req("karpenter.k8s.aws/instance-memory", "Lt", &["8192"]),
         ];
-        let fits = |k: &str, v: &str| failure(&pool, None, &[(k, v)], None).is_none();
+        let fits =
+            |k: &str, v: &str| failure(&pool, None, &OpenLabels::None, &[(k, v)], None).is_none();
         assert!(!fits("karpenter.k8s.aws/instance-cpu", "3"));
         assert!(fits("karpenter.k8s.aws/instance-cpu", "4"));
         assert!(!fits("karpenter.k8s.aws/instance-cpu", "four"));
@@ -343,8 +347,9 @@ mod tests {
             req("team", "In", &["ml"]),
             req("karpenter.k8s.aws/instance-cpu", "In", &["2", "4"]),
         ];
-        let why =
-            |exprs: &[(&str, SelOp, &[&str])]| failure(&pool, None, &[], Some(&one_term(exprs)));
+        let why = |exprs: &[(&str, SelOp, &[&str])]| {
+            failure(&pool, None, &OpenLabels::None, &[], Some(&one_term(exprs)))
+        };
         assert_eq!(
             why(&[("team", SelOp::NotIn, &["ml"])]).as_deref(),
             Some("node affinity `team NotIn [ml]` is outside the pool's requirement team In [ml]")
@@ -360,7 +365,10 @@ mod tests {
         // Two exclusions always agree: a node without the value exists.
         let pool = [req("team", "NotIn", &["ml"])];
         let aff = one_term(&[("team", SelOp::NotIn, &["ml"])]);
-        assert_eq!(failure(&pool, None, &[], Some(&aff)), None);
+        assert_eq!(
+            failure(&pool, None, &OpenLabels::None, &[], Some(&aff)),
+            None
+        );
     }
 
     #[test]
@@ -393,6 +401,9 @@ mod tests {
             error: None,
             index: 0,
         });
-        assert_eq!(failure(&pool, None, &[], Some(&aff)), None);
+        assert_eq!(
+            failure(&pool, None, &OpenLabels::None, &[], Some(&aff)),
+            None
+        );
     }
 }
