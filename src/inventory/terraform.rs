@@ -24,7 +24,7 @@ use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::{Body, Structure};
 use hcl_edit::Span;
 
-use super::{compact, Count, Loc, ParseError, RawNode};
+use super::{compact, hcl_objects, Count, Loc, ParseError, RawNode};
 use crate::k8s::objects::List;
 use crate::syntax::{Document, Node, NodeId, NodeKind, Style};
 
@@ -213,13 +213,19 @@ pub fn defines_pools(text: &str) -> bool {
         return true;
     }
     // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
-    // the repository's own that takes them on).
+    // the repository's own that takes them on), or the module's own default pools.
     let gke_module = || {
-        text.lines().any(|l| {
-            l.trim_start()
-                .strip_prefix("node_pools")
-                .is_some_and(|r| r.trim_start().starts_with('='))
-        })
+        [
+            "terraform-google-modules/kubernetes-engine",
+            "terraform-google-kubernetes-engine",
+        ]
+        .iter()
+        .any(|m| text.contains(m))
+            || text.lines().any(|l| {
+                l.trim_start()
+                    .strip_prefix("node_pools")
+                    .is_some_and(|r| r.trim_start().starts_with('='))
+            })
     };
     let applied = || {
         text.contains("_manifest")
@@ -915,6 +921,29 @@ impl Zones {
     }
 }
 
+/// The node pools terraform-google-modules/kubernetes-engine makes when `node_pools` is not
+/// written (its variables.tf: `default = [{ name = "default-node-pool" }]`).
+const GKE_MODULE_DEFAULT_POOLS: &str = "node_pools = [{ name = \"default-node-pool\" }]\n";
+
+/// Whether a module of terraform-google-modules/kubernetes-engine makes
+/// [`GKE_MODULE_DEFAULT_POOLS`] when `node_pools` is not written: the root module and the
+/// cluster modules whose variables.tf gives that default (not Autopilot's, nor
+/// `gke-standard-cluster`, whose pools are `gke-node-pool` modules).
+fn gke_module_pools_by_default(source: &str) -> bool {
+    const WITH_DEFAULT: &[&str] = &[
+        "private-cluster",
+        "beta-private-cluster",
+        "beta-public-cluster",
+        "safer-cluster",
+    ];
+    let submodule = source
+        .split_once("//modules/")
+        .map(|(_, m)| m.split(['?', '/']).next().unwrap_or_default());
+    is_gke_module(source)
+        && submodule
+            .is_none_or(|m| WITH_DEFAULT.contains(&m.strip_suffix("-update-variant").unwrap_or(m)))
+}
+
 /// Whether a module is terraform-google-modules/kubernetes-engine's (its registry or its
 /// repository's source), whose cluster has a default pool whatever its `node_pools`.
 fn is_gke_module(source: &str) -> bool {
@@ -1576,13 +1605,18 @@ impl<'a> Builder<'a> {
             0 => Zones::exact(1),
             n => Zones::exact(n as u64),
         };
-        let listed = match attr(body, "node_pools") {
+        // The module's default where `node_pools` is not written: one `default-node-pool` of
+        // the module's defaults (variables.tf `node_pools`), placed at the module.
+        let default_pools = (gke_module_pools_by_default(source))
+            .then(|| hcl_objects::parse_terraform_body(GKE_MODULE_DEFAULT_POOLS).ok())
+            .flatten();
+        let written = attr(body, "node_pools");
+        let listed = match written.or_else(|| attr(default_pools.as_ref()?, "node_pools")) {
             Some(Expression::Array(pools)) => Some(pools),
             Some(other) => {
                 self.not_written_out(other, &format!("module.{module}.node_pools"));
                 None
             }
-            // The module's default: one autoscaled `default-node-pool` (variables.tf).
             None => None,
         };
         let first_machine = listed
@@ -1686,7 +1720,10 @@ impl<'a> Builder<'a> {
                 None => Some(default),
                 Some(e) => number(Some(e)),
             };
-            let at = self.span_of(p).unwrap_or(0..0);
+            let at = match written {
+                Some(_) => self.span_of(p).unwrap_or(0..0),
+                None => at.clone(),
+            };
             // The module's defaults (cluster.tf): autoscaled from 1 to 100 nodes a zone; a
             // pool not autoscaled has `node_count` (1) a zone; `total_min_count` and
             // `total_max_count` are the pool's.

@@ -2113,6 +2113,47 @@ module "gke" {
         .all(|p| p.taints.is_empty() && p.implied.is_empty()));
 }
 
+/// terraform-google-modules/kubernetes-engine makes one `default-node-pool` of its defaults
+/// when `node_pools` is not written (variables.tf: `default = [{ name = "default-node-pool" }]`;
+/// cluster.tf: autoscaled from 1 to 100 nodes a zone, `e2-medium`), and puts on it the taints
+/// of `node_pools_taints` under `all` and its name; its Autopilot modules and
+/// `gke-standard-cluster` make none (their pools are GKE's or other modules').
+#[test]
+fn a_gke_module_without_node_pools_makes_its_default_pool() {
+    let module = |source: &str, rest: &str| {
+        format!("module \"gke\" {{\n  source   = \"{source}\"\n  regional = true\n{rest}}}\n")
+    };
+    let root = "terraform-google-modules/kubernetes-engine/google";
+    let taints =
+        "  node_pools_taints = {\n    default-node-pool = [{ key = \"team\", value = \"ml\", \
+                  effect = \"NO_SCHEDULE\" }]\n  }\n";
+    let inv = inventory(&module(root, taints));
+    let names: Vec<&str> = inv.pools.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["default-node-pool"]);
+    let pool = &inv.pools[0];
+    assert_eq!(pool.size(), "3..300 nodes");
+    let written: Vec<String> = pool.taints.iter().map(|t| t.taint.to_string()).collect();
+    assert_eq!(written, ["team=ml:NoSchedule"]);
+    assert_eq!(
+        pool.label(None, "node.kubernetes.io/instance-type"),
+        Some("e2-medium")
+    );
+    for cluster in ["private-cluster", "safer-cluster-update-variant"] {
+        let source = format!("{root}//modules/{cluster}");
+        let names: Vec<String> = (inventory(&module(&source, "")).pools.iter())
+            .map(|p| p.name.clone())
+            .collect();
+        assert_eq!(names, ["default-node-pool"], "{cluster}");
+    }
+    for cluster in ["beta-autopilot-public-cluster", "gke-standard-cluster"] {
+        let text = module(&format!("{root}//modules/{cluster}"), "");
+        assert!(
+            crate::inventory::Inventory::load(&[("main.tf", text.as_str())]).is_err(),
+            "{cluster}"
+        );
+    }
+}
+
 /// A `google_container_cluster` without `node_pool` blocks makes its default pool, of its own
 /// `node_config` and `initial_node_count` a zone (google_container_cluster docs), unless
 /// `remove_default_node_pool`; a zone as its location is one zone, its `node_locations` as many
