@@ -1288,18 +1288,28 @@ fn taints_terraform_puts_on_no_node_are_said() {
         .map(|p| &p["taints"])
         .collect();
     assert_eq!(taints, [&serde_json::json!([]), &serde_json::json!([])]);
-    // lint says it without an inventory: at the name the module does not read.
+    // lint says both without an inventory: at the names the modules do not read.
     let report = json(&run(&["lint", "--format", "json", fixture]));
     let found = findings(&report, "message");
     assert_eq!(
         found,
-        [(
-            "unknown-field",
-            11,
-            7,
-            "unknown field `taint`: the module reads `taints`, and ignores this one: its taints \
-             are put on no node"
-        )]
+        [
+            (
+                "unknown-field",
+                11,
+                7,
+                "unknown field `taint`: the module reads `taints`, and ignores this one: its \
+                 taints are put on no node"
+            ),
+            (
+                "unknown-field",
+                30,
+                5,
+                "unknown field `pool-redis`: no pool of node_pools is named so (pool-postgres), \
+                 and the module reads only `all` and the pools' names: its taints are put on no \
+                 node"
+            )
+        ]
     );
 }
 

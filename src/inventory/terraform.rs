@@ -1013,11 +1013,11 @@ fn gke_accelerators(m: &super::instance_types::GceMachine) -> super::capacity::C
 }
 
 /// A field that holds taints under a name its module does not read: where its name is written,
-/// the name it should have, and the field's address.
+/// the name, why the module does not read it, and the field's address.
 pub(crate) struct Ignored {
     pub range: Range<usize>,
-    pub written: &'static str,
-    pub read: &'static str,
+    pub name: String,
+    pub why: String,
     pub path: String,
 }
 
@@ -1547,8 +1547,8 @@ impl<'a> Builder<'a> {
             {
                 self.ignored.push(Ignored {
                     range,
-                    written: "taint",
-                    read: "taints",
+                    name: "taint".to_string(),
+                    why: "the module reads `taints`, and ignores this one".to_string(),
                     path: format!("{address}.taint"),
                 });
             }
@@ -1798,13 +1798,28 @@ impl<'a> Builder<'a> {
                     },
                 };
                 if key != "all" && !names.contains(&key) {
+                    let at = self.span_of(k).unwrap_or(0..0);
+                    let pools = names.join(", ");
                     self.unread.push(Unread {
-                        at: self.span_of(k).unwrap_or(0..0),
+                        at: at.clone(),
                         message: format!(
                             "module.{module}.node_pools_taints.{key} names no pool of \
-                             node_pools ({}): its taints are put on no node",
-                            names.join(", ")
+                             node_pools ({pools}): its taints are put on no node"
                         ),
+                    });
+                    // The module's own reading; a module of the repository's own that takes
+                    // these inputs on may read them otherwise.
+                    if !is_gke_module(source) {
+                        continue;
+                    }
+                    self.ignored.push(Ignored {
+                        range: at,
+                        why: format!(
+                            "no pool of node_pools is named so ({pools}), and the module reads \
+                             only `all` and the pools' names"
+                        ),
+                        path: format!("module.{module}.node_pools_taints.{key}"),
+                        name: key,
                     });
                 }
             }

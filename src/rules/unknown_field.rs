@@ -24,7 +24,10 @@ Field names are case-sensitive: `Effect:` is unknown too.
 
 In Terraform, a node group of terraform-aws-modules/eks that writes its taints as `taint` (the
 module reads `taints`: node_groups.tf, `taints = try(each.value.taints, ...)`) is reported at
-that name: the module ignores it, and its taints are put on no node.
+that name: the module ignores it, and its taints are put on no node. So is a key of
+terraform-google-modules/kubernetes-engine's `node_pools_taints` that names no pool of
+`node_pools` (the module reads the taints under `all` and under each pool's name: cluster.tf,
+`concat(local.node_pools_taints["all"], local.node_pools_taints[each.value["name"]])`).
 
 ## Why it matters
 kubectl validates strictly by default (`--validate=strict`), and the API server then rejects the
@@ -52,9 +55,8 @@ pub(crate) fn check_ignored(
         rule: META.name,
         severity: META.severity,
         message: format!(
-            "unknown field `{}`: the module reads `{}`, and ignores this one: its taints are put \
-             on no node",
-            ignored.written, ignored.read
+            "unknown field `{}`: {}: its taints are put on no node",
+            ignored.name, ignored.why
         ),
         server_message: None,
         range: ignored.range.clone(),
