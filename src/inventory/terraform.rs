@@ -697,7 +697,7 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                         );
                     }
                 }
-                if attr(&block.body, "node_pools").is_some() || is_gke_module(&source) {
+                if is_gke_module(&source) || takes_gke_module_inputs(&block.body) {
                     b.gke_module(&block.body, name, &source, at.clone());
                 }
             }
@@ -919,6 +919,22 @@ impl Zones {
             max: per_zone.max.map(|n| n * self.max),
         }
     }
+}
+
+/// Whether a module of the repository's own takes terraform-google-modules/kubernetes-engine's
+/// pools on: `node_pools` with an input only that module has beside it (`node_pools_taints`,
+/// `node_pools_labels`, ...). `node_pools` alone says nothing: other modules take an input of
+/// that name (Azure/terraform-azurerm-aks's AKS pools, a map of another shape).
+fn takes_gke_module_inputs(body: &Body) -> bool {
+    const GKE_ONLY: &[&str] = &[
+        "node_pools_taints",
+        "node_pools_labels",
+        "node_pools_tags",
+        "node_pools_metadata",
+        "node_pools_oauth_scopes",
+        "ip_range_pods",
+    ];
+    attr(body, "node_pools").is_some() && GKE_ONLY.iter().any(|i| attr(body, i).is_some())
 }
 
 /// The node pools terraform-google-modules/kubernetes-engine makes when `node_pools` is not

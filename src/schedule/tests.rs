@@ -2154,6 +2154,26 @@ fn a_gke_module_without_node_pools_makes_its_default_pool() {
     }
 }
 
+/// `node_pools` is an input of other modules too: Azure/terraform-azurerm-aks takes its AKS pools
+/// so (examples/multiple_node_pools). Such a module is no GKE cluster (before, it was read as one,
+/// with a GKE `default-pool` of unknown size and GKE's taints); a module of the repository's own
+/// that also takes the GKE module's `node_pools_taints` is one.
+#[test]
+fn node_pools_alone_make_no_gke_cluster() {
+    let aks = "module \"aks\" {\n  source = \"Azure/aks/azurerm\"\n  prefix = \"p\"\n  \
+               node_pools = {\n    worker0 = { name = \"worker0\", vm_size = \"Standard_D2s_v3\", \
+               node_count = 1 }\n  }\n}\n";
+    assert!(Inventory::load(&[("main.tf", aks)]).is_err());
+    let own = "module \"cluster\" {\n  source = \"../modules/cluster\"\n  node_pools = [\n    \
+               { name = \"pool-db\", min_count = 1, max_count = 2 },\n  ]\n  node_pools_taints = {\n    \
+               pool-db = [{ key = \"db\", value = \"true\", effect = \"NO_SCHEDULE\" }]\n  }\n}\n";
+    let inv = inventory(own);
+    assert_eq!(inv.platform.platform, Some(Platform::Gke));
+    let pool = inv.pools.iter().find(|p| p.name == "pool-db").unwrap();
+    let taints: Vec<String> = pool.taints.iter().map(|t| t.taint.to_string()).collect();
+    assert_eq!(taints, ["db=true:NoSchedule"]);
+}
+
 /// A `google_container_cluster` without `node_pool` blocks makes its default pool, of its own
 /// `node_config` and `initial_node_count` a zone (google_container_cluster docs), unless
 /// `remove_default_node_pool`; a zone as its location is one zone, its `node_locations` as many
