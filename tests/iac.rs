@@ -1393,3 +1393,45 @@ fn karpenter_startup_taints_and_values() {
         ]
     );
 }
+
+/// An AKS cluster of Azure Verified Modules' managed cluster module: its default pool
+/// (`systempool`, 3 nodes where not written) and its `agent_pools`, in the ARM API's names
+/// (`count_of`, `scale_set_priority`, `os_type`), read as the azurerm resources' pools are; the
+/// taints linted where they are written. Before, the module was no inventory.
+#[test]
+fn azure_verified_module_aks_pools() {
+    let fixture = "tests/fixtures/iac/avm-aks.tf";
+    let out = run(&[
+        "simulate",
+        "--format",
+        "json",
+        "--inventory",
+        fixture,
+        "tests/fixtures/iac/iac-workloads.yaml",
+    ]);
+    let report = json(&out);
+    assert_eq!(
+        pool_lines(&report),
+        [
+            "systempool azurerm_kubernetes_cluster 3..3: CriticalAddonsOnly=true:NoSchedule | ",
+            // The misspelled taint is left out (and said); the Spot pool's own is AKS's.
+            "gpu azurerm_kubernetes_cluster_node_pool 2..2: \
+             kubernetes.azure.com/scalesetpriority=spot:NoSchedule | ",
+            "win azurerm_kubernetes_cluster_node_pool 1..1:  | ",
+        ]
+    );
+    let os: Vec<&str> = (report["cluster"]["pools"].as_array().unwrap().iter())
+        .map(|p| p["labels"]["kubernetes.io/os"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(os, ["linux", "linux", "windows"]);
+    let report = json(&run(&["lint", "--format", "json", fixture]));
+    assert_eq!(
+        findings(&report, "path"),
+        [(
+            "unknown-effect",
+            23,
+            38,
+            "module.aks.agent_pools.gpu.node_taints[0].effect"
+        )]
+    );
+}

@@ -204,6 +204,7 @@ pub fn defines_pools(text: &str) -> bool {
         "eks_managed_node_groups",
         "karpenter_resources_helm_config",
         "azurerm_kubernetes_cluster",
+        "avm-res-containerservice-managedcluster",
         "huaweicloud_cce_node_pool",
     ];
     // Auto Scaling groups that tell Cluster Autoscaler what their nodes carry.
@@ -621,17 +622,16 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                 }
             }
             ("resource", ["azurerm_kubernetes_cluster_node_pool", name]) => {
-                b.aks_pool(
-                    &block.body,
-                    name,
-                    "azurerm_kubernetes_cluster_node_pool",
-                    at,
-                );
+                let kind = "azurerm_kubernetes_cluster_node_pool";
+                let f = Fields::Body(&block.body);
+                b.aks_pool(f, format!("{kind}.{name}"), kind, at, &AZURERM);
             }
             ("resource", ["azurerm_kubernetes_cluster", name]) => {
                 if let Some(pool) = block.body.get_blocks("default_node_pool").next() {
                     let at = b.span_of(pool).unwrap_or(at.clone());
-                    b.aks_pool(&pool.body, name, "azurerm_kubernetes_cluster", at);
+                    let kind = "azurerm_kubernetes_cluster";
+                    let f = Fields::Body(&pool.body);
+                    b.aks_pool(f, format!("{kind}.{name}"), kind, at, &AZURERM);
                 }
             }
             ("resource", ["huaweicloud_cce_node_pool", name]) => {
@@ -682,6 +682,9 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                 let source = attr(&block.body, "source")
                     .and_then(literal)
                     .unwrap_or_default();
+                if source.contains("avm-res-containerservice-managedcluster") {
+                    b.avm_aks_module(&block.body, name, at.clone());
+                }
                 for (submodule, managed) in [
                     ("modules/eks-managed-node-group", true),
                     ("modules/self-managed-node-group", false),
@@ -920,6 +923,38 @@ impl Zones {
         }
     }
 }
+
+/// The names an AKS pool's definition gives its fields.
+struct AksNames {
+    count: &'static str,
+    priority: &'static str,
+    /// A module's default pool: its name and node count where they are not written.
+    default_pool: Option<(&'static str, u64)>,
+}
+
+impl AksNames {
+    /// The same names, for the AVM module's default pool (`systempool`, 3 nodes).
+    fn with_default_pool(&self) -> AksNames {
+        AksNames {
+            default_pool: Some(("systempool", 3)),
+            ..*self
+        }
+    }
+}
+
+/// hashicorp/terraform-provider-azurerm's (and the AVM module's before v0.4.0).
+const AZURERM: AksNames = AksNames {
+    count: "node_count",
+    priority: "priority",
+    default_pool: None,
+};
+
+/// The ARM API's, as the AVM module takes them from v0.4.0.
+const AVM: AksNames = AksNames {
+    count: "count_of",
+    priority: "scale_set_priority",
+    default_pool: None,
+};
 
 /// Whether a module of the repository's own takes terraform-google-modules/kubernetes-engine's
 /// pools on: `node_pools` with an input only that module has beside it (`node_pools_taints`,
@@ -1842,9 +1877,20 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn aks_pool(&mut self, body: &Body, name: &str, kind: &'static str, at: Range<usize>) {
-        let f = Fields::Body(body);
-        let address = format!("{kind}.{name}");
+    /// An AKS pool as `f` defines it, in the names `names` gives them; its `name` (written, or
+    /// the module's default) is also the taint list's owner.
+    fn aks_pool(
+        &mut self,
+        f: Fields<'_>,
+        address: String,
+        kind: &'static str,
+        at: Range<usize>,
+        names: &AksNames,
+    ) {
+        let name = match (f.get("name"), names.default_pool) {
+            (None, Some((name, _))) => name.to_string(),
+            (e, _) => written(self.src, e, &address),
+        };
         let mut items = Vec::new();
         let mut skipped = 0;
         if let Some(Expression::Array(a)) = f.get("node_taints") {
@@ -1855,7 +1901,7 @@ impl<'a> Builder<'a> {
                 };
                 let value = literal(e).unwrap_or_default();
                 let scalar = self.scalar(span, Cow::Owned(value), Style::DoubleQuoted);
-                match compact::taint_spec(self.text, &mut self.doc, scalar, name) {
+                match compact::taint_spec(self.text, &mut self.doc, scalar, &name) {
                     Ok(m) => items.push(m),
                     Err(_) => skipped += 1,
                 }
@@ -1879,7 +1925,7 @@ impl<'a> Builder<'a> {
         // A Spot pool (`priority = "Spot"`): AKS labels and taints its nodes.
         let mut labels = map(f.get("node_labels"));
         if let Some(e) = f
-            .get("priority")
+            .get(names.priority)
             .filter(|e| literal(e).as_deref() == Some("Spot"))
         {
             labels.push((AKS_SPOT.to_string(), "spot".to_string()));
@@ -1892,19 +1938,82 @@ impl<'a> Builder<'a> {
                 self.span_of(e).unwrap_or(at.clone()),
             ));
         }
+        // The operating system its nodes run, which the kubelet labels them with: `os_type`,
+        // default Linux (azurerm_kubernetes_cluster_node_pool docs, the ARM API's agent pool;
+        // a cluster's default pool is always Linux); unknown when it is an expression.
+        let os = match f.get("os_type") {
+            Some(e) => literal(e).map(|os| os.to_ascii_lowercase()),
+            None => Some("linux".to_string()),
+        };
+        labels.extend(os.map(|os| ("kubernetes.io/os".to_string(), os)));
         let n = |name: &str| number(f.get(name));
+        let nodes = match (f.get(names.count), names.default_pool) {
+            (None, Some((_, default))) => Some(default),
+            (e, _) => number(e),
+        };
         self.push(TfPool {
-            name: written(self.src, f.get("name"), &address),
+            name,
             kind,
             at,
             labels,
-            count: count(n("min_count"), n("max_count"), n("node_count")),
+            count: count(n("min_count"), n("max_count"), nodes),
             list,
             implied,
             skipped,
             provider_labels: &[AKS_SPOT],
             capacity: super::capacity::Capacity::default(),
         });
+    }
+
+    /// Azure/terraform-azurerm-avm-res-containerservice-managedcluster (Azure Verified Modules'
+    /// AKS cluster): from v0.4.0, `default_agent_pool` (an object, default `{}`: a pool named
+    /// `systempool` of 3 nodes, its variables.tf) and `agent_pools` (a map of objects), in the
+    /// ARM API's names (`count_of`, `scale_set_priority`); before, `default_node_pool` and
+    /// `node_pools`, in azurerm's.
+    fn avm_aks_module(&mut self, body: &Body, module: &str, at: Range<usize>) {
+        const KIND: &str = "azurerm_kubernetes_cluster";
+        // Each pool of a map input, with its address.
+        let pools = |input: &str| match attr(body, input) {
+            Some(Expression::Object(o)) => (o.iter())
+                .map(|(k, v)| {
+                    let key = match k {
+                        ObjectKey::Ident(i) => i.as_str().to_string(),
+                        ObjectKey::Expression(e) => written(self.src, Some(e), "?"),
+                    };
+                    (format!("module.{module}.{input}.{key}"), v.expr())
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (input, named, names, default_names) = match attr(body, "default_node_pool") {
+            Some(_) => ("default_node_pool", pools("node_pools"), &AZURERM, AZURERM),
+            None => (
+                "default_agent_pool",
+                pools("agent_pools"),
+                &AVM,
+                AVM.with_default_pool(),
+            ),
+        };
+        let address = format!("module.{module}.{input}");
+        // Not written, the module's default pool, placed at the module.
+        let empty = hcl_edit::expr::Object::new();
+        let (fields, at_default) = match attr(body, input) {
+            Some(Expression::Object(o)) => (Some(o), self.span_of(o).unwrap_or(at.clone())),
+            None => (Some(&empty), at.clone()),
+            Some(other) => {
+                self.not_written_out(other, &address);
+                (None, at.clone())
+            }
+        };
+        if let Some(o) = fields {
+            self.aks_pool(Fields::Object(o), address, KIND, at_default, &default_names);
+        }
+        for (address, pool) in named {
+            let Some(o) = pool.as_object() else { continue };
+            let at = self.span_of(pool).unwrap_or(at.clone());
+            let kind = "azurerm_kubernetes_cluster_node_pool";
+            self.aks_pool(Fields::Object(o), address, kind, at, names);
+        }
     }
 
     fn cce_pool(&mut self, body: &Body, name: &str, at: Range<usize>) {

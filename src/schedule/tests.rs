@@ -2174,6 +2174,33 @@ fn node_pools_alone_make_no_gke_cluster() {
     assert_eq!(taints, ["db=true:NoSchedule"]);
 }
 
+/// The AVM managed cluster module makes its default pool, `systempool` of 3 Linux nodes, when
+/// `default_agent_pool` is not written (its variables.tf: `default = {}`); before v0.4.0 it took
+/// azurerm's `default_node_pool` instead.
+#[test]
+fn the_avm_aks_modules_default_pool() {
+    let module = |inputs: &str| {
+        format!(
+            "module \"aks\" {{\n  source = \"Azure/avm-res-containerservice-managedcluster/azurerm\"\n\
+             {inputs}}}\n"
+        )
+    };
+    let inv = inventory(&module(""));
+    let pool = &inv.pools[0];
+    assert_eq!(
+        (pool.name.as_str(), pool.size(), inv.pools.len()),
+        ("systempool", "3 nodes".to_string(), 1)
+    );
+    assert_eq!(pool.label(None, "kubernetes.io/os"), Some("linux"));
+    assert_eq!(inv.platform.platform, Some(Platform::Aks));
+    let old = module("  default_node_pool = { name = \"default\", node_count = 2 }\n");
+    let inv = inventory(&old);
+    assert_eq!(
+        (inv.pools[0].name.as_str(), inv.pools[0].size()),
+        ("default", "2 nodes".to_string())
+    );
+}
+
 /// A `google_container_cluster` without `node_pool` blocks makes its default pool, of its own
 /// `node_config` and `initial_node_count` a zone (google_container_cluster docs), unless
 /// `remove_default_node_pool`; a zone as its location is one zone, its `node_locations` as many
