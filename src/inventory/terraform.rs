@@ -205,6 +205,8 @@ pub fn defines_pools(text: &str) -> bool {
         "karpenter_resources_helm_config",
         "azurerm_kubernetes_cluster",
         "avm-res-containerservice-managedcluster",
+        "default_agent_pool",
+        "agent_pools",
         "huaweicloud_cce_node_pool",
     ];
     // Auto Scaling groups that tell Cluster Autoscaler what their nodes carry.
@@ -682,7 +684,10 @@ pub(crate) fn parse(text: &str) -> Result<Hcl<'_>, ParseError> {
                 let source = attr(&block.body, "source")
                     .and_then(literal)
                     .unwrap_or_default();
-                if source.contains("avm-res-containerservice-managedcluster") {
+                // Its own examples name it `../..`: its inputs tell it then.
+                let avm = source.contains("avm-res-containerservice-managedcluster");
+                let inputs = ["default_agent_pool", "agent_pools"];
+                if avm || inputs.iter().any(|i| attr(&block.body, i).is_some()) {
                     b.avm_aks_module(&block.body, name, at.clone());
                 }
                 for (submodule, managed) in [
@@ -1972,6 +1977,23 @@ impl<'a> Builder<'a> {
     /// `node_pools`, in azurerm's.
     fn avm_aks_module(&mut self, body: &Body, module: &str, at: Range<usize>) {
         const KIND: &str = "azurerm_kubernetes_cluster";
+        // An AKS Automatic cluster (`sku = { name = "Automatic" }`, the module's
+        // locals.automatic.tf): node auto-provisioning makes its nodes, not these pools.
+        let sku = match attr(body, "sku") {
+            Some(Expression::Object(o)) => Fields::Object(o).get("name").and_then(literal),
+            _ => None,
+        };
+        if sku.as_deref() == Some("Automatic") {
+            self.unread.push(Unread {
+                at,
+                message: format!(
+                    "module.{module} is an AKS Automatic cluster, whose nodes node \
+                     auto-provisioning makes as its pods ask: not read (write them in a pool \
+                     file to simulate them)"
+                ),
+            });
+            return;
+        }
         // Each pool of a map input, with its address.
         let pools = |input: &str| match attr(body, input) {
             Some(Expression::Object(o)) => (o.iter())

@@ -2199,6 +2199,16 @@ fn the_avm_aks_modules_default_pool() {
         (inv.pools[0].name.as_str(), inv.pools[0].size()),
         ("default", "2 nodes".to_string())
     );
+    // Its own examples name it `../..`: its inputs tell it.
+    let own = "module \"aks\" {\n  source = \"../..\"\n  default_agent_pool = { name = \
+               \"default\", count_of = 2 }\n}\n";
+    assert_eq!(inventory(own).pools[0].size(), "2 nodes");
+    // An AKS Automatic cluster's nodes are node auto-provisioning's: not read.
+    let automatic = module("  sku = { name = \"Automatic\", tier = \"Standard\" }\n");
+    let Err(errors) = Inventory::load(&[("main.tf", automatic.as_str())]) else {
+        panic!("an Automatic cluster defines no pool taintlint reads");
+    };
+    assert!(errors[0].message.contains("AKS Automatic"), "{errors:?}");
 }
 
 /// A `google_container_cluster` without `node_pool` blocks makes its default pool, of its own
