@@ -1401,15 +1401,7 @@ fn karpenter_startup_taints_and_values() {
 #[test]
 fn azure_verified_module_aks_pools() {
     let fixture = "tests/fixtures/iac/avm-aks.tf";
-    let out = run(&[
-        "simulate",
-        "--format",
-        "json",
-        "--inventory",
-        fixture,
-        "tests/fixtures/iac/iac-workloads.yaml",
-    ]);
-    let report = json(&out);
+    let report = simulate(fixture);
     assert_eq!(
         pool_lines(&report),
         [
