@@ -205,8 +205,6 @@ pub fn defines_pools(text: &str) -> bool {
         "karpenter_resources_helm_config",
         "azurerm_kubernetes_cluster",
         "avm-res-containerservice-managedcluster",
-        "default_agent_pool",
-        "agent_pools",
         "huaweicloud_cce_node_pool",
     ];
     // Auto Scaling groups that tell Cluster Autoscaler what their nodes carry.
@@ -216,7 +214,15 @@ pub fn defines_pools(text: &str) -> bool {
         return true;
     }
     // A module's GKE pools (terraform-google-modules/kubernetes-engine's inputs, or a module of
-    // the repository's own that takes them on), or the module's own default pools.
+    // the repository's own that takes them on), or the module's own default pools; a module's
+    // AKS pools (the AVM module's inputs, or its own examples').
+    let assigned = |input: &str| {
+        text.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix(input)
+                .is_some_and(|r| r.trim_start().starts_with('='))
+        })
+    };
     let gke_module = || {
         [
             "terraform-google-modules/kubernetes-engine",
@@ -224,11 +230,9 @@ pub fn defines_pools(text: &str) -> bool {
         ]
         .iter()
         .any(|m| text.contains(m))
-            || text.lines().any(|l| {
-                l.trim_start()
-                    .strip_prefix("node_pools")
-                    .is_some_and(|r| r.trim_start().starts_with('='))
-            })
+            || ["node_pools", "default_agent_pool", "agent_pools"]
+                .iter()
+                .any(|i| assigned(i))
     };
     let applied = || {
         text.contains("_manifest")
