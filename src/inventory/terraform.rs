@@ -1660,10 +1660,13 @@ impl<'a> Builder<'a> {
         // per zone"; min_count and max_count become the pool's min_node_count and
         // max_node_count).
         let regional = attr(body, "regional").is_none() || is_true(attr(body, "regional"));
-        let zones = match strings(attr(body, "zones")).len() {
-            0 if regional => Zones::exact(3),
-            0 => Zones::exact(1),
-            n => Zones::exact(n as u64),
+        // As many zones as `zones` lists, written as literals or not (`[var.zone]` is one);
+        // when it is an expression, one to three.
+        let zones = match attr(body, "zones") {
+            Some(Expression::Array(a)) if !a.is_empty() => Zones::exact(a.len() as u64),
+            Some(Expression::Array(_)) | None if regional => Zones::exact(3),
+            Some(Expression::Array(_)) | None => Zones::exact(1),
+            Some(_) => Zones { min: 1, max: 3 },
         };
         // The module's default where `node_pools` is not written: one `default-node-pool` of
         // the module's defaults (variables.tf `node_pools`), placed at the module.

@@ -2138,6 +2138,15 @@ fn a_gke_module_without_node_pools_makes_its_default_pool() {
         pool.label(None, "node.kubernetes.io/instance-type"),
         Some("e2-medium")
     );
+    // As many zones as `zones` lists, literal or not; one to three when it is an expression.
+    for (zones, size) in [
+        ("[var.zone]", "1..100 nodes"),
+        ("[\"a\", var.b]", "2..200 nodes"),
+        ("var.zones", "1..300 nodes"),
+    ] {
+        let inv = inventory(&module(root, &format!("  zones = {zones}\n")));
+        assert_eq!(inv.pools[0].size(), size, "{zones}");
+    }
     for cluster in ["private-cluster", "safer-cluster-update-variant"] {
         let source = format!("{root}//modules/{cluster}");
         let names: Vec<String> = (inventory(&module(&source, "")).pools.iter())
