@@ -435,11 +435,16 @@ pub(crate) fn manifest_text(text: &str, range: &Range<usize>) -> Option<String> 
 }
 
 /// Where a text's Terraform interpolations (`${...}`) and directives (`%{...}`) are, each to
-/// its closing brace (counting the braces it nests); one left open runs to the end.
+/// its closing brace (counting the braces it nests); one left open runs to the end. `$${` and
+/// `%%{` are Terraform's escapes for the literal text `${` and `%{`: no expression.
 pub(crate) fn expressions(bytes: &[u8]) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i + 1 < bytes.len() {
+        if matches!(bytes[i], b'$' | b'%') && bytes[i + 1] == bytes[i] {
+            i += 2;
+            continue;
+        }
         if !matches!(bytes[i], b'$' | b'%') || bytes[i + 1] != b'{' {
             i += 1;
             continue;
@@ -2693,6 +2698,16 @@ resource "google_container_node_pool" "a100" {
             )
         );
         assert!(crate::syntax::parse(&yaml).documents[0].error.is_none());
+    }
+
+    /// Terraform's escapes (`$${`, `%%{`) are literal text, not expressions.
+    #[test]
+    fn escaped_interpolations_are_no_expressions() {
+        let text = b"a: $${HOME} ${var.b} %%{ if x }";
+        let found: Vec<&[u8]> = (super::expressions(text).into_iter())
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(found, [&b"${var.b}"[..]]);
     }
 
     #[test]
